@@ -1,0 +1,22 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace ccsim::cli {
+
+// One file per subcommand: setup_<cmd> registers it and its options on the app; its
+// callback runs run_<cmd>. Library code throws; main() turns exceptions into exit codes.
+void setup_replay(CLI::App& app);
+
+/// Directories searched for platform presets: $CCSIM_PLATFORMS (colon-separated), then the
+/// platforms/ folder of the source tree this binary was built from.
+std::vector<std::string> platform_dirs();
+
+/// Writes `text` to `path` ("-" = stdout) through a temporary file renamed into place, so a
+/// failed run never leaves a truncated file behind.
+void write_output(const std::string& path, const std::string& text);
+
+}  // namespace ccsim::cli

@@ -1,0 +1,41 @@
+#include <cstdio>
+#include <exception>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "core/input_error.hpp"
+#include "engine/replay.hpp"
+
+namespace {
+
+// Exit codes: 0 success, 1 bad input, 3 a simulation that cannot progress, 4 internal error;
+// CLI11 uses its own codes (>= 100) for malformed command lines.
+constexpr int kBadInput = 1;
+constexpr int kStalled = 3;
+constexpr int kInternal = 4;
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"ccsim: simulate the communication of LLM training on supercomputers", "ccsim"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "ccsim 0.1");
+  ccsim::cli::setup_replay(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const ccsim::InputError& e) {
+    fmt::print(stderr, "ccsim: error: {}\n", e.what());
+    return kBadInput;
+  } catch (const ccsim::engine::SimulationError& e) {
+    fmt::print(stderr, "ccsim: error: {}\n", e.what());
+    return kStalled;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "ccsim: internal error: {}\n", e.what());
+    return kInternal;
+  }
+  return 0;
+}

@@ -1,0 +1,17 @@
+#pragma once
+
+#include "collective/schedule.hpp"
+
+namespace ccsim::collective {
+
+/// Ring all_reduce (reduce-scatter then all-gather around a ring, p - 1 steps each):
+/// time 2(p-1)·alpha + 2(p-1)/p·n·beta + (p-1)/p·n·gamma for n bytes.
+class RingAllReduce : public Schedule {
+ public:
+  using Schedule::Schedule;
+  std::string_view name() const override { return "ring"; }
+  std::vector<Step> steps(int rank) const override;
+  double cost(const CostParams& params) const override;
+};
+
+}  // namespace ccsim::collective

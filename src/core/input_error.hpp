@@ -1,0 +1,38 @@
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace ccsim {
+
+/// An error in something the user gave us (a trace, a platform, a model file, a command-line value),
+/// located at file, line and field. what() reads like a compiler diagnostic:
+///   traces/x.json:42: field 'ranks[0].ops[3].bytes': expected a non-negative integer, got "-5"
+class InputError : public std::runtime_error {
+ public:
+  /// `line` 0 means "no line" (a command-line value, a whole file); `field` may be empty.
+  InputError(std::string file, int line, std::string field, std::string detail);
+
+  const std::string& file() const { return file_; }
+  int line() const { return line_; }
+  const std::string& field() const { return field_; }
+  const std::string& detail() const { return detail_; }
+
+ private:
+  std::string file_;
+  int line_;
+  std::string field_;
+  std::string detail_;
+};
+
+/// Where a value came from: the file and the line of the value, and the path of the field
+/// inside the document ("ranks[0].ops[3].bytes"). Cheap to copy; used to build InputErrors.
+struct SourceRef {
+  std::string file;
+  int line = 0;
+  std::string field;
+
+  [[noreturn]] void fail(const std::string& detail) const;
+};
+
+}  // namespace ccsim

@@ -1,0 +1,36 @@
+#pragma once
+
+#include <vector>
+
+#include <simgrid/kernel/routing/NetPoint.hpp>
+#include <simgrid/kernel/routing/NetZoneImpl.hpp>
+#include <simgrid/s4u/Host.hpp>
+#include <simgrid/s4u/Link.hpp>
+
+#include "topology/network.hpp"
+
+namespace ccsim::engine {
+
+/// A SimGrid netzone whose routes are computed by topology::Network on demand, so that the
+/// simulated platform is exactly the graph that `ccsim platform show` describes, with O(1)
+/// routing memory per host (no route table of all pairs). Hosts are the accelerators.
+class GraphZone final : public simgrid::kernel::routing::NetZoneImpl {
+ public:
+  /// Creates the zone as the platform root and one SimGrid host per accelerator and one
+  /// SimGrid link per direction of each split-duplex link (one for shared links).
+  GraphZone(const topology::Network& network, double bandwidth_factor, double latency_factor);
+
+  simgrid::s4u::Host* host(int accelerator) const { return hosts_[static_cast<std::size_t>(accelerator)]; }
+
+  void get_local_route(const simgrid::kernel::routing::NetPoint* src, const simgrid::kernel::routing::NetPoint* dst,
+                       simgrid::kernel::routing::Route* into, double* latency) override;
+
+ private:
+  const topology::Network& network_;
+  std::vector<simgrid::s4u::Host*> hosts_;
+  std::vector<int> accelerator_of_netpoint_;
+  std::vector<simgrid::s4u::Link*> links_;  ///< 2 per network link: [2i] forward, [2i+1] backward
+  std::vector<topology::Hop> hops_;         ///< scratch
+};
+
+}  // namespace ccsim::engine

@@ -1,0 +1,51 @@
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "engine/result.hpp"
+#include "topology/platform.hpp"
+#include "trace/trace.hpp"
+
+namespace ccsim::engine {
+
+/// How SimGrid's flow model is configured. The defaults give a lone flow the nominal
+/// bandwidth of its bottleneck and the sum of its links' latencies: no TCP-gamma window
+/// cap, no cross-traffic, no correction factors. A calibration may set the factors.
+struct NetworkModel {
+  double bandwidth_factor = 1.0;
+  double latency_factor = 1.0;
+  std::string source = "default";  ///< where the factors come from
+
+  /// The configuration as a sentence, printed with every result.
+  std::string describe() const;
+};
+
+struct ReplayOptions {
+  NetworkModel network;
+  /// Algorithm for all_reduce: "ring" (more arrive with the collective issue).
+  std::string all_reduce_algorithm = "ring";
+  /// Accelerator of each rank; empty = rank r on accelerator r (node-major).
+  std::vector<int> placement;
+  /// Let SimGrid print its own log (off: only ccsim's messages).
+  bool simgrid_log = false;
+  /// Stack of each simulated rank (SimGrid context), KiB.
+  int stack_kib = 256;
+};
+
+/// A simulation that cannot progress: names the blocked ranks, their operator (index and
+/// name) and what each waits for.
+class SimulationError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Replays a validated trace on a platform with SimGrid and returns per-operator timings.
+/// The simulation runs in a child process, because SimGrid's engine is a process-wide
+/// singleton that cannot be reset: so replay() may be called any number of times.
+/// Throws SimulationError (deadlock), InputError (a trace that does not fit the platform)
+/// or std::runtime_error (the simulation process died).
+Result replay(const trace::Trace& trace, const topology::Platform& platform, const ReplayOptions& options);
+
+}  // namespace ccsim::engine

@@ -1,0 +1,114 @@
+#include "engine/result.hpp"
+
+#include <cstring>
+#include <stdexcept>
+#include <type_traits>
+
+namespace ccsim::engine {
+namespace {
+
+class Writer {
+ public:
+  template <typename T>
+  void pod(const T& value) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    out_.append(reinterpret_cast<const char*>(&value), sizeof(T));
+  }
+  void str(std::string_view text) {
+    pod<std::uint64_t>(text.size());
+    out_.append(text.data(), text.size());
+  }
+  template <typename T>
+  void vec(const std::vector<T>& values) {
+    pod<std::uint64_t>(values.size());
+    out_.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
+  }
+  std::string take() { return std::move(out_); }
+
+ private:
+  std::string out_;
+};
+
+class Reader {
+ public:
+  explicit Reader(std::string_view in) : in_(in) {}
+  template <typename T>
+  T pod() {
+    T value;
+    need(sizeof(T));
+    std::memcpy(&value, in_.data() + pos_, sizeof(T));
+    pos_ += sizeof(T);
+    return value;
+  }
+  std::string str() {
+    auto size = pod<std::uint64_t>();
+    need(size);
+    std::string text(in_.substr(pos_, size));
+    pos_ += size;
+    return text;
+  }
+  template <typename T>
+  std::vector<T> vec() {
+    auto size = pod<std::uint64_t>();
+    need(size * sizeof(T));
+    std::vector<T> values(size);
+    std::memcpy(values.data(), in_.data() + pos_, size * sizeof(T));
+    pos_ += size * sizeof(T);
+    return values;
+  }
+
+ private:
+  void need(std::uint64_t bytes) const {
+    if (pos_ + bytes > in_.size()) throw std::runtime_error("truncated simulation result");
+  }
+  std::string_view in_;
+  std::size_t pos_ = 0;
+};
+
+}  // namespace
+
+double Result::rank_end_s(int rank) const {
+  const auto& records = ops[static_cast<std::size_t>(rank)];
+  return records.empty() ? 0.0 : records.back().end_s;
+}
+
+std::string serialize(const Result& result) {
+  Writer w;
+  w.str(result.trace_name);
+  w.str(result.trace_file);
+  w.str(result.platform_name);
+  w.str(result.platform_file);
+  w.str(result.network_model);
+  w.str(result.algorithm);
+  w.pod(result.world_size);
+  w.pod(result.stage_count);
+  w.vec(result.stage);
+  w.pod<std::uint64_t>(result.names.size());
+  for (const std::string& name : result.names) w.str(name);
+  w.pod<std::uint64_t>(result.ops.size());
+  for (const auto& records : result.ops) w.vec(records);
+  w.pod(result.makespan_s);
+  return w.take();
+}
+
+Result deserialize(std::string_view bytes) {
+  Reader r(bytes);
+  Result result;
+  result.trace_name = r.str();
+  result.trace_file = r.str();
+  result.platform_name = r.str();
+  result.platform_file = r.str();
+  result.network_model = r.str();
+  result.algorithm = r.str();
+  result.world_size = r.pod<int>();
+  result.stage_count = r.pod<int>();
+  result.stage = r.vec<int>();
+  result.names.resize(r.pod<std::uint64_t>());
+  for (std::string& name : result.names) name = r.str();
+  result.ops.resize(r.pod<std::uint64_t>());
+  for (auto& records : result.ops) records = r.vec<OpRecord>();
+  result.makespan_s = r.pod<double>();
+  return result;
+}
+
+}  // namespace ccsim::engine

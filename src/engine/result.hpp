@@ -1,0 +1,44 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ccsim::engine {
+
+/// When one operator of one rank ran in simulated time.
+struct OpRecord {
+  std::uint32_t name = 0;   ///< index into Result::names ("linear", "all_reduce", ...)
+  std::uint32_t label = 0;  ///< index into Result::names, 0 = no label
+  std::uint32_t kind = 0;   ///< index into Result::names ("compute", "all_reduce", "send", ...)
+  std::uint64_t bytes = 0;  ///< message or buffer size (0 for compute)
+  double start_s = 0;
+  double end_s = 0;
+};
+
+/// The outcome of one simulated replay: what the report module reads, and nothing else.
+struct Result {
+  std::string trace_name;
+  std::string trace_file;
+  std::string platform_name;
+  std::string platform_file;
+  std::string network_model;  ///< the SimGrid network configuration, as a sentence
+  std::string algorithm;      ///< the collective algorithm(s) used
+  int world_size = 0;
+  int stage_count = 1;
+  std::vector<int> stage;           ///< pipeline stage of each rank
+  std::vector<std::string> names;   ///< names[0] == ""
+  std::vector<std::vector<OpRecord>> ops;  ///< ops[rank], in program order
+  double makespan_s = 0;            ///< when the last rank finished
+
+  std::string_view name(std::uint32_t id) const { return names[id]; }
+  /// Last end time of a rank's operators (0 without operators).
+  double rank_end_s(int rank) const;
+};
+
+/// Binary (de)serialization, used to bring a Result back from the simulation's child process.
+std::string serialize(const Result& result);
+Result deserialize(std::string_view bytes);
+
+}  // namespace ccsim::engine

@@ -1,0 +1,322 @@
+#include "engine/simulation.hpp"
+
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+#include <simgrid/s4u.hpp>
+#include <xbt/log.h>
+
+#include "collective/ring_all_reduce.hpp"
+#include "core/input_error.hpp"
+#include "engine/graph_zone.hpp"
+
+namespace ccsim::engine {
+namespace {
+
+namespace sg4 = simgrid::s4u;
+using trace::Op;
+using trace::OpKind;
+
+/// Where a rank is, kept up to date before every blocking call so that a deadlock can be
+/// explained (which operator, which step, waiting for whom).
+struct RankState {
+  std::size_t op = 0;
+  bool started = false;
+  bool done = false;
+  int step = -1;        ///< collective step in progress, -1 outside collectives
+  int steps = 0;
+  int send_peer = -1;   ///< global ranks involved in the blocking call
+  int recv_peer = -1;
+  int sequence = 0;     ///< collective: its 1-based number among this rank's calls on the group
+};
+
+/// Shared state of one simulation.
+class Simulation {
+ public:
+  Simulation(const trace::Trace& trace, const topology::Platform& platform, const ReplayOptions& options)
+      : trace_(trace), platform_(platform), options_(options) {}
+
+  Result run();
+
+ private:
+  void check_fit();
+  void prepare_result();
+  void rank_main(int rank);
+  void run_compute(const Op& op);
+  void run_send(int rank, const Op& op);
+  void run_recv(int rank, const Op& op);
+  void run_collective(int rank, const Op& op);
+  int membership_slot(int rank, int group) const;
+  std::string explain_deadlock() const;
+  std::string describe_wait(int rank) const;
+  std::string describe_position(int rank) const;
+
+  const trace::Trace& trace_;
+  const topology::Platform& platform_;
+  const ReplayOptions& options_;
+  Result result_;
+  std::vector<int> placement_;
+  std::vector<RankState> states_;
+  /// Per rank: (group, index in group, collectives entered on it so far).
+  struct Membership {
+    int group;
+    int index;
+    int entered;
+  };
+  std::vector<std::vector<Membership>> memberships_;
+  GraphZone* zone_ = nullptr;
+  double speed_ = 0;
+  double seconds_per_reduced_byte_ = 0;
+};
+
+int token = 0;  // payload of every simulated message; only sizes matter
+
+void Simulation::check_fit() {
+  const topology::Network& net = platform_.network;
+  placement_ = options_.placement;
+  if (placement_.empty()) {
+    if (trace_.world_size > net.accelerator_count()) {
+      throw InputError(trace_.source, 0, "world_size",
+                       fmt::format("the trace has {} ranks but platform \"{}\" has only {} accelerators ({} nodes x {})",
+                                   trace_.world_size, platform_.name, net.accelerator_count(), net.node_count(),
+                                   net.accelerators_per_node()));
+    }
+    placement_.resize(static_cast<std::size_t>(trace_.world_size));
+    for (int r = 0; r < trace_.world_size; ++r) placement_[static_cast<std::size_t>(r)] = r;
+  }
+  for (int r = 0; r < trace_.world_size; ++r) {
+    const auto& ops = trace_.ops[static_cast<std::size_t>(r)];
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      if (trace::is_collective(ops[i].kind) && ops[i].kind != OpKind::kAllReduce) {
+        throw InputError(trace_.source, ops[i].line, fmt::format("ranks[{}].ops[{}].kind", r, i),
+                         fmt::format("{} cannot be simulated by this build yet (it simulates all_reduce)",
+                                     trace::op_kind_name(ops[i].kind)));
+      }
+    }
+  }
+}
+
+void Simulation::prepare_result() {
+  result_.trace_name = trace_.name;
+  result_.trace_file = trace_.source;
+  result_.platform_name = platform_.name;
+  result_.platform_file = platform_.file;
+  result_.network_model = options_.network.describe();
+  result_.algorithm = fmt::format("all_reduce: {}", options_.all_reduce_algorithm);
+  result_.world_size = trace_.world_size;
+  result_.stage = trace_.pipeline_stages();
+  result_.stage_count = trace_.pipeline_stage_count();
+  result_.names.reserve(trace_.names.size() + 8);
+  for (std::size_t i = 0; i < trace_.names.size(); ++i) result_.names.emplace_back(trace_.names[static_cast<trace::Names::Id>(i)]);
+  std::vector<std::uint32_t> kind_name(8);
+  for (int k = 0; k < 8; ++k) {
+    kind_name[static_cast<std::size_t>(k)] = static_cast<std::uint32_t>(result_.names.size());
+    result_.names.emplace_back(trace::op_kind_name(static_cast<OpKind>(k)));
+  }
+  result_.ops.resize(static_cast<std::size_t>(trace_.world_size));
+  for (int r = 0; r < trace_.world_size; ++r) {
+    const auto& ops = trace_.ops[static_cast<std::size_t>(r)];
+    auto& records = result_.ops[static_cast<std::size_t>(r)];
+    records.resize(ops.size());
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      records[i].name = ops[i].name;
+      records[i].label = ops[i].label;
+      records[i].kind = kind_name[static_cast<std::size_t>(ops[i].kind)];
+      records[i].bytes = ops[i].kind == OpKind::kCompute ? 0 : ops[i].bytes;
+    }
+  }
+  memberships_.resize(static_cast<std::size_t>(trace_.world_size));
+  for (std::size_t g = 0; g < trace_.groups.size(); ++g) {
+    const auto& ranks = trace_.groups[g].ranks;
+    for (std::size_t i = 0; i < ranks.size(); ++i) {
+      memberships_[static_cast<std::size_t>(ranks[i])].push_back({static_cast<int>(g), static_cast<int>(i), 0});
+    }
+  }
+}
+
+int Simulation::membership_slot(int rank, int group) const {
+  const auto& list = memberships_[static_cast<std::size_t>(rank)];
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    if (list[i].group == group) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+void Simulation::run_compute(const Op& op) {
+  const topology::AcceleratorSpec& acc = platform_.network.accelerator();
+  double seconds = op.duration_s;
+  if (seconds < 0) {
+    seconds = op.flops / acc.flops;
+    if (acc.memory_Bps > 0) seconds = std::max(seconds, static_cast<double>(op.bytes) / acc.memory_Bps);
+  }
+  if (seconds > 0) sg4::this_actor::execute(seconds * speed_);
+}
+
+void Simulation::run_send(int rank, const Op& op) {
+  RankState& st = states_[static_cast<std::size_t>(rank)];
+  st.send_peer = op.peer;
+  sg4::Mailbox* box = sg4::Mailbox::by_name(fmt::format("p{}>{}:{}", rank, op.peer, op.tag));
+  box->put(&token, op.bytes);
+  st.send_peer = -1;
+}
+
+void Simulation::run_recv(int rank, const Op& op) {
+  RankState& st = states_[static_cast<std::size_t>(rank)];
+  st.recv_peer = op.peer;
+  sg4::Mailbox* box = sg4::Mailbox::by_name(fmt::format("p{}>{}:{}", op.peer, rank, op.tag));
+  box->get<int>();
+  st.recv_peer = -1;
+}
+
+void Simulation::run_collective(int rank, const Op& op) {
+  RankState& st = states_[static_cast<std::size_t>(rank)];
+  const trace::Group& group = trace_.groups[static_cast<std::size_t>(op.group)];
+  Membership& member = memberships_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(membership_slot(rank, op.group))];
+  st.sequence = ++member.entered;
+  const int p = static_cast<int>(group.ranks.size());
+  const int element_bytes = dtype_bytes(op.dtype);
+  const std::uint64_t count = op.bytes / static_cast<std::uint64_t>(element_bytes);
+  // check_fit() has rejected the collectives this build cannot simulate.
+  auto schedule = std::make_unique<collective::RingAllReduce>(p, count, element_bytes);
+  std::vector<collective::Step> steps = schedule->steps(member.index);
+  st.steps = static_cast<int>(steps.size());
+  const auto eb = static_cast<std::uint64_t>(element_bytes);
+  for (std::size_t s = 0; s < steps.size(); ++s) {
+    const collective::Step& step = steps[s];
+    st.step = static_cast<int>(s);
+    sg4::CommPtr send;
+    sg4::CommPtr recv;
+    int* received = nullptr;
+    if (step.send_peer >= 0) {
+      st.send_peer = group.ranks[static_cast<std::size_t>(step.send_peer)];
+      send = sg4::Mailbox::by_name(fmt::format("c{}:{}>{}", op.group, rank, st.send_peer))
+                 ->put_async(&token, step.send.count * eb);
+    }
+    if (step.recv_peer >= 0) {
+      st.recv_peer = group.ranks[static_cast<std::size_t>(step.recv_peer)];
+      recv = sg4::Mailbox::by_name(fmt::format("c{}:{}>{}", op.group, st.recv_peer, rank))->get_async<int>(&received);
+    }
+    if (send) send->wait();
+    if (recv) recv->wait();
+    st.send_peer = st.recv_peer = -1;
+    if (step.recv_peer >= 0 && step.mode == collective::RecvMode::kReduce && step.recv.count > 0) {
+      sg4::this_actor::execute(static_cast<double>(step.recv.count * eb) * seconds_per_reduced_byte_ * speed_);
+    }
+  }
+  st.step = -1;
+}
+
+void Simulation::rank_main(int rank) {
+  RankState& st = states_[static_cast<std::size_t>(rank)];
+  st.started = true;
+  const auto& ops = trace_.ops[static_cast<std::size_t>(rank)];
+  auto& records = result_.ops[static_cast<std::size_t>(rank)];
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    st.op = i;
+    records[i].start_s = sg4::Engine::get_clock();
+    const Op& op = ops[i];
+    switch (op.kind) {
+      case OpKind::kCompute: run_compute(op); break;
+      case OpKind::kSend: run_send(rank, op); break;
+      case OpKind::kRecv: run_recv(rank, op); break;
+      default: run_collective(rank, op); break;
+    }
+    records[i].end_s = sg4::Engine::get_clock();
+  }
+  st.op = ops.size();
+  st.done = true;
+}
+
+std::string Simulation::describe_position(int rank) const {
+  const RankState& st = states_[static_cast<std::size_t>(rank)];
+  if (st.done) return fmt::format("rank {} has finished all its operators", rank);
+  const Op& op = trace_.ops[static_cast<std::size_t>(rank)][st.op];
+  return fmt::format("rank {} is blocked in operator #{} '{}'", rank, st.op, trace_.op_name(op));
+}
+
+std::string Simulation::describe_wait(int rank) const {
+  const RankState& st = states_[static_cast<std::size_t>(rank)];
+  const Op& op = trace_.ops[static_cast<std::size_t>(rank)][st.op];
+  std::string head = fmt::format("rank {}: operator #{} '{}' (line {})", rank, st.op, trace_.op_name(op), op.line);
+  if (op.kind == OpKind::kRecv) {
+    return fmt::format("{} waits for a send from rank {} (tag \"{}\", {} bytes); {}", head, op.peer,
+                       trace_.names[op.tag], op.bytes, describe_position(op.peer));
+  }
+  if (op.kind == OpKind::kSend) {
+    return fmt::format("{} waits for rank {} to receive (tag \"{}\", {} bytes); {}", head, op.peer,
+                       trace_.names[op.tag], op.bytes, describe_position(op.peer));
+  }
+  const trace::Group& group = trace_.groups[static_cast<std::size_t>(op.group)];
+  std::vector<std::string> absent;
+  for (int member : group.ranks) {
+    int slot = membership_slot(member, op.group);
+    if (memberships_[static_cast<std::size_t>(member)][static_cast<std::size_t>(slot)].entered < st.sequence) {
+      absent.push_back(describe_position(member));
+    }
+  }
+  std::string where = fmt::format("{} on group \"{}\" (its collective #{} on this group)", head, group.name, st.sequence);
+  if (!absent.empty()) {
+    return fmt::format("{} waits for members that never reached it: {}", where, fmt::join(absent, "; "));
+  }
+  int peer = st.recv_peer >= 0 ? st.recv_peer : st.send_peer;
+  return fmt::format("{} waits in step {} of {} for rank {}; {}", where, st.step + 1, st.steps, peer,
+                     describe_position(peer));
+}
+
+std::string Simulation::explain_deadlock() const {
+  std::vector<int> blocked;
+  for (int r = 0; r < trace_.world_size; ++r) {
+    if (!states_[static_cast<std::size_t>(r)].done) blocked.push_back(r);
+  }
+  std::string out = fmt::format("simulation cannot progress at t={:.6f} s: {} of {} ranks are blocked",
+                                sg4::Engine::get_clock(), blocked.size(), trace_.world_size);
+  constexpr std::size_t kShown = 8;
+  for (std::size_t i = 0; i < blocked.size() && i < kShown; ++i) out += "\n  " + describe_wait(blocked[i]);
+  if (blocked.size() > kShown) out += fmt::format("\n  ... and {} more blocked ranks", blocked.size() - kShown);
+  return out;
+}
+
+Result Simulation::run() {
+  check_fit();
+  prepare_result();
+  states_.assign(static_cast<std::size_t>(trace_.world_size), RankState{});
+
+  int argc = 1;
+  char program[] = "ccsim";
+  char* argv[] = {program, nullptr};
+  if (!options_.simgrid_log) xbt_log_control_set("root.app:file:/dev/null");
+  sg4::Engine engine(&argc, argv);
+  engine.set_config("network/model:CM02");
+  engine.set_config("network/TCP-gamma:0");
+  engine.set_config("network/crosstraffic:0");
+  engine.set_config("network/weight-S:0");
+  engine.set_config("network/bandwidth-factor:1");
+  engine.set_config("network/latency-factor:1");
+  engine.set_config(fmt::format("contexts/stack-size:{}", options_.stack_kib));
+
+  const topology::Network& net = platform_.network;
+  zone_ = new GraphZone(net, options_.network.bandwidth_factor, options_.network.latency_factor);
+  speed_ = net.accelerator().flops;
+  seconds_per_reduced_byte_ = 1.0 / net.accelerator().reduce_Bps;
+
+  for (int r = 0; r < trace_.world_size; ++r) {
+    sg4::Actor::create(fmt::format("rank{}", r), zone_->host(placement_[static_cast<std::size_t>(r)]),
+                       [this, r] { rank_main(r); });
+  }
+  engine.run();
+
+  for (const RankState& st : states_) {
+    if (!st.done) throw SimulationError(explain_deadlock());
+  }
+  for (int r = 0; r < trace_.world_size; ++r) result_.makespan_s = std::max(result_.makespan_s, result_.rank_end_s(r));
+  return std::move(result_);
+}
+
+}  // namespace
+
+Result simulate(const trace::Trace& trace, const topology::Platform& platform, const ReplayOptions& options) {
+  return Simulation(trace, platform, options).run();
+}
+
+}  // namespace ccsim::engine

@@ -1,0 +1,196 @@
+#include "report/breakdown.hpp"
+
+#include <map>
+#include <ostream>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+#include <nlohmann/json.hpp>
+
+namespace ccsim::report {
+namespace {
+
+double rank_total(const engine::Result& result, int rank) { return result.rank_end_s(rank); }
+
+/// True when all ranks run the same sequence of operator names and labels.
+bool same_sequence(const engine::Result& result, const std::vector<int>& ranks) {
+  const auto& first = result.ops[static_cast<std::size_t>(ranks.front())];
+  for (int r : ranks) {
+    const auto& ops = result.ops[static_cast<std::size_t>(r)];
+    if (ops.size() != first.size()) return false;
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      if (ops[i].name != first[i].name || ops[i].label != first[i].label) return false;
+    }
+  }
+  return true;
+}
+
+Table make_table(const engine::Result& result, std::string scope, int id, std::vector<int> ranks, RowKey key) {
+  Table table;
+  table.scope = std::move(scope);
+  table.id = id;
+  table.ranks = std::move(ranks);
+  if (key == RowKey::kOperator && !same_sequence(result, table.ranks)) key = RowKey::kName;
+  table.key = key;
+  const double n = static_cast<double>(table.ranks.size());
+  for (int r : table.ranks) table.total_s += rank_total(result, r) / n;
+
+  if (key == RowKey::kOperator) {
+    const auto& first = result.ops[static_cast<std::size_t>(table.ranks.front())];
+    table.rows.resize(first.size());
+    for (std::size_t i = 0; i < first.size(); ++i) {
+      table.rows[i].name = result.name(first[i].name);
+      table.rows[i].label = result.name(first[i].label);
+      table.rows[i].calls = 1;
+    }
+    for (int r : table.ranks) {
+      const auto& ops = result.ops[static_cast<std::size_t>(r)];
+      for (std::size_t i = 0; i < ops.size(); ++i) table.rows[i].time_s += (ops[i].end_s - ops[i].start_s) / n;
+    }
+  } else {
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> index;  // (name, label) -> row
+    for (int r : table.ranks) {
+      for (const engine::OpRecord& op : result.ops[static_cast<std::size_t>(r)]) {
+        auto [it, added] = index.emplace(std::make_pair(op.name, op.label), table.rows.size());
+        if (added) table.rows.push_back(Row{std::string(result.name(op.name)), std::string(result.name(op.label)), 0, 0, 0});
+        Row& row = table.rows[it->second];
+        row.time_s += (op.end_s - op.start_s) / n;
+        if (r == table.ranks.front()) ++row.calls;
+      }
+    }
+  }
+  for (Row& row : table.rows) row.share = table.total_s > 0 ? row.time_s / table.total_s : 0.0;
+  return table;
+}
+
+bool has_labels(const Table& table) {
+  for (const Row& row : table.rows) {
+    if (!row.label.empty()) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string format_ranks(const std::vector<int>& ranks) {
+  std::vector<std::string> parts;
+  for (std::size_t i = 0; i < ranks.size();) {
+    std::size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    parts.push_back(j == i ? fmt::format("{}", ranks[i]) : fmt::format("{}-{}", ranks[i], ranks[j]));
+    i = j + 1;
+  }
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+Breakdown make_breakdown(const engine::Result& result, const BreakdownOptions& options) {
+  Breakdown out;
+  out.trace_name = result.trace_name;
+  out.platform_name = result.platform_name;
+  out.network_model = result.network_model;
+  out.algorithm = result.algorithm;
+  out.world_size = result.world_size;
+  out.stage_count = result.stage_count;
+  out.makespan_s = result.makespan_s;
+  if (options.per_stage) {
+    std::vector<std::vector<int>> members(static_cast<std::size_t>(result.stage_count));
+    for (int r = 0; r < result.world_size; ++r) members[static_cast<std::size_t>(result.stage[static_cast<std::size_t>(r)])].push_back(r);
+    for (int s = 0; s < result.stage_count; ++s) {
+      if (!members[static_cast<std::size_t>(s)].empty()) {
+        out.tables.push_back(make_table(result, "stage", s, members[static_cast<std::size_t>(s)], options.key));
+      }
+    }
+  }
+  if (options.per_rank) {
+    for (int r = 0; r < result.world_size; ++r) out.tables.push_back(make_table(result, "rank", r, {r}, options.key));
+  }
+  return out;
+}
+
+void write_text(const Breakdown& b, std::ostream& out) {
+  fmt::print(out, "{} on {}: {} ranks, {} pipeline stage{}, iteration {:.3f} ms\n", b.trace_name, b.platform_name,
+             b.world_size, b.stage_count, b.stage_count == 1 ? "" : "s", b.makespan_s * 1e3);
+  fmt::print(out, "network: {}\n", b.network_model);
+  fmt::print(out, "collectives: {}\n", b.algorithm);
+  for (const Table& t : b.tables) {
+    if (t.scope == "stage") {
+      fmt::print(out, "\nPipeline stage {} (rank{} {}{})\n", t.id, t.ranks.size() == 1 ? "" : "s", format_ranks(t.ranks),
+                 t.ranks.size() == 1 ? "" : fmt::format(", mean over {} ranks", t.ranks.size()));
+    } else {
+      fmt::print(out, "\nRank {}\n", t.id);
+    }
+    const bool labels = has_labels(t);
+    std::size_t width = 8;
+    for (const Row& row : t.rows) width = std::max(width, row.name.size());
+    std::size_t label_width = 5;
+    for (const Row& row : t.rows) label_width = std::max(label_width, row.label.size());
+    const bool by_op = t.key == RowKey::kOperator;
+    std::string head = by_op ? fmt::format("{:>5}  {:<{}}", "#", "operator", width)
+                             : fmt::format("{:<{}}  {:>6}", "operator", width, "calls");
+    if (labels) head += fmt::format("  {:<{}}", "label", label_width);
+    fmt::print(out, "{}  {:>11}  {:>8}\n", head, "time ms", "share %");
+    for (std::size_t i = 0; i < t.rows.size(); ++i) {
+      const Row& row = t.rows[i];
+      std::string left = by_op ? fmt::format("{:>5}  {:<{}}", i + 1, row.name, width)
+                               : fmt::format("{:<{}}  {:>6}", row.name, width, row.calls);
+      if (labels) left += fmt::format("  {:<{}}", row.label, label_width);
+      fmt::print(out, "{}  {:>11.3f}  {:>8.2f}\n", left, row.time_s * 1e3, row.share * 100);
+    }
+    std::string total = by_op ? fmt::format("{:>5}  {:<{}}", "", "total", width)
+                              : fmt::format("{:<{}}  {:>6}", "total", width, "");
+    if (labels) total += fmt::format("  {:<{}}", "", label_width);
+    fmt::print(out, "{}  {:>11.3f}  {:>8.2f}\n", total, t.total_s * 1e3, 100.0);
+  }
+}
+
+void write_csv(const Breakdown& b, std::ostream& out) {
+  out << "scope,id,row,operator,label,calls,time_ms,share_pct\n";
+  auto quote = [](const std::string& text) {
+    if (text.find_first_of(",\"\n") == std::string::npos) return text;
+    std::string q = "\"";
+    for (char c : text) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+  };
+  for (const Table& t : b.tables) {
+    for (std::size_t i = 0; i < t.rows.size(); ++i) {
+      const Row& row = t.rows[i];
+      fmt::print(out, "{},{},{},{},{},{},{:.6f},{:.4f}\n", t.scope, t.id, i + 1, quote(row.name), quote(row.label),
+                 row.calls, row.time_s * 1e3, row.share * 100);
+    }
+    fmt::print(out, "{},{},total,total,,,{:.6f},100.0000\n", t.scope, t.id, t.total_s * 1e3);
+  }
+}
+
+void write_json(const Breakdown& b, std::ostream& out) {
+  nlohmann::ordered_json doc;
+  doc["trace"] = b.trace_name;
+  doc["platform"] = b.platform_name;
+  doc["network_model"] = b.network_model;
+  doc["collectives"] = b.algorithm;
+  doc["world_size"] = b.world_size;
+  doc["pipeline_stages"] = b.stage_count;
+  doc["iteration_ms"] = b.makespan_s * 1e3;
+  doc["tables"] = nlohmann::ordered_json::array();
+  for (const Table& t : b.tables) {
+    nlohmann::ordered_json table;
+    table["scope"] = t.scope;
+    table["id"] = t.id;
+    table["ranks"] = t.ranks;
+    table["rows_by"] = t.key == RowKey::kOperator ? "operator" : "name";
+    table["total_ms"] = t.total_s * 1e3;
+    table["rows"] = nlohmann::ordered_json::array();
+    for (const Row& row : t.rows) {
+      nlohmann::ordered_json r;
+      r["operator"] = row.name;
+      if (!row.label.empty()) r["label"] = row.label;
+      r["calls"] = row.calls;
+      r["time_ms"] = row.time_s * 1e3;
+      r["share_pct"] = row.share * 100;
+      table["rows"].push_back(std::move(r));
+    }
+    doc["tables"].push_back(std::move(table));
+  }
+  out << doc.dump(2) << "\n";
+}
+
+}  // namespace ccsim::report

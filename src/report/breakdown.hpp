@@ -1,0 +1,65 @@
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "engine/result.hpp"
+
+namespace ccsim::report {
+
+/// How the rows of a breakdown are formed.
+enum class RowKey : std::uint8_t {
+  kOperator,  ///< one row per operator of the iteration, in program order (the published form)
+  kName,      ///< one row per operator name (and label), summed over its calls
+};
+
+/// One row: an operator (or a name), its time per iteration and its share of the iteration.
+struct Row {
+  std::string name;
+  std::string label;
+  std::uint64_t calls = 0;  ///< operators merged into this row (per rank)
+  double time_s = 0;        ///< mean over the table's ranks
+  double share = 0;         ///< time_s / the table's total_s
+};
+
+/// A breakdown of one rank, or of one pipeline stage (mean over its ranks).
+struct Table {
+  std::string scope;   ///< "stage" or "rank"
+  int id = 0;          ///< stage or rank number
+  std::vector<int> ranks;
+  RowKey key = RowKey::kOperator;
+  std::vector<Row> rows;
+  double total_s = 0;  ///< mean iteration time of the ranks (their last operator's end)
+};
+
+struct Breakdown {
+  std::string trace_name;
+  std::string platform_name;
+  std::string network_model;
+  std::string algorithm;
+  int world_size = 0;
+  int stage_count = 1;
+  double makespan_s = 0;
+  std::vector<Table> tables;
+};
+
+struct BreakdownOptions {
+  RowKey key = RowKey::kOperator;
+  bool per_stage = true;
+  bool per_rank = false;
+};
+
+/// Builds the per-operator breakdown from a simulation result. A stage whose ranks do not
+/// run the same operator sequence cannot be shown per operator and falls back to names.
+Breakdown make_breakdown(const engine::Result& result, const BreakdownOptions& options);
+
+/// "0-3, 8, 10-11"
+std::string format_ranks(const std::vector<int>& ranks);
+
+void write_text(const Breakdown& breakdown, std::ostream& out);
+void write_csv(const Breakdown& breakdown, std::ostream& out);
+void write_json(const Breakdown& breakdown, std::ostream& out);
+
+}  // namespace ccsim::report

@@ -1,0 +1,130 @@
+#include "topology/network.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace ccsim::topology {
+
+std::string_view sharing_name(Sharing sharing) {
+  return sharing == Sharing::kSplitDuplex ? "split-duplex" : "shared";
+}
+
+std::uint16_t Network::add_tier(std::string name, std::string source) {
+  tiers_.push_back(Tier{std::move(name), std::move(source)});
+  return static_cast<std::uint16_t>(tiers_.size() - 1);
+}
+
+Network::VertexId Network::add_vertex(const VertexInfo& info) { return boost::add_vertex(info, graph_); }
+
+std::uint32_t Network::add_link(VertexId a, VertexId b, const Link& link) {
+  auto id = static_cast<std::uint32_t>(links_.size());
+  links_.push_back(link);
+  ends_.emplace_back(a, b);
+  boost::add_edge(a, b, id, graph_);
+  return id;
+}
+
+void Network::build_nodes(int nodes, int accelerators_per_node, const Link& intra, int nics, const Link& nic,
+                          const std::vector<VertexId>& nic_switch) {
+  if (nic_switch.size() != static_cast<std::size_t>(nodes) * static_cast<std::size_t>(nics)) {
+    throw std::logic_error("build_nodes: one fabric switch per node and NIC is needed");
+  }
+  nodes_ = nodes;
+  per_node_ = accelerators_per_node;
+  nics_ = nics;
+  for (int n = 0; n < nodes; ++n) {
+    VertexId hub = add_vertex(VertexInfo{VertexKind::kNodeHub, n, -1, 0});
+    hubs_.push_back(hub);
+    for (int a = 0; a < accelerators_per_node; ++a) {
+      VertexId acc = add_vertex(VertexInfo{VertexKind::kAccelerator, n, a, 0});
+      accelerators_.push_back(acc);
+      intra_link_.push_back(add_link(acc, hub, intra));
+    }
+    for (int k = 0; k < nics; ++k) {
+      nic_link_.push_back(add_link(hub, nic_switch[static_cast<std::size_t>(n * nics + k)], nic));
+    }
+  }
+}
+
+void Network::route(int src, int dst, std::vector<Hop>& out) const {
+  if (src == dst) return;
+  int src_node = node_of(src);
+  int dst_node = node_of(dst);
+  out.push_back(Hop{intra_link_[static_cast<std::size_t>(src)], true});
+  if (src_node != dst_node) {
+    // A rank uses the NIC of its index in the node (rail-style when there are several).
+    auto src_nic = static_cast<std::size_t>(src_node * nics_ + (src % per_node_) % nics_);
+    auto dst_nic = static_cast<std::size_t>(dst_node * nics_ + (dst % per_node_) % nics_);
+    out.push_back(Hop{nic_link_[src_nic], true});
+    fabric_->route(ends_[nic_link_[src_nic]].second, ends_[nic_link_[dst_nic]].second, out);
+    out.push_back(Hop{nic_link_[dst_nic], false});
+  }
+  out.push_back(Hop{intra_link_[static_cast<std::size_t>(dst)], false});
+}
+
+std::vector<Hop> Network::route(int src, int dst) const {
+  std::vector<Hop> hops;
+  route(src, dst, hops);
+  return hops;
+}
+
+Network::PathCost Network::path_cost(int src, int dst) const {
+  PathCost cost;
+  cost.bandwidth_Bps = std::numeric_limits<double>::infinity();
+  std::vector<Hop> hops;
+  route(src, dst, hops);
+  for (const Hop& hop : hops) {
+    const Link& l = links_[hop.link];
+    cost.latency_s += l.latency_s;
+    cost.bandwidth_Bps = std::min(cost.bandwidth_Bps, l.bandwidth_Bps);
+  }
+  cost.hops = hops.size();
+  return cost;
+}
+
+std::string Network::vertex_name(VertexId v) const {
+  const VertexInfo& info = graph_[v];
+  switch (info.kind) {
+    case VertexKind::kAccelerator: return fmt::format("node{}.acc{}", info.node, info.index);
+    case VertexKind::kNodeHub: return fmt::format("node{}.hub", info.node);
+    case VertexKind::kSwitch: return fmt::format("sw{}.{}", info.level, info.index);
+  }
+  return "?";
+}
+
+std::string Network::link_name(std::uint32_t id) const {
+  return fmt::format("{}:{}-{}", tiers_[links_[id].tier].name, vertex_name(ends_[id].first),
+                     vertex_name(ends_[id].second));
+}
+
+TreeRouter::TreeRouter(std::size_t vertex_count)
+    : parent_(vertex_count, kNone), parent_link_(vertex_count, kNone) {}
+
+void TreeRouter::set_parent(std::size_t child, std::size_t parent, std::uint32_t link) {
+  parent_[child] = static_cast<std::uint32_t>(parent);
+  parent_link_[child] = link;
+}
+
+void TreeRouter::route(std::size_t from, std::size_t to, std::vector<Hop>& out) const {
+  if (from == to) return;
+  // Ancestors of `from` (including itself); trees here are a handful of levels deep.
+  std::vector<std::uint32_t> up;
+  for (std::uint32_t v = static_cast<std::uint32_t>(from); v != kNone; v = parent_[v]) up.push_back(v);
+  std::vector<std::uint32_t> down;
+  std::uint32_t meet = static_cast<std::uint32_t>(to);
+  while (std::find(up.begin(), up.end(), meet) == up.end()) {
+    down.push_back(meet);
+    meet = parent_[meet];
+    if (meet == kNone) throw std::logic_error("TreeRouter: switches are not in one tree");
+  }
+  for (std::uint32_t v : up) {
+    if (v == meet) break;
+    out.push_back(Hop{parent_link_[v], true});
+  }
+  for (auto it = down.rbegin(); it != down.rend(); ++it) out.push_back(Hop{parent_link_[*it], false});
+}
+
+}  // namespace ccsim::topology

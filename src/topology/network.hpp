@@ -1,0 +1,165 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/graph/adjacency_list.hpp>
+
+namespace ccsim::topology {
+
+/// What a vertex of the network graph is.
+enum class VertexKind : std::uint8_t {
+  kAccelerator,  ///< a compute device that runs one rank (GPU, DCU, a Sunway processor, ...)
+  kNodeHub,      ///< the inside of a node: PCIe/NVLink fabric, host memory; NICs hang off it
+  kSwitch,       ///< a network switch (or a group of switches modelled as one, see Link::count)
+};
+
+struct VertexInfo {
+  VertexKind kind = VertexKind::kSwitch;
+  std::int32_t node = -1;   ///< accelerators and hubs: their node
+  std::int32_t index = -1;  ///< accelerator: index in node; switch: index within its level
+  std::int32_t level = 0;   ///< switch: 1 = leaf, increasing towards the root
+};
+
+/// How the two directions of a link share its capacity.
+enum class Sharing : std::uint8_t {
+  kSplitDuplex,  ///< full duplex: each direction has the whole bandwidth
+  kShared,       ///< both directions share one bandwidth
+};
+std::string_view sharing_name(Sharing sharing);
+
+/// One (possibly aggregated) link between two vertices. `count` parallel cables of
+/// `bandwidth_Bps` each are modelled as one link of count * bandwidth_Bps, which is the
+/// fluid-model view of a trunk with perfect load balancing.
+struct Link {
+  double bandwidth_Bps = 0;  ///< per direction for split-duplex links, in total for shared ones
+  double latency_s = 0;
+  Sharing sharing = Sharing::kSplitDuplex;
+  std::uint16_t tier = 0;    ///< index into Network::tiers()
+};
+
+/// A class of links that share a description (the intra-node link, the NIC, fat-tree level 2...).
+struct Tier {
+  std::string name;
+  std::string source;  ///< where its figures come from, or "estimate: ..."
+};
+
+/// One traversal of a link on a route. `forward` means from the link's first endpoint to its
+/// second (child to parent in trees); split-duplex links have a separate capacity per direction.
+struct Hop {
+  std::uint32_t link;
+  bool forward;
+};
+
+/// The compute device of a platform.
+struct AcceleratorSpec {
+  std::string model;
+  double flops = 0;           ///< sustained FLOP/s used for operators given in FLOPs
+  double reduce_Bps = 0;      ///< rate of an elementwise reduction (bytes of one operand per second)
+  double memory_Bps = 0;      ///< memory bandwidth, 0 if unknown
+  std::string source;
+};
+
+/// Routes between two switches of the inter-node fabric. Topology builders provide one.
+class FabricRouter {
+ public:
+  virtual ~FabricRouter() = default;
+  /// Appends the hops from switch vertex `from` to switch vertex `to` (none when equal).
+  virtual void route(std::size_t from, std::size_t to, std::vector<Hop>& out) const = 0;
+};
+
+/// The network of a platform as a Boost.Graph graph: accelerators, node hubs, switches and
+/// the links between them, with the routing that the engine simulates. Accelerators are
+/// numbered node-major (accelerator a is index a % G of node a / G).
+class Network {
+ public:
+  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, VertexInfo,
+                                      boost::property<boost::edge_index_t, std::uint32_t>>;
+  using VertexId = std::size_t;
+
+  Network() = default;
+  Network(Network&&) = default;
+  Network& operator=(Network&&) = default;
+
+  // --- building (topology builders) ---
+  std::uint16_t add_tier(std::string name, std::string source);
+  VertexId add_vertex(const VertexInfo& info);
+  /// Adds a link from `a` to `b` (its forward direction) and returns its id.
+  std::uint32_t add_link(VertexId a, VertexId b, const Link& link);
+  /// Declares the nodes: `nodes` x `accelerators_per_node` accelerators, each with a link to its
+  /// node hub of the given tier, and `nics` NIC links per node from the hub to the fabric
+  /// switches returned by `attach(node, nic)`.
+  void build_nodes(int nodes, int accelerators_per_node, const Link& intra, int nics, const Link& nic,
+                   const std::vector<VertexId>& nic_switch);
+  void set_fabric(std::unique_ptr<FabricRouter> router) { fabric_ = std::move(router); }
+  void set_accelerator(AcceleratorSpec spec) { accelerator_ = std::move(spec); }
+
+  // --- queries ---
+  const Graph& graph() const { return graph_; }
+  std::size_t vertex_count() const { return boost::num_vertices(graph_); }
+  std::size_t link_count() const { return links_.size(); }
+  const Link& link(std::uint32_t id) const { return links_[id]; }
+  VertexId link_source(std::uint32_t id) const { return ends_[id].first; }
+  VertexId link_target(std::uint32_t id) const { return ends_[id].second; }
+  const VertexInfo& vertex(VertexId v) const { return graph_[v]; }
+  const std::vector<Tier>& tiers() const { return tiers_; }
+
+  int node_count() const { return nodes_; }
+  int accelerators_per_node() const { return per_node_; }
+  int accelerator_count() const { return nodes_ * per_node_; }
+  int nics_per_node() const { return nics_; }
+  VertexId accelerator_vertex(int accelerator) const { return accelerators_[static_cast<std::size_t>(accelerator)]; }
+  int node_of(int accelerator) const { return accelerator / per_node_; }
+  const AcceleratorSpec& accelerator() const { return accelerator_; }
+
+  /// The hops a message from accelerator `src` to accelerator `dst` traverses.
+  void route(int src, int dst, std::vector<Hop>& out) const;
+  std::vector<Hop> route(int src, int dst) const;
+
+  /// Latency and bottleneck of a route: what a lone message of n bytes costs, latency + n / bandwidth.
+  struct PathCost {
+    double latency_s = 0;
+    double bandwidth_Bps = 0;  ///< bottleneck; +inf for an empty route
+    std::size_t hops = 0;
+  };
+  PathCost path_cost(int src, int dst) const;
+
+  std::string vertex_name(VertexId v) const;
+  std::string link_name(std::uint32_t id) const;
+
+ private:
+  Graph graph_;
+  std::vector<Link> links_;
+  std::vector<std::pair<VertexId, VertexId>> ends_;
+  std::vector<Tier> tiers_;
+  std::unique_ptr<FabricRouter> fabric_;
+  AcceleratorSpec accelerator_;
+
+  int nodes_ = 0;
+  int per_node_ = 1;
+  int nics_ = 0;
+  std::vector<VertexId> accelerators_;
+  std::vector<VertexId> hubs_;
+  std::vector<std::uint32_t> intra_link_;  ///< per accelerator: accelerator -> hub
+  std::vector<std::uint32_t> nic_link_;    ///< per node * nics + k: hub -> switch
+};
+
+/// Routing in a tree of switches: up to the lowest common ancestor, then down. Each switch
+/// knows its parent and the link to it; O(depth) per route, O(switches) memory.
+class TreeRouter : public FabricRouter {
+ public:
+  explicit TreeRouter(std::size_t vertex_count);
+  /// Declares `parent` as the parent of `child`, reached through `link` (forward = up).
+  void set_parent(std::size_t child, std::size_t parent, std::uint32_t link);
+  void route(std::size_t from, std::size_t to, std::vector<Hop>& out) const override;
+
+ private:
+  static constexpr std::uint32_t kNone = UINT32_MAX;
+  std::vector<std::uint32_t> parent_;
+  std::vector<std::uint32_t> parent_link_;
+};
+
+}  // namespace ccsim::topology

@@ -1,0 +1,35 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "topology/network.hpp"
+
+namespace ccsim::topology {
+
+inline constexpr std::string_view kPlatformFormat = "ccsim-platform";
+inline constexpr int kPlatformVersion = 1;
+
+/// A named machine: its nodes, accelerators and network, read from platforms/*.json.
+struct Platform {
+  std::string name;
+  std::string description;
+  std::string file;      ///< where it was read from
+  std::string topology;  ///< the network's topology kind ("switch", ...)
+  Network network;
+};
+
+/// Reads a platform file strictly (unknown keys, wrong types, impossible values are
+/// InputErrors naming file, line and field).
+Platform read_platform(const std::string& path);
+Platform parse_platform(std::string_view text, const std::string& source);
+
+/// Resolves NAME|FILE: an existing file path (or anything ending in .json) is used as is;
+/// otherwise NAME.json is looked up in `dirs` in order. An unknown name is an InputError
+/// that lists the presets found.
+std::string find_platform(const std::string& name_or_path, const std::vector<std::string>& dirs);
+
+/// Names of the presets (NAME for each NAME.json) in `dirs`, sorted, without duplicates.
+std::vector<std::string> list_platforms(const std::vector<std::string>& dirs);
+
+}  // namespace ccsim::topology

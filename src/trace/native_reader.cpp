@@ -1,0 +1,243 @@
+#include "trace/native_reader.hpp"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "core/input_error.hpp"
+#include "core/json.hpp"
+#include "core/json_reader.hpp"
+#include "trace/validate.hpp"
+
+namespace ccsim::trace {
+namespace {
+
+using json::ObjectReader;
+using json::Value;
+
+class NativeReader {
+ public:
+  NativeReader(Trace& trace, const std::string& file) : trace_(trace), file_(file) {}
+
+  void read(const Value& root) {
+    ObjectReader doc(root, file_, "");
+    std::string format = doc.string("format");
+    if (format != kNativeFormat) {
+      doc.at("format").fail(fmt::format("expected \"{}\", got \"{}\"", kNativeFormat, format));
+    }
+    std::int64_t version = doc.integer("version");
+    if (version != kNativeVersion) {
+      doc.at("version").fail(fmt::format("expected {} (the only version this build reads), got \"{}\"",
+                                         kNativeVersion, doc.required("version").text()));
+    }
+    trace_.name = doc.string("name");
+    trace_.description = doc.optional_string("description").value_or("");
+    trace_.platform = doc.optional_string("platform").value_or("");
+    doc.allow({"config", "source"});  // free-form metadata, documented in traces/README.md
+    std::int64_t world = doc.positive_integer("world_size");
+    if (world > (1 << 24)) doc.at("world_size").fail(fmt::format("expected at most 16777216 ranks, got \"{}\"", world));
+    trace_.world_size = static_cast<int>(world);
+    read_groups(doc);
+    read_ranks(doc);
+    doc.finish();
+  }
+
+ private:
+  void read_groups(ObjectReader& doc) {
+    const Value* groups = doc.optional("groups");
+    if (groups == nullptr) return;
+    if (!groups->is_array()) doc.at("groups").fail("expected an array, " + json::got(*groups));
+    std::vector<std::vector<int>> membership(3, std::vector<int>(static_cast<std::size_t>(trace_.world_size), -1));
+    for (std::size_t i = 0; i < groups->items().size(); ++i) {
+      ObjectReader g(groups->items()[i], file_, json::item_path("groups", i));
+      Group group;
+      group.line = g.line();
+      group.name = g.string("name");
+      if (trace_.group_index(group.name) >= 0) {
+        g.at("name").fail(fmt::format("group \"{}\" is defined twice", group.name));
+      }
+      std::string kind = g.choice("kind", {"tensor", "pipeline", "data", "other"});
+      group.kind = *parse_group_kind(kind);
+      const Value& ranks = g.array("ranks");
+      if (ranks.items().empty()) g.at("ranks").fail("expected at least one rank, got []");
+      for (std::size_t k = 0; k < ranks.items().size(); ++k) {
+        SourceRef where{file_, ranks.items()[k].line(), json::item_path(g.member_path("ranks"), k)};
+        std::int64_t rank = json::as_integer(ranks.items()[k], where);
+        check_rank(rank, where);
+        if (group.index_of(static_cast<int>(rank)) >= 0) {
+          where.fail(fmt::format("rank {} appears twice in group \"{}\"", rank, group.name));
+        }
+        group.ranks.push_back(static_cast<int>(rank));
+        if (group.kind != GroupKind::kOther) {
+          int& owner = membership[static_cast<std::size_t>(group.kind)][static_cast<std::size_t>(rank)];
+          if (owner >= 0) {
+            where.fail(fmt::format("rank {} is already in {} group \"{}\"; a rank belongs to at most one {} group",
+                                   rank, group_kind_name(group.kind), trace_.groups[static_cast<std::size_t>(owner)].name,
+                                   group_kind_name(group.kind)));
+          }
+          owner = static_cast<int>(trace_.groups.size());
+        }
+      }
+      g.finish();
+      trace_.groups.push_back(std::move(group));
+    }
+  }
+
+  void check_rank(std::int64_t rank, const SourceRef& where) const {
+    if (rank < 0 || rank >= trace_.world_size) {
+      where.fail(fmt::format("expected a rank in 0..{} (world_size is {}), got \"{}\"", trace_.world_size - 1,
+                             trace_.world_size, rank));
+    }
+  }
+
+  void read_ranks(ObjectReader& doc) {
+    const Value& ranks = doc.array("ranks");
+    trace_.ops.assign(static_cast<std::size_t>(trace_.world_size), {});
+    // Entries are in rank order, so that 'ranks[R].ops[K]' names rank R's operator K everywhere.
+    for (std::size_t i = 0; i < ranks.items().size(); ++i) {
+      ObjectReader r(ranks.items()[i], file_, json::item_path("ranks", i));
+      if (i >= static_cast<std::size_t>(trace_.world_size)) {
+        r.here().fail(fmt::format("more rank entries than world_size ({})", trace_.world_size));
+      }
+      std::int64_t rank = r.integer("rank");
+      if (rank != static_cast<std::int64_t>(i)) {
+        r.at("rank").fail(fmt::format("expected {} (entries are listed in rank order), got \"{}\"", i, rank));
+      }
+      const Value& ops = r.array("ops");
+      std::vector<Op>& out = trace_.ops[i];
+      out.reserve(ops.items().size());
+      for (std::size_t k = 0; k < ops.items().size(); ++k) {
+        ObjectReader o(ops.items()[k], file_, json::item_path(r.member_path("ops"), k));
+        out.push_back(read_op(o, static_cast<int>(rank)));
+      }
+      r.finish();
+    }
+    if (ranks.items().size() < static_cast<std::size_t>(trace_.world_size)) {
+      doc.at("ranks").fail(fmt::format("expected {} entries (world_size), got {}", trace_.world_size,
+                                       ranks.items().size()));
+    }
+  }
+
+  Op read_op(ObjectReader& o, int rank) {
+    Op op;
+    op.line = o.line();
+    std::string kind_text = o.string("kind");
+    auto kind = parse_op_kind(kind_text);
+    if (!kind) o.at("kind").fail(fmt::format("expected one of {}, got \"{}\"", op_kind_choices(), kind_text));
+    op.kind = *kind;
+    if (auto label = o.optional_string("label")) op.label = trace_.names.intern(*label);
+    switch (op.kind) {
+      case OpKind::kCompute: read_compute(o, op); break;
+      case OpKind::kSend:
+      case OpKind::kRecv: read_p2p(o, op, rank); break;
+      default: read_collective(o, op, rank); break;
+    }
+    o.finish();
+    return op;
+  }
+
+  void read_compute(ObjectReader& o, Op& op) {
+    op.name = trace_.names.intern(o.string("name"));
+    auto duration_ms = o.optional_non_negative("duration_ms");
+    auto flops = o.optional_non_negative("flops");
+    auto bytes = o.optional_non_negative_integer("bytes");
+    if (!duration_ms && !flops) {
+      o.here().fail("a compute operator needs duration_ms or flops (or both)");
+    }
+    op.duration_s = duration_ms ? *duration_ms * 1e-3 : -1.0;
+    op.flops = flops.value_or(0.0);
+    op.bytes = bytes.value_or(0);
+  }
+
+  DType read_dtype(ObjectReader& o, bool required) {
+    std::optional<std::string> text = required ? std::optional<std::string>(o.string("dtype")) : o.optional_string("dtype");
+    if (!text) return DType::kF32;
+    auto dtype = parse_dtype(*text);
+    if (!dtype) o.at("dtype").fail(fmt::format("expected one of {}, got \"{}\"", dtype_choices(), *text));
+    return *dtype;
+  }
+
+  void read_bytes(ObjectReader& o, Op& op) {
+    op.bytes = o.non_negative_integer("bytes");
+    if (op.bytes % static_cast<std::uint64_t>(dtype_bytes(op.dtype)) != 0) {
+      o.at("bytes").fail(fmt::format("expected a multiple of {} (the size of {}), got \"{}\"", dtype_bytes(op.dtype),
+                                     dtype_name(op.dtype), op.bytes));
+    }
+  }
+
+  void read_p2p(ObjectReader& o, Op& op, int rank) {
+    op.name = trace_.names.intern(op_kind_name(op.kind));
+    std::int64_t peer = o.integer("peer");
+    check_rank(peer, o.at("peer"));
+    if (peer == rank) o.at("peer").fail(fmt::format("a rank cannot {} to itself, got \"{}\"", op_kind_name(op.kind), peer));
+    op.peer = static_cast<int>(peer);
+    op.dtype = read_dtype(o, false);
+    read_bytes(o, op);
+    if (const Value* tag = o.optional("tag")) {
+      if (tag->is_string()) {
+        op.tag = trace_.names.intern(tag->text());
+      } else {
+        op.tag = trace_.names.intern(fmt::format("{}", json::as_integer(*tag, o.at("tag"))));
+      }
+    }
+  }
+
+  void read_collective(ObjectReader& o, Op& op, int rank) {
+    op.name = trace_.names.intern(op_kind_name(op.kind));
+    std::string group_name = o.string("group");
+    int group = trace_.group_index(group_name);
+    if (group < 0) {
+      std::vector<std::string> names;
+      for (const Group& g : trace_.groups) {
+        if (names.size() == 12) {
+          names.emplace_back("...");
+          break;
+        }
+        names.push_back(g.name);
+      }
+      o.at("group").fail(fmt::format("expected one of the groups defined in 'groups' ({}), got \"{}\"",
+                                     names.empty() ? std::string("none defined") : fmt::format("{}", fmt::join(names, ", ")),
+                                     group_name));
+    }
+    const Group& g = trace_.groups[static_cast<std::size_t>(group)];
+    if (g.index_of(rank) < 0) {
+      o.at("group").fail(fmt::format("rank {} is not a member of group \"{}\" (ranks {})", rank, g.name,
+                                     fmt::join(g.ranks, ", ")));
+    }
+    op.group = group;
+    op.dtype = read_dtype(o, true);
+    read_bytes(o, op);
+    if (op.kind == OpKind::kBroadcast) {
+      std::int64_t root = o.integer("root");
+      if (g.index_of(static_cast<int>(root)) < 0) {
+        o.at("root").fail(fmt::format("expected a member of group \"{}\" (ranks {}), got \"{}\"", g.name,
+                                      fmt::join(g.ranks, ", "), root));
+      }
+      op.root = static_cast<int>(root);
+    }
+    if ((op.kind == OpKind::kAllGather || op.kind == OpKind::kReduceScatter || op.kind == OpKind::kAllToAll) &&
+        op.bytes % (static_cast<std::uint64_t>(g.ranks.size()) * static_cast<std::uint64_t>(dtype_bytes(op.dtype))) != 0) {
+      o.at("bytes").fail(fmt::format("{} on a group of {} ranks needs a whole number of {} elements per rank, got \"{}\"",
+                                     op_kind_name(op.kind), g.ranks.size(), dtype_name(op.dtype), op.bytes));
+    }
+  }
+
+  Trace& trace_;
+  const std::string& file_;
+};
+
+}  // namespace
+
+Trace parse_native(std::string_view text, const std::string& source) {
+  Trace trace;
+  trace.source = source;
+  Value root = json::parse(text, source);
+  NativeReader(trace, source).read(root);
+  validate(trace);
+  return trace;
+}
+
+Trace read_native(const std::string& path) { return parse_native(json::read_file(path), path); }
+
+}  // namespace ccsim::trace

@@ -1,0 +1,179 @@
+#include "trace/validate.hpp"
+
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "core/input_error.hpp"
+
+namespace ccsim::trace {
+namespace {
+
+struct OpRef {
+  int rank;
+  std::size_t index;
+};
+
+std::string op_field(const OpRef& ref) { return fmt::format("ranks[{}].ops[{}]", ref.rank, ref.index); }
+
+struct ChannelKey {
+  int src;
+  int dst;
+  Names::Id tag;
+  bool operator==(const ChannelKey&) const = default;
+};
+
+struct ChannelHash {
+  std::size_t operator()(const ChannelKey& key) const {
+    std::uint64_t h = static_cast<std::uint32_t>(key.src);
+    h = h * 0x9E3779B97F4A7C15ull ^ static_cast<std::uint32_t>(key.dst);
+    h = h * 0x9E3779B97F4A7C15ull ^ key.tag;
+    return static_cast<std::size_t>(h ^ (h >> 29));
+  }
+};
+
+struct Channel {
+  std::vector<OpRef> sends;
+  std::vector<OpRef> recvs;
+};
+
+class Validator {
+ public:
+  explicit Validator(const Trace& trace) : trace_(trace) {}
+
+  void run() {
+    check_point_to_point();
+    check_collectives();
+  }
+
+ private:
+  const Op& op(const OpRef& ref) const { return trace_.ops[static_cast<std::size_t>(ref.rank)][ref.index]; }
+
+  [[noreturn]] void fail(const OpRef& ref, const std::string& detail, const char* field_suffix = "") const {
+    throw InputError(trace_.source, op(ref).line, op_field(ref) + field_suffix, detail);
+  }
+
+  std::string tag_text(Names::Id tag) const { return fmt::format("\"{}\"", trace_.names[tag]); }
+
+  void check_point_to_point() const {
+    std::unordered_map<ChannelKey, Channel, ChannelHash> channels;
+    for (int rank = 0; rank < trace_.world_size; ++rank) {
+      const auto& ops = trace_.ops[static_cast<std::size_t>(rank)];
+      for (std::size_t i = 0; i < ops.size(); ++i) {
+        const Op& o = ops[i];
+        if (o.kind == OpKind::kSend) channels[{rank, o.peer, o.tag}].sends.push_back({rank, i});
+        if (o.kind == OpKind::kRecv) channels[{o.peer, rank, o.tag}].recvs.push_back({rank, i});
+      }
+    }
+    // Report the earliest problem in file order so that the message is stable.
+    const OpRef* worst = nullptr;
+    std::string detail;
+    const char* suffix = "";
+    auto consider = [&](const OpRef& ref, std::string text, const char* field_suffix) {
+      if (worst == nullptr || op(ref).line < op(*worst).line) {
+        worst = &ref;
+        detail = std::move(text);
+        suffix = field_suffix;
+      }
+    };
+    for (const auto& [key, channel] : channels) {
+      std::size_t matched = std::min(channel.sends.size(), channel.recvs.size());
+      for (std::size_t k = 0; k < matched; ++k) {
+        const Op& s = op(channel.sends[k]);
+        const Op& r = op(channel.recvs[k]);
+        if (s.bytes != r.bytes) {
+          consider(channel.recvs[k],
+                   fmt::format("recv of {} bytes from rank {} (tag {}) is matched by a send of {} bytes (line {})", r.bytes,
+                               key.src, tag_text(key.tag), s.bytes, s.line),
+                   ".bytes");
+        }
+      }
+      for (std::size_t k = matched; k < channel.sends.size(); ++k) {
+        consider(channel.sends[k],
+                 fmt::format("send #{} from rank {} to rank {} with tag {} has no matching recv "
+                             "(rank {} posts {} recv{} from rank {} with this tag)",
+                             k + 1, key.src, key.dst, tag_text(key.tag), key.dst, channel.recvs.size(),
+                             channel.recvs.size() == 1 ? "" : "s", key.src),
+                 "");
+      }
+      for (std::size_t k = matched; k < channel.recvs.size(); ++k) {
+        consider(channel.recvs[k],
+                 fmt::format("recv #{} on rank {} from rank {} with tag {} has no matching send "
+                             "(rank {} posts {} send{} to rank {} with this tag)",
+                             k + 1, key.dst, key.src, tag_text(key.tag), key.src, channel.sends.size(),
+                             channel.sends.size() == 1 ? "" : "s", key.dst),
+                 "");
+      }
+    }
+    if (worst != nullptr) fail(*worst, detail, suffix);
+  }
+
+  void check_collectives() const {
+    // Per group, the sequence of collective calls of each member.
+    std::vector<std::vector<std::vector<OpRef>>> calls(trace_.groups.size());
+    for (std::size_t g = 0; g < trace_.groups.size(); ++g) calls[g].resize(trace_.groups[g].ranks.size());
+    for (int rank = 0; rank < trace_.world_size; ++rank) {
+      const auto& ops = trace_.ops[static_cast<std::size_t>(rank)];
+      for (std::size_t i = 0; i < ops.size(); ++i) {
+        if (!is_collective(ops[i].kind)) continue;
+        const Group& group = trace_.groups[static_cast<std::size_t>(ops[i].group)];
+        calls[static_cast<std::size_t>(ops[i].group)][static_cast<std::size_t>(group.index_of(rank))].push_back({rank, i});
+      }
+    }
+    for (std::size_t g = 0; g < trace_.groups.size(); ++g) {
+      const Group& group = trace_.groups[g];
+      const auto& first = calls[g][0];
+      for (std::size_t m = 1; m < group.ranks.size(); ++m) {
+        const auto& mine = calls[g][m];
+        std::size_t common = std::min(first.size(), mine.size());
+        for (std::size_t k = 0; k < common; ++k) compare_calls(group, k, first[k], mine[k]);
+        if (mine.size() != first.size()) {
+          const auto& longer = mine.size() > first.size() ? mine : first;
+          int shorter_rank = mine.size() > first.size() ? group.ranks[0] : group.ranks[m];
+          std::size_t shorter_count = std::min(mine.size(), first.size());
+          const OpRef& extra = longer[common];
+          fail(extra, fmt::format("{} on group \"{}\" is collective #{} of rank {} on this group, but rank {} "
+                                  "calls only {} collective{} on it",
+                                  op_kind_name(op(extra).kind), group.name, common + 1, extra.rank, shorter_rank,
+                                  shorter_count, shorter_count == 1 ? "" : "s"));
+        }
+      }
+    }
+  }
+
+  void compare_calls(const Group& group, std::size_t k, const OpRef& ref_a, const OpRef& ref_b) const {
+    const Op& a = op(ref_a);
+    const Op& b = op(ref_b);
+    auto where = [&](const OpRef& ref) { return fmt::format("rank {} (line {})", ref.rank, op(ref).line); };
+    if (a.kind != b.kind) {
+      fail(ref_b, fmt::format("collective #{} on group \"{}\" is {} on rank {} but {} on {}", k + 1, group.name,
+                              op_kind_name(b.kind), ref_b.rank, op_kind_name(a.kind), where(ref_a)));
+    }
+    if (a.bytes != b.bytes) {
+      fail(ref_b,
+           fmt::format("{} #{} on group \"{}\" has {} bytes on rank {} but {} bytes on {}", op_kind_name(b.kind), k + 1,
+                       group.name, b.bytes, ref_b.rank, a.bytes, where(ref_a)),
+           ".bytes");
+    }
+    if (a.dtype != b.dtype) {
+      fail(ref_b,
+           fmt::format("{} #{} on group \"{}\" has dtype {} on rank {} but {} on {}", op_kind_name(b.kind), k + 1,
+                       group.name, dtype_name(b.dtype), ref_b.rank, dtype_name(a.dtype), where(ref_a)),
+           ".dtype");
+    }
+    if (a.root != b.root) {
+      fail(ref_b,
+           fmt::format("{} #{} on group \"{}\" has root {} on rank {} but root {} on {}", op_kind_name(b.kind), k + 1,
+                       group.name, b.root, ref_b.rank, a.root, where(ref_a)),
+           ".root");
+    }
+  }
+
+  const Trace& trace_;
+};
+
+}  // namespace
+
+void validate(const Trace& trace) { Validator(trace).run(); }
+
+}  // namespace ccsim::trace

@@ -1,0 +1,154 @@
+#include <catch2/catch.hpp>
+
+#include <fmt/format.h>
+
+#include "collective/ring_all_reduce.hpp"
+#include "core/input_error.hpp"
+#include "engine/replay.hpp"
+#include "topology/platform.hpp"
+#include "trace/native_reader.hpp"
+
+using namespace ccsim;
+
+namespace {
+
+// G accelerators per node, N nodes, intra 10 GB/s 1 us, NIC 1 GB/s 5 us, one switch.
+topology::Platform test_platform(int nodes, int per_node) {
+  return topology::parse_platform(fmt::format(R"({{
+  "format": "ccsim-platform", "version": 1, "name": "test", "nodes": {},
+  "node": {{"accelerators": {},
+    "accelerator": {{"model": "t", "flops": 1e12, "reduce_Bps": 2e10, "source": "test"}},
+    "intra_link": {{"bandwidth_Bps": 1e10, "latency_s": 1e-6, "source": "test"}},
+    "nics": 1,
+    "nic_link": {{"bandwidth_Bps": 1e9, "latency_s": 5e-6, "source": "test"}}}},
+  "network": {{"topology": "switch", "source": "test"}}
+}})",
+                                              nodes, per_node),
+                                  "test-platform.json");
+}
+
+trace::Trace make_trace(int world, const std::string& groups, const std::vector<std::string>& ops) {
+  std::string ranks;
+  for (int r = 0; r < world; ++r) {
+    ranks += fmt::format("{}{{\"rank\": {}, \"ops\": [{}]}}", r ? ",\n" : "", r, ops[static_cast<std::size_t>(r)]);
+  }
+  return trace::parse_native(fmt::format(R"({{"format": "ccsim-trace", "version": 1, "name": "t", "world_size": {},
+"groups": [{}],
+"ranks": [
+{}
+]}})",
+                                         world, groups, ranks),
+                             "t.json");
+}
+
+double op_time(const engine::Result& r, int rank, std::size_t op) {
+  const engine::OpRecord& rec = r.ops[static_cast<std::size_t>(rank)][op];
+  return rec.end_s - rec.start_s;
+}
+
+}  // namespace
+
+TEST_CASE("the replay reproduces the published profile", "[engine][golden]") {
+  trace::Trace t = trace::read_native(CCSIM_SOURCE_DIR "/traces/qu2025-profile.json");
+  topology::Platform p = topology::read_platform(CCSIM_SOURCE_DIR "/platforms/qu2025-fit.json");
+  engine::Result r = engine::replay(t, p, {});
+  // Qu et al. 2025, per iteration, ms: stage 0's operators in order.
+  const std::vector<std::pair<std::string, double>> published = {
+      {"linear", 206},  {"baddbmm", 9},  {"softmax", 7.5}, {"bmm", 9.5},        {"linear", 100}, {"all_reduce", 225},
+      {"linear", 260},  {"relu", 205},   {"linear", 197},  {"all_reduce", 225}, {"send", 24},    {"recv", 303}};
+  for (int rank : {0, 2}) {  // the two tensor-parallel ranks of stage 0
+    const auto& ops = r.ops[static_cast<std::size_t>(rank)];
+    REQUIRE(ops.size() == published.size());
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      INFO("rank " << rank << " operator " << i << " " << published[i].first);
+      CHECK(r.name(ops[i].name) == published[i].first);
+      CHECK(op_time(r, rank, i) * 1e3 == Approx(published[i].second).epsilon(0.02));
+    }
+    CHECK(r.rank_end_s(rank) * 1e3 == Approx(1771.0).epsilon(0.01));
+  }
+  CHECK(r.makespan_s * 1e3 == Approx(1771.0).epsilon(0.01));
+  CHECK(r.stage == std::vector<int>{0, 1, 0, 1});
+}
+
+TEST_CASE("a lone transfer takes latency + bytes / bandwidth of its route", "[engine]") {
+  topology::Platform p = test_platform(2, 2);
+  const std::uint64_t n = 100000000;
+  // rank 0 on node 0, rank 3 on node 1: intra 1us + NIC 5us + NIC 5us + intra 1us, bottleneck 1 GB/s.
+  trace::Trace t = make_trace(4, "",
+                              {fmt::format(R"({{"kind": "send", "peer": 3, "bytes": {}}})", n), "", "",
+                               fmt::format(R"({{"kind": "recv", "peer": 0, "bytes": {}}})", n)});
+  engine::Result r = engine::replay(t, p, {});
+  topology::Network::PathCost cost = p.network.path_cost(0, 3);
+  CHECK(cost.latency_s == Approx(12e-6));
+  CHECK(cost.bandwidth_Bps == Approx(1e9));
+  const double expected = 12e-6 + static_cast<double>(n) / 1e9;
+  CHECK(op_time(r, 0, 0) == Approx(expected).epsilon(0.001));
+  CHECK(op_time(r, 3, 0) == Approx(expected).epsilon(0.001));
+  // Inside a node: two intra links, 10 GB/s.
+  trace::Trace local = make_trace(2, "",
+                                  {fmt::format(R"({{"kind": "send", "peer": 1, "bytes": {}}})", n),
+                                   fmt::format(R"({{"kind": "recv", "peer": 0, "bytes": {}}})", n)});
+  engine::Result rl = engine::replay(local, p, {});
+  CHECK(op_time(rl, 1, 0) == Approx(2e-6 + static_cast<double>(n) / 1e10).epsilon(0.001));
+}
+
+TEST_CASE("a simulated ring all_reduce matches its closed form without contention", "[engine][ring]") {
+  for (int p : {2, 4, 8}) {
+    topology::Platform platform = test_platform(p, 1);  // one rank per node: one flow per NIC direction
+    const std::uint64_t n = 64ull << 20;
+    std::string members;
+    for (int r = 0; r < p; ++r) members += fmt::format("{}{}", r ? ", " : "", r);
+    std::vector<std::string> ops(static_cast<std::size_t>(p),
+                                 fmt::format(R"({{"kind": "all_reduce", "group": "g", "bytes": {}, "dtype": "fp32"}})", n));
+    trace::Trace t = make_trace(p, fmt::format(R"({{"name": "g", "kind": "data", "ranks": [{}]}})", members), ops);
+    engine::Result r = engine::replay(t, platform, {});
+    topology::Network::PathCost hop = platform.network.path_cost(0, 1);
+    collective::RingAllReduce ring(p, n / 4, 4);
+    double closed = ring.cost({hop.latency_s, 1.0 / hop.bandwidth_Bps, 1.0 / 2e10});
+    for (int rank = 0; rank < p; ++rank) {
+      INFO("p=" << p << " rank " << rank);
+      CHECK(op_time(r, rank, 0) == Approx(closed).epsilon(0.01));
+    }
+  }
+}
+
+TEST_CASE("a collective that a member never reaches is reported, not hung", "[engine][deadlock]") {
+  // Rank 2 waits for a message that rank 0 sends only after the all_reduce that needs rank 2.
+  trace::Trace t = make_trace(3, R"({"name": "dp", "kind": "data", "ranks": [0, 1, 2]})",
+                              {R"({"kind": "all_reduce", "group": "dp", "bytes": 4096, "dtype": "fp32"},
+                                  {"kind": "send", "peer": 2, "bytes": 8, "tag": "late"})",
+                               R"({"kind": "all_reduce", "group": "dp", "bytes": 4096, "dtype": "fp32"})",
+                               R"({"kind": "recv", "peer": 0, "bytes": 8, "tag": "late"},
+                                  {"kind": "all_reduce", "group": "dp", "bytes": 4096, "dtype": "fp32"})"});
+  CHECK_THROWS_WITH(
+      engine::replay(t, test_platform(2, 2), {}),
+      "simulation cannot progress at t=0.000002 s: 3 of 3 ranks are blocked\n"
+      "  rank 0: operator #0 'all_reduce' (line 4) on group \"dp\" (its collective #1 on this group) waits for members "
+      "that never reached it: rank 2 is blocked in operator #0 'recv'\n"
+      "  rank 1: operator #0 'all_reduce' (line 6) on group \"dp\" (its collective #1 on this group) waits for members "
+      "that never reached it: rank 2 is blocked in operator #0 'recv'\n"
+      "  rank 2: operator #0 'recv' (line 7) waits for a send from rank 0 (tag \"late\", 8 bytes); rank 0 is blocked in "
+      "operator #0 'all_reduce'");
+}
+
+TEST_CASE("crossed collectives on two groups deadlock with a clear message", "[engine][deadlock]") {
+  trace::Trace t = make_trace(2, R"({"name": "a", "kind": "other", "ranks": [0, 1]}, {"name": "b", "kind": "other", "ranks": [0, 1]})",
+                              {R"({"kind": "all_reduce", "group": "a", "bytes": 64, "dtype": "fp32"},
+                                  {"kind": "all_reduce", "group": "b", "bytes": 64, "dtype": "fp32"})",
+                               R"({"kind": "all_reduce", "group": "b", "bytes": 64, "dtype": "fp32"},
+                                  {"kind": "all_reduce", "group": "a", "bytes": 64, "dtype": "fp32"})"});
+  CHECK_THROWS_WITH(
+      engine::replay(t, test_platform(1, 2), {}),
+      "simulation cannot progress at t=0.000000 s: 2 of 2 ranks are blocked\n"
+      "  rank 0: operator #0 'all_reduce' (line 4) on group \"a\" (its collective #1 on this group) waits for members "
+      "that never reached it: rank 1 is blocked in operator #0 'all_reduce'\n"
+      "  rank 1: operator #0 'all_reduce' (line 6) on group \"b\" (its collective #1 on this group) waits for members "
+      "that never reached it: rank 0 is blocked in operator #0 'all_reduce'");
+}
+
+TEST_CASE("a trace larger than the platform is an input error", "[engine]") {
+  trace::Trace t = make_trace(3, "", {"", "", ""});
+  CHECK_THROWS_WITH(engine::replay(t, test_platform(1, 2), {}),
+                    "t.json: field 'world_size': the trace has 3 ranks but platform \"test\" has only 2 accelerators "
+                    "(1 nodes x 2)");
+}

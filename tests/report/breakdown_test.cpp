@@ -1,0 +1,89 @@
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+#include "report/breakdown.hpp"
+
+using namespace ccsim;
+
+namespace {
+
+// Two ranks in one stage: compute 10/20 ms, then an all_reduce ending at 40 ms on both.
+engine::Result two_rank_result() {
+  engine::Result r;
+  r.trace_name = "t";
+  r.platform_name = "p";
+  r.network_model = "model";
+  r.algorithm = "all_reduce: ring";
+  r.world_size = 2;
+  r.stage = {0, 0};
+  r.names = {"", "linear", "all_reduce", "compute", "qkv"};
+  r.ops = {{{1, 4, 3, 0, 0.0, 0.010}, {2, 0, 2, 64, 0.010, 0.040}},
+           {{1, 4, 3, 0, 0.0, 0.020}, {2, 0, 2, 64, 0.020, 0.040}}};
+  r.makespan_s = 0.040;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("a stage table averages its ranks per operator", "[report]") {
+  report::Breakdown b = report::make_breakdown(two_rank_result(), {});
+  REQUIRE(b.tables.size() == 1);
+  const report::Table& t = b.tables[0];
+  CHECK(t.key == report::RowKey::kOperator);
+  REQUIRE(t.rows.size() == 2);
+  CHECK(t.rows[0].name == "linear");
+  CHECK(t.rows[0].label == "qkv");
+  CHECK(t.rows[0].time_s == Approx(0.015));
+  CHECK(t.rows[1].time_s == Approx(0.025));
+  CHECK(t.total_s == Approx(0.040));
+  CHECK(t.rows[1].share == Approx(0.625));
+}
+
+TEST_CASE("per-rank tables and name rows", "[report]") {
+  engine::Result r = two_rank_result();
+  r.ops[0].push_back({1, 4, 3, 0, 0.040, 0.050});
+  report::BreakdownOptions options;
+  options.per_rank = true;
+  report::Breakdown b = report::make_breakdown(r, options);
+  REQUIRE(b.tables.size() == 3);
+  // The stage's ranks now run different sequences: the stage falls back to name rows.
+  CHECK(b.tables[0].key == report::RowKey::kName);
+  CHECK(b.tables[0].rows[0].calls == 2);
+  CHECK(b.tables[0].rows[0].time_s == Approx((0.020 + 0.020) / 2));
+  CHECK(b.tables[1].scope == "rank");
+  CHECK(b.tables[1].total_s == Approx(0.050));
+  CHECK(b.tables[2].rows[1].time_s == Approx(0.020));
+}
+
+TEST_CASE("text, csv and json renderings", "[report]") {
+  report::Breakdown b = report::make_breakdown(two_rank_result(), {});
+  std::ostringstream text;
+  report::write_text(b, text);
+  CHECK(text.str() ==
+        "t on p: 2 ranks, 1 pipeline stage, iteration 40.000 ms\n"
+        "network: model\n"
+        "collectives: all_reduce: ring\n"
+        "\n"
+        "Pipeline stage 0 (ranks 0-1, mean over 2 ranks)\n"
+        "    #  operator    label      time ms   share %\n"
+        "    1  linear      qkv         15.000     37.50\n"
+        "    2  all_reduce              25.000     62.50\n"
+        "       total                   40.000    100.00\n");
+  std::ostringstream csv;
+  report::write_csv(b, csv);
+  CHECK(csv.str() ==
+        "scope,id,row,operator,label,calls,time_ms,share_pct\n"
+        "stage,0,1,linear,qkv,1,15.000000,37.5000\n"
+        "stage,0,2,all_reduce,,1,25.000000,62.5000\n"
+        "stage,0,total,total,,,40.000000,100.0000\n");
+  std::ostringstream json;
+  report::write_json(b, json);
+  CHECK(json.str().find("\"iteration_ms\": 40.0") != std::string::npos);
+  CHECK(json.str().find("\"rows_by\": \"operator\"") != std::string::npos);
+}
+
+TEST_CASE("rank lists collapse into ranges", "[report]") {
+  CHECK(report::format_ranks({0, 1, 2, 3, 8, 10, 11}) == "0-3, 8, 10-11");
+  CHECK(report::format_ranks({5}) == "5");
+}
