@@ -12,11 +12,11 @@ std::vector<Step> RingAllReduce::steps(int rank) const {
   auto mod = [p](int x) { return ((x % p) + p) % p; };
   // Reduce-scatter: after step s, rank r has accumulated s + 2 contributions of chunk r - s - 1.
   for (int s = 0; s < p - 1; ++s) {
-    out.push_back(Step{right, chunk(mod(rank - s), p), left, chunk(mod(rank - s - 1), p), RecvMode::kReduce});
+    out.push_back(exchange(right, chunk(mod(rank - s), p), left, chunk(mod(rank - s - 1), p), RecvMode::kReduce));
   }
   // All-gather: rank r starts with the fully reduced chunk r + 1 and forwards what it receives.
   for (int s = 0; s < p - 1; ++s) {
-    out.push_back(Step{right, chunk(mod(rank + 1 - s), p), left, chunk(mod(rank - s), p), RecvMode::kCopy});
+    out.push_back(exchange(right, chunk(mod(rank + 1 - s), p), left, chunk(mod(rank - s), p), RecvMode::kCopy));
   }
   return out;
 }

@@ -20,4 +20,39 @@ Block Schedule::chunk(int i, int parts) const {
   return Block{offset, base + (index < extra ? 1 : 0)};
 }
 
+Step exchange(int send_peer, Block send, int recv_peer, Block recv, RecvMode mode, bool compressed) {
+  Step step;
+  step.kind = StepKind::kExchange;
+  step.send_peer = send_peer;
+  step.send = send;
+  step.recv_peer = recv_peer;
+  step.recv = recv;
+  step.mode = mode;
+  step.compressed = compressed;
+  return step;
+}
+
+Step send_only(int peer, Block block, bool compressed) {
+  return exchange(peer, block, -1, Block{}, RecvMode::kCopy, compressed);
+}
+
+Step recv_only(int peer, Block block, RecvMode mode, bool compressed) {
+  return exchange(-1, Block{}, peer, block, mode, compressed);
+}
+
+Step compress_block(Block block) {
+  Step step;
+  step.kind = StepKind::kCompress;
+  step.local = block;
+  return step;
+}
+
+Step decompress_block(Block block, RecvMode mode) {
+  Step step;
+  step.kind = StepKind::kDecompress;
+  step.local = block;
+  step.mode = mode;
+  return step;
+}
+
 }  // namespace ccsim::collective

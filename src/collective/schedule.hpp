@@ -5,6 +5,8 @@
 #include <string_view>
 #include <vector>
 
+#include "compress/compressor_cost.hpp"
+
 namespace ccsim::collective {
 
 /// A contiguous range of elements of the collective's buffer.
@@ -13,30 +15,56 @@ struct Block {
   std::uint64_t count = 0;
 };
 
-/// What a rank does with the block it receives.
+/// What a step does.
+enum class StepKind : std::uint8_t {
+  kExchange,    ///< send a block to a peer and/or receive a block from a peer, concurrently
+  kCompress,    ///< compress `local` of the raw buffer into the compressed buffer
+  kDecompress,  ///< decompress `local` of the compressed buffer into the raw buffer
+};
+
+/// What a rank does with a block it receives (kExchange) or decompresses (kDecompress).
 enum class RecvMode : std::uint8_t {
   kCopy,    ///< overwrite the block
-  kReduce,  ///< add into the block (costs gamma per byte on the rank)
+  kReduce,  ///< add into the block: gamma per byte for raw data, a homomorphic add for compressed data
 };
 
-/// One step of one rank: send a block to a peer and/or receive a block from a peer,
-/// concurrently; the step ends when both are done (and the received block is reduced).
-/// The block sent is read before the received one is applied.
+/// One step of one rank. Every rank has a raw buffer and a compressed buffer of the same
+/// element layout (a compressed block stands for the compressor's representation of those
+/// elements). A kExchange step sends `send` and receives `recv`; with `compressed`, both
+/// travel compressed (read from and written to the compressed buffer, count / ratio bytes
+/// on the wire). The block sent is read before the received one is applied; the step ends
+/// when both are done and the received block is applied.
 struct Step {
-  std::int32_t send_peer = -1;  ///< group-local rank, -1 for none
-  Block send;
-  std::int32_t recv_peer = -1;  ///< group-local rank, -1 for none
-  Block recv;
+  StepKind kind = StepKind::kExchange;
   RecvMode mode = RecvMode::kCopy;
+  bool compressed = false;
+  std::int32_t send_peer = -1;  ///< group-local rank, -1 for none
+  std::int32_t recv_peer = -1;  ///< group-local rank, -1 for none
+  Block send;
+  Block recv;
+  Block local;  ///< kCompress / kDecompress: the block processed
 };
 
-/// Parameters of the alpha-beta(-gamma) cost model, with no contention:
-/// a message of n bytes costs alpha + n * beta, reducing n bytes costs n * gamma.
+/// Parameters of the alpha-beta-gamma cost model with compression, with no contention:
+/// a message of n bytes costs alpha + n * beta, reducing n bytes costs n * gamma, and the
+/// compressor's costs are in `compressor` (default: no compression).
 struct CostParams {
   double alpha_s = 0;
   double beta_s_per_byte = 0;
   double gamma_s_per_byte = 0;
+  compress::CompressorCost compressor;
 };
+
+/// CostParams without a brace list (which -Wextra flags for the omitted compressor).
+inline CostParams cost_params(double alpha_s, double beta_s_per_byte, double gamma_s_per_byte,
+                              const compress::CompressorCost& compressor = {}) {
+  CostParams params;
+  params.alpha_s = alpha_s;
+  params.beta_s_per_byte = beta_s_per_byte;
+  params.gamma_s_per_byte = gamma_s_per_byte;
+  params.compressor = compressor;
+  return params;
+}
 
 /// A collective algorithm on a group of `size` ranks and a buffer of `count` elements of
 /// `element_bytes` each, written once and executed three ways: in closed form (cost()),
@@ -68,5 +96,12 @@ class Schedule {
   std::uint64_t count_;
   int element_bytes_;
 };
+
+/// Builders for steps, so that schedules read like their textbook description.
+Step exchange(int send_peer, Block send, int recv_peer, Block recv, RecvMode mode, bool compressed = false);
+Step send_only(int peer, Block block, bool compressed = false);
+Step recv_only(int peer, Block block, RecvMode mode, bool compressed = false);
+Step compress_block(Block block);
+Step decompress_block(Block block, RecvMode mode);
 
 }  // namespace ccsim::collective

@@ -47,6 +47,10 @@ class Simulation {
   void run_send(int rank, const Op& op);
   void run_recv(int rank, const Op& op);
   void run_collective(int rank, const Op& op);
+  void run_step(int rank, int group_index, const trace::Group& group, const collective::Step& step,
+                std::uint64_t element_bytes);
+  /// Occupies the rank's accelerator for `seconds` (compute, reduction, compression).
+  void busy(double seconds);
   int membership_slot(int rank, int group) const;
   std::string explain_deadlock() const;
   std::string describe_wait(int rank) const;
@@ -68,6 +72,7 @@ class Simulation {
   GraphZone* zone_ = nullptr;
   double speed_ = 0;
   double seconds_per_reduced_byte_ = 0;
+  compress::CompressorCost compressor_;  ///< no compression until the compression options arrive
 };
 
 int token = 0;  // payload of every simulated message; only sizes matter
@@ -150,7 +155,7 @@ void Simulation::run_compute(const Op& op) {
     seconds = op.flops / acc.flops;
     if (acc.memory_Bps > 0) seconds = std::max(seconds, static_cast<double>(op.bytes) / acc.memory_Bps);
   }
-  if (seconds > 0) sg4::this_actor::execute(seconds * speed_);
+  busy(seconds);
 }
 
 void Simulation::run_send(int rank, const Op& op) {
@@ -183,28 +188,53 @@ void Simulation::run_collective(int rank, const Op& op) {
   st.steps = static_cast<int>(steps.size());
   const auto eb = static_cast<std::uint64_t>(element_bytes);
   for (std::size_t s = 0; s < steps.size(); ++s) {
-    const collective::Step& step = steps[s];
     st.step = static_cast<int>(s);
-    sg4::CommPtr send;
-    sg4::CommPtr recv;
-    int* received = nullptr;
-    if (step.send_peer >= 0) {
-      st.send_peer = group.ranks[static_cast<std::size_t>(step.send_peer)];
-      send = sg4::Mailbox::by_name(fmt::format("c{}:{}>{}", op.group, rank, st.send_peer))
-                 ->put_async(&token, step.send.count * eb);
-    }
-    if (step.recv_peer >= 0) {
-      st.recv_peer = group.ranks[static_cast<std::size_t>(step.recv_peer)];
-      recv = sg4::Mailbox::by_name(fmt::format("c{}:{}>{}", op.group, st.recv_peer, rank))->get_async<int>(&received);
-    }
-    if (send) send->wait();
-    if (recv) recv->wait();
-    st.send_peer = st.recv_peer = -1;
-    if (step.recv_peer >= 0 && step.mode == collective::RecvMode::kReduce && step.recv.count > 0) {
-      sg4::this_actor::execute(static_cast<double>(step.recv.count * eb) * seconds_per_reduced_byte_ * speed_);
-    }
+    run_step(rank, op.group, group, steps[s], eb);
   }
   st.step = -1;
+}
+
+void Simulation::busy(double seconds) {
+  if (seconds > 0) sg4::this_actor::execute(seconds * speed_);
+}
+
+void Simulation::run_step(int rank, int group_index, const trace::Group& group, const collective::Step& step,
+                          std::uint64_t element_bytes) {
+  RankState& st = states_[static_cast<std::size_t>(rank)];
+  const compress::CompressorCost& codec = compressor_;
+  switch (step.kind) {
+    case collective::StepKind::kCompress:
+      busy(codec.compress_s(static_cast<double>(step.local.count * element_bytes)));
+      return;
+    case collective::StepKind::kDecompress: {
+      const double raw = static_cast<double>(step.local.count * element_bytes);
+      busy(codec.decompress_s(raw) + (step.mode == collective::RecvMode::kReduce ? raw * seconds_per_reduced_byte_ : 0.0));
+      return;
+    }
+    case collective::StepKind::kExchange: break;
+  }
+  auto wire = [&](const collective::Block& block) {
+    std::uint64_t raw = block.count * element_bytes;
+    return step.compressed ? codec.wire_bytes(raw) : raw;
+  };
+  sg4::CommPtr send;
+  sg4::CommPtr recv;
+  int* received = nullptr;
+  if (step.send_peer >= 0) {
+    st.send_peer = group.ranks[static_cast<std::size_t>(step.send_peer)];
+    send = sg4::Mailbox::by_name(fmt::format("c{}:{}>{}", group_index, rank, st.send_peer))->put_async(&token, wire(step.send));
+  }
+  if (step.recv_peer >= 0) {
+    st.recv_peer = group.ranks[static_cast<std::size_t>(step.recv_peer)];
+    recv = sg4::Mailbox::by_name(fmt::format("c{}:{}>{}", group_index, st.recv_peer, rank))->get_async<int>(&received);
+  }
+  if (send) send->wait();
+  if (recv) recv->wait();
+  st.send_peer = st.recv_peer = -1;
+  if (step.recv_peer >= 0 && step.mode == collective::RecvMode::kReduce) {
+    const double raw = static_cast<double>(step.recv.count * element_bytes);
+    busy(step.compressed ? codec.add_s(raw) : raw * seconds_per_reduced_byte_);
+  }
 }
 
 void Simulation::rank_main(int rank) {

@@ -55,7 +55,7 @@ TEST_CASE("ring all_reduce moves 2(p-1)/p of the buffer per rank", "[collective]
 }
 
 TEST_CASE("ring all_reduce closed form is the textbook formula", "[collective][ring]") {
-  const CostParams params{2e-6, 1.0 / 10e9, 1.0 / 50e9};
+  const CostParams params = cost_params(2e-6, 1.0 / 10e9, 1.0 / 50e9);
   for (int p : {1, 2, 3, 16, 1024}) {
     for (double n : {0.0, 4096.0, 134217728.0}) {
       RingAllReduce ring(p, static_cast<std::uint64_t>(n / 4), 4);
@@ -68,7 +68,7 @@ TEST_CASE("ring all_reduce closed form is the textbook formula", "[collective][r
   // One concrete value, worked by hand: p=4, n=1 MB, alpha=1us, beta=1ns/B, gamma=0.1ns/B:
   // 6us + 1.5ms + 0.075ms = 1.581 ms.
   RingAllReduce ring(4, 250000, 4);
-  CHECK(ring.cost({1e-6, 1e-9, 1e-10}) == Approx(1.581e-3).epsilon(1e-12));
+  CHECK(ring.cost(cost_params(1e-6, 1e-9, 1e-10)) == Approx(1.581e-3).epsilon(1e-12));
 }
 
 TEST_CASE("chunks split a buffer into near-equal contiguous parts", "[collective]") {

@@ -104,7 +104,8 @@ TEST_CASE("a simulated ring all_reduce matches its closed form without contentio
     engine::Result r = engine::replay(t, platform, {});
     topology::Network::PathCost hop = platform.network.path_cost(0, 1);
     collective::RingAllReduce ring(p, n / 4, 4);
-    double closed = ring.cost({hop.latency_s, 1.0 / hop.bandwidth_Bps, 1.0 / 2e10});
+    double closed =
+        ring.cost(collective::cost_params(hop.latency_s, 1.0 / hop.bandwidth_Bps, 1.0 / 2e10));
     for (int rank = 0; rank < p; ++rank) {
       INFO("p=" << p << " rank " << rank);
       CHECK(op_time(r, rank, 0) == Approx(closed).epsilon(0.01));
