@@ -47,12 +47,19 @@ struct Step {
 
 /// Parameters of the alpha-beta-gamma cost model with compression, with no contention:
 /// a message of n bytes costs alpha + n * beta, reducing n bytes costs n * gamma, and the
-/// compressor's costs are in `compressor` (default: no compression).
+/// compressor's costs are in `compressor` (default: no compression). Two-level algorithms
+/// (hierarchical) use intra_alpha_s / intra_beta_s_per_byte between ranks of one node and
+/// alpha_s / beta_s_per_byte between nodes; a negative intra value means "same as inter".
 struct CostParams {
   double alpha_s = 0;
   double beta_s_per_byte = 0;
   double gamma_s_per_byte = 0;
   compress::CompressorCost compressor;
+  double intra_alpha_s = -1;
+  double intra_beta_s_per_byte = -1;
+
+  double intra_alpha() const { return intra_alpha_s < 0 ? alpha_s : intra_alpha_s; }
+  double intra_beta() const { return intra_beta_s_per_byte < 0 ? beta_s_per_byte : intra_beta_s_per_byte; }
 };
 
 /// CostParams without a brace list (which -Wextra flags for the omitted compressor).

@@ -1,0 +1,2 @@
+# Unit tests of src/compress/, listed explicitly.
+# No tests yet.

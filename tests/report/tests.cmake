@@ -1,0 +1,4 @@
+# Unit tests of src/report/, listed explicitly.
+target_sources(ccsim_tests PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/breakdown_test.cpp
+)

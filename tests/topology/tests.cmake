@@ -1,0 +1,2 @@
+# Unit tests of src/topology/, listed explicitly.
+# No tests yet.
