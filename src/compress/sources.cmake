@@ -1,2 +1,7 @@
 # Sources of src/compress/, listed explicitly (no GLOB).
-# No compiled sources yet (compressor_cost.hpp is header-only).
+target_sources(ccsim_lib PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/compress_spec.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/compressor_model.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/model_reader.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/quantizer.cpp
+)

@@ -1,2 +1,7 @@
 # Unit tests of src/compress/, listed explicitly.
-# No tests yet.
+target_sources(ccsim_tests PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/compress_spec_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/compressor_model_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/model_reader_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/quantizer_test.cpp
+)

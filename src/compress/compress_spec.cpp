@@ -1,0 +1,128 @@
+#include "compress/compress_spec.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "compress/model_reader.hpp"
+#include "core/input_error.hpp"
+#include "core/parse.hpp"
+
+namespace ccsim::compress {
+namespace {
+
+constexpr const char* kWhat = "--compress";
+constexpr std::string_view kValidKeys = "eb, bits, density, where, range";
+
+bool is_path(std::string_view name) { return name.ends_with(".json") || name.find('/') != std::string_view::npos; }
+
+bool is_model_name(std::string_view name) {
+  return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+           c == '.';
+  });
+}
+
+double positive_number(std::string_view text, const std::string& key) {
+  double value = parse_double_or_throw(text, kWhat, key);
+  if (!(value > 0)) throw InputError(kWhat, 0, key, fmt::format("expected a positive number, got \"{}\"", text));
+  return value;
+}
+
+void apply(Query& query, const std::string& key, std::string_view value) {
+  if (key == "eb") {
+    query.error_bound = positive_number(value, key);
+  } else if (key == "bits") {
+    auto bits = parse_int(value);
+    if (!bits || *bits <= 0 || *bits > 32) {
+      throw InputError(kWhat, 0, key, fmt::format("expected an integer from 1 to 32, got \"{}\"", value));
+    }
+    query.bits = static_cast<int>(*bits);
+  } else if (key == "density") {
+    double density = parse_double_or_throw(value, kWhat, key);
+    if (!(density > 0 && density <= 1)) {
+      throw InputError(kWhat, 0, key, fmt::format("expected a fraction in (0, 1], got \"{}\"", value));
+    }
+    query.density = density;
+  } else if (key == "where") {
+    if (value == "accelerator") {
+      query.where = Placement::kAccelerator;
+    } else if (value == "host") {
+      query.where = Placement::kHost;
+    } else {
+      throw InputError(kWhat, 0, key, fmt::format("expected one of accelerator, host, got \"{}\"", value));
+    }
+  } else if (key == "range") {
+    query.value_range = positive_number(value, key);
+  } else {
+    throw InputError(kWhat, 0, key, fmt::format("unknown key; valid keys: {}", kValidKeys));
+  }
+}
+
+}  // namespace
+
+CompressSpec parse_compress_spec(std::string_view text) {
+  CompressSpec spec;
+  std::size_t colon = text.find(':');
+  spec.name = std::string(text.substr(0, colon));
+  if (!is_path(spec.name) && !is_model_name(spec.name)) {
+    throw InputError(kWhat, 0, "",
+                     fmt::format("expected NAME[:key=value,...] with a NAME of letters, digits, '_', '-' or '.', got \"{}\"",
+                                 text));
+  }
+  if (colon == std::string_view::npos) return spec;
+
+  std::string_view rest = text.substr(colon + 1);
+  std::set<std::string> seen;
+  while (true) {
+    std::size_t comma = rest.find(',');
+    std::string_view item = rest.substr(0, comma);
+    std::size_t eq = item.find('=');
+    if (eq == std::string_view::npos || eq == 0) {
+      throw InputError(kWhat, 0, "", fmt::format("expected key=value after '{}:', got \"{}\"", spec.name, item));
+    }
+    std::string key(item.substr(0, eq));
+    if (!seen.insert(key).second) {
+      throw InputError(kWhat, 0, key, fmt::format("given twice in \"{}\"", text));
+    }
+    apply(spec.query, key, item.substr(eq + 1));
+    if (comma == std::string_view::npos) break;
+    rest = rest.substr(comma + 1);
+  }
+  return spec;
+}
+
+std::vector<std::string> list_compressors(const std::vector<std::string>& dirs) {
+  namespace fs = std::filesystem;
+  std::set<std::string> names;
+  for (const std::string& dir : dirs) {
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      if (it->path().extension() == ".json") names.insert(it->path().stem().string());
+    }
+  }
+  return {names.begin(), names.end()};
+}
+
+std::string find_compressor(const std::string& name_or_path, const std::vector<std::string>& dirs) {
+  namespace fs = std::filesystem;
+  if (is_path(name_or_path)) return name_or_path;
+  for (const std::string& dir : dirs) {
+    fs::path candidate = fs::path(dir) / (name_or_path + ".json");
+    std::error_code ec;
+    if (fs::is_regular_file(candidate, ec)) return candidate.string();
+  }
+  std::vector<std::string> names = list_compressors(dirs);
+  throw InputError(kWhat, 0, "",
+                   fmt::format("unknown compressor \"{}\"; models: {}", name_or_path,
+                               names.empty() ? std::string("none found") : fmt::format("{}", fmt::join(names, ", "))));
+}
+
+CompressorModel load_compressor(const CompressSpec& spec, const std::vector<std::string>& dirs) {
+  return read_compressor_model(find_compressor(spec.name, dirs));
+}
+
+}  // namespace ccsim::compress

@@ -1,0 +1,169 @@
+#include "compress/model_reader.hpp"
+
+#include <fmt/format.h>
+
+#include "core/input_error.hpp"
+#include "core/json.hpp"
+#include "core/json_reader.hpp"
+
+namespace ccsim::compress {
+namespace {
+
+using json::ObjectReader;
+
+/// A source must say something: a citation, "measured: ..." or "estimate: ...".
+std::string read_source(ObjectReader& r, std::string_view key) {
+  std::string source = r.string(key);
+  if (source.empty()) r.at(key).fail("expected a citation or \"estimate: ...\", got \"\"");
+  return source;
+}
+
+int bounded_integer(ObjectReader& r, std::string_view key, std::int64_t max) {
+  std::int64_t value = r.positive_integer(key);
+  if (value > max) r.at(key).fail(fmt::format("expected at most {}, got \"{}\"", max, value));
+  return static_cast<int>(value);
+}
+
+/// The parameter of a setting and the key it is written under, for duplicate checks.
+double parameter_of(const Setting& s, Kind kind) {
+  switch (kind) {
+    case Kind::kErrorBounded: return s.error_bound;
+    case Kind::kQuantizer: return s.bits;
+    case Kind::kSparsifier: return s.density;
+  }
+  return 0;
+}
+
+const char* parameter_key(Kind kind) {
+  switch (kind) {
+    case Kind::kErrorBounded: return "error_bound";
+    case Kind::kQuantizer: return "bits";
+    case Kind::kSparsifier: return "density";
+  }
+  return "?";
+}
+
+Setting read_setting(const json::Value& value, const ModelInfo& info, const std::string& file, const std::string& path) {
+  ObjectReader r(value, file, path);
+  Setting s;
+  s.line = value.line();
+  switch (info.kind) {
+    case Kind::kErrorBounded:
+      s.error_bound = r.positive("error_bound");
+      if (info.error_mode == ErrorMode::kRel && s.error_bound >= 1) {
+        r.at("error_bound").fail("expected a relative bound below 1 (error_mode is REL), " +
+                                 json::got(r.required("error_bound")));
+      }
+      s.ratio = r.positive("ratio");
+      break;
+    case Kind::kQuantizer:
+      s.bits = bounded_integer(r, "bits", 32);
+      s.block_elements = r.positive_integer("block_elements");
+      s.scale_bytes = bounded_integer(r, "scale_bytes", 8);
+      break;
+    case Kind::kSparsifier:
+      s.density = r.positive("density");
+      if (s.density > 1) r.at("density").fail("expected a fraction in (0, 1], " + json::got(r.required("density")));
+      break;
+  }
+  s.compress_Bps = r.positive("compress_Bps");
+  s.decompress_Bps = r.positive("decompress_Bps");
+  if (info.homomorphic) {
+    s.add_Bps = r.positive("add_Bps");
+  } else if (r.has("add_Bps")) {
+    r.at("add_Bps").fail("only a homomorphic compressor has an add rate, and homomorphic is false");
+  }
+  s.t0_s = r.optional_non_negative("t0_s").value_or(0.0);
+  s.source = read_source(r, "source");
+  r.optional_string("note");
+  r.finish();
+  return s;
+}
+
+ModelInfo read_info(ObjectReader& doc, const std::string& source) {
+  std::string format = doc.string("format");
+  if (format != kCompressorFormat) {
+    doc.at("format").fail(fmt::format("expected \"{}\", got \"{}\"", kCompressorFormat, format));
+  }
+  std::int64_t version = doc.integer("version");
+  if (version != kCompressorVersion) {
+    doc.at("version").fail(fmt::format("expected {} (the only version this build reads), got \"{}\"",
+                                       kCompressorVersion, doc.required("version").text()));
+  }
+  ModelInfo info;
+  info.file = source;
+  info.name = doc.string("name");
+  if (info.name.empty()) doc.at("name").fail("expected a name, got \"\"");
+  info.description = doc.string("description");
+  std::string kind = doc.choice("kind", {"error-bounded", "quantizer", "sparsifier"});
+  info.kind = kind == "error-bounded" ? Kind::kErrorBounded
+              : kind == "quantizer"   ? Kind::kQuantizer
+                                      : Kind::kSparsifier;
+  info.homomorphic = doc.boolean("homomorphic");
+  info.summable = doc.boolean("summable");
+  info.hardware = doc.string("hardware");
+  info.source = read_source(doc, "source");
+
+  ObjectReader where = doc.child("where");
+  info.placement = where.choice("default", {"accelerator", "host"}) == "host" ? Placement::kHost
+                                                                               : Placement::kAccelerator;
+  info.staging_Bps = where.positive("staging_Bps");
+  info.staging_source = read_source(where, "source");
+  where.optional_string("note");
+  where.finish();
+
+  switch (info.kind) {
+    case Kind::kErrorBounded: {
+      info.error_mode = doc.choice("error_mode", {"REL", "ABS"}) == "REL" ? ErrorMode::kRel : ErrorMode::kAbs;
+      std::string dtype = doc.string("dtype");
+      auto parsed = parse_dtype(dtype);
+      if (!parsed || !(*parsed == DType::kF32 || *parsed == DType::kF16 || *parsed == DType::kBF16 ||
+                       *parsed == DType::kF64)) {
+        doc.at("dtype").fail(fmt::format("expected one of fp32, fp16, bf16, fp64, got \"{}\"", dtype));
+      }
+      info.dtype = *parsed;
+      break;
+    }
+    case Kind::kQuantizer:
+      break;
+    case Kind::kSparsifier:
+      info.index_bytes = doc.positive("index_bytes");
+      break;
+  }
+  return info;
+}
+
+}  // namespace
+
+CompressorModel parse_compressor_model(std::string_view text, const std::string& source) {
+  json::Value root = json::parse(text, source);
+  ObjectReader doc(root, source, "");
+  ModelInfo info = read_info(doc, source);
+
+  const json::Value& list = doc.array("settings");
+  if (list.items().empty()) doc.at("settings").fail("expected at least one setting, got []");
+  std::vector<Setting> settings;
+  const std::string list_path = doc.member_path("settings");
+  for (std::size_t i = 0; i < list.items().size(); ++i) {
+    std::string path = json::item_path(list_path, i);
+    Setting s = read_setting(list.items()[i], info, source, path);
+    for (std::size_t j = 0; j < settings.size(); ++j) {
+      if (parameter_of(settings[j], info.kind) != parameter_of(s, info.kind)) continue;
+      const char* key = parameter_key(info.kind);
+      const json::Value& written = *list.items()[i].find(key);
+      SourceRef{source, written.line(), path + "." + key}.fail(
+          fmt::format("expected a value not listed before, {} (as in {})", json::got(written),
+                      json::item_path(list_path, j)));
+    }
+    settings.push_back(std::move(s));
+  }
+  doc.optional_string("notes");
+  doc.finish();
+  return CompressorModel(std::move(info), std::move(settings));
+}
+
+CompressorModel read_compressor_model(const std::string& path) {
+  return parse_compressor_model(json::read_file(path), path);
+}
+
+}  // namespace ccsim::compress

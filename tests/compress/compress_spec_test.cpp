@@ -1,0 +1,78 @@
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "compress/compress_spec.hpp"
+#include "core/input_error.hpp"
+
+using ccsim::InputError;
+using namespace ccsim::compress;
+
+namespace {
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_compress_spec(text);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+const std::string kModels = CCSIM_SOURCE_DIR "/models/compressors";
+
+}  // namespace
+
+TEST_CASE("compress specs name a model and an operating point", "[compress]") {
+  CompressSpec cuszp = parse_compress_spec("cuszp:eb=1e-3");
+  CHECK(cuszp.name == "cuszp");
+  CHECK(cuszp.query.error_bound == 1e-3);
+  CHECK_FALSE(cuszp.query.where);
+
+  CompressSpec szx = parse_compress_spec("szx:eb=1e-4,where=host");
+  CHECK(szx.name == "szx");
+  CHECK(szx.query.error_bound == 1e-4);
+  CHECK(szx.query.where == Placement::kHost);
+
+  CompressSpec int8 = parse_compress_spec("int8");
+  CHECK(int8.name == "int8");
+  CHECK_FALSE(int8.query.error_bound);
+  CHECK_FALSE(int8.query.bits);
+
+  CHECK(parse_compress_spec("onebit").name == "onebit");
+  CHECK(parse_compress_spec("topk:density=0.01").query.density == 0.01);
+  CHECK(parse_compress_spec("int8:bits=8,where=accelerator").query.bits == 8);
+  CHECK(parse_compress_spec("cuszp:eb=1e-3,range=0.31").query.value_range == 0.31);
+  CHECK(parse_compress_spec("models/x.json:eb=1e-3").name == "models/x.json");
+}
+
+TEST_CASE("bad compress specs are word-for-word errors", "[compress]") {
+  CHECK(error_of("cuszp:level=3") == "--compress: field 'level': unknown key; valid keys: eb, bits, density, where, range");
+  CHECK(error_of("cuszp:eb=abc") == "--compress: field 'eb': expected a number, got \"abc\"");
+  CHECK(error_of("cuszp:eb=-1e-3") == "--compress: field 'eb': expected a positive number, got \"-1e-3\"");
+  CHECK(error_of("cuszp:eb=1e-3,eb=1e-4") == "--compress: field 'eb': given twice in \"cuszp:eb=1e-3,eb=1e-4\"");
+  CHECK(error_of("cuszp:eb") == "--compress: expected key=value after 'cuszp:', got \"eb\"");
+  CHECK(error_of("cuszp:") == "--compress: expected key=value after 'cuszp:', got \"\"");
+  CHECK(error_of("szx:where=gpu") == "--compress: field 'where': expected one of accelerator, host, got \"gpu\"");
+  CHECK(error_of("int8:bits=8.5") == "--compress: field 'bits': expected an integer from 1 to 32, got \"8.5\"");
+  CHECK(error_of("topk:density=2") == "--compress: field 'density': expected a fraction in (0, 1], got \"2\"");
+  CHECK(error_of("") ==
+        "--compress: expected NAME[:key=value,...] with a NAME of letters, digits, '_', '-' or '.', got \"\"");
+  CHECK(error_of("cu szp") ==
+        "--compress: expected NAME[:key=value,...] with a NAME of letters, digits, '_', '-' or '.', got \"cu szp\"");
+}
+
+TEST_CASE("compressor models are found by name in the model directories", "[compress]") {
+  CHECK(find_compressor("cuszp", {"/nonexistent", kModels}) == kModels + "/cuszp.json");
+  CHECK(find_compressor("elsewhere/mine.json", {kModels}) == "elsewhere/mine.json");
+  try {
+    find_compressor("lz4", {kModels});
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()) == "--compress: unknown compressor \"lz4\"; models: cuszp, int8, onebit, szx, topk, zfp");
+  }
+  CHECK_THROWS_WITH(find_compressor("lz4", {"/nonexistent"}),
+                    "--compress: unknown compressor \"lz4\"; models: none found");
+  CompressorModel m = load_compressor(parse_compress_spec("cuszp:eb=1e-3"), {kModels});
+  CHECK(m.cost(parse_compress_spec("cuszp:eb=1e-3").query, ccsim::DType::kF32).ratio == 22.3);
+}
