@@ -1,0 +1,18 @@
+#pragma once
+
+#include "collective/schedule.hpp"
+
+namespace ccsim::collective {
+
+/// Ring all_gather: the buffer of n bytes is the gathered output; rank i contributes chunk i
+/// (chunk(i, p), about n/p bytes) and p - 1 steps around the ring bring every chunk to every
+/// rank. For n bytes: (p-1) alpha + (p-1)/p n beta.
+class RingAllGather : public Schedule {
+ public:
+  using Schedule::Schedule;
+  std::string_view name() const override { return "ring"; }
+  std::vector<Step> steps(int rank) const override;
+  double cost(const CostParams& params) const override;
+};
+
+}  // namespace ccsim::collective

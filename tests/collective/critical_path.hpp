@@ -1,0 +1,26 @@
+#pragma once
+
+#include <functional>
+
+#include "collective/schedule.hpp"
+
+namespace ccsim::collective::testing {
+
+/// Latency and time per byte of the link between two group-local ranks.
+struct LinkCost {
+  double alpha_s = 0;
+  double beta_s_per_byte = 0;
+};
+using LinkModel = std::function<LinkCost(int from, int to)>;
+
+/// The time the last rank ends `schedule` when all start at 0, under the step semantics the
+/// engine implements and no contention: a message starts when both its send and its
+/// receive are posted and takes alpha + wire bytes * beta; an exchange step ends when both its
+/// transfers end, plus the reduction of what it received (gamma per raw byte, or the
+/// compressor's add for compressed data); compress and decompress steps take the compressor's
+/// times (plus gamma per byte for a decompress-add). Without `link`, every pair uses
+/// params.alpha_s and params.beta_s_per_byte. It is the reference the closed forms are
+/// checked against: a closed form derived from the schedule equals this critical path.
+double critical_path_s(const Schedule& schedule, const CostParams& params, const LinkModel& link = {});
+
+}  // namespace ccsim::collective::testing

@@ -1,0 +1,81 @@
+#include <catch2/catch.hpp>
+
+#include <memory>
+
+#include "collective/binomial_broadcast.hpp"
+#include "collective/binomial_tree_all_reduce.hpp"
+#include "collective/compressed_all_gather_all_reduce.hpp"
+#include "collective/compressed_ring_all_reduce.hpp"
+#include "collective/hierarchical_all_reduce.hpp"
+#include "collective/homomorphic_ring_all_reduce.hpp"
+#include "collective/pairwise_all_to_all.hpp"
+#include "collective/rabenseifner_all_reduce.hpp"
+#include "collective/recursive_doubling_all_reduce.hpp"
+#include "collective/ring_all_gather.hpp"
+#include "collective/ring_all_reduce.hpp"
+#include "collective/ring_reduce_scatter.hpp"
+#include "critical_path.hpp"
+
+using namespace ccsim::collective;
+using namespace ccsim::collective::testing;
+
+// Every closed form is derived from its schedule: it must equal the critical path of the
+// schedule's steps under the same model, for counts that split evenly (the closed forms use
+// n/p; chunk() rounds).
+
+namespace {
+
+// Divisible by 1..10, 12 and 16, and each chunk of it by the ratio below.
+constexpr std::uint64_t kCount = 5040 * 16;
+
+ccsim::compress::CompressorCost codec() {
+  ccsim::compress::CompressorCost c;
+  c.ratio = 4;
+  c.compress_t0_s = 3e-6;
+  c.compress_Bps = 8e9;
+  c.decompress_t0_s = 2e-6;
+  c.decompress_Bps = 16e9;
+  c.add_t0_s = 1e-6;
+  c.add_Bps = 40e9;
+  return c;
+}
+
+void check(const Schedule& schedule, const CostParams& params, const LinkModel& link = {}) {
+  INFO(schedule.name() << " p=" << schedule.size());
+  CHECK(critical_path_s(schedule, params, link) == Approx(schedule.cost(params)).epsilon(1e-12));
+}
+
+}  // namespace
+
+TEST_CASE("closed forms equal the critical path of the schedules", "[collective][closed-form]") {
+  const CostParams params = cost_params(1.5e-6, 0.4e-9, 0.07e-9, codec());
+  for (int p : {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16}) {
+    check(RingAllReduce(p, kCount, 4), params);
+    check(RecursiveDoublingAllReduce(p, kCount, 4), params);
+    check(RabenseifnerAllReduce(p, kCount, 4), params);
+    check(BinomialTreeAllReduce(p, kCount, 4), params);
+    check(BinomialBroadcast(p, kCount, 4, p / 2), params);
+    check(RingAllGather(p, kCount, 4), params);
+    check(RingReduceScatter(p, kCount, 4), params);
+    check(PairwiseAllToAll(p, kCount, 4), params);
+    check(CompressedRingAllReduce(p, kCount, 4), params);
+    check(HomomorphicRingAllReduce(p, kCount, 4), params);
+    check(CompressedAllGatherAllReduce(p, kCount, 4), params);
+  }
+}
+
+TEST_CASE("hierarchical closed form equals its critical path on two link tiers", "[collective][closed-form]") {
+  CostParams params = cost_params(5e-6, 1e-9, 0.07e-9);
+  params.intra_alpha_s = 0.7e-6;
+  params.intra_beta_s_per_byte = 0.05e-9;
+  for (auto [p, g] : {std::pair{8, 4}, {8, 2}, {12, 3}, {12, 4}, {16, 8}, {6, 1}, {6, 6}, {9, 3}}) {
+    std::vector<int> nodes;
+    for (int r = 0; r < p; ++r) nodes.push_back(r / g);
+    auto link = [&](int from, int to) {
+      return nodes[static_cast<std::size_t>(from)] == nodes[static_cast<std::size_t>(to)]
+                 ? LinkCost{params.intra_alpha(), params.intra_beta()}
+                 : LinkCost{params.alpha_s, params.beta_s_per_byte};
+    };
+    check(HierarchicalAllReduce(p, kCount, 4, nodes), params, link);
+  }
+}

@@ -1,0 +1,151 @@
+#include <catch2/catch.hpp>
+
+#include <stdexcept>
+
+#include "collective/registry.hpp"
+#include "core/input_error.hpp"
+#include "support.hpp"
+
+using namespace ccsim::collective;
+using namespace ccsim::collective::testing;
+
+namespace {
+
+Request all_reduce(int size, std::uint64_t bytes, std::string algorithm = "auto") {
+  Request request;
+  request.op = Collective::kAllReduce;
+  request.algorithm = std::move(algorithm);
+  request.size = size;
+  request.element_bytes = 4;
+  request.count = bytes / 4;
+  return request;
+}
+
+std::string message_of(const Request& request) {
+  try {
+    make_schedule(request);
+  } catch (const ccsim::InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("registry lists the algorithms of each collective, auto first", "[collective][registry]") {
+  CHECK(algorithms(Collective::kAllReduce) ==
+        std::vector<std::string_view>{"auto", "ring", "recursive-doubling", "rabenseifner", "binomial-tree",
+                                      "hierarchical", "compressed-ring", "homomorphic-ring", "compressed-allgather"});
+  CHECK(algorithms(Collective::kBroadcast) == std::vector<std::string_view>{"auto", "binomial-tree"});
+  CHECK(algorithms(Collective::kAllGather) == std::vector<std::string_view>{"auto", "ring"});
+  CHECK(algorithms(Collective::kReduceScatter) == std::vector<std::string_view>{"auto", "ring"});
+  CHECK(algorithms(Collective::kAllToAll) == std::vector<std::string_view>{"auto", "pairwise"});
+  CHECK(to_string(Collective::kAllToAll) == "all_to_all");
+  CHECK(to_string(Compression::kNonSummable) == "non-summable");
+}
+
+TEST_CASE("registry chooses all_reduce algorithms as MPI libraries do", "[collective][registry]") {
+  CHECK(choose_algorithm(all_reduce(1, 1 << 20)) == "ring");
+  CHECK(choose_algorithm(all_reduce(8, 1024)) == "recursive-doubling");
+  CHECK(choose_algorithm(all_reduce(6, 2048)) == "recursive-doubling");
+  CHECK(choose_algorithm(all_reduce(8, 2052)) == "rabenseifner");
+  CHECK(choose_algorithm(all_reduce(8, 1 << 20)) == "rabenseifner");
+  CHECK(choose_algorithm(all_reduce(8, (1 << 20) + 4)) == "ring");
+  CHECK(choose_algorithm(all_reduce(6, 65536)) == "ring");
+  CHECK(choose_algorithm(all_reduce(8, 256 << 20)) == "ring");
+
+  Request two_nodes = all_reduce(8, 65536);
+  two_nodes.node_of_rank = {0, 0, 0, 0, 1, 1, 1, 1};
+  CHECK(choose_algorithm(two_nodes) == "hierarchical");
+  two_nodes.count = 16;  // small messages stay latency-bound
+  CHECK(choose_algorithm(two_nodes) == "recursive-doubling");
+  Request one_per_node = all_reduce(8, 65536);
+  one_per_node.node_of_rank = {0, 1, 2, 3, 4, 5, 6, 7};
+  CHECK(choose_algorithm(one_per_node) == "rabenseifner");
+  Request one_node = all_reduce(8, 65536);
+  one_node.node_of_rank = std::vector<int>(8, 3);
+  CHECK(choose_algorithm(one_node) == "rabenseifner");
+  Request uneven = all_reduce(8, 65536);
+  uneven.node_of_rank = {0, 0, 0, 0, 0, 1, 1, 1};
+  CHECK(choose_algorithm(uneven) == "rabenseifner");
+
+  Request compressed = all_reduce(8, 1024);
+  compressed.compression = Compression::kHomomorphic;
+  CHECK(choose_algorithm(compressed) == "homomorphic-ring");
+  compressed.compression = Compression::kErrorBounded;
+  CHECK(choose_algorithm(compressed) == "compressed-ring");
+  compressed.compression = Compression::kNonSummable;
+  CHECK(choose_algorithm(compressed) == "compressed-allgather");
+}
+
+TEST_CASE("registry chooses the other collectives' only algorithm", "[collective][registry]") {
+  Request request = all_reduce(4, 4096);
+  request.op = Collective::kBroadcast;
+  request.root = 2;
+  CHECK(choose_algorithm(request) == "binomial-tree");
+  auto broadcast = make_schedule(request);
+  CHECK(broadcast->name() == "binomial-tree");
+  // The root's buffer reaches everyone.
+  Buffers buffers = distinct_inputs(4, request.count);
+  execute_in_memory(*broadcast, buffers);
+  CHECK(buffers[0] == buffers[2]);
+  request.op = Collective::kAllGather;
+  CHECK(make_schedule(request)->name() == "ring");
+  request.op = Collective::kReduceScatter;
+  CHECK(make_schedule(request)->name() == "ring");
+  request.op = Collective::kAllToAll;
+  CHECK(make_schedule(request)->name() == "pairwise");
+}
+
+TEST_CASE("registry builds every all_reduce algorithm by name", "[collective][registry]") {
+  for (std::string_view name : algorithms(Collective::kAllReduce)) {
+    Request request = all_reduce(6, 6 * 40);
+    request.algorithm = std::string(name);
+    request.node_of_rank = {0, 0, 1, 1, 2, 2};
+    if (name.starts_with("compressed")) request.compression = Compression::kErrorBounded;
+    if (name == "homomorphic-ring") request.compression = Compression::kHomomorphic;
+    auto schedule = make_schedule(request);
+    if (name != "auto") CHECK(schedule->name() == name);
+    require_all_reduced(*schedule);
+  }
+}
+
+TEST_CASE("registry refuses unknown and unfit algorithms, word for word", "[collective][registry]") {
+  CHECK(message_of(all_reduce(4, 4096, "tree")) ==
+        "--algo: unknown all_reduce algorithm \"tree\"; choices: auto, ring, recursive-doubling, rabenseifner, "
+        "binomial-tree, hierarchical, compressed-ring, homomorphic-ring, compressed-allgather");
+  Request broadcast = all_reduce(4, 4096, "ring");
+  broadcast.op = Collective::kBroadcast;
+  CHECK(message_of(broadcast) == "--algo: unknown broadcast algorithm \"ring\"; choices: auto, binomial-tree");
+
+  CHECK(message_of(all_reduce(8, 4096, "hierarchical")) ==
+        "--algo: all_reduce algorithm \"hierarchical\" needs the node of every rank, which is not known here");
+  Request uneven = all_reduce(8, 4096, "hierarchical");
+  uneven.node_of_rank = {0, 0, 0, 0, 0, 1, 1, 1};
+  CHECK(message_of(uneven) ==
+        "--algo: hierarchical all_reduce needs the same number of the group's ranks on every node, but node 0 holds "
+        "5 and node 1 holds 3");
+
+  CHECK(message_of(all_reduce(8, 4096, "compressed-ring")) ==
+        "--algo: all_reduce algorithm \"compressed-ring\" needs a compressor, and none is set");
+  Request plain = all_reduce(8, 4096, "ring");
+  plain.compression = Compression::kErrorBounded;
+  CHECK(message_of(plain) ==
+        "--algo: all_reduce algorithm \"ring\" does not compress, but the compressor is error-bounded; choose auto, "
+        "compressed-ring, homomorphic-ring or compressed-allgather, or no compressor");
+  Request homomorphic = all_reduce(8, 4096, "homomorphic-ring");
+  homomorphic.compression = Compression::kNonSummable;
+  CHECK(message_of(homomorphic) ==
+        "--algo: all_reduce algorithm \"homomorphic-ring\" needs a homomorphic compressor (one whose compressed "
+        "blocks add), but the compressor is non-summable");
+
+  Request compressed_gather = all_reduce(8, 4096);
+  compressed_gather.op = Collective::kAllGather;
+  compressed_gather.compression = Compression::kErrorBounded;
+  CHECK_THROWS_WITH(make_schedule(compressed_gather),
+                    "all_gather has no compressed algorithm; request it with compression none");
+  Request bad_root = all_reduce(4, 4096);
+  bad_root.op = Collective::kBroadcast;
+  bad_root.root = 7;
+  CHECK_THROWS_AS(make_schedule(bad_root), std::invalid_argument);
+}
