@@ -10,6 +10,7 @@ namespace ccsim::cli {
 // One file per subcommand: setup_<cmd> registers it and its options on the app; its
 // callback runs run_<cmd>. Library code throws; main() turns exceptions into exit codes.
 void setup_replay(CLI::App& app);
+void setup_platform(CLI::App& app);
 
 /// Directories searched for platform presets: $CCSIM_PLATFORMS (colon-separated), then the
 /// platforms/ folder of the source tree this binary was built from.

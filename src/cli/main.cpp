@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "ccsim 0.1");
   ccsim::cli::setup_replay(app);
+  ccsim::cli::setup_platform(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -21,6 +21,8 @@ struct ReplayCommand {
   std::string rows = "operator";
   bool per_rank = false;
   std::string algorithm = "ring";
+  std::string placement = "auto";
+  bool oversubscribe = false;
   bool simgrid_log = false;
 };
 
@@ -34,6 +36,8 @@ void run_replay(const ReplayCommand& cmd) {
 
   engine::ReplayOptions options;
   options.all_reduce_algorithm = cmd.algorithm;
+  options.placement = cmd.placement;
+  options.oversubscribe = cmd.oversubscribe;
   options.simgrid_log = cmd.simgrid_log;
   engine::Result result = engine::replay(trace, platform, options);
 
@@ -78,6 +82,15 @@ void setup_replay(CLI::App& app) {
   sub->add_option("--algo", cmd->algorithm, "all_reduce algorithm")
       ->check(CLI::IsMember({"ring"}))
       ->capture_default_str();
+  sub->add_option("--placement", cmd->placement,
+                  "How ranks map to accelerators: 'auto' (the trace's own placement, else tp,pp,dp), an order of "
+                  "tp, pp and dp innermost first (tp,pp,dp keeps tensor-parallel groups inside a node, pipeline "
+                  "stages across nodes, data parallel outermost), 'rank-order', or 'map:A,B,...' (rank r on "
+                  "accelerator A_r)")
+      ->capture_default_str();
+  sub->add_flag("--oversubscribe", cmd->oversubscribe,
+               "Allow more ranks than accelerators: they share accelerators (compute is time-shared, messages between "
+               "ranks on one accelerator are free)");
   sub->add_flag("--simgrid-log", cmd->simgrid_log, "Show SimGrid's own log on stderr");
   sub->callback([cmd] { run_replay(*cmd); });
 }

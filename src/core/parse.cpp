@@ -107,6 +107,7 @@ std::string format_bytes(double bytes) {
 }
 
 std::string format_rate(double bytes_per_s) {
+  if (bytes_per_s >= 1e12) return fmt::format("{:.4g} TB/s", bytes_per_s / 1e12);
   if (bytes_per_s >= 1e9) return fmt::format("{:.4g} GB/s", bytes_per_s / 1e9);
   if (bytes_per_s >= 1e6) return fmt::format("{:.4g} MB/s", bytes_per_s / 1e6);
   return fmt::format("{:.4g} kB/s", bytes_per_s / 1e3);

@@ -16,9 +16,11 @@ namespace ccsim::engine {
 /// routing memory per host (no route table of all pairs). Hosts are the accelerators.
 class GraphZone final : public simgrid::kernel::routing::NetZoneImpl {
  public:
-  /// Creates the zone as the platform root and one SimGrid host per accelerator and one
-  /// SimGrid link per direction of each split-duplex link (one for shared links).
-  GraphZone(const topology::Network& network, double bandwidth_factor, double latency_factor);
+  /// Creates the zone as the platform root with one SimGrid host per accelerator in `used`
+  /// and one SimGrid link per direction (one for shared links) of each link that routes
+  /// among them can take (Network::links_used_by), plus a per-cable limiter for trunks.
+  GraphZone(const topology::Network& network, const std::vector<int>& used, double bandwidth_factor,
+            double latency_factor);
 
   simgrid::s4u::Host* host(int accelerator) const { return hosts_[static_cast<std::size_t>(accelerator)]; }
 
@@ -29,7 +31,9 @@ class GraphZone final : public simgrid::kernel::routing::NetZoneImpl {
   const topology::Network& network_;
   std::vector<simgrid::s4u::Host*> hosts_;
   std::vector<int> accelerator_of_netpoint_;
-  std::vector<simgrid::s4u::Link*> links_;  ///< 2 per network link: [2i] forward, [2i+1] backward
+  std::vector<simgrid::s4u::Link*> links_;     ///< 2 per network link: [2i] forward, [2i+1] backward
+  std::vector<simgrid::s4u::Link*> loopback_;  ///< per accelerator shared by several ranks, nullptr otherwise
+  std::vector<simgrid::s4u::Link*> limiters_;  ///< per-flow cable limit of trunks, nullptr otherwise
   std::vector<topology::Hop> hops_;         ///< scratch
 };
 

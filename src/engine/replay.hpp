@@ -26,8 +26,10 @@ struct ReplayOptions {
   NetworkModel network;
   /// Algorithm for all_reduce: "ring" (more arrive with the collective issue).
   std::string all_reduce_algorithm = "ring";
-  /// Accelerator of each rank; empty = rank r on accelerator r (node-major).
-  std::vector<int> placement;
+  /// Placement policy (engine/placement.hpp): "auto", "rank-order", "tp,pp,dp", "map:...".
+  std::string placement = "auto";
+  /// Allow more ranks than accelerators (they share accelerators; see place_ranks).
+  bool oversubscribe = false;
   /// Let SimGrid print its own log (off: only ccsim's messages).
   bool simgrid_log = false;
   /// Stack of each simulated rank (SimGrid context), KiB.

@@ -80,6 +80,7 @@ std::string serialize(const Result& result) {
   w.str(result.platform_file);
   w.str(result.network_model);
   w.str(result.algorithm);
+  w.str(result.placement);
   w.pod(result.world_size);
   w.pod(result.stage_count);
   w.vec(result.stage);
@@ -100,6 +101,7 @@ Result deserialize(std::string_view bytes) {
   result.platform_file = r.str();
   result.network_model = r.str();
   result.algorithm = r.str();
+  result.placement = r.str();
   result.world_size = r.pod<int>();
   result.stage_count = r.pod<int>();
   result.stage = r.vec<int>();

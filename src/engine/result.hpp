@@ -25,6 +25,7 @@ struct Result {
   std::string platform_file;
   std::string network_model;  ///< the SimGrid network configuration, as a sentence
   std::string algorithm;      ///< the collective algorithm(s) used
+  std::string placement;      ///< the placement policy applied
   int world_size = 0;
   int stage_count = 1;
   std::vector<int> stage;           ///< pipeline stage of each rank

@@ -5,11 +5,12 @@
 
 #include <fmt/format.h>
 #include <simgrid/s4u.hpp>
-#include <xbt/log.h>
 
 #include "collective/ring_all_reduce.hpp"
 #include "core/input_error.hpp"
 #include "engine/graph_zone.hpp"
+#include "engine/placement.hpp"
+#include "engine/sg_engine.hpp"
 
 namespace ccsim::engine {
 namespace {
@@ -61,6 +62,7 @@ class Simulation {
   const ReplayOptions& options_;
   Result result_;
   std::vector<int> placement_;
+  std::string placement_policy_;
   std::vector<RankState> states_;
   /// Per rank: (group, index in group, collectives entered on it so far).
   struct Membership {
@@ -79,16 +81,19 @@ int token = 0;  // payload of every simulated message; only sizes matter
 
 void Simulation::check_fit() {
   const topology::Network& net = platform_.network;
-  placement_ = options_.placement;
-  if (placement_.empty()) {
-    if (trace_.world_size > net.accelerator_count()) {
-      throw InputError(trace_.source, 0, "world_size",
-                       fmt::format("the trace has {} ranks but platform \"{}\" has only {} accelerators ({} nodes x {})",
-                                   trace_.world_size, platform_.name, net.accelerator_count(), net.node_count(),
-                                   net.accelerators_per_node()));
-    }
-    placement_.resize(static_cast<std::size_t>(trace_.world_size));
-    for (int r = 0; r < trace_.world_size; ++r) placement_[static_cast<std::size_t>(r)] = r;
+  if (trace_.world_size > net.accelerator_count() && !options_.oversubscribe) {
+    throw InputError(trace_.source, 0, "world_size",
+                     fmt::format("the trace has {} ranks but platform \"{}\" has only {} accelerators ({} nodes x {}); "
+                                 "--oversubscribe shares accelerators",
+                                 trace_.world_size, platform_.name, net.accelerator_count(), net.node_count(),
+                                 net.accelerators_per_node()));
+  }
+  placement_policy_ = resolve_placement(trace_, options_.placement);
+  try {
+    placement_ = place_ranks(trace_, net, options_.placement, options_.oversubscribe);
+  } catch (const InputError& e) {
+    if (options_.placement != "auto" || trace_.placement.empty()) throw;
+    throw InputError(trace_.source, 0, "placement", e.detail());  // the trace's own placement is wrong
   }
   for (int r = 0; r < trace_.world_size; ++r) {
     const auto& ops = trace_.ops[static_cast<std::size_t>(r)];
@@ -109,6 +114,11 @@ void Simulation::prepare_result() {
   result_.platform_file = platform_.file;
   result_.network_model = options_.network.describe();
   result_.algorithm = fmt::format("all_reduce: {}", options_.all_reduce_algorithm);
+  result_.placement = placement_policy_;
+  if (trace_.world_size > platform_.network.accelerator_count()) {
+    result_.placement += fmt::format(", oversubscribed: {} ranks on {} accelerators", trace_.world_size,
+                                     platform_.network.accelerator_count());
+  }
   result_.world_size = trace_.world_size;
   result_.stage = trace_.pipeline_stages();
   result_.stage_count = trace_.pipeline_stage_count();
@@ -312,21 +322,10 @@ Result Simulation::run() {
   prepare_result();
   states_.assign(static_cast<std::size_t>(trace_.world_size), RankState{});
 
-  int argc = 1;
-  char program[] = "ccsim";
-  char* argv[] = {program, nullptr};
-  if (!options_.simgrid_log) xbt_log_control_set("root.app:file:/dev/null");
-  sg4::Engine engine(&argc, argv);
-  engine.set_config("network/model:CM02");
-  engine.set_config("network/TCP-gamma:0");
-  engine.set_config("network/crosstraffic:0");
-  engine.set_config("network/weight-S:0");
-  engine.set_config("network/bandwidth-factor:1");
-  engine.set_config("network/latency-factor:1");
-  engine.set_config(fmt::format("contexts/stack-size:{}", options_.stack_kib));
+  std::unique_ptr<sg4::Engine> engine = make_engine(options_.network, options_.stack_kib, options_.simgrid_log);
 
   const topology::Network& net = platform_.network;
-  zone_ = new GraphZone(net, options_.network.bandwidth_factor, options_.network.latency_factor);
+  zone_ = new GraphZone(net, placement_, options_.network.bandwidth_factor, options_.network.latency_factor);
   speed_ = net.accelerator().flops;
   seconds_per_reduced_byte_ = 1.0 / net.accelerator().reduce_Bps;
 
@@ -334,7 +333,7 @@ Result Simulation::run() {
     sg4::Actor::create(fmt::format("rank{}", r), zone_->host(placement_[static_cast<std::size_t>(r)]),
                        [this, r] { rank_main(r); });
   }
-  engine.run();
+  engine->run();
 
   for (const RankState& st : states_) {
     if (!st.done) throw SimulationError(explain_deadlock());

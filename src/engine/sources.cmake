@@ -1,7 +1,11 @@
 # Sources of src/engine/, listed explicitly (no GLOB).
 target_sources(ccsim_lib PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/child_process.cpp
   ${CMAKE_CURRENT_LIST_DIR}/graph_zone.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/placement.cpp
   ${CMAKE_CURRENT_LIST_DIR}/replay.cpp
   ${CMAKE_CURRENT_LIST_DIR}/result.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/sg_engine.cpp
   ${CMAKE_CURRENT_LIST_DIR}/simulation.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/xml_check.cpp
 )

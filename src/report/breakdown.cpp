@@ -89,6 +89,7 @@ Breakdown make_breakdown(const engine::Result& result, const BreakdownOptions& o
   out.platform_name = result.platform_name;
   out.network_model = result.network_model;
   out.algorithm = result.algorithm;
+  out.placement = result.placement;
   out.world_size = result.world_size;
   out.stage_count = result.stage_count;
   out.makespan_s = result.makespan_s;
@@ -112,6 +113,7 @@ void write_text(const Breakdown& b, std::ostream& out) {
              b.world_size, b.stage_count, b.stage_count == 1 ? "" : "s", b.makespan_s * 1e3);
   fmt::print(out, "network: {}\n", b.network_model);
   fmt::print(out, "collectives: {}\n", b.algorithm);
+  if (!b.placement.empty()) fmt::print(out, "placement: {}\n", b.placement);
   for (const Table& t : b.tables) {
     if (t.scope == "stage") {
       fmt::print(out, "\nPipeline stage {} (rank{} {}{})\n", t.id, t.ranks.size() == 1 ? "" : "s", format_ranks(t.ranks),
@@ -167,6 +169,7 @@ void write_json(const Breakdown& b, std::ostream& out) {
   doc["platform"] = b.platform_name;
   doc["network_model"] = b.network_model;
   doc["collectives"] = b.algorithm;
+  doc["placement"] = b.placement;
   doc["world_size"] = b.world_size;
   doc["pipeline_stages"] = b.stage_count;
   doc["iteration_ms"] = b.makespan_s * 1e3;

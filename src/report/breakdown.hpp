@@ -39,6 +39,7 @@ struct Breakdown {
   std::string platform_name;
   std::string network_model;
   std::string algorithm;
+  std::string placement;
   int world_size = 0;
   int stage_count = 1;
   double makespan_s = 0;

@@ -12,8 +12,8 @@ std::string_view sharing_name(Sharing sharing) {
   return sharing == Sharing::kSplitDuplex ? "split-duplex" : "shared";
 }
 
-std::uint16_t Network::add_tier(std::string name, std::string source) {
-  tiers_.push_back(Tier{std::move(name), std::move(source)});
+std::uint16_t Network::add_tier(std::string name, std::string source, double oversubscription) {
+  tiers_.push_back(Tier{std::move(name), std::move(source), oversubscription});
   return static_cast<std::uint16_t>(tiers_.size() - 1);
 }
 
@@ -22,6 +22,7 @@ Network::VertexId Network::add_vertex(const VertexInfo& info) { return boost::ad
 std::uint32_t Network::add_link(VertexId a, VertexId b, const Link& link) {
   auto id = static_cast<std::uint32_t>(links_.size());
   links_.push_back(link);
+  if (links_.back().capacity_Bps < links_.back().bandwidth_Bps) links_.back().capacity_Bps = links_.back().bandwidth_Bps;
   ends_.emplace_back(a, b);
   boost::add_edge(a, b, id, graph_);
   return id;
@@ -65,6 +66,38 @@ void Network::route(int src, int dst, std::vector<Hop>& out) const {
   out.push_back(Hop{intra_link_[static_cast<std::size_t>(dst)], false});
 }
 
+void FabricRouter::mark_links(const std::vector<std::size_t>&, const std::vector<std::uint32_t>& fabric_links,
+                              std::vector<bool>& used) const {
+  for (std::uint32_t id : fabric_links) used[id] = true;
+}
+
+std::vector<bool> Network::links_used_by(const std::vector<int>& accelerators) const {
+  std::vector<bool> used(links_.size(), false);
+  std::vector<bool> node_done(static_cast<std::size_t>(nodes_), false);
+  std::vector<std::size_t> switches;
+  for (int a : accelerators) {
+    used[intra_link_[static_cast<std::size_t>(a)]] = true;
+    auto node = static_cast<std::size_t>(node_of(a));
+    if (node_done[node]) continue;
+    node_done[node] = true;
+    for (int k = 0; k < nics_; ++k) {
+      std::uint32_t nic = nic_link_[node * static_cast<std::size_t>(nics_) + static_cast<std::size_t>(k)];
+      used[nic] = true;
+      switches.push_back(ends_[nic].second);
+    }
+  }
+  // Fabric links: everything that is not an accelerator's or a NIC's own link.
+  std::vector<bool> own(links_.size(), false);
+  for (std::uint32_t id : intra_link_) own[id] = true;
+  for (std::uint32_t id : nic_link_) own[id] = true;
+  std::vector<std::uint32_t> fabric;
+  for (std::uint32_t id = 0; id < links_.size(); ++id) {
+    if (!own[id]) fabric.push_back(id);
+  }
+  fabric_->mark_links(switches, fabric, used);
+  return used;
+}
+
 std::vector<Hop> Network::route(int src, int dst) const {
   std::vector<Hop> hops;
   route(src, dst, hops);
@@ -96,7 +129,7 @@ std::string Network::vertex_name(VertexId v) const {
 }
 
 std::string Network::link_name(std::uint32_t id) const {
-  return fmt::format("{}:{}-{}", tiers_[links_[id].tier].name, vertex_name(ends_[id].first),
+  return fmt::format("{}#{}:{}-{}", tiers_[links_[id].tier].name, id, vertex_name(ends_[id].first),
                      vertex_name(ends_[id].second));
 }
 
@@ -106,6 +139,16 @@ TreeRouter::TreeRouter(std::size_t vertex_count)
 void TreeRouter::set_parent(std::size_t child, std::size_t parent, std::uint32_t link) {
   parent_[child] = static_cast<std::uint32_t>(parent);
   parent_link_[child] = link;
+}
+
+void TreeRouter::mark_links(const std::vector<std::size_t>& switches, const std::vector<std::uint32_t>&,
+                            std::vector<bool>& used) const {
+  for (std::size_t s : switches) {
+    for (std::uint32_t v = static_cast<std::uint32_t>(s); parent_[v] != kNone; v = parent_[v]) {
+      if (used[parent_link_[v]]) break;  // the rest of the way up is marked already
+      used[parent_link_[v]] = true;
+    }
+  }
 }
 
 void TreeRouter::route(std::size_t from, std::size_t to, std::vector<Hop>& out) const {

@@ -31,20 +31,26 @@ enum class Sharing : std::uint8_t {
 };
 std::string_view sharing_name(Sharing sharing);
 
-/// One (possibly aggregated) link between two vertices. `count` parallel cables of
-/// `bandwidth_Bps` each are modelled as one link of count * bandwidth_Bps, which is the
-/// fluid-model view of a trunk with perfect load balancing.
+/// One link between two vertices, possibly a trunk of parallel cables. A single flow gets
+/// at most `bandwidth_Bps` (one cable); all flows together get at most `capacity_Bps`
+/// (all cables, >= bandwidth_Bps). This is the fluid-model view of a trunk with perfect
+/// load balancing, which is how a fat-tree's oversubscribed levels are represented.
 struct Link {
-  double bandwidth_Bps = 0;  ///< per direction for split-duplex links, in total for shared ones
+  double bandwidth_Bps = 0;  ///< per flow; per direction for split-duplex links, in total for shared ones
+  double capacity_Bps = 0;   ///< all flows together; 0 when building means "= bandwidth_Bps"
   double latency_s = 0;
   Sharing sharing = Sharing::kSplitDuplex;
   std::uint16_t tier = 0;    ///< index into Network::tiers()
+
+  /// Parallel cables (capacity / bandwidth; may be fractional when a ratio is given exactly).
+  double cables() const { return capacity_Bps / bandwidth_Bps; }
 };
 
 /// A class of links that share a description (the intra-node link, the NIC, fat-tree level 2...).
 struct Tier {
   std::string name;
-  std::string source;  ///< where its figures come from, or "estimate: ..."
+  std::string source;            ///< where its figures come from, or "estimate: ..."
+  double oversubscription = 0;   ///< fat-tree levels: down capacity / up capacity; 0 = not applicable
 };
 
 /// One traversal of a link on a route. `forward` means from the link's first endpoint to its
@@ -69,6 +75,10 @@ class FabricRouter {
   virtual ~FabricRouter() = default;
   /// Appends the hops from switch vertex `from` to switch vertex `to` (none when equal).
   virtual void route(std::size_t from, std::size_t to, std::vector<Hop>& out) const = 0;
+  /// Marks in `used` (indexed by link id) every fabric link a route between any two of
+  /// `switches` may take. The default marks all of `fabric_links`.
+  virtual void mark_links(const std::vector<std::size_t>& switches, const std::vector<std::uint32_t>& fabric_links,
+                          std::vector<bool>& used) const;
 };
 
 /// The network of a platform as a Boost.Graph graph: accelerators, node hubs, switches and
@@ -85,13 +95,13 @@ class Network {
   Network& operator=(Network&&) = default;
 
   // --- building (topology builders) ---
-  std::uint16_t add_tier(std::string name, std::string source);
+  std::uint16_t add_tier(std::string name, std::string source, double oversubscription = 0);
   VertexId add_vertex(const VertexInfo& info);
   /// Adds a link from `a` to `b` (its forward direction) and returns its id.
   std::uint32_t add_link(VertexId a, VertexId b, const Link& link);
   /// Declares the nodes: `nodes` x `accelerators_per_node` accelerators, each with a link to its
-  /// node hub of the given tier, and `nics` NIC links per node from the hub to the fabric
-  /// switches returned by `attach(node, nic)`.
+  /// node hub, and `nics` NIC links per node from the hub to the fabric switch
+  /// nic_switch[node * nics + k]. Call once, after the fabric's switches exist.
   void build_nodes(int nodes, int accelerators_per_node, const Link& intra, int nics, const Link& nic,
                    const std::vector<VertexId>& nic_switch);
   void set_fabric(std::unique_ptr<FabricRouter> router) { fabric_ = std::move(router); }
@@ -111,6 +121,9 @@ class Network {
   int accelerators_per_node() const { return per_node_; }
   int accelerator_count() const { return nodes_ * per_node_; }
   int nics_per_node() const { return nics_; }
+  /// The link of accelerator `a` to its node hub, and of NIC k of node n to the fabric.
+  std::uint32_t intra_link(int accelerator) const { return intra_link_[static_cast<std::size_t>(accelerator)]; }
+  std::uint32_t nic_link(int node, int nic) const { return nic_link_[static_cast<std::size_t>(node * nics_ + nic)]; }
   VertexId accelerator_vertex(int accelerator) const { return accelerators_[static_cast<std::size_t>(accelerator)]; }
   int node_of(int accelerator) const { return accelerator / per_node_; }
   const AcceleratorSpec& accelerator() const { return accelerator_; }
@@ -126,6 +139,11 @@ class Network {
     std::size_t hops = 0;
   };
   PathCost path_cost(int src, int dst) const;
+
+  /// The links that routes among `accelerators` can take (by link id): their intra and NIC
+  /// links and the fabric links between their switches. The engine creates only these, so a
+  /// small job on a large machine costs what the job touches.
+  std::vector<bool> links_used_by(const std::vector<int>& accelerators) const;
 
   std::string vertex_name(VertexId v) const;
   std::string link_name(std::uint32_t id) const;
@@ -155,6 +173,9 @@ class TreeRouter : public FabricRouter {
   /// Declares `parent` as the parent of `child`, reached through `link` (forward = up).
   void set_parent(std::size_t child, std::size_t parent, std::uint32_t link);
   void route(std::size_t from, std::size_t to, std::vector<Hop>& out) const override;
+  /// The paths from `switches` up to the root.
+  void mark_links(const std::vector<std::size_t>& switches, const std::vector<std::uint32_t>& fabric_links,
+                  std::vector<bool>& used) const override;
 
  private:
   static constexpr std::uint32_t kNone = UINT32_MAX;

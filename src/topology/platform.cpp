@@ -1,6 +1,7 @@
 #include "topology/platform.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <set>
 
@@ -9,25 +10,32 @@
 #include "core/input_error.hpp"
 #include "core/json.hpp"
 #include "core/json_reader.hpp"
+#include "core/parse.hpp"
+#include "topology/dragonfly.hpp"
+#include "topology/fat_tree.hpp"
+#include "topology/torus.hpp"
 
 namespace ccsim::topology {
 namespace {
 
 using json::ObjectReader;
 
-/// A link description: bandwidth, latency, sharing and where the figures come from.
-Link read_link(ObjectReader& r, Network& network, const std::string& tier_name) {
-  Link link;
+LinkSpec read_link(ObjectReader& r) {
+  LinkSpec link;
   link.bandwidth_Bps = r.positive("bandwidth_Bps");
   link.latency_s = r.non_negative("latency_s");
   if (r.has("sharing")) {
     link.sharing = r.choice("sharing", {"split-duplex", "shared"}) == "shared" ? Sharing::kShared : Sharing::kSplitDuplex;
   }
-  std::string source = r.string("source");
+  link.source = r.string("source");
   r.allow({"note"});
   r.finish();
-  link.tier = network.add_tier(tier_name, source);
   return link;
+}
+
+LinkSpec read_link(ObjectReader& parent, std::string_view key) {
+  ObjectReader r = parent.child(key);
+  return read_link(r);
 }
 
 AcceleratorSpec read_accelerator(ObjectReader& r) {
@@ -46,6 +54,154 @@ int bounded_count(ObjectReader& r, std::string_view key, std::int64_t max) {
   std::int64_t value = r.positive_integer(key);
   if (value > max) r.at(key).fail(fmt::format("expected at most {}, got \"{}\"", max, value));
   return static_cast<int>(value);
+}
+
+/// A ratio "16:3" or a number >= 1.
+double read_oversubscription(ObjectReader& r, std::string_view key) {
+  const json::Value* value = r.optional(key);
+  if (value == nullptr) return 1.0;
+  std::optional<double> ratio;
+  if (value->is_number()) {
+    ratio = parse_double(value->text());
+  } else if (value->is_string()) {
+    const std::string& text = value->text();
+    std::size_t colon = text.find(':');
+    if (colon != std::string::npos) {
+      auto down = parse_double(std::string_view(text).substr(0, colon));
+      auto up = parse_double(std::string_view(text).substr(colon + 1));
+      if (down && up && *up > 0) ratio = *down / *up;
+    }
+  }
+  if (!ratio || *ratio < 1.0) {
+    r.at(key).fail("expected a ratio >= 1 such as 2, 1.5 or \"16:3\" (down:up capacity), " + json::got(*value));
+  }
+  return *ratio;
+}
+
+NodeSpec read_nodes(ObjectReader& doc) {
+  NodeSpec spec;
+  spec.nodes = bounded_count(doc, "nodes", 1 << 22);
+  ObjectReader node = doc.child("node");
+  spec.accelerators = bounded_count(node, "accelerators", 1024);
+  ObjectReader acc = node.child("accelerator");
+  spec.accelerator = read_accelerator(acc);
+  spec.intra = read_link(node, "intra_link");
+  spec.nics = bounded_count(node, "nics", 64);
+  spec.nic = read_link(node, "nic_link");
+  node.finish();
+  if (static_cast<std::int64_t>(spec.nodes) * spec.accelerators > (1 << 24)) {
+    doc.at("nodes").fail(fmt::format("expected at most 16777216 accelerators in all, got {} nodes x {}", spec.nodes,
+                                     spec.accelerators));
+  }
+  return spec;
+}
+
+/// Checks that a fat-tree ends in one root and builds it.
+void finish_fat_tree(Platform& platform, const NodeSpec& nodes, const FatTreeSpec& tree, const SourceRef& where) {
+  std::vector<int> counts = fat_tree_switch_counts(nodes, tree);
+  if (counts.back() != 1) {
+    where.fail(fmt::format("the top level has {} switches for {} nodes x {} NICs; a fat-tree ends in one root: raise the "
+                           "top level's 'down' to at least {} or add a level",
+                           counts.back(), nodes.nodes, nodes.nics, counts.back() * tree.levels.back().down));
+  }
+  std::string levels;
+  for (std::size_t k = 0; k < tree.levels.size(); ++k) {
+    levels += fmt::format("{}level {}: {} switch{} of {} down", k ? ", " : "", k + 1, counts[k],
+                          counts[k] == 1 ? "" : "es", tree.levels[k].down);
+    if (k > 0) levels += fmt::format(" ({:g}:1)", tree.levels[k].oversubscription);
+  }
+  platform.shape = fmt::format("{}{}", levels, tree.rails ? ", rail-optimised" : "");
+  platform.closed_form_bisection_Bps = fat_tree_bisection_closed_form(nodes, tree);
+  platform.network = build_fat_tree(nodes, tree);
+}
+
+void read_fat_tree(Platform& platform, const NodeSpec& nodes, ObjectReader& net) {
+  FatTreeSpec tree;
+  tree.rails = net.optional_boolean("rails").value_or(false);
+  const json::Value& levels = net.array("levels");
+  if (levels.items().empty()) net.at("levels").fail("expected at least one level, got []");
+  for (std::size_t k = 0; k < levels.items().size(); ++k) {
+    ObjectReader level(levels.items()[k], net.file(), json::item_path(net.member_path("levels"), k));
+    FatTreeLevel spec;
+    spec.down = bounded_count(level, "down", 1 << 22);
+    if (k == 0) {
+      level.string("source");
+      level.allow({"note"});
+    } else {
+      spec.oversubscription = read_oversubscription(level, "oversubscription");
+      spec.link.bandwidth_Bps = level.positive("bandwidth_Bps");
+      spec.link.latency_s = level.non_negative("latency_s");
+      spec.link.source = level.string("source");
+      level.allow({"note"});
+    }
+    level.finish();
+    tree.levels.push_back(spec);
+  }
+  finish_fat_tree(platform, nodes, tree, net.at("levels"));
+}
+
+void read_supernodes(Platform& platform, const NodeSpec& nodes, ObjectReader& net) {
+  FatTreeSpec tree;
+  FatTreeLevel super;
+  super.down = bounded_count(net, "nodes_per_supernode", 1 << 20) * nodes.nics;
+  ObjectReader upper = net.child("upper");
+  FatTreeLevel top;
+  top.oversubscription = read_oversubscription(upper, "oversubscription");
+  top.link.bandwidth_Bps = upper.positive("bandwidth_Bps");
+  top.link.latency_s = upper.non_negative("latency_s");
+  top.link.source = upper.string("source");
+  upper.allow({"note"});
+  upper.finish();
+  top.down = std::max(1, (nodes.nodes * nodes.nics + super.down - 1) / super.down);
+  tree.levels = {super, top};
+  finish_fat_tree(platform, nodes, tree, net.at("nodes_per_supernode"));
+}
+
+void read_torus(Platform& platform, const NodeSpec& nodes, ObjectReader& net) {
+  TorusSpec torus;
+  const json::Value& dims = net.array("dims");
+  if (dims.items().size() != 2 && dims.items().size() != 3) {
+    net.at("dims").fail(fmt::format("expected 2 or 3 dimensions, got {}", dims.items().size()));
+  }
+  std::int64_t product = 1;
+  for (std::size_t d = 0; d < dims.items().size(); ++d) {
+    SourceRef where{net.file(), dims.items()[d].line(), json::item_path(net.member_path("dims"), d)};
+    std::int64_t k = json::as_integer(dims.items()[d], where);
+    if (k < 1 || k > 4096) where.fail(fmt::format("expected 1..4096 routers, got \"{}\"", k));
+    torus.dims.push_back(static_cast<int>(k));
+    product *= k;
+  }
+  if (product != nodes.nodes) {
+    net.at("dims").fail(fmt::format("a torus of {} routers needs nodes = {}, got {}", fmt::join(torus.dims, " x "),
+                                    product, nodes.nodes));
+  }
+  torus.link = read_link(net, "link");
+  platform.shape = fmt::format("{}-D torus {}, dimension-order routing", torus.dims.size(), fmt::join(torus.dims, " x "));
+  platform.closed_form_bisection_Bps = torus_bisection_closed_form(nodes, torus);
+  platform.network = build_torus(nodes, torus);
+}
+
+void read_dragonfly(Platform& platform, const NodeSpec& nodes, ObjectReader& net) {
+  DragonflySpec df;
+  df.groups = bounded_count(net, "groups", 1 << 16);
+  df.routers = bounded_count(net, "routers_per_group", 1 << 10);
+  df.nodes_per_router = bounded_count(net, "nodes_per_router", 1 << 10);
+  df.global_ports = bounded_count(net, "global_ports", 1 << 10);
+  df.local = read_link(net, "local_link");
+  df.global = read_link(net, "global_link");
+  const std::int64_t slots = static_cast<std::int64_t>(df.groups) * df.routers * df.nodes_per_router;
+  if (slots != nodes.nodes) {
+    net.at("groups").fail(fmt::format("{} groups x {} routers x {} nodes = {} nodes, but the platform has {}", df.groups,
+                                      df.routers, df.nodes_per_router, slots, nodes.nodes));
+  }
+  if (df.routers * df.global_ports < df.groups - 1) {
+    net.at("global_ports").fail(fmt::format("{} routers x {} global ports cannot reach the other {} groups", df.routers,
+                                            df.global_ports, df.groups - 1));
+  }
+  platform.shape = fmt::format("dragonfly: {} groups x {} routers x {} nodes, {} global ports per router, minimal routing",
+                               df.groups, df.routers, df.nodes_per_router, df.global_ports);
+  platform.closed_form_bisection_Bps = dragonfly_bisection_closed_form(nodes, df);
+  platform.network = build_dragonfly(nodes, df);
 }
 
 }  // namespace
@@ -67,35 +223,28 @@ Platform parse_platform(std::string_view text, const std::string& source) {
   platform.name = doc.string("name");
   platform.description = doc.optional_string("description").value_or("");
   doc.allow({"notes"});
-  Network& net = platform.network;
+  NodeSpec nodes = read_nodes(doc);
 
-  int nodes = bounded_count(doc, "nodes", 1 << 20);
-  ObjectReader node = doc.child("node");
-  int per_node = bounded_count(node, "accelerators", 1024);
-  ObjectReader acc = node.child("accelerator");
-  net.set_accelerator(read_accelerator(acc));
-  ObjectReader intra_r = node.child("intra_link");
-  Link intra = read_link(intra_r, net, "intra");
-  int nics = bounded_count(node, "nics", 64);
-  ObjectReader nic_r = node.child("nic_link");
-  Link nic = read_link(nic_r, net, "nic");
-  node.finish();
-  if (static_cast<std::int64_t>(nodes) * per_node > (1 << 24)) {
-    doc.at("nodes").fail(fmt::format("expected at most 16777216 accelerators in all, got {} nodes x {}", nodes, per_node));
+  ObjectReader net = doc.child("network");
+  platform.topology = net.choice("topology", {"switch", "fat-tree", "supernodes", "torus", "dragonfly"});
+  net.string("source");
+  net.allow({"note"});
+  if (platform.topology == "switch") {
+    FatTreeSpec tree;
+    tree.levels.push_back(FatTreeLevel{nodes.nodes * nodes.nics, LinkSpec{}, 1});
+    finish_fat_tree(platform, nodes, tree, net.at("topology"));
+    platform.shape = "one non-blocking switch";
+  } else if (platform.topology == "fat-tree") {
+    read_fat_tree(platform, nodes, net);
+  } else if (platform.topology == "supernodes") {
+    read_supernodes(platform, nodes, net);
+  } else if (platform.topology == "torus") {
+    read_torus(platform, nodes, net);
+  } else {
+    read_dragonfly(platform, nodes, net);
   }
-
-  ObjectReader network = doc.child("network");
-  platform.topology = network.choice("topology", {"switch"});
-  network.string("source");
-  network.allow({"note"});
-  network.finish();
+  net.finish();
   doc.finish();
-
-  // A single non-blocking switch joins every NIC.
-  Network::VertexId sw = net.add_vertex(VertexInfo{VertexKind::kSwitch, -1, 0, 1});
-  std::vector<Network::VertexId> attach(static_cast<std::size_t>(nodes) * static_cast<std::size_t>(nics), sw);
-  net.build_nodes(nodes, per_node, intra, nics, nic, attach);
-  net.set_fabric(std::make_unique<TreeRouter>(net.vertex_count()));
   return platform;
 }
 

@@ -15,7 +15,10 @@ struct Platform {
   std::string name;
   std::string description;
   std::string file;      ///< where it was read from
-  std::string topology;  ///< the network's topology kind ("switch", ...)
+  std::string topology;  ///< the network's topology kind: switch, fat-tree, supernodes, torus, dragonfly
+  std::string shape;     ///< a one-line description of the topology's parameters
+  /// Bisection bandwidth from the topology's closed form, NaN when it has none (see the builders).
+  double closed_form_bisection_Bps = 0;
   Network network;
 };
 

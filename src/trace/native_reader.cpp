@@ -34,6 +34,7 @@ class NativeReader {
     trace_.name = doc.string("name");
     trace_.description = doc.optional_string("description").value_or("");
     trace_.platform = doc.optional_string("platform").value_or("");
+    trace_.placement = doc.optional_string("placement").value_or("");
     doc.allow({"config", "source"});  // free-form metadata, documented in traces/README.md
     std::int64_t world = doc.positive_integer("world_size");
     if (world > (1 << 24)) doc.at("world_size").fail(fmt::format("expected at most 16777216 ranks, got \"{}\"", world));

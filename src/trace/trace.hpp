@@ -85,6 +85,7 @@ class Trace {
   std::string name;           ///< job name
   std::string description;
   std::string platform;       ///< suggested platform preset, may be empty
+  std::string placement;      ///< how the job placed its ranks (engine/placement.hpp), may be empty
   int world_size = 0;
   std::vector<Group> groups;
   std::vector<std::vector<Op>> ops;  ///< ops[rank]

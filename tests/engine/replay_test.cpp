@@ -3,12 +3,15 @@
 #include <fmt/format.h>
 
 #include "collective/ring_all_reduce.hpp"
+#include "engine_fixtures.hpp"
 #include "core/input_error.hpp"
 #include "engine/replay.hpp"
 #include "topology/platform.hpp"
 #include "trace/native_reader.hpp"
 
 using namespace ccsim;
+using test::make_trace;
+using test::op_time;
 
 namespace {
 
@@ -25,25 +28,6 @@ topology::Platform test_platform(int nodes, int per_node) {
 }})",
                                               nodes, per_node),
                                   "test-platform.json");
-}
-
-trace::Trace make_trace(int world, const std::string& groups, const std::vector<std::string>& ops) {
-  std::string ranks;
-  for (int r = 0; r < world; ++r) {
-    ranks += fmt::format("{}{{\"rank\": {}, \"ops\": [{}]}}", r ? ",\n" : "", r, ops[static_cast<std::size_t>(r)]);
-  }
-  return trace::parse_native(fmt::format(R"({{"format": "ccsim-trace", "version": 1, "name": "t", "world_size": {},
-"groups": [{}],
-"ranks": [
-{}
-]}})",
-                                         world, groups, ranks),
-                             "t.json");
-}
-
-double op_time(const engine::Result& r, int rank, std::size_t op) {
-  const engine::OpRecord& rec = r.ops[static_cast<std::size_t>(rank)][op];
-  return rec.end_s - rec.start_s;
 }
 
 }  // namespace
@@ -151,5 +135,5 @@ TEST_CASE("a trace larger than the platform is an input error", "[engine]") {
   trace::Trace t = make_trace(3, "", {"", "", ""});
   CHECK_THROWS_WITH(engine::replay(t, test_platform(1, 2), {}),
                     "t.json: field 'world_size': the trace has 3 ranks but platform \"test\" has only 2 accelerators "
-                    "(1 nodes x 2)");
+                    "(1 nodes x 2); --oversubscribe shares accelerators");
 }

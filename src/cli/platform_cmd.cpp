@@ -1,0 +1,116 @@
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "core/input_error.hpp"
+#include "core/parse.hpp"
+#include "topology/analysis.hpp"
+#include "topology/platform.hpp"
+#include "topology/simgrid_xml.hpp"
+#include "topology/summary.hpp"
+
+namespace ccsim::cli {
+namespace {
+
+struct PlatformCommand {
+  std::string name;
+  std::string output = "-";
+  bool xml = false;
+  std::string routing = "auto";
+  int src = 0;
+  int dst = 0;
+};
+
+topology::Platform load(const std::string& name) {
+  return topology::read_platform(topology::find_platform(name, platform_dirs()));
+}
+
+void run_list() {
+  std::string out;
+  for (const std::string& name : topology::list_platforms(platform_dirs())) {
+    topology::Platform p = load(name);
+    const topology::Network& net = p.network;
+    out += fmt::format("{:<22} {:>7} nodes x {:<2} {:<11} {}\n", name, net.node_count(), net.accelerators_per_node(),
+                       p.topology, net.accelerator().model);
+  }
+  std::cout << out;
+}
+
+void run_show(const PlatformCommand& cmd) {
+  topology::Platform p = load(cmd.name);
+  write_output(cmd.output, topology::format_summary(p, topology::summarize(p)));
+}
+
+void run_export(const PlatformCommand& cmd) {
+  if (!cmd.xml) throw InputError("command line", 0, "--xml", "choose an export format: --xml (SimGrid platform file)");
+  topology::Platform p = load(cmd.name);
+  topology::XmlRouting routing = topology::XmlRouting::kDijkstra;
+  if (cmd.routing == "full" || (cmd.routing == "auto" && p.network.accelerator_count() <= 64)) {
+    routing = topology::XmlRouting::kFull;
+  }
+  write_output(cmd.output, topology::to_simgrid_xml(p.network, p.name, routing));
+}
+
+void run_route(const PlatformCommand& cmd) {
+  topology::Platform p = load(cmd.name);
+  const topology::Network& net = p.network;
+  for (int a : {cmd.src, cmd.dst}) {
+    if (a < 0 || a >= net.accelerator_count()) {
+      throw InputError("command line", 0, "", fmt::format("expected an accelerator in 0..{}, got \"{}\"",
+                                                          net.accelerator_count() - 1, a));
+    }
+  }
+  std::string out = fmt::format("route from accelerator {} ({}) to {} ({}):\n", cmd.src,
+                                net.vertex_name(net.accelerator_vertex(cmd.src)), cmd.dst,
+                                net.vertex_name(net.accelerator_vertex(cmd.dst)));
+  for (const topology::Hop& hop : net.route(cmd.src, cmd.dst)) {
+    const topology::Link& link = net.link(hop.link);
+    out += fmt::format("  {:<40} {:<4} {:>12} per flow, {:>12} capacity, {:.3g} us\n", net.link_name(hop.link),
+                       hop.forward ? "up" : "down", format_rate(link.bandwidth_Bps), format_rate(link.capacity_Bps),
+                       link.latency_s * 1e6);
+  }
+  topology::Network::PathCost cost = net.path_cost(cmd.src, cmd.dst);
+  out += fmt::format("{} links, latency {:.3g} us, bottleneck {} per flow: 1 MiB takes {:.3f} us alone\n", cost.hops,
+                     cost.latency_s * 1e6, format_rate(cost.bandwidth_Bps),
+                     (cost.latency_s + (1 << 20) / cost.bandwidth_Bps) * 1e6);
+  std::cout << out;
+}
+
+}  // namespace
+
+void setup_platform(CLI::App& app) {
+  auto cmd = std::make_shared<PlatformCommand>();
+  CLI::App* platform = app.add_subcommand("platform", "List, describe and export the platform presets (platforms/)");
+  platform->require_subcommand(1);
+
+  platform->add_subcommand("list", "One line per preset: nodes, accelerators per node, topology, accelerator")
+      ->callback([] { run_list(); });
+
+  CLI::App* show = platform->add_subcommand(
+      "show", "Describe a platform: nodes, accelerators, per-tier bandwidth and latency with their sources, "
+              "oversubscription, bisection bandwidth (computed and closed form), diameter");
+  show->add_option("platform", cmd->name, "Preset name or platform file")->required();
+  show->add_option("-o,--output", cmd->output, "Write to this file instead of stdout ('-')")->capture_default_str();
+  show->callback([cmd] { run_show(*cmd); });
+
+  CLI::App* exp = platform->add_subcommand("export", "Write a platform in another tool's format");
+  exp->add_option("platform", cmd->name, "Preset name or platform file")->required();
+  exp->add_flag("--xml", cmd->xml, "SimGrid platform file (version 4.1), loadable by any SimGrid program");
+  exp->add_option("--routing", cmd->routing,
+                  "'full': ccsim's own route for every pair of accelerators (N^2 entries); 'dijkstra': links only, "
+                  "SimGrid computes shortest paths (same routes on trees); 'auto': full up to 64 accelerators")
+      ->check(CLI::IsMember({"auto", "full", "dijkstra"}))
+      ->capture_default_str();
+  exp->add_option("-o,--output", cmd->output, "Write to this file instead of stdout ('-')")->capture_default_str();
+  exp->callback([cmd] { run_export(*cmd); });
+
+  CLI::App* route = platform->add_subcommand("route", "Show the links a message between two accelerators crosses");
+  route->add_option("platform", cmd->name, "Preset name or platform file")->required();
+  route->add_option("src", cmd->src, "Source accelerator (node-major index)")->required();
+  route->add_option("dst", cmd->dst, "Destination accelerator")->required();
+  route->callback([cmd] { run_route(*cmd); });
+}
+
+}  // namespace ccsim::cli

@@ -1,0 +1,125 @@
+#include "engine/placement.hpp"
+
+#include <algorithm>
+#include <array>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "core/input_error.hpp"
+#include "core/parse.hpp"
+
+namespace ccsim::engine {
+namespace {
+
+[[noreturn]] void fail(const std::string& detail) { throw InputError("--placement", 0, "", detail); }
+
+/// Per rank: its index in its group of `kind` (0 without one); and the groups' size.
+std::vector<int> coordinate(const trace::Trace& trace, trace::GroupKind kind, int& size) {
+  std::vector<int> index(static_cast<std::size_t>(trace.world_size), 0);
+  size = 1;
+  for (const trace::Group& group : trace.groups) {
+    if (group.kind != kind) continue;
+    size = std::max(size, static_cast<int>(group.ranks.size()));
+    for (std::size_t i = 0; i < group.ranks.size(); ++i) index[static_cast<std::size_t>(group.ranks[i])] = static_cast<int>(i);
+  }
+  return index;
+}
+
+std::vector<int> explicit_map(const trace::Trace& trace, const topology::Network& network, std::string_view list) {
+  std::vector<int> map;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    std::size_t comma = list.find(',', start);
+    std::string_view item = list.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    auto value = parse_int(item);
+    if (!value || *value < 0 || *value >= network.accelerator_count()) {
+      fail(fmt::format("map entry {} must be an accelerator in 0..{}, got \"{}\"", map.size(),
+                       network.accelerator_count() - 1, item));
+    }
+    map.push_back(static_cast<int>(*value));
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  if (map.size() != static_cast<std::size_t>(trace.world_size)) {
+    fail(fmt::format("the map places {} ranks but the trace has {}", map.size(), trace.world_size));
+  }
+  std::vector<int> sorted = map;
+  std::sort(sorted.begin(), sorted.end());
+  auto twice = std::adjacent_find(sorted.begin(), sorted.end());
+  if (twice != sorted.end()) fail(fmt::format("the map puts two ranks on accelerator {}", *twice));
+  return map;
+}
+
+}  // namespace
+
+std::string resolve_placement(const trace::Trace& trace, const std::string& policy) {
+  if (policy != "auto") return policy;
+  return trace.placement.empty() ? std::string("tp,pp,dp") : trace.placement;
+}
+
+std::vector<int> place_ranks(const trace::Trace& trace, const topology::Network& network, const std::string& requested,
+                             bool oversubscribe) {
+  const std::string policy = resolve_placement(trace, requested);
+  const int world = trace.world_size;
+  if (world > network.accelerator_count() && !oversubscribe) {
+    fail(fmt::format("the trace has {} ranks but the platform has only {} accelerators ({} nodes x {}); "
+                     "--oversubscribe shares accelerators",
+                     world, network.accelerator_count(), network.node_count(), network.accelerators_per_node()));
+  }
+  if (policy.starts_with("map:")) return explicit_map(trace, network, std::string_view(policy).substr(4));
+  std::vector<int> order(static_cast<std::size_t>(world));
+  std::iota(order.begin(), order.end(), 0);
+  const int accelerators = network.accelerator_count();
+  if (policy == "rank-order") {
+    for (int& slot : order) slot %= accelerators;
+    return order;
+  }
+
+  // A permutation of tp, pp, dp, innermost first.
+  std::array<std::string, 3> names;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < 3; ++i) {
+    std::size_t comma = policy.find(',', start);
+    names[i] = policy.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    start = comma == std::string::npos ? policy.size() + 1 : comma + 1;
+  }
+  std::array<std::string, 3> sorted = names;
+  std::sort(sorted.begin(), sorted.end());
+  if (start <= policy.size() || sorted != std::array<std::string, 3>{"dp", "pp", "tp"}) {
+    fail(fmt::format("expected auto, rank-order, map:A,B,... or an order of tp, pp and dp such as tp,pp,dp "
+                     "(innermost first), got \"{}\"",
+                     policy));
+  }
+  int tp_size = 1;
+  int pp_size = 1;
+  int dp_size = 1;
+  std::vector<int> tp = coordinate(trace, trace::GroupKind::kTensor, tp_size);
+  std::vector<int> pp = coordinate(trace, trace::GroupKind::kPipeline, pp_size);
+  std::vector<int> dp = coordinate(trace, trace::GroupKind::kData, dp_size);
+  auto coord = [&](const std::string& name, int rank) {
+    const auto r = static_cast<std::size_t>(rank);
+    return name == "tp" ? tp[r] : name == "pp" ? pp[r] : dp[r];
+  };
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    for (int i = 2; i >= 0; --i) {  // outermost coordinate first
+      int ca = coord(names[static_cast<std::size_t>(i)], a);
+      int cb = coord(names[static_cast<std::size_t>(i)], b);
+      if (ca != cb) return ca < cb;
+    }
+    return a < b;
+  });
+  const int per_node = network.accelerators_per_node();
+  if (names[0] == "tp" && tp_size > 1 && world <= accelerators && (tp_size > per_node || per_node % tp_size != 0)) {
+    fail(fmt::format("tensor-parallel groups of {} ranks cannot stay inside nodes of {} accelerators with placement "
+                     "\"{}\"; pass --placement rank-order (or another order) to place them across nodes",
+                     tp_size, per_node, policy));
+  }
+  std::vector<int> accelerator(static_cast<std::size_t>(world));
+  for (int slot = 0; slot < world; ++slot) {
+    accelerator[static_cast<std::size_t>(order[static_cast<std::size_t>(slot)])] = slot % accelerators;
+  }
+  return accelerator;
+}
+
+}  // namespace ccsim::engine

@@ -1,0 +1,102 @@
+#include "topology/analysis.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <unordered_map>
+
+#include <boost/graph/breadth_first_search.hpp>
+#include <boost/graph/push_relabel_max_flow.hpp>
+
+namespace ccsim::topology {
+namespace {
+
+/// Distances in links from accelerator `source` to every vertex.
+std::vector<int> bfs_distances(const Network& network, Network::VertexId source) {
+  std::vector<int> distance(network.vertex_count(), -1);
+  distance[source] = 0;
+  auto record = boost::record_distances(distance.data(), boost::on_tree_edge());
+  boost::breadth_first_search(network.graph(), source, boost::visitor(boost::make_bfs_visitor(record)));
+  return distance;
+}
+
+/// The farthest accelerator from `source` and its distance.
+std::pair<int, int> farthest_accelerator(const Network& network, Network::VertexId source) {
+  std::vector<int> distance = bfs_distances(network, source);
+  std::pair<int, int> best{0, 0};
+  for (int a = 0; a < network.accelerator_count(); ++a) {
+    int d = distance[network.accelerator_vertex(a)];
+    if (d > best.second) best = {a, d};
+  }
+  return best;
+}
+
+}  // namespace
+
+int diameter_hops(const Network& network) {
+  if (network.accelerator_count() < 2) return 0;
+  auto [far, first] = farthest_accelerator(network, network.accelerator_vertex(0));
+  auto [ignored, second] = farthest_accelerator(network, network.accelerator_vertex(far));
+  return std::max(first, second);
+}
+
+double bisection_bandwidth(const Network& network) {
+  using Traits = boost::adjacency_list_traits<boost::vecS, boost::vecS, boost::directedS>;
+  using FlowGraph = boost::adjacency_list<
+      boost::vecS, boost::vecS, boost::directedS, boost::no_property,
+      boost::property<boost::edge_capacity_t, double,
+                      boost::property<boost::edge_residual_capacity_t, double,
+                                      boost::property<boost::edge_reverse_t, Traits::edge_descriptor>>>>;
+  const int accelerators = network.accelerator_count();
+  if (accelerators < 2) return 0.0;
+  const std::size_t n = network.vertex_count();
+  FlowGraph flow(n + 2);
+  const std::size_t source = n;
+  const std::size_t sink = n + 1;
+  auto capacity = boost::get(boost::edge_capacity, flow);
+  auto reverse = boost::get(boost::edge_reverse, flow);
+  // An arc a -> b of capacity c, paired with its residual reverse arc of capacity back.
+  auto arc = [&](std::size_t a, std::size_t b, double c, double back) {
+    auto e = boost::add_edge(a, b, flow).first;
+    auto r = boost::add_edge(b, a, flow).first;
+    capacity[e] = c;
+    capacity[r] = back;
+    reverse[e] = r;
+    reverse[r] = e;
+  };
+  for (std::uint32_t id = 0; id < network.link_count(); ++id) {
+    const double c = network.link(id).capacity_Bps;
+    arc(network.link_source(id), network.link_target(id), c, c);
+  }
+  const double unbounded = std::numeric_limits<double>::max() / 4;
+  for (int a = 0; a < accelerators; ++a) {
+    if (a < accelerators / 2) {
+      arc(source, network.accelerator_vertex(a), unbounded, 0.0);
+    } else {
+      arc(network.accelerator_vertex(a), sink, unbounded, 0.0);
+    }
+  }
+  return boost::push_relabel_max_flow(flow, source, sink);
+}
+
+std::vector<LinkLoad> link_loads(const Network& network, const std::vector<std::pair<int, int>>& flows) {
+  std::unordered_map<std::uint64_t, int> count;  // (link << 1 | direction) -> flows
+  std::vector<Hop> hops;
+  for (const auto& [src, dst] : flows) {
+    hops.clear();
+    network.route(src, dst, hops);
+    for (const Hop& hop : hops) ++count[(static_cast<std::uint64_t>(hop.link) << 1) | (hop.forward ? 1u : 0u)];
+  }
+  std::vector<LinkLoad> loads;
+  loads.reserve(count.size());
+  for (const auto& [key, flows_on_link] : count) {
+    loads.push_back(LinkLoad{static_cast<std::uint32_t>(key >> 1), (key & 1u) != 0, flows_on_link});
+  }
+  std::sort(loads.begin(), loads.end(), [](const LinkLoad& a, const LinkLoad& b) {
+    if (a.flows != b.flows) return a.flows > b.flows;
+    if (a.link != b.link) return a.link < b.link;
+    return a.forward > b.forward;
+  });
+  return loads;
+}
+
+}  // namespace ccsim::topology

@@ -1,0 +1,35 @@
+#pragma once
+
+#include <string>
+
+#include "topology/network.hpp"
+
+namespace ccsim::topology {
+
+/// A link as a platform file describes it: per-flow bandwidth, latency, sharing, source.
+struct LinkSpec {
+  double bandwidth_Bps = 0;
+  double latency_s = 0;
+  Sharing sharing = Sharing::kSplitDuplex;
+  std::string source;
+};
+
+/// The inside of the nodes of a platform: how many, their accelerators, the intra-node
+/// link (accelerator to node hub: PCIe, xGMI, NVLink-class) and the NICs.
+struct NodeSpec {
+  int nodes = 1;
+  int accelerators = 1;  ///< per node
+  AcceleratorSpec accelerator;
+  LinkSpec intra;
+  int nics = 1;  ///< per node; accelerator j uses NIC j % nics
+  LinkSpec nic;
+};
+
+/// Adds a tier for `spec` to `network` and returns the Link to build with it.
+Link make_link(Network& network, const std::string& tier, const LinkSpec& spec, double capacity_Bps = 0,
+               double oversubscription = 0);
+
+/// Builds the nodes of `spec` in `network`, NIC k of node n attached to nic_switch[n * nics + k].
+void build_nodes(Network& network, const NodeSpec& spec, const std::vector<Network::VertexId>& nic_switch);
+
+}  // namespace ccsim::topology

@@ -1,0 +1,23 @@
+#pragma once
+
+#include <string>
+
+#include "topology/network.hpp"
+
+namespace ccsim::topology {
+
+/// How an exported SimGrid platform routes.
+enum class XmlRouting {
+  kFull,      ///< an explicit route for every pair of accelerators: exactly ccsim's routes (N^2 entries)
+  kDijkstra,  ///< every vertex and link, SimGrid computes shortest paths: the same routes on trees,
+              ///< possibly other shortest paths on tori and dragonflies; O(N) entries
+};
+
+/// The network as a SimGrid platform file (version 4.1): one host per accelerator (named
+/// nodeN.accI, speed = the accelerator's flops), one link per link (SPLITDUPLEX or SHARED;
+/// trunks get a FATPIPE per-cable limiter, as in the engine), with `bandwidth_factor` and
+/// `latency_factor` applied like the engine does.
+std::string to_simgrid_xml(const Network& network, const std::string& platform_name, XmlRouting routing,
+                           double bandwidth_factor = 1.0, double latency_factor = 1.0);
+
+}  // namespace ccsim::topology

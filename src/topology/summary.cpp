@@ -1,0 +1,96 @@
+#include "topology/summary.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "core/parse.hpp"
+#include "topology/analysis.hpp"
+
+namespace ccsim::topology {
+
+PlatformSummary summarize(const Platform& platform) {
+  const Network& net = platform.network;
+  PlatformSummary s;
+  s.vertices = net.vertex_count();
+  for (Network::VertexId v = 0; v < net.vertex_count(); ++v) {
+    if (net.vertex(v).kind == VertexKind::kSwitch) ++s.switches;
+  }
+  s.tiers.resize(net.tiers().size());
+  for (std::size_t t = 0; t < net.tiers().size(); ++t) {
+    s.tiers[t].name = net.tiers()[t].name;
+    s.tiers[t].source = net.tiers()[t].source;
+    s.tiers[t].oversubscription = net.tiers()[t].oversubscription;
+  }
+  for (std::uint32_t id = 0; id < net.link_count(); ++id) {
+    const Link& link = net.link(id);
+    TierSummary& tier = s.tiers[link.tier];
+    ++tier.links;
+    tier.bandwidth_Bps = link.bandwidth_Bps;
+    tier.capacity_Bps = link.capacity_Bps;
+    tier.latency_s = link.latency_s;
+    tier.sharing = link.sharing;
+  }
+  s.bisection_Bps = bisection_bandwidth(net);
+  s.closed_form_bisection_Bps = platform.closed_form_bisection_Bps;
+  s.diameter_hops = diameter_hops(net);
+  // The costliest lone transfer from accelerator 0, by latency.
+  for (int a = 1; a < net.accelerator_count(); a = a < 64 ? a + 1 : a * 2) {
+    Network::PathCost cost = net.path_cost(0, a);
+    if (cost.latency_s > s.farthest.latency_s) {
+      s.farthest = cost;
+      s.farthest_accelerator = a;
+    }
+  }
+  if (net.accelerator_count() > 1) {
+    Network::PathCost last = net.path_cost(0, net.accelerator_count() - 1);
+    if (last.latency_s > s.farthest.latency_s) {
+      s.farthest = last;
+      s.farthest_accelerator = net.accelerator_count() - 1;
+    }
+  }
+  return s;
+}
+
+std::string format_summary(const Platform& platform, const PlatformSummary& s) {
+  const Network& net = platform.network;
+  const AcceleratorSpec& acc = net.accelerator();
+  std::string out;
+  out += fmt::format("platform {} ({})\n", platform.name, platform.file);
+  if (!platform.description.empty()) out += fmt::format("  {}\n", platform.description);
+  out += fmt::format("topology: {} ({})\n", platform.topology, platform.shape);
+  out += fmt::format("nodes: {} x {} accelerator{} = {} accelerators, {} NIC{} per node, {} switch{}\n", net.node_count(),
+                     net.accelerators_per_node(), net.accelerators_per_node() == 1 ? "" : "s", net.accelerator_count(),
+                     net.nics_per_node(), net.nics_per_node() == 1 ? "" : "s", s.switches, s.switches == 1 ? "" : "es");
+  out += fmt::format("accelerator: {}, {:.4g} TFLOP/s, reduction {}{}\n", acc.model, acc.flops / 1e12,
+                     format_rate(acc.reduce_Bps),
+                     acc.memory_Bps > 0 ? fmt::format(", memory {}", format_rate(acc.memory_Bps)) : std::string());
+  out += fmt::format("  source: {}\n", acc.source);
+  out += "links:\n";
+  out += fmt::format("  {:<8} {:>8}  {:>12}  {:>12}  {:>9}  {:<12}  {:>7}\n", "tier", "links", "per flow", "capacity",
+                     "latency", "sharing", "oversub");
+  for (const TierSummary& t : s.tiers) {
+    if (t.links == 0) continue;
+    out += fmt::format("  {:<8} {:>8}  {:>12}  {:>12}  {:>7.3g}us  {:<12}  {:>7}\n", t.name, t.links,
+                       format_rate(t.bandwidth_Bps), format_rate(t.capacity_Bps), t.latency_s * 1e6, sharing_name(t.sharing),
+                       t.oversubscription > 0 ? fmt::format("{:.3g}:1", t.oversubscription) : std::string("-"));
+  }
+  out += "  sources:\n";
+  for (const TierSummary& t : s.tiers) {
+    if (t.links > 0) out += fmt::format("    {}: {}\n", t.name, t.source);
+  }
+  out += fmt::format("bisection bandwidth: {} (max-flow between the two halves of the accelerators)", format_rate(s.bisection_Bps));
+  if (std::isnan(s.closed_form_bisection_Bps)) {
+    out += "; no closed form for this shape\n";
+  } else {
+    out += fmt::format("; closed form {}\n", format_rate(s.closed_form_bisection_Bps));
+  }
+  out += fmt::format("diameter: {} links (accelerator to accelerator)\n", s.diameter_hops);
+  if (net.accelerator_count() > 1) {
+    out += fmt::format("farthest route from accelerator 0: to {}, {} links, {:.3g} us, {} per flow\n",
+                       s.farthest_accelerator, s.farthest.hops, s.farthest.latency_s * 1e6, format_rate(s.farthest.bandwidth_Bps));
+  }
+  return out;
+}
+
+}  // namespace ccsim::topology

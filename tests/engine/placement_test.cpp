@@ -1,0 +1,74 @@
+#include <catch2/catch.hpp>
+
+#include "core/input_error.hpp"
+#include "engine/placement.hpp"
+#include "engine_fixtures.hpp"
+#include "../topology/topology_fixtures.hpp"
+
+using namespace ccsim;
+
+namespace {
+
+// 8 ranks in Megatron order (rank = pp * 4 + dp * 2 + tp): TP 2, DP 2, PP 2.
+trace::Trace megatron_trace() {
+  std::string groups;
+  auto add = [&](const std::string& name, const char* kind, std::vector<int> ranks) {
+    groups += fmt::format(R"({}{{"name": "{}", "kind": "{}", "ranks": [{}]}})", groups.empty() ? "" : ", ", name, kind,
+                          fmt::join(ranks, ", "));
+  };
+  for (int pp = 0; pp < 2; ++pp) {
+    for (int dp = 0; dp < 2; ++dp) add(fmt::format("tp{}", pp * 2 + dp), "tensor", {pp * 4 + dp * 2, pp * 4 + dp * 2 + 1});
+  }
+  for (int pp = 0; pp < 2; ++pp) {
+    for (int tp = 0; tp < 2; ++tp) add(fmt::format("dp{}", pp * 2 + tp), "data", {pp * 4 + tp, pp * 4 + 2 + tp});
+  }
+  for (int dp = 0; dp < 2; ++dp) {
+    for (int tp = 0; tp < 2; ++tp) add(fmt::format("pp{}", dp * 2 + tp), "pipeline", {dp * 2 + tp, 4 + dp * 2 + tp});
+  }
+  return test::make_trace(8, groups, std::vector<std::string>(8, ""));
+}
+
+std::string error_of(const trace::Trace& t, const topology::Network& net, const std::string& policy) {
+  try {
+    engine::place_ranks(t, net, policy);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("default placement: tensor groups in a node, pipeline stages across nodes, data parallel outermost",
+          "[engine][placement]") {
+  trace::Trace t = megatron_trace();
+  topology::Platform p = test::platform(4, 2, 1, test::fat_tree(4, 1));
+  std::vector<int> acc = engine::place_ranks(t, p.network, "auto");
+  // Order tp,pp,dp: slot = dp * 4 + pp * 2 + tp.
+  CHECK(acc == std::vector<int>{0, 1, 4, 5, 2, 3, 6, 7});
+  for (int r = 0; r < 8; r += 2) CHECK(p.network.node_of(acc[static_cast<std::size_t>(r)]) == p.network.node_of(acc[static_cast<std::size_t>(r + 1)]));
+  CHECK(engine::place_ranks(t, p.network, "rank-order") == std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7});
+  CHECK(engine::place_ranks(t, p.network, "pp,tp,dp") == std::vector<int>{0, 2, 4, 6, 1, 3, 5, 7});
+  CHECK(engine::place_ranks(t, p.network, "map:7,6,5,4,3,2,1,0") == std::vector<int>{7, 6, 5, 4, 3, 2, 1, 0});
+}
+
+TEST_CASE("placements that do not fit say why", "[engine][placement]") {
+  trace::Trace t = megatron_trace();
+  topology::Platform small = test::platform(2, 2, 1, test::fat_tree(2, 1));
+  CHECK(error_of(t, small.network, "auto") ==
+        "--placement: the trace has 8 ranks but the platform has only 4 accelerators (2 nodes x 2); --oversubscribe "
+        "shares accelerators");
+  topology::Platform singles = test::platform(8, 1, 1, test::fat_tree(8, 1));
+  CHECK(error_of(t, singles.network, "tp,pp,dp") ==
+        "--placement: tensor-parallel groups of 2 ranks cannot stay inside nodes of 1 accelerators with placement "
+        "\"tp,pp,dp\"; pass --placement rank-order (or another order) to place them across nodes");
+  CHECK(error_of(t, singles.network, "tp,tp,dp") ==
+        "--placement: expected auto, rank-order, map:A,B,... or an order of tp, pp and dp such as tp,pp,dp (innermost "
+        "first), got \"tp,tp,dp\"");
+  CHECK(error_of(t, singles.network, "map:0,1,2,3,4,5,6,6") == "--placement: the map puts two ranks on accelerator 6");
+  CHECK(error_of(t, singles.network, "map:0,1") == "--placement: the map places 2 ranks but the trace has 8");
+  CHECK(error_of(t, singles.network, "map:0,1,2,3,4,5,6,x") ==
+        "--placement: map entry 7 must be an accelerator in 0..7, got \"x\"");
+  // Oversubscribed: slots wrap around the accelerators.
+  CHECK(engine::place_ranks(t, small.network, "rank-order", true) == std::vector<int>{0, 1, 2, 3, 0, 1, 2, 3});
+}
