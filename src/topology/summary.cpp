@@ -1,6 +1,7 @@
 #include "topology/summary.hpp"
 
 #include <cmath>
+#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -56,7 +57,9 @@ std::string format_summary(const Platform& platform, const PlatformSummary& s) {
   const Network& net = platform.network;
   const AcceleratorSpec& acc = net.accelerator();
   std::string out;
-  out += fmt::format("platform {} ({})\n", platform.name, platform.file);
+  std::error_code ec;
+  std::string shown = std::filesystem::proximate(platform.file, ec).string();
+  out += fmt::format("platform {} ({})\n", platform.name, ec ? platform.file : shown);
   if (!platform.description.empty()) out += fmt::format("  {}\n", platform.description);
   out += fmt::format("topology: {} ({})\n", platform.topology, platform.shape);
   out += fmt::format("nodes: {} x {} accelerator{} = {} accelerators, {} NIC{} per node, {} switch{}\n", net.node_count(),
