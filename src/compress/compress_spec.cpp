@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "compress/model_reader.hpp"
+#include "core/data_files.hpp"
 #include "core/input_error.hpp"
 #include "core/parse.hpp"
 
@@ -95,30 +95,10 @@ CompressSpec parse_compress_spec(std::string_view text) {
   return spec;
 }
 
-std::vector<std::string> list_compressors(const std::vector<std::string>& dirs) {
-  namespace fs = std::filesystem;
-  std::set<std::string> names;
-  for (const std::string& dir : dirs) {
-    std::error_code ec;
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-      if (it->path().extension() == ".json") names.insert(it->path().stem().string());
-    }
-  }
-  return {names.begin(), names.end()};
-}
+std::vector<std::string> list_compressors(const std::vector<std::string>& dirs) { return list_data_files(dirs); }
 
 std::string find_compressor(const std::string& name_or_path, const std::vector<std::string>& dirs) {
-  namespace fs = std::filesystem;
-  if (is_path(name_or_path)) return name_or_path;
-  for (const std::string& dir : dirs) {
-    fs::path candidate = fs::path(dir) / (name_or_path + ".json");
-    std::error_code ec;
-    if (fs::is_regular_file(candidate, ec)) return candidate.string();
-  }
-  std::vector<std::string> names = list_compressors(dirs);
-  throw InputError(kWhat, 0, "",
-                   fmt::format("unknown compressor \"{}\"; models: {}", name_or_path,
-                               names.empty() ? std::string("none found") : fmt::format("{}", fmt::join(names, ", "))));
+  return find_data_file(name_or_path, dirs, kWhat, "compressor", "models");
 }
 
 CompressorModel load_compressor(const CompressSpec& spec, const std::vector<std::string>& dirs) {

@@ -2,11 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
-#include <set>
 
 #include <fmt/format.h>
 
+#include "core/data_files.hpp"
 #include "core/input_error.hpp"
 #include "core/json.hpp"
 #include "core/json_reader.hpp"
@@ -251,29 +250,9 @@ Platform parse_platform(std::string_view text, const std::string& source) {
 Platform read_platform(const std::string& path) { return parse_platform(json::read_file(path), path); }
 
 std::string find_platform(const std::string& name_or_path, const std::vector<std::string>& dirs) {
-  namespace fs = std::filesystem;
-  if (name_or_path.ends_with(".json") || name_or_path.find('/') != std::string::npos) return name_or_path;
-  for (const std::string& dir : dirs) {
-    fs::path candidate = fs::path(dir) / (name_or_path + ".json");
-    std::error_code ec;
-    if (fs::is_regular_file(candidate, ec)) return candidate.string();
-  }
-  std::vector<std::string> names = list_platforms(dirs);
-  throw InputError("--platform", 0, "",
-                   fmt::format("unknown platform \"{}\"; presets: {}", name_or_path,
-                               names.empty() ? std::string("none found") : fmt::format("{}", fmt::join(names, ", "))));
+  return find_data_file(name_or_path, dirs, "--platform", "platform", "presets");
 }
 
-std::vector<std::string> list_platforms(const std::vector<std::string>& dirs) {
-  namespace fs = std::filesystem;
-  std::set<std::string> names;
-  for (const std::string& dir : dirs) {
-    std::error_code ec;
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-      if (it->path().extension() == ".json") names.insert(it->path().stem().string());
-    }
-  }
-  return {names.begin(), names.end()};
-}
+std::vector<std::string> list_platforms(const std::vector<std::string>& dirs) { return list_data_files(dirs); }
 
 }  // namespace ccsim::topology
