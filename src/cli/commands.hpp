@@ -11,6 +11,8 @@ namespace ccsim::cli {
 // callback runs run_<cmd>. Library code throws; main() turns exceptions into exit codes.
 void setup_replay(CLI::App& app);
 void setup_platform(CLI::App& app);
+void setup_compare(CLI::App& app);
+void setup_breakeven(CLI::App& app);
 
 /// Directories searched for platform presets: $CCSIM_PLATFORMS (colon-separated), then the
 /// platforms/ folder of the source tree this binary was built from.

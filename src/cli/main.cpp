@@ -24,6 +24,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "ccsim 0.1");
   ccsim::cli::setup_replay(app);
   ccsim::cli::setup_platform(app);
+  ccsim::cli::setup_compare(app);
+  ccsim::cli::setup_breakeven(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

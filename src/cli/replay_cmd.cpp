@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/simulation_flags.hpp"
 #include "core/input_error.hpp"
 #include "engine/replay.hpp"
 #include "report/breakdown.hpp"
@@ -15,31 +16,17 @@ namespace {
 
 struct ReplayCommand {
   std::string trace;
-  std::string platform;
   std::string format = "text";
   std::string output = "-";
   std::string rows = "operator";
   bool per_rank = false;
-  std::string algorithm = "ring";
-  std::string placement = "auto";
-  bool oversubscribe = false;
-  bool simgrid_log = false;
+  SimulationFlags flags;
 };
 
 void run_replay(const ReplayCommand& cmd) {
   trace::Trace trace = trace::read_native(cmd.trace);
-  std::string platform_name = cmd.platform.empty() ? trace.platform : cmd.platform;
-  if (platform_name.empty()) {
-    throw InputError(cmd.trace, 0, "platform", "the trace names no platform; pass --platform NAME|FILE");
-  }
-  topology::Platform platform = topology::read_platform(topology::find_platform(platform_name, platform_dirs()));
-
-  engine::ReplayOptions options;
-  options.all_reduce_algorithm = cmd.algorithm;
-  options.placement = cmd.placement;
-  options.oversubscribe = cmd.oversubscribe;
-  options.simgrid_log = cmd.simgrid_log;
-  engine::Result result = engine::replay(trace, platform, options);
+  topology::Platform platform = load_platform(cmd.flags, trace);
+  engine::Result result = engine::replay(trace, platform, replay_options(cmd.flags));
 
   report::BreakdownOptions view;
   view.key = cmd.rows == "name" ? report::RowKey::kName : report::RowKey::kOperator;
@@ -66,8 +53,6 @@ void setup_replay(CLI::App& app) {
       "(operator, time ms, share % of the iteration) per pipeline stage");
   sub->add_option("trace", cmd->trace, "Trace file in the native format (traces/README.md), e.g. traces/qu2025-profile.json")
       ->required();
-  sub->add_option("-p,--platform", cmd->platform,
-                  "Platform preset name (see platforms/) or platform file; default: the platform the trace names");
   sub->add_option("-f,--format", cmd->format, "Output format: text table, csv or json")
       ->check(CLI::IsMember({"text", "csv", "json"}))
       ->capture_default_str();
@@ -79,19 +64,7 @@ void setup_replay(CLI::App& app) {
       ->check(CLI::IsMember({"operator", "name"}))
       ->capture_default_str();
   sub->add_flag("--per-rank", cmd->per_rank, "Also print one table per rank (default: per pipeline stage only)");
-  sub->add_option("--algo", cmd->algorithm, "all_reduce algorithm")
-      ->check(CLI::IsMember({"ring"}))
-      ->capture_default_str();
-  sub->add_option("--placement", cmd->placement,
-                  "How ranks map to accelerators: 'auto' (the trace's own placement, else tp,pp,dp), an order of "
-                  "tp, pp and dp innermost first (tp,pp,dp keeps tensor-parallel groups inside a node, pipeline "
-                  "stages across nodes, data parallel outermost), 'rank-order', or 'map:A,B,...' (rank r on "
-                  "accelerator A_r)")
-      ->capture_default_str();
-  sub->add_flag("--oversubscribe", cmd->oversubscribe,
-               "Allow more ranks than accelerators: they share accelerators (compute is time-shared, messages between "
-               "ranks on one accelerator are free)");
-  sub->add_flag("--simgrid-log", cmd->simgrid_log, "Show SimGrid's own log on stderr");
+  add_simulation_flags(sub, cmd->flags, true);
   sub->callback([cmd] { run_replay(*cmd); });
 }
 

@@ -26,7 +26,8 @@ std::vector<int> coordinate(const trace::Trace& trace, trace::GroupKind kind, in
   return index;
 }
 
-std::vector<int> explicit_map(const trace::Trace& trace, const topology::Network& network, std::string_view list) {
+std::vector<int> explicit_map(const trace::Trace& trace, const topology::Network& network, std::string_view list,
+                              bool oversubscribe) {
   std::vector<int> map;
   std::size_t start = 0;
   while (start <= list.size()) {
@@ -47,7 +48,9 @@ std::vector<int> explicit_map(const trace::Trace& trace, const topology::Network
   std::vector<int> sorted = map;
   std::sort(sorted.begin(), sorted.end());
   auto twice = std::adjacent_find(sorted.begin(), sorted.end());
-  if (twice != sorted.end()) fail(fmt::format("the map puts two ranks on accelerator {}", *twice));
+  if (twice != sorted.end() && !oversubscribe) {
+    fail(fmt::format("the map puts two ranks on accelerator {} (--oversubscribe allows it)", *twice));
+  }
   return map;
 }
 
@@ -67,7 +70,7 @@ std::vector<int> place_ranks(const trace::Trace& trace, const topology::Network&
                      "--oversubscribe shares accelerators",
                      world, network.accelerator_count(), network.node_count(), network.accelerators_per_node()));
   }
-  if (policy.starts_with("map:")) return explicit_map(trace, network, std::string_view(policy).substr(4));
+  if (policy.starts_with("map:")) return explicit_map(trace, network, std::string_view(policy).substr(4), oversubscribe);
   std::vector<int> order(static_cast<std::size_t>(world));
   std::iota(order.begin(), order.end(), 0);
   const int accelerators = network.accelerator_count();

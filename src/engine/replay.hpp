@@ -1,9 +1,11 @@
 #pragma once
 
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "compress/compressor_model.hpp"
 #include "engine/result.hpp"
 #include "topology/platform.hpp"
 #include "trace/trace.hpp"
@@ -22,10 +24,25 @@ struct NetworkModel {
   std::string describe() const;
 };
 
+/// Which collectives are compressed, with which compressor at which operating point.
+struct CompressionOptions {
+  std::shared_ptr<const compress::CompressorModel> model;  ///< nullptr: no compression
+  compress::Query query;
+  /// all_reduces of fewer bytes stay plain (compression cannot pay on latency-bound sizes).
+  std::uint64_t min_bytes = 0;
+
+  bool enabled() const { return model != nullptr; }
+  /// "cuszp eb=0.001 on the accelerator", for reports.
+  std::string describe() const;
+};
+
 struct ReplayOptions {
   NetworkModel network;
-  /// Algorithm for all_reduce: "ring" (more arrive with the collective issue).
-  std::string all_reduce_algorithm = "ring";
+  /// Algorithm for all_reduce: a name of collective::algorithms(kAllReduce) or "auto"
+  /// (the registry's choice by size, group layout and compressor). Other collectives: auto.
+  std::string all_reduce_algorithm = "auto";
+  /// Compression of all_reduce (the other collectives have no compressed algorithm and run plain).
+  CompressionOptions compression;
   /// Placement policy (engine/placement.hpp): "auto", "rank-order", "tp,pp,dp", "map:...".
   std::string placement = "auto";
   /// Allow more ranks than accelerators (they share accelerators; see place_ranks).

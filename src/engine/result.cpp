@@ -81,6 +81,10 @@ std::string serialize(const Result& result) {
   w.str(result.network_model);
   w.str(result.algorithm);
   w.str(result.placement);
+  w.str(result.compression);
+  w.pod(result.error_bound_abs);
+  w.pod<std::uint64_t>(result.notes.size());
+  for (const std::string& note : result.notes) w.str(note);
   w.pod(result.world_size);
   w.pod(result.stage_count);
   w.vec(result.stage);
@@ -102,6 +106,10 @@ Result deserialize(std::string_view bytes) {
   result.network_model = r.str();
   result.algorithm = r.str();
   result.placement = r.str();
+  result.compression = r.str();
+  result.error_bound_abs = r.pod<double>();
+  result.notes.resize(r.pod<std::uint64_t>());
+  for (std::string& note : result.notes) note = r.str();
   result.world_size = r.pod<int>();
   result.stage_count = r.pod<int>();
   result.stage = r.vec<int>();

@@ -15,6 +15,9 @@ struct OpRecord {
   std::uint64_t bytes = 0;  ///< message or buffer size (0 for compute)
   double start_s = 0;
   double end_s = 0;
+  std::uint32_t algorithm = 0;   ///< collectives: index into Result::names ("ring", "compressed-ring", ...)
+  float error_worst_eb = 0;      ///< compressed collectives: worst error of the result, in units of eb
+  float error_expected_eb = 0;   ///< ... and its expected value
 };
 
 /// The outcome of one simulated replay: what the report module reads, and nothing else.
@@ -26,6 +29,11 @@ struct Result {
   std::string network_model;  ///< the SimGrid network configuration, as a sentence
   std::string algorithm;      ///< the collective algorithm(s) used
   std::string placement;      ///< the placement policy applied
+  std::string compression;    ///< the compression applied, "none" without
+  /// The absolute error bound eb of one compression, NaN when unknown (a relative bound
+  /// without a value range) or unbounded (quantizers).
+  double error_bound_abs = 0;
+  std::vector<std::string> notes;  ///< what the models had to assume (clamped settings, ...)
   int world_size = 0;
   int stage_count = 1;
   std::vector<int> stage;           ///< pipeline stage of each rank

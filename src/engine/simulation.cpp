@@ -1,12 +1,15 @@
 #include "engine/simulation.hpp"
 
+#include <limits>
+#include <map>
 #include <memory>
 #include <string>
 
 #include <fmt/format.h>
 #include <simgrid/s4u.hpp>
 
-#include "collective/ring_all_reduce.hpp"
+#include "collective/registry.hpp"
+#include "engine/collective_plan.hpp"
 #include "core/input_error.hpp"
 #include "engine/graph_zone.hpp"
 #include "engine/placement.hpp"
@@ -47,9 +50,11 @@ class Simulation {
   void run_compute(const Op& op);
   void run_send(int rank, const Op& op);
   void run_recv(int rank, const Op& op);
-  void run_collective(int rank, const Op& op);
+  void run_collective(int rank, const Op& op, std::size_t index);
   void run_step(int rank, int group_index, const trace::Group& group, const collective::Step& step,
-                std::uint64_t element_bytes);
+                std::uint64_t element_bytes, const compress::CompressorCost& codec);
+  /// The id of an algorithm name in result_.names.
+  std::uint32_t algorithm_name(const std::string& name);
   /// Occupies the rank's accelerator for `seconds` (compute, reduction, compression).
   void busy(double seconds);
   int membership_slot(int rank, int group) const;
@@ -74,7 +79,8 @@ class Simulation {
   GraphZone* zone_ = nullptr;
   double speed_ = 0;
   double seconds_per_reduced_byte_ = 0;
-  compress::CompressorCost compressor_;  ///< no compression until the compression options arrive
+  std::unique_ptr<CollectivePlanner> planner_;
+  std::map<std::string, std::uint32_t> algorithm_ids_;
 };
 
 int token = 0;  // payload of every simulated message; only sizes matter
@@ -95,16 +101,8 @@ void Simulation::check_fit() {
     if (options_.placement != "auto" || trace_.placement.empty()) throw;
     throw InputError(trace_.source, 0, "placement", e.detail());  // the trace's own placement is wrong
   }
-  for (int r = 0; r < trace_.world_size; ++r) {
-    const auto& ops = trace_.ops[static_cast<std::size_t>(r)];
-    for (std::size_t i = 0; i < ops.size(); ++i) {
-      if (trace::is_collective(ops[i].kind) && ops[i].kind != OpKind::kAllReduce) {
-        throw InputError(trace_.source, ops[i].line, fmt::format("ranks[{}].ops[{}].kind", r, i),
-                         fmt::format("{} cannot be simulated by this build yet (it simulates all_reduce)",
-                                     trace::op_kind_name(ops[i].kind)));
-      }
-    }
-  }
+  planner_ = std::make_unique<CollectivePlanner>(trace_, net, placement_, options_);
+  planner_->plan_all();
 }
 
 void Simulation::prepare_result() {
@@ -113,7 +111,20 @@ void Simulation::prepare_result() {
   result_.platform_name = platform_.name;
   result_.platform_file = platform_.file;
   result_.network_model = options_.network.describe();
-  result_.algorithm = fmt::format("all_reduce: {}", options_.all_reduce_algorithm);
+  result_.algorithm = planner_->describe();
+  result_.compression = options_.compression.describe();
+  result_.notes = planner_->notes();
+  result_.error_bound_abs = std::numeric_limits<double>::quiet_NaN();
+  if (options_.compression.enabled()) {
+    // A relative bound needs the data's value range (--compress ...,range=R) to be absolute.
+    const compress::CompressorModel& model = *options_.compression.model;
+    const compress::Query& query = options_.compression.query;
+    if (model.kind() != compress::Kind::kErrorBounded) {
+      result_.error_bound_abs = std::numeric_limits<double>::infinity();
+    } else if (model.info().error_mode == compress::ErrorMode::kAbs || query.value_range) {
+      result_.error_bound_abs = model.absolute_error_bound(query, query.value_range.value_or(0.0));
+    }
+  }
   result_.placement = placement_policy_;
   if (trace_.world_size > platform_.network.accelerator_count()) {
     result_.placement += fmt::format(", oversubscribed: {} ranks on {} accelerators", trace_.world_size,
@@ -184,24 +195,33 @@ void Simulation::run_recv(int rank, const Op& op) {
   st.recv_peer = -1;
 }
 
-void Simulation::run_collective(int rank, const Op& op) {
+void Simulation::run_collective(int rank, const Op& op, std::size_t index) {
   RankState& st = states_[static_cast<std::size_t>(rank)];
   const trace::Group& group = trace_.groups[static_cast<std::size_t>(op.group)];
   Membership& member = memberships_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(membership_slot(rank, op.group))];
   st.sequence = ++member.entered;
-  const int p = static_cast<int>(group.ranks.size());
-  const int element_bytes = dtype_bytes(op.dtype);
-  const std::uint64_t count = op.bytes / static_cast<std::uint64_t>(element_bytes);
-  // check_fit() has rejected the collectives this build cannot simulate.
-  auto schedule = std::make_unique<collective::RingAllReduce>(p, count, element_bytes);
-  std::vector<collective::Step> steps = schedule->steps(member.index);
+  const CollectivePlan& plan = planner_->plan(op, rank, index);  // planned in check_fit(): cannot throw here
+  OpRecord& record = result_.ops[static_cast<std::size_t>(rank)][index];
+  record.algorithm = algorithm_name(plan.algorithm);
+  record.error_worst_eb = plan.error_worst_eb;
+  record.error_expected_eb = plan.error_expected_eb;
+  std::vector<collective::Step> steps = collective::make_schedule(plan.request)->steps(member.index);
   st.steps = static_cast<int>(steps.size());
-  const auto eb = static_cast<std::uint64_t>(element_bytes);
+  const auto element_bytes = static_cast<std::uint64_t>(plan.request.element_bytes);
   for (std::size_t s = 0; s < steps.size(); ++s) {
     st.step = static_cast<int>(s);
-    run_step(rank, op.group, group, steps[s], eb);
+    run_step(rank, op.group, group, steps[s], element_bytes, plan.cost);
   }
   st.step = -1;
+}
+
+std::uint32_t Simulation::algorithm_name(const std::string& name) {
+  auto it = algorithm_ids_.find(name);
+  if (it != algorithm_ids_.end()) return it->second;
+  auto id = static_cast<std::uint32_t>(result_.names.size());
+  result_.names.push_back(name);
+  algorithm_ids_.emplace(name, id);
+  return id;
 }
 
 void Simulation::busy(double seconds) {
@@ -209,9 +229,8 @@ void Simulation::busy(double seconds) {
 }
 
 void Simulation::run_step(int rank, int group_index, const trace::Group& group, const collective::Step& step,
-                          std::uint64_t element_bytes) {
+                          std::uint64_t element_bytes, const compress::CompressorCost& codec) {
   RankState& st = states_[static_cast<std::size_t>(rank)];
-  const compress::CompressorCost& codec = compressor_;
   switch (step.kind) {
     case collective::StepKind::kCompress:
       busy(codec.compress_s(static_cast<double>(step.local.count * element_bytes)));
@@ -260,7 +279,7 @@ void Simulation::rank_main(int rank) {
       case OpKind::kCompute: run_compute(op); break;
       case OpKind::kSend: run_send(rank, op); break;
       case OpKind::kRecv: run_recv(rank, op); break;
-      default: run_collective(rank, op); break;
+      default: run_collective(rank, op, i); break;
     }
     records[i].end_s = sg4::Engine::get_clock();
   }

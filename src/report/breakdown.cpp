@@ -1,5 +1,6 @@
 #include "report/breakdown.hpp"
 
+#include <algorithm>
 #include <map>
 #include <ostream>
 
@@ -42,6 +43,9 @@ Table make_table(const engine::Result& result, std::string scope, int id, std::v
       table.rows[i].name = result.name(first[i].name);
       table.rows[i].label = result.name(first[i].label);
       table.rows[i].calls = 1;
+      table.rows[i].algorithm = result.name(first[i].algorithm);
+      table.rows[i].error_worst_eb = first[i].error_worst_eb;
+      table.rows[i].error_expected_eb = first[i].error_expected_eb;
     }
     for (int r : table.ranks) {
       const auto& ops = result.ops[static_cast<std::size_t>(r)];
@@ -52,8 +56,16 @@ Table make_table(const engine::Result& result, std::string scope, int id, std::v
     for (int r : table.ranks) {
       for (const engine::OpRecord& op : result.ops[static_cast<std::size_t>(r)]) {
         auto [it, added] = index.emplace(std::make_pair(op.name, op.label), table.rows.size());
-        if (added) table.rows.push_back(Row{std::string(result.name(op.name)), std::string(result.name(op.label)), 0, 0, 0});
+        if (added) {
+          Row fresh;
+          fresh.name = result.name(op.name);
+          fresh.label = result.name(op.label);
+          fresh.algorithm = result.name(op.algorithm);
+          table.rows.push_back(std::move(fresh));
+        }
         Row& row = table.rows[it->second];
+        row.error_worst_eb = std::max(row.error_worst_eb, static_cast<double>(op.error_worst_eb));
+        row.error_expected_eb = std::max(row.error_expected_eb, static_cast<double>(op.error_expected_eb));
         row.time_s += (op.end_s - op.start_s) / n;
         if (r == table.ranks.front()) ++row.calls;
       }
@@ -90,6 +102,8 @@ Breakdown make_breakdown(const engine::Result& result, const BreakdownOptions& o
   out.network_model = result.network_model;
   out.algorithm = result.algorithm;
   out.placement = result.placement;
+  out.compression = result.compression;
+  out.notes = result.notes;
   out.world_size = result.world_size;
   out.stage_count = result.stage_count;
   out.makespan_s = result.makespan_s;
@@ -114,6 +128,8 @@ void write_text(const Breakdown& b, std::ostream& out) {
   fmt::print(out, "network: {}\n", b.network_model);
   fmt::print(out, "collectives: {}\n", b.algorithm);
   if (!b.placement.empty()) fmt::print(out, "placement: {}\n", b.placement);
+  if (!b.compression.empty() && b.compression != "none") fmt::print(out, "compression: {}\n", b.compression);
+  for (const std::string& note : b.notes) fmt::print(out, "note: {}\n", note);
   for (const Table& t : b.tables) {
     if (t.scope == "stage") {
       fmt::print(out, "\nPipeline stage {} (rank{} {}{})\n", t.id, t.ranks.size() == 1 ? "" : "s", format_ranks(t.ranks),
@@ -170,6 +186,8 @@ void write_json(const Breakdown& b, std::ostream& out) {
   doc["network_model"] = b.network_model;
   doc["collectives"] = b.algorithm;
   doc["placement"] = b.placement;
+  doc["compression"] = b.compression;
+  doc["notes"] = b.notes;
   doc["world_size"] = b.world_size;
   doc["pipeline_stages"] = b.stage_count;
   doc["iteration_ms"] = b.makespan_s * 1e3;

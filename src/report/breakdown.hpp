@@ -22,6 +22,9 @@ struct Row {
   std::uint64_t calls = 0;  ///< operators merged into this row (per rank)
   double time_s = 0;        ///< mean over the table's ranks
   double share = 0;         ///< time_s / the table's total_s
+  std::string algorithm;    ///< collectives: the algorithm that ran (first rank's)
+  double error_worst_eb = 0;     ///< compressed collectives: error of the result in units of eb
+  double error_expected_eb = 0;
 };
 
 /// A breakdown of one rank, or of one pipeline stage (mean over its ranks).
@@ -40,6 +43,8 @@ struct Breakdown {
   std::string network_model;
   std::string algorithm;
   std::string placement;
+  std::string compression;
+  std::vector<std::string> notes;
   int world_size = 0;
   int stage_count = 1;
   double makespan_s = 0;

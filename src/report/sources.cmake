@@ -1,4 +1,5 @@
 # Sources of src/report/, listed explicitly (no GLOB).
 target_sources(ccsim_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/breakdown.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/comparison.cpp
 )

@@ -65,7 +65,7 @@ TEST_CASE("placements that do not fit say why", "[engine][placement]") {
   CHECK(error_of(t, singles.network, "tp,tp,dp") ==
         "--placement: expected auto, rank-order, map:A,B,... or an order of tp, pp and dp such as tp,pp,dp (innermost "
         "first), got \"tp,tp,dp\"");
-  CHECK(error_of(t, singles.network, "map:0,1,2,3,4,5,6,6") == "--placement: the map puts two ranks on accelerator 6");
+  CHECK(error_of(t, singles.network, "map:0,1,2,3,4,5,6,6") == "--placement: the map puts two ranks on accelerator 6 (--oversubscribe allows it)");
   CHECK(error_of(t, singles.network, "map:0,1") == "--placement: the map places 2 ranks but the trace has 8");
   CHECK(error_of(t, singles.network, "map:0,1,2,3,4,5,6,x") ==
         "--placement: map entry 7 must be an accelerator in 0..7, got \"x\"");

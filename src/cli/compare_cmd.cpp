@@ -1,0 +1,75 @@
+#include <memory>
+#include <sstream>
+
+#include "cli/commands.hpp"
+#include "cli/simulation_flags.hpp"
+#include "core/input_error.hpp"
+#include "engine/replay.hpp"
+#include "report/comparison.hpp"
+#include "trace/native_reader.hpp"
+
+namespace ccsim::cli {
+namespace {
+
+struct CompareCommand {
+  std::string trace;
+  std::string format = "text";
+  std::string output = "-";
+  std::string rows = "operator";
+  std::string plain_algorithm = "auto";
+  bool per_rank = false;
+  SimulationFlags flags;
+};
+
+void run_compare(const CompareCommand& cmd) {
+  trace::Trace trace = trace::read_native(cmd.trace);
+  topology::Platform platform = load_platform(cmd.flags, trace);
+  engine::ReplayOptions compressed = replay_options(cmd.flags);
+  engine::ReplayOptions plain = compressed;
+  plain.compression = engine::CompressionOptions{};
+  plain.all_reduce_algorithm = cmd.plain_algorithm;
+  engine::Result plain_result = engine::replay(trace, platform, plain);
+  engine::Result compressed_result = engine::replay(trace, platform, compressed);
+
+  report::BreakdownOptions view;
+  view.key = cmd.rows == "name" ? report::RowKey::kName : report::RowKey::kOperator;
+  view.per_rank = cmd.per_rank;
+  report::Comparison comparison = report::compare(plain_result, compressed_result, view);
+  std::ostringstream text;
+  if (cmd.format == "csv") {
+    report::write_csv(comparison, text);
+  } else if (cmd.format == "json") {
+    report::write_json(comparison, text);
+  } else {
+    report::write_text(comparison, text);
+  }
+  write_output(cmd.output, text.str());
+}
+
+}  // namespace
+
+void setup_compare(CLI::App& app) {
+  auto cmd = std::make_shared<CompareCommand>();
+  CLI::App* sub = app.add_subcommand(
+      "compare",
+      "Replay a trace twice, with plain and with compressed all_reduce, and print both breakdowns side by side "
+      "with the speedup of each collective and of the iteration, and the error of the compressed results");
+  sub->add_option("trace", cmd->trace, "Trace file in the native format (traces/README.md)")->required();
+  sub->add_option("-f,--format", cmd->format, "Output format: text table, csv or json")
+      ->check(CLI::IsMember({"text", "csv", "json"}))
+      ->capture_default_str();
+  sub->add_option("-o,--output", cmd->output, "Write the comparison to this file instead of stdout ('-')")
+      ->capture_default_str();
+  sub->add_option("--rows", cmd->rows, "'operator' (one row per operator in program order) or 'name' (summed by name)")
+      ->check(CLI::IsMember({"operator", "name"}))
+      ->capture_default_str();
+  sub->add_flag("--per-rank", cmd->per_rank, "Also compare rank by rank");
+  sub->add_option("--plain-algo", cmd->plain_algorithm, "all_reduce algorithm of the plain run ('auto' chooses)")
+      ->check(CLI::IsMember({"auto", "ring", "recursive-doubling", "rabenseifner", "binomial-tree", "hierarchical"}))
+      ->capture_default_str();
+  add_simulation_flags(sub, cmd->flags, true);
+  sub->get_option("--compress")->required();
+  sub->callback([cmd] { run_compare(*cmd); });
+}
+
+}  // namespace ccsim::cli

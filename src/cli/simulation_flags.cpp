@@ -1,0 +1,79 @@
+#include "cli/simulation_flags.hpp"
+
+#include <cstdlib>
+#include <sstream>
+
+#include "cli/commands.hpp"
+#include "collective/registry.hpp"
+#include "compress/compress_spec.hpp"
+#include "core/input_error.hpp"
+#include "core/parse.hpp"
+
+namespace ccsim::cli {
+
+std::vector<std::string> compressor_dirs() {
+  std::vector<std::string> dirs;
+  if (const char* env = std::getenv("CCSIM_COMPRESSORS")) {
+    std::stringstream list(env);
+    for (std::string dir; std::getline(list, dir, ':');) {
+      if (!dir.empty()) dirs.push_back(dir);
+    }
+  }
+  dirs.emplace_back(CCSIM_SOURCE_DIR "/models/compressors");
+  return dirs;
+}
+
+void add_simulation_flags(CLI::App* sub, SimulationFlags& flags, bool compress) {
+  sub->add_option("-p,--platform", flags.platform,
+                  "Platform preset name (ccsim platform list) or platform file; default: the platform the trace names");
+  std::vector<std::string> names;
+  for (std::string_view name : collective::algorithms(collective::Collective::kAllReduce)) names.emplace_back(name);
+  sub->add_option("--algo", flags.algorithm,
+                  "all_reduce algorithm; 'auto' chooses by size, group layout and compressor as MPI libraries do "
+                  "(compressed-ring, homomorphic-ring and compressed-allgather need --compress)")
+      ->check(CLI::IsMember(names))
+      ->capture_default_str();
+  if (compress) {
+    sub->add_option("--compress", flags.compress,
+                    "Compress all_reduce: NAME[:key=value,...] with a model of models/compressors/ (or a file), e.g. "
+                    "cuszp:eb=1e-3, szx:eb=1e-4,where=host, int8, onebit, topk:density=0.01; keys eb, bits, density, "
+                    "where (accelerator|host), range (value range, for relative bounds)");
+    sub->add_option("--compress-min-bytes", flags.compress_min_bytes,
+                    "all_reduces smaller than this stay plain (e.g. 1MiB)")
+        ->capture_default_str();
+  }
+  sub->add_option("--placement", flags.placement,
+                  "How ranks map to accelerators: 'auto' (the trace's own placement, else tp,pp,dp), an order of "
+                  "tp, pp and dp innermost first (tp,pp,dp keeps tensor-parallel groups inside a node, pipeline "
+                  "stages across nodes, data parallel outermost), 'rank-order', or 'map:A,B,...' (rank r on "
+                  "accelerator A_r)")
+      ->capture_default_str();
+  sub->add_flag("--oversubscribe", flags.oversubscribe,
+                "Allow more ranks than accelerators: they share accelerators (compute is time-shared, messages between "
+                "ranks on one accelerator go through its memory)");
+  sub->add_flag("--simgrid-log", flags.simgrid_log, "Show SimGrid's own log on stderr");
+}
+
+topology::Platform load_platform(const SimulationFlags& flags, const trace::Trace& trace) {
+  std::string name = flags.platform.empty() ? trace.platform : flags.platform;
+  if (name.empty()) throw InputError(trace.source, 0, "platform", "the trace names no platform; pass --platform NAME|FILE");
+  return topology::read_platform(topology::find_platform(name, platform_dirs()));
+}
+
+engine::ReplayOptions replay_options(const SimulationFlags& flags) {
+  engine::ReplayOptions options;
+  options.all_reduce_algorithm = flags.algorithm;
+  options.placement = flags.placement;
+  options.oversubscribe = flags.oversubscribe;
+  options.simgrid_log = flags.simgrid_log;
+  if (!flags.compress.empty()) {
+    compress::CompressSpec spec = compress::parse_compress_spec(flags.compress);
+    options.compression.model =
+        std::make_shared<const compress::CompressorModel>(compress::load_compressor(spec, compressor_dirs()));
+    options.compression.query = spec.query;
+    options.compression.min_bytes = parse_bytes_or_throw(flags.compress_min_bytes, "command line", "--compress-min-bytes");
+  }
+  return options;
+}
+
+}  // namespace ccsim::cli

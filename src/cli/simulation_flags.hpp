@@ -1,0 +1,38 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "engine/replay.hpp"
+#include "topology/platform.hpp"
+#include "trace/trace.hpp"
+
+namespace ccsim::cli {
+
+/// The options every simulating subcommand shares (replay, compare).
+struct SimulationFlags {
+  std::string platform;
+  std::string algorithm = "auto";
+  std::string compress;
+  std::string compress_min_bytes = "0";
+  std::string placement = "auto";
+  bool oversubscribe = false;
+  bool simgrid_log = false;
+};
+
+/// Registers --platform, --algo, --placement, --oversubscribe, --simgrid-log and, with
+/// `compress`, --compress and --compress-min-bytes on `sub`.
+void add_simulation_flags(CLI::App* sub, SimulationFlags& flags, bool compress);
+
+/// The platform of --platform, or the one the trace names.
+topology::Platform load_platform(const SimulationFlags& flags, const trace::Trace& trace);
+
+/// Replay options from the flags (loads the compressor model of --compress, if any).
+engine::ReplayOptions replay_options(const SimulationFlags& flags);
+
+/// Folders searched for compressor models: $CCSIM_COMPRESSORS, then models/compressors/.
+std::vector<std::string> compressor_dirs();
+
+}  // namespace ccsim::cli

@@ -1,0 +1,138 @@
+#include "engine/collective_plan.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "collective/error_model.hpp"
+#include "core/input_error.hpp"
+
+namespace ccsim::engine {
+
+collective::Collective to_collective(trace::OpKind kind) {
+  switch (kind) {
+    case trace::OpKind::kAllReduce: return collective::Collective::kAllReduce;
+    case trace::OpKind::kAllGather: return collective::Collective::kAllGather;
+    case trace::OpKind::kReduceScatter: return collective::Collective::kReduceScatter;
+    case trace::OpKind::kBroadcast: return collective::Collective::kBroadcast;
+    case trace::OpKind::kAllToAll: return collective::Collective::kAllToAll;
+    default: break;
+  }
+  throw std::logic_error("to_collective: not a collective");
+}
+
+std::string CompressionOptions::describe() const {
+  if (!enabled()) return "none";
+  std::string point;
+  if (query.error_bound) point = fmt::format(" eb={:g}", *query.error_bound);
+  if (query.bits) point = fmt::format(" bits={}", *query.bits);
+  if (query.density) point = fmt::format(" density={:g}", *query.density);
+  compress::Placement where = query.where.value_or(model->info().placement);
+  std::string min = min_bytes > 0 ? fmt::format(", all_reduce of {} bytes or more", min_bytes) : std::string();
+  return fmt::format("{}{} on the {}{}", model->name(), point, compress::placement_name(where), min);
+}
+
+CollectivePlanner::CollectivePlanner(const trace::Trace& trace, const topology::Network& network,
+                                     const std::vector<int>& placement, const ReplayOptions& options)
+    : trace_(trace), network_(network), placement_(placement), options_(options) {}
+
+const compress::CompressorCost& CollectivePlanner::compressor_cost(DType dtype) {
+  auto it = cost_by_dtype_.find(static_cast<int>(dtype));
+  if (it != cost_by_dtype_.end()) return it->second;
+  compress::Evaluation evaluation = options_.compression.model->evaluate(options_.compression.query, dtype);
+  for (const std::string& note : evaluation.notes) {
+    if (std::find(notes_.begin(), notes_.end(), note) == notes_.end()) notes_.push_back(note);
+  }
+  return cost_by_dtype_.emplace(static_cast<int>(dtype), evaluation.cost).first->second;
+}
+
+CollectivePlan CollectivePlanner::make_plan(const trace::Op& op) {
+  const trace::Group& group = trace_.groups[static_cast<std::size_t>(op.group)];
+  CollectivePlan plan;
+  collective::Request& request = plan.request;
+  request.op = to_collective(op.kind);
+  request.size = static_cast<int>(group.ranks.size());
+  request.element_bytes = dtype_bytes(op.dtype);
+  request.count = op.bytes / static_cast<std::uint64_t>(request.element_bytes);
+  if (op.kind == trace::OpKind::kBroadcast) request.root = group.index_of(op.root);
+  for (int rank : group.ranks) request.node_of_rank.push_back(network_.node_of(placement_[static_cast<std::size_t>(rank)]));
+  const CompressionOptions& compression = options_.compression;
+  plan.compressed = compression.enabled() && op.kind == trace::OpKind::kAllReduce && op.bytes >= compression.min_bytes &&
+                    request.size > 1;
+  if (plan.compressed && !compression.model->accepts(op.dtype)) {
+    // Integer all_reduces (counters, flags) stay exact.
+    plan.compressed = false;
+    std::string note = fmt::format("{} all_reduces run plain: {} compresses floating-point data only",
+                                   dtype_name(op.dtype), compression.model->name());
+    if (std::find(notes_.begin(), notes_.end(), note) == notes_.end()) notes_.push_back(note);
+  }
+  if (plan.compressed) {
+    const compress::CompressorModel& model = *compression.model;
+    request.compression = model.homomorphic() ? collective::Compression::kHomomorphic
+                          : model.summable()  ? collective::Compression::kErrorBounded
+                                              : collective::Compression::kNonSummable;
+    plan.cost = compressor_cost(op.dtype);
+  }
+  if (op.kind == trace::OpKind::kAllReduce) {
+    // A plain algorithm named for a compressed run (or the reverse) falls back to auto only
+    // where it cannot apply: collectives below min_bytes run plain whatever --algo says.
+    const std::string& wanted = options_.all_reduce_algorithm;
+    const bool wanted_compressed = wanted == "compressed-ring" || wanted == "homomorphic-ring" ||
+                                   wanted == "compressed-allgather";
+    request.algorithm = (plan.compressed || !wanted_compressed) ? wanted : "auto";
+  }
+  plan.algorithm = collective::choose_algorithm(request);
+  request.algorithm = plan.algorithm;
+  if (plan.compressed) {
+    collective::ResultError error = collective::all_reduce_error(plan.algorithm, request.size);
+    plan.error_worst_eb = static_cast<float>(error.worst);
+    plan.error_expected_eb = static_cast<float>(error.expected);
+  }
+  return plan;
+}
+
+const CollectivePlan& CollectivePlanner::plan(const trace::Op& op, int rank, std::size_t index) {
+  Key key{op.group, static_cast<int>(op.kind), op.bytes, static_cast<int>(op.dtype), op.root};
+  auto it = plans_.find(key);
+  if (it != plans_.end()) return it->second;
+  try {
+    CollectivePlan plan = make_plan(op);
+    ++used_[{std::string(trace::op_kind_name(op.kind)), plan.algorithm}];
+    return plans_.emplace(key, std::move(plan)).first->second;
+  } catch (const InputError& e) {
+    const trace::Group& group = trace_.groups[static_cast<std::size_t>(op.group)];
+    throw InputError(trace_.source, op.line, fmt::format("ranks[{}].ops[{}]", rank, index),
+                     fmt::format("{} on group \"{}\": {}{}", trace::op_kind_name(op.kind), group.name,
+                                 e.file().empty() ? "" : e.file() + ": ", e.detail()));
+  } catch (const std::invalid_argument& e) {
+    throw InputError(trace_.source, op.line, fmt::format("ranks[{}].ops[{}]", rank, index), e.what());
+  }
+}
+
+void CollectivePlanner::plan_all() {
+  for (int rank = 0; rank < trace_.world_size; ++rank) {
+    const auto& ops = trace_.ops[static_cast<std::size_t>(rank)];
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      if (trace::is_collective(ops[i].kind)) plan(ops[i], rank, i);
+    }
+  }
+}
+
+std::string CollectivePlanner::describe() const {
+  if (used_.empty()) return "none";
+  std::string out;
+  std::string kind;
+  for (const auto& [key, count] : used_) {
+    if (key.first != kind) {
+      out += fmt::format("{}{}: ", out.empty() ? "" : "; ", key.first);
+      kind = key.first;
+    } else {
+      out += ", ";
+    }
+    out += fmt::format("{} ({} distinct)", key.second, count);
+  }
+  return out;
+}
+
+}  // namespace ccsim::engine

@@ -1,0 +1,67 @@
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "collective/registry.hpp"
+#include "engine/replay.hpp"
+#include "topology/network.hpp"
+#include "trace/trace.hpp"
+
+namespace ccsim::engine {
+
+/// How one collective of the trace runs: its schedule request (algorithm resolved), and,
+/// when compressed, the compressor's cost for its dtype and the error of its result.
+struct CollectivePlan {
+  collective::Request request;
+  std::string algorithm;
+  bool compressed = false;
+  compress::CompressorCost cost;  ///< default (free, ratio 1) when not compressed
+  float error_worst_eb = 0;      ///< error of the result in units of the per-compression bound
+  float error_expected_eb = 0;
+};
+
+/// Decides, once per distinct collective (group, kind, size, dtype, root), which algorithm
+/// runs it and whether it is compressed; shared by every rank of the group.
+class CollectivePlanner {
+ public:
+  CollectivePlanner(const trace::Trace& trace, const topology::Network& network, const std::vector<int>& placement,
+                    const ReplayOptions& options);
+
+  /// The plan of collective `op` (issued by `rank`, operator `index`, for messages).
+  /// Configuration errors (a hierarchical all_reduce on a group without a usable node layout,
+  /// a dtype the compressor cannot take) are InputErrors at the operator's line.
+  const CollectivePlan& plan(const trace::Op& op, int rank, std::size_t index);
+
+  /// Plans every collective of the trace, so that configuration errors surface before the
+  /// simulation starts.
+  void plan_all();
+
+  /// The algorithms used, by collective kind: "all_reduce: ring (12), compressed-ring (4); ...".
+  std::string describe() const;
+
+  /// Notes from the compressor model (clamped settings, dtype scaling), each once.
+  const std::vector<std::string>& notes() const { return notes_; }
+
+ private:
+  using Key = std::tuple<int, int, std::uint64_t, int, int>;  // group, kind, bytes, dtype, root
+  const trace::Trace& trace_;
+  const topology::Network& network_;
+  const std::vector<int>& placement_;
+  const ReplayOptions& options_;
+  std::map<Key, CollectivePlan> plans_;
+  std::map<int, compress::CompressorCost> cost_by_dtype_;
+  std::map<std::pair<std::string, std::string>, int> used_;  // (kind, algorithm) -> distinct collectives
+  std::vector<std::string> notes_;
+
+  CollectivePlan make_plan(const trace::Op& op);
+  const compress::CompressorCost& compressor_cost(DType dtype);
+};
+
+/// The collective of a trace operator kind (is_collective(kind) must hold).
+collective::Collective to_collective(trace::OpKind kind);
+
+}  // namespace ccsim::engine

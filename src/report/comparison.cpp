@@ -1,0 +1,177 @@
+#include "report/comparison.hpp"
+
+#include <cmath>
+#include <ostream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+#include <nlohmann/json.hpp>
+
+namespace ccsim::report {
+namespace {
+
+double speedup(double plain, double compressed) { return compressed > 0 ? plain / compressed : 1.0; }
+
+std::string error_text(const ComparedRow& row, double eb) {
+  if (!row.compressed()) return "";
+  if (std::isnan(eb) || std::isinf(eb)) {
+    return fmt::format("{:.3g} eb / {:.3g} eb", row.error_worst_eb, row.error_expected_eb);
+  }
+  return fmt::format("{:.3g} / {:.3g}", row.error_worst_eb * eb, row.error_expected_eb * eb);
+}
+
+}  // namespace
+
+Comparison compare(const engine::Result& plain, const engine::Result& compressed, const BreakdownOptions& options) {
+  Breakdown a = make_breakdown(plain, options);
+  Breakdown b = make_breakdown(compressed, options);
+  if (a.tables.size() != b.tables.size()) throw std::logic_error("compare: the runs are not of the same trace");
+  Comparison c;
+  c.trace_name = a.trace_name;
+  c.platform_name = a.platform_name;
+  c.network_model = a.network_model;
+  c.placement = a.placement;
+  c.plain_algorithms = a.algorithm;
+  c.compressed_algorithms = b.algorithm;
+  c.compression = b.compression;
+  c.notes = b.notes;
+  c.error_bound_abs = compressed.error_bound_abs;
+  c.world_size = a.world_size;
+  c.stage_count = a.stage_count;
+  c.plain_makespan_s = a.makespan_s;
+  c.compressed_makespan_s = b.makespan_s;
+  for (std::size_t t = 0; t < a.tables.size(); ++t) {
+    const Table& ta = a.tables[t];
+    const Table& tb = b.tables[t];
+    if (ta.rows.size() != tb.rows.size()) throw std::logic_error("compare: the runs are not of the same trace");
+    ComparedTable table;
+    table.scope = ta.scope;
+    table.id = ta.id;
+    table.ranks = ta.ranks;
+    table.key = ta.key;
+    table.plain_total_s = ta.total_s;
+    table.compressed_total_s = tb.total_s;
+    for (std::size_t i = 0; i < ta.rows.size(); ++i) {
+      ComparedRow row;
+      row.name = ta.rows[i].name;
+      row.label = ta.rows[i].label;
+      row.plain_algorithm = ta.rows[i].algorithm;
+      row.compressed_algorithm = tb.rows[i].algorithm;
+      row.plain_s = ta.rows[i].time_s;
+      row.compressed_s = tb.rows[i].time_s;
+      row.error_worst_eb = tb.rows[i].error_worst_eb;
+      row.error_expected_eb = tb.rows[i].error_expected_eb;
+      table.rows.push_back(std::move(row));
+    }
+    c.tables.push_back(std::move(table));
+  }
+  return c;
+}
+
+void write_text(const Comparison& c, std::ostream& out) {
+  fmt::print(out, "{} on {}: {} ranks, {} pipeline stage{}\n", c.trace_name, c.platform_name, c.world_size,
+             c.stage_count, c.stage_count == 1 ? "" : "s");
+  fmt::print(out, "network: {}\n", c.network_model);
+  if (!c.placement.empty()) fmt::print(out, "placement: {}\n", c.placement);
+  fmt::print(out, "plain:      {}\n", c.plain_algorithms);
+  fmt::print(out, "compressed: {}; compression: {}\n", c.compressed_algorithms, c.compression);
+  for (const std::string& note : c.notes) fmt::print(out, "note: {}\n", note);
+  const bool absolute = !(std::isnan(c.error_bound_abs) || std::isinf(c.error_bound_abs));
+  fmt::print(out, "error of compressed results: worst / expected {}\n",
+             absolute ? fmt::format("absolute error (eb = {:.3g})", c.error_bound_abs)
+                      : std::string("in units of eb, the error bound of one compression"));
+  fmt::print(out, "iteration: {:.3f} ms plain, {:.3f} ms compressed, speedup {:.3f}x\n", c.plain_makespan_s * 1e3,
+             c.compressed_makespan_s * 1e3, speedup(c.plain_makespan_s, c.compressed_makespan_s));
+  for (const ComparedTable& t : c.tables) {
+    if (t.scope == "stage") {
+      fmt::print(out, "\nPipeline stage {} (rank{} {})\n", t.id, t.ranks.size() == 1 ? "" : "s", format_ranks(t.ranks));
+    } else {
+      fmt::print(out, "\nRank {}\n", t.id);
+    }
+    std::size_t width = 8;
+    std::size_t label_width = 5;
+    std::size_t algo_width = 9;
+    for (const ComparedRow& row : t.rows) {
+      width = std::max(width, row.name.size());
+      label_width = std::max(label_width, row.label.size());
+      algo_width = std::max(algo_width, row.compressed_algorithm.size());
+    }
+    fmt::print(out, "{:>5}  {:<{}}  {:<{}}  {:>11}  {:>11}  {:>8}  {:<{}}  {}\n", "#", "operator", width, "label",
+               label_width, "plain ms", "compr. ms", "speedup", "algorithm", algo_width, "error");
+    for (std::size_t i = 0; i < t.rows.size(); ++i) {
+      const ComparedRow& row = t.rows[i];
+      std::string gain = row.is_collective() ? fmt::format("{:.3f}x", speedup(row.plain_s, row.compressed_s)) : "";
+      std::string line = fmt::format("{:>5}  {:<{}}  {:<{}}  {:>11.3f}  {:>11.3f}  {:>8}  {:<{}}  {}",
+                                     t.key == RowKey::kOperator ? std::to_string(i + 1) : "", row.name, width,
+                                     row.label, label_width, row.plain_s * 1e3, row.compressed_s * 1e3, gain,
+                                     row.compressed_algorithm, algo_width, error_text(row, c.error_bound_abs));
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      fmt::print(out, "{}\n", line);
+    }
+    fmt::print(out, "{:>5}  {:<{}}  {:<{}}  {:>11.3f}  {:>11.3f}  {:>7.3f}x\n", "", "total", width, "", label_width,
+               t.plain_total_s * 1e3, t.compressed_total_s * 1e3, speedup(t.plain_total_s, t.compressed_total_s));
+  }
+}
+
+void write_csv(const Comparison& c, std::ostream& out) {
+  out << "scope,id,row,operator,label,plain_ms,compressed_ms,speedup,plain_algorithm,compressed_algorithm,"
+         "error_worst_eb,error_expected_eb\n";
+  for (const ComparedTable& t : c.tables) {
+    for (std::size_t i = 0; i < t.rows.size(); ++i) {
+      const ComparedRow& row = t.rows[i];
+      fmt::print(out, "{},{},{},{},{},{:.6f},{:.6f},{:.6f},{},{},{:.6g},{:.6g}\n", t.scope, t.id, i + 1, row.name,
+                 row.label, row.plain_s * 1e3, row.compressed_s * 1e3, speedup(row.plain_s, row.compressed_s),
+                 row.plain_algorithm, row.compressed_algorithm, row.error_worst_eb, row.error_expected_eb);
+    }
+    fmt::print(out, "{},{},total,total,,{:.6f},{:.6f},{:.6f},,,,\n", t.scope, t.id, t.plain_total_s * 1e3,
+               t.compressed_total_s * 1e3, speedup(t.plain_total_s, t.compressed_total_s));
+  }
+}
+
+void write_json(const Comparison& c, std::ostream& out) {
+  nlohmann::ordered_json doc;
+  doc["trace"] = c.trace_name;
+  doc["platform"] = c.platform_name;
+  doc["network_model"] = c.network_model;
+  doc["placement"] = c.placement;
+  doc["plain_collectives"] = c.plain_algorithms;
+  doc["compressed_collectives"] = c.compressed_algorithms;
+  doc["compression"] = c.compression;
+  doc["notes"] = c.notes;
+  doc["error_bound_abs"] = std::isfinite(c.error_bound_abs) ? nlohmann::ordered_json(c.error_bound_abs) : nlohmann::ordered_json();
+  doc["plain_iteration_ms"] = c.plain_makespan_s * 1e3;
+  doc["compressed_iteration_ms"] = c.compressed_makespan_s * 1e3;
+  doc["speedup"] = speedup(c.plain_makespan_s, c.compressed_makespan_s);
+  doc["tables"] = nlohmann::ordered_json::array();
+  for (const ComparedTable& t : c.tables) {
+    nlohmann::ordered_json table;
+    table["scope"] = t.scope;
+    table["id"] = t.id;
+    table["ranks"] = t.ranks;
+    table["plain_total_ms"] = t.plain_total_s * 1e3;
+    table["compressed_total_ms"] = t.compressed_total_s * 1e3;
+    table["rows"] = nlohmann::ordered_json::array();
+    for (const ComparedRow& row : t.rows) {
+      nlohmann::ordered_json r;
+      r["operator"] = row.name;
+      if (!row.label.empty()) r["label"] = row.label;
+      r["plain_ms"] = row.plain_s * 1e3;
+      r["compressed_ms"] = row.compressed_s * 1e3;
+      if (row.is_collective()) {
+        r["speedup"] = speedup(row.plain_s, row.compressed_s);
+        r["plain_algorithm"] = row.plain_algorithm;
+        r["compressed_algorithm"] = row.compressed_algorithm;
+      }
+      if (row.compressed()) {
+        r["error_worst_eb"] = row.error_worst_eb;
+        r["error_expected_eb"] = row.error_expected_eb;
+      }
+      table["rows"].push_back(std::move(r));
+    }
+    doc["tables"].push_back(std::move(table));
+  }
+  out << doc.dump(2) << "\n";
+}
+
+}  // namespace ccsim::report

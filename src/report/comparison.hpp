@@ -1,0 +1,61 @@
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "engine/result.hpp"
+#include "report/breakdown.hpp"
+
+namespace ccsim::report {
+
+/// One operator (or name) of a plain and a compressed run of the same trace.
+struct ComparedRow {
+  std::string name;
+  std::string label;
+  std::string plain_algorithm;
+  std::string compressed_algorithm;
+  double plain_s = 0;
+  double compressed_s = 0;
+  double error_worst_eb = 0;     ///< of the compressed result, in units of eb
+  double error_expected_eb = 0;
+  bool is_collective() const { return !compressed_algorithm.empty(); }
+  bool compressed() const { return error_worst_eb > 0; }
+};
+
+/// A stage (or rank) of both runs, side by side.
+struct ComparedTable {
+  std::string scope;
+  int id = 0;
+  std::vector<int> ranks;
+  RowKey key = RowKey::kOperator;
+  std::vector<ComparedRow> rows;
+  double plain_total_s = 0;
+  double compressed_total_s = 0;
+};
+
+struct Comparison {
+  std::string trace_name;
+  std::string platform_name;
+  std::string network_model;
+  std::string placement;
+  std::string plain_algorithms;
+  std::string compressed_algorithms;
+  std::string compression;
+  std::vector<std::string> notes;
+  double error_bound_abs = 0;  ///< NaN when unknown
+  int world_size = 0;
+  int stage_count = 1;
+  double plain_makespan_s = 0;
+  double compressed_makespan_s = 0;
+  std::vector<ComparedTable> tables;
+};
+
+/// Pairs the breakdowns of two runs of the same trace (rows match by position).
+Comparison compare(const engine::Result& plain, const engine::Result& compressed, const BreakdownOptions& options);
+
+void write_text(const Comparison& comparison, std::ostream& out);
+void write_csv(const Comparison& comparison, std::ostream& out);
+void write_json(const Comparison& comparison, std::ostream& out);
+
+}  // namespace ccsim::report
