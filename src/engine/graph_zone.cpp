@@ -35,8 +35,7 @@ GraphZone::GraphZone(const topology::Network& network, const std::vector<int>& u
     hosts_[static_cast<std::size_t>(a)] = host;
   }
   const std::vector<bool> needed = network.links_used_by(used);
-  links_.resize(2 * network.link_count());
-  limiters_.resize(2 * network.link_count(), nullptr);
+  directions_.resize(2 * network.link_count());
   for (std::uint32_t i = 0; i < network.link_count(); ++i) {
     if (!needed[i]) continue;
     const topology::Link& link = network.link(i);
@@ -56,14 +55,14 @@ GraphZone::GraphZone(const topology::Network& network, const std::vector<int>& u
       return l->seal();
     };
     std::string name = network.link_name(i);
+    auto direction = [](sg4::Link* l, sg4::Link* cable) {
+      return Direction{l->get_impl(), cable != nullptr ? cable->get_impl() : nullptr, l->get_latency()};
+    };
     if (link.sharing == topology::Sharing::kSplitDuplex) {
-      links_[2 * i] = make(name + ":fw");
-      links_[2 * i + 1] = make(name + ":bw");
-      limiters_[2 * i] = limiter(name + ":fw:cable");
-      limiters_[2 * i + 1] = limiter(name + ":bw:cable");
+      directions_[2 * i] = direction(make(name + ":fw"), limiter(name + ":fw:cable"));
+      directions_[2 * i + 1] = direction(make(name + ":bw"), limiter(name + ":bw:cable"));
     } else {
-      links_[2 * i] = links_[2 * i + 1] = make(name);
-      limiters_[2 * i] = limiters_[2 * i + 1] = limiter(name + ":cable");
+      directions_[2 * i] = directions_[2 * i + 1] = direction(make(name), limiter(name + ":cable"));
     }
   }
   zone->seal();
@@ -81,11 +80,10 @@ void GraphZone::get_local_route(const simgrid::kernel::routing::NetPoint* src,
   hops_.clear();
   network_.route(a, b, hops_);
   for (const topology::Hop& hop : hops_) {
-    const std::size_t index = 2 * static_cast<std::size_t>(hop.link) + (hop.forward ? 0 : 1);
-    sg4::Link* link = links_[index];
-    into->link_list_.push_back(link->get_impl());
-    if (limiters_[index] != nullptr) into->link_list_.push_back(limiters_[index]->get_impl());
-    if (latency != nullptr) *latency += link->get_latency();
+    const Direction& d = directions_[2 * static_cast<std::size_t>(hop.link) + (hop.forward ? 0 : 1)];
+    into->link_list_.push_back(d.link);
+    if (d.limiter != nullptr) into->link_list_.push_back(d.limiter);
+    if (latency != nullptr) *latency += d.latency_s;
   }
 }
 

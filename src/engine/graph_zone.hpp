@@ -31,9 +31,14 @@ class GraphZone final : public simgrid::kernel::routing::NetZoneImpl {
   const topology::Network& network_;
   std::vector<simgrid::s4u::Host*> hosts_;
   std::vector<int> accelerator_of_netpoint_;
-  std::vector<simgrid::s4u::Link*> links_;     ///< 2 per network link: [2i] forward, [2i+1] backward
+  /// A link direction as routes use it (kernel pointers cached: routing runs once per message).
+  struct Direction {
+    simgrid::kernel::resource::StandardLinkImpl* link = nullptr;
+    simgrid::kernel::resource::StandardLinkImpl* limiter = nullptr;  ///< per-flow cable limit of trunks
+    double latency_s = 0;
+  };
+  std::vector<Direction> directions_;          ///< 2 per network link: [2i] forward, [2i+1] backward
   std::vector<simgrid::s4u::Link*> loopback_;  ///< per accelerator shared by several ranks, nullptr otherwise
-  std::vector<simgrid::s4u::Link*> limiters_;  ///< per-flow cable limit of trunks, nullptr otherwise
   std::vector<topology::Hop> hops_;         ///< scratch
 };
 

@@ -4,6 +4,8 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
+#include <unordered_map>
 
 #include <fmt/format.h>
 #include <simgrid/s4u.hpp>
@@ -53,6 +55,11 @@ class Simulation {
   void run_collective(int rank, const Op& op, std::size_t index);
   void run_step(int rank, int group_index, const trace::Group& group, const collective::Step& step,
                 std::uint64_t element_bytes, const compress::CompressorCost& codec);
+  /// The mailbox of messages from `src` to `dst` on one channel: a process group's collectives
+  /// (context = group) or point-to-point messages with one tag (context = tag). Mailboxes exist
+  /// only for pairs that talk; messages on one are matched in order (MPI's non-overtaking).
+  enum ChannelKind : int { kPointToPoint = 0, kCollective = 1 };
+  sg4::Mailbox* channel(ChannelKind kind, int context, int src, int dst);
   /// The id of an algorithm name in result_.names.
   std::uint32_t algorithm_name(const std::string& name);
   /// Occupies the rank's accelerator for `seconds` (compute, reduction, compression).
@@ -81,6 +88,14 @@ class Simulation {
   double seconds_per_reduced_byte_ = 0;
   std::unique_ptr<CollectivePlanner> planner_;
   std::map<std::string, std::uint32_t> algorithm_ids_;
+  struct ChannelHash {
+    std::size_t operator()(const std::tuple<int, int, int, int>& k) const {
+      std::uint64_t h = static_cast<std::uint32_t>(std::get<0>(k));
+      for (int v : {std::get<1>(k), std::get<2>(k), std::get<3>(k)}) h = h * 0x9E3779B97F4A7C15ull ^ static_cast<std::uint32_t>(v);
+      return static_cast<std::size_t>(h ^ (h >> 31));
+    }
+  };
+  std::unordered_map<std::tuple<int, int, int, int>, sg4::Mailbox*, ChannelHash> channels_;
 };
 
 int token = 0;  // payload of every simulated message; only sizes matter
@@ -182,7 +197,7 @@ void Simulation::run_compute(const Op& op) {
 void Simulation::run_send(int rank, const Op& op) {
   RankState& st = states_[static_cast<std::size_t>(rank)];
   st.send_peer = op.peer;
-  sg4::Mailbox* box = sg4::Mailbox::by_name(fmt::format("p{}>{}:{}", rank, op.peer, op.tag));
+  sg4::Mailbox* box = channel(kPointToPoint, static_cast<int>(op.tag), rank, op.peer);
   box->put(&token, op.bytes);
   st.send_peer = -1;
 }
@@ -190,7 +205,7 @@ void Simulation::run_send(int rank, const Op& op) {
 void Simulation::run_recv(int rank, const Op& op) {
   RankState& st = states_[static_cast<std::size_t>(rank)];
   st.recv_peer = op.peer;
-  sg4::Mailbox* box = sg4::Mailbox::by_name(fmt::format("p{}>{}:{}", op.peer, rank, op.tag));
+  sg4::Mailbox* box = channel(kPointToPoint, static_cast<int>(op.tag), op.peer, rank);
   box->get<int>();
   st.recv_peer = -1;
 }
@@ -213,6 +228,15 @@ void Simulation::run_collective(int rank, const Op& op, std::size_t index) {
     run_step(rank, op.group, group, steps[s], element_bytes, plan.cost);
   }
   st.step = -1;
+}
+
+sg4::Mailbox* Simulation::channel(ChannelKind kind, int context, int src, int dst) {
+  auto key = std::make_tuple(static_cast<int>(kind), context, src, dst);
+  auto it = channels_.find(key);
+  if (it != channels_.end()) return it->second;
+  sg4::Mailbox* box = sg4::Mailbox::by_name(fmt::format("{}{}:{}>{}", kind == kCollective ? 'c' : 'p', context, src, dst));
+  channels_.emplace(key, box);
+  return box;
 }
 
 std::uint32_t Simulation::algorithm_name(const std::string& name) {
@@ -251,11 +275,11 @@ void Simulation::run_step(int rank, int group_index, const trace::Group& group, 
   int* received = nullptr;
   if (step.send_peer >= 0) {
     st.send_peer = group.ranks[static_cast<std::size_t>(step.send_peer)];
-    send = sg4::Mailbox::by_name(fmt::format("c{}:{}>{}", group_index, rank, st.send_peer))->put_async(&token, wire(step.send));
+    send = channel(kCollective, group_index, rank, st.send_peer)->put_async(&token, wire(step.send));
   }
   if (step.recv_peer >= 0) {
     st.recv_peer = group.ranks[static_cast<std::size_t>(step.recv_peer)];
-    recv = sg4::Mailbox::by_name(fmt::format("c{}:{}>{}", group_index, st.recv_peer, rank))->get_async<int>(&received);
+    recv = channel(kCollective, group_index, st.recv_peer, rank)->get_async<int>(&received);
   }
   if (send) send->wait();
   if (recv) recv->wait();
