@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "core/input_error.hpp"
+#include "core/parse.hpp"
 #include "engine/replay.hpp"
 
 namespace ccsim::engine {
@@ -56,12 +57,13 @@ std::string encode_input_error(const InputError& e) {
   std::vector<std::string> parts;
   while (!payload.empty() && parts.size() < 4) {
     std::size_t colon = payload.find(':');
-    std::size_t size = std::strtoull(std::string(payload.substr(0, colon)).c_str(), nullptr, 10);
-    parts.emplace_back(payload.substr(colon + 1, size));
-    payload.remove_prefix(colon + 1 + size);
+    auto size = colon == std::string_view::npos ? std::nullopt : parse_uint(payload.substr(0, colon));
+    if (!size || colon + 1 + *size > payload.size()) throw std::runtime_error("garbled error from the simulation process");
+    parts.emplace_back(payload.substr(colon + 1, *size));
+    payload.remove_prefix(colon + 1 + *size);
   }
   parts.resize(4);
-  throw InputError(parts[0], std::atoi(parts[1].c_str()), parts[2], parts[3]);
+  throw InputError(parts[0], static_cast<int>(parse_int(parts[1]).value_or(0)), parts[2], parts[3]);
 }
 
 std::string run_and_encode(const std::function<std::string()>& work) {
