@@ -84,6 +84,13 @@ bool has_labels(const Table& table) {
 
 }  // namespace
 
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
 std::string format_ranks(const std::vector<int>& ranks) {
   std::vector<std::string> parts;
   for (std::size_t i = 0; i < ranks.size();) {
@@ -163,16 +170,10 @@ void write_text(const Breakdown& b, std::ostream& out) {
 
 void write_csv(const Breakdown& b, std::ostream& out) {
   out << "scope,id,row,operator,label,calls,time_ms,share_pct\n";
-  auto quote = [](const std::string& text) {
-    if (text.find_first_of(",\"\n") == std::string::npos) return text;
-    std::string q = "\"";
-    for (char c : text) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
-  };
   for (const Table& t : b.tables) {
     for (std::size_t i = 0; i < t.rows.size(); ++i) {
       const Row& row = t.rows[i];
-      fmt::print(out, "{},{},{},{},{},{},{:.6f},{:.4f}\n", t.scope, t.id, i + 1, quote(row.name), quote(row.label),
+      fmt::print(out, "{},{},{},{},{},{},{:.6f},{:.4f}\n", t.scope, t.id, i + 1, csv_field(row.name), csv_field(row.label),
                  row.calls, row.time_s * 1e3, row.share * 100);
     }
     fmt::print(out, "{},{},total,total,,,{:.6f},100.0000\n", t.scope, t.id, t.total_s * 1e3);

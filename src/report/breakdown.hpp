@@ -61,6 +61,9 @@ struct BreakdownOptions {
 /// run the same operator sequence cannot be shown per operator and falls back to names.
 Breakdown make_breakdown(const engine::Result& result, const BreakdownOptions& options);
 
+/// A CSV field, quoted (RFC 4180) when it holds a comma, a quote or a newline.
+std::string csv_field(const std::string& text);
+
 /// "0-3, 8, 10-11"
 std::string format_ranks(const std::vector<int>& ranks);
 

@@ -120,8 +120,8 @@ void write_csv(const Comparison& c, std::ostream& out) {
   for (const ComparedTable& t : c.tables) {
     for (std::size_t i = 0; i < t.rows.size(); ++i) {
       const ComparedRow& row = t.rows[i];
-      fmt::print(out, "{},{},{},{},{},{:.6f},{:.6f},{:.6f},{},{},{:.6g},{:.6g}\n", t.scope, t.id, i + 1, row.name,
-                 row.label, row.plain_s * 1e3, row.compressed_s * 1e3, speedup(row.plain_s, row.compressed_s),
+      fmt::print(out, "{},{},{},{},{},{:.6f},{:.6f},{:.6f},{},{},{:.6g},{:.6g}\n", t.scope, t.id, i + 1, csv_field(row.name),
+                 csv_field(row.label), row.plain_s * 1e3, row.compressed_s * 1e3, speedup(row.plain_s, row.compressed_s),
                  row.plain_algorithm, row.compressed_algorithm, row.error_worst_eb, row.error_expected_eb);
     }
     fmt::print(out, "{},{},total,total,,{:.6f},{:.6f},{:.6f},,,,\n", t.scope, t.id, t.plain_total_s * 1e3,

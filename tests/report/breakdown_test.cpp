@@ -87,3 +87,9 @@ TEST_CASE("rank lists collapse into ranges", "[report]") {
   CHECK(report::format_ranks({0, 1, 2, 3, 8, 10, 11}) == "0-3, 8, 10-11");
   CHECK(report::format_ranks({5}) == "5");
 }
+
+TEST_CASE("csv fields are quoted when they need it", "[report]") {
+  CHECK(report::csv_field("linear") == "linear");
+  CHECK(report::csv_field("a,b") == "\"a,b\"");
+  CHECK(report::csv_field("say \"hi\"") == "\"say \"\"hi\"\"\"");
+}
