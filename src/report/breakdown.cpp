@@ -1,6 +1,7 @@
 #include "report/breakdown.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <ostream>
 
@@ -84,6 +85,12 @@ bool has_labels(const Table& table) {
 
 }  // namespace
 
+std::string format_error(double worst_eb, double expected_eb, double eb) {
+  if (worst_eb <= 0) return "";
+  if (!std::isfinite(eb)) return fmt::format("{:.3g} eb / {:.3g} eb", worst_eb, expected_eb);
+  return fmt::format("{:.3g} / {:.3g}", worst_eb * eb, expected_eb * eb);
+}
+
 std::string csv_field(const std::string& text) {
   if (text.find_first_of(",\"\n") == std::string::npos) return text;
   std::string quoted = "\"";
@@ -111,6 +118,7 @@ Breakdown make_breakdown(const engine::Result& result, const BreakdownOptions& o
   out.placement = result.placement;
   out.compression = result.compression;
   out.notes = result.notes;
+  out.error_bound_abs = result.error_bound_abs;
   out.world_size = result.world_size;
   out.stage_count = result.stage_count;
   out.makespan_s = result.makespan_s;
@@ -145,6 +153,7 @@ void write_text(const Breakdown& b, std::ostream& out) {
       fmt::print(out, "\nRank {}\n", t.id);
     }
     const bool labels = has_labels(t);
+    const bool errors = std::any_of(t.rows.begin(), t.rows.end(), [](const Row& row) { return row.error_worst_eb > 0; });
     std::size_t width = 8;
     for (const Row& row : t.rows) width = std::max(width, row.name.size());
     std::size_t label_width = 5;
@@ -153,13 +162,16 @@ void write_text(const Breakdown& b, std::ostream& out) {
     std::string head = by_op ? fmt::format("{:>5}  {:<{}}", "#", "operator", width)
                              : fmt::format("{:<{}}  {:>6}", "operator", width, "calls");
     if (labels) head += fmt::format("  {:<{}}", "label", label_width);
-    fmt::print(out, "{}  {:>11}  {:>8}\n", head, "time ms", "share %");
+    fmt::print(out, "{}  {:>11}  {:>8}{}\n", head, "time ms", "share %",
+               errors ? "  error (worst / expected)" : "");
     for (std::size_t i = 0; i < t.rows.size(); ++i) {
       const Row& row = t.rows[i];
       std::string left = by_op ? fmt::format("{:>5}  {:<{}}", i + 1, row.name, width)
                                : fmt::format("{:<{}}  {:>6}", row.name, width, row.calls);
       if (labels) left += fmt::format("  {:<{}}", row.label, label_width);
-      fmt::print(out, "{}  {:>11.3f}  {:>8.2f}\n", left, row.time_s * 1e3, row.share * 100);
+      std::string error = format_error(row.error_worst_eb, row.error_expected_eb, b.error_bound_abs);
+      fmt::print(out, "{}  {:>11.3f}  {:>8.2f}{}\n", left, row.time_s * 1e3, row.share * 100,
+                 error.empty() ? "" : "  " + error);
     }
     std::string total = by_op ? fmt::format("{:>5}  {:<{}}", "", "total", width)
                               : fmt::format("{:<{}}  {:>6}", "total", width, "");
@@ -189,6 +201,7 @@ void write_json(const Breakdown& b, std::ostream& out) {
   doc["placement"] = b.placement;
   doc["compression"] = b.compression;
   doc["notes"] = b.notes;
+  doc["error_bound_abs"] = std::isfinite(b.error_bound_abs) ? nlohmann::ordered_json(b.error_bound_abs) : nlohmann::ordered_json();
   doc["world_size"] = b.world_size;
   doc["pipeline_stages"] = b.stage_count;
   doc["iteration_ms"] = b.makespan_s * 1e3;
@@ -208,6 +221,11 @@ void write_json(const Breakdown& b, std::ostream& out) {
       r["calls"] = row.calls;
       r["time_ms"] = row.time_s * 1e3;
       r["share_pct"] = row.share * 100;
+      if (!row.algorithm.empty()) r["algorithm"] = row.algorithm;
+      if (row.error_worst_eb > 0) {
+        r["error_worst_eb"] = row.error_worst_eb;
+        r["error_expected_eb"] = row.error_expected_eb;
+      }
       table["rows"].push_back(std::move(r));
     }
     doc["tables"].push_back(std::move(table));

@@ -45,6 +45,7 @@ struct Breakdown {
   std::string placement;
   std::string compression;
   std::vector<std::string> notes;
+  double error_bound_abs = 0;  ///< of one compression; NaN when unknown, +inf when unbounded
   int world_size = 0;
   int stage_count = 1;
   double makespan_s = 0;
@@ -60,6 +61,10 @@ struct BreakdownOptions {
 /// Builds the per-operator breakdown from a simulation result. A stage whose ranks do not
 /// run the same operator sequence cannot be shown per operator and falls back to names.
 Breakdown make_breakdown(const engine::Result& result, const BreakdownOptions& options);
+
+/// The error of a compressed result, "worst / expected": absolute when `eb` (the bound of one
+/// compression) is finite, else in units of eb; empty for an exact result.
+std::string format_error(double worst_eb, double expected_eb, double eb);
 
 /// A CSV field, quoted (RFC 4180) when it holds a comma, a quote or a newline.
 std::string csv_field(const std::string& text);

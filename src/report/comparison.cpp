@@ -13,14 +13,6 @@ namespace {
 
 double speedup(double plain, double compressed) { return compressed > 0 ? plain / compressed : 1.0; }
 
-std::string error_text(const ComparedRow& row, double eb) {
-  if (!row.compressed()) return "";
-  if (std::isnan(eb) || std::isinf(eb)) {
-    return fmt::format("{:.3g} eb / {:.3g} eb", row.error_worst_eb, row.error_expected_eb);
-  }
-  return fmt::format("{:.3g} / {:.3g}", row.error_worst_eb * eb, row.error_expected_eb * eb);
-}
-
 }  // namespace
 
 Comparison compare(const engine::Result& plain, const engine::Result& compressed, const BreakdownOptions& options) {
@@ -105,7 +97,7 @@ void write_text(const Comparison& c, std::ostream& out) {
       std::string line = fmt::format("{:>5}  {:<{}}  {:<{}}  {:>11.3f}  {:>11.3f}  {:>8}  {:<{}}  {}",
                                      t.key == RowKey::kOperator ? std::to_string(i + 1) : "", row.name, width,
                                      row.label, label_width, row.plain_s * 1e3, row.compressed_s * 1e3, gain,
-                                     row.compressed_algorithm, algo_width, error_text(row, c.error_bound_abs));
+                                     row.compressed_algorithm, algo_width, format_error(row.error_worst_eb, row.error_expected_eb, c.error_bound_abs));
       while (!line.empty() && line.back() == ' ') line.pop_back();
       fmt::print(out, "{}\n", line);
     }
