@@ -87,7 +87,9 @@ bool has_labels(const Table& table) {
 
 std::string format_error(double worst_eb, double expected_eb, double eb) {
   if (worst_eb <= 0) return "";
-  if (!std::isfinite(eb)) return fmt::format("{:.3g} eb / {:.3g} eb", worst_eb, expected_eb);
+  // Quantizers and sparsifiers have no a-priori bound: say how many lossy steps an element took.
+  if (std::isinf(eb)) return fmt::format("no bound ({:g} lossy compression{})", worst_eb, worst_eb == 1 ? "" : "s");
+  if (std::isnan(eb)) return fmt::format("{:.3g} eb / {:.3g} eb", worst_eb, expected_eb);
   return fmt::format("{:.3g} / {:.3g}", worst_eb * eb, expected_eb * eb);
 }
 

@@ -63,7 +63,8 @@ struct BreakdownOptions {
 Breakdown make_breakdown(const engine::Result& result, const BreakdownOptions& options);
 
 /// The error of a compressed result, "worst / expected": absolute when `eb` (the bound of one
-/// compression) is finite, else in units of eb; empty for an exact result.
+/// compression) is finite, in units of eb when it is unknown (NaN: a relative bound without a
+/// value range), "no bound" for compressors without one (+inf); empty for an exact result.
 std::string format_error(double worst_eb, double expected_eb, double eb);
 
 /// A CSV field, quoted (RFC 4180) when it holds a comma, a quote or a newline.

@@ -69,10 +69,13 @@ void write_text(const Comparison& c, std::ostream& out) {
   fmt::print(out, "plain:      {}\n", c.plain_algorithms);
   fmt::print(out, "compressed: {}; compression: {}\n", c.compressed_algorithms, c.compression);
   for (const std::string& note : c.notes) fmt::print(out, "note: {}\n", note);
-  const bool absolute = !(std::isnan(c.error_bound_abs) || std::isinf(c.error_bound_abs));
-  fmt::print(out, "error of compressed results: worst / expected {}\n",
-             absolute ? fmt::format("absolute error (eb = {:.3g})", c.error_bound_abs)
-                      : std::string("in units of eb, the error bound of one compression"));
+  if (std::isfinite(c.error_bound_abs)) {
+    fmt::print(out, "error of compressed results: worst / expected absolute error (eb = {:.3g})\n", c.error_bound_abs);
+  } else if (std::isnan(c.error_bound_abs)) {
+    fmt::print(out, "error of compressed results: worst / expected in units of eb, the error bound of one compression\n");
+  } else {
+    fmt::print(out, "error of compressed results: the compressor has no error bound\n");
+  }
   fmt::print(out, "iteration: {:.3f} ms plain, {:.3f} ms compressed, speedup {:.3f}x\n", c.plain_makespan_s * 1e3,
              c.compressed_makespan_s * 1e3, speedup(c.plain_makespan_s, c.compressed_makespan_s));
   for (const ComparedTable& t : c.tables) {
