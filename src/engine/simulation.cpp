@@ -28,7 +28,6 @@ using trace::OpKind;
 /// explained (which operator, which step, waiting for whom).
 struct RankState {
   std::size_t op = 0;
-  bool started = false;
   bool done = false;
   int step = -1;        ///< collective step in progress, -1 outside collectives
   int steps = 0;
@@ -292,7 +291,6 @@ void Simulation::run_step(int rank, int group_index, const trace::Group& group, 
 
 void Simulation::rank_main(int rank) {
   RankState& st = states_[static_cast<std::size_t>(rank)];
-  st.started = true;
   const auto& ops = trace_.ops[static_cast<std::size_t>(rank)];
   auto& records = result_.ops[static_cast<std::size_t>(rank)];
   for (std::size_t i = 0; i < ops.size(); ++i) {

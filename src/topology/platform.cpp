@@ -77,6 +77,15 @@ double read_oversubscription(ObjectReader& r, std::string_view key) {
   return *ratio;
 }
 
+/// The trunk of a fat-tree level above the first: oversubscription, cable bandwidth, latency, source.
+void read_trunk(ObjectReader& r, FatTreeLevel& level) {
+  level.oversubscription = read_oversubscription(r, "oversubscription");
+  level.link.bandwidth_Bps = r.positive("bandwidth_Bps");
+  level.link.latency_s = r.non_negative("latency_s");
+  level.link.source = r.string("source");
+  r.allow({"note"});
+}
+
 NodeSpec read_nodes(ObjectReader& doc) {
   NodeSpec spec;
   spec.nodes = bounded_count(doc, "nodes", 1 << 22);
@@ -127,11 +136,7 @@ void read_fat_tree(Platform& platform, const NodeSpec& nodes, ObjectReader& net)
       level.string("source");
       level.allow({"note"});
     } else {
-      spec.oversubscription = read_oversubscription(level, "oversubscription");
-      spec.link.bandwidth_Bps = level.positive("bandwidth_Bps");
-      spec.link.latency_s = level.non_negative("latency_s");
-      spec.link.source = level.string("source");
-      level.allow({"note"});
+      read_trunk(level, spec);
     }
     level.finish();
     tree.levels.push_back(spec);
@@ -145,11 +150,7 @@ void read_supernodes(Platform& platform, const NodeSpec& nodes, ObjectReader& ne
   super.down = bounded_count(net, "nodes_per_supernode", 1 << 20) * nodes.nics;
   ObjectReader upper = net.child("upper");
   FatTreeLevel top;
-  top.oversubscription = read_oversubscription(upper, "oversubscription");
-  top.link.bandwidth_Bps = upper.positive("bandwidth_Bps");
-  top.link.latency_s = upper.non_negative("latency_s");
-  top.link.source = upper.string("source");
-  upper.allow({"note"});
+  read_trunk(upper, top);
   upper.finish();
   top.down = std::max(1, (nodes.nodes * nodes.nics + super.down - 1) / super.down);
   tree.levels = {super, top};
