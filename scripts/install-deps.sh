@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   g++ cmake ninja-build ccache pkg-config
   libsimgrid-dev libboost-graph-dev libfmt-dev libcli11-dev nlohmann-json3-dev catch2
+  libopenmpi-dev openmpi-bin libucx-dev ucx-utils libzfp-dev libbenchmark-dev iproute2
 )
 
 missing=()
