@@ -1,0 +1,239 @@
+#!/usr/bin/env bash
+# slowlink.sh: an emulated slow network link on one machine, for real MPI/UCX measurements.
+#
+#   scripts/slowlink.sh up --rate 1gbit [--ports 20000-20999] [--duplex full|half] [--burst 15k]
+#   scripts/slowlink.sh down
+#   scripts/slowlink.sh status
+#   eval "$(scripts/slowlink.sh env [--ports A-B])"   # pins OpenMPI's TCP BTL and UCX's TCP to lo
+#
+# How: an htb root qdisc (handle c51:) on lo, and nothing on any other interface. Its default
+# class c51:1 is unlimited (100gbit), so other loopback traffic is untouched. TCP packets
+# (IPv4 and IPv6) whose destination or source port lies in the range go to rate-limited
+# classes; u32 filters match a port range as aligned power-of-two blocks (port/mask), one
+# filter per block. On lo every packet leaves through lo once, so both directions of a
+# connection meet in the same qdisc:
+#   --duplex full: packets to a port in the range (client -> listener) go to c51:10 and
+#                  packets from a port in the range (listener -> client) to c51:11, each at
+#                  the rate. This is per connection direction: MPI's TCP BTL and UCX's TCP
+#                  transport send both ways over one connection per pair, so it is the data
+#                  direction; two processes that each open a connection to the other would
+#                  share c51:10.
+#   --duplex half: one class c51:10 for both directions.
+# Ports: MPI and UCX listen on a port of the range and connect from an ephemeral port
+# (net.ipv4.ip_local_port_range, 32768-60999 here). The default range 20000-20999 lies
+# outside it; a range that overlaps it works, but then a client port may fall into the
+# range by chance (the script warns).
+#
+# Burst: htb sends at loopback speed while a class has tokens, and lo's MTU is 64 KiB (one
+# TSO segment is up to 64 KiB), so the smallest useful burst is about one segment; a smaller
+# one is rounded up by the packet (tokens go negative), a larger one lets that much through
+# unshaped at the start of each transfer. Measured here with --rate 1gbit --burst 15k
+# (scripts/slowlink_probe.py, one fresh TCP connection per size, Debian 12, kernel 6.18, a
+# busy 2-core VM; 1gbit = 125 MB/s of frames, about 124 MB/s of TCP payload):
+#      size       in range (20001)    out of range (30001)
+#      1 MiB         ~ 115 MB/s          ~ 300-1000 MB/s
+#      4 MiB         ~ 122 MB/s          ~ 700-1500 MB/s
+#      16 MiB        ~ 123 MB/s          ~ 700-1500 MB/s
+#      64 MiB        ~ 124 MB/s          ~ 700-1500 MB/s
+# (out of range is bound by python and the machine's load, not by the link; full duplex,
+# both directions at once at 1gbit: ~ 120 MB/s each way; half: ~ 62 MB/s each way.)
+#
+# Needs root and tc (iproute2) with the htb scheduler. Idempotent: `up` replaces an earlier
+# slowlink, `down` with nothing set up is fine. Refuses to replace a root qdisc on lo that it
+# did not create. Exit codes: 0 ok, 1 error, 2 usage.
+set -euo pipefail
+
+readonly kDev=lo
+readonly kHandle=c51
+readonly kState=/run/ccsim-slowlink.conf
+readonly kDefaultPorts=20000-20999
+readonly kDefaultBurst=15k
+
+die() { echo "slowlink: error: $*" >&2; exit 1; }
+usage_error() { echo "slowlink: $*" >&2; echo "usage: $0 up --rate RATE [--ports A-B] [--duplex full|half] [--burst SIZE] | down | status | env [--ports A-B]" >&2; exit 2; }
+
+need_tc() {
+  command -v tc >/dev/null 2>&1 || die "tc not found (install iproute2)"
+}
+need_root() {
+  [ "$(id -u)" -eq 0 ] || die "must run as root to change qdiscs on $kDev (running as uid $(id -u))"
+}
+
+# Validates "A-B" (1 <= A <= B <= 65535) and sets port_min, port_max.
+parse_ports() {
+  local text=$1
+  [[ $text =~ ^([0-9]{1,5})-([0-9]{1,5})$ ]] || usage_error "--ports: expected A-B (e.g. 20000-20999), got \"$text\""
+  port_min=$((10#${BASH_REMATCH[1]}))
+  port_max=$((10#${BASH_REMATCH[2]}))
+  ((port_min >= 1 && port_max <= 65535 && port_min <= port_max)) ||
+    usage_error "--ports: expected 1 <= A <= B <= 65535, got \"$text\""
+}
+
+# Prints "port mask" per aligned power-of-two block covering [lo, hi].
+port_blocks() {
+  local lo=$1 hi=$2 size
+  while ((lo <= hi)); do
+    size=1
+    while ((lo % (size * 2) == 0 && lo + size * 2 - 1 <= hi)); do size=$((size * 2)); done
+    printf '%d 0x%04x\n' "$lo" $((0xffff & ~(size - 1)))
+    lo=$((lo + size))
+  done
+}
+
+# The root qdisc of lo: "ours", "none" (the default noqueue) or "foreign: <tc line>".
+root_qdisc_owner() {
+  local line
+  line=$(tc qdisc show dev "$kDev" root 2>/dev/null | head -n1 || true)
+  if [[ -z $line || $line == "qdisc noqueue 0:"* ]]; then
+    echo none
+  elif [[ $line == "qdisc htb $kHandle: root"* ]]; then
+    echo ours
+  else
+    echo "foreign: $line"
+  fi
+}
+
+cmd_up() {
+  local rate="" ports=$kDefaultPorts duplex=full burst=$kDefaultBurst
+  while (($#)); do
+    case $1 in
+      --rate) rate=${2-}; shift 2 || usage_error "--rate needs a value" ;;
+      --ports) ports=${2-}; shift 2 || usage_error "--ports needs a value" ;;
+      --duplex) duplex=${2-}; shift 2 || usage_error "--duplex needs a value" ;;
+      --burst) burst=${2-}; shift 2 || usage_error "--burst needs a value" ;;
+      *) usage_error "up: unknown option \"$1\" (valid: --rate, --ports, --duplex, --burst)" ;;
+    esac
+  done
+  [ -n "$rate" ] || usage_error "up: --rate is required (e.g. --rate 1gbit)"
+  [[ $rate =~ ^[0-9]+(\.[0-9]+)?(bit|kbit|mbit|gbit|tbit|bps|kbps|mbps|gbps|tbps)$ ]] ||
+    usage_error "--rate: expected a number with a tc unit (bit, kbit, mbit, gbit, tbit, bps, kbps, mbps, gbps, tbps), e.g. 1gbit, got \"$rate\""
+  [[ $rate =~ ^0+(\.0+)?[a-z]+$ ]] && usage_error "--rate: must be positive, got \"$rate\""
+  [[ $burst =~ ^[0-9]+(k|kb|m|mb|b)?$ ]] ||
+    usage_error "--burst: expected a size in bytes with optional k/m suffix (e.g. 15k), got \"$burst\""
+  case $duplex in full | half) ;; *) usage_error "--duplex: expected full or half, got \"$duplex\"" ;; esac
+  parse_ports "$ports"
+  need_tc
+  need_root
+  ip link show dev "$kDev" >/dev/null 2>&1 || die "no interface $kDev"
+
+  local owner
+  owner=$(root_qdisc_owner)
+  case $owner in
+    ours) tc qdisc del dev "$kDev" root ;;
+    none) ;;
+    *) die "$kDev already has a root qdisc that slowlink did not create (${owner#foreign: }); remove it first" ;;
+  esac
+
+  local eph_lo eph_hi
+  read -r eph_lo eph_hi </proc/sys/net/ipv4/ip_local_port_range || true
+  if [[ -n ${eph_lo-} ]] && ((port_min <= eph_hi && port_max >= eph_lo)); then
+    echo "slowlink: warning: ports $ports overlap the ephemeral range $eph_lo-$eph_hi: a client port may fall into the shaped range" >&2
+  fi
+
+  local to_class=$kHandle:10 from_class=$kHandle:10
+  [ "$duplex" = full ] && from_class=$kHandle:11
+  # Any failure below leaves a half-built qdisc: remove it rather than leave lo shaped oddly.
+  trap 'tc qdisc del dev "$kDev" root 2>/dev/null || true; rm -f "$kState"' ERR
+  tc qdisc add dev "$kDev" root handle "$kHandle:" htb default 1
+  tc class add dev "$kDev" parent "$kHandle:" classid "$kHandle:1" htb rate 100gbit burst 1m cburst 1m quantum 200000
+  tc class add dev "$kDev" parent "$kHandle:" classid "$kHandle:10" htb rate "$rate" ceil "$rate" burst "$burst" cburst "$burst" quantum 66000
+  if [ "$duplex" = full ]; then
+    tc class add dev "$kDev" parent "$kHandle:" classid "$kHandle:11" htb rate "$rate" ceil "$rate" burst "$burst" cburst "$burst" quantum 66000
+  fi
+  local port mask
+  while read -r port mask; do
+    tc filter add dev "$kDev" parent "$kHandle:" protocol ip prio 1 u32 \
+      match ip protocol 6 0xff match ip dport "$port" "$mask" flowid "$to_class"
+    tc filter add dev "$kDev" parent "$kHandle:" protocol ip prio 2 u32 \
+      match ip protocol 6 0xff match ip sport "$port" "$mask" flowid "$from_class"
+    tc filter add dev "$kDev" parent "$kHandle:" protocol ipv6 prio 3 u32 \
+      match ip6 protocol 6 0xff match ip6 dport "$port" "$mask" flowid "$to_class"
+    tc filter add dev "$kDev" parent "$kHandle:" protocol ipv6 prio 4 u32 \
+      match ip6 protocol 6 0xff match ip6 sport "$port" "$mask" flowid "$from_class"
+  done < <(port_blocks "$port_min" "$port_max")
+  printf 'rate=%s\nports=%s\nduplex=%s\nburst=%s\n' "$rate" "$ports" "$duplex" "$burst" >"$kState"
+  trap - ERR
+  echo "slowlink: up on $kDev: TCP ports $ports at $rate ($duplex duplex, burst $burst)"
+}
+
+cmd_down() {
+  (($# == 0)) || usage_error "down takes no options, got \"$1\""
+  need_tc
+  need_root
+  local owner
+  owner=$(root_qdisc_owner)
+  case $owner in
+    ours) tc qdisc del dev "$kDev" root; rm -f "$kState"; echo "slowlink: down" ;;
+    none) rm -f "$kState"; echo "slowlink: down (nothing was set up)" ;;
+    *) rm -f "$kState"; echo "slowlink: down (the root qdisc of $kDev is not slowlink's, left alone: ${owner#foreign: })" ;;
+  esac
+}
+
+cmd_status() {
+  (($# == 0)) || usage_error "status takes no options, got \"$1\""
+  need_tc
+  local owner
+  owner=$(root_qdisc_owner)
+  if [ "$owner" != ours ]; then
+    echo "slowlink: down"
+    return 0
+  fi
+  if [ -r "$kState" ]; then
+    # shellcheck disable=SC1090
+    local rate ports duplex burst
+    # shellcheck source=/dev/null
+    . "$kState"
+    echo "slowlink: up on $kDev: TCP ports $ports at $rate ($duplex duplex, burst $burst)"
+  else
+    echo "slowlink: up on $kDev (settings file $kState missing)"
+  fi
+  tc -s class show dev "$kDev"
+  echo "filters: $(tc filter show dev "$kDev" | grep -c flowid)"
+}
+
+cmd_env() {
+  local ports=""
+  while (($#)); do
+    case $1 in
+      --ports) ports=${2-}; shift 2 || usage_error "--ports needs a value" ;;
+      *) usage_error "env: unknown option \"$1\" (valid: --ports)" ;;
+    esac
+  done
+  if [ -z "$ports" ]; then
+    ports=$kDefaultPorts
+    if [ -r "$kState" ]; then ports=$(sed -n 's/^ports=//p' "$kState"); fi
+  fi
+  parse_ports "$ports"
+  cat <<EOF
+# OpenMPI: ob1 with only self and TCP on lo, listening in $ports (no sm/vader, no UCX PML).
+export OMPI_MCA_pml=ob1
+export OMPI_MCA_btl=self,tcp
+export OMPI_MCA_btl_tcp_if_include=lo
+export OMPI_MCA_btl_tcp_port_min_v4=$port_min
+export OMPI_MCA_btl_tcp_port_range_v4=$((port_max - port_min + 1))
+export OMPI_MCA_btl_tcp_port_min_v6=$port_min
+export OMPI_MCA_btl_tcp_port_range_v6=$((port_max - port_min + 1))
+export OMPI_MCA_osc=^ucx
+export OMPI_MCA_oob_tcp_if_include=lo
+# UCX: TCP on lo only, listening in $ports (no posix/sysv/cma shared memory).
+export UCX_TLS=tcp,self
+export UCX_NET_DEVICES=lo
+export UCX_TCP_PORT_RANGE=$port_min-$port_max
+EOF
+}
+
+main() {
+  (($#)) || usage_error "missing command"
+  local cmd=$1
+  shift
+  case $cmd in
+    up) cmd_up "$@" ;;
+    down) cmd_down "$@" ;;
+    status) cmd_status "$@" ;;
+    env) cmd_env "$@" ;;
+    -h | --help) sed -n '2,8p' "$0" ;;
+    *) usage_error "unknown command \"$cmd\" (valid: up, down, status, env)" ;;
+  esac
+}
+
+main "$@"

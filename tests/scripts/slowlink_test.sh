@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Tests scripts/slowlink.sh for real: sets up the shaped link on lo, checks the tc state,
+# times a transfer to a port in the range (rate limited) and one outside it (not), tears
+# down and checks that lo and every other interface are as before.
+# Needs root and tc with htb; otherwise prints why and exits 77 (ctest: skipped).
+# Runs under a lock so that two test runs on one machine do not shape each other's link.
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+slowlink=$root/scripts/slowlink.sh
+probe=$root/scripts/slowlink_probe.py
+python=$(command -v python3 || true)
+
+skip() { echo "SKIP: $*"; exit 77; }
+[ "$(id -u)" -eq 0 ] || skip "not root (slowlink changes qdiscs on lo)"
+command -v tc >/dev/null 2>&1 || skip "tc (iproute2) not found"
+[ -n "$python" ] || skip "python3 not found (the transfer probe is python)"
+command -v flock >/dev/null 2>&1 || skip "flock not found"
+
+exec 9>/run/ccsim-slowlink-test.lock
+flock -w 600 9 || { echo "FAIL: another slowlink test held the lock for 10 minutes"; exit 1; }
+
+if "$slowlink" status | grep -q '^slowlink: up'; then
+  skip "a slowlink is already up (someone is measuring with it); not touching it"
+fi
+
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+pass() { echo "ok: $*"; }
+others_state() { for dev in $(ls /sys/class/net); do [ "$dev" = lo ] || tc qdisc show dev "$dev"; done; }
+tc_config() { tc qdisc show dev lo; tc class show dev lo; tc filter show dev lo; }
+
+others_before=$(others_state)
+trap '"$slowlink" down >/dev/null 2>&1' EXIT
+
+# Tearing down when nothing is set up is fine.
+out=$("$slowlink" down 2>&1) && pass "down with nothing set up: $out" || fail "down with nothing set up: $out"
+
+# Bad input: exit code 2, a message naming the value, and lo untouched.
+expect_usage_error() {
+  local expected=$1
+  shift
+  local out rc
+  out=$("$slowlink" "$@" 2>&1)
+  rc=$?
+  if [ "$rc" -eq 2 ] && grep -qF -- "$expected" <<<"$out"; then
+    pass "slowlink $* -> $expected"
+  else
+    fail "slowlink $*: expected exit 2 and \"$expected\", got exit $rc: $out"
+  fi
+}
+expect_usage_error '--rate: expected a number with a tc unit' up --rate fast
+expect_usage_error '--rate is required' up
+expect_usage_error '--ports: expected 1 <= A <= B <= 65535, got "5-3"' up --rate 1gbit --ports 5-3
+expect_usage_error '--duplex: expected full or half, got "quarter"' up --rate 1gbit --duplex quarter
+expect_usage_error 'unknown command "sideways"' sideways
+tc qdisc show dev lo root | grep -q '^qdisc noqueue' && pass "lo untouched after bad input" ||
+  fail "lo changed after bad input: $(tc qdisc show dev lo)"
+
+# Up twice is the same state.
+"$slowlink" up --rate 1gbit --ports 20000-20999 --burst 15k >/dev/null || fail "up failed"
+first=$(tc_config)
+"$slowlink" up --rate 1gbit --ports 20000-20999 --burst 15k >/dev/null || fail "second up failed"
+second=$(tc_config)
+[ "$first" = "$second" ] && pass "up twice gives the same tc state" || fail "up twice differs:
+$first
+---
+$second"
+
+grep -q '^qdisc htb c51: root' <<<"$second" && pass "htb root qdisc c51: on lo" || fail "no htb root qdisc: $second"
+for class in 'c51:1 root prio 0 rate 100Gbit' 'c51:10 root prio 0 rate 1Gbit' 'c51:11 root prio 0 rate 1Gbit'; do
+  grep -q "class htb $class" <<<"$second" && pass "class $class" || fail "missing class $class"
+done
+# 20000-20999 = 6 aligned blocks (32, 64, 128, 256, 512, 8 ports); dport and sport, IPv4 and IPv6.
+filters=$(grep -c 'flowid' <<<"$second")
+[ "$filters" -eq 24 ] && pass "24 u32 filters" || fail "expected 24 filters, got $filters"
+grep -q 'match 00004e20/0000ffe0 at 20' <<<"$second" && pass "first block 20000/0xffe0 on the IPv4 dport (low half of the word at 20)" ||
+  fail "no filter for the block 20000/0xffe0 on the IPv4 dport"
+
+class_bytes() { tc -s class show dev lo | awk -v c="$1" '$3 == c {getline; print $2}'; }
+mb_per_s() { "$python" "$probe" "$@" | awk '{print $4}'; }
+src=$((31000 + RANDOM % 1500))
+
+# In range: 1gbit = 125 MB/s; generous bounds.
+shaped_before=$(class_bytes c51:10)
+rate=$(mb_per_s --port 20001 --src-port "$src" --sizes 32M)
+shaped_after=$(class_bytes c51:10)
+if awk -v r="$rate" 'BEGIN {exit !(r >= 60 && r <= 140)}'; then
+  pass "32 MiB to port 20001 (in range) at $rate MB/s (expected 60..140)"
+else
+  fail "32 MiB to port 20001 (in range) at ${rate:-?} MB/s, expected 60..140"
+fi
+((shaped_after - shaped_before >= 32 * 1048576)) && pass "the in-range transfer went through c51:10" ||
+  fail "c51:10 counted $((shaped_after - shaped_before)) bytes, expected >= 32 MiB"
+
+# Out of range: loopback speed, well above the rate (best of 3: the machine may be busy),
+# and no byte through the shaped classes.
+shaped_before=$(($(class_bytes c51:10) + $(class_bytes c51:11)))
+best=0
+for i in 1 2 3; do
+  rate=$(mb_per_s --port 30001 --src-port $((src + 10 + i)) --sizes 32M)
+  best=$(awk -v a="$best" -v b="${rate:-0}" 'BEGIN {print (b > a ? b : a)}')
+done
+shaped_after=$(($(class_bytes c51:10) + $(class_bytes c51:11)))
+if awk -v r="$best" 'BEGIN {exit !(r > 180)}'; then
+  pass "32 MiB to port 30001 (out of range) at $best MB/s (expected > 180)"
+else
+  fail "32 MiB to port 30001 (out of range) at $best MB/s, expected > 180 (not shaped)"
+fi
+((shaped_after == shaped_before)) && pass "the out-of-range transfer bypassed the shaped classes" ||
+  fail "the shaped classes counted $((shaped_after - shaped_before)) bytes of the out-of-range transfer"
+
+# Down: lo back to its default, status says so, other interfaces never touched.
+out=$("$slowlink" down 2>&1) || fail "down failed: $out"
+tc qdisc show dev lo root | grep -q '^qdisc noqueue' && pass "lo back to noqueue" ||
+  fail "lo not clean after down: $(tc qdisc show dev lo)"
+[ -z "$(tc filter show dev lo)" ] && pass "no filters left on lo" || fail "filters left on lo"
+[ ! -e /run/ccsim-slowlink.conf ] && pass "settings file removed" || fail "settings file left"
+"$slowlink" status | grep -qx 'slowlink: down' && pass "status: down" || fail "status after down: $("$slowlink" status)"
+[ "$others_before" = "$(others_state)" ] && pass "other interfaces untouched" || fail "qdiscs of other interfaces changed"
+
+if ((failures)); then
+  echo "$failures check(s) failed"
+  exit 1
+fi
+echo "all checks passed"
