@@ -88,6 +88,26 @@ void all_pairs(Transport& t, std::uint32_t context, const std::string& label) {
   }
 }
 
+// 16 MiB from rank 0 to rank 1 alone, timed by the receiver (what a shaped link gives one way).
+void one_way_timing(Transport& t, const std::string& label) {
+  if (t.size() < 2) return;
+  const std::size_t size = std::size_t{16} << 20;
+  t.barrier();
+  if (t.rank() == 0) {
+    t.exchange(1, message(0, 1, size, 0), -1, {});
+  } else if (t.rank() == 1) {
+    std::vector<std::byte> recv(size);
+    const auto start = Clock::now();
+    const std::size_t got = t.exchange(-1, {}, 0, recv);
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    verify("one way", recv, got, 0, 1, size, 0);
+    std::printf("%s: 16 MiB one way, rank 0 -> 1, timed on rank 1: %.1f ms, %.1f MB/s\n", label.c_str(), seconds * 1e3,
+                static_cast<double>(size) / seconds / 1e6);
+    std::fflush(stdout);
+  }
+  t.barrier();
+}
+
 // A message shorter than the receive buffer: its length comes back, the rest is untouched.
 void short_message(Transport& t) {
   const int n = t.size();
@@ -172,6 +192,7 @@ void run(UcxWorld& world) {
     fail(fmt::format("world group: name {}, size {}, rank {}", all->name(), all->size(), all->rank()));
   }
   all_pairs(*all, 1, "world");
+  one_way_timing(*all, "world");
   short_message(*all);
   too_long_message(*all);
   contexts_do_not_cross(*all, *all_again);
