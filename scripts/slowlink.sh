@@ -14,10 +14,12 @@
 # connection meet in the same qdisc:
 #   --duplex full: packets to a port in the range (client -> listener) go to c51:10 and
 #                  packets from a port in the range (listener -> client) to c51:11, each at
-#                  the rate. This is per connection direction: MPI's TCP BTL and UCX's TCP
-#                  transport send both ways over one connection per pair, so it is the data
-#                  direction; two processes that each open a connection to the other would
-#                  share c51:10.
+#                  the rate. That separates the two directions of one connection, not the
+#                  two directions between two processes: OpenMPI's TCP BTL and UCX's TCP
+#                  transport let each side connect to the other's listener, so data both
+#                  ways is "to a listener" and shares c51:10 (acks go to c51:11). Measured:
+#                  MPI and UCX both ways at once get ~55 MB/s each at 1gbit in full mode as
+#                  in half mode; one connection used both ways (the probe) gets ~120 MB/s each.
 #   --duplex half: one class c51:10 for both directions.
 # Ports: MPI and UCX listen on a port of the range and connect from an ephemeral port
 # (net.ipv4.ip_local_port_range, 32768-60999 here). The default range 20000-20999 lies
@@ -35,8 +37,13 @@
 #      4 MiB         ~ 122 MB/s          ~ 700-1500 MB/s
 #      16 MiB        ~ 123 MB/s          ~ 700-1500 MB/s
 #      64 MiB        ~ 124 MB/s          ~ 700-1500 MB/s
-# (out of range is bound by python and the machine's load, not by the link; full duplex,
-# both directions at once at 1gbit: ~ 120 MB/s each way; half: ~ 62 MB/s each way.)
+# (out of range is bound by python and the machine's load, not by the link; one connection,
+# both directions at once at 1gbit: full ~ 118 MB/s each way, half ~ 61 MB/s each way.)
+# Real runs, 2 processes, 1gbit full, `eval "$(scripts/slowlink.sh env)"`:
+#   OpenMPI 4.1 ob1/tcp one way:  16 MiB ~ 105 MB/s, 64 MiB ~ 107 MB/s (unshaped here: 134, 209)
+#   UCX 1.13 tcp (ucx_transport_test): see the ucx transport report; both ways ~ 53 MB/s each.
+# With --burst 1m a 1 MiB transfer reaches ~ 200 MB/s (the burst goes at loopback speed);
+# with 15k or 64k it stays at or below the rate (~ 55-115 MB/s, connection set-up included).
 #
 # Needs root and tc (iproute2) with the htb scheduler. Idempotent: `up` replaces an earlier
 # slowlink, `down` with nothing set up is fine. Refuses to replace a root qdisc on lo that it
