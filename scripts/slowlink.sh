@@ -41,7 +41,8 @@
 # both directions at once at 1gbit: full ~ 118 MB/s each way, half ~ 61 MB/s each way.)
 # Real runs, 2 processes, 1gbit full, `eval "$(scripts/slowlink.sh env)"`:
 #   OpenMPI 4.1 ob1/tcp one way:  16 MiB ~ 105 MB/s, 64 MiB ~ 107 MB/s (unshaped here: 134, 209)
-#   UCX 1.13 tcp (ucx_transport_test): see the ucx transport report; both ways ~ 53 MB/s each.
+#   UCX 1.13 tcp (tests ucx_transport_test): 16 MiB one way 172-233 ms (72-98 MB/s; unshaped
+#   here 107 ms), both ways at once 286-314 ms (~ 55 MB/s each); all its traffic in c51:10/11.
 # With --burst 1m a 1 MiB transfer reaches ~ 200 MB/s (the burst goes at loopback speed);
 # with 15k or 64k it stays at or below the rate (~ 55-115 MB/s, connection set-up included).
 #
