@@ -64,15 +64,10 @@ void apply(Query& query, const std::string& key, std::string_view value) {
 
 }  // namespace
 
-CompressSpec parse_compress_spec(std::string_view text) {
-  CompressSpec spec;
+SpecItems split_spec(std::string_view text, const std::string& what) {
+  SpecItems spec;
   std::size_t colon = text.find(':');
   spec.name = std::string(text.substr(0, colon));
-  if (!is_path(spec.name) && !is_model_name(spec.name)) {
-    throw InputError(kWhat, 0, "",
-                     fmt::format("expected NAME[:key=value,...] with a NAME of letters, digits, '_', '-' or '.', got \"{}\"",
-                                 text));
-  }
   if (colon == std::string_view::npos) return spec;
 
   std::string_view rest = text.substr(colon + 1);
@@ -82,16 +77,28 @@ CompressSpec parse_compress_spec(std::string_view text) {
     std::string_view item = rest.substr(0, comma);
     std::size_t eq = item.find('=');
     if (eq == std::string_view::npos || eq == 0) {
-      throw InputError(kWhat, 0, "", fmt::format("expected key=value after '{}:', got \"{}\"", spec.name, item));
+      throw InputError(what, 0, "", fmt::format("expected key=value after '{}:', got \"{}\"", spec.name, item));
     }
     std::string key(item.substr(0, eq));
     if (!seen.insert(key).second) {
-      throw InputError(kWhat, 0, key, fmt::format("given twice in \"{}\"", text));
+      throw InputError(what, 0, key, fmt::format("given twice in \"{}\"", text));
     }
-    apply(spec.query, key, item.substr(eq + 1));
+    spec.items.emplace_back(std::move(key), std::string(item.substr(eq + 1)));
     if (comma == std::string_view::npos) break;
     rest = rest.substr(comma + 1);
   }
+  return spec;
+}
+
+CompressSpec parse_compress_spec(std::string_view text) {
+  CompressSpec spec;
+  spec.name = std::string(text.substr(0, text.find(':')));
+  if (!is_path(spec.name) && !is_model_name(spec.name)) {
+    throw InputError(kWhat, 0, "",
+                     fmt::format("expected NAME[:key=value,...] with a NAME of letters, digits, '_', '-' or '.', got \"{}\"",
+                                 text));
+  }
+  for (const auto& [key, value] : split_spec(text, kWhat).items) apply(spec.query, key, value);
   return spec;
 }
 

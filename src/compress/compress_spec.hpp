@@ -2,6 +2,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "compress/compressor_model.hpp"
@@ -13,6 +14,16 @@ struct CompressSpec {
   std::string name;  ///< a model name (NAME.json in the model directories) or a path to a .json file
   Query query;
 };
+
+/// A NAME[:key=value,...] text split into its name and its items in order, each key once.
+struct SpecItems {
+  std::string name;
+  std::vector<std::pair<std::string, std::string>> items;
+};
+
+/// Splits NAME[:key=value,...] (shared by --compress and codec specs). Errors are
+/// InputError(what, 0, ...): an item without '=' or a key given twice.
+SpecItems split_spec(std::string_view text, const std::string& what);
 
 /// Parses the CLI form NAME[:key=value,...], e.g. "cuszp:eb=1e-3", "szx:eb=1e-4,where=host",
 /// "int8", "onebit", "topk:density=0.01". Keys: eb (error bound), bits, density, where
