@@ -13,6 +13,7 @@ void setup_replay(CLI::App& app);
 void setup_platform(CLI::App& app);
 void setup_compare(CLI::App& app);
 void setup_breakeven(CLI::App& app);
+void setup_measure(CLI::App& app);
 
 /// Directories searched for platform presets: $CCSIM_PLATFORMS (colon-separated), then the
 /// platforms/ folder of the source tree this binary was built from.

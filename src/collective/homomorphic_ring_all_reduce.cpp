@@ -9,13 +9,14 @@ std::vector<Step> HomomorphicRingAllReduce::steps(int rank) const {
   const int p = size();
   std::vector<Step> out;
   if (p == 1) return out;
-  out.reserve(static_cast<std::size_t>(2 * (p - 1) + 2));
+  out.reserve(static_cast<std::size_t>(4 * p - 2));
   const RingPosition ring = group_ring(rank, p);
   const Block all = whole(*this);
-  out.push_back(compress_block(all));
+  // Each chunk is compressed on its own, so that it travels and is added as a unit.
+  for (int i = 0; i < p; ++i) out.push_back(compress_block(part(all, i, p)));
   append_ring_reduce_scatter(out, ring, all, true);
   append_ring_all_gather(out, ring, all, true);
-  out.push_back(decompress_block(all, RecvMode::kCopy));
+  for (int i = 0; i < p; ++i) out.push_back(decompress_block(part(all, i, p), RecvMode::kCopy));
   return out;
 }
 
@@ -24,9 +25,9 @@ double HomomorphicRingAllReduce::cost(const CostParams& params) const {
   const double p = size();
   const double n = static_cast<double>(bytes());
   const auto& codec = params.compressor;
-  return codec.compress_s(n) + 2 * (p - 1) * params.alpha_s +
+  return p * codec.compress_s(n / p) + 2 * (p - 1) * params.alpha_s +
          2 * (p - 1) / p * (n / codec.ratio) * params.beta_s_per_byte + (p - 1) * codec.add_s(n / p) +
-         codec.decompress_s(n);
+         p * codec.decompress_s(n / p);
 }
 
 }  // namespace ccsim::collective

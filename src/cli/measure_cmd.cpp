@@ -1,0 +1,143 @@
+#include "cli/measure_cmd.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "core/input_error.hpp"
+#include "core/parse.hpp"
+
+namespace ccsim::cli {
+namespace {
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, separator);) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::uint64_t> parse_size_list(const std::string& text, const std::string& field) {
+  std::vector<std::uint64_t> out;
+  if (text.find(':') != std::string::npos) {
+    const auto parts = split(text, ':');
+    if (parts.size() < 2 || parts.size() > 3) {
+      throw InputError("command line", 0, field, fmt::format("expected FROM:TO[:xFACTOR], got \"{}\"", text));
+    }
+    const std::uint64_t from = parse_bytes_or_throw(parts[0], "command line", field);
+    const std::uint64_t to = parse_bytes_or_throw(parts[1], "command line", field);
+    std::uint64_t factor = 2;
+    if (parts.size() == 3) {
+      auto f = parts[2].starts_with('x') ? parse_uint(std::string_view(parts[2]).substr(1)) : std::nullopt;
+      if (!f || *f < 2) {
+        throw InputError("command line", 0, field, fmt::format("expected a factor x2, x4, ..., got \"{}\"", parts[2]));
+      }
+      factor = *f;
+    }
+    if (from == 0 || to < from) {
+      throw InputError("command line", 0, field, fmt::format("expected 0 < FROM <= TO, got \"{}\"", text));
+    }
+    for (std::uint64_t s = from; s <= to; s *= factor) {
+      out.push_back(s);
+      if (s > to / factor) break;
+    }
+    return out;
+  }
+  for (const auto& item : split(text, ',')) out.push_back(parse_bytes_or_throw(item, "command line", field));
+  if (out.empty()) throw InputError("command line", 0, field, "expected at least one size");
+  return out;
+}
+
+void setup_measure_options(CLI::App& app, MeasureCommand& c) {
+  auto& o = c.options;
+  app.add_option("--op", c.ops, "collectives to measure: all_reduce, all_gather, reduce_scatter (comma-separated)")
+      ->capture_default_str();
+  app.add_option("--algo", c.algorithms,
+                 "implementations, comma-separated: mpi (the MPI library's own collective) and ccsim schedules: "
+                 "ring, recursive-doubling, rabenseifner, binomial-tree, compressed-ring, homomorphic-ring, "
+                 "compressed-allgather")
+      ->capture_default_str();
+  app.add_option("--transport", c.transports,
+                 "what carries the schedules' messages: " + fmt::format("{}", fmt::join(measure::available_transports(), ", ")) +
+                     " (" + measure::transports_note() + ")")
+      ->capture_default_str();
+  app.add_option("--codec", o.codec,
+                 "codec of the compressed schedules: ccsz:abs=X|rel=X, zfp:abs=X|rel=X, int8[:block=N], onebit[:block=N]; "
+                 "rel is relative to the value range of the inputs")
+      ->capture_default_str();
+  app.add_flag("--error-feedback", o.error_feedback, "compress with error feedback (for int8 and onebit)");
+  app.add_option("--sizes", c.sizes, "buffer bytes per rank: FROM:TO[:xFACTOR] or a list (1KiB,4MiB,...)")
+      ->capture_default_str();
+  app.add_option("--warmup", o.warmup, "untimed repetitions first")->capture_default_str()->check(CLI::NonNegativeNumber);
+  app.add_option("--reps", o.reps, "timed repetitions (at least 3 when a size exceeds --max-seconds)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--max-seconds", o.max_seconds_per_size, "time allowed for the repetitions of one series")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--layout", c.layout, "cut the world into groups: tp=T,pp=P,dp=D (Megatron order: tp fastest)");
+  app.add_option("--groups", c.groups, "which groups to measure on: world, tp, pp, dp (comma-separated)")
+      ->capture_default_str();
+  app.add_option("--data", o.data, "raw fp32 file to take every rank's input from (default: synthetic gradients)");
+  app.add_option("--seed", o.seed, "seed of the synthetic inputs")->capture_default_str();
+  app.add_flag("--p2p", o.p2p, "also measure point-to-point: ping-pong and concurrent pairs, over each transport");
+  app.add_option("-o,--output", c.output, "measurement JSON (format ccsim-measurements, see src/measure/README.md)")
+      ->capture_default_str();
+}
+
+void finish_measure_options(MeasureCommand& c) {
+  auto& o = c.options;
+  o.ops.clear();
+  for (const auto& name : split(c.ops, ',')) {
+    if (name == "all_reduce") o.ops.push_back(collective::Collective::kAllReduce);
+    else if (name == "all_gather") o.ops.push_back(collective::Collective::kAllGather);
+    else if (name == "reduce_scatter") o.ops.push_back(collective::Collective::kReduceScatter);
+    else throw InputError("command line", 0, "--op", fmt::format("unknown collective \"{}\"; choices: all_reduce, all_gather, reduce_scatter", name));
+  }
+  o.algorithms = split(c.algorithms, ',');
+  const auto known = collective::algorithms(collective::Collective::kAllReduce);
+  for (const auto& a : o.algorithms) {
+    if (a == "mpi") continue;
+    if (a == "auto" || std::find(known.begin(), known.end(), a) == known.end()) {
+      throw InputError("command line", 0, "--algo",
+                       fmt::format("unknown implementation \"{}\"; choices: mpi, {}", a,
+                                   fmt::join(std::vector<std::string_view>(known.begin() + 1, known.end()), ", ")));
+    }
+  }
+  o.transports = split(c.transports, ',');
+  const auto available = measure::available_transports();
+  for (const auto& t : o.transports) {
+    if (std::find(available.begin(), available.end(), t) == available.end()) {
+      throw InputError("command line", 0, "--transport", fmt::format("transport \"{}\" is not in this build; {}", t, measure::transports_note()));
+    }
+  }
+  o.sizes = parse_size_list(c.sizes, "--sizes");
+  o.groups = split(c.groups, ',');
+  for (const auto& g : o.groups) {
+    if (g != "world" && g != "tp" && g != "pp" && g != "dp") {
+      throw InputError("command line", 0, "--groups", fmt::format("unknown group kind \"{}\"; choices: world, tp, pp, dp", g));
+    }
+  }
+  if (!c.layout.empty()) {
+    for (const auto& item : split(c.layout, ',')) {
+      const auto eq = item.find('=');
+      const std::string key = item.substr(0, eq);
+      const auto value = eq == std::string::npos ? std::nullopt : parse_uint(std::string_view(item).substr(eq + 1));
+      if (!value || *value < 1 || *value > 1u << 20) {
+        throw InputError("command line", 0, "--layout", fmt::format("expected tp=N, pp=N or dp=N with N >= 1, got \"{}\"", item));
+      }
+      int& slot = key == "tp" ? o.layout.tp : key == "pp" ? o.layout.pp : key == "dp" ? o.layout.dp
+                                                                       : throw InputError("command line", 0, "--layout",
+                                                                                          fmt::format("unknown key \"{}\"; choices: tp, pp, dp", key));
+      slot = static_cast<int>(*value);
+    }
+  }
+}
+
+}  // namespace ccsim::cli

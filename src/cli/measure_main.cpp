@@ -1,0 +1,76 @@
+// ccsim-measure: the MPI program of real measurements (see src/measure/README.md).
+// Start it with mpirun (or through `ccsim measure`, which does).
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "cli/measure_cmd.hpp"
+#include "core/input_error.hpp"
+#include "measure/communicator.hpp"
+
+namespace {
+
+// Exit codes as ccsim's: 0 success, 1 bad input, 4 internal error; and 5 when a measured
+// result failed its check (the measurements are written all the same).
+constexpr int kBadInput = 1;
+constexpr int kInternal = 4;
+constexpr int kCheckFailed = 5;
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ccsim::cli::MeasureCommand command;
+  CLI::App app{"ccsim-measure: run ccsim's collective schedules for real over MPI or UCX, with the MPI library's "
+               "collectives as references, and write measurements for calibration",
+               "ccsim-measure"};
+  ccsim::cli::setup_measure_options(app, command);
+  // Options are parsed before MPI starts, identically on every rank; only rank 0 reports.
+  const char* rank_env = std::getenv("OMPI_COMM_WORLD_RANK");
+  const bool first = rank_env == nullptr || std::string_view(rank_env) == "0";
+  try {
+    app.parse(argc, argv);
+    ccsim::cli::finish_measure_options(command);
+  } catch (const CLI::ParseError& e) {
+    return first ? app.exit(e) : (e.get_exit_code() == 0 ? 0 : kBadInput);
+  } catch (const ccsim::InputError& e) {
+    if (first) fmt::print(stderr, "ccsim-measure: error: {}\n", e.what());
+    return kBadInput;
+  }
+  std::string line = "ccsim-measure";
+  for (int i = 1; i < argc; ++i) line += std::string(" ") + argv[i];
+  command.options.command_line = line;
+
+  try {
+    ccsim::measure::MpiSession mpi(argc, argv);
+    int code = 0;
+    try {
+      nlohmann::ordered_json doc = ccsim::measure::run_measurements(command.options);
+      if (!doc.is_null()) {
+        ccsim::cli::write_output(command.output, doc.dump(1) + "\n");
+        const int failed = doc["failed_checks"].get<int>();
+        if (failed > 0) {
+          fmt::print(stderr, "ccsim-measure: {} series failed their result check (see \"check\" in the output)\n", failed);
+          code = kCheckFailed;
+        }
+      }
+    } catch (const ccsim::InputError& e) {
+      // Options are the same on every rank, so every rank fails alike: rank 0 reports.
+      const auto world = ccsim::measure::Communicator::world();
+      if (world.rank() == 0) fmt::print(stderr, "ccsim-measure: error: {}\n", e.what());
+      code = kBadInput;
+    } catch (const std::exception& e) {
+      // An error on one rank leaves the others waiting in a collective: end the whole job.
+      fmt::print(stderr, "ccsim-measure: rank {}: error: {}\n", ccsim::measure::Communicator::world().rank(), e.what());
+      ccsim::measure::MpiSession::abort_job(kInternal);
+    }
+    return code;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "ccsim-measure: error: {}\n", e.what());
+    return kInternal;
+  }
+}

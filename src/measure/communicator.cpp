@@ -1,0 +1,215 @@
+#include "measure/communicator.hpp"
+
+#include <mpi.h>
+
+#include <limits>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace ccsim::measure {
+namespace {
+
+void check(int code, const char* call) {
+  if (code == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  throw std::runtime_error(fmt::format("{} failed: {}", call, std::string(text, static_cast<std::size_t>(length))));
+}
+
+int to_int(std::size_t n, const char* what) {
+  if (n > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
+    throw std::runtime_error(fmt::format("{}: {} elements exceed MPI's int count", what, n));
+  }
+  return static_cast<int>(n);
+}
+
+std::vector<int> displacements(const std::vector<int>& counts) {
+  std::vector<int> displs(counts.size(), 0);
+  for (std::size_t i = 1; i < counts.size(); ++i) displs[i] = displs[i - 1] + counts[i - 1];
+  return displs;
+}
+
+/// Point-to-point exchanges over a private duplicate of a communicator.
+class MpiTransport final : public Transport {
+ public:
+  explicit MpiTransport(MPI_Comm parent) {
+    check(MPI_Comm_dup(parent, &comm_), "MPI_Comm_dup");
+    MPI_Comm_rank(comm_, &rank_);
+    MPI_Comm_size(comm_, &size_);
+  }
+  ~MpiTransport() override { MPI_Comm_free(&comm_); }
+
+  std::string_view name() const override { return "mpi"; }
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+
+  std::size_t exchange(int send_peer, std::span<const std::byte> send, int recv_peer,
+                       std::span<std::byte> recv) override {
+    MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    if (recv_peer >= 0) {
+      check(MPI_Irecv(recv.data(), to_int(recv.size(), "MPI_Irecv"), MPI_BYTE, recv_peer, kTag, comm_, &requests[0]),
+            "MPI_Irecv");
+    }
+    if (send_peer >= 0) {
+      check(MPI_Isend(send.data(), to_int(send.size(), "MPI_Isend"), MPI_BYTE, send_peer, kTag, comm_, &requests[1]),
+            "MPI_Isend");
+    }
+    MPI_Status statuses[2];
+    const int code = MPI_Waitall(2, requests, statuses);
+    if (code == MPI_ERR_IN_STATUS) {
+      for (const MPI_Status& status : statuses) check(status.MPI_ERROR, "MPI_Waitall (a message longer than its buffer?)");
+    }
+    check(code, "MPI_Waitall");
+    if (recv_peer < 0) return 0;
+    int received = 0;
+    MPI_Get_count(&statuses[0], MPI_BYTE, &received);
+    return static_cast<std::size_t>(received);
+  }
+
+  void barrier() override { check(MPI_Barrier(comm_), "MPI_Barrier"); }
+
+ private:
+  static constexpr int kTag = 7;
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0;
+  int size_ = 0;
+};
+
+}  // namespace
+
+struct Communicator::Impl {
+  MPI_Comm comm = MPI_COMM_NULL;
+  bool owned = false;
+  int rank = 0;
+  int size = 0;
+  std::vector<int> world_ranks;
+
+  Impl(MPI_Comm c, bool own) : comm(c), owned(own) {
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    int world_rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    world_ranks.resize(static_cast<std::size_t>(size));
+    check(MPI_Allgather(&world_rank, 1, MPI_INT, world_ranks.data(), 1, MPI_INT, comm), "MPI_Allgather");
+  }
+  ~Impl() {
+    if (owned) MPI_Comm_free(&comm);
+  }
+};
+
+Communicator::Communicator(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Communicator::~Communicator() = default;
+Communicator::Communicator(Communicator&&) noexcept = default;
+Communicator& Communicator::operator=(Communicator&&) noexcept = default;
+
+Communicator Communicator::world() { return Communicator(std::make_unique<Impl>(MPI_COMM_WORLD, false)); }
+
+int Communicator::rank() const { return impl_->rank; }
+int Communicator::size() const { return impl_->size; }
+const std::vector<int>& Communicator::world_ranks() const { return impl_->world_ranks; }
+
+Communicator Communicator::split(int color, int key) const {
+  MPI_Comm out = MPI_COMM_NULL;
+  check(MPI_Comm_split(impl_->comm, color, key, &out), "MPI_Comm_split");
+  return Communicator(std::make_unique<Impl>(out, true));
+}
+
+std::unique_ptr<Transport> Communicator::transport() const { return std::make_unique<MpiTransport>(impl_->comm); }
+
+void Communicator::barrier() const { check(MPI_Barrier(impl_->comm), "MPI_Barrier"); }
+
+void Communicator::all_reduce_sum(std::span<float> data) const {
+  check(MPI_Allreduce(MPI_IN_PLACE, data.data(), to_int(data.size(), "MPI_Allreduce"), MPI_FLOAT, MPI_SUM, impl_->comm),
+        "MPI_Allreduce");
+}
+
+void Communicator::all_gather(std::span<const float> mine, std::span<float> all, const std::vector<int>& counts) const {
+  const std::vector<int> displs = displacements(counts);
+  check(MPI_Allgatherv(mine.data(), to_int(mine.size(), "MPI_Allgatherv"), MPI_FLOAT, all.data(), counts.data(),
+                       displs.data(), MPI_FLOAT, impl_->comm),
+        "MPI_Allgatherv");
+}
+
+void Communicator::reduce_scatter(std::span<const float> in, std::span<float> out, const std::vector<int>& counts) const {
+  check(MPI_Reduce_scatter(in.data(), out.data(), counts.data(), MPI_FLOAT, MPI_SUM, impl_->comm),
+        "MPI_Reduce_scatter");
+}
+
+double Communicator::max(double value) const {
+  double out = 0;
+  check(MPI_Allreduce(&value, &out, 1, MPI_DOUBLE, MPI_MAX, impl_->comm), "MPI_Allreduce");
+  return out;
+}
+
+double Communicator::min(double value) const {
+  double out = 0;
+  check(MPI_Allreduce(&value, &out, 1, MPI_DOUBLE, MPI_MIN, impl_->comm), "MPI_Allreduce");
+  return out;
+}
+
+double Communicator::sum(double value) const {
+  double out = 0;
+  check(MPI_Allreduce(&value, &out, 1, MPI_DOUBLE, MPI_SUM, impl_->comm), "MPI_Allreduce");
+  return out;
+}
+
+std::uint64_t Communicator::sum(std::uint64_t value) const {
+  std::uint64_t out = 0;
+  check(MPI_Allreduce(&value, &out, 1, MPI_UINT64_T, MPI_SUM, impl_->comm), "MPI_Allreduce");
+  return out;
+}
+
+std::vector<double> Communicator::all_gather(double value) const {
+  std::vector<double> out(static_cast<std::size_t>(impl_->size));
+  check(MPI_Allgather(&value, 1, MPI_DOUBLE, out.data(), 1, MPI_DOUBLE, impl_->comm), "MPI_Allgather");
+  return out;
+}
+
+std::vector<std::string> Communicator::all_gather(const std::string& value) const {
+  const int length = to_int(value.size(), "MPI_Allgather");
+  std::vector<int> lengths(static_cast<std::size_t>(impl_->size));
+  check(MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, impl_->comm), "MPI_Allgather");
+  const std::vector<int> displs = displacements(lengths);
+  std::string all(static_cast<std::size_t>(displs.back() + lengths.back()), '\0');
+  check(MPI_Allgatherv(value.data(), length, MPI_CHAR, all.data(), lengths.data(), displs.data(), MPI_CHAR, impl_->comm),
+        "MPI_Allgatherv");
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < lengths.size(); ++i) {
+    out.push_back(all.substr(static_cast<std::size_t>(displs[i]), static_cast<std::size_t>(lengths[i])));
+  }
+  return out;
+}
+
+double Communicator::now_s() { return MPI_Wtime(); }
+
+std::string Communicator::library_version() {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING];
+  int length = 0;
+  MPI_Get_library_version(text, &length);
+  std::string out(text, static_cast<std::size_t>(length));
+  if (auto end = out.find_first_of("\n,"); end != std::string::npos) out.resize(end);
+  return out;
+}
+
+std::string Communicator::processor_name() {
+  char text[MPI_MAX_PROCESSOR_NAME];
+  int length = 0;
+  MPI_Get_processor_name(text, &length);
+  return std::string(text, static_cast<std::size_t>(length));
+}
+
+MpiSession::MpiSession(int& argc, char**& argv) {
+  check(MPI_Init(&argc, &argv), "MPI_Init");
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+}
+
+MpiSession::~MpiSession() { MPI_Finalize(); }
+
+void MpiSession::abort_job(int code) {
+  MPI_Abort(MPI_COMM_WORLD, code);
+  throw std::runtime_error("MPI_Abort returned");
+}
+
+}  // namespace ccsim::measure

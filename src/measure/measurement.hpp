@@ -1,0 +1,59 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "collective/registry.hpp"
+
+namespace ccsim::measure {
+
+class Communicator;
+
+/// How the world is cut into process groups: world rank w has tensor index w % tp, pipeline
+/// index (w / tp) % pp and data-parallel index w / (tp * pp) (Megatron's order).
+struct Layout {
+  int tp = 0;  ///< 0: the whole world is one tensor-parallel group
+  int pp = 1;
+  int dp = 0;  ///< 0: whatever remains
+};
+
+/// What `ccsim measure` runs. Sizes are the bytes of each rank's buffer (the all_reduce's
+/// vector; all_gather's gathered output; reduce_scatter's input).
+struct MeasureOptions {
+  std::vector<collective::Collective> ops = {collective::Collective::kAllReduce};
+  /// "mpi" (the MPI library's own collective), or schedule algorithms of the registry
+  /// ("ring", "recursive-doubling", ..., "compressed-ring", ...).
+  std::vector<std::string> algorithms = {"mpi", "ring"};
+  std::vector<std::string> transports = {"mpi"};  ///< for the schedules: "mpi", "ucx"
+  /// Codec spec for the compressed algorithms ("ccsz:rel=1e-3": rel is taken of the global
+  /// value range of the inputs and becomes abs=).
+  std::string codec = "ccsz:rel=1e-3";
+  bool error_feedback = false;  ///< compress with error feedback (quantizers)
+  std::vector<std::uint64_t> sizes;
+  int warmup = 2;
+  int reps = 10;
+  double max_seconds_per_size = 10;  ///< fewer repetitions (>= 3) when one takes longer
+  Layout layout;
+  std::vector<std::string> groups = {"world"};  ///< "world", "tp", "pp", "dp"
+  std::string data;  ///< an fp32 file to take inputs from; empty: synthetic gradients
+  std::uint64_t seed = 1;
+  bool p2p = false;  ///< also ping-pong and concurrent pairs over each transport
+  std::string command_line;
+};
+
+/// Runs the measurements on every process of the world (a collective call) and returns the
+/// measurement document (format "ccsim-measurements", see measure/README.md) on rank 0,
+/// null elsewhere. Progress and a summary table go to stderr on rank 0. Every result is
+/// checked against the MPI library's reference; a failed check is recorded in the
+/// document and counted in its "failed_checks".
+nlohmann::ordered_json run_measurements(const MeasureOptions& options);
+
+/// The transports this build can use ("mpi", and "ucx" when built with UCX), and why the
+/// others are absent.
+std::vector<std::string> available_transports();
+std::string transports_note();
+
+}  // namespace ccsim::measure

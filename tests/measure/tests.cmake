@@ -1,0 +1,35 @@
+# Tests of src/measure/: the real executor on threads (no MPI needed), and real MPI/UCX runs
+# of ccsim-measure (tests/measure/run_measure.sh) with 2 and 4 processes.
+add_executable(ccsim_measure_tests
+  main.cpp
+  measure/thread_transport.cpp
+  measure/real_executor_test.cpp
+)
+target_link_libraries(ccsim_measure_tests PRIVATE ccsim_measure ccsim_warnings Catch2::Catch2)
+catch_discover_tests(ccsim_measure_tests)
+
+# Real runs: every series' result is checked by ccsim-measure itself (exit 5 on a failure)
+# and the file by check_measurements.py. Small sizes: CI runs them on 2 cores.
+function(ccsim_measure_run name np expect)
+  add_test(NAME measure.${name}
+    COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/measure/run_measure.sh $<TARGET_FILE:ccsim-measure> ${np} ${expect} -- ${ARGN})
+  set_tests_properties(measure.${name} PROPERTIES RUN_SERIAL TRUE TIMEOUT 700)
+endfunction()
+set(ccsim_measure_transports mpi)
+if(UCX_FOUND)
+  set(ccsim_measure_transports mpi,ucx)
+endif()
+ccsim_measure_run(plain_np2 2 "MPI_Allreduce/mpi,ring/mpi,MPI_Allgatherv/mpi,MPI_Reduce_scatter/mpi,p2p"
+  --op all_reduce,all_gather,reduce_scatter --algo mpi,ring,recursive-doubling,rabenseifner,binomial-tree
+  --transport ${ccsim_measure_transports} --sizes 1KiB:1MiB:x32 --reps 3 --warmup 1 --p2p)
+ccsim_measure_run(compressed_np2 2 "compressed-ring/mpi,homomorphic-ring/mpi"
+  --algo mpi,compressed-ring,homomorphic-ring --codec ccsz:rel=1e-3
+  --transport ${ccsim_measure_transports} --sizes 4KiB,1MiB --reps 3 --warmup 1)
+ccsim_measure_run(layout_np4 4 "MPI_Allreduce/mpi,ring/mpi,compressed-ring/mpi"
+  --layout tp=2,dp=2 --groups world,tp,dp --op all_reduce,reduce_scatter --algo mpi,ring,rabenseifner,compressed-ring
+  --codec ccsz:rel=1e-3 --transport ${ccsim_measure_transports} --sizes 4KiB,256KiB --reps 3 --warmup 1)
+ccsim_measure_run(quantized_np4 4 "compressed-allgather/mpi"
+  --algo compressed-allgather --codec int8 --error-feedback --transport ${ccsim_measure_transports}
+  --sizes 64KiB --reps 3 --warmup 1)
+ccsim_measure_run(zfp_np3 3 "compressed-ring/mpi"
+  --algo mpi,ring,compressed-ring --codec zfp:rel=1e-3 --transport mpi --sizes 12KiB,300000 --reps 3 --warmup 1)
