@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "compress/codec.hpp"
 #include "core/input_error.hpp"
 #include "core/parse.hpp"
 
@@ -117,6 +118,8 @@ void finish_measure_options(MeasureCommand& c) {
       throw InputError("command line", 0, "--transport", fmt::format("transport \"{}\" is not in this build; {}", t, measure::transports_note()));
     }
   }
+  // The codec is built per size (a relative bound needs the data's range); check it now.
+  compress::make_codec(measure::absolute_codec_spec(o.codec, 1.0), "--codec");
   o.sizes = parse_size_list(c.sizes, "--sizes");
   o.groups = split(c.groups, ',');
   for (const auto& g : o.groups) {

@@ -39,6 +39,7 @@ struct Group {
   std::string kind;
   Communicator comm;
   int count = 1;  ///< groups of this kind in the world
+  std::vector<int> node_of_rank;  ///< per group rank, numbered by distinct host name
   std::vector<std::pair<std::string, std::unique_ptr<Transport>>> transports;
 
   Transport& transport(const std::string& name) {
@@ -125,8 +126,9 @@ std::string cpu_model() {
   return "unknown";
 }
 
-/// "ccsz:rel=1e-3" -> "ccsz:abs=<rel * range>"; other specs unchanged.
-std::string absolute_spec(const std::string& spec, double value_range) {
+}  // namespace
+
+std::string absolute_codec_spec(const std::string& spec, double value_range) {
   const auto pos = spec.find("rel=");
   if (pos == std::string::npos) return spec;
   auto end = spec.find(',', pos);
@@ -136,6 +138,8 @@ std::string absolute_spec(const std::string& spec, double value_range) {
   return spec.substr(0, pos) + fmt::format("abs={:.9g}", rel * value_range) +
          (end == std::string::npos ? "" : spec.substr(end));
 }
+
+namespace {
 
 collective::Compression compression_of(const compress::Codec& codec) {
   if (codec.homomorphic()) return collective::Compression::kHomomorphic;
@@ -205,8 +209,9 @@ class SeriesRunner {
       request.size = p;
       request.count = count_;
       request.element_bytes = 4;
+      request.node_of_rank = group_.node_of_rank;
       if (is_compressed(algorithm)) {
-        codec = compress::make_codec(absolute_spec(options_.codec, value_range_), "--codec");
+        codec = compress::make_codec(absolute_codec_spec(options_.codec, value_range_), "--codec");
         request.compression = compression_of(*codec);
       }
       schedule = collective::make_schedule(request);
@@ -599,7 +604,11 @@ nlohmann::ordered_json run_measurements(const MeasureOptions& options) {
       Communicator c = world.split(color, key);
       split_samples.push_back(world.max(Communicator::now_s() - t0));
     }
-    Group group{kind, world.split(color, key), group_count(kind, layout), {}};
+    Group group{kind, world.split(color, key), group_count(kind, layout), {}, {}};
+    const auto group_hosts = group.comm.all_gather(Communicator::processor_name());
+    for (const auto& host : group_hosts) {
+      group.node_of_rank.push_back(static_cast<int>(std::find(group_hosts.begin(), group_hosts.end(), host) - group_hosts.begin()));
+    }
     for (const auto& t : options.transports) {
       if (t == "mpi") group.transports.emplace_back("mpi", group.comm.transport());
 #ifdef CCSIM_HAVE_UCX

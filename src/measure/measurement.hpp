@@ -51,6 +51,11 @@ struct MeasureOptions {
 /// document and counted in its "failed_checks".
 nlohmann::ordered_json run_measurements(const MeasureOptions& options);
 
+/// A codec spec with "rel=X" (relative to the value range of the data) made absolute:
+/// "ccsz:rel=1e-3" with range 0.3 -> "ccsz:abs=0.0003"; other specs are returned unchanged.
+/// Throws InputError (field "rel") for a bound that is not a positive number.
+std::string absolute_codec_spec(const std::string& spec, double value_range);
+
 /// The transports this build can use ("mpi", and "ucx" when built with UCX), and why the
 /// others are absent.
 std::vector<std::string> available_transports();

@@ -16,20 +16,36 @@ function(ccsim_measure_run name np expect)
   set_tests_properties(measure.${name} PROPERTIES RUN_SERIAL TRUE TIMEOUT 700)
 endfunction()
 set(ccsim_measure_transports mpi)
+set(ucx "")  # series expected over UCX too
+set(ucx_plain "")
 if(UCX_FOUND)
   set(ccsim_measure_transports mpi,ucx)
+  set(ucx ",ring/ucx,compressed-ring/ucx")
+  set(ucx_plain ",ring/ucx,rabenseifner/ucx")
 endif()
-ccsim_measure_run(plain_np2 2 "MPI_Allreduce/mpi,ring/mpi,MPI_Allgatherv/mpi,MPI_Reduce_scatter/mpi,p2p"
+ccsim_measure_run(plain_np2 2 "MPI_Allreduce/mpi,ring/mpi,MPI_Allgatherv/mpi,MPI_Reduce_scatter/mpi,p2p${ucx_plain}"
   --op all_reduce,all_gather,reduce_scatter --algo mpi,ring,recursive-doubling,rabenseifner,binomial-tree
   --transport ${ccsim_measure_transports} --sizes 1KiB:1MiB:x32 --reps 3 --warmup 1 --p2p)
-ccsim_measure_run(compressed_np2 2 "compressed-ring/mpi,homomorphic-ring/mpi"
-  --algo mpi,compressed-ring,homomorphic-ring --codec ccsz:rel=1e-3
+ccsim_measure_run(compressed_np2 2 "compressed-ring/mpi,homomorphic-ring/mpi${ucx}"
+  --algo mpi,ring,compressed-ring,homomorphic-ring --codec ccsz:rel=1e-3
   --transport ${ccsim_measure_transports} --sizes 4KiB,1MiB --reps 3 --warmup 1)
-ccsim_measure_run(layout_np4 4 "MPI_Allreduce/mpi,ring/mpi,compressed-ring/mpi"
+ccsim_measure_run(layout_np4 4 "MPI_Allreduce/mpi,ring/mpi,compressed-ring/mpi${ucx}"
   --layout tp=2,dp=2 --groups world,tp,dp --op all_reduce,reduce_scatter --algo mpi,ring,rabenseifner,compressed-ring
   --codec ccsz:rel=1e-3 --transport ${ccsim_measure_transports} --sizes 4KiB,256KiB --reps 3 --warmup 1)
-ccsim_measure_run(quantized_np4 4 "compressed-allgather/mpi"
-  --algo compressed-allgather --codec int8 --error-feedback --transport ${ccsim_measure_transports}
+ccsim_measure_run(quantized_np4 4 "compressed-allgather/mpi,ring/mpi"
+  --algo ring,compressed-allgather --codec int8 --error-feedback --transport ${ccsim_measure_transports}
   --sizes 64KiB --reps 3 --warmup 1)
 ccsim_measure_run(zfp_np3 3 "compressed-ring/mpi"
   --algo mpi,ring,compressed-ring --codec zfp:rel=1e-3 --transport mpi --sizes 12KiB,300000 --reps 3 --warmup 1)
+
+# Bad input: a clear message and exit code 1, before MPI starts (golden files).
+function(ccsim_measure_golden name expected_file)
+  add_test(NAME golden.${name}
+    COMMAND ${CMAKE_COMMAND} -DCCSIM=$<TARGET_FILE:ccsim-measure> "-DARGS=${ARGN}" -DEXPECTED_RC=1
+      -DEXPECTED=${CMAKE_CURRENT_SOURCE_DIR}/golden/${expected_file} -DWORKDIR=${PROJECT_SOURCE_DIR}
+      -P ${CMAKE_CURRENT_SOURCE_DIR}/golden/run_golden.cmake)
+endfunction()
+ccsim_measure_golden(measure_bad_codec measure_bad_codec.txt "--codec|ccsz:eb=1e-3")
+ccsim_measure_golden(measure_bad_size measure_bad_size.txt "--sizes|1KiB:1000")
+ccsim_measure_golden(measure_bad_algo measure_bad_algo.txt "--algo|mpi,fastest")
+ccsim_measure_golden(measure_bad_layout measure_bad_layout.txt "--layout|tp=2,ep=4")
