@@ -49,3 +49,10 @@ ccsim_measure_golden(measure_bad_codec measure_bad_codec.txt "--codec|ccsz:eb=1e
 ccsim_measure_golden(measure_bad_size measure_bad_size.txt "--sizes|1KiB:1000")
 ccsim_measure_golden(measure_bad_algo measure_bad_algo.txt "--algo|mpi,fastest")
 ccsim_measure_golden(measure_bad_layout measure_bad_layout.txt "--layout|tp=2,ep=4")
+
+# `ccsim measure --np N` starts ccsim-measure under mpirun.
+add_test(NAME measure.launcher COMMAND $<TARGET_FILE:ccsim> measure --np 2 --sizes 4KiB --reps 2
+  -o ${CMAKE_CURRENT_BINARY_DIR}/measure_launcher.json)
+set_tests_properties(measure.launcher PROPERTIES RUN_SERIAL TRUE TIMEOUT 120
+  ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
+  PASS_REGULAR_EXPRESSION "all_reduce +world ring +mpi +4096 B.*bitwise ok")
