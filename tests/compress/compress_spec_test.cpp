@@ -69,7 +69,7 @@ TEST_CASE("compressor models are found by name in the model directories", "[comp
     find_compressor("lz4", {kModels});
     FAIL("no error");
   } catch (const InputError& e) {
-    CHECK(std::string(e.what()) == "--compress: unknown compressor \"lz4\"; models: cuszp, int8, onebit, szx, topk, zfp");
+    CHECK(std::string(e.what()) == "--compress: unknown compressor \"lz4\"; models: ccsz, cuszp, int8, int8-cpu, onebit, onebit-cpu, szx, topk, zfp");
   }
   CHECK_THROWS_WITH(find_compressor("lz4", {"/nonexistent"}),
                     "--compress: unknown compressor \"lz4\"; models: none found");

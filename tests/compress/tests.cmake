@@ -1,6 +1,7 @@
 # Unit tests of src/compress/, listed explicitly.
 target_sources(ccsim_tests PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/ccsz_codec_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/codec_benchmark_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/codec_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compress_spec_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compressor_model_test.cpp

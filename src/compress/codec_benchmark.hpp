@@ -1,0 +1,56 @@
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "compress/codec.hpp"
+
+namespace ccsim::compress {
+
+/// One measured operating point of a codec on one data set (bench/compressor_bench.cpp).
+struct CodecMeasurement {
+  std::string spec;         ///< the codec as built, e.g. "ccsz:abs=0.000283"
+  std::string data;         ///< the data set's name (file name)
+  double rel = 0;           ///< REL bound the absolute one came from; 0 for quantizers
+  double value_range = 0;   ///< max - min of the data
+  double tolerance = 0;     ///< the absolute bound or tolerance asked for; 0 for quantizers
+  int threads = 1;          ///< threads, each on a contiguous part of the data
+  std::size_t elements = 0;
+  double ratio = 0;         ///< raw bytes / compressed bytes (sum over the parts)
+  double compress_Bps = 0;  ///< raw bytes / median time (the slowest thread's CPU time)
+  double decompress_Bps = 0;
+  double add_Bps = 0;       ///< homomorphic add of two streams, raw bytes of one / time; 0 if not homomorphic
+  double t0_s = 0;          ///< median time of compressing one block of 256 elements
+  double max_error = 0;     ///< largest |x - x'| over the finite elements
+};
+
+/// Compresses, decompresses (and adds, when homomorphic) `data` `repetitions` times after
+/// one warm-up, `threads` threads each on its own contiguous part, and reports medians.
+/// Times are thread CPU times (the slowest thread's), which a shared machine distorts far
+/// less than wall time; on idle cores the two agree.
+CodecMeasurement measure_codec(const Codec& codec, std::span<const float> data, int threads, int repetitions);
+
+/// Single-core memcpy bandwidth (bytes copied per second, best of `repetitions`) on a buffer of `bytes`.
+double measure_memcpy_Bps(std::size_t bytes, int repetitions);
+
+/// Where the figures were measured.
+struct MachineInfo {
+  std::string cpu;  ///< model name from /proc/cpuinfo
+  int cores = 0;
+  double memcpy_Bps = 0;
+
+  static MachineInfo detect();
+  std::string describe() const;
+};
+
+/// A compressor model (models/README.md, format ccsim-compressor v1) from single-core
+/// measurements of one codec family: "ccsz" and "zfp" as error-bounded REL models with a
+/// setting per REL bound (figures pooled over the data sets), "int8" and "onebit" as
+/// quantizers. `command` and the data sets go into the sources.
+std::string codec_model_json(std::string_view model_name, const std::vector<CodecMeasurement>& measurements,
+                             const MachineInfo& machine, const std::string& command);
+
+}  // namespace ccsim::compress
