@@ -23,7 +23,7 @@ for path in sys.argv[1:]:
 
 reference = "MPI_Allreduce"
 compressed = [c for c in columns if c.startswith(("compressed", "homomorphic"))]
-head = ["ranks", "size"] + [f"{c} ms" for c in columns] + [f"{c} vs MPI" for c in compressed] + ["max err / bound", "checks"]
+head = ["ranks", "size"] + [f"{c} ms" for c in columns] + [f"{c} vs MPI" for c in compressed] + ["ratio", "abs bound", "max err / bound", "checks"]
 print("| " + " | ".join(head) + " |")
 print("|" + "---|" * len(head))
 for (np, size), series in sorted(rows.items()):
@@ -34,6 +34,9 @@ for (np, size), series in sorted(rows.items()):
     for c in compressed:
         s, ref = series.get(c), series.get(reference)
         cells.append(f"{ref['time_s']['median'] / s['time_s']['median']:.2f}x" if s and ref else "-")
+    first = next((series[c] for c in compressed if c in series), None)
+    cells.append(f"{first['ratio']:.2f}" if first else "-")
+    cells.append(first["codec"].split("abs=")[1].split(",")[0] if first and "abs=" in first["codec"] else "-")
     worst = [s["check"].get("max_error_over_bound") for c, s in series.items() if c in compressed]
     worst = [w for w in worst if w is not None]
     cells.append(f"{max(worst):.3f}" if worst else "-")
