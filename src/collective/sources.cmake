@@ -21,4 +21,5 @@ target_sources(ccsim_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/error_model.cpp
   ${CMAKE_CURRENT_LIST_DIR}/breakeven.cpp
   ${CMAKE_CURRENT_LIST_DIR}/memory_executor.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/critical_path_executor.cpp
 )
