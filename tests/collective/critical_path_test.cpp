@@ -95,5 +95,13 @@ TEST_CASE("critical path: a transfer starts when both sides have posted", "[coll
 
 TEST_CASE("critical path: a schedule that deadlocks is named", "[collective][closed-form]") {
   testing::ListedSchedule schedule(4, {{recv_only(1, {0, 4}, RecvMode::kCopy)}, {recv_only(0, {0, 4}, RecvMode::kCopy)}});
-  CHECK_THROWS_WITH(critical_path_s(schedule, cost_params(1, 1, 1)), "listed: deadlock, rank 0 waits at step 0 for rank 1");
+  CHECK_THROWS_WITH(critical_path_s(schedule, cost_params(1, 1, 1)), "ring: deadlock, rank 0 waits at step 0 for rank 1");
+}
+
+TEST_CASE("critical path: sends wait for their receivers (rendezvous)", "[collective][closed-form]") {
+  testing::ListedSchedule schedule(4, {{send_only(1, {0, 4}), recv_only(1, {0, 4}, RecvMode::kCopy)},
+                                       {send_only(0, {0, 4}), recv_only(0, {0, 4}, RecvMode::kCopy)}});
+  CHECK_THROWS_WITH(critical_path_s(schedule, cost_params(1, 1, 1)), "ring: deadlock, rank 0 waits at step 0 for rank 1");
+  testing::Buffers buffers(2, std::vector<double>(4, 1.0));
+  CHECK_NOTHROW(execute_in_memory(schedule, buffers));  // eager sends do not wait
 }

@@ -26,23 +26,23 @@ TEST_CASE("in-memory execution: a cyclic wait is a deadlock naming rank, step an
   // Both ranks first receive from each other: neither sends.
   ListedSchedule schedule(4, {{recv_only(1, {0, 4}, RecvMode::kCopy), send_only(1, {0, 4})},
                               {recv_only(0, {0, 4}, RecvMode::kCopy), send_only(0, {0, 4})}});
-  CHECK(error_of(schedule) == "listed: deadlock, rank 0 waits at step 0 for rank 1");
+  CHECK(error_of(schedule) == "ring: deadlock, rank 0 waits at step 0 for rank 1");
 }
 
 TEST_CASE("in-memory execution: a block of the wrong size names rank, step and both sizes", "[collective][executor]") {
   ListedSchedule schedule(4, {{compress_block({0, 4}), send_only(1, {0, 2})},
                               {recv_only(0, {0, 3}, RecvMode::kReduce)}});
-  CHECK(error_of(schedule) == "listed: rank 1 step 0 expects 3 raw elements from rank 0, got 2 raw");
+  CHECK(error_of(schedule) == "ring: rank 1 step 0 expects 3 raw elements from rank 0, got 2 raw");
 }
 
 TEST_CASE("in-memory execution: a block out of range names rank, step and range", "[collective][executor]") {
   ListedSchedule schedule(4, {{compress_block({0, 4}), send_only(1, {2, 4})}, {recv_only(0, {0, 4}, RecvMode::kCopy)}});
-  CHECK(error_of(schedule) == "listed: rank 0 step 1 touches elements [2, 6) of a buffer of 4");
+  CHECK(error_of(schedule) == "ring: rank 0 step 1 touches elements [2, 6) of a buffer of 4");
 }
 
 TEST_CASE("in-memory execution: a message never received is reported", "[collective][executor]") {
   ListedSchedule schedule(4, {{send_only(1, {0, 4}), send_only(1, {0, 4})}, {recv_only(0, {0, 4}, RecvMode::kCopy)}});
-  CHECK(error_of(schedule) == "listed: 1 message(s) from rank 0 to rank 1 never received");
+  CHECK(error_of(schedule) == "ring: 1 message(s) from rank 0 to rank 1 never received");
 }
 
 TEST_CASE("in-memory execution: compressed exchanges add homomorphically and are counted", "[collective][executor]") {
