@@ -7,6 +7,7 @@
 #include "cli/commands.hpp"
 #include "cli/simulation_flags.hpp"
 #include "collective/breakeven.hpp"
+#include "collective/registry.hpp"
 #include "compress/compress_spec.hpp"
 #include "core/input_error.hpp"
 #include "core/parse.hpp"
@@ -80,9 +81,7 @@ void run_breakeven(const BreakevenCommand& cmd) {
     plain.element_bytes = dtype_bytes(*dtype);
     plain.algorithm = cmd.plain_algorithm;
     collective::Request compressed = plain;
-    compressed.compression = model.homomorphic() ? collective::Compression::kHomomorphic
-                             : model.summable()  ? collective::Compression::kErrorBounded
-                                                 : collective::Compression::kNonSummable;
+    compressed.compression = collective::compression_of(model);
     compressed.algorithm = cmd.algorithm;
     compressed.algorithm = collective::choose_algorithm(compressed);
     collective::BreakEven even = collective::break_even(plain, compressed, params);
@@ -106,10 +105,11 @@ void setup_breakeven(CLI::App& app) {
   sub->add_option("--compress", cmd->compress, "Compressor NAME[:key=value,...], as for replay")->required();
   sub->add_option("--sizes", cmd->sizes, "Group sizes (default: 2, 4, ... up to the nodes, at most 1024)")->delimiter(',');
   sub->add_option("--plain-algo", cmd->plain_algorithm, "Plain all_reduce algorithm to beat")
-      ->check(CLI::IsMember({"ring", "recursive-doubling", "rabenseifner", "binomial-tree"}))
+      ->check(CLI::IsMember(
+          algorithm_choices(collective::plain_all_reduce_algorithms(collective::NodeLayout::kUnknown), false)))
       ->capture_default_str();
   sub->add_option("--algo", cmd->algorithm, "Compressed algorithm; 'auto' follows the compressor's kind")
-      ->check(CLI::IsMember({"auto", "compressed-ring", "homomorphic-ring", "compressed-allgather"}))
+      ->check(CLI::IsMember(algorithm_choices(collective::compressed_all_reduce_algorithms(), true)))
       ->capture_default_str();
   sub->add_option("--dtype", cmd->dtype, "Element type of the buffer")->capture_default_str();
   sub->add_option("--at", cmd->at, "Also print the speedup at this buffer size")->capture_default_str();

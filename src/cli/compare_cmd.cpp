@@ -3,6 +3,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/simulation_flags.hpp"
+#include "collective/registry.hpp"
 #include "core/input_error.hpp"
 #include "engine/replay.hpp"
 #include "report/comparison.hpp"
@@ -65,7 +66,7 @@ void setup_compare(CLI::App& app) {
       ->capture_default_str();
   sub->add_flag("--per-rank", cmd->per_rank, "Also compare rank by rank");
   sub->add_option("--plain-algo", cmd->plain_algorithm, "all_reduce algorithm of the plain run ('auto' chooses)")
-      ->check(CLI::IsMember({"auto", "ring", "recursive-doubling", "rabenseifner", "binomial-tree", "hierarchical"}))
+      ->check(CLI::IsMember(algorithm_choices(collective::plain_all_reduce_algorithms(), true)))
       ->capture_default_str();
   add_simulation_flags(sub, cmd->flags, true);
   sub->get_option("--compress")->required();

@@ -3,6 +3,9 @@
 #include <cstdlib>
 #include <sstream>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "cli/commands.hpp"
 #include "collective/registry.hpp"
 #include "compress/compress_spec.hpp"
@@ -26,12 +29,12 @@ std::vector<std::string> compressor_dirs() {
 void add_simulation_flags(CLI::App* sub, SimulationFlags& flags, bool compress) {
   sub->add_option("-p,--platform", flags.platform,
                   "Platform preset name (ccsim platform list) or platform file; default: the platform the trace names");
-  std::vector<std::string> names;
-  for (std::string_view name : collective::algorithms(collective::Collective::kAllReduce)) names.emplace_back(name);
+  const std::vector<std::string_view> compressed = collective::compressed_all_reduce_algorithms();
   sub->add_option("--algo", flags.algorithm,
-                  "all_reduce algorithm; 'auto' chooses by size, group layout and compressor as MPI libraries do "
-                  "(compressed-ring, homomorphic-ring and compressed-allgather need --compress)")
-      ->check(CLI::IsMember(names))
+                  fmt::format("all_reduce algorithm; 'auto' chooses by size, group layout and compressor as MPI "
+                              "libraries do ({} and {} need --compress)",
+                              fmt::join(compressed.begin(), compressed.end() - 1, ", "), compressed.back()))
+      ->check(CLI::IsMember(algorithm_choices(collective::algorithms(collective::Collective::kAllReduce), false)))
       ->capture_default_str();
   if (compress) {
     sub->add_option("--compress", flags.compress,
@@ -52,6 +55,13 @@ void add_simulation_flags(CLI::App* sub, SimulationFlags& flags, bool compress) 
                 "Allow more ranks than accelerators: they share accelerators (compute is time-shared, messages between "
                 "ranks on one accelerator go through its memory)");
   sub->add_flag("--simgrid-log", flags.simgrid_log, "Show SimGrid's own log on stderr");
+}
+
+std::vector<std::string> algorithm_choices(const std::vector<std::string_view>& names, bool with_auto) {
+  std::vector<std::string> choices;
+  if (with_auto) choices.emplace_back("auto");
+  choices.insert(choices.end(), names.begin(), names.end());
+  return choices;
 }
 
 topology::Platform load_platform(const SimulationFlags& flags, const trace::Trace& trace) {

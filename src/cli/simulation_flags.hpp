@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -25,6 +26,9 @@ struct SimulationFlags {
 /// Registers --platform, --algo, --placement, --oversubscribe, --simgrid-log and, with
 /// `compress`, --compress and --compress-min-bytes on `sub`.
 void add_simulation_flags(CLI::App* sub, SimulationFlags& flags, bool compress);
+
+/// Choices for CLI::IsMember: `names` (algorithms of the registry), after "auto" when `with_auto`.
+std::vector<std::string> algorithm_choices(const std::vector<std::string_view>& names, bool with_auto);
 
 /// The platform of --platform, or the one the trace names.
 topology::Platform load_platform(const SimulationFlags& flags, const trace::Trace& trace);

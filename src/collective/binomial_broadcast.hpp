@@ -15,7 +15,7 @@ class BinomialBroadcast : public Schedule {
   /// Throws std::invalid_argument unless 0 <= root < size.
   BinomialBroadcast(int size, std::uint64_t count, int element_bytes, int root);
   int root() const { return root_; }
-  std::string_view name() const override { return "binomial-tree"; }
+  Algorithm algorithm() const override { return Algorithm::kBinomialBroadcast; }
   std::vector<Step> steps(int rank) const override;
   double cost(const CostParams& params) const override;
 

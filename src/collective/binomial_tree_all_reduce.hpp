@@ -11,7 +11,7 @@ namespace ccsim::collective {
 class BinomialTreeAllReduce : public Schedule {
  public:
   using Schedule::Schedule;
-  std::string_view name() const override { return "binomial-tree"; }
+  Algorithm algorithm() const override { return Algorithm::kBinomialTreeAllReduce; }
   std::vector<Step> steps(int rank) const override;
   double cost(const CostParams& params) const override;
 };

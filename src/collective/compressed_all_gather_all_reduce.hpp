@@ -16,7 +16,7 @@ namespace ccsim::collective {
 class CompressedAllGatherAllReduce : public Schedule {
  public:
   using Schedule::Schedule;
-  std::string_view name() const override { return "compressed-allgather"; }
+  Algorithm algorithm() const override { return Algorithm::kCompressedAllGather; }
   std::vector<Step> steps(int rank) const override;
   double cost(const CostParams& params) const override;
 };

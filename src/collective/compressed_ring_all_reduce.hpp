@@ -19,7 +19,7 @@ namespace ccsim::collective {
 class CompressedRingAllReduce : public Schedule {
  public:
   using Schedule::Schedule;
-  std::string_view name() const override { return "compressed-ring"; }
+  Algorithm algorithm() const override { return Algorithm::kCompressedRing; }
   std::vector<Step> steps(int rank) const override;
   double cost(const CostParams& params) const override;
 };

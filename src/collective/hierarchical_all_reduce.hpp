@@ -29,7 +29,7 @@ class HierarchicalAllReduce : public Schedule {
 
   int ranks_per_node() const { return ranks_per_node_; }
   int nodes() const { return size() / ranks_per_node_; }
-  std::string_view name() const override { return "hierarchical"; }
+  Algorithm algorithm() const override { return Algorithm::kHierarchical; }
   std::vector<Step> steps(int rank) const override;
   double cost(const CostParams& params) const override;
 

@@ -14,7 +14,7 @@ namespace ccsim::collective {
 class HomomorphicRingAllReduce : public Schedule {
  public:
   using Schedule::Schedule;
-  std::string_view name() const override { return "homomorphic-ring"; }
+  Algorithm algorithm() const override { return Algorithm::kHomomorphicRing; }
   std::vector<Step> steps(int rank) const override;
   double cost(const CostParams& params) const override;
 };

@@ -15,7 +15,7 @@ namespace ccsim::collective {
 class PairwiseAllToAll : public Schedule {
  public:
   using Schedule::Schedule;
-  std::string_view name() const override { return "pairwise"; }
+  Algorithm algorithm() const override { return Algorithm::kPairwiseAllToAll; }
   std::vector<Step> steps(int rank) const override;
   double cost(const CostParams& params) const override;
 };

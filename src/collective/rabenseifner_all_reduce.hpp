@@ -14,7 +14,7 @@ namespace ccsim::collective {
 class RabenseifnerAllReduce : public Schedule {
  public:
   using Schedule::Schedule;
-  std::string_view name() const override { return "rabenseifner"; }
+  Algorithm algorithm() const override { return Algorithm::kRabenseifner; }
   std::vector<Step> steps(int rank) const override;
   double cost(const CostParams& params) const override;
 };

@@ -11,7 +11,7 @@ namespace ccsim::collective {
 class RecursiveDoublingAllReduce : public Schedule {
  public:
   using Schedule::Schedule;
-  std::string_view name() const override { return "recursive-doubling"; }
+  Algorithm algorithm() const override { return Algorithm::kRecursiveDoubling; }
   std::vector<Step> steps(int rank) const override;
   double cost(const CostParams& params) const override;
 };

@@ -8,31 +8,13 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "collective/binomial_broadcast.hpp"
-#include "collective/binomial_tree_all_reduce.hpp"
-#include "collective/compressed_all_gather_all_reduce.hpp"
-#include "collective/compressed_ring_all_reduce.hpp"
 #include "collective/hierarchical_all_reduce.hpp"
-#include "collective/homomorphic_ring_all_reduce.hpp"
-#include "collective/pairwise_all_to_all.hpp"
-#include "collective/rabenseifner_all_reduce.hpp"
-#include "collective/recursive_doubling_all_reduce.hpp"
-#include "collective/ring_all_gather.hpp"
-#include "collective/ring_all_reduce.hpp"
-#include "collective/ring_reduce_scatter.hpp"
 #include "core/input_error.hpp"
 
 namespace ccsim::collective {
 namespace {
 
-constexpr std::string_view kCompressedAllReduce[] = {"compressed-ring", "homomorphic-ring", "compressed-allgather"};
-
 [[noreturn]] void refuse(const std::string& detail) { throw InputError("--algo", 0, "", detail); }
-
-bool is_compressed(std::string_view algorithm) {
-  return std::find(std::begin(kCompressedAllReduce), std::end(kCompressedAllReduce), algorithm) !=
-         std::end(kCompressedAllReduce);
-}
 
 /// Nodes and ranks per node of a layout fit for hierarchical, or {0, 0}.
 std::pair<int, int> hierarchical_shape(const Request& request) {
@@ -43,125 +25,125 @@ std::pair<int, int> hierarchical_shape(const Request& request) {
   return {nodes, request.size / nodes};
 }
 
-std::string auto_all_reduce(const Request& request) {
+/// Whether the node layout makes hierarchical more than a ring: >= 2 nodes, >= 2 ranks on each.
+bool two_level(const Request& request) {
+  auto [nodes, per_node] = hierarchical_shape(request);
+  return nodes >= 2 && per_node >= 2;
+}
+
+Algorithm auto_all_reduce(const Request& request) {
   switch (request.compression) {
-    case Compression::kHomomorphic: return "homomorphic-ring";
-    case Compression::kErrorBounded: return "compressed-ring";
-    case Compression::kNonSummable: return "compressed-allgather";
+    case Compression::kHomomorphic: return Algorithm::kHomomorphicRing;
+    case Compression::kErrorBounded: return Algorithm::kCompressedRing;
+    case Compression::kNonSummable: return Algorithm::kCompressedAllGather;
     case Compression::kNone: break;
   }
   const std::uint64_t bytes = request.count * static_cast<std::uint64_t>(std::max(request.element_bytes, 0));
-  if (request.size <= 1) return "ring";
-  if (bytes <= kShortAllReduceBytes) return "recursive-doubling";
-  if (auto [nodes, per_node] = hierarchical_shape(request); nodes >= 2 && per_node >= 2) return "hierarchical";
+  if (request.size <= 1) return Algorithm::kRingAllReduce;
+  if (bytes <= kShortAllReduceBytes) return Algorithm::kRecursiveDoubling;
+  if (two_level(request)) return Algorithm::kHierarchical;
   if (std::has_single_bit(static_cast<unsigned>(request.size)) && bytes <= kLargeAllReduceBytes &&
       request.count >= static_cast<std::uint64_t>(request.size)) {
-    return "rabenseifner";
+    return Algorithm::kRabenseifner;
   }
-  return "ring";
+  return Algorithm::kRingAllReduce;
+}
+
+/// "a, b or c".
+std::string or_list(const std::vector<std::string_view>& names) {
+  if (names.size() < 2) return fmt::format("{}", fmt::join(names, ""));
+  return fmt::format("{} or {}", fmt::join(names.begin(), names.end() - 1, ", "), names.back());
 }
 
 /// Throws unless the explicitly chosen all_reduce `algorithm` fits the request.
-void check_all_reduce_fit(const Request& request, std::string_view algorithm) {
-  const bool compressed = is_compressed(algorithm);
-  if (compressed && request.compression == Compression::kNone) {
-    refuse(fmt::format("all_reduce algorithm \"{}\" needs a compressor, and none is set", algorithm));
+void check_all_reduce_fit(const Request& request, const AlgorithmInfo& algorithm) {
+  if (algorithm.compresses() && request.compression == Compression::kNone) {
+    refuse(fmt::format("all_reduce algorithm \"{}\" needs a compressor, and none is set", algorithm.name));
   }
-  if (!compressed && request.compression != Compression::kNone) {
-    refuse(fmt::format("all_reduce algorithm \"{}\" does not compress, but the compressor is {}; choose auto, "
-                       "compressed-ring, homomorphic-ring or compressed-allgather, or no compressor",
-                       algorithm, to_string(request.compression)));
+  if (!algorithm.compresses() && request.compression != Compression::kNone) {
+    std::vector<std::string_view> choices = compressed_all_reduce_algorithms();
+    choices.insert(choices.begin(), "auto");
+    refuse(fmt::format("all_reduce algorithm \"{}\" does not compress, but the compressor is {}; choose {}, or no "
+                       "compressor",
+                       algorithm.name, to_string(request.compression), or_list(choices)));
   }
-  if (algorithm == "homomorphic-ring" && request.compression != Compression::kHomomorphic) {
-    refuse(fmt::format("all_reduce algorithm \"homomorphic-ring\" needs a homomorphic compressor (one whose compressed "
-                       "blocks add), but the compressor is {}",
-                       to_string(request.compression)));
+  if (!algorithm.accepts(request.compression)) {
+    refuse(fmt::format("all_reduce algorithm \"{}\" needs {}, but the compressor is {}", algorithm.name,
+                       algorithm.compressor_needed, to_string(request.compression)));
   }
-  if (algorithm == "hierarchical") {
-    if (request.node_of_rank.empty()) {
-      refuse("all_reduce algorithm \"hierarchical\" needs the node of every rank, which is not known here");
-    }
+  if (algorithm.needs_nodes && request.node_of_rank.empty()) {
+    refuse(fmt::format("all_reduce algorithm \"{}\" needs the node of every rank, which is not known here",
+                       algorithm.name));
+  }
+  if (algorithm.id == Algorithm::kHierarchical) {
     if (std::string error = HierarchicalAllReduce::layout_error(request.node_of_rank, request.size); !error.empty()) {
       refuse(error);
     }
   }
 }
 
-}  // namespace
-
-std::string_view to_string(Collective op) {
-  switch (op) {
-    case Collective::kAllReduce: return "all_reduce";
-    case Collective::kAllGather: return "all_gather";
-    case Collective::kReduceScatter: return "reduce_scatter";
-    case Collective::kBroadcast: return "broadcast";
-    case Collective::kAllToAll: return "all_to_all";
+/// The first algorithm of `op` in the table (its only one, for the collectives other than
+/// all_reduce).
+const AlgorithmInfo& first_algorithm(Collective op) {
+  for (const AlgorithmInfo& info : algorithm_table()) {
+    if (info.op == op) return info;
   }
-  return "?";
+  throw std::logic_error(fmt::format("algorithm table: no algorithm for {}", to_string(op)));
 }
 
-std::string_view to_string(Compression compression) {
-  switch (compression) {
-    case Compression::kNone: return "none";
-    case Compression::kErrorBounded: return "error-bounded";
-    case Compression::kHomomorphic: return "homomorphic";
-    case Compression::kNonSummable: return "non-summable";
-  }
-  return "?";
-}
-
-std::vector<std::string_view> algorithms(Collective op) {
-  switch (op) {
-    case Collective::kAllReduce:
-      return {"auto",         "ring",         "recursive-doubling", "rabenseifner",        "binomial-tree",
-              "hierarchical", "compressed-ring", "homomorphic-ring", "compressed-allgather"};
-    case Collective::kAllGather:
-    case Collective::kReduceScatter: return {"auto", "ring"};
-    case Collective::kBroadcast: return {"auto", "binomial-tree"};
-    case Collective::kAllToAll: return {"auto", "pairwise"};
-  }
-  return {};
-}
-
-std::string choose_algorithm(const Request& request) {
-  const auto names = algorithms(request.op);
-  if (std::find(names.begin(), names.end(), request.algorithm) == names.end()) {
+/// The algorithm make_schedule() builds (see choose_algorithm()).
+const AlgorithmInfo& choose(const Request& request) {
+  const AlgorithmInfo* named = find_algorithm(request.op, request.algorithm);
+  if (named == nullptr && request.algorithm != "auto") {
     refuse(fmt::format("unknown {} algorithm \"{}\"; choices: {}", to_string(request.op), request.algorithm,
-                       fmt::join(names, ", ")));
+                       fmt::join(algorithms(request.op), ", ")));
   }
   if (request.op != Collective::kAllReduce) {
     if (request.compression != Compression::kNone) {
       throw std::invalid_argument(fmt::format("{} has no compressed algorithm; request it with compression none",
                                               to_string(request.op)));
     }
-    return request.algorithm == "auto" ? std::string(names[1]) : request.algorithm;
+    return named != nullptr ? *named : first_algorithm(request.op);
   }
-  if (request.algorithm == "auto") return auto_all_reduce(request);
-  check_all_reduce_fit(request, request.algorithm);
-  return request.algorithm;
+  if (named == nullptr) return algorithm_info(auto_all_reduce(request));
+  check_all_reduce_fit(request, *named);
+  // On one node, or with one rank per node, the two levels collapse into one ring: say so.
+  if (named->id == Algorithm::kHierarchical && !two_level(request)) return algorithm_info(Algorithm::kRingAllReduce);
+  return *named;
 }
 
-std::unique_ptr<Schedule> make_schedule(const Request& request) {
-  const std::string name = choose_algorithm(request);
-  const int p = request.size;
-  const std::uint64_t count = request.count;
-  const int bytes = request.element_bytes;
-  switch (request.op) {
-    case Collective::kAllGather: return std::make_unique<RingAllGather>(p, count, bytes);
-    case Collective::kReduceScatter: return std::make_unique<RingReduceScatter>(p, count, bytes);
-    case Collective::kBroadcast: return std::make_unique<BinomialBroadcast>(p, count, bytes, request.root);
-    case Collective::kAllToAll: return std::make_unique<PairwiseAllToAll>(p, count, bytes);
-    case Collective::kAllReduce: break;
+/// The names of the all_reduce algorithms for which `keep` holds, in table order.
+template <class Keep>
+std::vector<std::string_view> all_reduce_algorithms(Keep keep) {
+  std::vector<std::string_view> names;
+  for (const AlgorithmInfo& info : algorithm_table()) {
+    if (info.op == Collective::kAllReduce && keep(info)) names.push_back(info.name);
   }
-  if (name == "ring") return std::make_unique<RingAllReduce>(p, count, bytes);
-  if (name == "recursive-doubling") return std::make_unique<RecursiveDoublingAllReduce>(p, count, bytes);
-  if (name == "rabenseifner") return std::make_unique<RabenseifnerAllReduce>(p, count, bytes);
-  if (name == "binomial-tree") return std::make_unique<BinomialTreeAllReduce>(p, count, bytes);
-  if (name == "hierarchical") return std::make_unique<HierarchicalAllReduce>(p, count, bytes, request.node_of_rank);
-  if (name == "compressed-ring") return std::make_unique<CompressedRingAllReduce>(p, count, bytes);
-  if (name == "homomorphic-ring") return std::make_unique<HomomorphicRingAllReduce>(p, count, bytes);
-  if (name == "compressed-allgather") return std::make_unique<CompressedAllGatherAllReduce>(p, count, bytes);
-  throw std::logic_error(fmt::format("make_schedule: all_reduce algorithm \"{}\" is listed but not built", name));
+  return names;
 }
+
+}  // namespace
+
+std::vector<std::string_view> algorithms(Collective op) {
+  std::vector<std::string_view> names = {"auto"};
+  for (const AlgorithmInfo& info : algorithm_table()) {
+    if (info.op == op) names.push_back(info.name);
+  }
+  return names;
+}
+
+std::vector<std::string_view> plain_all_reduce_algorithms(NodeLayout layout) {
+  return all_reduce_algorithms([layout](const AlgorithmInfo& info) {
+    return !info.compresses() && (layout == NodeLayout::kKnown || !info.needs_nodes);
+  });
+}
+
+std::vector<std::string_view> compressed_all_reduce_algorithms() {
+  return all_reduce_algorithms([](const AlgorithmInfo& info) { return info.compresses(); });
+}
+
+std::string choose_algorithm(const Request& request) { return std::string(choose(request).name); }
+
+std::unique_ptr<Schedule> make_schedule(const Request& request) { return choose(request).make(request); }
 
 }  // namespace ccsim::collective

@@ -6,21 +6,10 @@
 #include <string_view>
 #include <vector>
 
+#include "collective/algorithm.hpp"
 #include "collective/schedule.hpp"
 
 namespace ccsim::collective {
-
-/// A collective operation.
-enum class Collective : std::uint8_t { kAllReduce, kAllGather, kReduceScatter, kBroadcast, kAllToAll };
-
-/// What a compressor lets an all_reduce do with compressed data; it decides which compressed
-/// algorithms apply.
-enum class Compression : std::uint8_t {
-  kNone,          ///< no compression: plain algorithms
-  kErrorBounded,  ///< error-bounded (SZx, ZFP): decompressed values are summed and recompressed
-  kHomomorphic,   ///< compressed blocks can be added as they are (quantizers onto a common grid)
-  kNonSummable,   ///< outputs that neither add nor recompress well (1-bit sign + scale, int8, top-k)
-};
 
 /// A collective to build a schedule for: what, on how many ranks, how big, and how.
 struct Request {
@@ -53,19 +42,24 @@ inline constexpr std::uint64_t kShortAllReduceBytes = 2048;
 /// Up to this many bytes, a power-of-two group uses Rabenseifner rather than the ring.
 inline constexpr std::uint64_t kLargeAllReduceBytes = 1 << 20;
 
-/// "all_reduce", "all_gather", "reduce_scatter", "broadcast", "all_to_all".
-std::string_view to_string(Collective op);
-/// "none", "error-bounded", "homomorphic", "non-summable".
-std::string_view to_string(Compression compression);
-
 /// The valid algorithm names for `op`, "auto" first (for command-line validation).
 std::vector<std::string_view> algorithms(Collective op);
+
+/// Whether the node of every rank is known where an algorithm list is offered.
+enum class NodeLayout : std::uint8_t { kKnown, kUnknown };
+
+/// The all_reduce algorithms that run without a compressor, in table order, without "auto";
+/// with an unknown node layout (closed forms on one link tier), not those that need one.
+std::vector<std::string_view> plain_all_reduce_algorithms(NodeLayout layout = NodeLayout::kKnown);
+/// The all_reduce algorithms that run with a compressor, in table order, without "auto".
+std::vector<std::string_view> compressed_all_reduce_algorithms();
 
 /// The algorithm make_schedule() uses: request.algorithm when it names one, else the
 /// automatic choice above. Throws InputError (field "--algo") for an unknown name, naming the
 /// choices, and for a name that does not fit the request: a compressed algorithm without a
 /// compressor, a plain all_reduce algorithm with one, homomorphic-ring with a compressor that
-/// is not homomorphic, hierarchical without a usable node layout. Throws
+/// is not homomorphic, hierarchical without a usable node layout. Hierarchical on a layout
+/// of one node, or of one rank per node, is one ring: the answer is then "ring". Throws
 /// std::invalid_argument for compression on a collective other than all_reduce (none has a
 /// compressed algorithm: the caller decides to run it plain, and says so).
 std::string choose_algorithm(const Request& request);

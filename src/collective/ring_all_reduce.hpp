@@ -9,7 +9,7 @@ namespace ccsim::collective {
 class RingAllReduce : public Schedule {
  public:
   using Schedule::Schedule;
-  std::string_view name() const override { return "ring"; }
+  Algorithm algorithm() const override { return Algorithm::kRingAllReduce; }
   std::vector<Step> steps(int rank) const override;
   double cost(const CostParams& params) const override;
 };

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "collective/algorithm.hpp"
 #include "compress/compressor_cost.hpp"
 
 namespace ccsim::collective {
@@ -87,8 +88,10 @@ class Schedule {
   int element_bytes() const { return element_bytes_; }
   std::uint64_t bytes() const { return count_ * static_cast<std::uint64_t>(element_bytes_); }
 
-  /// Short algorithm name, e.g. "ring".
-  virtual std::string_view name() const = 0;
+  /// The algorithm this schedule is (its row of algorithm_table()).
+  virtual Algorithm algorithm() const = 0;
+  /// Short algorithm name, e.g. "ring", from the algorithm table.
+  std::string_view name() const { return algorithm_info(algorithm()).name; }
   /// The steps of group-local rank `rank`, in order.
   virtual std::vector<Step> steps(int rank) const = 0;
   /// Closed-form time of the whole collective under the alpha-beta-gamma model.

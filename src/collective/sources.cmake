@@ -1,5 +1,6 @@
 # Sources of src/collective/, listed explicitly (no GLOB).
 target_sources(ccsim_lib PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/algorithm.cpp
   ${CMAKE_CURRENT_LIST_DIR}/schedule.cpp
   ${CMAKE_CURRENT_LIST_DIR}/step_driver.cpp
   ${CMAKE_CURRENT_LIST_DIR}/block_parts.cpp
@@ -21,4 +22,5 @@ target_sources(ccsim_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/error_model.cpp
   ${CMAKE_CURRENT_LIST_DIR}/breakeven.cpp
   ${CMAKE_CURRENT_LIST_DIR}/memory_executor.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/critical_path_executor.cpp
 )

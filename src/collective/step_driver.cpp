@@ -57,8 +57,10 @@ void run_all_ranks(const Schedule& schedule, StepExecutor& executor) {
       for (const auto& cursor : cursors) {
         if (cursor.done()) continue;
         const Step& step = cursor.steps()[cursor.position()];
+        // A send-only step waits for its receiver (rendezvous executors).
+        const int peer = step.recv_peer >= 0 ? step.recv_peer : step.send_peer;
         throw std::logic_error(fmt::format("{}: deadlock, rank {} waits at step {} for rank {}", schedule.name(),
-                                           cursor.rank(), cursor.position(), step.recv_peer));
+                                           cursor.rank(), cursor.position(), peer));
       }
     }
   }

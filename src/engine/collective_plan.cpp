@@ -41,10 +41,12 @@ const compress::CompressorCost& CollectivePlanner::compressor_cost(DType dtype) 
   auto it = cost_by_dtype_.find(static_cast<int>(dtype));
   if (it != cost_by_dtype_.end()) return it->second;
   compress::Evaluation evaluation = options_.compression.model->evaluate(options_.compression.query, dtype);
-  for (const std::string& note : evaluation.notes) {
-    if (std::find(notes_.begin(), notes_.end(), note) == notes_.end()) notes_.push_back(note);
-  }
+  for (const std::string& note : evaluation.notes) add_note(note);
   return cost_by_dtype_.emplace(static_cast<int>(dtype), evaluation.cost).first->second;
+}
+
+void CollectivePlanner::add_note(const std::string& note) {
+  if (std::find(notes_.begin(), notes_.end(), note) == notes_.end()) notes_.push_back(note);
 }
 
 CollectivePlan CollectivePlanner::make_plan(const trace::Op& op) {
@@ -63,26 +65,27 @@ CollectivePlan CollectivePlanner::make_plan(const trace::Op& op) {
   if (plan.compressed && !compression.model->accepts(op.dtype)) {
     // Integer all_reduces (counters, flags) stay exact.
     plan.compressed = false;
-    std::string note = fmt::format("{} all_reduces run plain: {} compresses floating-point data only",
-                                   dtype_name(op.dtype), compression.model->name());
-    if (std::find(notes_.begin(), notes_.end(), note) == notes_.end()) notes_.push_back(note);
+    add_note(fmt::format("{} all_reduces run plain: {} compresses floating-point data only", dtype_name(op.dtype),
+                         compression.model->name()));
   }
   if (plan.compressed) {
-    const compress::CompressorModel& model = *compression.model;
-    request.compression = model.homomorphic() ? collective::Compression::kHomomorphic
-                          : model.summable()  ? collective::Compression::kErrorBounded
-                                              : collective::Compression::kNonSummable;
+    request.compression = collective::compression_of(*compression.model);
     plan.cost = compressor_cost(op.dtype);
   }
   if (op.kind == trace::OpKind::kAllReduce) {
     // A plain algorithm named for a compressed run (or the reverse) falls back to auto only
     // where it cannot apply: collectives below min_bytes run plain whatever --algo says.
     const std::string& wanted = options_.all_reduce_algorithm;
-    const bool wanted_compressed = wanted == "compressed-ring" || wanted == "homomorphic-ring" ||
-                                   wanted == "compressed-allgather";
+    const collective::AlgorithmInfo* named = collective::find_algorithm(collective::Collective::kAllReduce, wanted);
+    const bool wanted_compressed = named != nullptr && named->compresses();
     request.algorithm = (plan.compressed || !wanted_compressed) ? wanted : "auto";
   }
   plan.algorithm = collective::choose_algorithm(request);
+  if (request.algorithm != "auto" && plan.algorithm != request.algorithm) {
+    // Hierarchical on one node, or with one rank per node, is a single ring.
+    add_note(fmt::format("{} --algo {} runs as {} on groups within one node or with one rank per node",
+                         trace::op_kind_name(op.kind), request.algorithm, plan.algorithm));
+  }
   request.algorithm = plan.algorithm;
   if (plan.compressed) {
     collective::ResultError error = collective::all_reduce_error(plan.algorithm, request.size);

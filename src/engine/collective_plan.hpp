@@ -58,6 +58,7 @@ class CollectivePlanner {
   std::vector<std::string> notes_;
 
   CollectivePlan make_plan(const trace::Op& op);
+  void add_note(const std::string& note);  ///< once
   const compress::CompressorCost& compressor_cost(DType dtype);
 };
 

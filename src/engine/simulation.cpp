@@ -11,6 +11,7 @@
 #include <simgrid/s4u.hpp>
 
 #include "collective/registry.hpp"
+#include "collective/step_driver.hpp"
 #include "engine/collective_plan.hpp"
 #include "core/input_error.hpp"
 #include "engine/graph_zone.hpp"
@@ -30,7 +31,8 @@ struct RankState {
   std::size_t op = 0;
   bool done = false;
   int step = -1;        ///< collective step in progress, -1 outside collectives
-  int steps = 0;
+  const CollectivePlan* plan = nullptr;  ///< collective in progress (its steps are counted on demand)
+  int group_rank = -1;  ///< the rank's index in the collective's group
   int send_peer = -1;   ///< global ranks involved in the blocking call
   int recv_peer = -1;
   int sequence = 0;     ///< collective: its 1-based number among this rank's calls on the group
@@ -52,8 +54,7 @@ class Simulation {
   void run_send(int rank, const Op& op);
   void run_recv(int rank, const Op& op);
   void run_collective(int rank, const Op& op, std::size_t index);
-  void run_step(int rank, int group_index, const trace::Group& group, const collective::Step& step,
-                std::uint64_t element_bytes, const compress::CompressorCost& codec);
+  class StepRunner;
   /// The mailbox of messages from `src` to `dst` on one channel: a process group's collectives
   /// (context = group) or point-to-point messages with one tag (context = tag). Mailboxes exist
   /// only for pairs that talk; messages on one are matched in order (MPI's non-overtaking).
@@ -209,9 +210,74 @@ void Simulation::run_recv(int rank, const Op& op) {
   st.recv_peer = -1;
 }
 
+/// The engine's blocking StepExecutor: carries out one rank's steps of one collective in
+/// simulated time, keeping the rank's RankState current for explain_deadlock().
+class Simulation::StepRunner final : public collective::StepExecutor {
+ public:
+  StepRunner(Simulation& sim, int rank, int group_index, const CollectivePlan& plan)
+      : sim_(sim), rank_(rank), group_index_(group_index),
+        group_(sim.trace_.groups[static_cast<std::size_t>(group_index)]), codec_(plan.cost),
+        element_bytes_(static_cast<std::uint64_t>(plan.request.element_bytes)),
+        state_(sim.states_[static_cast<std::size_t>(rank)]) {}
+
+  void start_exchange(int, const collective::Step& step) override {
+    ++state_.step;
+    auto wire = [&](const collective::Block& block) {
+      std::uint64_t raw = block.count * element_bytes_;
+      return step.compressed ? codec_.wire_bytes(raw) : raw;
+    };
+    if (step.send_peer >= 0) {
+      state_.send_peer = group_.ranks[static_cast<std::size_t>(step.send_peer)];
+      send_ = sim_.channel(kCollective, group_index_, rank_, state_.send_peer)->put_async(&token, wire(step.send));
+    }
+    if (step.recv_peer >= 0) {
+      state_.recv_peer = group_.ranks[static_cast<std::size_t>(step.recv_peer)];
+      recv_ = sim_.channel(kCollective, group_index_, state_.recv_peer, rank_)->get_async<int>(&received_);
+    }
+  }
+
+  bool finish_exchange(int, const collective::Step&) override {
+    if (send_) send_->wait();
+    if (recv_) recv_->wait();
+    send_ = recv_ = nullptr;
+    state_.send_peer = state_.recv_peer = -1;
+    return true;
+  }
+
+  void reduce(int, const collective::Step& step) override {
+    const double raw = raw_bytes(step.recv);
+    sim_.busy(step.compressed ? codec_.add_s(raw) : raw * sim_.seconds_per_reduced_byte_);
+  }
+
+  void compress(int, const collective::Step& step) override {
+    ++state_.step;
+    sim_.busy(codec_.compress_s(raw_bytes(step.local)));
+  }
+
+  void decompress(int, const collective::Step& step) override {
+    ++state_.step;
+    const double raw = raw_bytes(step.local);
+    sim_.busy(codec_.decompress_s(raw) +
+              (step.mode == collective::RecvMode::kReduce ? raw * sim_.seconds_per_reduced_byte_ : 0.0));
+  }
+
+ private:
+  double raw_bytes(const collective::Block& block) const { return static_cast<double>(block.count * element_bytes_); }
+
+  Simulation& sim_;
+  int rank_;
+  int group_index_;
+  const trace::Group& group_;
+  const compress::CompressorCost& codec_;
+  std::uint64_t element_bytes_;
+  RankState& state_;
+  sg4::CommPtr send_;
+  sg4::CommPtr recv_;
+  int* received_ = nullptr;
+};
+
 void Simulation::run_collective(int rank, const Op& op, std::size_t index) {
   RankState& st = states_[static_cast<std::size_t>(rank)];
-  const trace::Group& group = trace_.groups[static_cast<std::size_t>(op.group)];
   Membership& member = memberships_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(membership_slot(rank, op.group))];
   st.sequence = ++member.entered;
   const CollectivePlan& plan = planner_->plan(op, rank, index);  // planned in check_fit(): cannot throw here
@@ -219,14 +285,13 @@ void Simulation::run_collective(int rank, const Op& op, std::size_t index) {
   record.algorithm = algorithm_name(plan.algorithm);
   record.error_worst_eb = plan.error_worst_eb;
   record.error_expected_eb = plan.error_expected_eb;
-  std::vector<collective::Step> steps = collective::make_schedule(plan.request)->steps(member.index);
-  st.steps = static_cast<int>(steps.size());
-  const auto element_bytes = static_cast<std::uint64_t>(plan.request.element_bytes);
-  for (std::size_t s = 0; s < steps.size(); ++s) {
-    st.step = static_cast<int>(s);
-    run_step(rank, op.group, group, steps[s], element_bytes, plan.cost);
-  }
+  st.plan = &plan;
+  st.group_rank = member.index;
   st.step = -1;
+  StepRunner runner(*this, rank, op.group, plan);
+  collective::run_rank(*collective::make_schedule(plan.request), member.index, runner);
+  st.step = -1;
+  st.plan = nullptr;
 }
 
 sg4::Mailbox* Simulation::channel(ChannelKind kind, int context, int src, int dst) {
@@ -249,44 +314,6 @@ std::uint32_t Simulation::algorithm_name(const std::string& name) {
 
 void Simulation::busy(double seconds) {
   if (seconds > 0) sg4::this_actor::execute(seconds * speed_);
-}
-
-void Simulation::run_step(int rank, int group_index, const trace::Group& group, const collective::Step& step,
-                          std::uint64_t element_bytes, const compress::CompressorCost& codec) {
-  RankState& st = states_[static_cast<std::size_t>(rank)];
-  switch (step.kind) {
-    case collective::StepKind::kCompress:
-      busy(codec.compress_s(static_cast<double>(step.local.count * element_bytes)));
-      return;
-    case collective::StepKind::kDecompress: {
-      const double raw = static_cast<double>(step.local.count * element_bytes);
-      busy(codec.decompress_s(raw) + (step.mode == collective::RecvMode::kReduce ? raw * seconds_per_reduced_byte_ : 0.0));
-      return;
-    }
-    case collective::StepKind::kExchange: break;
-  }
-  auto wire = [&](const collective::Block& block) {
-    std::uint64_t raw = block.count * element_bytes;
-    return step.compressed ? codec.wire_bytes(raw) : raw;
-  };
-  sg4::CommPtr send;
-  sg4::CommPtr recv;
-  int* received = nullptr;
-  if (step.send_peer >= 0) {
-    st.send_peer = group.ranks[static_cast<std::size_t>(step.send_peer)];
-    send = channel(kCollective, group_index, rank, st.send_peer)->put_async(&token, wire(step.send));
-  }
-  if (step.recv_peer >= 0) {
-    st.recv_peer = group.ranks[static_cast<std::size_t>(step.recv_peer)];
-    recv = channel(kCollective, group_index, st.recv_peer, rank)->get_async<int>(&received);
-  }
-  if (send) send->wait();
-  if (recv) recv->wait();
-  st.send_peer = st.recv_peer = -1;
-  if (step.recv_peer >= 0 && step.mode == collective::RecvMode::kReduce) {
-    const double raw = static_cast<double>(step.recv.count * element_bytes);
-    busy(step.compressed ? codec.add_s(raw) : raw * seconds_per_reduced_byte_);
-  }
 }
 
 void Simulation::rank_main(int rank) {
@@ -341,7 +368,8 @@ std::string Simulation::describe_wait(int rank) const {
     return fmt::format("{} waits for members that never reached it: {}", where, fmt::join(absent, "; "));
   }
   int peer = st.recv_peer >= 0 ? st.recv_peer : st.send_peer;
-  return fmt::format("{} waits in step {} of {} for rank {}; {}", where, st.step + 1, st.steps, peer,
+  const std::size_t steps = collective::make_schedule(st.plan->request)->steps(st.group_rank).size();
+  return fmt::format("{} waits in step {} of {} for rank {}; {}", where, st.step + 1, steps, peer,
                      describe_position(peer));
 }
 

@@ -34,7 +34,7 @@ ScheduleFactory compressed_ring(int p) {
 class Quadratic : public Schedule {
  public:
   using Schedule::Schedule;
-  std::string_view name() const override { return "quadratic"; }
+  Algorithm algorithm() const override { return Algorithm::kRingAllReduce; }  // passes for the ring
   std::vector<Step> steps(int) const override { return {}; }
   double cost(const CostParams&) const override { return 1e-18 * static_cast<double>(bytes() * bytes()); }
 };

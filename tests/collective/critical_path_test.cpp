@@ -6,6 +6,7 @@
 #include "collective/binomial_tree_all_reduce.hpp"
 #include "collective/compressed_all_gather_all_reduce.hpp"
 #include "collective/compressed_ring_all_reduce.hpp"
+#include "collective/critical_path_executor.hpp"
 #include "collective/hierarchical_all_reduce.hpp"
 #include "collective/homomorphic_ring_all_reduce.hpp"
 #include "collective/pairwise_all_to_all.hpp"
@@ -14,10 +15,9 @@
 #include "collective/ring_all_gather.hpp"
 #include "collective/ring_all_reduce.hpp"
 #include "collective/ring_reduce_scatter.hpp"
-#include "critical_path.hpp"
+#include "support.hpp"
 
 using namespace ccsim::collective;
-using namespace ccsim::collective::testing;
 
 // Every closed form is derived from its schedule: it must equal the critical path of the
 // schedule's steps under the same model, for counts that split evenly (the closed forms use
@@ -78,4 +78,30 @@ TEST_CASE("hierarchical closed form equals its critical path on two link tiers",
     };
     check(HierarchicalAllReduce(p, kCount, 4, nodes), params, link);
   }
+}
+
+TEST_CASE("critical path: a transfer starts when both sides have posted", "[collective][closed-form]") {
+  using testing::ListedSchedule;
+  // Rank 0 compresses 400 bytes (3 us + 50 ns) before it sends; rank 1 posts its receive at 0
+  // and waits. Transfer: 1.5 us + 100 wire bytes * 0.4 ns. Then a homomorphic add of 400 bytes.
+  const CostParams params = cost_params(1.5e-6, 0.4e-9, 0.07e-9, codec());
+  ListedSchedule schedule(100, {{compress_block({0, 100}), send_only(1, {0, 100}, true)},
+                                {recv_only(0, {0, 100}, RecvMode::kReduce, true)}});
+  const double compress_s = 3e-6 + 400 / 8e9;
+  const double transfer_s = 1.5e-6 + 100 * 0.4e-9;
+  const double add_s = 1e-6 + 400 / 40e9;
+  CHECK(critical_path_s(schedule, params) == Approx(compress_s + transfer_s + add_s).epsilon(1e-12));
+}
+
+TEST_CASE("critical path: a schedule that deadlocks is named", "[collective][closed-form]") {
+  testing::ListedSchedule schedule(4, {{recv_only(1, {0, 4}, RecvMode::kCopy)}, {recv_only(0, {0, 4}, RecvMode::kCopy)}});
+  CHECK_THROWS_WITH(critical_path_s(schedule, cost_params(1, 1, 1)), "ring: deadlock, rank 0 waits at step 0 for rank 1");
+}
+
+TEST_CASE("critical path: sends wait for their receivers (rendezvous)", "[collective][closed-form]") {
+  testing::ListedSchedule schedule(4, {{send_only(1, {0, 4}), recv_only(1, {0, 4}, RecvMode::kCopy)},
+                                       {send_only(0, {0, 4}), recv_only(0, {0, 4}, RecvMode::kCopy)}});
+  CHECK_THROWS_WITH(critical_path_s(schedule, cost_params(1, 1, 1)), "ring: deadlock, rank 0 waits at step 0 for rank 1");
+  testing::Buffers buffers(2, std::vector<double>(4, 1.0));
+  CHECK_NOTHROW(execute_in_memory(schedule, buffers));  // eager sends do not wait
 }

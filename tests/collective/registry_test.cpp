@@ -149,3 +149,36 @@ TEST_CASE("registry refuses unknown and unfit algorithms, word for word", "[coll
   bad_root.root = 7;
   CHECK_THROWS_AS(make_schedule(bad_root), std::invalid_argument);
 }
+
+TEST_CASE("hierarchical on one node or with one rank per node is the ring, and says so", "[collective][registry]") {
+  Request one_node = all_reduce(8, 65536, "hierarchical");
+  one_node.node_of_rank = std::vector<int>(8, 3);
+  CHECK(choose_algorithm(one_node) == "ring");
+  CHECK(make_schedule(one_node)->algorithm() == Algorithm::kRingAllReduce);
+  Request one_per_node = all_reduce(8, 65536, "hierarchical");
+  one_per_node.node_of_rank = {0, 1, 2, 3, 4, 5, 6, 7};
+  CHECK(choose_algorithm(one_per_node) == "ring");
+  Request two_levels = all_reduce(8, 65536, "hierarchical");
+  two_levels.node_of_rank = {0, 0, 0, 0, 1, 1, 1, 1};
+  CHECK(choose_algorithm(two_levels) == "hierarchical");
+}
+
+TEST_CASE("algorithm table: every row builds its own schedule and lists derive from it", "[collective][registry]") {
+  for (const AlgorithmInfo& info : algorithm_table()) {
+    INFO(info.name);
+    CHECK(&algorithm_info(info.id) == &info);
+    CHECK(find_algorithm(info.op, info.name) == &info);
+    Request request = all_reduce(4, 4096, std::string(info.name));
+    request.op = info.op;
+    request.node_of_rank = {0, 0, 1, 1};
+    if (info.compresses()) request.compression = Compression::kHomomorphic;
+    CHECK(make_schedule(request)->algorithm() == info.id);
+  }
+  CHECK(find_algorithm(Collective::kAllReduce, "auto") == nullptr);
+  CHECK(plain_all_reduce_algorithms() ==
+        std::vector<std::string_view>{"ring", "recursive-doubling", "rabenseifner", "binomial-tree", "hierarchical"});
+  CHECK(plain_all_reduce_algorithms(NodeLayout::kUnknown) ==
+        std::vector<std::string_view>{"ring", "recursive-doubling", "rabenseifner", "binomial-tree"});
+  CHECK(compressed_all_reduce_algorithms() ==
+        std::vector<std::string_view>{"compressed-ring", "homomorphic-ring", "compressed-allgather"});
+}

@@ -197,6 +197,21 @@ TEST_CASE("integer all_reduces stay exact under compression", "[engine][collecti
   CHECK(r.notes == std::vector<std::string>{"int32 all_reduces run plain: test compresses floating-point data only"});
 }
 
+TEST_CASE("hierarchical all_reduce within one node runs and reports the ring, with a note", "[engine][collective]") {
+  topology::Platform platform = test::platform(1, 4, 1, test::fat_tree(1, 1));
+  std::vector<std::string> ops(4, R"({"kind": "all_reduce", "group": "g", "bytes": 4194304, "dtype": "fp32"})");
+  engine::ReplayOptions options;
+  options.all_reduce_algorithm = "hierarchical";
+  engine::Result hierarchical = engine::replay(test::make_trace(4, group_of(4), ops), platform, options);
+  options.all_reduce_algorithm = "ring";
+  engine::Result ring = engine::replay(test::make_trace(4, group_of(4), ops), platform, options);
+  CHECK(hierarchical.name(hierarchical.ops[0][0].algorithm) == "ring");
+  CHECK(hierarchical.makespan_s == ring.makespan_s);
+  CHECK(hierarchical.notes ==
+        std::vector<std::string>{"all_reduce --algo hierarchical runs as ring on groups within one node or with one rank "
+                                 "per node"});
+}
+
 TEST_CASE("a configuration that cannot run is an input error at the operator", "[engine][collective]") {
   // Three ranks on nodes 0, 0, 1: no equal layout for the hierarchical algorithm.
   topology::Platform pairs = test::platform(2, 2, 1, test::fat_tree(2, 1));

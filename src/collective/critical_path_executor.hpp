@@ -4,13 +4,14 @@
 
 #include "collective/schedule.hpp"
 
-namespace ccsim::collective::testing {
+namespace ccsim::collective {
 
 /// Latency and time per byte of the link between two group-local ranks.
 struct LinkCost {
   double alpha_s = 0;
   double beta_s_per_byte = 0;
 };
+/// The link cost of each ordered pair of group-local ranks.
 using LinkModel = std::function<LinkCost(int from, int to)>;
 
 /// The time the last rank ends `schedule` when all start at 0, under the step semantics the
@@ -21,6 +22,7 @@ using LinkModel = std::function<LinkCost(int from, int to)>;
 /// times (plus gamma per byte for a decompress-add). Without `link`, every pair uses
 /// params.alpha_s and params.beta_s_per_byte. It is the reference the closed forms are
 /// checked against: a closed form derived from the schedule equals this critical path.
+/// Throws std::logic_error (from run_all_ranks) when the schedule deadlocks.
 double critical_path_s(const Schedule& schedule, const CostParams& params, const LinkModel& link = {});
 
-}  // namespace ccsim::collective::testing
+}  // namespace ccsim::collective

@@ -1,0 +1,105 @@
+#include "collective/critical_path_executor.hpp"
+
+#include <algorithm>
+#include <map>
+#include <vector>
+
+#include "collective/step_driver.hpp"
+
+namespace ccsim::collective {
+namespace {
+
+/// Post times of the sends and receives between one ordered pair, matched in FIFO order.
+struct Channel {
+  std::vector<double> sends;
+  std::vector<double> recvs;
+};
+
+/// The cooperative StepExecutor of simulated time without contention: a clock per rank,
+/// rendezvous transfers that start when both sides have posted.
+class CriticalPathExecutor final : public StepExecutor {
+ public:
+  CriticalPathExecutor(const Schedule& schedule, const CostParams& params, const LinkModel& link)
+      : params_(params), link_(link), element_bytes_(static_cast<std::uint64_t>(schedule.element_bytes())),
+        clock_(static_cast<std::size_t>(schedule.size()), 0.0), send_index_(clock_.size()),
+        recv_index_(clock_.size()) {}
+
+  double makespan_s() const { return clock_.empty() ? 0.0 : *std::max_element(clock_.begin(), clock_.end()); }
+
+  void start_exchange(int rank, const Step& step) override {
+    const auto ur = static_cast<std::size_t>(rank);
+    if (step.send_peer >= 0) {
+      auto& sends = channels_[{rank, step.send_peer}].sends;
+      send_index_[ur] = sends.size();
+      sends.push_back(clock_[ur]);
+    }
+    if (step.recv_peer >= 0) {
+      auto& recvs = channels_[{step.recv_peer, rank}].recvs;
+      recv_index_[ur] = recvs.size();
+      recvs.push_back(clock_[ur]);
+    }
+  }
+
+  bool finish_exchange(int rank, const Step& step) override {
+    const auto ur = static_cast<std::size_t>(rank);
+    double end = clock_[ur];
+    if (step.send_peer >= 0) {
+      const auto& recvs = channels_[{rank, step.send_peer}].recvs;
+      if (recvs.size() <= send_index_[ur]) return false;
+      end = std::max(end, std::max(clock_[ur], recvs[send_index_[ur]]) +
+                              transfer_s(rank, step.send_peer, step.send, step.compressed));
+    }
+    if (step.recv_peer >= 0) {
+      const auto& sends = channels_[{step.recv_peer, rank}].sends;
+      if (sends.size() <= recv_index_[ur]) return false;
+      end = std::max(end, std::max(clock_[ur], sends[recv_index_[ur]]) +
+                              transfer_s(step.recv_peer, rank, step.recv, step.compressed));
+    }
+    clock_[ur] = end;
+    return true;
+  }
+
+  void reduce(int rank, const Step& step) override {
+    const double raw = raw_bytes(step.recv);
+    clock_[static_cast<std::size_t>(rank)] += step.compressed ? params_.compressor.add_s(raw)
+                                                              : raw * params_.gamma_s_per_byte;
+  }
+
+  void compress(int rank, const Step& step) override {
+    clock_[static_cast<std::size_t>(rank)] += params_.compressor.compress_s(raw_bytes(step.local));
+  }
+
+  void decompress(int rank, const Step& step) override {
+    const double raw = raw_bytes(step.local);
+    clock_[static_cast<std::size_t>(rank)] +=
+        params_.compressor.decompress_s(raw) + (step.mode == RecvMode::kReduce ? raw * params_.gamma_s_per_byte : 0);
+  }
+
+ private:
+  double raw_bytes(const Block& block) const { return static_cast<double>(block.count * element_bytes_); }
+
+  double transfer_s(int from, int to, const Block& block, bool compressed) const {
+    const std::uint64_t raw = block.count * element_bytes_;
+    const LinkCost cost = link_ ? link_(from, to) : LinkCost{params_.alpha_s, params_.beta_s_per_byte};
+    return cost.alpha_s +
+           static_cast<double>(compressed ? params_.compressor.wire_bytes(raw) : raw) * cost.beta_s_per_byte;
+  }
+
+  const CostParams& params_;
+  const LinkModel& link_;
+  std::uint64_t element_bytes_;
+  std::vector<double> clock_;             ///< per rank: when its current step began (or its end)
+  std::vector<std::size_t> send_index_;   ///< per rank: its current send's slot in its channel
+  std::vector<std::size_t> recv_index_;   ///< per rank: its current receive's slot in its channel
+  std::map<std::pair<int, int>, Channel> channels_;
+};
+
+}  // namespace
+
+double critical_path_s(const Schedule& schedule, const CostParams& params, const LinkModel& link) {
+  CriticalPathExecutor executor(schedule, params, link);
+  run_all_ranks(schedule, executor);
+  return executor.makespan_s();
+}
+
+}  // namespace ccsim::collective
