@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "collective/algorithm.hpp"
 #include "collective/error_model.hpp"
 #include "collective/ring_all_gather.hpp"
 #include "compress/codec.hpp"
@@ -141,14 +142,17 @@ std::string absolute_codec_spec(const std::string& spec, double value_range) {
 
 namespace {
 
-collective::Compression compression_of(const compress::Codec& codec) {
+/// The kind of compressed all_reduce a real codec allows (as collective::compression_of does
+/// for a compressor model).
+collective::Compression codec_compression(const compress::Codec& codec) {
   if (codec.homomorphic()) return collective::Compression::kHomomorphic;
   if (codec.error_bound() >= 0) return collective::Compression::kErrorBounded;
   return collective::Compression::kNonSummable;
 }
 
-bool is_compressed(const std::string& algorithm) {
-  return algorithm == "compressed-ring" || algorithm == "homomorphic-ring" || algorithm == "compressed-allgather";
+bool is_compressed(Collective op, const std::string& algorithm) {
+  const collective::AlgorithmInfo* info = collective::find_algorithm(op, algorithm);
+  return info != nullptr && info->compresses();
 }
 
 /// One series: an operation, an implementation, a group kind and a size, repeated.
@@ -210,9 +214,9 @@ class SeriesRunner {
       request.count = count_;
       request.element_bytes = 4;
       request.node_of_rank = group_.node_of_rank;
-      if (is_compressed(algorithm)) {
+      if (is_compressed(op_, algorithm)) {
         codec = compress::make_codec(absolute_codec_spec(options_.codec, value_range_), "--codec");
-        request.compression = compression_of(*codec);
+        request.compression = codec_compression(*codec);
       }
       schedule = collective::make_schedule(request);
     }
@@ -638,8 +642,8 @@ nlohmann::ordered_json run_measurements(const MeasureOptions& options) {
       for (std::uint64_t bytes : options.sizes) {
         SeriesRunner runner(options, source, world, group, op, bytes);
         for (const std::string& algorithm : options.algorithms) {
-          if (op != Collective::kAllReduce && algorithm != "mpi" && algorithm != "ring") continue;
-          if (op != Collective::kAllReduce && is_compressed(algorithm)) continue;
+          // Algorithm names are per collective: the others run what they have of the list.
+          if (algorithm != "mpi" && collective::find_algorithm(op, algorithm) == nullptr) continue;
           const std::vector<std::string> library{"mpi"};
           for (const std::string& transport : algorithm == "mpi" ? library : options.transports) {
             ordered_json s = runner.run(algorithm, transport);
