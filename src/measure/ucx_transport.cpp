@@ -1,6 +1,9 @@
 #include "measure/ucx_transport.hpp"
 
 #include <mpi.h>
+#include <sched.h>
+
+#include <thread>
 #include <ucp/api/ucp.h>
 
 #include <algorithm>
@@ -98,8 +101,14 @@ class UcxWorld::Impl {
   void release(bool collective) noexcept;
   void wait(void* request, Completion& completion);
 
+  /// Progresses the worker once; when nothing progressed and this node runs more processes
+  /// than it has cores, yields the core (as Open MPI's mpi_yield_when_idle does), so that a
+  /// busy-polling process does not hold the core its peer needs to make the progress awaited.
+  void progress();
+
   int rank_ = 0;
   int size_ = 0;
+  bool yield_when_idle_ = false;
   ucp_context_h context_ = nullptr;
   ucp_worker_h worker_ = nullptr;
   std::vector<ucp_ep_h> endpoints_;
@@ -111,6 +120,12 @@ UcxWorld::Impl::Impl() {
   if (!initialized) throw std::runtime_error("ucx: UcxWorld needs MPI to be initialised first (it bootstraps UCX)");
   check_mpi(MPI_Comm_rank(MPI_COMM_WORLD, &rank_), "MPI_Comm_rank");
   check_mpi(MPI_Comm_size(MPI_COMM_WORLD, &size_), "MPI_Comm_size");
+  MPI_Comm node = MPI_COMM_NULL;
+  check_mpi(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
+  int local = 1;
+  MPI_Comm_size(node, &local);
+  MPI_Comm_free(&node);
+  yield_when_idle_ = local > static_cast<int>(std::thread::hardware_concurrency());
   try {
     ucp_config_t* config = nullptr;
     check_ucx(ucp_config_read(nullptr, nullptr, &config), "ucp_config_read");
@@ -187,7 +202,7 @@ void UcxWorld::Impl::release(bool collective) noexcept {
   }
   // Errors cannot be reported from a destructor; a failed close only leaks.
   for (void* request : closing) {
-    while (ucp_request_check_status(request) == UCS_INPROGRESS) ucp_worker_progress(worker_);
+    while (ucp_request_check_status(request) == UCS_INPROGRESS) progress();
     ucp_request_free(request);
   }
   if (collective && worker_ != nullptr) {
@@ -196,7 +211,7 @@ void UcxWorld::Impl::release(bool collective) noexcept {
     if (MPI_Ibarrier(MPI_COMM_WORLD, &barrier) == MPI_SUCCESS) {
       int done = 0;
       while (!done) {
-        ucp_worker_progress(worker_);
+        progress();
         if (MPI_Test(&barrier, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) break;
       }
     }
@@ -207,8 +222,12 @@ void UcxWorld::Impl::release(bool collective) noexcept {
   context_ = nullptr;
 }
 
+void UcxWorld::Impl::progress() {
+  if (ucp_worker_progress(worker_) == 0 && yield_when_idle_) sched_yield();
+}
+
 void UcxWorld::Impl::wait(void* request, Completion& completion) {
-  while (!completion.done) ucp_worker_progress(worker_);
+  while (!completion.done) progress();
   ucp_request_free(request);
 }
 
