@@ -5,18 +5,11 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
 #include "core/input_error.hpp"
 #include "engine/replay.hpp"
 
-namespace {
-
-// Exit codes: 0 success, 1 bad input, 3 a simulation that cannot progress, 4 internal error;
-// CLI11 uses its own codes (>= 100) for malformed command lines.
-constexpr int kBadInput = 1;
-constexpr int kStalled = 3;
-constexpr int kInternal = 4;
-
-}  // namespace
+using namespace ccsim::cli;  // exit codes
 
 int main(int argc, char** argv) {
   CLI::App app{"ccsim: simulate the communication of LLM training on supercomputers", "ccsim"};

@@ -9,19 +9,12 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
 #include "cli/measure_cmd.hpp"
 #include "core/input_error.hpp"
 #include "measure/communicator.hpp"
 
-namespace {
-
-// Exit codes as ccsim's: 0 success, 1 bad input, 4 internal error; and 5 when a measured
-// result failed its check (the measurements are written all the same).
-constexpr int kBadInput = 1;
-constexpr int kInternal = 4;
-constexpr int kCheckFailed = 5;
-
-}  // namespace
+using namespace ccsim::cli;  // exit codes
 
 int main(int argc, char** argv) {
   ccsim::cli::MeasureCommand command;
