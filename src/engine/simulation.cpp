@@ -122,6 +122,7 @@ void Simulation::check_fit() {
 
 void Simulation::prepare_result() {
   result_.trace_name = trace_.name;
+  result_.iterations = trace_.iterations;
   result_.trace_file = trace_.source;
   result_.platform_name = platform_.name;
   result_.platform_file = platform_.file;
