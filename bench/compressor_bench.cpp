@@ -6,6 +6,8 @@
 //       [--rel 1e-4,1e-3,1e-2] [--threads 1,2] [--repetitions 5] [--write-models DIR]
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -19,6 +21,7 @@
 
 #include "compress/codec.hpp"
 #include "compress/codec_benchmark.hpp"
+#include "core/parse.hpp"
 
 using namespace ccsim::compress;
 
@@ -51,11 +54,16 @@ int main(int argc, char** argv) {
   std::vector<int> threads = {1, static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))};
   int repetitions = 5;
   std::string models_dir;
+  std::vector<std::string> chunk_texts;
+  std::string json_file;
   app.add_option("--data", data_files, "raw little-endian fp32 files")->required();
   app.add_option("--codecs", codecs, "codec names")->delimiter(',');
   app.add_option("--rel", rels, "error bounds relative to each file's value range (ccsz, zfp)")->delimiter(',');
   app.add_option("--threads", threads, "thread counts to measure")->delimiter(',');
   app.add_option("--repetitions", repetitions, "timed repetitions after one warm-up; medians are reported");
+  app.add_option("--chunks", chunk_texts, "also measure on one core on independent chunks of these sizes (4KiB,1MiB,...)")
+      ->delimiter(',');
+  app.add_option("--json", json_file, "write the raw measurements (ccsim-compressor-bench v1) to FILE");
   app.add_option("--write-models", models_dir, "write DIR/NAME.json compressor models from the one-thread runs");
   CLI11_PARSE(app, argc, argv);
 
@@ -63,6 +71,17 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) command += std::string(" ") + argv[i];
 
   try {
+    std::vector<std::size_t> chunk_elements;
+    for (const std::string& text : chunk_texts) {
+      std::uint64_t bytes = ccsim::parse_bytes_or_throw(text, "command line", "--chunks");
+      if (bytes == 0 || bytes % sizeof(float) != 0) {
+        throw std::runtime_error(fmt::format("--chunks: expected a positive multiple of 4 bytes, got \"{}\"", text));
+      }
+      chunk_elements.push_back(bytes / sizeof(float));
+    }
+    std::vector<BenchData> bench_data;
+    std::vector<CodecMeasurement> all;
+    int skipped_chunks = 0;
     std::erase(threads, 0);
     std::sort(threads.begin(), threads.end());
     threads.erase(std::unique(threads.begin(), threads.end()), threads.end());
@@ -75,9 +94,15 @@ int main(int argc, char** argv) {
     std::vector<std::vector<CodecMeasurement>> by_codec(codecs.size());
     for (const std::string& path : data_files) {
       std::vector<float> data = read_f32(path);
-      auto [lo, hi] = std::minmax_element(data.begin(), data.end());
-      const double range = data.empty() ? 0.0 : static_cast<double>(*hi) - *lo;
+      double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+      for (float x : data) {
+        if (!std::isfinite(x)) continue;
+        lo = std::min(lo, static_cast<double>(x));
+        hi = std::max(hi, static_cast<double>(x));
+      }
+      const double range = hi >= lo ? hi - lo : 0.0;
       const std::string name = std::filesystem::path(path).filename().string();
+      bench_data.push_back({name, data.size(), hi >= lo ? lo : 0.0, hi >= lo ? hi : 0.0});
       for (std::size_t c = 0; c < codecs.size(); ++c) {
         const bool bounded = codecs[c] == "ccsz" || codecs[c] == "zfp";
         std::vector<double> points = bounded ? rels : std::vector<double>{0.0};
@@ -97,11 +122,41 @@ int main(int argc, char** argv) {
                                      m.add_Bps > 0 ? fmt::format("{:.3f}", m.add_Bps / 1e9) : "-", err);
             std::cout.flush();
             if (t == 1) by_codec[c].push_back(m);
+            all.push_back(m);
+          }
+          for (std::size_t chunk : chunk_elements) {
+            if (chunk > data.size()) {
+              std::cerr << "  " << name << ": no chunk of " << chunk * 4 << " bytes in " << data.size() * 4
+                        << " bytes, skipped\n";
+              ++skipped_chunks;
+              continue;
+            }
+            std::cerr << "  " << name << " " << codec->spec() << " chunks of " << chunk * 4 << " bytes\n";
+            CodecMeasurement m = measure_codec_chunks(*codec, data, chunk, repetitions);
+            m.data = name;
+            m.rel = rel;
+            m.value_range = range;
+            m.tolerance = bounded ? rel * range : 0.0;
+            std::cout << fmt::format("{:<22} {:<34} {:>3} {:>8.3f} {:>10.3f} {:>10.3f} {:>10} {:>13}\n", name,
+                                     fmt::format("{} /{}", codec->spec(), ccsim::format_bytes(chunk * 4.0)), 1,
+                                     m.ratio, m.compress_Bps / 1e9, m.decompress_Bps / 1e9,
+                                     m.add_Bps > 0 ? fmt::format("{:.3f}", m.add_Bps / 1e9) : "-",
+                                     m.tolerance > 0 ? fmt::format("{:.4f}", m.max_error / m.tolerance)
+                                                     : fmt::format("({:.2e})", m.max_error));
+            std::cout.flush();
+            all.push_back(m);
           }
         }
       }
     }
+    if (skipped_chunks > 0) std::cout << "\n" << skipped_chunks << " chunk measurement(s) skipped: chunk larger than the data\n";
     std::cout << "\nmaxerr/bound: largest |x - x'| / absolute bound (REL x value range); quantizers: (largest |x - x'|)\n";
+    if (!json_file.empty()) {
+      std::ofstream out(json_file);
+      out << bench_json(machine, bench_data, all, command);
+      if (!out) throw std::runtime_error("cannot write " + json_file);
+      std::cerr << "wrote " << json_file << "\n";
+    }
     if (!models_dir.empty()) {
       if (std::find(threads.begin(), threads.end(), 1) == threads.end()) {
         throw std::runtime_error("--write-models needs --threads to include 1 (models hold single-core figures)");

@@ -52,7 +52,7 @@ def main():
     out = sys.stdout
     header = {"format": "ccsim-trace", "version": 1, "name": f"megatron-tp{a.tp}-pp{a.pp}-dp{a.dp}",
               "description": "synthetic scale-test trace (bench/gen_megatron_trace.py)", "platform": a.platform,
-              "world_size": world, "groups": groups}
+              "iterations": 1, "world_size": world, "groups": groups}
     text = json.dumps(header)
     out.write(text[:-1] + ', "ranks": [\n')
     for r in range(world):

@@ -12,6 +12,7 @@
 #include "core/input_error.hpp"
 #include "core/parse.hpp"
 #include "core/units.hpp"
+#include "engine/collective_plan.hpp"
 #include "topology/platform.hpp"
 
 namespace ccsim::cli {
@@ -41,7 +42,7 @@ void run_breakeven(const BreakevenCommand& cmd) {
   compress::CompressorModel model = compress::load_compressor(spec, compressor_dirs());
   auto dtype = parse_dtype(cmd.dtype);
   if (!dtype) throw InputError("command line", 0, "--dtype", fmt::format("expected one of {}, got \"{}\"", dtype_choices(), cmd.dtype));
-  compress::Evaluation evaluation = model.evaluate(spec.query, *dtype);
+  compress::Evaluation evaluation = model.evaluate(spec.query, *dtype, engine::target_hardware(platform));
   const std::uint64_t at = parse_bytes_or_throw(cmd.at, "command line", "--at");
 
   // The group's links: one rank per node (between nodes) or all ranks in one node.

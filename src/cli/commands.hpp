@@ -14,6 +14,10 @@ void setup_platform(CLI::App& app);
 void setup_compare(CLI::App& app);
 void setup_breakeven(CLI::App& app);
 void setup_measure(CLI::App& app);
+/// `calibrate`, the parent of the fitting subcommands (calibrate_cmd.cpp).
+void setup_calibrate(CLI::App& app);
+/// Adds `compressor` to the `calibrate` parent (calibrate_compressor_cmd.cpp).
+void setup_calibrate_compressor(CLI::App& calibrate);
 
 /// Directories searched for platform presets: $CCSIM_PLATFORMS (colon-separated), then the
 /// platforms/ folder of the source tree this binary was built from.

@@ -53,6 +53,19 @@ double round3(double x) {
   return std::round(x * scale) / scale;
 }
 
+/// Median CPU time of compressing the first 256 elements: the fixed cost of a small call.
+double small_call_s(const Codec& codec, std::span<const float> data) {
+  std::span<const float> small = data.first(std::min<std::size_t>(256, data.size()));
+  std::vector<std::byte> stream;
+  std::vector<double> ts;
+  for (int rep = 0; rep < 201; ++rep) {
+    double start = thread_cpu_s();
+    codec.compress(small, stream);
+    ts.push_back(thread_cpu_s() - start);
+  }
+  return median(ts);
+}
+
 std::string family_of(const std::string& spec) { return spec.substr(0, spec.find(':')); }
 
 }  // namespace
@@ -85,9 +98,18 @@ CodecMeasurement measure_codec(const Codec& codec, std::span<const float> data, 
       ta.push_back(a);
     }
   }
-  m.compress_Bps = raw / median(tc);
-  m.decompress_Bps = raw / median(td);
-  if (codec.homomorphic()) m.add_Bps = raw / median(ta);
+  m.compress_s = median(tc);
+  m.decompress_s = median(td);
+  m.compress_Bps = raw / m.compress_s;
+  m.decompress_Bps = raw / m.decompress_s;
+  if (codec.homomorphic()) {
+    m.add_s = median(ta);
+    m.add_Bps = raw / m.add_s;
+  }
+  m.chunk_elements = parts.front().size();
+  m.calls = 1;
+  m.repetitions = repetitions;
+  m.raw_bytes = raw;
   double compressed = 0;
   for (int t = 0; t < threads; ++t) {
     compressed += static_cast<double>(streams[t].size());
@@ -98,19 +120,75 @@ CodecMeasurement measure_codec(const Codec& codec, std::span<const float> data, 
     }
   }
   m.ratio = raw / compressed;
-
-  // Fixed cost of a small call.
-  std::span<const float> small = data.first(std::min<std::size_t>(256, n));
-  std::vector<std::byte> stream;
-  std::vector<double> ts;
-  for (int rep = 0; rep < 201; ++rep) {
-    double start = thread_cpu_s();
-    codec.compress(small, stream);
-    ts.push_back(thread_cpu_s() - start);
-  }
-  m.t0_s = median(ts);
+  m.compressed_bytes = compressed;
+  m.t0_s = small_call_s(codec, data);
   return m;
 }
+
+CodecMeasurement measure_codec_chunks(const Codec& codec, std::span<const float> data, std::size_t chunk_elements,
+                                      int repetitions) {
+  if (chunk_elements == 0 || repetitions < 1) {
+    throw std::invalid_argument("measure_codec_chunks: chunk_elements and repetitions must be >= 1");
+  }
+  const std::size_t chunks = data.size() / chunk_elements;
+  if (chunks == 0) {
+    throw std::invalid_argument(fmt::format("measure_codec_chunks: {} elements hold no chunk of {}", data.size(),
+                                            chunk_elements));
+  }
+  std::vector<std::vector<std::byte>> streams(chunks);
+  std::vector<std::byte> sum;
+  std::vector<float> out(chunk_elements);
+  auto chunk = [&](std::size_t i) { return data.subspan(i * chunk_elements, chunk_elements); };
+
+  CodecMeasurement m;
+  m.spec = codec.spec();
+  m.threads = 1;
+  m.elements = chunks * chunk_elements;
+  m.chunk_elements = chunk_elements;
+  m.calls = chunks;
+  m.repetitions = repetitions;
+  m.raw_bytes = static_cast<double>(m.elements * sizeof(float));
+  std::vector<double> tc, td, ta;
+  for (int rep = 0; rep <= repetitions; ++rep) {  // rep 0 warms up
+    double start = thread_cpu_s();
+    for (std::size_t i = 0; i < chunks; ++i) codec.compress(chunk(i), streams[i]);
+    double c = thread_cpu_s() - start;
+    start = thread_cpu_s();
+    for (std::size_t i = 0; i < chunks; ++i) codec.decompress(streams[i], out);
+    double d = thread_cpu_s() - start;
+    double a = 0;
+    if (codec.homomorphic()) {
+      start = thread_cpu_s();
+      for (std::size_t i = 0; i < chunks; ++i) codec.add_compressed(streams[i], streams[i], sum);
+      a = thread_cpu_s() - start;
+    }
+    if (rep > 0) {
+      tc.push_back(c);
+      td.push_back(d);
+      ta.push_back(a);
+    }
+  }
+  m.compress_s = median(tc);
+  m.decompress_s = median(td);
+  m.compress_Bps = m.raw_bytes / m.compress_s;
+  m.decompress_Bps = m.raw_bytes / m.decompress_s;
+  if (codec.homomorphic()) {
+    m.add_s = median(ta);
+    m.add_Bps = m.raw_bytes / m.add_s;
+  }
+  for (std::size_t i = 0; i < chunks; ++i) {
+    m.compressed_bytes += static_cast<double>(streams[i].size());
+    codec.decompress(streams[i], out);
+    std::span<const float> in = chunk(i);
+    for (std::size_t j = 0; j < chunk_elements; ++j) {
+      if (std::isfinite(in[j])) m.max_error = std::max(m.max_error, std::fabs(static_cast<double>(in[j]) - out[j]));
+    }
+  }
+  m.ratio = m.raw_bytes / m.compressed_bytes;
+  m.t0_s = small_call_s(codec, data);
+  return m;
+}
+
 
 double measure_memcpy_Bps(std::size_t bytes, int repetitions) {
   std::vector<char> a(bytes, 1), b(bytes, 0);
@@ -146,6 +224,88 @@ std::string MachineInfo::describe() const {
   return fmt::format("{}, {} cores; single-core memcpy of 64 MiB (best of 10): {:.1f} GB/s", cpu, cores, memcpy_Bps / 1e9);
 }
 
+std::string bench_json(const MachineInfo& machine, const std::vector<BenchData>& data,
+                       const std::vector<CodecMeasurement>& measurements, const std::string& command) {
+  nlohmann::ordered_json doc;
+  doc["format"] = kBenchFormat;
+  doc["version"] = kBenchVersion;
+  doc["command"] = command;
+  doc["machine"] = {{"cpu", machine.cpu},
+                    {"cores", machine.cores},
+                    {"memory_Bps", machine.memcpy_Bps},
+                    {"memory_source", "single-core memcpy of 64 MiB, best of 10 (thread CPU time)"}};
+  doc["timing"] =
+      "times are medians over the repetitions after one warm-up of the thread CPU time (CLOCK_THREAD_CPUTIME_ID) of "
+      "one repetition: all its calls, the slowest thread's when threads > 1";
+  nlohmann::ordered_json files = nlohmann::ordered_json::array();
+  for (const BenchData& d : data) {
+    files.push_back({{"name", d.name}, {"elements", d.elements}, {"min", d.min}, {"max", d.max}});
+  }
+  doc["data"] = files;
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const CodecMeasurement& m : measurements) {
+    nlohmann::ordered_json j;
+    j["codec"] = family_of(m.spec);
+    j["spec"] = m.spec;
+    j["data"] = m.data;
+    j["rel"] = m.rel;
+    j["tolerance"] = m.tolerance;
+    j["threads"] = m.threads;
+    j["chunk_elements"] = m.chunk_elements;
+    j["calls"] = m.calls;
+    j["repetitions"] = m.repetitions;
+    j["raw_bytes"] = m.raw_bytes;
+    j["compressed_bytes"] = m.compressed_bytes;
+    j["ratio"] = m.ratio;
+    j["compress_s"] = m.compress_s;
+    j["decompress_s"] = m.decompress_s;
+    if (m.add_s > 0) j["add_s"] = m.add_s;
+    j["small_call_s"] = m.t0_s;
+    j["max_error"] = m.max_error;
+    list.push_back(j);
+  }
+  doc["measurements"] = list;
+  return doc.dump(2) + "\n";
+}
+
+CodecLayout codec_layout(std::string_view family) {
+  CodecLayout l;
+  if (family == "ccsz") {
+    l.description =
+        "ccsz (src/compress/ccsz_codec.hpp): error-bounded codec of the SZx / fZ-light family on one CPU core. Values "
+        "are quantised on one grid anchored at zero (step just under 2 x the bound), blocks of 128 store their smallest "
+        "grid index and bit-packed offsets, blocks on one grid point store one index. Strict bound, float rounding "
+        "included. The shared grid makes it homomorphic: two streams add in the integer domain without decompressing; "
+        "partial sums can also be re-compressed (summable).";
+  } else if (family == "zfp") {
+    l.description =
+        "ZFP in fixed-accuracy mode (absolute tolerance = REL bound x value range), 1-D, serial execution on one CPU "
+        "core, through libzfp (src/compress/zfp_codec.hpp). Partial sums can be re-compressed, each time within the "
+        "tolerance again (summable); compressed blocks cannot be added (not homomorphic).";
+  } else if (family == "int8") {
+    l.description =
+        "Symmetric int8 quantization with one fp32 scale per block of 256 elements (scale = max|x| / 127) on one CPU "
+        "core (src/compress/quantize_codec.hpp), used with error feedback. Scales differ between ranks: not summable, "
+        "not homomorphic; compress once, all-gather, decompress and reduce.";
+  } else if (family == "onebit") {
+    l.description =
+        "1-bit sign quantization with one fp32 scale (mean |x|) per block of 256 elements and error feedback, on one "
+        "CPU core (src/compress/quantize_codec.hpp). Not summable, not homomorphic: compress once, all-gather, "
+        "decompress and reduce.";
+  } else {
+    throw std::invalid_argument("no model layout for codec " + std::string(family));
+  }
+  l.kind = family == "ccsz" || family == "zfp" ? "error-bounded" : "quantizer";
+  l.homomorphic = family == "ccsz";
+  l.summable = l.kind == "error-bounded";
+  if (l.kind == "quantizer") {
+    l.bits = family == "int8" ? 8 : 1;
+    l.block_elements = 256;
+    l.scale_bytes = 4;
+  }
+  return l;
+}
+
 std::string codec_model_json(std::string_view model_name, const std::vector<CodecMeasurement>& measurements,
                              const MachineInfo& machine, const std::string& command) {
   if (measurements.empty()) throw std::invalid_argument("codec_model_json: no measurements");
@@ -164,33 +324,10 @@ std::string codec_model_json(std::string_view model_name, const std::vector<Code
   doc["format"] = "ccsim-compressor";
   doc["version"] = 1;
   doc["name"] = std::string(model_name);
-  const bool error_bounded = family == "ccsz" || family == "zfp";
-  const bool homomorphic = family == "ccsz";
-  if (family == "ccsz") {
-    doc["description"] =
-        "ccsz (src/compress/ccsz_codec.hpp): error-bounded codec of the SZx / fZ-light family on one CPU core. Values "
-        "are quantised on one grid anchored at zero (step just under 2 x the bound), blocks of 128 store their smallest "
-        "grid index and bit-packed offsets, blocks on one grid point store one index. Strict bound, float rounding "
-        "included. The shared grid makes it homomorphic: two streams add in the integer domain without decompressing; "
-        "partial sums can also be re-compressed (summable).";
-  } else if (family == "zfp") {
-    doc["description"] =
-        "ZFP in fixed-accuracy mode (absolute tolerance = REL bound x value range), 1-D, serial execution on one CPU "
-        "core, through libzfp (src/compress/zfp_codec.hpp). Partial sums can be re-compressed, each time within the "
-        "tolerance again (summable); compressed blocks cannot be added (not homomorphic).";
-  } else if (family == "int8") {
-    doc["description"] =
-        "Symmetric int8 quantization with one fp32 scale per block of 256 elements (scale = max|x| / 127) on one CPU "
-        "core (src/compress/quantize_codec.hpp), used with error feedback. Scales differ between ranks: not summable, "
-        "not homomorphic; compress once, all-gather, decompress and reduce.";
-  } else if (family == "onebit") {
-    doc["description"] =
-        "1-bit sign quantization with one fp32 scale (mean |x|) per block of 256 elements and error feedback, on one "
-        "CPU core (src/compress/quantize_codec.hpp). Not summable, not homomorphic: compress once, all-gather, "
-        "decompress and reduce.";
-  } else {
-    throw std::invalid_argument("codec_model_json: no model layout for codec " + family);
-  }
+  const CodecLayout layout = codec_layout(family);
+  doc["description"] = layout.description;
+  const bool error_bounded = layout.kind == "error-bounded";
+  const bool homomorphic = layout.homomorphic;
   doc["kind"] = error_bounded ? "error-bounded" : "quantizer";
   doc["homomorphic"] = homomorphic;
   doc["summable"] = error_bounded;

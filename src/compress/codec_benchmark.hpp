@@ -25,6 +25,15 @@ struct CodecMeasurement {
   double add_Bps = 0;       ///< homomorphic add of two streams, raw bytes of one / time; 0 if not homomorphic
   double t0_s = 0;          ///< median time of compressing one block of 256 elements
   double max_error = 0;     ///< largest |x - x'| over the finite elements
+  // Per repetition (what the calibration fits): all calls of one repetition together.
+  std::size_t chunk_elements = 0;  ///< elements per call
+  std::size_t calls = 0;           ///< calls per repetition (per thread when threads > 1)
+  int repetitions = 0;             ///< timed repetitions the medians are over
+  double raw_bytes = 0;            ///< raw bytes per repetition, all threads
+  double compressed_bytes = 0;     ///< bytes of the streams of one repetition
+  double compress_s = 0;           ///< median time of one repetition (slowest thread)
+  double decompress_s = 0;
+  double add_s = 0;                ///< 0 if not homomorphic
 };
 
 /// Compresses, decompresses (and adds, when homomorphic) `data` `repetitions` times after
@@ -32,6 +41,14 @@ struct CodecMeasurement {
 /// Times are thread CPU times (the slowest thread's), which a shared machine distorts far
 /// less than wall time; on idle cores the two agree.
 CodecMeasurement measure_codec(const Codec& codec, std::span<const float> data, int threads, int repetitions);
+
+/// Compresses, decompresses (and adds) `data` as independent chunks of `chunk_elements`
+/// (the tail short of a chunk is left out), one after the other on the calling thread,
+/// `repetitions` times after a warm-up; medians per repetition. What a collective does
+/// with its n/p-byte chunks, so that the fixed cost per call shows at small chunks.
+/// Throws std::invalid_argument when `data` holds no whole chunk.
+CodecMeasurement measure_codec_chunks(const Codec& codec, std::span<const float> data, std::size_t chunk_elements,
+                                      int repetitions);
 
 /// Single-core memcpy bandwidth (bytes copied per second, best of `repetitions`) on a buffer of `bytes`.
 double measure_memcpy_Bps(std::size_t bytes, int repetitions);
@@ -45,6 +62,36 @@ struct MachineInfo {
   static MachineInfo detect();
   std::string describe() const;
 };
+
+/// A data file of a benchmark run.
+struct BenchData {
+  std::string name;  ///< file name
+  std::size_t elements = 0;
+  double min = 0;  ///< smallest finite value
+  double max = 0;  ///< largest finite value
+};
+
+inline constexpr std::string_view kBenchFormat = "ccsim-compressor-bench";
+inline constexpr int kBenchVersion = 1;
+
+/// The raw measurements of a benchmark run as a "ccsim-compressor-bench" v1 document
+/// (documented in models/README.md), what `ccsim calibrate compressor` fits.
+std::string bench_json(const MachineInfo& machine, const std::vector<BenchData>& data,
+                       const std::vector<CodecMeasurement>& measurements, const std::string& command);
+
+/// What a model of one of the real codecs says besides its figures.
+struct CodecLayout {
+  std::string description;
+  std::string kind;  ///< "error-bounded" or "quantizer"
+  bool homomorphic = false;
+  bool summable = false;
+  int bits = 0;  ///< quantizers
+  int block_elements = 0;
+  int scale_bytes = 0;
+};
+
+/// The layout of codec family `family` (ccsz, zfp, int8, onebit); std::invalid_argument otherwise.
+CodecLayout codec_layout(std::string_view family);
 
 /// A compressor model (models/README.md, format ccsim-compressor v1) from single-core
 /// measurements of one codec family: "ccsz" and "zfp" as error-bounded REL models with a

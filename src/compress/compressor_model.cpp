@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/input_error.hpp"
+#include "core/parse.hpp"
 
 namespace ccsim::compress {
 namespace {
@@ -30,6 +31,8 @@ Setting interpolate(const Setting& lo, const Setting& hi, double t) {
   s.decompress_Bps = log_lerp(lo.decompress_Bps, hi.decompress_Bps, t);
   s.add_Bps = log_lerp(lo.add_Bps, hi.add_Bps, t);
   s.t0_s = lo.t0_s + t * (hi.t0_s - lo.t0_s);  // may be 0: interpolated linearly
+  s.decompress_t0_s = lo.decompress_t0_s + t * (hi.decompress_t0_s - lo.decompress_t0_s);
+  s.add_t0_s = lo.add_t0_s + t * (hi.add_t0_s - lo.add_t0_s);
   s.source = fmt::format("interpolated between the settings on lines {} and {}", lo.line, hi.line);
   s.line = 0;
   return s;
@@ -52,6 +55,8 @@ std::string_view kind_name(Kind kind) {
 std::string_view error_mode_name(ErrorMode mode) { return mode == ErrorMode::kRel ? "REL" : "ABS"; }
 
 std::string_view placement_name(Placement where) { return where == Placement::kHost ? "host" : "accelerator"; }
+
+std::string_view transfer_name(Transfer transfer) { return transfer == Transfer::kMemoryBound ? "memory-bound" : "none"; }
 
 CompressorModel::CompressorModel(ModelInfo info, std::vector<Setting> settings)
     : info_(std::move(info)), settings_(std::move(settings)) {
@@ -190,7 +195,41 @@ Setting CompressorModel::point_at(double parameter, Evaluation& evaluation) cons
   return interpolate(*lo, *hi, t);
 }
 
-Evaluation CompressorModel::evaluate(const Query& query, DType dtype) const {
+double CompressorModel::transfer_to(const TargetHardware& target, Evaluation& ev) const {
+  if (target.platform.empty()) return 1.0;
+  const bool on_host = ev.where == Placement::kHost;
+  const double target_Bps = on_host ? target.host_memory_Bps : target.accelerator_memory_Bps;
+  const std::string there = on_host || target.accelerator.empty()
+                                ? fmt::format("the {} of {}", placement_name(ev.where), target.platform)
+                                : fmt::format("the accelerator of {} ({})", target.platform, target.accelerator);
+  const std::string measured = info_.measured_memory_Bps > 0
+                                   ? fmt::format("{} (memory {})", info_.measured_device,
+                                                 format_rate(info_.measured_memory_Bps))
+                                   : info_.hardware;
+  if (info_.transfer == Transfer::kNone) {
+    ev.notes.push_back(fmt::format("{}: figures measured on {} are used unscaled on {} (the model has no transfer rule)",
+                                   name(), measured, there));
+    return 1.0;
+  }
+  if (!(target_Bps > 0)) {
+    ev.notes.push_back(fmt::format("{}: figures measured on {} are used unscaled on {}: its memory bandwidth is not "
+                                   "given, so the memory-bound transfer rule cannot apply",
+                                   name(), measured, there));
+    return 1.0;
+  }
+  const double scale = target_Bps / info_.measured_memory_Bps;
+  if (scale == 1.0) {
+    ev.notes.push_back(fmt::format("{}: measured on {}, used unscaled on {} (the same memory bandwidth)", name(),
+                                   measured, there));
+    return 1.0;
+  }
+  ev.notes.push_back(fmt::format("{}: measured on {}, throughputs scaled x{:.3g} to {} (memory {}; memory-bound "
+                                 "transfer rule, t0 unscaled)",
+                                 name(), measured, scale, there, format_rate(target_Bps)));
+  return scale;
+}
+
+Evaluation CompressorModel::evaluate(const Query& query, DType dtype, const TargetHardware& target) const {
   check_query_keys(query);
   if (!accepts(dtype)) {
     throw InputError(kWhat, 0, "",
@@ -226,15 +265,18 @@ Evaluation CompressorModel::evaluate(const Query& query, DType dtype) const {
   }
 
   ev.where = query.where.value_or(info_.placement);
-  if (ev.where != info_.placement) {
-    ev.notes.push_back(fmt::format("{}: figures were measured on the {} ({}); running it on the {} reuses them (estimate)",
-                                   name(), placement_name(info_.placement), info_.hardware,
-                                   placement_name(ev.where)));
+  // The codec's own rates carry over to the target; the staging copy below does not.
+  const double scale = transfer_to(target, ev);
+  if (ev.where != info_.placement && scale == 1.0) {
+    // (When the figures were scaled, the transfer note already says to what.)
+    ev.notes.insert(ev.notes.end() - (target.platform.empty() ? 0 : 1),
+                    fmt::format("{}: figures were measured on the {} ({}); running it on the {} reuses them (estimate)",
+                                name(), placement_name(info_.placement), info_.hardware, placement_name(ev.where)));
   }
   cost.compress_t0_s = point.t0_s;
-  cost.decompress_t0_s = point.t0_s;
-  cost.compress_Bps = point.compress_Bps;
-  cost.decompress_Bps = point.decompress_Bps;
+  cost.decompress_t0_s = point.decompress_t0_s;
+  cost.compress_Bps = point.compress_Bps * scale;
+  cost.decompress_Bps = point.decompress_Bps * scale;
   if (ev.where == Placement::kHost) {
     // Raw data lives in accelerator memory: compressing on the host first copies it down,
     // decompressing copies the result back up. The copy is not overlapped with the codec.
@@ -242,8 +284,8 @@ Evaluation CompressorModel::evaluate(const Query& query, DType dtype) const {
     cost.decompress_Bps = in_series_Bps(cost.decompress_Bps, info_.staging_Bps);
   }
   if (info_.homomorphic) {
-    cost.add_t0_s = point.t0_s;
-    cost.add_Bps = point.add_Bps;
+    cost.add_t0_s = point.add_t0_s;
+    cost.add_Bps = point.add_Bps * scale;
   }
   return ev;
 }

@@ -21,6 +21,12 @@ enum class Kind : std::uint8_t {
 /// How an error bound is read: relative to the value range of the data (REL) or absolute (ABS).
 enum class ErrorMode : std::uint8_t { kRel, kAbs };
 
+/// How a model's throughputs carry over to hardware other than the one they were measured on.
+enum class Transfer : std::uint8_t {
+  kNone,          ///< used unscaled (with a note saying where they were measured)
+  kMemoryBound,   ///< throughputs scale with the memory bandwidth available to the codec
+};
+
 /// Where compression runs. On the host, every compress and decompress also copies the raw
 /// bytes between accelerator and host memory.
 enum class Placement : std::uint8_t { kAccelerator, kHost };
@@ -28,6 +34,7 @@ enum class Placement : std::uint8_t { kAccelerator, kHost };
 std::string_view kind_name(Kind kind);            ///< "error-bounded", "quantizer", "sparsifier"
 std::string_view error_mode_name(ErrorMode mode);  ///< "REL", "ABS"
 std::string_view placement_name(Placement where);  ///< "accelerator", "host"
+std::string_view transfer_name(Transfer transfer);  ///< "none", "memory-bound"
 
 /// One measured (or estimated) operating point of a compressor, as listed in its model file.
 /// Which of error_bound / bits / density is meaningful depends on the Kind.
@@ -41,7 +48,9 @@ struct Setting {
   double compress_Bps = 0;          ///< raw bytes per second
   double decompress_Bps = 0;        ///< raw bytes per second
   double add_Bps = 0;               ///< homomorphic add, raw bytes per second; 0 when not homomorphic
-  double t0_s = 0;                  ///< fixed cost of one call (compress, decompress or add)
+  double t0_s = 0;                  ///< fixed cost of one call: compress, and decompress and add unless given
+  double decompress_t0_s = 0;       ///< fixed cost of one decompress call (t0_s unless the file gives it)
+  double add_t0_s = 0;              ///< fixed cost of one homomorphic add (t0_s unless the file gives it)
   std::string source;               ///< where the figures come from, or "estimate: ..."
   int line = 0;                     ///< line of the setting in its file
 };
@@ -62,6 +71,24 @@ struct ModelInfo {
   ErrorMode error_mode = ErrorMode::kRel;  ///< kErrorBounded
   DType dtype = DType::kF32;               ///< kErrorBounded: the data type the ratios were measured on
   double index_bytes = 0;                  ///< kSparsifier: bytes of one index sent with each kept value
+  /// Where the figures were measured (optional "measured_on"): a device and the memory
+  /// bandwidth available to the codec there; memory_Bps 0 when the file does not say.
+  std::string measured_device;
+  int measured_cores = 0;  ///< 0 when not given
+  double measured_memory_Bps = 0;
+  std::string measured_memory_source;
+  /// How the throughputs transfer to other hardware (optional "transfer"; default kNone).
+  Transfer transfer = Transfer::kNone;
+  std::string transfer_source;
+};
+
+/// The hardware a model is applied to: where its figures are evaluated. A default value
+/// means "no platform": the figures are used as measured, without a note.
+struct TargetHardware {
+  std::string platform;              ///< e.g. "hygon-dcu"; empty: no target
+  std::string accelerator;           ///< the accelerator's model name
+  double accelerator_memory_Bps = 0;  ///< 0 when unknown
+  double host_memory_Bps = 0;         ///< memory bandwidth of the host available to the codec, 0 when unknown
 };
 
 /// An operating point asked for (the CLI's NAME:key=value,...): error_bound for
@@ -106,11 +133,16 @@ class CompressorModel {
   /// Whether the model can compress tensors of `dtype` (floating-point types only).
   bool accepts(DType dtype) const;
 
-  /// The cost of compressing `dtype` data at the operating point `query`. Throws InputError
-  /// ("--compress", field = the query key) for a parameter the model does not take, a
-  /// missing one, bits that are not a setting, or a dtype it cannot compress.
-  Evaluation evaluate(const Query& query, DType dtype) const;
-  CompressorCost cost(const Query& query, DType dtype) const { return evaluate(query, dtype).cost; }
+  /// The cost of compressing `dtype` data at the operating point `query` on `target`.
+  /// Throws InputError ("--compress", field = the query key) for a parameter the model does
+  /// not take, a missing one, bits that are not a setting, or a dtype it cannot compress.
+  /// With a target, a memory-bound model scales its throughputs by the target's memory
+  /// bandwidth over the measured one (t0 unchanged), and any other model says in a note
+  /// that its figures are used unscaled and where they were measured.
+  Evaluation evaluate(const Query& query, DType dtype, const TargetHardware& target = {}) const;
+  CompressorCost cost(const Query& query, DType dtype, const TargetHardware& target = {}) const {
+    return evaluate(query, dtype, target).cost;
+  }
 
   /// The bound on |x - x'| per element for one compression: for ABS the bound itself, for
   /// REL bound * value range (query.value_range when given, else `value_range`). Quantizers
@@ -126,6 +158,8 @@ class CompressorModel {
   void check_query_keys(const Query& query) const;
   double requested_parameter(const Query& query) const;
   Setting point_at(double parameter, Evaluation& evaluation) const;
+  /// The factor the throughputs scale by on `target` (1 when they do not), with its note.
+  double transfer_to(const TargetHardware& target, Evaluation& evaluation) const;
 };
 
 }  // namespace ccsim::compress

@@ -74,6 +74,12 @@ Setting read_setting(const json::Value& value, const ModelInfo& info, const std:
     r.at("add_Bps").fail("only a homomorphic compressor has an add rate, and homomorphic is false");
   }
   s.t0_s = r.optional_non_negative("t0_s").value_or(0.0);
+  s.decompress_t0_s = r.optional_non_negative("decompress_t0_s").value_or(s.t0_s);
+  if (info.homomorphic) {
+    s.add_t0_s = r.optional_non_negative("add_t0_s").value_or(s.t0_s);
+  } else if (r.has("add_t0_s")) {
+    r.at("add_t0_s").fail("only a homomorphic compressor has an add cost, and homomorphic is false");
+  }
   s.source = read_source(r, "source");
   r.optional_string("note");
   r.finish();
@@ -111,6 +117,27 @@ ModelInfo read_info(ObjectReader& doc, const std::string& source) {
   info.staging_source = read_source(where, "source");
   where.optional_string("note");
   where.finish();
+
+  if (doc.has("measured_on")) {
+    ObjectReader on = doc.child("measured_on");
+    info.measured_device = on.string("device");
+    if (info.measured_device.empty()) on.at("device").fail("expected a CPU or accelerator model, got \"\"");
+    if (on.has("cores")) info.measured_cores = bounded_integer(on, "cores", 1 << 20);
+    info.measured_memory_Bps = on.positive("memory_Bps");
+    info.measured_memory_source = read_source(on, "source");
+    on.finish();
+  }
+  if (doc.has("transfer")) {
+    ObjectReader transfer = doc.child("transfer");
+    info.transfer = transfer.choice("kind", {"memory-bound", "none"}) == "memory-bound" ? Transfer::kMemoryBound
+                                                                                         : Transfer::kNone;
+    info.transfer_source = read_source(transfer, "source");
+    transfer.finish();
+    if (info.transfer == Transfer::kMemoryBound && info.measured_memory_Bps == 0) {
+      transfer.at("kind").fail("a memory-bound transfer needs the measured memory bandwidth: add "
+                               "\"measured_on\": {\"device\", \"memory_Bps\", \"source\"}");
+    }
+  }
 
   switch (info.kind) {
     case Kind::kErrorBounded: {

@@ -34,13 +34,22 @@ std::string CompressionOptions::describe() const {
 }
 
 CollectivePlanner::CollectivePlanner(const trace::Trace& trace, const topology::Network& network,
-                                     const std::vector<int>& placement, const ReplayOptions& options)
-    : trace_(trace), network_(network), placement_(placement), options_(options) {}
+                                     const std::vector<int>& placement, const ReplayOptions& options,
+                                     compress::TargetHardware target)
+    : trace_(trace), network_(network), placement_(placement), options_(options), target_(std::move(target)) {}
+
+compress::TargetHardware target_hardware(const topology::Platform& platform) {
+  compress::TargetHardware target;
+  target.platform = platform.name;
+  target.accelerator = platform.network.accelerator().model;
+  target.accelerator_memory_Bps = platform.network.accelerator().memory_Bps;
+  return target;
+}
 
 const compress::CompressorCost& CollectivePlanner::compressor_cost(DType dtype) {
   auto it = cost_by_dtype_.find(static_cast<int>(dtype));
   if (it != cost_by_dtype_.end()) return it->second;
-  compress::Evaluation evaluation = options_.compression.model->evaluate(options_.compression.query, dtype);
+  compress::Evaluation evaluation = options_.compression.model->evaluate(options_.compression.query, dtype, target_);
   for (const std::string& note : evaluation.notes) add_note(note);
   return cost_by_dtype_.emplace(static_cast<int>(dtype), evaluation.cost).first->second;
 }

@@ -8,6 +8,7 @@
 
 #include "collective/registry.hpp"
 #include "engine/replay.hpp"
+#include "topology/platform.hpp"
 #include "topology/network.hpp"
 #include "trace/trace.hpp"
 
@@ -28,8 +29,9 @@ struct CollectivePlan {
 /// runs it and whether it is compressed; shared by every rank of the group.
 class CollectivePlanner {
  public:
+  /// `target` is the hardware compressor models are evaluated for (target_hardware()).
   CollectivePlanner(const trace::Trace& trace, const topology::Network& network, const std::vector<int>& placement,
-                    const ReplayOptions& options);
+                    const ReplayOptions& options, compress::TargetHardware target = {});
 
   /// The plan of collective `op` (issued by `rank`, operator `index`, for messages).
   /// Configuration errors (a hierarchical all_reduce on a group without a usable node layout,
@@ -52,6 +54,7 @@ class CollectivePlanner {
   const topology::Network& network_;
   const std::vector<int>& placement_;
   const ReplayOptions& options_;
+  compress::TargetHardware target_;
   std::map<Key, CollectivePlan> plans_;
   std::map<int, compress::CompressorCost> cost_by_dtype_;
   std::map<std::pair<std::string, std::string>, int> used_;  // (kind, algorithm) -> distinct collectives
@@ -61,6 +64,10 @@ class CollectivePlanner {
   void add_note(const std::string& note);  ///< once
   const compress::CompressorCost& compressor_cost(DType dtype);
 };
+
+/// The hardware of `platform` that compressor models transfer to (its accelerator; the
+/// platform files give no host memory bandwidth, so a host placement is left unscaled).
+compress::TargetHardware target_hardware(const topology::Platform& platform);
 
 /// The collective of a trace operator kind (is_collective(kind) must hold).
 collective::Collective to_collective(trace::OpKind kind);

@@ -75,6 +75,7 @@ double Result::rank_end_s(int rank) const {
 std::string serialize(const Result& result) {
   Writer w;
   w.str(result.trace_name);
+  w.pod(result.iterations);
   w.str(result.trace_file);
   w.str(result.platform_name);
   w.str(result.platform_file);
@@ -100,6 +101,7 @@ Result deserialize(std::string_view bytes) {
   Reader r(bytes);
   Result result;
   result.trace_name = r.str();
+  result.iterations = r.pod<int>();
   result.trace_file = r.str();
   result.platform_name = r.str();
   result.platform_file = r.str();

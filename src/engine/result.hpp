@@ -23,6 +23,7 @@ struct OpRecord {
 /// The outcome of one simulated replay: what the report module reads, and nothing else.
 struct Result {
   std::string trace_name;
+  int iterations = 0;  ///< training iterations the trace holds; 0 when it does not say
   std::string trace_file;
   std::string platform_name;
   std::string platform_file;

@@ -116,12 +116,13 @@ void Simulation::check_fit() {
     if (options_.placement != "auto" || trace_.placement.empty()) throw;
     throw InputError(trace_.source, 0, "placement", e.detail());  // the trace's own placement is wrong
   }
-  planner_ = std::make_unique<CollectivePlanner>(trace_, net, placement_, options_);
+  planner_ = std::make_unique<CollectivePlanner>(trace_, net, placement_, options_, target_hardware(platform_));
   planner_->plan_all();
 }
 
 void Simulation::prepare_result() {
   result_.trace_name = trace_.name;
+  result_.iterations = trace_.iterations;
   result_.trace_file = trace_.source;
   result_.platform_name = platform_.name;
   result_.platform_file = platform_.file;

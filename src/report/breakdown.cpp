@@ -100,6 +100,15 @@ std::string csv_field(const std::string& text) {
   return quoted + "\"";
 }
 
+std::string format_span(double total_s, int iterations) {
+  if (iterations == 1) return fmt::format("iteration {:.3f} ms", total_s * 1e3);
+  if (iterations > 1) {
+    return fmt::format("trace total {:.3f} ms, {} iterations, {:.3f} ms per iteration", total_s * 1e3, iterations,
+                       total_s * 1e3 / iterations);
+  }
+  return fmt::format("trace total {:.3f} ms (the trace does not say how many iterations it holds)", total_s * 1e3);
+}
+
 std::string format_ranks(const std::vector<int>& ranks) {
   std::vector<std::string> parts;
   for (std::size_t i = 0; i < ranks.size();) {
@@ -123,6 +132,7 @@ Breakdown make_breakdown(const engine::Result& result, const BreakdownOptions& o
   out.error_bound_abs = result.error_bound_abs;
   out.world_size = result.world_size;
   out.stage_count = result.stage_count;
+  out.iterations = result.iterations;
   out.makespan_s = result.makespan_s;
   if (options.per_stage) {
     std::vector<std::vector<int>> members(static_cast<std::size_t>(result.stage_count));
@@ -140,8 +150,8 @@ Breakdown make_breakdown(const engine::Result& result, const BreakdownOptions& o
 }
 
 void write_text(const Breakdown& b, std::ostream& out) {
-  fmt::print(out, "{} on {}: {} ranks, {} pipeline stage{}, iteration {:.3f} ms\n", b.trace_name, b.platform_name,
-             b.world_size, b.stage_count, b.stage_count == 1 ? "" : "s", b.makespan_s * 1e3);
+  fmt::print(out, "{} on {}: {} ranks, {} pipeline stage{}, {}\n", b.trace_name, b.platform_name, b.world_size,
+             b.stage_count, b.stage_count == 1 ? "" : "s", format_span(b.makespan_s, b.iterations));
   fmt::print(out, "network: {}\n", b.network_model);
   fmt::print(out, "collectives: {}\n", b.algorithm);
   if (!b.placement.empty()) fmt::print(out, "placement: {}\n", b.placement);
@@ -206,7 +216,9 @@ void write_json(const Breakdown& b, std::ostream& out) {
   doc["error_bound_abs"] = std::isfinite(b.error_bound_abs) ? nlohmann::ordered_json(b.error_bound_abs) : nlohmann::ordered_json();
   doc["world_size"] = b.world_size;
   doc["pipeline_stages"] = b.stage_count;
-  doc["iteration_ms"] = b.makespan_s * 1e3;
+  doc["iterations"] = b.iterations > 0 ? nlohmann::ordered_json(b.iterations) : nlohmann::ordered_json();
+  doc["trace_total_ms"] = b.makespan_s * 1e3;
+  doc["iteration_ms"] = b.iterations > 0 ? nlohmann::ordered_json(b.makespan_s * 1e3 / b.iterations) : nlohmann::ordered_json();
   doc["tables"] = nlohmann::ordered_json::array();
   for (const Table& t : b.tables) {
     nlohmann::ordered_json table;

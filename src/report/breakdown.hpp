@@ -48,7 +48,8 @@ struct Breakdown {
   double error_bound_abs = 0;  ///< of one compression; NaN when unknown, +inf when unbounded
   int world_size = 0;
   int stage_count = 1;
-  double makespan_s = 0;
+  int iterations = 0;  ///< training iterations the trace holds; 0 when it does not say
+  double makespan_s = 0;  ///< the whole trace
   std::vector<Table> tables;
 };
 
@@ -66,6 +67,12 @@ Breakdown make_breakdown(const engine::Result& result, const BreakdownOptions& o
 /// compression) is finite, in units of eb when it is unknown (NaN: a relative bound without a
 /// value range), "no bound" for compressors without one (+inf); empty for an exact result.
 std::string format_error(double worst_eb, double expected_eb, double eb);
+
+/// What the simulated time of a whole trace is, as a report says it: "iteration 12.000 ms"
+/// for a trace of one iteration, "trace total 24.000 ms, 2 iterations, 12.000 ms per
+/// iteration", or "trace total 24.000 ms (the trace does not say how many iterations it
+/// holds)": a sum of several iterations is never called an iteration.
+std::string format_span(double total_s, int iterations);
 
 /// A CSV field, quoted (RFC 4180) when it holds a comma, a quote or a newline.
 std::string csv_field(const std::string& text);

@@ -46,7 +46,8 @@ struct Comparison {
   double error_bound_abs = 0;  ///< NaN when unknown
   int world_size = 0;
   int stage_count = 1;
-  double plain_makespan_s = 0;
+  int iterations = 0;  ///< training iterations the trace holds; 0 when it does not say
+  double plain_makespan_s = 0;  ///< the whole trace
   double compressed_makespan_s = 0;
   std::vector<ComparedTable> tables;
 };

@@ -35,6 +35,13 @@ class NativeReader {
     trace_.description = doc.optional_string("description").value_or("");
     trace_.platform = doc.optional_string("platform").value_or("");
     trace_.placement = doc.optional_string("placement").value_or("");
+    if (doc.has("iterations")) {
+      std::int64_t iterations = doc.positive_integer("iterations");
+      if (iterations > (1 << 20)) {
+        doc.at("iterations").fail(fmt::format("expected at most 1048576 iterations, got \"{}\"", iterations));
+      }
+      trace_.iterations = static_cast<int>(iterations);
+    }
     doc.allow({"config", "source"});  // free-form metadata, documented in traces/README.md
     std::int64_t world = doc.positive_integer("world_size");
     if (world > (1 << 24)) doc.at("world_size").fail(fmt::format("expected at most 16777216 ranks, got \"{}\"", world));

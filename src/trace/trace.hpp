@@ -87,6 +87,8 @@ class Trace {
   std::string platform;       ///< suggested platform preset, may be empty
   std::string placement;      ///< how the job placed its ranks (engine/placement.hpp), may be empty
   int world_size = 0;
+  /// Training iterations the trace holds (optional "iterations"); 0 when it does not say.
+  int iterations = 0;
   std::vector<Group> groups;
   std::vector<std::vector<Op>> ops;  ///< ops[rank]
   Names names;

@@ -191,3 +191,40 @@ TEST_CASE("absolute error bounds for REL and ABS models", "[compress]") {
   CHECK(error_of(rel, Query{}) ==
         "--compress: field 'eb': missing: toy has several settings (0.0001, 0.001); choose one, e.g. toy:eb=0.0001");
 }
+
+TEST_CASE("a memory-bound model scales its throughputs to the target's memory bandwidth", "[compress]") {
+  CompressorModel m = parse_compressor_model(
+      document(two_settings(),
+               head() + "  \"measured_on\": {\"device\": \"A100\", \"memory_Bps\": 2e12, \"source\": \"d\"},\n"
+                        "  \"transfer\": {\"kind\": \"memory-bound\", \"source\": \"assumption\"},\n"),
+      "m.json");
+  TargetHardware dcu{"hygon-dcu", "Hygon DCU", 1e12, 0};
+  Evaluation ev = m.evaluate(eb(1e-3), DType::kF32, dcu);
+  CHECK(ev.cost.compress_Bps == 205e9);
+  CHECK(ev.cost.decompress_Bps == 314e9);
+  CHECK(ev.cost.compress_t0_s == 2e-5);
+  REQUIRE(ev.notes.size() == 1);
+  CHECK(ev.notes[0] ==
+        "toy: measured on A100 (memory 2 TB/s), throughputs scaled x0.5 to the accelerator of hygon-dcu (Hygon DCU) "
+        "(memory 1 TB/s; memory-bound transfer rule, t0 unscaled)");
+  // The host's memory bandwidth is unknown: unscaled, and said so.
+  Query host = eb(1e-3);
+  host.where = Placement::kHost;
+  Evaluation on_host = m.evaluate(host, DType::kF32, dcu);
+  CHECK(on_host.cost.compress_Bps == Approx(1.0 / (1.0 / 410e9 + 1.0 / 2e10)));
+  REQUIRE(on_host.notes.size() == 2);
+  CHECK(on_host.notes[1] ==
+        "toy: figures measured on A100 (memory 2 TB/s) are used unscaled on the host of hygon-dcu: its memory "
+        "bandwidth is not given, so the memory-bound transfer rule cannot apply");
+  // No target: as measured, no note.
+  CHECK(m.evaluate(eb(1e-3), DType::kF32).notes.empty());
+}
+
+TEST_CASE("a model without a transfer rule says where its figures were measured", "[compress]") {
+  Evaluation ev = toy().evaluate(eb(1e-3), DType::kF32, TargetHardware{"sunway", "SW26010-Pro", 3.072e11, 0});
+  CHECK(ev.cost.compress_Bps == 410e9);
+  REQUIRE(ev.notes.size() == 1);
+  CHECK(ev.notes[0] ==
+        "toy: figures measured on a GPU are used unscaled on the accelerator of sunway (SW26010-Pro) (the model has "
+        "no transfer rule)");
+}

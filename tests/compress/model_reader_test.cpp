@@ -56,8 +56,8 @@ TEST_CASE("compressor model errors name file, line and field word for word", "[c
   CHECK(error_of(with_setting("    {\"error_bound\": 1e-3, \"ratio\": -2, " + kGood + "}")) ==
         "m.json:16: field 'settings[1].ratio': expected a positive number, got \"-2\"");
   CHECK(error_of(with_setting("    {\"error_bound\": 1e-3, \"ration\": 2, \"ratio\": 2, " + kGood + "}")) ==
-        "m.json:16: field 'settings[1].ration': unknown key; valid keys here: add_Bps, compress_Bps, decompress_Bps, "
-        "error_bound, note, ratio, source, t0_s");
+        "m.json:16: field 'settings[1].ration': unknown key; valid keys here: add_Bps, add_t0_s, compress_Bps, "
+        "decompress_Bps, decompress_t0_s, error_bound, note, ratio, source, t0_s");
   CHECK(error_of(with_setting("    {\"error_bound\": 1e-3, \"ratio\": \"22\", " + kGood + "}")) ==
         "m.json:16: field 'settings[1].ratio': expected a number, got \"22\"");
   CHECK(error_of(with_setting("    {\"error_bound\": 1e-3, \"ratio\": 2, \"compress_Bps\": 1e9, \"decompress_Bps\": 1e9}")) ==
@@ -90,7 +90,7 @@ TEST_CASE("compressor model header errors", "[compress]") {
   CHECK(error_of(document(settings, head("  \"kind\": \"error-bounded\",\n  \"homomorphic\": false,\n  \"summable\": true,\n",
                                          "  \"error_mode\": \"REL\",\n  \"dtype\": \"fp32\", \"colour\": 1,\n"))) ==
         "m.json:13: field 'colour': unknown key; valid keys here: description, dtype, error_mode, format, hardware, "
-        "homomorphic, kind, name, notes, settings, source, summable, version, where");
+        "homomorphic, kind, measured_on, name, notes, settings, source, summable, transfer, version, where");
   CHECK(error_of(document(settings, head("  \"kind\": \"error-bounded\",\n  \"homomorphic\": true,\n  \"summable\": true,\n"))) ==
         "m.json:15: field 'settings[0].add_Bps': missing (required)");
 }
@@ -103,8 +103,8 @@ TEST_CASE("quantizer and sparsifier settings take their own keys", "[compress]")
   CHECK(q.settings()[0].bits == 8);
   CHECK(error_of(document("    {\"bits\": 8, \"ratio\": 4, \"block_elements\": 256, \"scale_bytes\": 4, " + kGood + "}",
                           head(kQuantizerKind, ""))) ==
-        "m.json:13: field 'settings[0].ratio': unknown key; valid keys here: add_Bps, bits, block_elements, "
-        "compress_Bps, decompress_Bps, note, scale_bytes, source, t0_s");
+        "m.json:13: field 'settings[0].ratio': unknown key; valid keys here: add_Bps, add_t0_s, bits, block_elements, "
+        "compress_Bps, decompress_Bps, decompress_t0_s, note, scale_bytes, source, t0_s");
   CHECK(error_of(document("    {\"bits\": 0, \"block_elements\": 256, \"scale_bytes\": 4, " + kGood + "}",
                           head(kQuantizerKind, ""))) ==
         "m.json:13: field 'settings[0].bits': expected a positive integer, got \"0\"");
@@ -135,4 +135,26 @@ TEST_CASE("every shipped compressor model loads", "[compress]") {
     CHECK_FALSE(ev.clamped);
     CHECK(ev.cost.ratio > 1);
   }
+}
+
+TEST_CASE("measured_on and transfer are read and checked word for word", "[compress]") {
+  const std::string settings = "    {\"error_bound\": 1e-3, \"ratio\": 22.3, " + kGood + "}";
+  auto with = [&](const std::string& lines) {
+    return document(settings, head("  \"kind\": \"error-bounded\",\n  \"homomorphic\": false,\n  \"summable\": true,\n",
+                                   "  \"error_mode\": \"REL\",\n  \"dtype\": \"fp32\",\n" + lines));
+  };
+  const std::string on = "  \"measured_on\": {\"device\": \"A100\", \"memory_Bps\": 1.555e12, \"source\": \"datasheet\"},\n";
+  CompressorModel m = parse_compressor_model(
+      with(on + "  \"transfer\": {\"kind\": \"memory-bound\", \"source\": \"assumption\"},\n"), "m.json");
+  CHECK(m.info().measured_device == "A100");
+  CHECK(m.info().measured_memory_Bps == 1.555e12);
+  CHECK(m.info().transfer == Transfer::kMemoryBound);
+  CHECK(m.settings()[0].decompress_t0_s == m.settings()[0].t0_s);
+  CHECK(error_of(with("  \"transfer\": {\"kind\": \"memory-bound\", \"source\": \"assumption\"},\n")) ==
+        "m.json:14: field 'transfer.kind': a memory-bound transfer needs the measured memory bandwidth: add "
+        "\"measured_on\": {\"device\", \"memory_Bps\", \"source\"}");
+  CHECK(error_of(with(on + "  \"transfer\": {\"kind\": \"linear\", \"source\": \"assumption\"},\n")) ==
+        "m.json:15: field 'transfer.kind': expected one of memory-bound, none, got \"linear\"");
+  CHECK(error_of(with("  \"measured_on\": {\"device\": \"A100\", \"memory_Bps\": 0, \"source\": \"d\"},\n")) ==
+        "m.json:14: field 'measured_on.memory_Bps': expected a positive number, got \"0\"");
 }

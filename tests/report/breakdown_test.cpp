@@ -12,6 +12,7 @@ namespace {
 engine::Result two_rank_result() {
   engine::Result r;
   r.trace_name = "t";
+  r.iterations = 1;
   r.platform_name = "p";
   r.network_model = "model";
   r.algorithm = "all_reduce: ring";
@@ -92,4 +93,15 @@ TEST_CASE("csv fields are quoted when they need it", "[report]") {
   CHECK(report::csv_field("linear") == "linear");
   CHECK(report::csv_field("a,b") == "\"a,b\"");
   CHECK(report::csv_field("say \"hi\"") == "\"say \"\"hi\"\"\"");
+}
+
+TEST_CASE("a trace total is called an iteration only when the trace holds one", "[report]") {
+  CHECK(report::format_span(0.040, 1) == "iteration 40.000 ms");
+  CHECK(report::format_span(0.040, 2) == "trace total 40.000 ms, 2 iterations, 20.000 ms per iteration");
+  CHECK(report::format_span(0.040, 0) == "trace total 40.000 ms (the trace does not say how many iterations it holds)");
+  engine::Result two = two_rank_result();
+  two.iterations = 2;
+  std::ostringstream json;
+  report::write_json(report::make_breakdown(two, {}), json);
+  CHECK(json.str().find("\"iterations\": 2,\n  \"trace_total_ms\": 40.0,\n  \"iteration_ms\": 20.0") != std::string::npos);
 }

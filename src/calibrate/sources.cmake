@@ -1,0 +1,4 @@
+# Sources of src/calibrate/, listed explicitly (no GLOB).
+target_sources(ccsim_lib PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/compressor_fit.cpp
+)

@@ -1,0 +1,66 @@
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "calibrate/compressor_fit.hpp"
+#include "cli/commands.hpp"
+
+namespace ccsim::cli {
+namespace {
+
+struct CalibrateCompressorCommand {
+  std::string bench;
+  std::string output;
+  std::string name;
+  std::string codec;
+  std::string transfer = "memory-bound";
+  bool clamp_t0 = false;
+};
+
+void run_calibrate_compressor(const CalibrateCompressorCommand& cmd) {
+  calibrate::CompressorBench bench = calibrate::read_compressor_bench(cmd.bench);
+  calibrate::CompressorFitOptions options;
+  options.codec = cmd.codec;
+  options.name = cmd.name;
+  options.transfer = cmd.transfer;
+  options.clamp_t0 = cmd.clamp_t0;
+  options.command = "ccsim calibrate compressor " + cmd.bench;
+  if (!cmd.codec.empty()) options.command += " --codec " + cmd.codec;
+  if (!cmd.name.empty()) options.command += " --name " + cmd.name;
+  if (cmd.transfer != "memory-bound") options.command += " --transfer " + cmd.transfer;
+  if (cmd.clamp_t0) options.command += " --clamp-t0";
+  calibrate::CompressorFit fit = calibrate::fit_compressor(bench, options);
+  if (cmd.output.empty() || cmd.output == "-") {
+    // The model is the result: on stdout; the fit's report goes to stderr.
+    fmt::print(stderr, "{}", fit.report);
+    fmt::print("{}", fit.model_json);
+    return;
+  }
+  write_output(cmd.output, fit.model_json);
+  fmt::print("{}\nwrote {}\n", fit.report, cmd.output);
+}
+
+}  // namespace
+
+void setup_calibrate_compressor(CLI::App& calibrate) {
+  auto cmd = std::make_shared<CalibrateCompressorCommand>();
+  CLI::App* sub = calibrate.add_subcommand(
+      "compressor",
+      "Fit a compressor model (ratio per error bound, t0 + bytes / rate per operation) to the measurements of "
+      "ccsim_compressor_bench --json");
+  sub->add_option("bench", cmd->bench, "Benchmark file (ccsim-compressor-bench v1)")->required();
+  sub->add_option("-o,--output", cmd->output,
+                  "Write the model here (e.g. models/compressors/NAME.json); default: stdout, report on stderr");
+  sub->add_option("--name", cmd->name, "Model name (default: the codec's)");
+  sub->add_option("--codec", cmd->codec, "Codec to fit when the file holds several");
+  sub->add_option("--transfer", cmd->transfer,
+                  "How the throughputs carry to other hardware: memory-bound (scale with memory bandwidth) or none")
+      ->check(CLI::IsMember({"memory-bound", "none"}))
+      ->capture_default_str();
+  sub->add_flag("--clamp-t0", cmd->clamp_t0,
+                "Fit the rate with t0 = 0 where t0 comes out negative, instead of refusing (said in the model)");
+  sub->callback([cmd] { run_calibrate_compressor(*cmd); });
+}
+
+}  // namespace ccsim::cli
