@@ -1,0 +1,5 @@
+# Sources of src/calibrate/, listed explicitly (no GLOB).
+target_sources(ccsim_lib PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/measurement_file.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/network_fit.cpp
+)
