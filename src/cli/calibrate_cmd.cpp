@@ -1,14 +1,132 @@
-#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <memory>
+#include <sstream>
 
+#include <fmt/format.h>
+
+#include "calibrate/measurement_file.hpp"
+#include "calibrate/network_fit.hpp"
 #include "cli/commands.hpp"
+#include "core/input_error.hpp"
+#include "core/parse.hpp"
+#include "topology/network_model.hpp"
 
 namespace ccsim::cli {
 
+std::vector<std::string> network_model_dirs() {
+  std::vector<std::string> dirs;
+  if (const char* env = std::getenv("CCSIM_NETWORK_MODELS")) {
+    std::stringstream list(env);
+    for (std::string dir; std::getline(list, dir, ':');) {
+      if (!dir.empty()) dirs.push_back(dir);
+    }
+  }
+  dirs.emplace_back(CCSIM_SOURCE_DIR "/models/network");
+  return dirs;
+}
+
+std::string calibration_report(const std::vector<calibrate::PointFit>& points) {
+  std::string out = fmt::format("{:>5}  {:>10}  {:>13}  {:>13}  {:>8}  {}\n", "ranks", "bytes", "measured_us",
+                                "predicted_us", "error", "set");
+  for (const calibrate::PointFit& p : points) {
+    out += fmt::format("{:>5}  {:>10}  {:>13.3f}  {:>13.3f}  {:>+7.1f}%  {}\n", p.ranks, format_bytes(static_cast<double>(p.bytes)),
+                       p.measured_s * 1e6, p.predicted_s * 1e6, p.relative_error() * 100, p.fitted ? "fitted" : "held-out");
+  }
+  for (bool fitted : {true, false}) {
+    calibrate::ErrorSummary e = calibrate::summarize(points, fitted);
+    if (e.points == 0) continue;
+    out += fmt::format("{:<9} {:>2} points: gmean error {:.1f}%, worst {:.1f}%\n", fitted ? "fitted" : "held-out", e.points,
+                       e.gmean * 100, e.worst * 100);
+  }
+  return out;
+}
+
+std::string tier_report(const topology::TierModel& tier, double reduce_s_per_byte) {
+  std::string out = fmt::format("overheads: send {:.3f} us, receive {:.3f} us; reduction {:.4g} ns/KiB\n",
+                                tier.send_overhead_s * 1e6, tier.recv_overhead_s * 1e6, reduce_s_per_byte * 1024e9);
+  out += fmt::format("{:>7}  {:>10}  {:>10}  {:>12}\n", "segment", "from", "latency_us", "bandwidth");
+  for (std::size_t i = 0; i < tier.segments.size(); ++i) {
+    const topology::CostSegment& s = tier.segments[i];
+    out += fmt::format("{:>7}  {:>10}  {:>10.3f}  {:>12}\n", i + 1, format_bytes(static_cast<double>(s.min_bytes)),
+                       s.latency_s * 1e6, format_rate(s.bandwidth_Bps));
+  }
+  return out;
+}
+
+namespace {
+
+struct CalibrateNetworkCommand {
+  std::string measurements;
+  std::string series = "ring/mpi";
+  std::string library_schedule = "auto";
+  std::string fit = "alternate";
+  std::string tier = "intra";
+  int max_segments = 4;
+  std::string output;
+  std::string name;
+};
+
+void run_calibrate_network(const CalibrateNetworkCommand& cmd) {
+  calibrate::MeasurementFile file = calibrate::read_measurements(cmd.measurements);
+  calibrate::SeriesChoice choice = calibrate::parse_series_choice(cmd.series, "command line", "--series");
+  choice.library_schedule = cmd.library_schedule;
+  const calibrate::FitMode mode = cmd.fit == "all" ? calibrate::FitMode::kAll : calibrate::FitMode::kAlternate;
+  calibrate::NetworkFit fit = calibrate::fit_network(file, choice, mode, cmd.max_segments);
+
+  std::string out = fmt::format("calibrate network: {}, all_reduce {} on {} ranks (schedule {}), fitted on {} sizes\n",
+                                cmd.measurements, cmd.series, fit.points.front().ranks, fit.schedule,
+                                mode == calibrate::FitMode::kAll ? "all" : "alternate");
+  out += "error = predicted / measured - 1; gmean error = exp(mean |ln(predicted / measured)|) - 1\n";
+  out += calibration_report(fit.points);
+  out += fmt::format("model, tier {}: per message send overhead + latency + bytes / bandwidth + receive overhead\n", cmd.tier);
+  out += tier_report(fit.tier, fit.reduce_s_per_byte);
+  for (const std::string& note : fit.notes) out += fmt::format("note: {}\n", note);
+
+  if (!cmd.output.empty()) {
+    topology::NetworkModel model;
+    model.name = !cmd.name.empty() ? cmd.name : fmt::format("fit-{}", cmd.series);
+    model.description = fmt::format("all_reduce {} on {} ranks fitted on the critical path of schedule {}",
+                                    cmd.series, fit.points.front().ranks, fit.schedule);
+    model.hardware = fmt::format("{}, {} process(es) on {} node(s)", file.cpu.empty() ? "unknown CPU" : file.cpu,
+                                 file.processes, file.nodes);
+    model.source = fmt::format("measured: {}; ccsim calibrate network {} --series {} --fit {} --tier {}", cmd.measurements,
+                               cmd.measurements, cmd.series, cmd.fit, cmd.tier);
+    (cmd.tier == "inter" ? model.has_inter : model.has_intra) = true;
+    (cmd.tier == "inter" ? model.inter : model.intra) = fit.tier;
+    model.reduce_s_per_byte = fit.reduce_s_per_byte;
+    model.fitted_on = topology::FitRecord{cmd.measurements, cmd.series, fit.points.front().ranks, fit.fitted_on};
+    write_output(cmd.output, topology::write_network_model(model));
+    out += fmt::format("wrote {}\n", cmd.output);
+  }
+  write_output("-", out);
+}
+
+}  // namespace
+
 void setup_calibrate(CLI::App& app) {
-  CLI::App* calibrate =
-      app.add_subcommand("calibrate", "Fit model parameters to measurements and write them as model files");
+  CLI::App* calibrate = app.add_subcommand("calibrate", "Fit model parameters to real measurements (ccsim measure)");
   calibrate->require_subcommand(1);
   setup_calibrate_compressor(*calibrate);
+
+  auto cmd = std::make_shared<CalibrateNetworkCommand>();
+  CLI::App* sub = calibrate->add_subcommand(
+      "network",
+      "Fit a size-dependent network tier (per-message overheads, latency and bandwidth per size segment) to an "
+      "all_reduce series by weighted least squares on the critical path of its schedule");
+  sub->add_option("measurements", cmd->measurements, "Measurement file (ccsim-measurements)")->required();
+  sub->add_option("--series", cmd->series, "ALGORITHM/TRANSPORT of the series, e.g. ring/mpi, MPI_Allreduce/mpi")
+      ->capture_default_str();
+  sub->add_option("--library-schedule", cmd->library_schedule,
+                  "Schedule that models the MPI library's collective: auto (what ccsim chooses) or an algorithm")
+      ->capture_default_str();
+  sub->add_option("--fit", cmd->fit, "Fit on alternate sizes (the others held out) or on all")
+      ->check(CLI::IsMember({"alternate", "all"}))
+      ->capture_default_str();
+  sub->add_option("--tier", cmd->tier, "Tier the model describes")->check(CLI::IsMember({"intra", "inter"}))->capture_default_str();
+  sub->add_option("--segments", cmd->max_segments, "Most size segments tried")->check(CLI::Range(1, 4))->capture_default_str();
+  sub->add_option("-o,--output", cmd->output, "Write the model here (models/network/NAME.json)");
+  sub->add_option("--name", cmd->name, "Model name (default: fit-SERIES)");
+  sub->callback([cmd] { run_calibrate_network(*cmd); });
 }
 
 }  // namespace ccsim::cli

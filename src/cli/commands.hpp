@@ -5,6 +5,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "calibrate/network_fit.hpp"
+#include "topology/network_model.hpp"
+
 namespace ccsim::cli {
 
 // One file per subcommand: setup_<cmd> registers it and its options on the app; its
@@ -14,14 +17,24 @@ void setup_platform(CLI::App& app);
 void setup_compare(CLI::App& app);
 void setup_breakeven(CLI::App& app);
 void setup_measure(CLI::App& app);
-/// `calibrate`, the parent of the fitting subcommands (calibrate_cmd.cpp).
+/// `calibrate`, the parent of the fitting subcommands, and its `network` child (calibrate_cmd.cpp).
 void setup_calibrate(CLI::App& app);
 /// Adds `compressor` to the `calibrate` parent (calibrate_compressor_cmd.cpp).
 void setup_calibrate_compressor(CLI::App& calibrate);
+/// `validate`: a network model's predictions against measurements (validate_cmd.cpp).
+void setup_validate(CLI::App& app);
 
 /// Directories searched for platform presets: $CCSIM_PLATFORMS (colon-separated), then the
 /// platforms/ folder of the source tree this binary was built from.
 std::vector<std::string> platform_dirs();
+
+/// Directories searched for network models: $CCSIM_NETWORK_MODELS (colon-separated), then
+/// the models/network/ folder of the source tree this binary was built from.
+std::vector<std::string> network_model_dirs();
+
+/// Shared by calibrate and validate: the point table with fitted / held-out errors, and a tier.
+std::string calibration_report(const std::vector<calibrate::PointFit>& points);
+std::string tier_report(const topology::TierModel& tier, double reduce_s_per_byte);
 
 /// Writes `text` to `path` ("-" = stdout) through a temporary file renamed into place, so a
 /// failed run never leaves a truncated file behind.

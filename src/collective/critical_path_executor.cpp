@@ -19,8 +19,8 @@ struct Channel {
 /// rendezvous transfers that start when both sides have posted.
 class CriticalPathExecutor final : public StepExecutor {
  public:
-  CriticalPathExecutor(const Schedule& schedule, const CostParams& params, const LinkModel& link)
-      : params_(params), link_(link), element_bytes_(static_cast<std::uint64_t>(schedule.element_bytes())),
+  CriticalPathExecutor(const Schedule& schedule, const CostParams& params, const MessageCost& message)
+      : params_(params), message_(message), element_bytes_(static_cast<std::uint64_t>(schedule.element_bytes())),
         clock_(static_cast<std::size_t>(schedule.size()), 0.0), send_index_(clock_.size()),
         recv_index_(clock_.size()) {}
 
@@ -80,13 +80,11 @@ class CriticalPathExecutor final : public StepExecutor {
 
   double transfer_s(int from, int to, const Block& block, bool compressed) const {
     const std::uint64_t raw = block.count * element_bytes_;
-    const LinkCost cost = link_ ? link_(from, to) : LinkCost{params_.alpha_s, params_.beta_s_per_byte};
-    return cost.alpha_s +
-           static_cast<double>(compressed ? params_.compressor.wire_bytes(raw) : raw) * cost.beta_s_per_byte;
+    return message_(from, to, compressed ? params_.compressor.wire_bytes(raw) : raw);
   }
 
   const CostParams& params_;
-  const LinkModel& link_;
+  const MessageCost& message_;
   std::uint64_t element_bytes_;
   std::vector<double> clock_;             ///< per rank: when its current step began (or its end)
   std::vector<std::size_t> send_index_;   ///< per rank: its current send's slot in its channel
@@ -97,7 +95,15 @@ class CriticalPathExecutor final : public StepExecutor {
 }  // namespace
 
 double critical_path_s(const Schedule& schedule, const CostParams& params, const LinkModel& link) {
-  CriticalPathExecutor executor(schedule, params, link);
+  const MessageCost message = [&](int from, int to, std::uint64_t wire_bytes) {
+    const LinkCost cost = link ? link(from, to) : LinkCost{params.alpha_s, params.beta_s_per_byte};
+    return cost.alpha_s + static_cast<double>(wire_bytes) * cost.beta_s_per_byte;
+  };
+  return critical_path_by_message_s(schedule, params, message);
+}
+
+double critical_path_by_message_s(const Schedule& schedule, const CostParams& params, const MessageCost& message) {
+  CriticalPathExecutor executor(schedule, params, message);
   run_all_ranks(schedule, executor);
   return executor.makespan_s();
 }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <functional>
 
 #include "collective/schedule.hpp"
@@ -24,5 +25,16 @@ using LinkModel = std::function<LinkCost(int from, int to)>;
 /// checked against: a closed form derived from the schedule equals this critical path.
 /// Throws std::logic_error (from run_all_ranks) when the schedule deadlocks.
 double critical_path_s(const Schedule& schedule, const CostParams& params, const LinkModel& link = {});
+
+/// The time of one message of `wire_bytes` (as it travels: compressed bytes for a compressed
+/// step) from group-local rank `from` to `to` on an otherwise idle path, e.g. a calibrated
+/// size-dependent model (topology::TierModel::message_s).
+using MessageCost = std::function<double(int from, int to, std::uint64_t wire_bytes)>;
+
+/// critical_path_s() with a size-dependent message cost instead of alpha + bytes * beta:
+/// params.alpha_s and params.beta_s_per_byte are not used; gamma and the compressor are.
+/// critical_path_s(s, p, link) equals critical_path_by_message_s(s, p, m) exactly for
+/// m(from, to, n) = link(from, to).alpha_s + n * link(from, to).beta_s_per_byte.
+double critical_path_by_message_s(const Schedule& schedule, const CostParams& params, const MessageCost& message);
 
 }  // namespace ccsim::collective

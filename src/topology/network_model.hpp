@@ -1,7 +1,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ccsim::topology {
@@ -29,6 +31,15 @@ struct TierModel {
   double message_s(std::uint64_t bytes) const;
 };
 
+/// Which measured points a model was fitted on: a series of a measurement file, on one
+/// group size, at some buffer sizes.
+struct FitRecord {
+  std::string file;    ///< the measurement file, as given to the fit
+  std::string series;  ///< ALGORITHM/TRANSPORT, e.g. ring/mpi
+  int ranks = 0;
+  std::vector<std::uint64_t> bytes;  ///< each rank's buffer, one per fitted point
+};
+
 /// A size-dependent network model (models/network/NAME.json, format "ccsim-network-model"):
 /// a TierModel between ranks of one node (`intra`) and between nodes (`inter`), with where
 /// and how it was measured. A platform references one by name; without one the engine runs
@@ -42,12 +53,23 @@ struct NetworkModel {
   bool has_inter = false;
   TierModel intra;
   TierModel inter;
+  /// Reduction time per byte found by the fit alongside the network (0 when the fit could
+  /// not tell it from the bandwidth and folded it in there); optional key `reduce_s_per_byte`.
+  double reduce_s_per_byte = 0;
+  /// The measured points the model was fitted on, so that a validation can keep fitted and
+  /// held-out points apart; optional key `fitted_on`.
+  std::optional<FitRecord> fitted_on;
   std::string file;  ///< where it was read from; empty when built in memory
 };
+
+inline constexpr const char* kNetworkModelFormat = "ccsim-network-model";
+inline constexpr int kNetworkModelVersion = 1;
 
 /// Reads a network model file strictly (unknown keys, negative or non-finite values,
 /// unsorted segments are InputError naming file, line and field).
 NetworkModel read_network_model(const std::string& path);
+/// read_network_model() of text already in memory; `source` names it in messages.
+NetworkModel parse_network_model(std::string_view text, const std::string& source);
 /// The JSON text of a model, in the layout read_network_model() reads.
 std::string write_network_model(const NetworkModel& model);
 

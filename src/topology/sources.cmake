@@ -9,4 +9,5 @@ target_sources(ccsim_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/platform.cpp
   ${CMAKE_CURRENT_LIST_DIR}/simgrid_xml.cpp
   ${CMAKE_CURRENT_LIST_DIR}/summary.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/network_model.cpp
 )

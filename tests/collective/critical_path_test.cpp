@@ -105,3 +105,16 @@ TEST_CASE("critical path: sends wait for their receivers (rendezvous)", "[collec
   testing::Buffers buffers(2, std::vector<double>(4, 1.0));
   CHECK_NOTHROW(execute_in_memory(schedule, buffers));  // eager sends do not wait
 }
+
+TEST_CASE("a size-dependent message cost gives the critical path by message", "[collective][critical-path]") {
+  const RingAllReduce ring(4, kCount, 4);
+  const CostParams params = cost_params(2e-6, 1e-9, 3e-10);
+  // alpha + n beta through the message cost is the link model's result, bit for bit.
+  const MessageCost affine = [&](int, int, std::uint64_t n) { return params.alpha_s + static_cast<double>(n) * params.beta_s_per_byte; };
+  CHECK(critical_path_by_message_s(ring, params, affine) == critical_path_s(ring, params));
+  // A step function of size: 2 (p - 1) messages of n / p bytes each, then (p - 1) reductions of n / p.
+  const std::uint64_t chunk = kCount * 4 / 4;
+  const MessageCost step = [](int, int, std::uint64_t n) { return n >= 65536 ? 7e-6 : 1e-6; };
+  CHECK(critical_path_by_message_s(ring, params, step) ==
+        Approx(6 * (chunk >= 65536 ? 7e-6 : 1e-6) + 3 * static_cast<double>(chunk) * 3e-10).epsilon(1e-12));
+}

@@ -1,0 +1,112 @@
+#include "calibrate/measurement_file.hpp"
+
+#include <fmt/format.h>
+
+#include "core/input_error.hpp"
+#include "core/json.hpp"
+#include "core/json_reader.hpp"
+
+namespace ccsim::calibrate {
+namespace {
+
+using json::ObjectReader;
+
+constexpr const char* kFormat = "ccsim-measurements";
+constexpr int kVersion = 1;
+
+/// The median of a timing summary; its other statistics are allowed, not used.
+double read_median(ObjectReader& parent) {
+  ObjectReader time = parent.child("time_s");
+  double median = time.positive("median");
+  time.allow({"min", "max", "p10", "p90", "mean"});
+  time.finish();
+  return median;
+}
+
+int read_count(ObjectReader& r, std::string_view key) {
+  std::int64_t value = r.positive_integer(key);
+  if (value > 1 << 24) r.at(key).fail(fmt::format("expected at most {}, {}", 1 << 24, json::got(r.required(key))));
+  return static_cast<int>(value);
+}
+
+SeriesPoint read_series(const json::Value& value, const std::string& file, const std::string& path) {
+  ObjectReader r(value, file, path);
+  SeriesPoint s;
+  s.line = value.line();
+  s.field = path;
+  s.op = r.choice("op", {"all_reduce", "all_gather", "reduce_scatter"});
+  s.implementation = r.choice("implementation", {"mpi-library", "ccsim-schedule"});
+  s.algorithm = r.string("algorithm");
+  if (s.algorithm.empty()) r.at("algorithm").fail("expected an algorithm name, got \"\"");
+  s.transport = r.choice("transport", {"mpi", "ucx"});
+  s.codec = r.optional_string("codec");
+  s.group_size = read_count(r, "group_size");
+  s.bytes = r.non_negative_integer("bytes");
+  if (s.bytes == 0) r.at("bytes").fail("expected a positive integer, " + json::got(r.required("bytes")));
+  s.median_s = read_median(r);
+  s.ratio = r.optional_positive("ratio");
+  r.allow({"error_feedback", "group", "groups", "count", "dtype", "warmup", "reps", "samples_s",
+           "wire_bytes_per_rank", "messages_per_rank", "check"});
+  r.finish();
+  return s;
+}
+
+P2pPoint read_p2p(const json::Value& value, const std::string& file, const std::string& path) {
+  ObjectReader r(value, file, path);
+  P2pPoint p;
+  p.pattern = r.choice("pattern", {"ping-pong", "pairs"});
+  p.transport = r.choice("transport", {"mpi", "ucx"});
+  p.pairs = read_count(r, "pairs");
+  p.bytes = r.non_negative_integer("bytes");
+  p.median_s = read_median(r);
+  r.allow({"reps", "samples_s"});
+  r.finish();
+  return p;
+}
+
+}  // namespace
+
+MeasurementFile parse_measurements(std::string_view text, const std::string& source) {
+  json::Value root = json::parse(text, source);
+  ObjectReader doc(root, source, "");
+  std::string format = doc.string("format");
+  if (format != kFormat) doc.at("format").fail(fmt::format("expected \"{}\", got \"{}\"", kFormat, format));
+  std::int64_t version = doc.integer("version");
+  if (version != kVersion) {
+    doc.at("version").fail(fmt::format("expected {} (the only version this build reads), got \"{}\"", kVersion,
+                                       doc.required("version").text()));
+  }
+  MeasurementFile m;
+  m.file = source;
+  ObjectReader machine = doc.child("machine");
+  m.processes = read_count(machine, "processes");
+  m.nodes = read_count(machine, "nodes");
+  m.cpu = machine.optional_string("cpu").value_or("");
+  machine.allow({"hosts", "cores_per_node", "mpi_library", "transports", "environment", "ucx"});
+  machine.finish();
+
+  const json::Value& series = doc.array("series");
+  const std::string series_path = doc.member_path("series");
+  for (std::size_t i = 0; i < series.items().size(); ++i) {
+    m.series.push_back(read_series(series.items()[i], source, json::item_path(series_path, i)));
+    const SeriesPoint& s = m.series.back();
+    if (s.group_size > m.processes) {
+      SourceRef{source, s.line, s.field + ".group_size"}.fail(
+          fmt::format("expected at most the {} processes of machine.processes, got \"{}\"", m.processes, s.group_size));
+    }
+  }
+  if (const json::Value* p2p = doc.optional("p2p")) {
+    if (!p2p->is_array()) doc.at("p2p").fail("expected an array, " + json::got(*p2p));
+    const std::string p2p_path = doc.member_path("p2p");
+    for (std::size_t i = 0; i < p2p->items().size(); ++i) {
+      m.p2p.push_back(read_p2p(p2p->items()[i], source, json::item_path(p2p_path, i)));
+    }
+  }
+  doc.allow({"command", "layout", "data", "groups", "failed_checks"});
+  doc.finish();
+  return m;
+}
+
+MeasurementFile read_measurements(const std::string& path) { return parse_measurements(json::read_file(path), path); }
+
+}  // namespace ccsim::calibrate

@@ -1,0 +1,52 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ccsim::calibrate {
+
+/// One measured point of a `ccsim-measurements` series: what ran and its median time.
+struct SeriesPoint {
+  std::string op;              ///< all_reduce, all_gather, reduce_scatter
+  std::string implementation;  ///< mpi-library or ccsim-schedule
+  std::string algorithm;       ///< MPI_Allreduce, ring, compressed-ring, ...
+  std::string transport;       ///< mpi or ucx
+  std::optional<std::string> codec;  ///< the codec spec of a compressed series
+  int group_size = 0;
+  std::uint64_t bytes = 0;     ///< each rank's buffer
+  double median_s = 0;
+  std::optional<double> ratio;  ///< schedules only: raw bytes / wire bytes as measured
+  int line = 0;                ///< where the series object starts
+  std::string field;           ///< its field path, "series[3]"
+};
+
+/// One point-to-point measurement: ping-pong (one-way time) or concurrent pairs.
+struct P2pPoint {
+  std::string pattern;  ///< ping-pong or pairs
+  std::string transport;
+  int pairs = 0;
+  std::uint64_t bytes = 0;
+  double median_s = 0;
+};
+
+/// What calibration needs of a measurement file (format "ccsim-measurements", version 1,
+/// src/measure/README.md): the process count, the series points and the p2p points.
+struct MeasurementFile {
+  std::string file;
+  int processes = 0;
+  int nodes = 0;
+  std::string cpu;
+  std::vector<SeriesPoint> series;
+  std::vector<P2pPoint> p2p;
+};
+
+/// Reads a measurement file strictly: the keys calibration uses are checked (type, range),
+/// the other documented keys are allowed, anything else is an InputError naming file, line
+/// and field.
+MeasurementFile read_measurements(const std::string& path);
+MeasurementFile parse_measurements(std::string_view text, const std::string& source);
+
+}  // namespace ccsim::calibrate

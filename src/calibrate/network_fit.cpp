@@ -1,0 +1,421 @@
+#include "calibrate/network_fit.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "collective/critical_path_executor.hpp"
+#include "collective/registry.hpp"
+#include "core/input_error.hpp"
+#include "core/parse.hpp"
+
+namespace ccsim::calibrate {
+namespace {
+
+/// Message-size segments: segment k holds messages of at least breaks[k - 1] bytes.
+int segment_of(std::uint64_t bytes, const std::vector<std::uint64_t>& breaks) {
+  int k = 0;
+  while (k < static_cast<int>(breaks.size()) && bytes >= breaks[static_cast<std::size_t>(k)]) ++k;
+  return k;
+}
+
+/// The parameter vector of a fit with K segments: latency_0..K-1, seconds per byte_0..K-1,
+/// reduction seconds per byte, per-message overhead (send + receive).
+struct Layout {
+  std::vector<std::uint64_t> breaks;
+  int segments() const { return static_cast<int>(breaks.size()) + 1; }
+  int size() const { return 2 * segments() + 2; }
+  int gamma() const { return 2 * segments(); }
+  int overhead() const { return 2 * segments() + 1; }
+  std::string name(int j) const {
+    const int k = segments();
+    if (j < k) return fmt::format("latency of segment {}", j + 1);
+    if (j < 2 * k) return fmt::format("bandwidth of segment {}", j - k + 1);
+    return j == gamma() ? "reduction cost per byte" : "per-message overhead";
+  }
+};
+
+/// Critical path of a schedule at parameter vector `theta`; `largest` gets the largest message.
+double evaluate(const collective::Schedule& schedule, const Layout& layout, const std::vector<double>& theta,
+                const compress::CompressorCost& compressor, std::uint64_t* largest = nullptr) {
+  const int k = layout.segments();
+  collective::CostParams params;
+  params.gamma_s_per_byte = theta[static_cast<std::size_t>(layout.gamma())];
+  params.compressor = compressor;
+  const collective::MessageCost message = [&](int, int, std::uint64_t n) {
+    if (largest) *largest = std::max(*largest, n);
+    const auto s = static_cast<std::size_t>(segment_of(n, layout.breaks));
+    return theta[s] + static_cast<double>(n) * theta[static_cast<std::size_t>(k) + s] +
+           theta[static_cast<std::size_t>(layout.overhead())];
+  };
+  return collective::critical_path_by_message_s(schedule, params, message);
+}
+
+/// The design of a fit: per point the constant (all parameters 0) and the coefficient of
+/// each parameter (the critical path at a unit parameter vector, less the constant).
+struct Design {
+  std::vector<double> constant;
+  std::vector<std::vector<double>> columns;  // [parameter][point]
+};
+
+Design design_of(const std::vector<std::unique_ptr<collective::Schedule>>& schedules, const Layout& layout) {
+  Design d;
+  std::vector<double> theta(static_cast<std::size_t>(layout.size()), 0.0);
+  for (const auto& s : schedules) d.constant.push_back(evaluate(*s, layout, theta, {}));
+  for (int j = 0; j < layout.size(); ++j) {
+    theta.assign(theta.size(), 0.0);
+    theta[static_cast<std::size_t>(j)] = 1.0;
+    std::vector<double> column;
+    for (std::size_t i = 0; i < schedules.size(); ++i) column.push_back(evaluate(*schedules[i], layout, theta, {}) - d.constant[i]);
+    d.columns.push_back(std::move(column));
+  }
+  return d;
+}
+
+/// Weighted least squares over the `free` parameters (others 0): minimises
+/// sum ((constant + X theta - y) / y)^2 by modified Gram-Schmidt QR on normalised columns.
+/// A column that is (numerically) a combination of earlier ones is dropped from `free` and
+/// listed in `dependent`.
+std::vector<double> solve(const Design& d, const std::vector<std::size_t>& rows, const std::vector<double>& y,
+                          std::vector<bool>& free, std::vector<int>& dependent) {
+  const std::size_t n = rows.size();
+  std::vector<std::vector<double>> q;
+  std::vector<int> kept;
+  std::vector<double> scale;
+  std::vector<std::vector<double>> r;  // r[i][j], upper triangular over kept columns
+  for (std::size_t j = 0; j < d.columns.size(); ++j) {
+    if (!free[j]) continue;
+    std::vector<double> v(n);
+    for (std::size_t i = 0; i < n; ++i) v[i] = d.columns[j][rows[i]] / y[i];
+    double norm = 0;
+    for (double x : v) norm += x * x;
+    norm = std::sqrt(norm);
+    if (norm == 0) {
+      free[j] = false;
+      dependent.push_back(static_cast<int>(j));
+      continue;
+    }
+    for (double& x : v) x /= norm;
+    std::vector<double> rj(kept.size() + 1, 0.0);
+    for (std::size_t a = 0; a < q.size(); ++a) {
+      double dot = 0;
+      for (std::size_t i = 0; i < n; ++i) dot += q[a][i] * v[i];
+      rj[a] = dot;
+      for (std::size_t i = 0; i < n; ++i) v[i] -= dot * q[a][i];
+    }
+    double rest = 0;
+    for (double x : v) rest += x * x;
+    rest = std::sqrt(rest);
+    if (rest < 1e-9) {
+      free[j] = false;
+      dependent.push_back(static_cast<int>(j));
+      continue;
+    }
+    for (double& x : v) x /= rest;
+    rj[kept.size()] = rest;
+    q.push_back(std::move(v));
+    r.push_back(std::move(rj));
+    kept.push_back(static_cast<int>(j));
+    scale.push_back(norm);
+  }
+  std::vector<double> b(n);
+  for (std::size_t i = 0; i < n; ++i) b[i] = (y[i] - d.constant[rows[i]]) / y[i];
+  std::vector<double> qtb(kept.size());
+  for (std::size_t a = 0; a < kept.size(); ++a) {
+    double dot = 0;
+    for (std::size_t i = 0; i < n; ++i) dot += q[a][i] * b[i];
+    qtb[a] = dot;
+  }
+  std::vector<double> z(kept.size());
+  for (std::size_t a = kept.size(); a-- > 0;) {
+    double s = qtb[a];
+    for (std::size_t c = a + 1; c < kept.size(); ++c) s -= r[c][a] * z[c];
+    z[a] = s / r[a][a];
+  }
+  std::vector<double> theta(d.columns.size(), 0.0);
+  for (std::size_t a = 0; a < kept.size(); ++a) theta[static_cast<std::size_t>(kept[a])] = z[a] / scale[a];
+  return theta;
+}
+
+/// A fit at one segment layout.
+struct Candidate {
+  Layout layout;
+  std::vector<double> theta;
+  std::vector<int> dependent;    ///< parameters the series cannot tell from others: fixed at 0
+  std::vector<int> constrained;  ///< parameters fixed at 0 because the fit made them negative
+  int free = 0;
+  double ssr = 0;
+  double criterion = 0;
+};
+
+/// Fits at one layout; nullopt with `why` when a bandwidth comes out non-positive.
+std::optional<Candidate> fit_layout(const std::vector<std::unique_ptr<collective::Schedule>>& schedules,
+                                    const std::vector<std::size_t>& rows, const std::vector<double>& y,
+                                    const Layout& layout, std::string& why) {
+  Candidate c;
+  c.layout = layout;
+  const Design d = design_of(schedules, layout);
+  std::vector<bool> free(static_cast<std::size_t>(layout.size()), true);
+  const int k = layout.segments();
+  for (;;) {
+    c.theta = solve(d, rows, y, free, c.dependent);
+    for (int s = 0; s < k; ++s) {
+      if (c.theta[static_cast<std::size_t>(k + s)] <= 0) {
+        why = fmt::format("{} comes out {} (seconds per byte {:.6g})", layout.name(k + s),
+                          free[static_cast<std::size_t>(k + s)] ? "non-positive" : "undetermined",
+                          c.theta[static_cast<std::size_t>(k + s)]);
+        return std::nullopt;
+      }
+    }
+    int worst = -1;
+    for (int j = 0; j < layout.size(); ++j) {
+      if (j >= k && j < 2 * k) continue;
+      if (c.theta[static_cast<std::size_t>(j)] < 0 &&
+          (worst < 0 || c.theta[static_cast<std::size_t>(j)] < c.theta[static_cast<std::size_t>(worst)])) {
+        worst = j;
+      }
+    }
+    if (worst < 0) break;
+    free[static_cast<std::size_t>(worst)] = false;
+    c.constrained.push_back(worst);
+  }
+  c.free = static_cast<int>(std::count(free.begin(), free.end(), true));
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    double predicted = d.constant[rows[i]];
+    for (std::size_t j = 0; j < d.columns.size(); ++j) predicted += d.columns[j][rows[i]] * c.theta[j];
+    const double r = predicted / y[i] - 1;
+    c.ssr += r * r;
+  }
+  const double n = static_cast<double>(rows.size());
+  const double p = c.free;
+  c.criterion = n * std::log(std::max(c.ssr, 1e-300) / n) + p * std::log(n);
+  return c;
+}
+
+void combinations(const std::vector<std::uint64_t>& candidates, std::size_t from, int left,
+                  std::vector<std::uint64_t>& chosen, std::vector<std::vector<std::uint64_t>>& out) {
+  if (left == 0) {
+    out.push_back(chosen);
+    return;
+  }
+  for (std::size_t i = from; i < candidates.size(); ++i) {
+    chosen.push_back(candidates[i]);
+    combinations(candidates, i + 1, left - 1, chosen, out);
+    chosen.pop_back();
+  }
+}
+
+std::string series_name(const SeriesChoice& choice, const std::string& file) {
+  return fmt::format("{}/{} in {}", choice.algorithm, choice.transport, file);
+}
+
+}  // namespace
+
+SeriesChoice parse_series_choice(const std::string& text, const std::string& what, const std::string& field) {
+  const auto slash = text.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == text.size() || text.find('/', slash + 1) != std::string::npos) {
+    throw InputError(what, 0, field, fmt::format("expected ALGORITHM/TRANSPORT such as ring/mpi or MPI_Allreduce/mpi, got \"{}\"", text));
+  }
+  SeriesChoice choice;
+  choice.algorithm = text.substr(0, slash);
+  choice.transport = text.substr(slash + 1);
+  return choice;
+}
+
+ErrorSummary summarize(const std::vector<PointFit>& points, bool fitted) {
+  ErrorSummary e;
+  double log_sum = 0;
+  for (const PointFit& p : points) {
+    if (p.fitted != fitted) continue;
+    ++e.points;
+    log_sum += std::abs(std::log(p.predicted_s / p.measured_s));
+    e.worst = std::max(e.worst, std::abs(p.relative_error()));
+  }
+  if (e.points > 0) e.gmean = std::exp(log_sum / e.points) - 1;
+  return e;
+}
+
+std::vector<SeriesPoint> select_series(const MeasurementFile& file, const SeriesChoice& choice) {
+  std::vector<SeriesPoint> points;
+  std::vector<std::string> found;
+  for (const SeriesPoint& s : file.series) {
+    if (s.op != "all_reduce") continue;
+    std::string name = s.algorithm + "/" + s.transport;
+    if (std::find(found.begin(), found.end(), name) == found.end()) found.push_back(name);
+    if (s.algorithm == choice.algorithm && s.transport == choice.transport) points.push_back(s);
+  }
+  if (points.empty()) {
+    throw InputError(file.file, 0, "--series",
+                     fmt::format("no all_reduce series {}/{}; series here: {}", choice.algorithm, choice.transport,
+                                 fmt::join(found, ", ")));
+  }
+  std::sort(points.begin(), points.end(), [](const SeriesPoint& a, const SeriesPoint& b) {
+    return a.group_size != b.group_size ? a.group_size < b.group_size : a.bytes < b.bytes;
+  });
+  for (std::size_t i = 1; i < points.size(); ++i) {
+    if (points[i].bytes == points[i - 1].bytes && points[i].group_size == points[i - 1].group_size) {
+      throw InputError(file.file, points[i].line, points[i].field,
+                       fmt::format("series {}/{} has {} bytes on {} ranks twice (also {}); one point per size expected",
+                                   choice.algorithm, choice.transport, points[i].bytes, points[i].group_size,
+                                   points[i - 1].field));
+    }
+  }
+  return points;
+}
+
+std::unique_ptr<collective::Schedule> schedule_for(const SeriesPoint& point, const SeriesChoice& choice,
+                                                    collective::Compression compression) {
+  collective::Request request;
+  request.op = collective::Collective::kAllReduce;
+  request.algorithm = point.implementation == "mpi-library" ? choice.library_schedule : point.algorithm;
+  request.size = point.group_size;
+  request.element_bytes = 4;
+  request.count = point.bytes / 4;
+  request.compression = compression;
+  return collective::make_schedule(request);
+}
+
+double predict_s(const collective::Schedule& schedule, const topology::TierModel& tier, double reduce_s_per_byte,
+                 const compress::CompressorCost& compressor) {
+  collective::CostParams params;
+  params.gamma_s_per_byte = reduce_s_per_byte;
+  params.compressor = compressor;
+  return collective::critical_path_by_message_s(schedule, params,
+                                                [&](int, int, std::uint64_t n) { return tier.message_s(n); });
+}
+
+NetworkFit fit_network(const MeasurementFile& file, const SeriesChoice& choice, FitMode mode, int max_segments) {
+  std::vector<SeriesPoint> points = select_series(file, choice);
+  const std::string name = series_name(choice, file.file);
+  if (points.front().group_size != points.back().group_size) {
+    throw InputError(file.file, points.back().line, points.back().field,
+                     fmt::format("series {} mixes group sizes {} and {}; fit one group size", name,
+                                 points.front().group_size, points.back().group_size));
+  }
+  if (points.front().codec) {
+    throw InputError(file.file, points.front().line, points.front().field + ".codec",
+                     fmt::format("series {} is compressed ({}); fit the network on a plain series and predict "
+                                 "compressed ones with validate --compress",
+                                 name, *points.front().codec));
+  }
+  std::vector<std::unique_ptr<collective::Schedule>> schedules;
+  std::vector<std::size_t> rows;
+  std::vector<double> y;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    schedules.push_back(schedule_for(points[i], choice));
+    if (mode == FitMode::kAll || i % 2 == 0) {
+      rows.push_back(i);
+      y.push_back(points[i].median_s);
+    }
+  }
+  if (rows.size() < 3) {
+    throw InputError(file.file, points.front().line, points.front().field,
+                     fmt::format("series {} has {} points to fit; at least 3 are needed", name, rows.size()));
+  }
+
+  // Candidate breakpoints: between the largest messages of consecutive fitted points.
+  std::vector<std::uint64_t> largest;
+  {
+    Layout one;
+    std::vector<double> zero(static_cast<std::size_t>(one.size()), 0.0);
+    for (std::size_t i : rows) {
+      std::uint64_t m = 0;
+      evaluate(*schedules[i], one, zero, {}, &m);
+      largest.push_back(m);
+    }
+  }
+  std::vector<std::uint64_t> distinct = largest;
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  std::vector<std::uint64_t> candidates;
+  for (std::size_t i = 1; i < distinct.size(); ++i) {
+    candidates.push_back(static_cast<std::uint64_t>(std::llround(std::sqrt(static_cast<double>(distinct[i - 1]) *
+                                                                           static_cast<double>(distinct[i])))));
+  }
+
+  std::optional<Candidate> best;
+  std::string why;
+  int tried = 0;
+  for (int k = 1; k <= max_segments; ++k) {
+    std::vector<std::vector<std::uint64_t>> layouts;
+    std::vector<std::uint64_t> chosen;
+    combinations(candidates, 0, k - 1, chosen, layouts);
+    for (const auto& breaks : layouts) {
+      Layout layout{breaks};
+      std::vector<int> count(static_cast<std::size_t>(k), 0);
+      for (std::uint64_t m : largest) ++count[static_cast<std::size_t>(segment_of(m, breaks))];
+      if (*std::min_element(count.begin(), count.end()) < 3) continue;
+      // More points than parameters.
+      if (static_cast<int>(rows.size()) <= 2 * k) continue;
+      ++tried;
+      std::optional<Candidate> c = fit_layout(schedules, rows, y, layout, why);
+      if (c && (!best || c->criterion < best->criterion)) best = std::move(c);
+    }
+  }
+  if (!best) {
+    throw InputError(file.file, points.front().line, points.front().field,
+                     fmt::format("series {}: no physically possible fit: {}", name, why.empty() ? "too few points" : why));
+  }
+
+  // The critical path is a maximum over paths: check that it is linear at the fitted point.
+  Design d = design_of(schedules, best->layout);
+  NetworkFit fit;
+  const int k = best->layout.segments();
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    double linear = d.constant[i];
+    for (std::size_t j = 0; j < d.columns.size(); ++j) linear += d.columns[j][i] * best->theta[j];
+    const double direct = evaluate(*schedules[i], best->layout, best->theta, {});
+    if (std::abs(direct - linear) > 1e-9 * std::abs(direct)) {
+      throw InputError(file.file, points[i].line, points[i].field,
+                       fmt::format("series {}: the critical path of schedule {} is not linear in the parameters "
+                                   "({:.9g} s against {:.9g} s): the fit does not apply",
+                                   name, schedules[i]->name(), direct, linear));
+    }
+    PointFit p;
+    p.bytes = points[i].bytes;
+    p.ranks = points[i].group_size;
+    p.measured_s = points[i].median_s;
+    p.predicted_s = direct;
+    p.fitted = mode == FitMode::kAll || i % 2 == 0;
+    if (p.fitted) fit.fitted_on.push_back(p.bytes);
+    fit.points.push_back(p);
+  }
+  fit.schedule = std::string(schedules.back()->name());
+  for (std::size_t i = 0; i + 1 < schedules.size(); ++i) {
+    if (schedules[i]->name() != schedules.back()->name()) {
+      fit.schedule = "auto (" + std::string(schedules.front()->name()) + " .. " + fit.schedule + ")";
+      break;
+    }
+  }
+  const double overhead = best->theta[static_cast<std::size_t>(best->layout.overhead())];
+  fit.tier.send_overhead_s = overhead / 2;
+  fit.tier.recv_overhead_s = overhead / 2;
+  for (int s = 0; s < k; ++s) {
+    topology::CostSegment seg;
+    seg.min_bytes = s == 0 ? 0 : best->layout.breaks[static_cast<std::size_t>(s - 1)];
+    seg.latency_s = best->theta[static_cast<std::size_t>(s)];
+    seg.bandwidth_Bps = 1.0 / best->theta[static_cast<std::size_t>(k + s)];
+    fit.tier.segments.push_back(seg);
+  }
+  fit.reduce_s_per_byte = best->theta[static_cast<std::size_t>(best->layout.gamma())];
+  fit.notes.push_back(fmt::format("{} segment{} chosen by BIC of the relative residuals among {} layouts (1..{} "
+                                  "segments, breakpoints between fitted sizes, >= 3 fitted points each)",
+                                  k, k == 1 ? "" : "s", tried, max_segments));
+  for (int j : best->dependent) {
+    fit.notes.push_back(fmt::format("{} cannot be told apart from the other parameters in this series: fixed at 0 "
+                                    "(absorbed by the {})",
+                                    best->layout.name(j), j == best->layout.gamma() ? "bandwidths" : "latencies"));
+  }
+  for (int j : best->constrained) {
+    fit.notes.push_back(fmt::format("constrained fit: {} fixed at 0 (the unconstrained fit made it negative)",
+                                    best->layout.name(j)));
+  }
+  fit.fitted = summarize(fit.points, true);
+  fit.held_out = summarize(fit.points, false);
+  return fit;
+}
+
+}  // namespace ccsim::calibrate

@@ -1,0 +1,88 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "calibrate/measurement_file.hpp"
+#include "collective/schedule.hpp"
+#include "compress/compressor_cost.hpp"
+#include "topology/network_model.hpp"
+
+namespace ccsim::calibrate {
+
+/// Which points of a series the parameters are fitted on.
+enum class FitMode : std::uint8_t {
+  kAlternate,  ///< every other size, from the smallest; the others are held out
+  kAll,        ///< every size
+};
+
+/// Which series of a measurement file, and which schedule models it.
+struct SeriesChoice {
+  std::string algorithm = "ring";  ///< the series' algorithm: ring, MPI_Allreduce, compressed-ring, ...
+  std::string transport = "mpi";
+  /// The schedule that models the MPI library's own collective: "auto" (what
+  /// collective::make_schedule chooses, as MPI libraries do) or an algorithm name.
+  std::string library_schedule = "auto";
+};
+
+/// Parses ALGO/TRANSPORT (the --series option); InputError(what, 0, field, ...) when malformed.
+SeriesChoice parse_series_choice(const std::string& text, const std::string& what, const std::string& field);
+
+/// One measured point and what a model predicts for it.
+struct PointFit {
+  std::uint64_t bytes = 0;  ///< each rank's buffer
+  int ranks = 0;
+  double measured_s = 0;
+  double predicted_s = 0;
+  bool fitted = false;  ///< used by the fit (else held out)
+  /// predicted / measured - 1.
+  double relative_error() const { return predicted_s / measured_s - 1; }
+};
+
+/// Errors of a set of points: geometric mean exp(mean |ln(predicted / measured)|) - 1 and
+/// worst |predicted / measured - 1|.
+struct ErrorSummary {
+  int points = 0;
+  double gmean = 0;
+  double worst = 0;
+};
+ErrorSummary summarize(const std::vector<PointFit>& points, bool fitted);
+
+/// The result of fitting a network tier to one series.
+struct NetworkFit {
+  topology::TierModel tier;
+  double reduce_s_per_byte = 0;
+  std::string schedule;  ///< the schedule that models the series ("ring", ...)
+  std::vector<PointFit> points;
+  std::vector<std::uint64_t> fitted_on;  ///< buffer bytes of the fitted points
+  std::vector<std::string> notes;        ///< dropped or constrained parameters, the choice of segments
+  ErrorSummary fitted;
+  ErrorSummary held_out;
+};
+
+/// The measured points of `choice` in `file`, by size; InputError naming the choices found
+/// when the series is absent.
+std::vector<SeriesPoint> select_series(const MeasurementFile& file, const SeriesChoice& choice);
+
+/// The schedule a point is predicted with: the series' own schedule (ccsim-schedule), or
+/// choice.library_schedule for the MPI library's; fp32 elements.
+std::unique_ptr<collective::Schedule> schedule_for(const SeriesPoint& point, const SeriesChoice& choice,
+                                                    collective::Compression compression = collective::Compression::kNone);
+
+/// The critical path of `schedule` under a tier model: each message costs tier.message_s(wire
+/// bytes), reductions reduce_s_per_byte, compression `compressor`.
+double predict_s(const collective::Schedule& schedule, const topology::TierModel& tier, double reduce_s_per_byte,
+                 const compress::CompressorCost& compressor = {});
+
+/// Fits send + receive overhead, a latency and a bandwidth per size segment, and a reduction
+/// cost per byte to the points of `choice` by weighted least squares on the critical path
+/// (relative error, weights 1 / t^2), choosing 1..max_segments segments (each with at least
+/// three fitted points) by BIC. Parameters the series cannot tell apart are fixed (and said
+/// in notes); a negative latency, overhead or reduction cost is fixed at 0 and the rest refitted
+/// (a constrained fit, said in notes); a bandwidth that would be non-positive is an InputError
+/// naming the series and the segment.
+NetworkFit fit_network(const MeasurementFile& file, const SeriesChoice& choice, FitMode mode, int max_segments = 4);
+
+}  // namespace ccsim::calibrate

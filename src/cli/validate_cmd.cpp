@@ -1,0 +1,128 @@
+#include <algorithm>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "calibrate/measurement_file.hpp"
+#include "calibrate/network_fit.hpp"
+#include "cli/commands.hpp"
+#include "cli/simulation_flags.hpp"
+#include "collective/algorithm.hpp"
+#include "compress/compress_spec.hpp"
+#include "core/data_files.hpp"
+#include "core/input_error.hpp"
+#include "core/parse.hpp"
+#include "core/units.hpp"
+#include "topology/network_model.hpp"
+
+namespace ccsim::cli {
+namespace {
+
+struct ValidateCommand {
+  std::string measurements;
+  std::string model;
+  std::string series = "ring/mpi";
+  std::string library_schedule = "auto";
+  std::string tier = "intra";
+  std::string compress;
+  bool measured_ratio = false;
+};
+
+void run_validate(const ValidateCommand& cmd) {
+  calibrate::MeasurementFile file = calibrate::read_measurements(cmd.measurements);
+  topology::NetworkModel model = topology::read_network_model(
+      find_data_file(cmd.model, network_model_dirs(), "--model", "network model", "network models"));
+  const bool inter = cmd.tier == "inter";
+  if (!(inter ? model.has_inter : model.has_intra)) {
+    throw InputError("command line", 0, "--tier",
+                     fmt::format("network model \"{}\" ({}) has no {} tier", model.name, model.file, cmd.tier));
+  }
+  const topology::TierModel& tier = inter ? model.inter : model.intra;
+  calibrate::SeriesChoice choice = calibrate::parse_series_choice(cmd.series, "command line", "--series");
+  choice.library_schedule = cmd.library_schedule;
+  std::vector<calibrate::SeriesPoint> points = calibrate::select_series(file, choice);
+
+  compress::CompressorCost compressor;
+  collective::Compression compression = collective::Compression::kNone;
+  std::string compressor_line;
+  const bool compressed_series = points.front().codec.has_value();
+  if (!cmd.compress.empty()) {
+    if (!compressed_series) {
+      throw InputError("command line", 0, "--compress",
+                       fmt::format("series {} is not compressed; --compress applies to compressed series", cmd.series));
+    }
+    compress::CompressSpec spec = compress::parse_compress_spec(cmd.compress);
+    compress::CompressorModel codec = compress::load_compressor(spec, compressor_dirs());
+    compress::Evaluation evaluation = codec.evaluate(spec.query, DType::kF32);
+    compressor = evaluation.cost;
+    compression = collective::compression_of(codec);
+    compressor_line = fmt::format("compressor {} ({}): ratio {:.4g}, compress {}, decompress {}\n", cmd.compress,
+                                  evaluation.basis, compressor.ratio, format_rate(compressor.compress_Bps),
+                                  format_rate(compressor.decompress_Bps));
+    for (const std::string& note : evaluation.notes) compressor_line += fmt::format("note: {}\n", note);
+  } else if (compressed_series) {
+    throw InputError("command line", 0, "--compress",
+                     fmt::format("series {} is compressed (codec {}): give the compressor model, e.g. --compress ccsz:eb=...",
+                                 cmd.series, *points.front().codec));
+  }
+
+  std::vector<calibrate::PointFit> fits;
+  std::string schedules;
+  for (const calibrate::SeriesPoint& point : points) {
+    auto schedule = calibrate::schedule_for(point, choice, compression);
+    const std::string name(schedule->name());
+    if (schedules.find(name) == std::string::npos) schedules += (schedules.empty() ? "" : ", ") + name;
+    calibrate::PointFit p;
+    p.bytes = point.bytes;
+    p.ranks = point.group_size;
+    p.measured_s = point.median_s;
+    compress::CompressorCost cost = compressor;
+    if (cmd.measured_ratio && compressed_series) {
+      if (!point.ratio) {
+        throw InputError(cmd.measurements, point.line, point.field + ".ratio", "missing (required by --measured-ratio)");
+      }
+      cost.ratio = *point.ratio;
+    }
+    p.predicted_s = calibrate::predict_s(*schedule, tier, model.reduce_s_per_byte, cost);
+    const auto& record = model.fitted_on;
+    p.fitted = record && record->file == cmd.measurements && record->series == cmd.series && record->ranks == p.ranks &&
+               std::find(record->bytes.begin(), record->bytes.end(), p.bytes) != record->bytes.end();
+    fits.push_back(p);
+  }
+  std::string out = fmt::format("validate: network model \"{}\" (tier {}) against {}, all_reduce {} (schedule {})\n",
+                                model.name, cmd.tier, cmd.measurements, cmd.series, schedules);
+  if (model.fitted_on) {
+    out += fmt::format("model fitted on {} sizes of {} on {} ranks in {}\n", model.fitted_on->bytes.size(),
+                       model.fitted_on->series, model.fitted_on->ranks, model.fitted_on->file);
+  } else {
+    out += "model records no fitted points: every point counts as held out\n";
+  }
+  out += compressor_line;
+  if (cmd.measured_ratio && compressed_series) out += "wire bytes: each point's measured ratio (--measured-ratio), not the compressor model's\n";
+  out += "error = predicted / measured - 1; gmean error = exp(mean |ln(predicted / measured)|) - 1\n";
+  out += calibration_report(fits);
+  write_output("-", out);
+}
+
+}  // namespace
+
+void setup_validate(CLI::App& app) {
+  auto cmd = std::make_shared<ValidateCommand>();
+  CLI::App* sub = app.add_subcommand(
+      "validate", "Predict a measured all_reduce series with a network model and compare, point by point");
+  sub->add_option("measurements", cmd->measurements, "Measurement file (ccsim-measurements)")->required();
+  sub->add_option("--model", cmd->model, "Network model name (models/network/NAME.json) or file")->required();
+  sub->add_option("--series", cmd->series, "ALGORITHM/TRANSPORT of the series, e.g. ring/mpi, MPI_Allreduce/mpi")
+      ->capture_default_str();
+  sub->add_option("--library-schedule", cmd->library_schedule,
+                  "Schedule that models the MPI library's collective: auto (what ccsim chooses) or an algorithm")
+      ->capture_default_str();
+  sub->add_option("--tier", cmd->tier, "Tier of the model to use")->check(CLI::IsMember({"intra", "inter"}))->capture_default_str();
+  sub->add_option("--compress", cmd->compress, "Compressor NAME[:key=value,...] for a compressed series, e.g. ccsz:eb=1e-3,range=R");
+  sub->add_flag("--measured-ratio", cmd->measured_ratio,
+                "Compressed series: send each point's measured ratio instead of the compressor model's (the model's "
+                "ratios were measured on other data)");
+  sub->callback([cmd] { run_validate(*cmd); });
+}
+
+}  // namespace ccsim::cli

@@ -1,0 +1,156 @@
+#include "topology/network_model.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/input_error.hpp"
+#include "core/json.hpp"
+#include "core/json_reader.hpp"
+
+namespace ccsim::topology {
+
+const CostSegment& TierModel::segment(std::uint64_t bytes) const {
+  if (segments.empty()) throw std::logic_error("TierModel::segment: a tier without segments");
+  // Segments are sorted by min_bytes and the first starts at 0: the last one not above `bytes`.
+  std::size_t i = 0;
+  while (i + 1 < segments.size() && segments[i + 1].min_bytes <= bytes) ++i;
+  return segments[i];
+}
+
+double TierModel::message_s(std::uint64_t bytes) const {
+  const CostSegment& s = segment(bytes);
+  return send_overhead_s + s.latency_s + static_cast<double>(bytes) / s.bandwidth_Bps + recv_overhead_s;
+}
+
+namespace {
+
+using json::ObjectReader;
+
+TierModel read_tier(ObjectReader tier) {
+  TierModel model;
+  model.send_overhead_s = tier.non_negative("send_overhead_s");
+  model.recv_overhead_s = tier.non_negative("recv_overhead_s");
+  const json::Value& list = tier.array("segments");
+  const std::string list_path = tier.member_path("segments");
+  if (list.items().empty()) tier.at("segments").fail("expected at least one segment, got []");
+  for (std::size_t i = 0; i < list.items().size(); ++i) {
+    ObjectReader r(list.items()[i], tier.file(), json::item_path(list_path, i));
+    CostSegment s;
+    s.min_bytes = r.non_negative_integer("min_bytes");
+    if (i == 0 && s.min_bytes != 0) {
+      r.at("min_bytes").fail("expected 0 (the first segment starts at 0), " + json::got(r.required("min_bytes")));
+    }
+    if (i > 0 && s.min_bytes <= model.segments.back().min_bytes) {
+      r.at("min_bytes").fail(fmt::format("expected more than the previous segment's {}, {}",
+                                         model.segments.back().min_bytes, json::got(r.required("min_bytes"))));
+    }
+    s.latency_s = r.non_negative("latency_s");
+    s.bandwidth_Bps = r.positive("bandwidth_Bps");
+    r.finish();
+    model.segments.push_back(s);
+  }
+  tier.finish();
+  return model;
+}
+
+nlohmann::ordered_json tier_json(const TierModel& tier) {
+  nlohmann::ordered_json t;
+  t["send_overhead_s"] = tier.send_overhead_s;
+  t["recv_overhead_s"] = tier.recv_overhead_s;
+  nlohmann::ordered_json segments = nlohmann::ordered_json::array();
+  for (const CostSegment& s : tier.segments) {
+    nlohmann::ordered_json j;
+    j["min_bytes"] = s.min_bytes;
+    j["latency_s"] = s.latency_s;
+    j["bandwidth_Bps"] = s.bandwidth_Bps;
+    segments.push_back(std::move(j));
+  }
+  t["segments"] = std::move(segments);
+  return t;
+}
+
+}  // namespace
+
+NetworkModel parse_network_model(std::string_view text, const std::string& source) {
+  json::Value root = json::parse(text, source);
+  ObjectReader doc(root, source, "");
+  std::string format = doc.string("format");
+  if (format != kNetworkModelFormat) {
+    doc.at("format").fail(fmt::format("expected \"{}\", got \"{}\"", kNetworkModelFormat, format));
+  }
+  std::int64_t version = doc.integer("version");
+  if (version != kNetworkModelVersion) {
+    doc.at("version").fail(fmt::format("expected {} (the only version this build reads), got \"{}\"",
+                                       kNetworkModelVersion, doc.required("version").text()));
+  }
+  NetworkModel model;
+  model.file = source;
+  model.name = doc.string("name");
+  if (model.name.empty()) doc.at("name").fail("expected a name, got \"\"");
+  model.description = doc.string("description");
+  model.hardware = doc.string("hardware");
+  model.source = doc.string("source");
+  if (model.source.empty()) doc.at("source").fail("expected the measurements and the command, got \"\"");
+  ObjectReader tiers = doc.child("tiers");
+  if (tiers.optional("intra") != nullptr) {
+    model.has_intra = true;
+    model.intra = read_tier(tiers.child("intra"));
+  }
+  if (tiers.optional("inter") != nullptr) {
+    model.has_inter = true;
+    model.inter = read_tier(tiers.child("inter"));
+  }
+  if (!model.has_intra && !model.has_inter) tiers.here().fail("expected at least one of intra, inter, got {}");
+  tiers.finish();
+  model.reduce_s_per_byte = doc.optional_non_negative("reduce_s_per_byte").value_or(0.0);
+  if (doc.optional("fitted_on") != nullptr) {
+    ObjectReader fit = doc.child("fitted_on");
+    FitRecord record;
+    record.file = fit.string("file");
+    record.series = fit.string("series");
+    std::int64_t ranks = fit.positive_integer("ranks");
+    if (ranks > 1 << 24) fit.at("ranks").fail("expected at most 16777216, " + json::got(fit.required("ranks")));
+    record.ranks = static_cast<int>(ranks);
+    const json::Value& list = fit.array("bytes");
+    const std::string path = fit.member_path("bytes");
+    for (std::size_t i = 0; i < list.items().size(); ++i) {
+      const json::Value& item = list.items()[i];
+      record.bytes.push_back(json::as_non_negative_integer(item, SourceRef{source, item.line(), json::item_path(path, i)}));
+    }
+    fit.finish();
+    model.fitted_on = std::move(record);
+  }
+  doc.finish();
+  return model;
+}
+
+NetworkModel read_network_model(const std::string& path) { return parse_network_model(json::read_file(path), path); }
+
+std::string write_network_model(const NetworkModel& model) {
+  nlohmann::ordered_json doc;
+  doc["format"] = kNetworkModelFormat;
+  doc["version"] = kNetworkModelVersion;
+  doc["name"] = model.name;
+  doc["description"] = model.description;
+  doc["hardware"] = model.hardware;
+  doc["source"] = model.source;
+  nlohmann::ordered_json tiers = nlohmann::ordered_json::object();
+  if (model.has_intra) tiers["intra"] = tier_json(model.intra);
+  if (model.has_inter) tiers["inter"] = tier_json(model.inter);
+  doc["tiers"] = std::move(tiers);
+  if (model.reduce_s_per_byte != 0) doc["reduce_s_per_byte"] = model.reduce_s_per_byte;
+  if (model.fitted_on) {
+    nlohmann::ordered_json fit;
+    fit["file"] = model.fitted_on->file;
+    fit["series"] = model.fitted_on->series;
+    fit["ranks"] = model.fitted_on->ranks;
+    fit["bytes"] = model.fitted_on->bytes;
+    doc["fitted_on"] = std::move(fit);
+  }
+  return doc.dump(1) + "\n";
+}
+
+}  // namespace ccsim::topology

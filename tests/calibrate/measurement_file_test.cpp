@@ -1,0 +1,85 @@
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "calibrate/measurement_file.hpp"
+#include "core/input_error.hpp"
+
+using namespace ccsim;
+
+namespace {
+
+// Line numbers below count from this text's first line.
+std::string file_json(const std::string& series, const std::string& top = "") {
+  return R"({
+  "format": "ccsim-measurements",
+  "version": 1,
+  "machine": {"processes": 2, "nodes": 1, "cpu": "test", "hosts": ["a", "a"]},
+  "series": [
+    )" + series + R"(
+  ],
+  "p2p": [
+    {"pattern": "ping-pong", "transport": "mpi", "pairs": 1, "bytes": 8, "reps": 3,
+     "time_s": {"median": 1e-6}, "samples_s": [1e-6, 1e-6, 1e-6]}
+  ])" + top + R"(
+})";
+}
+
+const std::string kSeries = R"({"op": "all_reduce", "implementation": "ccsim-schedule", "algorithm": "ring",
+     "transport": "mpi", "codec": null, "group": "world", "group_size": 2, "bytes": 1024,
+     "time_s": {"median": 2e-6, "p90": 3e-6}})";
+
+std::string error_of(const std::string& text) {
+  try {
+    calibrate::parse_measurements(text, "m.json");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+std::string with(std::string text, const std::string& from, const std::string& to) {
+  text.replace(text.find(from), from.size(), to);
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("a measurement file gives its series and p2p points", "[calibrate][measurements]") {
+  calibrate::MeasurementFile m = calibrate::parse_measurements(file_json(kSeries), "m.json");
+  CHECK(m.processes == 2);
+  REQUIRE(m.series.size() == 1);
+  CHECK(m.series[0].algorithm == "ring");
+  CHECK_FALSE(m.series[0].codec);
+  CHECK(m.series[0].bytes == 1024);
+  CHECK(m.series[0].median_s == 2e-6);
+  CHECK(m.series[0].line == 6);
+  CHECK(m.series[0].field == "series[0]");
+  REQUIRE(m.p2p.size() == 1);
+  CHECK(m.p2p[0].pattern == "ping-pong");
+  CHECK(m.p2p[0].median_s == 1e-6);
+}
+
+TEST_CASE("measurement reader errors name file, line and field", "[calibrate][measurements]") {
+  CHECK(error_of(with(file_json(kSeries), "ccsim-measurements", "ccsim-measurement")) ==
+        "m.json:2: field 'format': expected \"ccsim-measurements\", got \"ccsim-measurement\"");
+  CHECK(error_of(with(file_json(kSeries), "\"version\": 1", "\"version\": 2")) ==
+        "m.json:3: field 'version': expected 1 (the only version this build reads), got \"2\"");
+  CHECK(error_of(with(file_json(kSeries), "\"median\": 2e-6", "\"median\": -2e-6")) ==
+        "m.json:8: field 'series[0].time_s.median': expected a positive number, got \"-2e-6\"");
+  CHECK(error_of(with(file_json(kSeries), "\"group_size\": 2", "\"group_size\": 4")) ==
+        "m.json:6: field 'series[0].group_size': expected at most the 2 processes of machine.processes, got \"4\"");
+  CHECK(error_of(with(file_json(kSeries), "\"transport\": \"mpi\", \"codec\"", "\"transport\": \"tcp\", \"codec\"")) ==
+        "m.json:7: field 'series[0].transport': expected one of mpi, ucx, got \"tcp\"");
+  CHECK(error_of(with(file_json(kSeries), "\"bytes\": 1024", "\"bytes\": 0")) ==
+        "m.json:7: field 'series[0].bytes': expected a positive integer, got \"0\"");
+  CHECK(error_of(with(file_json(kSeries), "\"group\": \"world\"", "\"grup\": \"world\"")) ==
+        "m.json:7: field 'series[0].grup': unknown key; valid keys here: algorithm, bytes, check, codec, count, dtype, "
+        "error_feedback, group, group_size, groups, implementation, messages_per_rank, op, ratio, reps, samples_s, "
+        "time_s, transport, warmup, wire_bytes_per_rank");
+  CHECK(error_of(with(file_json(kSeries), "\"pattern\": \"ping-pong\"", "\"pattern\": \"ping\"")) ==
+        "m.json:11: field 'p2p[0].pattern': expected one of ping-pong, pairs, got \"ping\"");
+  CHECK(error_of(file_json(kSeries, ",\n  \"extra\": 1")) ==
+        "m.json:14: field 'extra': unknown key; valid keys here: command, data, failed_checks, format, groups, layout, "
+        "machine, p2p, series, version");
+}

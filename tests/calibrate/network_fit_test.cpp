@@ -1,0 +1,91 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "calibrate/measurement_file.hpp"
+#include "calibrate/network_fit.hpp"
+#include "collective/ring_all_reduce.hpp"
+#include "core/input_error.hpp"
+
+using namespace ccsim;
+using calibrate::FitMode;
+
+namespace {
+
+/// Times of ring all_reduce on `ranks` ranks by the textbook formula of a two-segment tier
+/// (2 (p - 1) messages of n / p bytes; reductions folded into the bandwidth), with a
+/// deterministic +-1.5 % wobble so that the segment choice sees noise.
+calibrate::MeasurementFile synthetic(int ranks) {
+  calibrate::MeasurementFile m;
+  m.file = "synthetic";
+  m.processes = ranks;
+  int i = 0;
+  for (std::uint64_t n = 1024; n <= (64u << 20); n *= 2, ++i) {
+    const double m_bytes = static_cast<double>(n) / ranks;
+    const double message = m_bytes < 65536 ? 3e-6 + m_bytes / 4e9 : 20e-6 + m_bytes / 2e9;
+    calibrate::SeriesPoint s;
+    s.op = "all_reduce";
+    s.implementation = "ccsim-schedule";
+    s.algorithm = "ring";
+    s.transport = "mpi";
+    s.group_size = ranks;
+    s.bytes = n;
+    s.median_s = 2 * (ranks - 1) * message * (1 + 0.015 * std::sin(2.7 * i));
+    s.field = fmt::format("series[{}]", i);
+    m.series.push_back(s);
+  }
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("the fit recovers a two-segment tier from ring times", "[calibrate][fit]") {
+  calibrate::SeriesChoice choice;
+  const calibrate::NetworkFit fit = calibrate::fit_network(synthetic(2), choice, FitMode::kAll);
+  REQUIRE(fit.tier.segments.size() == 2);
+  // Messages are n / 2: the break lies between the 32 KiB and 64 KiB messages.
+  CHECK(fit.tier.segments[1].min_bytes == 46341);
+  CHECK(fit.tier.segments[0].latency_s == Approx(3e-6).epsilon(0.1));
+  CHECK(fit.tier.segments[0].bandwidth_Bps == Approx(4e9).epsilon(0.05));
+  CHECK(fit.tier.segments[1].latency_s == Approx(20e-6).epsilon(0.3));
+  CHECK(fit.tier.segments[1].bandwidth_Bps == Approx(2e9).epsilon(0.03));
+  // Overheads and latencies, reduction and bandwidths are the same columns for a ring.
+  CHECK(fit.tier.send_overhead_s == 0);
+  CHECK(fit.reduce_s_per_byte == 0);
+  CHECK(fit.fitted.worst < 0.03);
+  CHECK(fit.held_out.points == 0);
+  // The fitted tier predicts 4 ranks (messages n / 4) as the formula does, up to the wobble.
+  const calibrate::MeasurementFile four = synthetic(4);
+  for (const calibrate::SeriesPoint& s : four.series) {
+    const double predicted = calibrate::predict_s(*calibrate::schedule_for(s, choice), fit.tier, fit.reduce_s_per_byte);
+    CHECK(std::abs(predicted / s.median_s - 1) < 0.04);
+  }
+}
+
+TEST_CASE("fitting alternate sizes holds the others out", "[calibrate][fit]") {
+  const calibrate::NetworkFit fit = calibrate::fit_network(synthetic(2), {}, FitMode::kAlternate);
+  CHECK(fit.fitted.points == 9);
+  CHECK(fit.held_out.points == 8);
+  CHECK(fit.fitted_on.front() == 1024);
+  CHECK(fit.fitted_on.back() == (64u << 20));
+  CHECK(fit.held_out.gmean < 0.03);
+}
+
+TEST_CASE("fit errors name the series", "[calibrate][fit]") {
+  calibrate::MeasurementFile m = synthetic(2);
+  calibrate::SeriesChoice choice;
+  choice.algorithm = "rabenseifner";
+  CHECK_THROWS_WITH(calibrate::fit_network(m, choice, FitMode::kAll),
+                    "synthetic: field '--series': no all_reduce series rabenseifner/mpi; series here: ring/mpi");
+  CHECK_THROWS_WITH(calibrate::parse_series_choice("ring", "command line", "--series"),
+                    "command line: field '--series': expected ALGORITHM/TRANSPORT such as ring/mpi or MPI_Allreduce/mpi, "
+                    "got \"ring\"");
+  // Times that fall with size: no positive bandwidth fits them.
+  for (auto& s : m.series) s.median_s = 1.0 / static_cast<double>(s.bytes);
+  CHECK_THROWS_WITH(calibrate::fit_network(m, {}, FitMode::kAll),
+                    Catch::StartsWith("synthetic: field 'series[0]': series ring/mpi in synthetic: no physically "
+                                      "possible fit: bandwidth of segment"));
+}

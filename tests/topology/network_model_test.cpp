@@ -1,0 +1,104 @@
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "core/input_error.hpp"
+#include "topology/network_model.hpp"
+
+using namespace ccsim;
+using topology::parse_network_model;
+
+namespace {
+
+// Line numbers below count from this text's first line.
+std::string model_json(const std::string& segments, const std::string& extra = "") {
+  return R"({
+  "format": "ccsim-network-model",
+  "version": 1,
+  "name": "t",
+  "description": "test",
+  "hardware": "none",
+  "source": "by hand",
+  "tiers": {
+    "intra": {
+      "send_overhead_s": 1e-6,
+      "recv_overhead_s": 2e-6,
+      "segments": )" + segments + R"(
+    }
+  })" + extra + R"(
+})";
+}
+
+const std::string kTwo = R"([{"min_bytes": 0, "latency_s": 1e-6, "bandwidth_Bps": 1e9},
+        {"min_bytes": 65536, "latency_s": 5e-6, "bandwidth_Bps": 4e9}])";
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_network_model(text, "m.json");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("a tier's message cost follows its segments", "[topology][network-model]") {
+  topology::NetworkModel m = parse_network_model(model_json(kTwo), "m.json");
+  REQUIRE(m.has_intra);
+  CHECK_FALSE(m.has_inter);
+  CHECK(m.intra.segment(0).min_bytes == 0);
+  CHECK(m.intra.segment(65535).min_bytes == 0);
+  CHECK(m.intra.segment(65536).min_bytes == 65536);
+  // 1 + 2 us overheads, 1 us latency, 1000 bytes at 1 GB/s = 1 us.
+  CHECK(m.intra.message_s(1000) == Approx(5e-6).epsilon(1e-12));
+  // 3 us overheads, 5 us latency, 1 MiB at 4 GB/s.
+  CHECK(m.intra.message_s(1 << 20) == Approx(8e-6 + (1 << 20) / 4e9).epsilon(1e-12));
+}
+
+TEST_CASE("a network model survives writing and reading", "[topology][network-model]") {
+  topology::NetworkModel m = parse_network_model(model_json(kTwo, R"(,
+  "reduce_s_per_byte": 1e-10,
+  "fitted_on": {"file": "m.json", "series": "ring/mpi", "ranks": 2, "bytes": [1024, 4096]})"), "m.json");
+  m.has_inter = true;
+  m.inter = m.intra;
+  m.inter.segments[1].bandwidth_Bps = 1.0 / 3.0;
+  topology::NetworkModel back = parse_network_model(topology::write_network_model(m), "w.json");
+  CHECK(back.name == "t");
+  CHECK(back.source == "by hand");
+  CHECK(back.has_inter);
+  CHECK(back.inter.segments[1].bandwidth_Bps == 1.0 / 3.0);
+  CHECK(back.intra.send_overhead_s == 1e-6);
+  CHECK(back.reduce_s_per_byte == 1e-10);
+  REQUIRE(back.fitted_on);
+  CHECK(back.fitted_on->series == "ring/mpi");
+  CHECK(back.fitted_on->ranks == 2);
+  CHECK(back.fitted_on->bytes == std::vector<std::uint64_t>{1024, 4096});
+  CHECK(topology::write_network_model(back) == topology::write_network_model(m));
+}
+
+TEST_CASE("network model reader errors name file, line and field", "[topology][network-model]") {
+  CHECK(error_of(model_json(R"([{"min_bytes": 1, "latency_s": 0, "bandwidth_Bps": 1}])")) ==
+        "m.json:12: field 'tiers.intra.segments[0].min_bytes': expected 0 (the first segment starts at 0), got \"1\"");
+  CHECK(error_of(model_json(R"([{"min_bytes": 0, "latency_s": 0, "bandwidth_Bps": 1},
+        {"min_bytes": 0, "latency_s": 0, "bandwidth_Bps": 1}])")) ==
+        "m.json:13: field 'tiers.intra.segments[1].min_bytes': expected more than the previous segment's 0, got \"0\"");
+  CHECK(error_of(model_json(R"([{"min_bytes": 0, "latency_s": -1e-6, "bandwidth_Bps": 1}])")) ==
+        "m.json:12: field 'tiers.intra.segments[0].latency_s': expected a non-negative number, got \"-1e-6\"");
+  CHECK(error_of(model_json(R"([{"min_bytes": 0, "latency_s": 0, "bandwidth_Bps": 0}])")) ==
+        "m.json:12: field 'tiers.intra.segments[0].bandwidth_Bps': expected a positive number, got \"0\"");
+  CHECK(error_of(model_json(R"([{"min_bytes": 0, "latency_s": 0, "bandwidth_Bps": 1e999}])")) ==
+        "m.json:12: field 'tiers.intra.segments[0].bandwidth_Bps': expected a finite number, got \"1e999\"");
+  CHECK(error_of(model_json(R"([{"min_bytes": 0, "latency_s": 0, "bandwith_Bps": 1}])")) ==
+        "m.json:12: field 'tiers.intra.segments[0].bandwidth_Bps': missing (required)");
+  CHECK(error_of(model_json("[]")) == "m.json:12: field 'tiers.intra.segments': expected at least one segment, got []");
+  std::string bad_overhead = model_json(kTwo);
+  bad_overhead.replace(bad_overhead.find("2e-6"), 4, "-2");
+  CHECK(error_of(bad_overhead) == "m.json:11: field 'tiers.intra.recv_overhead_s': expected a non-negative number, got \"-2\"");
+  std::string bad_format = model_json(kTwo);
+  bad_format.replace(bad_format.find("ccsim-network-model"), 19, "ccsim-network");
+  CHECK(error_of(bad_format) == "m.json:2: field 'format': expected \"ccsim-network-model\", got \"ccsim-network\"");
+  CHECK(error_of(model_json(kTwo, R"(,
+  "fited_on": [])")) == "m.json:16: field 'fited_on': unknown key; valid keys here: description, fitted_on, format, "
+                        "hardware, name, reduce_s_per_byte, source, tiers, version");
+}
