@@ -118,7 +118,7 @@ void BM_BuildSimGridPlatform(benchmark::State& state) {
   for (auto _ : state) {
     report = in_child([&] {
       auto engine = engine::make_engine(engine::NetworkModel{}, 256, false);
-      new engine::GraphZone(p.network, all, 1.0, 1.0);  // owned by SimGrid's engine
+      new engine::GraphZone(p.network, all, engine::GraphZoneOptions{});  // owned by SimGrid's engine
     });
     state.SetIterationTime(report.seconds);
   }

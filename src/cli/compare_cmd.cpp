@@ -25,7 +25,7 @@ struct CompareCommand {
 void run_compare(const CompareCommand& cmd) {
   trace::Trace trace = trace::read_native(cmd.trace);
   topology::Platform platform = load_platform(cmd.flags, trace);
-  engine::ReplayOptions compressed = replay_options(cmd.flags);
+  engine::ReplayOptions compressed = replay_options(cmd.flags, platform);
   engine::ReplayOptions plain = compressed;
   plain.compression = engine::CompressionOptions{};
   plain.all_reduce_algorithm = cmd.plain_algorithm;

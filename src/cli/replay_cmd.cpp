@@ -26,7 +26,7 @@ struct ReplayCommand {
 void run_replay(const ReplayCommand& cmd) {
   trace::Trace trace = trace::read_native(cmd.trace);
   topology::Platform platform = load_platform(cmd.flags, trace);
-  engine::Result result = engine::replay(trace, platform, replay_options(cmd.flags));
+  engine::Result result = engine::replay(trace, platform, replay_options(cmd.flags, platform));
 
   report::BreakdownOptions view;
   view.key = cmd.rows == "name" ? report::RowKey::kName : report::RowKey::kOperator;

@@ -9,21 +9,51 @@
 #include "cli/commands.hpp"
 #include "collective/registry.hpp"
 #include "compress/compress_spec.hpp"
+#include "core/data_files.hpp"
 #include "core/input_error.hpp"
 #include "core/parse.hpp"
 
 namespace ccsim::cli {
 
-std::vector<std::string> compressor_dirs() {
+namespace {
+
+/// The folders of $`env` (':'-separated), then `fallback`.
+std::vector<std::string> data_dirs(const char* env, const char* fallback) {
   std::vector<std::string> dirs;
-  if (const char* env = std::getenv("CCSIM_COMPRESSORS")) {
-    std::stringstream list(env);
+  if (const char* value = std::getenv(env)) {
+    std::stringstream list(value);
     for (std::string dir; std::getline(list, dir, ':');) {
       if (!dir.empty()) dirs.push_back(dir);
     }
   }
-  dirs.emplace_back(CCSIM_SOURCE_DIR "/models/compressors");
+  dirs.emplace_back(fallback);
   return dirs;
+}
+
+/// The calibrated network model of --network-model, else the platform's, else none.
+std::shared_ptr<const topology::NetworkModel> load_network_model(const SimulationFlags& flags,
+                                                                 const topology::Platform& platform) {
+  if (!flags.network_model.empty()) {
+    return std::make_shared<const topology::NetworkModel>(topology::read_network_model(find_data_file(
+        flags.network_model, network_model_dirs(), "--network-model", "network model", "network models")));
+  }
+  if (platform.network_model.empty()) return nullptr;
+  std::string path;
+  try {
+    path = find_data_file(platform.network_model, network_model_dirs(), "network_model", "network model",
+                          "network models");
+  } catch (const InputError& e) {
+    platform.network_model_at.fail(e.detail());  // name the platform file and line
+  }
+  return std::make_shared<const topology::NetworkModel>(topology::read_network_model(path));
+}
+
+}  // namespace
+
+std::vector<std::string> compressor_dirs() { return data_dirs("CCSIM_COMPRESSORS", CCSIM_SOURCE_DIR "/models/compressors"); }
+
+std::vector<std::string> network_model_dirs() {
+  return data_dirs("CCSIM_NETWORK_MODELS", CCSIM_SOURCE_DIR "/models/network");
 }
 
 void add_simulation_flags(CLI::App* sub, SimulationFlags& flags, bool compress) {
@@ -54,6 +84,9 @@ void add_simulation_flags(CLI::App* sub, SimulationFlags& flags, bool compress) 
   sub->add_flag("--oversubscribe", flags.oversubscribe,
                 "Allow more ranks than accelerators: they share accelerators (compute is time-shared, messages between "
                 "ranks on one accelerator go through its memory)");
+  sub->add_option("--network-model", flags.network_model,
+                  "Calibrated network model: NAME of models/network/ or a file (size-dependent latency, bandwidth and "
+                  "per-message overheads per tier); default: the one the platform names, else SimGrid's plain flow model");
   sub->add_flag("--simgrid-log", flags.simgrid_log, "Show SimGrid's own log on stderr");
 }
 
@@ -70,8 +103,9 @@ topology::Platform load_platform(const SimulationFlags& flags, const trace::Trac
   return topology::read_platform(topology::find_platform(name, platform_dirs()));
 }
 
-engine::ReplayOptions replay_options(const SimulationFlags& flags) {
+engine::ReplayOptions replay_options(const SimulationFlags& flags, const topology::Platform& platform) {
   engine::ReplayOptions options;
+  options.network.calibrated = load_network_model(flags, platform);
   options.all_reduce_algorithm = flags.algorithm;
   options.placement = flags.placement;
   options.oversubscribe = flags.oversubscribe;

@@ -21,9 +21,10 @@ struct SimulationFlags {
   std::string placement = "auto";
   bool oversubscribe = false;
   bool simgrid_log = false;
+  std::string network_model;  ///< NAME|FILE; empty: the one the platform names, if any
 };
 
-/// Registers --platform, --algo, --placement, --oversubscribe, --simgrid-log and, with
+/// Registers --platform, --algo, --placement, --oversubscribe, --network-model, --simgrid-log and, with
 /// `compress`, --compress and --compress-min-bytes on `sub`.
 void add_simulation_flags(CLI::App* sub, SimulationFlags& flags, bool compress);
 
@@ -33,10 +34,14 @@ std::vector<std::string> algorithm_choices(const std::vector<std::string_view>& 
 /// The platform of --platform, or the one the trace names.
 topology::Platform load_platform(const SimulationFlags& flags, const trace::Trace& trace);
 
-/// Replay options from the flags (loads the compressor model of --compress, if any).
-engine::ReplayOptions replay_options(const SimulationFlags& flags);
+/// Replay options from the flags (loads the compressor model of --compress, if any, and the
+/// network model of --network-model or else the one `platform` names).
+engine::ReplayOptions replay_options(const SimulationFlags& flags, const topology::Platform& platform);
 
 /// Folders searched for compressor models: $CCSIM_COMPRESSORS, then models/compressors/.
 std::vector<std::string> compressor_dirs();
+
+/// Folders searched for network models: $CCSIM_NETWORK_MODELS, then models/network/.
+std::vector<std::string> network_model_dirs();
 
 }  // namespace ccsim::cli

@@ -1,56 +1,73 @@
 #include "engine/graph_zone.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace ccsim::engine {
 
 namespace sg4 = simgrid::s4u;
 
-GraphZone::GraphZone(const topology::Network& network, const std::vector<int>& used, double bandwidth_factor,
-                     double latency_factor)
-    : NetZoneImpl("ccsim"), network_(network) {
+GraphZone::GraphZone(const topology::Network& network, const std::vector<int>& placement, const GraphZoneOptions& options)
+    : NetZoneImpl("ccsim"),
+      network_(network),
+      placement_(placement),
+      host_per_rank_(options.host_per_rank),
+      unit_latency_(options.unit_latency) {
   sg4::NetZone* zone = get_iface();
   const double speed = network.accelerator().flops;
-  hosts_.assign(static_cast<std::size_t>(network.accelerator_count()), nullptr);
-  loopback_.assign(static_cast<std::size_t>(network.accelerator_count()), nullptr);
+  const auto accelerators = static_cast<std::size_t>(network.accelerator_count());
+  hosts_.assign(host_per_rank_ ? placement.size() : accelerators, nullptr);
+  loopback_.assign(accelerators, nullptr);
   const topology::AcceleratorSpec& spec = network.accelerator();
   // Ranks sharing an accelerator (oversubscription) exchange messages through its memory: a
   // copy reads and writes, at half the memory bandwidth (or the reduction rate if unknown).
   const double copy_Bps = spec.memory_Bps > 0 ? spec.memory_Bps / 2 : spec.reduce_Bps;
-  for (int a : used) {
-    if (hosts_[static_cast<std::size_t>(a)] != nullptr) {
+  std::vector<int> ranks_on(accelerators, 0);
+  for (std::size_t r = 0; r < placement.size(); ++r) {
+    const int a = placement[r];
+    const int sharing = ranks_on[static_cast<std::size_t>(a)]++;
+    const std::size_t slot = host_per_rank_ ? r : static_cast<std::size_t>(a);
+    if (!host_per_rank_ && sharing > 0) {
       if (loopback_[static_cast<std::size_t>(a)] == nullptr) {
         loopback_[static_cast<std::size_t>(a)] =
-            zone->create_link(fmt::format("loopback:{}", hosts_[static_cast<std::size_t>(a)]->get_name()), copy_Bps * bandwidth_factor)
+            zone->create_link(fmt::format("loopback:{}", hosts_[slot]->get_name()),
+                              std::max(copy_Bps * options.bandwidth_factor, options.intra_floor_Bps))
                 ->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE)
                 ->seal();
       }
       continue;
     }
     const topology::VertexInfo& info = network.vertex(network.accelerator_vertex(a));
-    sg4::Host* host = zone->create_host(fmt::format("node{}.acc{}", info.node, info.index), speed);
+    std::string name = fmt::format("node{}.acc{}", info.node, info.index);
+    if (sharing > 0) name += fmt::format(".rank{}", r);
+    sg4::Host* host = zone->create_host(name, speed);
     auto id = static_cast<std::size_t>(host->get_netpoint()->id());
     if (accelerator_of_netpoint_.size() <= id) accelerator_of_netpoint_.resize(id + 1, -1);
     accelerator_of_netpoint_[id] = a;
-    hosts_[static_cast<std::size_t>(a)] = host;
+    hosts_[slot] = host;
   }
-  const std::vector<bool> needed = network.links_used_by(used);
+  const std::vector<bool> needed = network.links_used_by(placement);
+  std::vector<bool> accelerator_link(network.link_count(), false);
+  for (int a = 0; a < network.accelerator_count(); ++a) accelerator_link[network.intra_link(a)] = true;
   directions_.resize(2 * network.link_count());
   for (std::uint32_t i = 0; i < network.link_count(); ++i) {
     if (!needed[i]) continue;
     const topology::Link& link = network.link(i);
+    const double floor_Bps =
+        accelerator_link[i] ? std::max(options.intra_floor_Bps, options.inter_floor_Bps) : options.inter_floor_Bps;
     // A trunk: all flows share its capacity, and each flow is also capped at one cable's
     // bandwidth by a FATPIPE limiter (shared by nobody).
     const bool trunk = link.capacity_Bps > link.bandwidth_Bps * (1 + 1e-12);
     auto make = [&](const std::string& name) {
-      sg4::Link* l = zone->create_link(name, link.capacity_Bps * bandwidth_factor);
-      l->set_latency(link.latency_s * latency_factor);
+      sg4::Link* l = zone->create_link(name, std::max(link.capacity_Bps * options.bandwidth_factor, floor_Bps));
+      l->set_latency(link.latency_s * options.latency_factor);
       l->set_sharing_policy(sg4::Link::SharingPolicy::SHARED);
       return l->seal();
     };
     auto limiter = [&](const std::string& name) -> sg4::Link* {
       if (!trunk) return nullptr;
-      sg4::Link* l = zone->create_link(name, link.bandwidth_Bps * bandwidth_factor);
+      sg4::Link* l = zone->create_link(name, std::max(link.bandwidth_Bps * options.bandwidth_factor, floor_Bps));
       l->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE);
       return l->seal();
     };
@@ -68,22 +85,38 @@ GraphZone::GraphZone(const topology::Network& network, const std::vector<int>& u
   zone->seal();
 }
 
+sg4::Host* GraphZone::host_of_rank(int rank) const {
+  const auto r = static_cast<std::size_t>(rank);
+  return hosts_[host_per_rank_ ? r : static_cast<std::size_t>(placement_[r])];
+}
+
+int GraphZone::node_of(const sg4::Host* host) const {
+  return network_.node_of(accelerator_of_netpoint_[static_cast<std::size_t>(host->get_netpoint()->id())]);
+}
+
 void GraphZone::get_local_route(const simgrid::kernel::routing::NetPoint* src,
                                 const simgrid::kernel::routing::NetPoint* dst, simgrid::kernel::routing::Route* into,
                                 double* latency) {
   int a = accelerator_of_netpoint_[static_cast<std::size_t>(src->id())];
   int b = accelerator_of_netpoint_[static_cast<std::size_t>(dst->id())];
-  if (a == b) {
-    into->link_list_.push_back(loopback_[static_cast<std::size_t>(a)]->get_impl());
-    return;
-  }
+  if (unit_latency_ && latency != nullptr) *latency += 1.0;  // replaced by the model's latency (factor callback)
   hops_.clear();
-  network_.route(a, b, hops_);
+  if (a == b) {
+    if (!host_per_rank_) {
+      into->link_list_.push_back(loopback_[static_cast<std::size_t>(a)]->get_impl());
+      return;
+    }
+    // Two ranks of one core: up its link to the node hub and down again (shared memory).
+    hops_.push_back(topology::Hop{network_.intra_link(a), true});
+    hops_.push_back(topology::Hop{network_.intra_link(a), false});
+  } else {
+    network_.route(a, b, hops_);
+  }
   for (const topology::Hop& hop : hops_) {
     const Direction& d = directions_[2 * static_cast<std::size_t>(hop.link) + (hop.forward ? 0 : 1)];
     into->link_list_.push_back(d.link);
     if (d.limiter != nullptr) into->link_list_.push_back(d.limiter);
-    if (latency != nullptr) *latency += d.latency_s;
+    if (latency != nullptr && !unit_latency_) *latency += d.latency_s;
   }
 }
 

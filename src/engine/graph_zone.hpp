@@ -11,25 +11,49 @@
 
 namespace ccsim::engine {
 
+/// How GraphZone turns the graph into SimGrid resources.
+struct GraphZoneOptions {
+  double bandwidth_factor = 1.0;  ///< scales every link's bandwidth (flow model without a calibration)
+  double latency_factor = 1.0;    ///< scales every link's latency
+  /// A calibrated model is installed: every route reports a latency of exactly 1 s that the
+  /// latency-factor callback replaces by the model's figure (so that a route of zero nominal
+  /// latency still gets one), and no link is slower than the model's bandwidth for the tiers
+  /// that cross it (`intra_floor_Bps` for accelerator links and loopbacks, `inter_floor_Bps`
+  /// for NICs and the fabric; intra links carry both).
+  bool unit_latency = false;
+  double intra_floor_Bps = 0;
+  double inter_floor_Bps = 0;
+  /// One SimGrid host per rank rather than per accelerator (CPU ranks that outnumber the
+  /// cores: their compute was measured under that sharing and is not time-shared again), and
+  /// messages between ranks of one core cross its link to the node hub and back.
+  bool host_per_rank = false;
+};
+
 /// A SimGrid netzone whose routes are computed by topology::Network on demand, so that the
 /// simulated platform is exactly the graph that `ccsim platform show` describes, with O(1)
 /// routing memory per host (no route table of all pairs). Hosts are the accelerators.
 class GraphZone final : public simgrid::kernel::routing::NetZoneImpl {
  public:
-  /// Creates the zone as the platform root with one SimGrid host per accelerator in `used`
-  /// and one SimGrid link per direction (one for shared links) of each link that routes
-  /// among them can take (Network::links_used_by), plus a per-cable limiter for trunks.
-  GraphZone(const topology::Network& network, const std::vector<int>& used, double bandwidth_factor,
-            double latency_factor);
+  /// Creates the zone as the platform root with one SimGrid host per accelerator of
+  /// `placement` (the accelerator of each rank; per rank with options.host_per_rank) and one
+  /// SimGrid link per direction (one for shared links) of each link that routes among them can
+  /// take (Network::links_used_by), plus a per-cable limiter for trunks.
+  GraphZone(const topology::Network& network, const std::vector<int>& placement, const GraphZoneOptions& options);
 
-  simgrid::s4u::Host* host(int accelerator) const { return hosts_[static_cast<std::size_t>(accelerator)]; }
+  /// The host that rank `rank` of the placement runs on.
+  simgrid::s4u::Host* host_of_rank(int rank) const;
+  /// The node of a host of this zone.
+  int node_of(const simgrid::s4u::Host* host) const;
 
   void get_local_route(const simgrid::kernel::routing::NetPoint* src, const simgrid::kernel::routing::NetPoint* dst,
                        simgrid::kernel::routing::Route* into, double* latency) override;
 
  private:
   const topology::Network& network_;
-  std::vector<simgrid::s4u::Host*> hosts_;
+  std::vector<int> placement_;
+  bool host_per_rank_;
+  bool unit_latency_;
+  std::vector<simgrid::s4u::Host*> hosts_;  ///< per accelerator, or per rank with host_per_rank
   std::vector<int> accelerator_of_netpoint_;
   /// A link direction as routes use it (kernel pointers cached: routing runs once per message).
   struct Direction {

@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 
 #include "engine/child_process.hpp"
+#include "engine/network_factors.hpp"
 #include "engine/simulation.hpp"
 
 namespace ccsim::engine {
 
 std::string NetworkModel::describe() const {
+  if (calibrated != nullptr) return NetworkFactors(calibrated).describe();
   std::string factors = bandwidth_factor == 1.0 && latency_factor == 1.0
                             ? std::string("no correction factors")
                             : fmt::format("bandwidth factor {:g}, latency factor {:g} (from {})", bandwidth_factor,

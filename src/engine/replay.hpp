@@ -7,6 +7,7 @@
 
 #include "compress/compressor_model.hpp"
 #include "engine/result.hpp"
+#include "topology/network_model.hpp"
 #include "topology/platform.hpp"
 #include "trace/trace.hpp"
 
@@ -14,11 +15,18 @@ namespace ccsim::engine {
 
 /// How SimGrid's flow model is configured. The defaults give a lone flow the nominal
 /// bandwidth of its bottleneck and the sum of its links' latencies: no TCP-gamma window
-/// cap, no cross-traffic, no correction factors. A calibration may set the factors.
+/// cap, no cross-traffic, no correction factors. A calibration may set the factors, or give
+/// a size-dependent model (then the two constant factors must stay 1).
 struct NetworkModel {
   double bandwidth_factor = 1.0;
   double latency_factor = 1.0;
   std::string source = "default";  ///< where the factors come from
+  /// A calibrated size-dependent model (models/network/): a lone message of s bytes between
+  /// two ranks costs send overhead (sender's CPU) + latency_k + s / bandwidth_k + receive
+  /// overhead (receiver's CPU) of its tier k (same node: intra, else inter) and segment,
+  /// whatever the platform's nominal link figures; concurrent flows still share the links.
+  /// nullptr: the plain flow model.
+  std::shared_ptr<const topology::NetworkModel> calibrated;
 
   /// The configuration as a sentence, printed with every result.
   std::string describe() const;

@@ -52,7 +52,7 @@ class Reader {
     auto size = pod<std::uint64_t>();
     need(size * sizeof(T));
     std::vector<T> values(size);
-    std::memcpy(values.data(), in_.data() + pos_, size * sizeof(T));
+    if (size > 0) std::memcpy(values.data(), in_.data() + pos_, size * sizeof(T));  // data() may be null when empty
     pos_ += size * sizeof(T);
     return values;
   }

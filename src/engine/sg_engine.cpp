@@ -6,18 +6,26 @@
 namespace ccsim::engine {
 
 std::unique_ptr<simgrid::s4u::Engine> make_engine(const NetworkModel& model, int stack_kib, bool log) {
-  (void)model;  // the factors are applied to the links themselves (GraphZone), so that they show in exports
   int argc = 1;
   char program[] = "ccsim";
   char* argv[] = {program, nullptr};
   if (!log) xbt_log_control_set("root.app:file:/dev/null");
   auto engine = std::make_unique<simgrid::s4u::Engine>(&argc, argv);
   engine->set_config("network/model:CM02");
-  engine->set_config("network/TCP-gamma:0");
   engine->set_config("network/crosstraffic:0");
   engine->set_config("network/weight-S:0");
-  engine->set_config("network/bandwidth-factor:1");
-  engine->set_config("network/latency-factor:1");
+  if (model.calibrated == nullptr) {
+    // The factors are applied to the links themselves (GraphZone), so that they show in exports.
+    engine->set_config("network/TCP-gamma:0");
+    engine->set_config("network/bandwidth-factor:1");
+    engine->set_config("network/latency-factor:1");
+  } else {
+    // Factor callbacks (installed by the simulation once the zone exists) replace the factor
+    // settings, which must stay at their defaults. CM02 caps a flow at min(its bandwidth bound,
+    // TCP-gamma / (2 latency)) and reads a cap of 0 as none: with TCP-gamma 0 the per-message
+    // bandwidth bound would be dropped, so the window is made too large to ever bind instead.
+    engine->set_config("network/TCP-gamma:1e300");
+  }
   engine->set_config(fmt::format("contexts/stack-size:{}", stack_kib));
   return engine;
 }

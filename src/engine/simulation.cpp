@@ -1,13 +1,16 @@
 #include "engine/simulation.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <map>
 #include <memory>
 #include <string>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <fmt/format.h>
+#include <simgrid/kernel/resource/NetworkModelIntf.hpp>
 #include <simgrid/s4u.hpp>
 
 #include "collective/registry.hpp"
@@ -15,6 +18,7 @@
 #include "engine/collective_plan.hpp"
 #include "core/input_error.hpp"
 #include "engine/graph_zone.hpp"
+#include "engine/network_factors.hpp"
 #include "engine/placement.hpp"
 #include "engine/sg_engine.hpp"
 
@@ -50,7 +54,7 @@ class Simulation {
   void check_fit();
   void prepare_result();
   void rank_main(int rank);
-  void run_compute(const Op& op);
+  void run_compute(int rank, const Op& op);
   void run_send(int rank, const Op& op);
   void run_recv(int rank, const Op& op);
   void run_collective(int rank, const Op& op, std::size_t index);
@@ -64,6 +68,13 @@ class Simulation {
   std::uint32_t algorithm_name(const std::string& name);
   /// Occupies the rank's accelerator for `seconds` (compute, reduction, compression).
   void busy(double seconds);
+  /// Whether two ranks are on one node (their messages use the model's intra tier).
+  bool same_node(int a, int b) const;
+  /// The calibrated model's CPU overhead of sending to / receiving from `peer` (0 without one).
+  void send_overhead(int rank, int peer);
+  void recv_overhead(int rank, int peer);
+  /// Installs the calibrated model's latency and bandwidth factor callbacks on SimGrid's network model.
+  void install_factors();
   int membership_slot(int rank, int group) const;
   std::string explain_deadlock() const;
   std::string describe_wait(int rank) const;
@@ -74,6 +85,7 @@ class Simulation {
   const ReplayOptions& options_;
   Result result_;
   std::vector<int> placement_;
+  std::vector<int> sharing_;  ///< per accelerator (core): how many ranks it runs
   std::string placement_policy_;
   std::vector<RankState> states_;
   /// Per rank: (group, index in group, collectives entered on it so far).
@@ -84,6 +96,7 @@ class Simulation {
   };
   std::vector<std::vector<Membership>> memberships_;
   GraphZone* zone_ = nullptr;
+  std::unique_ptr<NetworkFactors> factors_;  ///< the calibrated model, nullptr without one
   double speed_ = 0;
   double seconds_per_reduced_byte_ = 0;
   std::unique_ptr<CollectivePlanner> planner_;
@@ -102,7 +115,8 @@ int token = 0;  // payload of every simulated message; only sizes matter
 
 void Simulation::check_fit() {
   const topology::Network& net = platform_.network;
-  if (trace_.world_size > net.accelerator_count() && !options_.oversubscribe) {
+  const bool cpu_ranks = net.accelerator().cpu_core;  // CPU ranks share cores by nature
+  if (trace_.world_size > net.accelerator_count() && !options_.oversubscribe && !cpu_ranks) {
     throw InputError(trace_.source, 0, "world_size",
                      fmt::format("the trace has {} ranks but platform \"{}\" has only {} accelerators ({} nodes x {}); "
                                  "--oversubscribe shares accelerators",
@@ -111,11 +125,13 @@ void Simulation::check_fit() {
   }
   placement_policy_ = resolve_placement(trace_, options_.placement);
   try {
-    placement_ = place_ranks(trace_, net, options_.placement, options_.oversubscribe);
+    placement_ = place_ranks(trace_, net, options_.placement, options_.oversubscribe || cpu_ranks);
   } catch (const InputError& e) {
     if (options_.placement != "auto" || trace_.placement.empty()) throw;
     throw InputError(trace_.source, 0, "placement", e.detail());  // the trace's own placement is wrong
   }
+  sharing_.assign(static_cast<std::size_t>(net.accelerator_count()), 0);
+  for (int a : placement_) ++sharing_[static_cast<std::size_t>(a)];
   planner_ = std::make_unique<CollectivePlanner>(trace_, net, placement_, options_, target_hardware(platform_));
   planner_->plan_all();
 }
@@ -143,8 +159,13 @@ void Simulation::prepare_result() {
   }
   result_.placement = placement_policy_;
   if (trace_.world_size > platform_.network.accelerator_count()) {
-    result_.placement += fmt::format(", oversubscribed: {} ranks on {} accelerators", trace_.world_size,
-                                     platform_.network.accelerator_count());
+    if (platform_.network.accelerator().cpu_core) {
+      result_.placement += fmt::format(", {} CPU ranks on {} cores (measured compute is not time-shared again)",
+                                       trace_.world_size, platform_.network.accelerator_count());
+    } else {
+      result_.placement += fmt::format(", oversubscribed: {} ranks on {} accelerators", trace_.world_size,
+                                       platform_.network.accelerator_count());
+    }
   }
   result_.world_size = trace_.world_size;
   result_.stage = trace_.pipeline_stages();
@@ -185,12 +206,15 @@ int Simulation::membership_slot(int rank, int group) const {
   return -1;
 }
 
-void Simulation::run_compute(const Op& op) {
+void Simulation::run_compute(int rank, const Op& op) {
   const topology::AcceleratorSpec& acc = platform_.network.accelerator();
   double seconds = op.duration_s;
   if (seconds < 0) {
     seconds = op.flops / acc.flops;
     if (acc.memory_Bps > 0) seconds = std::max(seconds, static_cast<double>(op.bytes) / acc.memory_Bps);
+    // CPU ranks run on hosts of their own (nothing is time-shared by SimGrid): work given in
+    // FLOPs, not measured under the sharing, takes as many times longer as ranks share the core.
+    if (acc.cpu_core) seconds *= sharing_[static_cast<std::size_t>(placement_[static_cast<std::size_t>(rank)])];
   }
   busy(seconds);
 }
@@ -199,6 +223,7 @@ void Simulation::run_send(int rank, const Op& op) {
   RankState& st = states_[static_cast<std::size_t>(rank)];
   st.send_peer = op.peer;
   sg4::Mailbox* box = channel(kPointToPoint, static_cast<int>(op.tag), rank, op.peer);
+  send_overhead(rank, op.peer);
   box->put(&token, op.bytes);
   st.send_peer = -1;
 }
@@ -209,6 +234,7 @@ void Simulation::run_recv(int rank, const Op& op) {
   sg4::Mailbox* box = channel(kPointToPoint, static_cast<int>(op.tag), op.peer, rank);
   box->get<int>();
   st.recv_peer = -1;
+  recv_overhead(rank, op.peer);
 }
 
 /// The engine's blocking StepExecutor: carries out one rank's steps of one collective in
@@ -229,6 +255,7 @@ class Simulation::StepRunner final : public collective::StepExecutor {
     };
     if (step.send_peer >= 0) {
       state_.send_peer = group_.ranks[static_cast<std::size_t>(step.send_peer)];
+      sim_.send_overhead(rank_, state_.send_peer);
       send_ = sim_.channel(kCollective, group_index_, rank_, state_.send_peer)->put_async(&token, wire(step.send));
     }
     if (step.recv_peer >= 0) {
@@ -240,8 +267,10 @@ class Simulation::StepRunner final : public collective::StepExecutor {
   bool finish_exchange(int, const collective::Step&) override {
     if (send_) send_->wait();
     if (recv_) recv_->wait();
+    const int received_from = recv_ ? state_.recv_peer : -1;
     send_ = recv_ = nullptr;
     state_.send_peer = state_.recv_peer = -1;
+    if (received_from >= 0) sim_.recv_overhead(rank_, received_from);
     return true;
   }
 
@@ -317,6 +346,44 @@ void Simulation::busy(double seconds) {
   if (seconds > 0) sg4::this_actor::execute(seconds * speed_);
 }
 
+bool Simulation::same_node(int a, int b) const {
+  const topology::Network& net = platform_.network;
+  return net.node_of(placement_[static_cast<std::size_t>(a)]) == net.node_of(placement_[static_cast<std::size_t>(b)]);
+}
+
+void Simulation::send_overhead(int rank, int peer) {
+  if (factors_ != nullptr) busy(factors_->send_overhead_s(same_node(rank, peer)));
+}
+
+void Simulation::recv_overhead(int rank, int peer) {
+  if (factors_ != nullptr) busy(factors_->recv_overhead_s(same_node(rank, peer)));
+}
+
+void Simulation::install_factors() {
+  // Every route reports a latency of 1 s (GraphZoneOptions::unit_latency), which the latency
+  // factor turns into the tier's latency; the bandwidth factor turns the route's bottleneck
+  // into the tier's bandwidth (an upper bound of the flow: links still share their capacity).
+  simgrid::kernel::resource::NetworkModelIntf* model = zone_->get_iface()->get_network_model();
+  model->set_lat_factor_cb([this](double size, const sg4::Host* src, const sg4::Host* dst,
+                                  const std::vector<sg4::Link*>& links, const std::unordered_set<sg4::NetZone*>&) {
+    const topology::TierModel* tier = factors_->tier(zone_->node_of(src) == zone_->node_of(dst));
+    if (tier == nullptr) {  // a tier the model leaves to the platform: its links' own latencies
+      double nominal_s = 0;
+      for (const sg4::Link* link : links) nominal_s += link->get_latency();
+      return nominal_s;
+    }
+    return NetworkFactors::segment(*tier, size).latency_s;
+  });
+  model->set_bw_factor_cb([this](double size, const sg4::Host* src, const sg4::Host* dst,
+                                 const std::vector<sg4::Link*>& links, const std::unordered_set<sg4::NetZone*>&) {
+    const topology::TierModel* tier = factors_->tier(zone_->node_of(src) == zone_->node_of(dst));
+    if (tier == nullptr || links.empty()) return 1.0;
+    double bottleneck_Bps = links.front()->get_bandwidth();
+    for (const sg4::Link* link : links) bottleneck_Bps = std::min(bottleneck_Bps, link->get_bandwidth());
+    return NetworkFactors::segment(*tier, size).bandwidth_Bps / bottleneck_Bps;
+  });
+}
+
 void Simulation::rank_main(int rank) {
   RankState& st = states_[static_cast<std::size_t>(rank)];
   const auto& ops = trace_.ops[static_cast<std::size_t>(rank)];
@@ -326,7 +393,7 @@ void Simulation::rank_main(int rank) {
     records[i].start_s = sg4::Engine::get_clock();
     const Op& op = ops[i];
     switch (op.kind) {
-      case OpKind::kCompute: run_compute(op); break;
+      case OpKind::kCompute: run_compute(rank, op); break;
       case OpKind::kSend: run_send(rank, op); break;
       case OpKind::kRecv: run_recv(rank, op); break;
       default: run_collective(rank, op, i); break;
@@ -395,12 +462,23 @@ Result Simulation::run() {
   std::unique_ptr<sg4::Engine> engine = make_engine(options_.network, options_.stack_kib, options_.simgrid_log);
 
   const topology::Network& net = platform_.network;
-  zone_ = new GraphZone(net, placement_, options_.network.bandwidth_factor, options_.network.latency_factor);
+  GraphZoneOptions zone_options;
+  zone_options.bandwidth_factor = options_.network.bandwidth_factor;
+  zone_options.latency_factor = options_.network.latency_factor;
+  zone_options.host_per_rank = net.accelerator().cpu_core;
+  if (options_.network.calibrated != nullptr) {
+    factors_ = std::make_unique<NetworkFactors>(options_.network.calibrated);
+    zone_options.unit_latency = true;
+    zone_options.intra_floor_Bps = factors_->max_bandwidth_Bps(true);
+    zone_options.inter_floor_Bps = factors_->max_bandwidth_Bps(false);
+  }
+  zone_ = new GraphZone(net, placement_, zone_options);
+  if (factors_ != nullptr) install_factors();
   speed_ = net.accelerator().flops;
   seconds_per_reduced_byte_ = 1.0 / net.accelerator().reduce_Bps;
 
   for (int r = 0; r < trace_.world_size; ++r) {
-    sg4::Actor::create(fmt::format("rank{}", r), zone_->host(placement_[static_cast<std::size_t>(r)]),
+    sg4::Actor::create(fmt::format("rank{}", r), zone_->host_of_rank(r),
                        [this, r] { rank_main(r); });
   }
   engine->run();

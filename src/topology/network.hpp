@@ -67,6 +67,9 @@ struct AcceleratorSpec {
   double reduce_Bps = 0;      ///< rate of an elementwise reduction (bytes of one operand per second)
   double memory_Bps = 0;      ///< memory bandwidth, 0 if unknown
   std::string source;
+  /// One CPU core per rank slot (a platform node with "cores_per_node"): ranks may outnumber
+  /// the cores, and their compute durations, measured under that sharing, are not shared again.
+  bool cpu_core = false;
 };
 
 /// Routes between two switches of the inter-node fabric. Topology builders provide one.

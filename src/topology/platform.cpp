@@ -90,9 +90,14 @@ NodeSpec read_nodes(ObjectReader& doc) {
   NodeSpec spec;
   spec.nodes = bounded_count(doc, "nodes", 1 << 22);
   ObjectReader node = doc.child("node");
-  spec.accelerators = bounded_count(node, "accelerators", 1024);
+  const bool cpu_ranks = node.has("cores_per_node");
+  if (cpu_ranks && node.has("accelerators")) {
+    node.at("accelerators").fail("expected either 'accelerators' (a rank per accelerator) or 'cores_per_node' (CPU ranks), not both");
+  }
+  spec.accelerators = bounded_count(node, cpu_ranks ? "cores_per_node" : "accelerators", 1024);
   ObjectReader acc = node.child("accelerator");
   spec.accelerator = read_accelerator(acc);
+  spec.accelerator.cpu_core = cpu_ranks;
   spec.intra = read_link(node, "intra_link");
   spec.nics = bounded_count(node, "nics", 64);
   spec.nic = read_link(node, "nic_link");
@@ -222,6 +227,11 @@ Platform parse_platform(std::string_view text, const std::string& source) {
   platform.file = source;
   platform.name = doc.string("name");
   platform.description = doc.optional_string("description").value_or("");
+  if (std::optional<std::string> model = doc.optional_string("network_model")) {
+    if (model->empty()) doc.at("network_model").fail("expected a network model NAME or a file, got \"\"");
+    platform.network_model = *model;
+    platform.network_model_at = doc.at("network_model");
+  }
   doc.allow({"notes"});
   NodeSpec nodes = read_nodes(doc);
 

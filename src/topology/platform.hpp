@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "core/input_error.hpp"
 #include "topology/network.hpp"
 
 namespace ccsim::topology {
@@ -20,6 +21,10 @@ struct Platform {
   /// Bisection bandwidth from the topology's closed form, NaN when it has none (see the builders).
   double closed_form_bisection_Bps = 0;
   Network network;
+  /// The calibrated network model the platform names ("network_model": a NAME of
+  /// models/network/ or a path), empty for none; where it is named, for errors.
+  std::string network_model;
+  SourceRef network_model_at;
 };
 
 /// Reads a platform file strictly (unknown keys, wrong types, impossible values are

@@ -62,9 +62,17 @@ std::string format_summary(const Platform& platform, const PlatformSummary& s) {
   out += fmt::format("platform {} ({})\n", platform.name, ec ? platform.file : shown);
   if (!platform.description.empty()) out += fmt::format("  {}\n", platform.description);
   out += fmt::format("topology: {} ({})\n", platform.topology, platform.shape);
-  out += fmt::format("nodes: {} x {} accelerator{} = {} accelerators, {} NIC{} per node, {} switch{}\n", net.node_count(),
-                     net.accelerators_per_node(), net.accelerators_per_node() == 1 ? "" : "s", net.accelerator_count(),
-                     net.nics_per_node(), net.nics_per_node() == 1 ? "" : "s", s.switches, s.switches == 1 ? "" : "es");
+  if (acc.cpu_core) {
+    out += fmt::format("nodes: {} x {} core{} = {} cores (CPU ranks, any number per core), {} NIC{} per node, {} switch{}\n",
+                       net.node_count(), net.accelerators_per_node(), net.accelerators_per_node() == 1 ? "" : "s",
+                       net.accelerator_count(), net.nics_per_node(), net.nics_per_node() == 1 ? "" : "s", s.switches,
+                       s.switches == 1 ? "" : "es");
+  } else {
+    out += fmt::format("nodes: {} x {} accelerator{} = {} accelerators, {} NIC{} per node, {} switch{}\n",
+                       net.node_count(), net.accelerators_per_node(), net.accelerators_per_node() == 1 ? "" : "s",
+                       net.accelerator_count(), net.nics_per_node(), net.nics_per_node() == 1 ? "" : "s", s.switches,
+                       s.switches == 1 ? "" : "es");
+  }
   out += fmt::format("accelerator: {}, {:.4g} TFLOP/s, reduction {}{}\n", acc.model, acc.flops / 1e12,
                      format_rate(acc.reduce_Bps),
                      acc.memory_Bps > 0 ? fmt::format(", memory {}", format_rate(acc.memory_Bps)) : std::string());

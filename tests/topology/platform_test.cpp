@@ -64,3 +64,28 @@ TEST_CASE("the TaihuLight preset reproduces its published bisection", "[topology
   CHECK(p.network.accelerator_count() == 40960);
   CHECK(p.closed_form_bisection_Bps == Approx(70e12).epsilon(1e-4));  // 560 Tb/s
 }
+
+TEST_CASE("a platform may name a network model and run CPU ranks", "[topology][platform]") {
+  std::string text = test::platform_json(2, 2, 1, R"({"topology": "switch", "source": "t"})");
+  CHECK(topology::parse_platform(text, "p.json").network_model.empty());
+  CHECK_FALSE(topology::parse_platform(text, "p.json").network.accelerator().cpu_core);
+  std::string named = text;
+  named.replace(named.find("\"nodes\""), 0, "\"network_model\": \"loopback-1gbit\",\n  ");
+  topology::Platform p = topology::parse_platform(named, "p.json");
+  CHECK(p.network_model == "loopback-1gbit");
+  CHECK(p.network_model_at.line == 2);
+  CHECK(p.network_model_at.field == "network_model");
+  std::string empty = text;
+  empty.replace(empty.find("\"nodes\""), 0, "\"network_model\": \"\", ");
+  CHECK(error_of(empty) == "p.json:2: field 'network_model': expected a network model NAME or a file, got \"\"");
+
+  std::string cores = text;
+  cores.replace(cores.find("\"accelerators\""), std::string("\"accelerators\"").size(), "\"cores_per_node\"");
+  topology::Platform cpu = topology::parse_platform(cores, "p.json");
+  CHECK(cpu.network.accelerator().cpu_core);
+  CHECK(cpu.network.accelerator_count() == 4);
+  std::string both = text;
+  both.replace(both.find("\"accelerators\""), 0, "\"cores_per_node\": 2, ");
+  CHECK(error_of(both) == "p.json:3: field 'node.accelerators': expected either 'accelerators' (a rank per accelerator) "
+                          "or 'cores_per_node' (CPU ranks), not both");
+}

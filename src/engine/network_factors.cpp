@@ -1,0 +1,85 @@
+#include "engine/network_factors.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace ccsim::engine {
+namespace {
+
+std::string format_bytes(std::uint64_t bytes) {
+  if (bytes >= (1ull << 20) && bytes % (1ull << 20) == 0) return fmt::format("{} MiB", bytes >> 20);
+  if (bytes >= (1ull << 10) && bytes % (1ull << 10) == 0) return fmt::format("{} KiB", bytes >> 10);
+  return fmt::format("{} B", bytes);
+}
+
+std::string describe_tier(const char* name, const topology::TierModel& tier) {
+  std::vector<std::string> segments;
+  for (const topology::CostSegment& s : tier.segments) {
+    segments.push_back(fmt::format(">= {}: {:.3g} us + bytes / {:.4g} MB/s", format_bytes(s.min_bytes), s.latency_s * 1e6,
+                                   s.bandwidth_Bps / 1e6));
+  }
+  return fmt::format("{}: overheads send {:.3g} us, recv {:.3g} us; {} segment{} [{}]", name, tier.send_overhead_s * 1e6,
+                     tier.recv_overhead_s * 1e6, tier.segments.size(), tier.segments.size() == 1 ? "" : "s",
+                     fmt::join(segments, "; "));
+}
+
+void check_tier(const char* name, const topology::TierModel& tier) {
+  if (tier.segments.empty()) throw std::invalid_argument(fmt::format("network model: tier {} has no segments", name));
+  for (const topology::CostSegment& s : tier.segments) {
+    if (!(s.bandwidth_Bps > 0)) throw std::invalid_argument(fmt::format("network model: tier {} has a segment without bandwidth", name));
+  }
+}
+
+}  // namespace
+
+NetworkFactors::NetworkFactors(std::shared_ptr<const topology::NetworkModel> model) : model_(std::move(model)) {
+  if (model_ == nullptr) throw std::invalid_argument("NetworkFactors: no model");
+  if (model_->has_intra) check_tier("intra", model_->intra);
+  if (model_->has_inter) check_tier("inter", model_->inter);
+}
+
+const topology::TierModel* NetworkFactors::tier(bool same_node) const {
+  if (same_node) return model_->has_intra ? &model_->intra : nullptr;
+  return model_->has_inter ? &model_->inter : nullptr;
+}
+
+const topology::CostSegment& NetworkFactors::segment(const topology::TierModel& tier, double bytes) {
+  // Segments are sorted by min_bytes (read_network_model checks it); the first covers everything below.
+  auto it = std::upper_bound(tier.segments.begin(), tier.segments.end(), bytes,
+                             [](double b, const topology::CostSegment& s) { return b < static_cast<double>(s.min_bytes); });
+  return it == tier.segments.begin() ? tier.segments.front() : *(it - 1);
+}
+
+double NetworkFactors::send_overhead_s(bool same_node) const {
+  const topology::TierModel* t = tier(same_node);
+  return t != nullptr ? t->send_overhead_s : 0.0;
+}
+
+double NetworkFactors::recv_overhead_s(bool same_node) const {
+  const topology::TierModel* t = tier(same_node);
+  return t != nullptr ? t->recv_overhead_s : 0.0;
+}
+
+double NetworkFactors::max_bandwidth_Bps(bool same_node) const {
+  const topology::TierModel* t = tier(same_node);
+  double best = 0;
+  if (t != nullptr) {
+    for (const topology::CostSegment& s : t->segments) best = std::max(best, s.bandwidth_Bps);
+  }
+  return best;
+}
+
+std::string NetworkFactors::describe() const {
+  std::string where = model_->file.empty() ? std::string("in memory") : model_->file;
+  std::string intra = model_->has_intra ? describe_tier("intra", model_->intra) : "intra: the platform's links";
+  std::string inter = model_->has_inter ? describe_tier("inter", model_->inter) : "inter: the platform's links";
+  return fmt::format(
+      "calibrated model {} ({}): SimGrid CM02 with per-message latency and bandwidth factors, so that a lone message "
+      "costs send overhead + latency + bytes / bandwidth + receive overhead of its tier; {}; {}",
+      model_->name.empty() ? std::string("(unnamed)") : model_->name, where, intra, inter);
+}
+
+}  // namespace ccsim::engine

@@ -1,0 +1,40 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "topology/network_model.hpp"
+
+namespace ccsim::engine {
+
+/// A calibrated network model (topology::NetworkModel) as the engine applies it: per message,
+/// the tier (same node: intra, else inter), its segment by size, the latency and bandwidth a
+/// lone message gets and the CPU overheads of the sender and the receiver. A tier that the
+/// model does not describe keeps the platform's nominal figures and costs no overhead.
+/// Header without SimGrid types, so that the formulas are testable on their own.
+class NetworkFactors {
+ public:
+  explicit NetworkFactors(std::shared_ptr<const topology::NetworkModel> model);
+
+  const topology::NetworkModel& model() const { return *model_; }
+  /// The tier between two ranks, nullptr when the model leaves it to the platform.
+  const topology::TierModel* tier(bool same_node) const;
+  /// The segment of `tier` for a message of `bytes`: the last one whose min_bytes <= bytes
+  /// (the first segment covers smaller messages too).
+  static const topology::CostSegment& segment(const topology::TierModel& tier, double bytes);
+
+  double send_overhead_s(bool same_node) const;
+  double recv_overhead_s(bool same_node) const;
+  /// The largest bandwidth of any segment of the intra (or inter) tier, 0 without that tier:
+  /// links are never slower than this in model mode, so that a lone flow gets the model's figure.
+  double max_bandwidth_Bps(bool same_node) const;
+
+  /// "calibrated model NAME (FILE), intra: ..., inter: ...", printed with every result.
+  std::string describe() const;
+
+ private:
+  std::shared_ptr<const topology::NetworkModel> model_;
+};
+
+}  // namespace ccsim::engine

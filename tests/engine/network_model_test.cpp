@@ -1,0 +1,228 @@
+#include <catch2/catch.hpp>
+
+#include <memory>
+
+#include "engine/network_factors.hpp"
+#include "engine/replay.hpp"
+#include "engine_fixtures.hpp"
+#include "topology/platform.hpp"
+
+using namespace ccsim;
+using test::make_trace;
+using test::op_time;
+
+namespace {
+
+/// `nodes` x `per_node` ranks; intra 10 GB/s 1 us, NIC 1 GB/s 5 us (the nominal figures that a
+/// calibrated model must override). `cores` makes the slots CPU cores ("cores_per_node").
+topology::Platform model_platform(int nodes, int per_node, bool cores = false) {
+  return topology::parse_platform(fmt::format(R"({{
+  "format": "ccsim-platform", "version": 1, "name": "test", "nodes": {},
+  "node": {{"{}": {},
+    "accelerator": {{"model": "t", "flops": 1e9, "reduce_Bps": 2e10, "source": "test"}},
+    "intra_link": {{"bandwidth_Bps": 1e10, "latency_s": 1e-6, "source": "test"}},
+    "nics": 1,
+    "nic_link": {{"bandwidth_Bps": 1e9, "latency_s": 5e-6, "source": "test"}}}},
+  "network": {{"topology": "switch", "source": "test"}}
+}})",
+                                              nodes, cores ? "cores_per_node" : "accelerators", per_node),
+                                  "test-platform.json");
+}
+
+/// A model whose figures differ from the platform's on purpose, some segments faster than the
+/// nominal links (20 GB/s intra, 2 GB/s inter), some slower.
+std::shared_ptr<const topology::NetworkModel> test_model() {
+  auto model = std::make_shared<topology::NetworkModel>();
+  model->name = "test";
+  model->has_intra = model->has_inter = true;
+  model->intra.send_overhead_s = 2e-6;
+  model->intra.recv_overhead_s = 3e-6;
+  model->intra.segments = {{0, 1e-6, 5e9}, {65536, 4e-6, 2e10}};
+  model->inter.send_overhead_s = 1e-5;
+  model->inter.recv_overhead_s = 5e-6;
+  model->inter.segments = {{0, 2e-6, 1e8}, {8192, 3e-5, 2e9}, {1 << 20, 5e-5, 5e8}};
+  return model;
+}
+
+/// The formula: send overhead + latency + bytes / bandwidth + receive overhead of the segment.
+double formula(const topology::TierModel& tier, std::uint64_t bytes) {
+  const topology::CostSegment* seg = &tier.segments.front();
+  for (const topology::CostSegment& s : tier.segments) {
+    if (s.min_bytes <= bytes) seg = &s;
+  }
+  return tier.send_overhead_s + seg->latency_s + static_cast<double>(bytes) / seg->bandwidth_Bps + tier.recv_overhead_s;
+}
+
+/// One message from rank `src` to `dst` (rank r on accelerator r), the receiver waiting from t=0.
+double lone_message(const topology::Platform& p, int src, int dst, std::uint64_t bytes,
+                    std::shared_ptr<const topology::NetworkModel> model) {
+  const int world = p.network.accelerator_count();
+  std::vector<std::string> ops(static_cast<std::size_t>(world));
+  ops[static_cast<std::size_t>(src)] = test::send(dst, bytes);
+  ops[static_cast<std::size_t>(dst)] = test::recv(src, bytes);
+  engine::ReplayOptions options;
+  options.placement = "rank-order";
+  options.network.calibrated = std::move(model);
+  return op_time(engine::replay(make_trace(world, "", ops), p, options), dst, 0);
+}
+
+}  // namespace
+
+TEST_CASE("a lone message under a calibrated model costs its tier's formula, overheads included", "[engine][model]") {
+  const topology::Platform p = model_platform(2, 2);
+  const auto model = test_model();
+  for (std::uint64_t bytes : {64ull, 4096ull, 100000ull, 1ull << 20, 3ull << 20, 64ull << 20}) {
+    INFO(bytes << " bytes");
+    CHECK(lone_message(p, 0, 1, bytes, model) == Approx(formula(model->intra, bytes)).epsilon(0.001));
+    CHECK(lone_message(p, 0, 2, bytes, model) == Approx(formula(model->inter, bytes)).epsilon(0.001));
+  }
+}
+
+TEST_CASE("segments switch at their min_bytes", "[engine][model]") {
+  const topology::Platform p = model_platform(2, 1);
+  const auto model = test_model();
+  for (std::uint64_t edge : {8192ull, 1ull << 20}) {
+    INFO("edge " << edge);
+    const double below = lone_message(p, 0, 1, edge - 4, model);  // traces count whole fp32 elements
+    const double at = lone_message(p, 0, 1, edge, model);
+    CHECK(below == Approx(formula(model->inter, edge - 4)).epsilon(0.001));
+    CHECK(at == Approx(formula(model->inter, edge)).epsilon(0.001));
+  }
+  // 8188 bytes at 100 MB/s after 2 us vs 8192 at 2 GB/s after 30 us: the switch is visible.
+  CHECK(lone_message(p, 0, 1, 8188, model) > 1.5 * lone_message(p, 0, 1, 8192, model));
+  CHECK(engine::NetworkFactors::segment(model->inter, 0).min_bytes == 0);
+  CHECK(engine::NetworkFactors::segment(model->inter, 8191.0).min_bytes == 0);
+  CHECK(engine::NetworkFactors::segment(model->inter, 8192.0).min_bytes == 8192);
+  CHECK(engine::NetworkFactors::segment(model->inter, 1e12).min_bytes == 1 << 20);
+}
+
+TEST_CASE("without a model a lone message costs the route's nominal figures", "[engine][model]") {
+  const topology::Platform p = model_platform(2, 2);
+  const std::uint64_t n = 1 << 20;
+  CHECK(lone_message(p, 0, 1, n, nullptr) == Approx(2e-6 + n / 1e10).epsilon(0.001));
+  CHECK(lone_message(p, 0, 2, n, nullptr) == Approx(2e-6 + 10e-6 + n / 1e9).epsilon(0.001));
+}
+
+TEST_CASE("a model that leaves a tier out keeps the platform's figures for it", "[engine][model]") {
+  const topology::Platform p = model_platform(2, 2);
+  auto model = std::make_shared<topology::NetworkModel>(*test_model());
+  model->has_intra = false;
+  const std::uint64_t n = 1 << 20;
+  CHECK(lone_message(p, 0, 1, n, model) == Approx(2e-6 + n / 1e10).epsilon(0.001));
+  CHECK(lone_message(p, 0, 2, n, model) == Approx(formula(model->inter, n)).epsilon(0.001));
+}
+
+TEST_CASE("two ranks behind one NIC sending out of the node at once each get half the NIC", "[engine][model]") {
+  // Node 0 (ranks 0, 1) sends 100 MB from each rank to node 1 (ranks 2, 3): both flows cross
+  // node 0's NIC and node 1's NIC (1 GB/s), the intra links (10 GB/s) are not the bottleneck.
+  const topology::Platform p = model_platform(2, 2);
+  const std::uint64_t n = 100'000'000;
+  auto run = [&](std::shared_ptr<const topology::NetworkModel> model) {
+    engine::ReplayOptions options;
+    options.placement = "rank-order";
+    options.network.calibrated = std::move(model);
+    return engine::replay(make_trace(4, "", {test::send(2, n), test::send(3, n), test::recv(0, n), test::recv(1, n)}), p,
+                          options);
+  };
+  engine::Result plain = run(nullptr);
+  CHECK(op_time(plain, 2, 0) == Approx(12e-6 + 2.0 * n / 1e9).epsilon(0.001));
+  CHECK(op_time(plain, 3, 0) == Approx(12e-6 + 2.0 * n / 1e9).epsilon(0.001));
+  // With a model of 1 GB/s for large inter-node messages: alone one flow gets 1 GB/s, together half each.
+  auto model = std::make_shared<topology::NetworkModel>();
+  model->name = "nic";
+  model->has_inter = true;
+  model->inter.segments = {{0, 1e-5, 1e9}};
+  engine::Result modelled = run(model);
+  CHECK(op_time(modelled, 2, 0) == Approx(1e-5 + 2.0 * n / 1e9).epsilon(0.001));
+  CHECK(op_time(modelled, 3, 0) == Approx(1e-5 + 2.0 * n / 1e9).epsilon(0.001));
+  CHECK(lone_message(p, 0, 2, n, model) == Approx(1e-5 + 1.0 * n / 1e9).epsilon(0.001));
+}
+
+TEST_CASE("intra-node messages do not cross the NIC", "[engine][model]") {
+  // 2 nodes x 3: rank 0 sends out of node 0 (to rank 3) while rank 1 sends to rank 2 inside
+  // node 0: the inter-node flow keeps the whole NIC, the intra-node one its 10 GB/s links.
+  const topology::Platform p = model_platform(2, 3);
+  const std::uint64_t n = 100'000'000;
+  engine::ReplayOptions options;
+  options.placement = "rank-order";
+  engine::Result r = engine::replay(
+      make_trace(6, "", {test::send(3, n), test::send(2, n), test::recv(1, n), test::recv(0, n), "", ""}), p, options);
+  CHECK(op_time(r, 3, 0) == Approx(12e-6 + n / 1e9).epsilon(0.001));
+  CHECK(op_time(r, 2, 0) == Approx(2e-6 + n / 1e10).epsilon(0.001));
+}
+
+TEST_CASE("the result says which network model ran", "[engine][model]") {
+  const topology::Platform p = model_platform(1, 2);
+  engine::ReplayOptions options;
+  options.network.calibrated = test_model();
+  engine::Result r = engine::replay(make_trace(2, "", {test::send(1, 8), test::recv(0, 8)}), p, options);
+  CHECK(r.network_model.rfind("calibrated model test (in memory): SimGrid CM02 with per-message", 0) == 0);
+  CHECK(r.network_model.find("intra: overheads send 2 us, recv 3 us; 2 segments [>= 0 B: 1 us + bytes / 5000 MB/s; "
+                             ">= 64 KiB: 4 us + bytes / 2e+04 MB/s]") != std::string::npos);
+  engine::Result plain = engine::replay(make_trace(2, "", {test::send(1, 8), test::recv(0, 8)}), p, {});
+  CHECK(plain.network_model.rfind("SimGrid CM02 max-min flow model, TCP-gamma off, cross-traffic off, no correction factors", 0) == 0);
+}
+
+TEST_CASE("collective steps pay the model's overheads", "[engine][model]") {
+  // A 2-rank ring all_reduce of 8 bytes (2 chunks of 4): each rank sends and receives once per
+  // step, 2 steps (reduce-scatter, all-gather): per step send overhead + latency + 4 bytes /
+  // bandwidth + receive overhead, plus the reduction of 4 bytes.
+  const topology::Platform p = model_platform(1, 2);
+  auto model = std::make_shared<topology::NetworkModel>();
+  model->name = "o";
+  model->has_intra = true;
+  model->intra.send_overhead_s = 1e-4;
+  model->intra.recv_overhead_s = 2e-4;
+  model->intra.segments = {{0, 1e-5, 1e9}};
+  engine::ReplayOptions options;
+  options.network.calibrated = model;
+  options.all_reduce_algorithm = "ring";
+  const std::string op = R"({"kind": "all_reduce", "group": "g", "bytes": 8, "dtype": "fp32"})";
+  engine::Result r = engine::replay(make_trace(2, R"({"name": "g", "kind": "data", "ranks": [0, 1]})", {op, op}), p, options);
+  CHECK(op_time(r, 0, 0) == Approx(2 * (1e-4 + 1e-5 + 4 / 1e9 + 2e-4) + 4 / 2e10).epsilon(0.001));
+}
+
+TEST_CASE("CPU ranks that outnumber the cores do not slow measured compute", "[engine][cpu]") {
+  // 4 ranks on 1 node of 2 cores: rank-order puts ranks 0 and 2 on core 0, 1 and 3 on core 1.
+  const topology::Platform p = model_platform(1, 2, true);
+  CHECK(p.network.accelerator().cpu_core);
+  engine::ReplayOptions options;
+  options.placement = "rank-order";
+  const std::string measured = R"({"kind": "compute", "name": "linear", "duration_ms": 1000})";
+  const std::string counted = R"({"kind": "compute", "name": "linear", "flops": 1e9})";
+  engine::Result r = engine::replay(make_trace(4, "", {measured, measured, counted, measured}), p, options);
+  CHECK(op_time(r, 0, 0) == Approx(1.0));
+  CHECK(op_time(r, 1, 0) == Approx(1.0));
+  CHECK(op_time(r, 3, 0) == Approx(1.0));
+  CHECK(op_time(r, 2, 0) == Approx(2.0));  // FLOPs at 1 GFLOP/s on a core shared by 2 ranks
+  CHECK(r.placement == "rank-order, 4 CPU ranks on 2 cores (measured compute is not time-shared again)");
+}
+
+TEST_CASE("messages between CPU ranks of one core cross its link to the node hub", "[engine][cpu]") {
+  const topology::Platform p = model_platform(1, 2, true);
+  engine::ReplayOptions options;
+  options.placement = "rank-order";
+  const std::uint64_t n = 100'000'000;
+  // Ranks 0 and 2 share core 0: up and down its 10 GB/s, 1 us intra link.
+  engine::Result r = engine::replay(make_trace(4, "", {test::send(2, n), "", test::recv(0, n), ""}), p, options);
+  CHECK(op_time(r, 2, 0) == Approx(2e-6 + n / 1e10).epsilon(0.001));
+  // Under a model they pay its intra tier.
+  auto model = test_model();
+  options.network.calibrated = model;
+  r = engine::replay(make_trace(4, "", {test::send(2, n), "", test::recv(0, n), ""}), p, options);
+  CHECK(op_time(r, 2, 0) == Approx(formula(model->intra, n)).epsilon(0.001));
+}
+
+TEST_CASE("deadlocks are explained under a calibrated model", "[engine][model][deadlock]") {
+  const topology::Platform p = model_platform(1, 2);
+  engine::ReplayOptions options;
+  options.network.calibrated = test_model();
+  trace::Trace t = make_trace(2, "", {test::recv(1, 8, "x") + ", " + test::send(1, 8, "y"),
+                                      test::recv(0, 8, "y") + ", " + test::send(0, 8, "x")});
+  CHECK_THROWS_WITH(engine::replay(t, p, options),
+                    "simulation cannot progress at t=0.000000 s: 2 of 2 ranks are blocked\n"
+                    "  rank 0: operator #0 'recv' (line 4) waits for a send from rank 1 (tag \"x\", 8 bytes); rank 1 is "
+                    "blocked in operator #0 'recv'\n"
+                    "  rank 1: operator #0 'recv' (line 5) waits for a send from rank 0 (tag \"y\", 8 bytes); rank 0 is "
+                    "blocked in operator #0 'recv'");
+}
