@@ -7,23 +7,12 @@
 #include "calibrate/measurement_file.hpp"
 #include "calibrate/network_fit.hpp"
 #include "cli/commands.hpp"
+#include "cli/simulation_flags.hpp"
 #include "core/input_error.hpp"
 #include "core/parse.hpp"
 #include "topology/network_model.hpp"
 
 namespace ccsim::cli {
-
-std::vector<std::string> network_model_dirs() {
-  std::vector<std::string> dirs;
-  if (const char* env = std::getenv("CCSIM_NETWORK_MODELS")) {
-    std::stringstream list(env);
-    for (std::string dir; std::getline(list, dir, ':');) {
-      if (!dir.empty()) dirs.push_back(dir);
-    }
-  }
-  dirs.emplace_back(CCSIM_SOURCE_DIR "/models/network");
-  return dirs;
-}
 
 std::string calibration_report(const std::vector<calibrate::PointFit>& points) {
   std::string out = fmt::format("{:>5}  {:>10}  {:>13}  {:>13}  {:>8}  {}\n", "ranks", "bytes", "measured_us",

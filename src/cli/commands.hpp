@@ -28,10 +28,6 @@ void setup_validate(CLI::App& app);
 /// platforms/ folder of the source tree this binary was built from.
 std::vector<std::string> platform_dirs();
 
-/// Directories searched for network models: $CCSIM_NETWORK_MODELS (colon-separated), then
-/// the models/network/ folder of the source tree this binary was built from.
-std::vector<std::string> network_model_dirs();
-
 /// Shared by calibrate and validate: the point table with fitted / held-out errors, and a tier.
 std::string calibration_report(const std::vector<calibrate::PointFit>& points);
 std::string tier_report(const topology::TierModel& tier, double reduce_s_per_byte);
