@@ -371,15 +371,7 @@ CompressorFit fit_compressor(const CompressorBench& bench, const CompressorFitOp
   } else {
     doc["transfer"] = {{"kind", "none"}, {"source", "chosen at calibration (--transfer none): figures hold only where measured"}};
   }
-  doc["where"] = {{"default", "host"},
-                  {"staging_Bps", 2.5e10},
-                  {"source",
-                   "estimate: PCIe 4.0 x16, 16 GT/s x 16 lanes x 128/130 = 31.5 GB/s per direction (PCI-SIG PCIe 4.0 "
-                   "base specification); about 80% of it assumed for large copies"}};
-  if (error_bounded) {
-    doc["error_mode"] = "REL";
-    doc["dtype"] = "fp32";
-  }
+  compress::add_cpu_codec_fields(doc, error_bounded);
   doc["settings"] = settings;
   std::string notes = "Multi-core figures (threads on parts of the data) are printed by the benchmark, not modelled here.";
   if (any_clamped) notes += " Some fixed costs came out negative and were clamped to 0 (--clamp-t0); see the settings.";

@@ -14,6 +14,18 @@
 #include <nlohmann/json.hpp>
 
 namespace ccsim::compress {
+
+void add_cpu_codec_fields(nlohmann::ordered_json& doc, bool error_bounded) {
+  doc["where"] = {{"default", "host"},
+                  {"staging_Bps", 2.5e10},
+                  {"source",
+                   "estimate: PCIe 4.0 x16, 16 GT/s x 16 lanes x 128/130 = 31.5 GB/s per direction (PCI-SIG PCIe 4.0 "
+                   "base specification); about 80% of it assumed for large copies"}};
+  if (error_bounded) {
+    doc["error_mode"] = "REL";
+    doc["dtype"] = "fp32";
+  }
+}
 namespace {
 
 double median(std::vector<double> v) {
@@ -335,15 +347,7 @@ std::string codec_model_json(std::string_view model_name, const std::vector<Code
   doc["source"] = measured + "; throughputs are raw bytes / median thread CPU time of the call (CLOCK_THREAD_CPUTIME_ID, because the "
                              "machine was shared with other work) over the repetitions after a warm-up, t0_s the median "
                              "CPU time of compressing 256 elements";
-  doc["where"] = {{"default", "host"},
-                  {"staging_Bps", 2.5e10},
-                  {"source",
-                   "estimate: PCIe 4.0 x16, 16 GT/s x 16 lanes x 128/130 = 31.5 GB/s per direction (PCI-SIG PCIe 4.0 "
-                   "base specification); about 80% of it assumed for large copies"}};
-  if (error_bounded) {
-    doc["error_mode"] = "REL";
-    doc["dtype"] = "fp32";
-  }
+  add_cpu_codec_fields(doc, error_bounded);
 
   // Pool the data sets per operating point: ratio and rates over all raw bytes.
   std::map<double, std::vector<const CodecMeasurement*>> points;

@@ -6,9 +6,16 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "compress/codec.hpp"
 
 namespace ccsim::compress {
+
+/// The fields every compressor model of a codec measured on this host's CPU shares, in the
+/// ccsim-compressor format: `where` (on the host, with the PCIe staging estimate) and, for
+/// error-bounded codecs, `error_mode` REL on fp32.
+void add_cpu_codec_fields(nlohmann::ordered_json& doc, bool error_bounded);
 
 /// One measured operating point of a codec on one data set (bench/compressor_bench.cpp).
 struct CodecMeasurement {
