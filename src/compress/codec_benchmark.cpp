@@ -80,6 +80,33 @@ double small_call_s(const Codec& codec, std::span<const float> data) {
 
 std::string family_of(const std::string& spec) { return spec.substr(0, spec.find(':')); }
 
+/// Times compress, decompress and (for homomorphic codecs) add, each a callable returning
+/// its seconds, `repetitions` times after one warm-up, and stores their medians and the
+/// rates over m.raw_bytes in `m`.
+template <typename Compress, typename Decompress, typename Add>
+void time_operations(CodecMeasurement& m, bool homomorphic, int repetitions, Compress compress, Decompress decompress,
+                     Add add) {
+  std::vector<double> tc, td, ta;
+  for (int rep = 0; rep <= repetitions; ++rep) {  // rep 0 warms up
+    const double c = compress();
+    const double d = decompress();
+    const double a = homomorphic ? add() : 0.0;
+    if (rep > 0) {
+      tc.push_back(c);
+      td.push_back(d);
+      ta.push_back(a);
+    }
+  }
+  m.compress_s = median(tc);
+  m.decompress_s = median(td);
+  m.compress_Bps = m.raw_bytes / m.compress_s;
+  m.decompress_Bps = m.raw_bytes / m.decompress_s;
+  if (homomorphic) {
+    m.add_s = median(ta);
+    m.add_Bps = m.raw_bytes / m.add_s;
+  }
+}
+
 }  // namespace
 
 CodecMeasurement measure_codec(const Codec& codec, std::span<const float> data, int threads, int repetitions) {
@@ -96,32 +123,15 @@ CodecMeasurement measure_codec(const Codec& codec, std::span<const float> data, 
   m.threads = threads;
   m.elements = n;
   const double raw = static_cast<double>(n * sizeof(float));
-  std::vector<double> tc, td, ta;
-  for (int rep = 0; rep <= repetitions; ++rep) {  // rep 0 warms up
-    double c = timed_parallel(threads, [&](int t) { codec.compress(parts[t], streams[t]); });
-    double d = timed_parallel(threads, [&](int t) { codec.decompress(streams[t], outs[t]); });
-    double a = 0;
-    if (codec.homomorphic()) {
-      a = timed_parallel(threads, [&](int t) { codec.add_compressed(streams[t], streams[t], sums[t]); });
-    }
-    if (rep > 0) {
-      tc.push_back(c);
-      td.push_back(d);
-      ta.push_back(a);
-    }
-  }
-  m.compress_s = median(tc);
-  m.decompress_s = median(td);
-  m.compress_Bps = raw / m.compress_s;
-  m.decompress_Bps = raw / m.decompress_s;
-  if (codec.homomorphic()) {
-    m.add_s = median(ta);
-    m.add_Bps = raw / m.add_s;
-  }
+  m.raw_bytes = raw;
+  time_operations(
+      m, codec.homomorphic(), repetitions,
+      [&] { return timed_parallel(threads, [&](int t) { codec.compress(parts[t], streams[t]); }); },
+      [&] { return timed_parallel(threads, [&](int t) { codec.decompress(streams[t], outs[t]); }); },
+      [&] { return timed_parallel(threads, [&](int t) { codec.add_compressed(streams[t], streams[t], sums[t]); }); });
   m.chunk_elements = parts.front().size();
   m.calls = 1;
   m.repetitions = repetitions;
-  m.raw_bytes = raw;
   double compressed = 0;
   for (int t = 0; t < threads; ++t) {
     compressed += static_cast<double>(streams[t].size());
@@ -160,34 +170,18 @@ CodecMeasurement measure_codec_chunks(const Codec& codec, std::span<const float>
   m.calls = chunks;
   m.repetitions = repetitions;
   m.raw_bytes = static_cast<double>(m.elements * sizeof(float));
-  std::vector<double> tc, td, ta;
-  for (int rep = 0; rep <= repetitions; ++rep) {  // rep 0 warms up
-    double start = thread_cpu_s();
-    for (std::size_t i = 0; i < chunks; ++i) codec.compress(chunk(i), streams[i]);
-    double c = thread_cpu_s() - start;
-    start = thread_cpu_s();
-    for (std::size_t i = 0; i < chunks; ++i) codec.decompress(streams[i], out);
-    double d = thread_cpu_s() - start;
-    double a = 0;
-    if (codec.homomorphic()) {
-      start = thread_cpu_s();
-      for (std::size_t i = 0; i < chunks; ++i) codec.add_compressed(streams[i], streams[i], sum);
-      a = thread_cpu_s() - start;
-    }
-    if (rep > 0) {
-      tc.push_back(c);
-      td.push_back(d);
-      ta.push_back(a);
-    }
-  }
-  m.compress_s = median(tc);
-  m.decompress_s = median(td);
-  m.compress_Bps = m.raw_bytes / m.compress_s;
-  m.decompress_Bps = m.raw_bytes / m.decompress_s;
-  if (codec.homomorphic()) {
-    m.add_s = median(ta);
-    m.add_Bps = m.raw_bytes / m.add_s;
-  }
+  auto timed = [](auto&& work) {
+    const double start = thread_cpu_s();
+    work();
+    return thread_cpu_s() - start;
+  };
+  time_operations(
+      m, codec.homomorphic(), repetitions,
+      [&] { return timed([&] { for (std::size_t i = 0; i < chunks; ++i) codec.compress(chunk(i), streams[i]); }); },
+      [&] { return timed([&] { for (std::size_t i = 0; i < chunks; ++i) codec.decompress(streams[i], out); }); },
+      [&] {
+        return timed([&] { for (std::size_t i = 0; i < chunks; ++i) codec.add_compressed(streams[i], streams[i], sum); });
+      });
   for (std::size_t i = 0; i < chunks; ++i) {
     m.compressed_bytes += static_cast<double>(streams[i].size());
     codec.decompress(streams[i], out);
