@@ -1,0 +1,5 @@
+# Command lines a new user mistypes: each must fail with a clear message and exit 1.
+# CLI11 reports a malformed command line with its own exit codes (>= 100, src/cli/exit_codes.hpp).
+hostile unknown-command 106 'subcommand is required' frobnicate
+hostile missing-trace 1 'no-such-trace.json' replay "$TMP/no-such-trace.json"
+hostile bad-trace 1 'bad_unknown_key.json' replay "$DATA/bad_unknown_key.json"
