@@ -225,6 +225,22 @@ SeriesChoice parse_series_choice(const std::string& text, const std::string& wha
   return choice;
 }
 
+std::string default_series(const MeasurementFile& file) {
+  std::vector<std::string> found;
+  for (const SeriesPoint& s : file.series) {
+    if (s.op != "all_reduce") continue;
+    std::string name = s.algorithm + "/" + s.transport;
+    if (std::find(found.begin(), found.end(), name) == found.end()) found.push_back(name);
+  }
+  if (std::find(found.begin(), found.end(), "ring/mpi") != found.end()) return "ring/mpi";
+  if (found.size() == 1) return found.front();
+  throw InputError(file.file, 0, "--series",
+                   found.empty() ? std::string("no all_reduce series in this file")
+                                 : fmt::format("several all_reduce series and none is ring/mpi: choose one with --series "
+                                               "({})",
+                                               fmt::join(found, ", ")));
+}
+
 ErrorSummary summarize(const std::vector<PointFit>& points, bool fitted) {
   ErrorSummary e;
   double log_sum = 0;
@@ -270,7 +286,7 @@ std::unique_ptr<collective::Schedule> schedule_for(const SeriesPoint& point, con
                                                     collective::Compression compression) {
   collective::Request request;
   request.op = collective::Collective::kAllReduce;
-  request.algorithm = point.implementation == "mpi-library" ? choice.library_schedule : point.algorithm;
+  request.algorithm = point.implementation == "ccsim-schedule" ? point.algorithm : choice.library_schedule;
   request.size = point.group_size;
   request.element_bytes = 4;
   request.count = point.bytes / 4;

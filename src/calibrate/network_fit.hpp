@@ -30,6 +30,11 @@ struct SeriesChoice {
 /// Parses ALGO/TRANSPORT (the --series option); InputError(what, 0, field, ...) when malformed.
 SeriesChoice parse_series_choice(const std::string& text, const std::string& what, const std::string& field);
 
+/// The series a command fits when --series is not given: ring/mpi when the file has it, else
+/// the file's only all_reduce series (an external benchmark's output has one); else an error
+/// listing the series.
+std::string default_series(const MeasurementFile& file);
+
 /// One measured point and what a model predicts for it.
 struct PointFit {
   std::uint64_t bytes = 0;  ///< each rank's buffer
@@ -67,7 +72,7 @@ struct NetworkFit {
 std::vector<SeriesPoint> select_series(const MeasurementFile& file, const SeriesChoice& choice);
 
 /// The schedule a point is predicted with: the series' own schedule (ccsim-schedule), or
-/// choice.library_schedule for the MPI library's; fp32 elements.
+/// choice.library_schedule for a library's collective (MPI, NCCL, a CSV's); fp32 elements.
 std::unique_ptr<collective::Schedule> schedule_for(const SeriesPoint& point, const SeriesChoice& choice,
                                                     collective::Compression compression = collective::Compression::kNone);
 

@@ -1,5 +1,6 @@
 # Sources of src/calibrate/, listed explicitly (no GLOB).
 target_sources(ccsim_lib PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/benchmark_output.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compressor_fit.cpp
   ${CMAKE_CURRENT_LIST_DIR}/measurement_file.cpp
   ${CMAKE_CURRENT_LIST_DIR}/network_fit.cpp

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "calibrate/benchmark_output.hpp"
 #include "calibrate/measurement_file.hpp"
 #include "calibrate/network_fit.hpp"
 #include "cli/commands.hpp"
@@ -46,7 +47,8 @@ namespace {
 
 struct CalibrateNetworkCommand {
   std::string measurements;
-  std::string series = "ring/mpi";
+  std::string series;  // empty: calibrate::default_series
+  int ranks = 0;       // 0: what the file says
   std::string library_schedule = "auto";
   std::string fit = "alternate";
   std::string tier = "intra";
@@ -55,8 +57,10 @@ struct CalibrateNetworkCommand {
   std::string name;
 };
 
-void run_calibrate_network(const CalibrateNetworkCommand& cmd) {
-  calibrate::MeasurementFile file = calibrate::read_measurements(cmd.measurements);
+void run_calibrate_network(CalibrateNetworkCommand cmd) {
+  calibrate::MeasurementFile file = calibrate::read_any_measurements(
+      cmd.measurements, cmd.ranks > 0 ? std::optional<int>(cmd.ranks) : std::nullopt);
+  if (cmd.series.empty()) cmd.series = calibrate::default_series(file);
   calibrate::SeriesChoice choice = calibrate::parse_series_choice(cmd.series, "command line", "--series");
   choice.library_schedule = cmd.library_schedule;
   const calibrate::FitMode mode = cmd.fit == "all" ? calibrate::FitMode::kAll : calibrate::FitMode::kAlternate;
@@ -76,8 +80,9 @@ void run_calibrate_network(const CalibrateNetworkCommand& cmd) {
     model.name = !cmd.name.empty() ? cmd.name : fmt::format("fit-{}", cmd.series);
     model.description = fmt::format("all_reduce {} on {} ranks fitted on the critical path of schedule {}",
                                     cmd.series, fit.points.front().ranks, fit.schedule);
-    model.hardware = fmt::format("{}, {} process(es) on {} node(s)", file.cpu.empty() ? "unknown CPU" : file.cpu,
-                                 file.processes, file.nodes);
+    model.hardware = fmt::format("{}, {} process(es) on {}", file.cpu.empty() ? "unknown CPU" : file.cpu,
+                                 file.processes,
+                                 file.nodes > 0 ? fmt::format("{} node(s)", file.nodes) : std::string("unknown nodes"));
     model.source = fmt::format("measured: {}; ccsim calibrate network {} --series {} --fit {} --tier {}", cmd.measurements,
                                cmd.measurements, cmd.series, cmd.fit, cmd.tier);
     (cmd.tier == "inter" ? model.has_inter : model.has_intra) = true;
@@ -102,9 +107,15 @@ void setup_calibrate(CLI::App& app) {
       "network",
       "Fit a size-dependent network tier (per-message overheads, latency and bandwidth per size segment) to an "
       "all_reduce series by weighted least squares on the critical path of its schedule");
-  sub->add_option("measurements", cmd->measurements, "Measurement file (ccsim-measurements)")->required();
-  sub->add_option("--series", cmd->series, "ALGORITHM/TRANSPORT of the series, e.g. ring/mpi, MPI_Allreduce/mpi")
-      ->capture_default_str();
+  sub->add_option("measurements", cmd->measurements,
+                  "Measurements: ccsim measure's JSON, OSU (osu_allreduce) or nccl-tests (all_reduce_perf) output, or "
+                  "CSV (bytes,time_us[,ranks]); see models/README.md")
+      ->required();
+  sub->add_option("--series", cmd->series,
+                   "ALGORITHM/TRANSPORT of the series, e.g. ring/mpi, MPI_Allreduce/mpi (default: ring/mpi, or the "
+                   "file's only series)");
+  sub->add_option("--ranks", cmd->ranks, "Process count of a run whose output does not record it (OSU, CSV)")
+      ->check(CLI::Range(1, 1 << 24));
   sub->add_option("--library-schedule", cmd->library_schedule,
                   "Schedule that models the MPI library's collective: auto (what ccsim chooses) or an algorithm")
       ->capture_default_str();

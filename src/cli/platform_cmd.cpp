@@ -10,6 +10,8 @@
 #include "topology/platform.hpp"
 #include "topology/simgrid_xml.hpp"
 #include "topology/summary.hpp"
+#include "engine/network_factors.hpp"
+#include "cli/simulation_flags.hpp"
 
 namespace ccsim::cli {
 namespace {
@@ -40,7 +42,13 @@ void run_list() {
 
 void run_show(const PlatformCommand& cmd) {
   topology::Platform p = load(cmd.name);
-  write_output(cmd.output, topology::format_summary(p, topology::summarize(p)));
+  std::string out = topology::format_summary(p, topology::summarize(p));
+  if (auto model = load_platform_network_model(p)) {
+    out += fmt::format("network model: {}\n  (the link figures above are nominal: with a network model, a lone "
+                       "message costs the model's figure for its tier and size)\n",
+                       engine::NetworkFactors(model).describe());
+  }
+  write_output(cmd.output, out);
 }
 
 void run_export(const PlatformCommand& cmd) {

@@ -30,13 +30,30 @@ std::vector<std::string> data_dirs(const char* env, const char* fallback) {
   return dirs;
 }
 
+/// Reads a network model; one shipped in this source tree is named relative to it in reports
+/// (models/network/NAME.json), so that output does not depend on where the tree lies.
+std::shared_ptr<const topology::NetworkModel> read_model(const std::string& path) {
+  topology::NetworkModel model = topology::read_network_model(path);
+  const std::string_view source_dir = CCSIM_SOURCE_DIR "/";
+  if (model.file.rfind(source_dir, 0) == 0) model.file.erase(0, source_dir.size());
+  return std::make_shared<const topology::NetworkModel>(std::move(model));
+}
+
 /// The calibrated network model of --network-model, else the platform's, else none.
 std::shared_ptr<const topology::NetworkModel> load_network_model(const SimulationFlags& flags,
                                                                  const topology::Platform& platform) {
   if (!flags.network_model.empty()) {
-    return std::make_shared<const topology::NetworkModel>(topology::read_network_model(find_data_file(
-        flags.network_model, network_model_dirs(), "--network-model", "network model", "network models")));
+    return read_model(
+        find_data_file(flags.network_model, network_model_dirs(), "--network-model", "network model", "network models"));
   }
+  return load_platform_network_model(platform);
+}
+
+}  // namespace
+
+std::vector<std::string> compressor_dirs() { return data_dirs("CCSIM_COMPRESSORS", CCSIM_SOURCE_DIR "/models/compressors"); }
+
+std::shared_ptr<const topology::NetworkModel> load_platform_network_model(const topology::Platform& platform) {
   if (platform.network_model.empty()) return nullptr;
   std::string path;
   try {
@@ -45,12 +62,8 @@ std::shared_ptr<const topology::NetworkModel> load_network_model(const Simulatio
   } catch (const InputError& e) {
     platform.network_model_at.fail(e.detail());  // name the platform file and line
   }
-  return std::make_shared<const topology::NetworkModel>(topology::read_network_model(path));
+  return read_model(path);
 }
-
-}  // namespace
-
-std::vector<std::string> compressor_dirs() { return data_dirs("CCSIM_COMPRESSORS", CCSIM_SOURCE_DIR "/models/compressors"); }
 
 std::vector<std::string> network_model_dirs() {
   return data_dirs("CCSIM_NETWORK_MODELS", CCSIM_SOURCE_DIR "/models/network");

@@ -43,5 +43,7 @@ std::vector<std::string> compressor_dirs();
 
 /// Folders searched for network models: $CCSIM_NETWORK_MODELS, then models/network/.
 std::vector<std::string> network_model_dirs();
+/// The calibrated network model a platform names (`network_model`), nullptr when none.
+std::shared_ptr<const topology::NetworkModel> load_platform_network_model(const topology::Platform& platform);
 
 }  // namespace ccsim::cli

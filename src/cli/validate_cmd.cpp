@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "calibrate/benchmark_output.hpp"
 #include "calibrate/measurement_file.hpp"
 #include "calibrate/network_fit.hpp"
 #include "cli/commands.hpp"
@@ -21,15 +22,18 @@ namespace {
 struct ValidateCommand {
   std::string measurements;
   std::string model;
-  std::string series = "ring/mpi";
+  std::string series;  // empty: calibrate::default_series
+  int ranks = 0;
   std::string library_schedule = "auto";
   std::string tier = "intra";
   std::string compress;
   bool measured_ratio = false;
 };
 
-void run_validate(const ValidateCommand& cmd) {
-  calibrate::MeasurementFile file = calibrate::read_measurements(cmd.measurements);
+void run_validate(ValidateCommand cmd) {
+  calibrate::MeasurementFile file = calibrate::read_any_measurements(
+      cmd.measurements, cmd.ranks > 0 ? std::optional<int>(cmd.ranks) : std::nullopt);
+  if (cmd.series.empty()) cmd.series = calibrate::default_series(file);
   topology::NetworkModel model = topology::read_network_model(
       find_data_file(cmd.model, network_model_dirs(), "--model", "network model", "network models"));
   const bool inter = cmd.tier == "inter";
@@ -110,10 +114,15 @@ void setup_validate(CLI::App& app) {
   auto cmd = std::make_shared<ValidateCommand>();
   CLI::App* sub = app.add_subcommand(
       "validate", "Predict a measured all_reduce series with a network model and compare, point by point");
-  sub->add_option("measurements", cmd->measurements, "Measurement file (ccsim-measurements)")->required();
+  sub->add_option("measurements", cmd->measurements,
+                  "Measurements: ccsim measure's JSON, OSU or nccl-tests output, or CSV (see models/README.md)")
+      ->required();
   sub->add_option("--model", cmd->model, "Network model name (models/network/NAME.json) or file")->required();
-  sub->add_option("--series", cmd->series, "ALGORITHM/TRANSPORT of the series, e.g. ring/mpi, MPI_Allreduce/mpi")
-      ->capture_default_str();
+  sub->add_option("--series", cmd->series,
+                  "ALGORITHM/TRANSPORT of the series, e.g. ring/mpi, MPI_Allreduce/mpi (default: ring/mpi, or the "
+                  "file's only series)");
+  sub->add_option("--ranks", cmd->ranks, "Process count of a run whose output does not record it (OSU, CSV)")
+      ->check(CLI::Range(1, 1 << 24));
   sub->add_option("--library-schedule", cmd->library_schedule,
                   "Schedule that models the MPI library's collective: auto (what ccsim chooses) or an algorithm")
       ->capture_default_str();

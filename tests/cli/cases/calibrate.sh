@@ -1,0 +1,12 @@
+# calibrate network / validate on measurements of other tools (models/README.md).
+hostile osu-without-ranks 1 'osu_allreduce-tcp-np2.txt.*--ranks.*does not record the process count' \
+  calibrate network "$DATA/external/osu_allreduce-tcp-np2.txt"
+hostile osu-with-ranks 0 '' calibrate network "$DATA/external/osu_allreduce-tcp-np2.txt" --ranks 2
+grep -q 'all_reduce MPI_Allreduce/mpi on 2 ranks' "$last_out" || fail "OSU series not fitted as MPI_Allreduce/mpi on 2 ranks"
+hostile nccl-ranks-disagree 1 'says 2 ranks.*--ranks says 4' \
+  calibrate network "$DATA/external/nccl_all_reduce_perf-tcp-np2.txt" --ranks 4
+hostile csv-validate 0 '' validate "$DATA/external/allreduce-tcp-np2.csv" --ranks 2 --model local-tcp
+grep -q 'held-out' "$last_out" || fail "validate does not mark the points held out"
+printf 'bytes,time_us\n1024,12\n2048,abc\n' > "$TMP/bad.csv"
+hostile csv-bad-time 1 'bad.csv:3.*time_us.*"abc"' calibrate network "$TMP/bad.csv" --ranks 2
+hostile ccsim-ranks-disagree 1 'machine.processes 2.*--ranks 3' calibrate network "$DATA/measure/tcp-np2.json" --ranks 3
