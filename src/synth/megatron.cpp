@@ -1,0 +1,453 @@
+#include "synth/megatron.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "core/input_error.hpp"
+
+namespace ccsim::synth {
+namespace {
+
+int seq_of(const ModelSpec& model, const Parallelism& par) { return par.seq > 0 ? par.seq : model.seq; }
+
+/// Gradients travel in fp32 for bf16 models (Megatron accumulates and all-reduces them in
+/// fp32 by default with bf16), in the model's dtype otherwise.
+DType grad_dtype_of(const ModelSpec& model) { return model.dtype == DType::kBF16 ? DType::kF32 : model.dtype; }
+
+/// Rounds a collective's buffer up to a multiple of `parts` elements of `e` bytes (the
+/// padding real implementations add so that every rank gets an equal share).
+std::uint64_t padded(double bytes, int parts, int e) {
+  const double unit = static_cast<double>(parts) * e;
+  return static_cast<std::uint64_t>(std::ceil(bytes / unit) * unit);
+}
+
+/// Parameters one rank of stage `stage` holds (vocabulary-parallel embedding and head over TP).
+double stage_params_per_rank(const ModelSpec& model, const Parallelism& par, int stage) {
+  const double layers = static_cast<double>(model.layers) / par.pp;
+  double params = layers * model.layer_params();
+  if (stage == 0) params += model.embedding_params();
+  if (stage == par.pp - 1) {
+    params += model.head_params();
+    // A tied head on a last stage that is not the first keeps its own copy of the word
+    // embedding (Megatron synchronises the two copies' gradients).
+    if (!model.untied_head && par.pp > 1) params += static_cast<double>(model.vocab) * model.hidden;
+  }
+  return params / par.tp;
+}
+
+}  // namespace
+
+void check_parallelism(const ModelSpec& model, const Parallelism& par) {
+  auto fail = [](const char* flag, const std::string& detail) { throw InputError("command line", 0, flag, detail); };
+  for (auto [flag, v] : {std::pair{"--tp", par.tp}, {"--pp", par.pp}, {"--dp", par.dp}, {"--micro-batches", par.micro_batches},
+                         {"--micro-batch-size", par.micro_batch_size}}) {
+    if (v < 1 || v > (1 << 20)) fail(flag, fmt::format("expected 1..{}, got \"{}\"", 1 << 20, v));
+  }
+  if (static_cast<double>(par.tp) * par.pp * par.dp > (1 << 24)) {
+    fail("--dp", fmt::format("tp x pp x dp = {} ranks; at most 16777216", static_cast<double>(par.tp) * par.pp * par.dp));
+  }
+  if (par.seq < 0 || par.seq > (1 << 24)) fail("--seq", fmt::format("expected 1..{}, got \"{}\"", 1 << 24, par.seq));
+  if (par.zero < 0 || par.zero > 3) fail("--zero", fmt::format("expected 0, 1, 2 or 3, got \"{}\"", par.zero));
+  if (model.layers % par.pp != 0) {
+    fail("--pp", fmt::format("{} has {} layers, which {} pipeline stages do not divide", model.name, model.layers, par.pp));
+  }
+  if (model.heads % par.tp != 0 || model.ffn % par.tp != 0 || model.hidden % par.tp != 0) {
+    fail("--tp", fmt::format("{} has {} heads, hidden {} and FFN {}; tensor parallelism {} must divide all three",
+                             model.name, model.heads, model.hidden, model.ffn, par.tp));
+  }
+  if (model.kv_heads % par.tp != 0 && par.tp % model.kv_heads != 0) {
+    fail("--tp", fmt::format("{} has {} KV heads; tensor parallelism {} must divide them or be a multiple",
+                             model.name, model.kv_heads, par.tp));
+  }
+  if (par.sp && par.tp == 1) fail("--sp", "sequence parallelism splits the sequence over the TP group: needs --tp > 1");
+  if (par.sp && seq_of(model, par) % par.tp != 0) {
+    fail("--seq", fmt::format("sequence parallelism needs the sequence ({}) divisible by --tp {}", seq_of(model, par), par.tp));
+  }
+  if (par.zero == 3 && par.pp > 1) {
+    fail("--zero", "ZeRO-3 with pipeline parallelism is not what Megatron or DeepSpeed run; use --zero 1 or 2 with --pp");
+  }
+}
+
+LayerPlan plan_layer(const ModelSpec& model, const Parallelism& par) {
+  const double b = par.micro_batch_size;
+  const double s = seq_of(model, par);
+  const double h = model.hidden;
+  const double t = par.tp;
+  const double heads = model.heads / t;  // per rank
+  const double kv = static_cast<double>(model.kv_heads) * model.head_dim();
+  const double qkv = h + 2 * kv;
+  const double f = model.ffn;
+  const double k = model.activation == Activation::kSwiglu ? 2 : 1;  // SwiGLU: gate and up
+  const double e = dtype_bytes(model.dtype);
+  const double tokens = b * s;
+  const double sp = par.sp ? t : 1;  // the norms run on s/t tokens with sequence parallelism
+
+  LayerPlan plan;
+  auto op = [&](std::string name, std::string label, double flops, double bytes) {
+    plan.forward.push_back({std::move(name), std::move(label), flops, bytes});
+  };
+  op("layernorm", "attn.norm", 8 * tokens * h / sp, e * 2 * tokens * h / sp);
+  plan.tp_points.push_back({1, true, "tp:attn.in"});
+  op("linear", "attn.qkv", 2 * tokens * h * qkv / t, e * (tokens * h + h * qkv / t + tokens * qkv / t));
+  op("baddbmm", "attn.scores", 2 * b * s * s * h / t, e * (2 * tokens * h / t + b * heads * s * s));
+  op("softmax", "attn.softmax", 5 * b * heads * s * s, e * 2 * b * heads * s * s);
+  op("bmm", "attn.ctx", 2 * b * s * s * h / t, e * (b * heads * s * s + 2 * tokens * h / t));
+  op("linear", "attn.out", 2 * tokens * h * h / t, e * (tokens * h / t + h * h / t + tokens * h));
+  plan.tp_points.push_back({6, false, "tp:attn"});
+  op("layernorm", "mlp.norm", 8 * tokens * h / sp, e * 2 * tokens * h / sp);
+  plan.tp_points.push_back({7, true, "tp:mlp.in"});
+  op("linear", "mlp.up", 2 * tokens * h * f * k / t, e * (tokens * h + h * f * k / t + tokens * f * k / t));
+  const double act_flops = model.activation == Activation::kRelu ? 1 : model.activation == Activation::kGelu ? 8 : 6;
+  op(std::string(activation_name(model.activation)), "mlp.act", act_flops * tokens * f / t,
+     e * (tokens * f * k / t + tokens * f / t));
+  op("linear", "mlp.down", 2 * tokens * f * h / t, e * (tokens * f / t + f * h / t + tokens * h));
+  plan.tp_points.push_back({10, false, "tp:mlp"});
+
+  // Backward: each operator's gradient costs twice its forward (input and weight gradients
+  // for the matrix products, the same factor for the element-wise ones), in reverse order.
+  for (auto it = plan.forward.rbegin(); it != plan.forward.rend(); ++it) {
+    plan.backward.push_back({it->name, "bwd:" + it->label, 2 * it->flops, 2 * it->bytes});
+  }
+  plan.tp_bytes = tokens * h * e;
+  if (par.tp == 1) plan.tp_points.clear();
+  return plan;
+}
+
+MessageSizes message_sizes(const ModelSpec& model, const Parallelism& par) {
+  MessageSizes m;
+  const double e = dtype_bytes(model.dtype);
+  const double tokens = static_cast<double>(par.micro_batch_size) * seq_of(model, par);
+  m.tp = par.tp > 1 ? tokens * model.hidden * e : 0;
+  m.pp = par.pp > 1 ? tokens * model.hidden * e / (par.sp ? par.tp : 1) : 0;
+  m.grad_dtype = grad_dtype_of(model);
+  double params = 0;
+  for (int stage = 0; stage < par.pp; ++stage) params = std::max(params, stage_params_per_rank(model, par, stage));
+  m.dp_grads = par.dp > 1 ? params * dtype_bytes(m.grad_dtype) : 0;
+  m.zero3_layer = par.zero == 3 ? model.layer_params() / par.tp * e : 0;
+  return m;
+}
+
+double model_state_bytes(double params, int zero, int dp) {
+  // Mixed-precision Adam: 2 (16-bit weights) + 2 (16-bit gradients) + 12 (fp32 master
+  // weights, momentum, variance) bytes per parameter; ZeRO shards the last 12 (stage 1),
+  // also the gradients (stage 2) and also the weights (stage 3) over the DP group.
+  const double n = dp;
+  switch (zero) {
+    case 1: return params * (4 + 12 / n);
+    case 2: return params * (2 + 14 / n);
+    case 3: return params * 16 / n;
+    default: return params * 16;
+  }
+}
+
+double activation_bytes_per_layer(const ModelSpec& model, const Parallelism& par) {
+  const double s = seq_of(model, par);
+  const double b = par.micro_batch_size;
+  const double h = model.hidden;
+  const double a = model.heads;
+  const double t = par.tp;
+  const double sbh = s * b * h;
+  if (par.tp == 1) return sbh * (34 + 5 * a * s / h);
+  if (!par.sp) return sbh * (10 + 24 / t + 5 * a * s / (h * t));
+  return sbh * (34 + 5 * a * s / h) / t;
+}
+
+Memory memory_per_accelerator(const ModelSpec& model, const Parallelism& par) {
+  Memory m;
+  for (int stage = 0; stage < par.pp; ++stage) {
+    m.params_per_rank = std::max(m.params_per_rank, stage_params_per_rank(model, par, stage));
+  }
+  m.model_states = model_state_bytes(m.params_per_rank, par.zero, par.dp);
+  const double in_flight = par.schedule == PipelineSchedule::kGpipe ? par.micro_batches
+                                                                    : std::min(par.pp, par.micro_batches);
+  m.activations = activation_bytes_per_layer(model, par) * (static_cast<double>(model.layers) / par.pp) * in_flight;
+  return m;
+}
+
+namespace {
+
+class Builder {
+ public:
+  Builder(const ModelSpec& model, const Parallelism& par, trace::Trace& trace)
+      : model_(model), par_(par), trace_(trace), plan_(plan_layer(model, par)), sizes_(message_sizes(model, par)) {}
+
+  void build() {
+    make_groups();
+    for (int r = 0; r < par_.world(); ++r) build_rank(r);
+  }
+
+ private:
+  int rank_of(int p, int d, int t) const { return p * par_.dp * par_.tp + d * par_.tp + t; }
+
+  void make_groups() {
+    auto add = [&](std::string name, trace::GroupKind kind, std::vector<int> ranks) {
+      trace::Group g;
+      g.name = std::move(name);
+      g.kind = kind;
+      g.ranks = std::move(ranks);
+      trace_.groups.push_back(std::move(g));
+    };
+    if (par_.tp > 1) {
+      for (int p = 0; p < par_.pp; ++p) {
+        for (int d = 0; d < par_.dp; ++d) {
+          std::vector<int> ranks;
+          for (int t = 0; t < par_.tp; ++t) ranks.push_back(rank_of(p, d, t));
+          tp_group_[{p, d}] = static_cast<int>(trace_.groups.size());
+          add(fmt::format("tp{}_{}", p, d), trace::GroupKind::kTensor, std::move(ranks));
+        }
+      }
+    }
+    if (par_.dp > 1) {
+      for (int p = 0; p < par_.pp; ++p) {
+        for (int t = 0; t < par_.tp; ++t) {
+          std::vector<int> ranks;
+          for (int d = 0; d < par_.dp; ++d) ranks.push_back(rank_of(p, d, t));
+          dp_group_[{p, t}] = static_cast<int>(trace_.groups.size());
+          add(fmt::format("dp{}_{}", p, t), trace::GroupKind::kData, std::move(ranks));
+        }
+      }
+    }
+    if (par_.pp > 1) {
+      for (int d = 0; d < par_.dp; ++d) {
+        for (int t = 0; t < par_.tp; ++t) {
+          std::vector<int> ranks;
+          for (int p = 0; p < par_.pp; ++p) ranks.push_back(rank_of(p, d, t));
+          add(fmt::format("pp{}_{}", d, t), trace::GroupKind::kPipeline, std::move(ranks));
+        }
+      }
+    }
+  }
+
+  // --- operators of the current rank ---
+  void compute(const std::string& name, const std::string& label, double flops, double bytes) {
+    trace::Op op;
+    op.kind = trace::OpKind::kCompute;
+    op.name = trace_.names.intern(name);
+    op.label = trace_.names.intern(label);
+    op.flops = flops;
+    op.bytes = static_cast<std::uint64_t>(std::llround(bytes));
+    ops_->push_back(op);
+  }
+  void collective(trace::OpKind kind, int group, std::uint64_t bytes, DType dtype, const std::string& label) {
+    trace::Op op;
+    op.kind = kind;
+    op.name = trace_.names.intern(trace::op_kind_name(kind));
+    op.label = trace_.names.intern(label);
+    op.group = group;
+    op.bytes = bytes;
+    op.dtype = dtype;
+    ops_->push_back(op);
+  }
+  void p2p(trace::OpKind kind, int peer, const std::string& tag, const std::string& label) {
+    trace::Op op;
+    op.kind = kind;
+    op.name = trace_.names.intern(trace::op_kind_name(kind));
+    op.label = trace_.names.intern(label);
+    op.tag = trace_.names.intern(tag);
+    op.peer = peer;
+    op.bytes = static_cast<std::uint64_t>(sizes_.pp);
+    op.dtype = model_.dtype;
+    ops_->push_back(op);
+  }
+
+  void tp_comm(const LayerPlan::TpPoint& point, bool backward) {
+    const int group = tp_group_.at({stage_, d_});
+    const std::uint64_t bytes = padded(plan_.tp_bytes, par_.tp, dtype_bytes(model_.dtype));
+    const std::string label = backward ? "bwd:" + point.label : point.label;
+    if (!par_.sp) {
+      // f: backward all_reduce; g: forward all_reduce.
+      if (point.copy_to_tp == backward) collective(trace::OpKind::kAllReduce, group, bytes, model_.dtype, label);
+      return;
+    }
+    // Sequence parallel: f is all_gather forward / reduce_scatter backward, g the converse.
+    const bool gather = point.copy_to_tp != backward;
+    collective(gather ? trace::OpKind::kAllGather : trace::OpKind::kReduceScatter, group, bytes, model_.dtype, label);
+  }
+
+  void zero3_layer(trace::OpKind kind, const std::string& label) {
+    const DType dtype = kind == trace::OpKind::kAllGather ? model_.dtype : sizes_.grad_dtype;
+    const double bytes = model_.layer_params() / par_.tp * dtype_bytes(dtype);
+    collective(kind, dp_group_.at({stage_, t_}), padded(bytes, par_.dp, dtype_bytes(dtype)), dtype, label);
+  }
+
+  void forward(int mb) {
+    const double e = dtype_bytes(model_.dtype);
+    const double tokens = static_cast<double>(par_.micro_batch_size) * seq_of(model_, par_);
+    const double h = model_.hidden;
+    const double v = model_.vocab;
+    const double t = par_.tp;
+    if (stage_ == 0) compute("embedding", "embed", tokens * h, e * 2 * tokens * h);
+    for (int layer = 0; layer < layers_; ++layer) {
+      if (par_.zero == 3 && par_.dp > 1) zero3_layer(trace::OpKind::kAllGather, "zero3:params");
+      const std::size_t n = plan_.forward.size();
+      for (std::size_t pos = 0; pos <= n; ++pos) {
+        for (const LayerPlan::TpPoint& p : plan_.tp_points) {
+          if (p.before_op == static_cast<int>(pos)) tp_comm(p, false);
+        }
+        if (pos < n) compute(plan_.forward[pos].name, plan_.forward[pos].label, plan_.forward[pos].flops, plan_.forward[pos].bytes);
+      }
+    }
+    if (stage_ == par_.pp - 1) {
+      compute("linear", "lm_head", 2 * tokens * h * v / t, e * (tokens * h + v * h / t + tokens * v / t));
+      compute("cross_entropy", "loss", 5 * tokens * v / t, e * 2 * tokens * v / t);
+    }
+    (void)mb;
+  }
+
+  void backward(int mb) {
+    const double e = dtype_bytes(model_.dtype);
+    const double tokens = static_cast<double>(par_.micro_batch_size) * seq_of(model_, par_);
+    const double h = model_.hidden;
+    const double v = model_.vocab;
+    const double t = par_.tp;
+    if (stage_ == par_.pp - 1) {
+      compute("cross_entropy", "bwd:loss", 5 * tokens * v / t, e * 2 * tokens * v / t);
+      compute("linear", "bwd:lm_head", 4 * tokens * h * v / t, 2 * e * (tokens * h + v * h / t + tokens * v / t));
+    }
+    for (int layer = 0; layer < layers_; ++layer) {
+      if (par_.zero == 3 && par_.dp > 1) zero3_layer(trace::OpKind::kAllGather, "zero3:params");
+      const int n = static_cast<int>(plan_.forward.size());
+      for (int pos = n; pos >= 0; --pos) {
+        for (auto it = plan_.tp_points.rbegin(); it != plan_.tp_points.rend(); ++it) {
+          if (it->before_op == pos) tp_comm(*it, true);
+        }
+        if (pos > 0) {
+          const ComputeCost& c = plan_.backward[static_cast<std::size_t>(n - pos)];
+          compute(c.name, c.label, c.flops, c.bytes);
+        }
+      }
+      if (par_.zero == 3 && par_.dp > 1) zero3_layer(trace::OpKind::kReduceScatter, "zero3:grads");
+    }
+    if (stage_ == 0) compute("embedding", "bwd:embed", tokens * h, e * 2 * tokens * h);
+    (void)mb;
+  }
+
+  // Pipeline communication (Megatron's p2p_communication): the combined operations post
+  // their receive and their send together in Megatron; here they are two blocking
+  // operations whose order pairs with the neighbour's (receive first in
+  // send_forward_recv_backward, send first in send_backward_recv_forward).
+  bool first() const { return stage_ == 0; }
+  bool last() const { return stage_ == par_.pp - 1; }
+  int prev() const { return rank_of(stage_ - 1, d_, t_); }
+  int next() const { return rank_of(stage_ + 1, d_, t_); }
+  void recv_forward(int mb) {
+    if (!first()) p2p(trace::OpKind::kRecv, prev(), fmt::format("act{}", mb), "pp:act");
+  }
+  void send_forward(int mb) {
+    if (!last()) p2p(trace::OpKind::kSend, next(), fmt::format("act{}", mb), "pp:act");
+  }
+  void recv_backward(int mb) {
+    if (!last()) p2p(trace::OpKind::kRecv, next(), fmt::format("grad{}", mb), "pp:grad");
+  }
+  void send_backward(int mb) {
+    if (!first()) p2p(trace::OpKind::kSend, prev(), fmt::format("grad{}", mb), "pp:grad");
+  }
+
+  void build_rank(int r) {
+    stage_ = r / (par_.dp * par_.tp);
+    d_ = (r / par_.tp) % par_.dp;
+    t_ = r % par_.tp;
+    layers_ = model_.layers / par_.pp;
+    ops_ = &trace_.ops[static_cast<std::size_t>(r)];
+    const int m = par_.micro_batches;
+    if (par_.schedule == PipelineSchedule::kGpipe || par_.pp == 1) {
+      for (int mb = 0; mb < m; ++mb) {
+        recv_forward(mb);
+        forward(mb);
+        send_forward(mb);
+      }
+      for (int mb = m - 1; mb >= 0; --mb) {
+        recv_backward(mb);
+        backward(mb);
+        send_backward(mb);
+      }
+    } else {
+      const int warmup = std::min(par_.pp - stage_ - 1, m);
+      const int remaining = m - warmup;
+      for (int i = 0; i < warmup; ++i) {
+        recv_forward(i);
+        forward(i);
+        send_forward(i);
+      }
+      if (remaining > 0) recv_forward(warmup);
+      for (int i = 0; i < remaining; ++i) {
+        const int fmb = warmup + i;
+        forward(fmb);
+        recv_backward(i);  // send_forward_recv_backward: receive first
+        send_forward(fmb);
+        backward(i);
+        if (i == remaining - 1) {
+          send_backward(i);
+        } else {
+          send_backward(i);  // send_backward_recv_forward: send first
+          recv_forward(fmb + 1);
+        }
+      }
+      for (int i = 0; i < warmup; ++i) {
+        const int mb = remaining + i;
+        recv_backward(mb);
+        backward(mb);
+        send_backward(mb);
+      }
+    }
+    gradients_and_optimizer();
+  }
+
+  void gradients_and_optimizer() {
+    const double params = stage_params_per_rank(model_, par_, stage_);
+    const int ge = dtype_bytes(sizes_.grad_dtype);
+    if (par_.dp > 1) {
+      const int group = dp_group_.at({stage_, t_});
+      const std::uint64_t grads = padded(params * ge, par_.dp, ge);
+      if (par_.zero == 0) {
+        collective(trace::OpKind::kAllReduce, group, grads, sizes_.grad_dtype, "dp:grads");
+      } else if (par_.zero <= 2) {
+        collective(trace::OpKind::kReduceScatter, group, grads, sizes_.grad_dtype, "dp:grads");
+      }
+    }
+    const double shard = par_.zero >= 1 ? params / par_.dp : params;
+    // Adam: read gradient, master weight, momentum, variance; write the last three and the
+    // 16-bit weight: about 28 bytes and 10 FLOPs per parameter.
+    compute("optimizer", "adam", 10 * shard, 28 * shard);
+    if (par_.dp > 1 && (par_.zero == 1 || par_.zero == 2)) {
+      const int e = dtype_bytes(model_.dtype);
+      collective(trace::OpKind::kAllGather, dp_group_.at({stage_, t_}), padded(params * e, par_.dp, e), model_.dtype,
+                 "dp:params");
+    }
+  }
+
+  const ModelSpec& model_;
+  const Parallelism& par_;
+  trace::Trace& trace_;
+  LayerPlan plan_;
+  MessageSizes sizes_;
+  std::map<std::pair<int, int>, int> tp_group_, dp_group_;
+  std::vector<trace::Op>* ops_ = nullptr;
+  int stage_ = 0, d_ = 0, t_ = 0, layers_ = 0;
+};
+
+}  // namespace
+
+trace::Trace synthesize(const ModelSpec& model, const Parallelism& par, const std::string& platform) {
+  check_parallelism(model, par);
+  trace::Trace trace;
+  trace.source = "ccsim trace synth";
+  trace.name = fmt::format("{}-tp{}-pp{}-dp{}{}", model.name, par.tp, par.pp, par.dp, par.sp ? "-sp" : "");
+  trace.description = fmt::format(
+      "synthesized by ccsim trace synth: {} ({}), TP {} PP {} DP {}{}, {} micro-batches of {} x {} tokens, {} schedule, "
+      "ZeRO {}; FLOPs and bytes from the Megatron formulas (src/synth/megatron.hpp), no measured durations",
+      model.name, model.source, par.tp, par.pp, par.dp, par.sp ? " with sequence parallelism" : "", par.micro_batches,
+      par.micro_batch_size, seq_of(model, par), par.schedule == PipelineSchedule::kGpipe ? "GPipe" : "1F1B", par.zero);
+  trace.platform = platform;
+  trace.placement = "tp,dp,pp";
+  trace.world_size = par.world();
+  trace.iterations = 1;
+  trace.ops.resize(static_cast<std::size_t>(par.world()));
+  Builder(model, par, trace).build();
+  return trace;
+}
+
+}  // namespace ccsim::synth

@@ -1,0 +1,92 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "synth/model_spec.hpp"
+#include "trace/trace.hpp"
+
+namespace ccsim::synth {
+
+enum class PipelineSchedule : std::uint8_t { kGpipe, k1F1B };
+
+/// How a job splits the model and the batch, in Megatron-LM's terms.
+struct Parallelism {
+  int tp = 1;                  ///< tensor parallel size t
+  int pp = 1;                  ///< pipeline stages
+  int dp = 1;                  ///< data-parallel replicas
+  bool sp = false;             ///< sequence parallelism (Korthikanti et al. 2022) on the TP group
+  int micro_batches = 1;       ///< M per iteration and replica
+  int micro_batch_size = 1;    ///< b, sequences per micro-batch
+  int seq = 0;                 ///< s; 0: the model's
+  PipelineSchedule schedule = PipelineSchedule::k1F1B;
+  int zero = 0;                ///< 0 (plain DDP), 1/2 (optimizer state / + gradient sharding), 3 (+ parameters)
+
+  int world() const { return tp * pp * dp; }
+};
+
+/// One compute operator of one rank for one micro-batch: FLOPs and bytes moved.
+struct ComputeCost {
+  std::string name;   ///< linear, baddbmm, softmax, bmm, layernorm, gelu, ...
+  std::string label;  ///< attn.qkv, mlp.up, ...
+  double flops = 0;
+  double bytes = 0;
+};
+
+/// What one rank of a tensor-parallel group does in one transformer layer for one
+/// micro-batch. `tp_points` are the layer's TP communication points in forward order,
+/// placed before op `before_op`: Megatron's f (copy to TP: forward identity, backward
+/// all_reduce) and g (reduce from TP: forward all_reduce, backward identity); with sequence
+/// parallelism f is an all_gather forward / reduce_scatter backward and g the converse.
+struct LayerPlan {
+  struct TpPoint {
+    int before_op;
+    bool copy_to_tp;  ///< f (true) or g (false)
+    std::string label;
+  };
+  std::vector<ComputeCost> forward;   ///< forward order
+  std::vector<ComputeCost> backward;  ///< backward order (forward reversed)
+  std::vector<TpPoint> tp_points;
+  double tp_bytes = 0;  ///< the buffer of each TP collective: b * s * h * element size
+};
+
+LayerPlan plan_layer(const ModelSpec& model, const Parallelism& par);
+
+/// Sizes of the messages of the job (bytes).
+struct MessageSizes {
+  double tp = 0;              ///< each TP collective's buffer
+  double pp = 0;              ///< each pipeline activation / gradient message
+  double dp_grads = 0;        ///< the gradient buffer of one rank of the largest stage
+  DType grad_dtype = DType::kF32;
+  double zero3_layer = 0;     ///< ZeRO-3: one layer's parameters (gathered per layer)
+};
+MessageSizes message_sizes(const ModelSpec& model, const Parallelism& par);
+
+/// Memory of one accelerator (the first pipeline stage, the fullest) in bytes: model states
+/// of mixed-precision Adam (Rajbhandari et al. 2020: 2 + 2 + 12 bytes per parameter, sharded
+/// over the DP group by ZeRO stage) and activations without recomputation (Korthikanti et al.
+/// 2022, eq. 2-4: s b h (34 + 5 a s / h) per layer, with TP (10 + 24/t + 5 a s / (h t)), with
+/// TP and SP (34 + 5 a s / h) / t), held for M micro-batches (GPipe) or pp (1F1B).
+struct Memory {
+  double params_per_rank = 0;
+  double model_states = 0;
+  double activations = 0;
+  double total() const { return model_states + activations; }
+};
+/// Bytes of model states per rank for `params` parameters on it (ZeRO paper, Figure 1).
+double model_state_bytes(double params, int zero, int dp);
+/// Activation bytes of one layer for one micro-batch (Korthikanti et al. 2022).
+double activation_bytes_per_layer(const ModelSpec& model, const Parallelism& par);
+Memory memory_per_accelerator(const ModelSpec& model, const Parallelism& par);
+
+/// Checks that the split fits the model (layers by pp, heads and hidden by tp, ...): throws
+/// InputError naming the command-line flag.
+void check_parallelism(const ModelSpec& model, const Parallelism& par);
+
+/// The trace one iteration of the job produces: per rank, in Megatron rank order
+/// (rank = pp_rank * dp * tp + dp_rank * tp + tp_rank), the compute operators with FLOPs and
+/// bytes (no durations: the platform's rates time them), TP collectives, pipeline
+/// send/recv of the schedule, and data-parallel gradient (and ZeRO parameter) collectives.
+trace::Trace synthesize(const ModelSpec& model, const Parallelism& par, const std::string& platform);
+
+}  // namespace ccsim::synth
