@@ -101,6 +101,7 @@ CollectivePlan CollectivePlanner::make_plan(const trace::Op& op) {
     plan.error_worst_eb = static_cast<float>(error.worst);
     plan.error_expected_eb = static_cast<float>(error.expected);
   }
+  plan.schedule = collective::make_schedule(request);
   return plan;
 }
 

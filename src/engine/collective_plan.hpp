@@ -23,6 +23,10 @@ struct CollectivePlan {
   compress::CompressorCost cost;  ///< default (free, ratio 1) when not compressed
   float error_worst_eb = 0;      ///< error of the result in units of the per-compression bound
   float error_expected_eb = 0;
+  /// The schedule of `request`, built once per distinct collective and shared by every rank
+  /// of every call (schedules are immutable; rebuilding one per rank and call was most of
+  /// the time of large collectives).
+  std::shared_ptr<const collective::Schedule> schedule;
 };
 
 /// Decides, once per distinct collective (group, kind, size, dtype, root), which algorithm

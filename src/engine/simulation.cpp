@@ -319,7 +319,7 @@ void Simulation::run_collective(int rank, const Op& op, std::size_t index) {
   st.group_rank = member.index;
   st.step = -1;
   StepRunner runner(*this, rank, op.group, plan);
-  collective::run_rank(*collective::make_schedule(plan.request), member.index, runner);
+  collective::run_rank(*plan.schedule, member.index, runner);
   st.step = -1;
   st.plan = nullptr;
 }
@@ -436,7 +436,7 @@ std::string Simulation::describe_wait(int rank) const {
     return fmt::format("{} waits for members that never reached it: {}", where, fmt::join(absent, "; "));
   }
   int peer = st.recv_peer >= 0 ? st.recv_peer : st.send_peer;
-  const std::size_t steps = collective::make_schedule(st.plan->request)->steps(st.group_rank).size();
+  const std::size_t steps = st.plan->schedule->steps(st.group_rank).size();
   return fmt::format("{} waits in step {} of {} for rank {}; {}", where, st.step + 1, steps, peer,
                      describe_position(peer));
 }
