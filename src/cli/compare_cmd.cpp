@@ -6,6 +6,7 @@
 #include "collective/registry.hpp"
 #include "core/input_error.hpp"
 #include "engine/replay.hpp"
+#include "report/timeline.hpp"
 #include "report/comparison.hpp"
 #include "trace/native_reader.hpp"
 
@@ -19,6 +20,7 @@ struct CompareCommand {
   std::string rows = "operator";
   std::string plain_algorithm = "auto";
   bool per_rank = false;
+  std::string timeline;
   SimulationFlags flags;
 };
 
@@ -45,6 +47,11 @@ void run_compare(const CompareCommand& cmd) {
     report::write_text(comparison, text);
   }
   write_output(cmd.output, text.str());
+  if (!cmd.timeline.empty()) {
+    std::ostringstream events;
+    report::write_timeline({{"plain", &plain_result}, {"compressed", &compressed_result}}, events);
+    write_output(cmd.timeline, events.str());
+  }
 }
 
 }  // namespace
@@ -68,6 +75,9 @@ void setup_compare(CLI::App& app) {
   sub->add_option("--plain-algo", cmd->plain_algorithm, "all_reduce algorithm of the plain run ('auto' chooses)")
       ->check(CLI::IsMember(algorithm_choices(collective::plain_all_reduce_algorithms(), true)))
       ->capture_default_str();
+  sub->add_option("--timeline", cmd->timeline,
+                  "Also write Chrome/Perfetto trace events of the replay here (one process per rank: operators and "
+                  "idle gaps; open in ui.perfetto.dev or chrome://tracing)");
   add_simulation_flags(sub, cmd->flags, true);
   sub->get_option("--compress")->required();
   sub->callback([cmd] { run_compare(*cmd); });

@@ -7,6 +7,7 @@
 #include "cli/simulation_flags.hpp"
 #include "core/input_error.hpp"
 #include "engine/replay.hpp"
+#include "report/timeline.hpp"
 #include "report/breakdown.hpp"
 #include "topology/platform.hpp"
 #include "trace/native_reader.hpp"
@@ -20,6 +21,7 @@ struct ReplayCommand {
   std::string output = "-";
   std::string rows = "operator";
   bool per_rank = false;
+  std::string timeline;
   SimulationFlags flags;
 };
 
@@ -41,6 +43,11 @@ void run_replay(const ReplayCommand& cmd) {
     report::write_text(breakdown, text);
   }
   write_output(cmd.output, text.str());
+  if (!cmd.timeline.empty()) {
+    std::ostringstream events;
+    report::write_timeline({{"", &result}}, events);
+    write_output(cmd.timeline, events.str());
+  }
 }
 
 }  // namespace
@@ -64,6 +71,9 @@ void setup_replay(CLI::App& app) {
       ->check(CLI::IsMember({"operator", "name"}))
       ->capture_default_str();
   sub->add_flag("--per-rank", cmd->per_rank, "Also print one table per rank (default: per pipeline stage only)");
+  sub->add_option("--timeline", cmd->timeline,
+                  "Also write Chrome/Perfetto trace events of the replay here (one process per rank: operators and "
+                  "idle gaps; open in ui.perfetto.dev or chrome://tracing)");
   add_simulation_flags(sub, cmd->flags, true);
   sub->callback([cmd] { run_replay(*cmd); });
 }

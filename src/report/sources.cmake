@@ -2,4 +2,5 @@
 target_sources(ccsim_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/breakdown.cpp
   ${CMAKE_CURRENT_LIST_DIR}/comparison.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/timeline.cpp
 )

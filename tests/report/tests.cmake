@@ -1,4 +1,5 @@
 # Unit tests of src/report/, listed explicitly.
 target_sources(ccsim_tests PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/breakdown_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/timeline_test.cpp
 )

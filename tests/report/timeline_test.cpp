@@ -1,0 +1,78 @@
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "report/timeline.hpp"
+
+using namespace ccsim;
+
+namespace {
+
+// Rank 0: linear 0-10 ms, idle 10-15 ms, all_reduce 15-40 ms; rank 1: idle 0-5 ms, linear
+// 5-20 ms, all_reduce 20-40 ms.
+engine::Result result() {
+  engine::Result r;
+  r.trace_name = "t";
+  r.world_size = 2;
+  r.stage = {0, 1};
+  r.names = {"", "linear", "all_reduce", "compute", "qkv", "ring"};
+  r.ops = {{{1, 4, 3, 0, 0.0, 0.010}, {2, 0, 2, 64, 0.015, 0.040, 5}},
+           {{1, 0, 3, 0, 0.005, 0.020}, {2, 0, 2, 64, 0.020, 0.040, 5}}};
+  r.makespan_s = 0.040;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("idle time is the gaps between a rank's operators", "[report][timeline]") {
+  const std::vector<double> idle = report::idle_by_rank(result());
+  REQUIRE(idle.size() == 2);
+  CHECK(idle[0] == Approx(0.005));
+  CHECK(idle[1] == Approx(0.005));
+}
+
+// The trace-event format (Chrome's "Trace Event Format" document): an object with a
+// traceEvents array; complete events have ph "X", pid, tid, name, ts and dur in microseconds;
+// metadata events ph "M" name processes.
+TEST_CASE("a timeline is valid Chrome trace-event JSON with one process per rank and run", "[report][timeline]") {
+  const engine::Result plain = result();
+  engine::Result compressed = result();
+  std::ostringstream out;
+  report::write_timeline({{"plain", &plain}, {"compressed", &compressed}}, out);
+  const nlohmann::json doc = nlohmann::json::parse(out.str());
+  REQUIRE(doc.is_object());
+  REQUIRE(doc.contains("traceEvents"));
+  const nlohmann::json& events = doc["traceEvents"];
+  REQUIRE(events.is_array());
+  int complete = 0, idle = 0, names = 0;
+  double last_end_rank3 = 0;
+  for (const nlohmann::json& e : events) {
+    REQUIRE(e.is_object());
+    const std::string ph = e.at("ph").get<std::string>();
+    const int pid = e.at("pid").get<int>();
+    CHECK(pid >= 0);
+    CHECK(pid < 4);
+    if (ph == "M") {
+      if (e.at("name") == "process_name") ++names;
+      continue;
+    }
+    REQUIRE(ph == "X");
+    ++complete;
+    CHECK(e.contains("tid"));
+    CHECK(e.at("name").is_string());
+    const double ts = e.at("ts").get<double>();
+    const double dur = e.at("dur").get<double>();
+    CHECK(ts >= 0);
+    CHECK(dur > 0);
+    if (e.at("cat") == "idle") ++idle;
+    if (pid == 3) last_end_rank3 = std::max(last_end_rank3, ts + dur);
+  }
+  CHECK(names == 4);          // 2 ranks x 2 runs
+  CHECK(complete == 4 * 3);   // per rank: 2 operators and 1 idle gap
+  CHECK(idle == 4);
+  CHECK(last_end_rank3 == Approx(40000.0));  // microseconds
+  CHECK_THAT(out.str(), Catch::Contains("\"name\":\"compressed: rank 1 (stage 1)\"") &&
+                            Catch::Contains("\"algorithm\":\"ring\"") && Catch::Contains("\"name\":\"linear qkv\""));
+}
