@@ -23,6 +23,8 @@ void setup_calibrate(CLI::App& app);
 void setup_calibrate_compressor(CLI::App& calibrate);
 /// `validate`: a network model's predictions against measurements (validate_cmd.cpp).
 void setup_validate(CLI::App& app);
+/// `cost`: time, node-hours, money, energy of training (cost_cmd.cpp).
+void setup_cost(CLI::App& app);
 /// `trace synth` (trace_cmd.cpp).
 void setup_trace(CLI::App& app);
 

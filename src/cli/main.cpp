@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   ccsim::cli::setup_calibrate(app);
   ccsim::cli::setup_validate(app);
   ccsim::cli::setup_trace(app);
+  ccsim::cli::setup_cost(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
