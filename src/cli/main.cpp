@@ -6,6 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/option_values.hpp"
 #include "core/input_error.hpp"
 #include "engine/replay.hpp"
 
@@ -22,6 +23,7 @@ int main(int argc, char** argv) {
   ccsim::cli::setup_measure(app);
   ccsim::cli::setup_calibrate(app);
   ccsim::cli::setup_validate(app);
+  ccsim::cli::check_option_values(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
