@@ -258,6 +258,7 @@ class Parser {
 
   /// Strings must be UTF-8 (RFC 8259), and so must what a lone "\uDC00" decodes to.
   void check_string(const std::string& text, bool is_key) const {
+    if (!invalid_utf8_at(text)) return;  // the common case: no path to build
     std::string field = current_path();
     if (is_key) field = field.empty() ? "(a key)" : field + " (a key)";
     check_utf8(text, SourceRef{file_, line_, field.empty() ? "(document)" : field});
