@@ -14,6 +14,7 @@
 #include "core/units.hpp"
 #include "engine/collective_plan.hpp"
 #include "topology/platform.hpp"
+#include "trace/native_reader.hpp"
 
 namespace ccsim::cli {
 namespace {
@@ -35,6 +36,8 @@ std::string bytes_or_never(double bytes) {
   return format_bytes(bytes);
 }
 
+constexpr int kMaxBreakevenRanks = 1024;
+
 void run_breakeven(const BreakevenCommand& cmd) {
   topology::Platform platform = topology::read_platform(topology::find_platform(cmd.platform, platform_dirs()));
   const topology::Network& net = platform.network;
@@ -44,6 +47,10 @@ void run_breakeven(const BreakevenCommand& cmd) {
   if (!dtype) throw InputError("command line", 0, "--dtype", fmt::format("expected one of {}, got \"{}\"", dtype_choices(), cmd.dtype));
   compress::Evaluation evaluation = model.evaluate(spec.query, *dtype, engine::target_hardware(platform));
   const std::uint64_t at = parse_bytes_or_throw(cmd.at, "command line", "--at");
+  if (at > trace::kMaxBytes) {  // the largest buffer a trace may hold, so that wire sizes stay exact
+    throw InputError("command line", 0, "--at",
+                     fmt::format("expected at most {} bytes (1 PiB), got \"{}\"", trace::kMaxBytes, cmd.at));
+  }
 
   // The group's links: one rank per node (between nodes) or all ranks in one node.
   int peer = cmd.intra ? 1 : net.accelerators_per_node();
@@ -75,7 +82,11 @@ void run_breakeven(const BreakevenCommand& cmd) {
     for (int p = 2; p <= std::min(1024, cmd.intra ? net.accelerators_per_node() : net.node_count()); p *= 2) sizes.push_back(p);
   }
   for (int p : sizes) {
-    if (p < 2) throw InputError("command line", 0, "--sizes", fmt::format("expected group sizes of at least 2, got \"{}\"", p));
+    // A schedule holds O(p^2) steps: beyond the default's 1024 it would exhaust memory.
+    if (p < 2 || p > kMaxBreakevenRanks) {
+      throw InputError("command line", 0, "--sizes",
+                       fmt::format("expected group sizes from 2 to {}, got \"{}\"", kMaxBreakevenRanks, p));
+    }
     collective::Request plain;
     plain.size = p;
     plain.count = 1 << 20;

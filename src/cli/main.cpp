@@ -6,6 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/option_values.hpp"
 #include "core/input_error.hpp"
 #include "engine/replay.hpp"
 
@@ -24,6 +25,7 @@ int main(int argc, char** argv) {
   ccsim::cli::setup_validate(app);
   ccsim::cli::setup_trace(app);
   ccsim::cli::setup_cost(app);
+  ccsim::cli::check_option_values(app);  // after every subcommand is set up
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -11,6 +11,7 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/measure_cmd.hpp"
+#include "cli/option_values.hpp"
 #include "core/input_error.hpp"
 #include "measure/communicator.hpp"
 
@@ -22,6 +23,7 @@ int main(int argc, char** argv) {
                "collectives as references, and write measurements for calibration",
                "ccsim-measure"};
   ccsim::cli::setup_measure_options(app, command);
+  ccsim::cli::check_option_values(app);
   // Options are parsed before MPI starts, identically on every rank; only rank 0 reports.
   const char* rank_env = std::getenv("OMPI_COMM_WORLD_RANK");
   const bool first = rank_env == nullptr || std::string_view(rank_env) == "0";

@@ -43,8 +43,8 @@ void apply(Query& query, const std::string& key, std::string_view value) {
     query.bits = static_cast<int>(*bits);
   } else if (key == "density") {
     double density = parse_double_or_throw(value, kWhat, key);
-    if (!(density > 0 && density <= 1)) {
-      throw InputError(kWhat, 0, key, fmt::format("expected a fraction in (0, 1], got \"{}\"", value));
+    if (!(density >= kMinDensity && density <= 1)) {
+      throw InputError(kWhat, 0, key, fmt::format("expected a fraction from {:g} to 1, got \"{}\"", kMinDensity, value));
     }
     query.density = density;
   } else if (key == "where") {

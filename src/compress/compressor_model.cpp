@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "compress/model_reader.hpp"
 #include "core/input_error.hpp"
 #include "core/parse.hpp"
 
@@ -152,8 +153,9 @@ double CompressorModel::requested_parameter(const Query& query) const {
       }
       break;
     case Kind::kSparsifier:
-      if (!(value > 0 && value <= 1)) {
-        throw InputError(kWhat, 0, key, fmt::format("expected a fraction in (0, 1], got \"{:g}\"", value));
+      if (!(value >= kMinDensity && value <= 1)) {
+        throw InputError(kWhat, 0, key,
+                         fmt::format("expected a fraction from {:g} to 1, got \"{:g}\"", kMinDensity, value));
       }
       break;
   }

@@ -18,6 +18,9 @@ std::string read_source(ObjectReader& r, std::string_view key) {
   return source;
 }
 
+/// A throughput: within [kMinRate_Bps, kMaxRate_Bps], so that no time is 0 or infinite.
+double rate(ObjectReader& r, std::string_view key) { return r.number_in(key, kMinRate_Bps, kMaxRate_Bps); }
+
 int bounded_integer(ObjectReader& r, std::string_view key, std::int64_t max) {
   std::int64_t value = r.positive_integer(key);
   if (value > max) r.at(key).fail(fmt::format("expected at most {}, got \"{}\"", max, value));
@@ -49,34 +52,37 @@ Setting read_setting(const json::Value& value, const ModelInfo& info, const std:
   s.line = value.line();
   switch (info.kind) {
     case Kind::kErrorBounded:
-      s.error_bound = r.positive("error_bound");
+      s.error_bound = r.number_in("error_bound", kMinErrorBound, kMaxErrorBound);
       if (info.error_mode == ErrorMode::kRel && s.error_bound >= 1) {
         r.at("error_bound").fail("expected a relative bound below 1 (error_mode is REL), " +
                                  json::got(r.required("error_bound")));
       }
-      s.ratio = r.positive("ratio");
+      s.ratio = r.number_in("ratio", kMinRatio, kMaxRatio);
       break;
     case Kind::kQuantizer:
       s.bits = bounded_integer(r, "bits", 32);
-      s.block_elements = r.positive_integer("block_elements");
+      s.block_elements = r.integer_in("block_elements", 1, kMaxBlockElements);
       s.scale_bytes = bounded_integer(r, "scale_bytes", 8);
       break;
     case Kind::kSparsifier:
-      s.density = r.positive("density");
-      if (s.density > 1) r.at("density").fail("expected a fraction in (0, 1], " + json::got(r.required("density")));
+      s.density = r.number("density");
+      if (!(s.density >= kMinDensity && s.density <= 1)) {
+        r.at("density").fail(fmt::format("expected a fraction from {:g} to 1, {}", kMinDensity,
+                                         json::got(r.required("density"))));
+      }
       break;
   }
-  s.compress_Bps = r.positive("compress_Bps");
-  s.decompress_Bps = r.positive("decompress_Bps");
+  s.compress_Bps = rate(r, "compress_Bps");
+  s.decompress_Bps = rate(r, "decompress_Bps");
   if (info.homomorphic) {
-    s.add_Bps = r.positive("add_Bps");
+    s.add_Bps = rate(r, "add_Bps");
   } else if (r.has("add_Bps")) {
     r.at("add_Bps").fail("only a homomorphic compressor has an add rate, and homomorphic is false");
   }
-  s.t0_s = r.optional_non_negative("t0_s").value_or(0.0);
-  s.decompress_t0_s = r.optional_non_negative("decompress_t0_s").value_or(s.t0_s);
+  s.t0_s = r.optional_number_in("t0_s", 0, kMaxT0_s).value_or(0.0);
+  s.decompress_t0_s = r.optional_number_in("decompress_t0_s", 0, kMaxT0_s).value_or(s.t0_s);
   if (info.homomorphic) {
-    s.add_t0_s = r.optional_non_negative("add_t0_s").value_or(s.t0_s);
+    s.add_t0_s = r.optional_number_in("add_t0_s", 0, kMaxT0_s).value_or(s.t0_s);
   } else if (r.has("add_t0_s")) {
     r.at("add_t0_s").fail("only a homomorphic compressor has an add cost, and homomorphic is false");
   }
@@ -113,7 +119,7 @@ ModelInfo read_info(ObjectReader& doc, const std::string& source) {
   ObjectReader where = doc.child("where");
   info.placement = where.choice("default", {"accelerator", "host"}) == "host" ? Placement::kHost
                                                                                : Placement::kAccelerator;
-  info.staging_Bps = where.positive("staging_Bps");
+  info.staging_Bps = rate(where, "staging_Bps");
   info.staging_source = read_source(where, "source");
   where.optional_string("note");
   where.finish();
@@ -123,7 +129,7 @@ ModelInfo read_info(ObjectReader& doc, const std::string& source) {
     info.measured_device = on.string("device");
     if (info.measured_device.empty()) on.at("device").fail("expected a CPU or accelerator model, got \"\"");
     if (on.has("cores")) info.measured_cores = bounded_integer(on, "cores", 1 << 20);
-    info.measured_memory_Bps = on.positive("memory_Bps");
+    info.measured_memory_Bps = rate(on, "memory_Bps");
     info.measured_memory_source = read_source(on, "source");
     on.finish();
   }
@@ -154,7 +160,7 @@ ModelInfo read_info(ObjectReader& doc, const std::string& source) {
     case Kind::kQuantizer:
       break;
     case Kind::kSparsifier:
-      info.index_bytes = doc.positive("index_bytes");
+      info.index_bytes = doc.number_in("index_bytes", 0, kMaxIndexBytes, true);
       break;
   }
   return info;

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/input_error.hpp"
+#include "core/utf8.hpp"
 
 namespace ccsim::json {
 
@@ -136,14 +137,16 @@ class Parser {
       skip_space();
       if (pos_ >= text_.size() || text_[pos_] != '"') fail("JSON syntax: expected a string key");
       int key_line = line_;
-      std::string key = parse_string();
+      std::string key = parse_string(true);
       if (!seen.insert(key).second) {
         throw InputError(file_, key_line, key, "the key appears twice in the same object");
       }
       skip_space();
       expect(':');
       skip_space();
+      path_.push_back({&key, 0});
       Value member = value(depth + 1);
+      path_.pop_back();
       out.members_.emplace_back(std::move(key), std::move(member));
       skip_space();
       if (pos_ < text_.size() && text_[pos_] == ',') {
@@ -164,7 +167,9 @@ class Parser {
     }
     while (true) {
       skip_space();
+      path_.push_back({nullptr, out.items_.size()});
       out.items_.push_back(value(depth + 1));
+      path_.pop_back();
       skip_space();
       if (pos_ < text_.size() && text_[pos_] == ',') {
         ++pos_;
@@ -237,13 +242,38 @@ class Parser {
     return cp;
   }
 
-  std::string parse_string() {
+  /// The field path of the value being parsed, as ObjectReader spells it ("ranks[0].ops[3].name").
+  std::string current_path() const {
+    std::string path;
+    for (const PathPart& part : path_) {
+      if (part.key == nullptr) {
+        path += fmt::format("[{}]", part.index);
+      } else {
+        if (!path.empty()) path += '.';
+        path += *part.key;
+      }
+    }
+    return path;
+  }
+
+  /// Strings must be UTF-8 (RFC 8259), and so must what a lone "\uDC00" decodes to.
+  void check_string(const std::string& text, bool is_key) const {
+    if (!invalid_utf8_at(text)) return;  // the common case: no path to build
+    std::string field = current_path();
+    if (is_key) field = field.empty() ? "(a key)" : field + " (a key)";
+    check_utf8(text, SourceRef{file_, line_, field.empty() ? "(document)" : field});
+  }
+
+  std::string parse_string(bool is_key = false) {
     expect('"');
     std::string out;
     while (true) {
       if (pos_ >= text_.size()) fail("JSON syntax: unterminated string");
       char c = text_[pos_++];
-      if (c == '"') return out;
+      if (c == '"') {
+        check_string(out, is_key);
+        return out;
+      }
       if (static_cast<unsigned char>(c) < 0x20) {
         if (c == '\n') fail("JSON syntax: unterminated string (newline inside a string)");
         fail("JSON syntax: control character inside a string");
@@ -280,10 +310,17 @@ class Parser {
     }
   }
 
+  /// One step of the path to the value being parsed: a member key, or an array index.
+  struct PathPart {
+    const std::string* key;
+    std::size_t index;
+  };
+
   std::string_view text_;
   const std::string& file_;
   std::size_t pos_ = 0;
   int line_ = 1;
+  std::vector<PathPart> path_;
 };
 
 Value parse(std::string_view text, const std::string& file) { return Parser(text, file).document(); }

@@ -8,6 +8,13 @@
 #include "core/parse.hpp"
 
 namespace ccsim::json {
+namespace {
+
+/// Doubles below this are integers exactly (2^53 is 9.007e15), so a value written as "1e6"
+/// or "16.0" converts without loss.
+constexpr double kExactIntegerLimit = 9.0e15;
+
+}  // namespace
 
 std::string got(const Value& value) {
   if (value.is_string()) return fmt::format("got \"{}\"", value.describe());
@@ -29,24 +36,69 @@ double as_number(const Value& value, const SourceRef& where) {
 std::int64_t as_integer(const Value& value, const SourceRef& where) {
   if (!value.is_number()) where.fail("expected an integer, " + got(value));
   if (auto parsed = parse_int(value.text())) return *parsed;
-  // Accept integral values written with an exponent or ".0" ("1e6", "16.0").
+  // Accept integral values written with an exponent or ".0" ("1e6", "16.0"). The range is
+  // checked on the double before it is converted: a double-to-integer conversion of a value
+  // out of range is undefined behaviour.
   auto as_double = parse_double(value.text());
-  if (as_double && *as_double == static_cast<double>(static_cast<std::int64_t>(*as_double)) &&
-      std::abs(*as_double) < 9.0e15) {
+  if (as_double && std::abs(*as_double) < kExactIntegerLimit && *as_double == std::trunc(*as_double)) {
     return static_cast<std::int64_t>(*as_double);
   }
   where.fail("expected an integer, " + got(value));
 }
 
+std::int64_t as_integer_in(const Value& value, const SourceRef& where, std::int64_t min, std::int64_t max) {
+  auto fail = [&] { where.fail(fmt::format("expected an integer from {} to {}, {}", min, max, got(value))); };
+  if (!value.is_number()) where.fail("expected an integer, " + got(value));
+  std::int64_t result = 0;
+  if (auto parsed = parse_int(value.text())) {
+    result = *parsed;
+  } else {
+    auto as_double = parse_double(value.text());
+    if (!as_double || !(std::abs(*as_double) < kExactIntegerLimit) || *as_double != std::trunc(*as_double)) fail();
+    result = static_cast<std::int64_t>(*as_double);
+  }
+  if (result < min || result > max) fail();
+  return result;
+}
+
+std::string describe_range(double min, double max, bool min_exclusive) {
+  if (min == 0 && min_exclusive) return fmt::format("a positive number of at most {:g}", max);
+  if (min == 0) return fmt::format("a non-negative number of at most {:g}", max);
+  if (min_exclusive) return fmt::format("a number above {:g} and at most {:g}", min, max);
+  return fmt::format("a number from {:g} to {:g}", min, max);
+}
+
+double as_number_in(const Value& value, const SourceRef& where, double min, double max, bool min_exclusive) {
+  const double x = as_number(value, where);  // the type and finiteness first, with their own words
+  if (x > max || x < min || (min_exclusive && x == min)) {
+    where.fail(fmt::format("expected {}, {}", describe_range(min, max, min_exclusive), got(value)));
+  }
+  return x;
+}
+
 std::uint64_t as_non_negative_integer(const Value& value, const SourceRef& where) {
   if (!value.is_number()) where.fail("expected a non-negative integer, " + got(value));
   if (auto parsed = parse_uint(value.text())) return *parsed;
-  auto as_double = parse_double(value.text());
-  if (as_double && *as_double >= 0 && *as_double < 9.0e15 &&
-      *as_double == static_cast<double>(static_cast<std::uint64_t>(*as_double))) {
+  auto as_double = parse_double(value.text());  // range before conversion, as in as_integer
+  if (as_double && *as_double >= 0 && *as_double < kExactIntegerLimit && *as_double == std::trunc(*as_double)) {
     return static_cast<std::uint64_t>(*as_double);
   }
   where.fail("expected a non-negative integer, " + got(value));
+}
+
+std::uint64_t as_non_negative_integer_at_most(const Value& value, const SourceRef& where, std::uint64_t max) {
+  auto fail = [&] { where.fail(fmt::format("expected an integer from 0 to {}, {}", max, got(value))); };
+  if (!value.is_number()) where.fail("expected a non-negative integer, " + got(value));
+  std::uint64_t result = 0;
+  if (auto parsed = parse_uint(value.text())) {
+    result = *parsed;
+  } else {
+    auto as_double = parse_double(value.text());
+    if (!as_double || !(*as_double >= 0 && *as_double < kExactIntegerLimit) || *as_double != std::trunc(*as_double)) fail();
+    result = static_cast<std::uint64_t>(*as_double);
+  }
+  if (result > max) fail();
+  return result;
 }
 
 const std::string& as_string(const Value& value, const SourceRef& where) {
@@ -153,6 +205,38 @@ std::optional<double> ObjectReader::optional_positive(std::string_view key) {
 }
 
 std::int64_t ObjectReader::integer(std::string_view key) { return as_integer(required(key), at(key)); }
+
+std::int64_t ObjectReader::integer_in(std::string_view key, std::int64_t min, std::int64_t max) {
+  return as_integer_in(required(key), at(key), min, max);
+}
+
+std::optional<std::int64_t> ObjectReader::optional_integer_in(std::string_view key, std::int64_t min, std::int64_t max) {
+  const Value* member = optional(key);
+  if (member == nullptr) return std::nullopt;
+  return as_integer_in(*member, at(key), min, max);
+}
+
+std::uint64_t ObjectReader::non_negative_integer_at_most(std::string_view key, std::uint64_t max) {
+  return as_non_negative_integer_at_most(required(key), at(key), max);
+}
+
+std::optional<std::uint64_t> ObjectReader::optional_non_negative_integer_at_most(std::string_view key,
+                                                                                 std::uint64_t max) {
+  const Value* member = optional(key);
+  if (member == nullptr) return std::nullopt;
+  return as_non_negative_integer_at_most(*member, at(key), max);
+}
+
+double ObjectReader::number_in(std::string_view key, double min, double max, bool min_exclusive) {
+  return as_number_in(required(key), at(key), min, max, min_exclusive);
+}
+
+std::optional<double> ObjectReader::optional_number_in(std::string_view key, double min, double max,
+                                                       bool min_exclusive) {
+  const Value* member = optional(key);
+  if (member == nullptr) return std::nullopt;
+  return as_number_in(*member, at(key), min, max, min_exclusive);
+}
 
 std::uint64_t ObjectReader::non_negative_integer(std::string_view key) {
   return as_non_negative_integer(required(key), at(key));

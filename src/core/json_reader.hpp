@@ -50,6 +50,16 @@ class ObjectReader {
   std::uint64_t non_negative_integer(std::string_view key);
   std::optional<std::uint64_t> optional_non_negative_integer(std::string_view key);
   std::int64_t positive_integer(std::string_view key);
+  /// Integers in [min, max]: every integer field has a range, checked before anything
+  /// narrows it (a root of 4294967297 must not become rank 1).
+  std::int64_t integer_in(std::string_view key, std::int64_t min, std::int64_t max);
+  std::optional<std::int64_t> optional_integer_in(std::string_view key, std::int64_t min, std::int64_t max);
+  std::uint64_t non_negative_integer_at_most(std::string_view key, std::uint64_t max);
+  std::optional<std::uint64_t> optional_non_negative_integer_at_most(std::string_view key, std::uint64_t max);
+  /// Numbers in [min, max] (min excluded when `min_exclusive`): every model parameter has
+  /// finite, physically meaningful limits, and the message quotes them.
+  double number_in(std::string_view key, double min, double max, bool min_exclusive = false);
+  std::optional<double> optional_number_in(std::string_view key, double min, double max, bool min_exclusive = false);
 
   bool boolean(std::string_view key);
   std::optional<bool> optional_boolean(std::string_view key);
@@ -85,6 +95,13 @@ std::string item_path(const std::string& array_path, std::size_t index);
 double as_number(const Value& value, const SourceRef& where);
 std::int64_t as_integer(const Value& value, const SourceRef& where);
 std::uint64_t as_non_negative_integer(const Value& value, const SourceRef& where);
+std::int64_t as_integer_in(const Value& value, const SourceRef& where, std::int64_t min, std::int64_t max);
+std::uint64_t as_non_negative_integer_at_most(const Value& value, const SourceRef& where, std::uint64_t max);
+double as_number_in(const Value& value, const SourceRef& where, double min, double max, bool min_exclusive = false);
+
+/// "a positive number of at most 1e+15", "a number from 0.1 to 1e+06": the words of the
+/// range checks above, for messages about ranges checked elsewhere (command-line values).
+std::string describe_range(double min, double max, bool min_exclusive);
 const std::string& as_string(const Value& value, const SourceRef& where);
 
 /// Renders "got \"x\"" the way every message quotes a value.

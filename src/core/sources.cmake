@@ -6,4 +6,5 @@ target_sources(ccsim_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/json_reader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/parse.cpp
   ${CMAKE_CURRENT_LIST_DIR}/units.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/utf8.cpp
 )

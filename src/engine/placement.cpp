@@ -79,17 +79,18 @@ std::vector<int> place_ranks(const trace::Trace& trace, const topology::Network&
     return order;
   }
 
-  // A permutation of tp, pp, dp, innermost first.
-  std::array<std::string, 3> names;
-  std::size_t start = 0;
-  for (std::size_t i = 0; i < 3; ++i) {
+  // A permutation of tp, pp, dp, innermost first. Split into all its parts first: a policy
+  // of fewer or more than three parts is as wrong as one with an unknown part.
+  std::vector<std::string> names;
+  for (std::size_t start = 0;;) {
     std::size_t comma = policy.find(',', start);
-    names[i] = policy.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    start = comma == std::string::npos ? policy.size() + 1 : comma + 1;
+    names.push_back(policy.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
   }
-  std::array<std::string, 3> sorted = names;
+  std::vector<std::string> sorted = names;
   std::sort(sorted.begin(), sorted.end());
-  if (start <= policy.size() || sorted != std::array<std::string, 3>{"dp", "pp", "tp"}) {
+  if (sorted != std::vector<std::string>{"dp", "pp", "tp"}) {
     fail(fmt::format("expected auto, rank-order, map:A,B,... or an order of tp, pp and dp such as tp,pp,dp "
                      "(innermost first), got \"{}\"",
                      policy));

@@ -95,7 +95,10 @@ void RealExecutor::start_exchange(int /*rank*/, const Step& step) {
     throw std::runtime_error(fmt::format("RealExecutor: received {} bytes from rank {}, expected {}", received_bytes_,
                                          step.recv_peer, step.recv.count * sizeof(float)));
   }
-  if (!in_place && step.mode == RecvMode::kCopy) std::memcpy(block(step.recv).data(), received_.data(), received_bytes_);
+  // memcpy's pointers must not be null even for 0 bytes, and an empty block's may be.
+  if (!in_place && step.mode == RecvMode::kCopy && received_bytes_ > 0) {
+    std::memcpy(block(step.recv).data(), received_.data(), received_bytes_);
+  }
 }
 
 bool RealExecutor::finish_exchange(int /*rank*/, const Step& /*step*/) { return true; }

@@ -147,9 +147,9 @@ class NativeReader {
 
   void read_compute(ObjectReader& o, Op& op) {
     op.name = trace_.names.intern(o.string("name"));
-    auto duration_ms = o.optional_non_negative("duration_ms");
-    auto flops = o.optional_non_negative("flops");
-    auto bytes = o.optional_non_negative_integer("bytes");
+    auto duration_ms = o.optional_number_in("duration_ms", 0, kMaxDurationMs);
+    auto flops = o.optional_number_in("flops", 0, kMaxFlops);
+    auto bytes = o.optional_non_negative_integer_at_most("bytes", kMaxBytes);
     if (!duration_ms && !flops) {
       o.here().fail("a compute operator needs duration_ms or flops (or both)");
     }
@@ -167,7 +167,7 @@ class NativeReader {
   }
 
   void read_bytes(ObjectReader& o, Op& op) {
-    op.bytes = o.non_negative_integer("bytes");
+    op.bytes = o.non_negative_integer_at_most("bytes", kMaxBytes);
     if (op.bytes % static_cast<std::uint64_t>(dtype_bytes(op.dtype)) != 0) {
       o.at("bytes").fail(fmt::format("expected a multiple of {} (the size of {}), got \"{}\"", dtype_bytes(op.dtype),
                                      dtype_name(op.dtype), op.bytes));
@@ -218,7 +218,8 @@ class NativeReader {
     read_bytes(o, op);
     if (op.kind == OpKind::kBroadcast) {
       std::int64_t root = o.integer("root");
-      if (g.index_of(static_cast<int>(root)) < 0) {
+      // Compare as 64-bit: narrowed first, 4294967297 would read as rank 1.
+      if (root < 0 || root >= trace_.world_size || g.index_of(static_cast<int>(root)) < 0) {
         o.at("root").fail(fmt::format("expected a member of group \"{}\" (ranks {}), got \"{}\"", g.name,
                                       fmt::join(g.ranks, ", "), root));
       }

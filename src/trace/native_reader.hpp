@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -10,6 +11,12 @@ namespace ccsim::trace {
 /// Format tag and version of the native trace format (traces/README.md documents it).
 inline constexpr std::string_view kNativeFormat = "ccsim-trace";
 inline constexpr int kNativeVersion = 1;
+
+/// Limits on the values of a trace (traces/README.md): physically meaningful maxima, far
+/// above any real job, that keep every derived time and size finite and exact.
+inline constexpr double kMaxDurationMs = 365.25 * 24 * 3600 * 1e3;  ///< an operator runs at most a year
+inline constexpr double kMaxFlops = 1e24;  ///< about a year of a 30 PFLOP/s accelerator
+inline constexpr std::uint64_t kMaxBytes = std::uint64_t{1} << 50;  ///< 1 PiB per operator or message
 
 /// Reads a native trace document strictly: unknown keys, wrong types, negative sizes,
 /// out-of-range ranks and cross-rank inconsistencies are InputErrors naming file, line and

@@ -55,7 +55,10 @@ TEST_CASE("bad compress specs are word-for-word errors", "[compress]") {
   CHECK(error_of("cuszp:") == "--compress: expected key=value after 'cuszp:', got \"\"");
   CHECK(error_of("szx:where=gpu") == "--compress: field 'where': expected one of accelerator, host, got \"gpu\"");
   CHECK(error_of("int8:bits=8.5") == "--compress: field 'bits': expected an integer from 1 to 32, got \"8.5\"");
-  CHECK(error_of("topk:density=2") == "--compress: field 'density': expected a fraction in (0, 1], got \"2\"");
+  CHECK(error_of("topk:density=2") == "--compress: field 'density': expected a fraction from 1e-09 to 1, got \"2\"");
+  // A density of 1e-300 once made the ratio 1e300 and every message free.
+  CHECK(error_of("topk:density=1e-300") ==
+        "--compress: field 'density': expected a fraction from 1e-09 to 1, got \"1e-300\"");
   CHECK(error_of("") ==
         "--compress: expected NAME[:key=value,...] with a NAME of letters, digits, '_', '-' or '.', got \"\"");
   CHECK(error_of("cu szp") ==

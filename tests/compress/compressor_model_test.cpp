@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <string>
 
 #include "compress/compressor_model.hpp"
@@ -227,4 +228,19 @@ TEST_CASE("a model without a transfer rule says where its figures were measured"
   CHECK(ev.notes[0] ==
         "toy: figures measured on a GPU are used unscaled on the accelerator of sunway (SW26010-Pro) (the model has "
         "no transfer rule)");
+}
+
+TEST_CASE("wire bytes never overflow into a small number", "[compress]") {
+  CompressorCost cost;
+  CHECK(cost.wire_bytes(1000) == 1000);
+  cost.ratio = 3;
+  CHECK(cost.wire_bytes(1000) == 334);  // rounded up
+  cost.ratio = 0.5;  // a compressor that doubles the data: 1 PiB (a trace's largest message) becomes 2 PiB
+  CHECK(cost.wire_bytes(std::uint64_t{1} << 50) == std::uint64_t{1} << 51);
+  // Before, 1e-300 made the quotient infinite and the conversion undefined (0 bytes on x86):
+  // the compressed all_reduce looked free.
+  cost.ratio = 1e-300;
+  CHECK_THROWS_AS(cost.wire_bytes(1024), std::out_of_range);
+  cost.ratio = 0.1;
+  CHECK_THROWS_AS(cost.wire_bytes(std::numeric_limits<std::uint64_t>::max()), std::out_of_range);
 }

@@ -54,7 +54,7 @@ TEST_CASE("a compressor model file is read with its settings sorted", "[compress
 
 TEST_CASE("compressor model errors name file, line and field word for word", "[compress]") {
   CHECK(error_of(with_setting("    {\"error_bound\": 1e-3, \"ratio\": -2, " + kGood + "}")) ==
-        "m.json:16: field 'settings[1].ratio': expected a positive number, got \"-2\"");
+        "m.json:16: field 'settings[1].ratio': expected a number from 0.1 to 1e+06, got \"-2\"");
   CHECK(error_of(with_setting("    {\"error_bound\": 1e-3, \"ration\": 2, \"ratio\": 2, " + kGood + "}")) ==
         "m.json:16: field 'settings[1].ration': unknown key; valid keys here: add_Bps, add_t0_s, compress_Bps, "
         "decompress_Bps, decompress_t0_s, error_bound, note, ratio, source, t0_s");
@@ -109,7 +109,7 @@ TEST_CASE("quantizer and sparsifier settings take their own keys", "[compress]")
                           head(kQuantizerKind, ""))) ==
         "m.json:13: field 'settings[0].bits': expected a positive integer, got \"0\"");
   CHECK(error_of(document("    {\"density\": 1.5, " + kGood + "}", head(kSparsifierKind, "  \"index_bytes\": 4,\n"))) ==
-        "m.json:14: field 'settings[0].density': expected a fraction in (0, 1], got \"1.5\"");
+        "m.json:14: field 'settings[0].density': expected a fraction from 1e-09 to 1, got \"1.5\"");
   CHECK(error_of(document("    {\"density\": 0.01, " + kGood + "}", head(kSparsifierKind, ""))) ==
         "m.json:1: field 'index_bytes': missing (required)");
 }
@@ -156,5 +156,35 @@ TEST_CASE("measured_on and transfer are read and checked word for word", "[compr
   CHECK(error_of(with(on + "  \"transfer\": {\"kind\": \"linear\", \"source\": \"assumption\"},\n")) ==
         "m.json:15: field 'transfer.kind': expected one of memory-bound, none, got \"linear\"");
   CHECK(error_of(with("  \"measured_on\": {\"device\": \"A100\", \"memory_Bps\": 0, \"source\": \"d\"},\n")) ==
-        "m.json:14: field 'measured_on.memory_Bps': expected a positive number, got \"0\"");
+        "m.json:14: field 'measured_on.memory_Bps': expected a number from 1000 to 1e+15, got \"0\"");
+}
+
+TEST_CASE("every compressor model parameter has finite, physical limits", "[compress]") {
+  auto setting = [](const std::string& keys) { return with_setting("    {\"error_bound\": 1e-3, " + keys + "}"); };
+  const std::string rates = "\"compress_Bps\": 1e9, \"decompress_Bps\": 1e9, \"source\": \"s\"";
+  // A ratio of 1e-300 once overflowed the wire size to 0 bytes: compression looked free.
+  CHECK(error_of(setting("\"ratio\": 1e-300, " + rates)) ==
+        "m.json:16: field 'settings[1].ratio': expected a number from 0.1 to 1e+06, got \"1e-300\"");
+  CHECK(error_of(setting("\"ratio\": 2e6, " + rates)) ==
+        "m.json:16: field 'settings[1].ratio': expected a number from 0.1 to 1e+06, got \"2e6\"");
+  CHECK(error_of(setting("\"ratio\": 2, \"compress_Bps\": 1e-300, \"decompress_Bps\": 1e9, \"source\": \"s\"")) ==
+        "m.json:16: field 'settings[1].compress_Bps': expected a number from 1000 to 1e+15, got \"1e-300\"");
+  CHECK(error_of(setting("\"ratio\": 2, \"compress_Bps\": 1e9, \"decompress_Bps\": 1e300, \"source\": \"s\"")) ==
+        "m.json:16: field 'settings[1].decompress_Bps': expected a number from 1000 to 1e+15, got \"1e300\"");
+  CHECK(error_of(setting("\"ratio\": 2, \"t0_s\": 1e300, " + rates)) ==
+        "m.json:16: field 'settings[1].t0_s': expected a non-negative number of at most 60, got \"1e300\"");
+  CHECK(error_of(setting("\"ratio\": 2, \"decompress_t0_s\": -1, " + rates)) ==
+        "m.json:16: field 'settings[1].decompress_t0_s': expected a non-negative number of at most 60, got \"-1\"");
+  CHECK(error_of(with_setting("    {\"error_bound\": 1e-300, \"ratio\": 2, " + rates + "}")) ==
+        "m.json:16: field 'settings[1].error_bound': expected a number from 1e-30 to 1e+30, got \"1e-300\"");
+  CHECK(error_of(document("    {\"density\": 1e-300, " + kGood + "}", head(kSparsifierKind, "  \"index_bytes\": 4,\n"))) ==
+        "m.json:14: field 'settings[0].density': expected a fraction from 1e-09 to 1, got \"1e-300\"");
+  CHECK(error_of(document("    {\"density\": 0.01, " + kGood + "}", head(kSparsifierKind, "  \"index_bytes\": 1e300,\n"))) ==
+        "m.json:12: field 'index_bytes': expected a positive number of at most 16, got \"1e300\"");
+  CHECK(error_of(document("    {\"bits\": 8, \"block_elements\": 1e300, \"scale_bytes\": 4, " + kGood + "}",
+                          head(kQuantizerKind, ""))) ==
+        "m.json:13: field 'settings[0].block_elements': expected an integer from 1 to 1073741824, got \"1e300\"");
+  // The limits themselves are accepted.
+  CHECK(error_of(setting("\"ratio\": 0.1, \"compress_Bps\": 1e3, \"decompress_Bps\": 1e15, \"t0_s\": 60, \"source\": \"s\"")) ==
+        "no error");
 }

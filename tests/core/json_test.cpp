@@ -73,3 +73,49 @@ TEST_CASE("object reader integers are exact", "[json]") {
   CHECK(r.non_negative_integer("e") == 1000000ull);
   CHECK_THROWS_WITH(r.non_negative_integer("f"), "f.json:1: field 'f': expected a non-negative integer, got \"1.5\"");
 }
+
+TEST_CASE("object reader checks the range of huge numbers before converting them", "[json]") {
+  // 1e300 and -1e300 are integral doubles far outside int64: converting them first would be
+  // undefined behaviour (UBSan: "outside the range of representable values").
+  json::Value v = json::parse(R"({"huge": 1e300, "neg": -1e300, "e15": 9.1e15, "half": -2.5, "ok": -3e2})", "f.json");
+  json::ObjectReader r(v, "f.json", "");
+  CHECK_THROWS_WITH(r.integer("huge"), "f.json:1: field 'huge': expected an integer, got \"1e300\"");
+  CHECK_THROWS_WITH(r.integer("neg"), "f.json:1: field 'neg': expected an integer, got \"-1e300\"");
+  CHECK_THROWS_WITH(r.integer("e15"), "f.json:1: field 'e15': expected an integer, got \"9.1e15\"");
+  CHECK_THROWS_WITH(r.integer("half"), "f.json:1: field 'half': expected an integer, got \"-2.5\"");
+  CHECK(r.integer("ok") == -300);
+  CHECK_THROWS_WITH(r.non_negative_integer("huge"),
+                    "f.json:1: field 'huge': expected a non-negative integer, got \"1e300\"");
+}
+
+TEST_CASE("every integer and number field can carry a range", "[json]") {
+  json::Value v = json::parse(R"({"root": 4294967297, "r2": 3e0, "s": "x", "b": 1125899906842625,
+ "d": 1e300, "t": 0, "p": 2.5})",
+                              "f.json");
+  json::ObjectReader r(v, "f.json", "op");
+  // 4294967297 is 2^32 + 1: narrowed to 32 bits first it would read as 1.
+  CHECK_THROWS_WITH(r.integer_in("root", 0, 7), "f.json:1: field 'op.root': expected an integer from 0 to 7, got \"4294967297\"");
+  CHECK(r.integer_in("r2", 0, 7) == 3);
+  CHECK_THROWS_WITH(r.integer_in("s", 0, 7), "f.json:1: field 'op.s': expected an integer, got \"x\"");
+  CHECK(r.optional_integer_in("absent", 0, 7) == std::nullopt);
+  CHECK_THROWS_WITH(r.non_negative_integer_at_most("b", std::uint64_t{1} << 50),
+                    "f.json:1: field 'op.b': expected an integer from 0 to 1125899906842624, got \"1125899906842625\"");
+  CHECK_THROWS_WITH(r.number_in("d", 0, 1e6), "f.json:2: field 'op.d': expected a non-negative number of at most 1e+06, got \"1e300\"");
+  CHECK_THROWS_WITH(r.number_in("t", 0, 60, true), "f.json:2: field 'op.t': expected a positive number of at most 60, got \"0\"");
+  CHECK_THROWS_WITH(r.number_in("p", 3, 4), "f.json:2: field 'op.p': expected a number from 3 to 4, got \"2.5\"");
+  CHECK_THROWS_WITH(r.number_in("s", 3, 4), "f.json:1: field 'op.s': expected a number, got \"x\"");
+  CHECK(r.number_in("p", 2.5, 4) == 2.5);
+  CHECK(r.optional_number_in("absent", 0, 1) == std::nullopt);
+}
+
+TEST_CASE("json strings must be UTF-8, and the error names the field", "[json][utf8]") {
+  CHECK(error_of("{\"ranks\": [{\"name\": \"ok\"},\n {\"name\": \"a\xff\"}]}") ==
+        "doc.json:2: field 'ranks[1].name': expected UTF-8 text, got the byte 0xFF at byte 1 (after \"a\")");
+  // A lone low surrogate decodes to an encoded surrogate (CESU), which is not UTF-8 either.
+  CHECK(error_of(R"({"a": "x\udc00"})") ==
+        "doc.json:1: field 'a': expected UTF-8 text, got the byte 0xED at byte 1 (after \"x\")");
+  CHECK(error_of("{\"k\xc3\": 1}") == "doc.json:1: field '(a key)': expected UTF-8 text, got the byte 0xC3 at byte 1 (after \"k\")");
+  CHECK(error_of("[\"\xc0\xaf\"]") == "doc.json:1: field '[0]': expected UTF-8 text, got the byte 0xC0 at byte 0 (after \"\")");
+  CHECK(error_of("\"\xed\xa0\x80\"") == "doc.json:1: field '(document)': expected UTF-8 text, got the byte 0xED at byte 0 (after \"\")");
+  CHECK(error_of("{\"a\": \"\xc3\xa9\xf0\x9f\x98\x80\"}") == "no error");
+}

@@ -2,4 +2,5 @@
 target_sources(ccsim_tests PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/json_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/parse_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/utf8_test.cpp
 )

@@ -72,3 +72,18 @@ TEST_CASE("placements that do not fit say why", "[engine][placement]") {
   // Oversubscribed: slots wrap around the accelerators.
   CHECK(engine::place_ranks(t, small.network, "rank-order", true) == std::vector<int>{0, 1, 2, 3, 0, 1, 2, 3});
 }
+
+TEST_CASE("placements of fewer or more than three parts are input errors", "[engine][placement]") {
+  trace::Trace t = megatron_trace();
+  topology::Platform singles = test::platform(8, 1, 1, test::fat_tree(8, 1));
+  // "rank_order" (a misspelt rank-order) once read past the end of the text: std::out_of_range.
+  for (const char* policy : {"rank_order", "tp,pp", "tp", "", ",", "tp,pp,dp,", "tp,pp,dp,dp", "tp,,pp,dp"}) {
+    CHECK(error_of(t, singles.network, policy) ==
+          fmt::format("--placement: expected auto, rank-order, map:A,B,... or an order of tp, pp and dp such as "
+                      "tp,pp,dp (innermost first), got \"{}\"",
+                      policy));
+  }
+  CHECK(error_of(t, singles.network, "map:") == "--placement: map entry 0 must be an accelerator in 0..7, got \"\"");
+  CHECK(error_of(t, singles.network, "map:0,1,2,3,4,5,6,4294967303") ==
+        "--placement: map entry 7 must be an accelerator in 0..7, got \"4294967303\"");
+}

@@ -25,7 +25,7 @@ class ThreadEndpoint final : public Transport {
     std::vector<std::byte> message = std::move(queue.front());
     queue.pop_front();
     if (message.size() > recv.size()) throw std::runtime_error("message longer than the receive buffer");
-    std::memcpy(recv.data(), message.data(), message.size());
+    if (!message.empty()) std::memcpy(recv.data(), message.data(), message.size());  // data() may be null when empty
     return message.size();
   }
 

@@ -74,7 +74,7 @@ TEST_CASE("the reader rejects malformed operators word for word", "[trace]") {
         "t.json:9: field 'ranks[0].ops[0].kind': expected one of compute, all_reduce, all_gather, reduce_scatter, "
         "broadcast, all_to_all, send, recv, got \"matmul\"");
   CHECK(error_of(two_ranks(R"(      {"kind": "all_reduce", "group": "tp0", "bytes": -4, "dtype": "fp32"})", ok1)) ==
-        "t.json:9: field 'ranks[0].ops[0].bytes': expected a non-negative integer, got \"-4\"");
+        "t.json:9: field 'ranks[0].ops[0].bytes': expected an integer from 0 to 1125899906842624, got \"-4\"");
   CHECK(error_of(two_ranks(R"(      {"kind": "all_reduce", "group": "tp0", "bytes": 1022, "dtype": "fp32"})", ok1)) ==
         "t.json:9: field 'ranks[0].ops[0].bytes': expected a multiple of 4 (the size of fp32), got \"1022\"");
   CHECK(error_of(two_ranks(R"(      {"kind": "all_reduce", "group": "tp0", "bytes": 1024, "dtype": "fp12"})", ok1)) ==
@@ -171,4 +171,49 @@ TEST_CASE("the bundled profile trace reads", "[trace]") {
 
 TEST_CASE("an unreadable trace file names the file", "[trace]") {
   CHECK_THROWS_WITH(read_native("/nonexistent/x.json"), "/nonexistent/x.json: cannot open file: No such file or directory");
+}
+
+TEST_CASE("a broadcast root out of the 32-bit range is not narrowed into the group", "[trace]") {
+  // 4294967297 = 2^32 + 1 and 4294967296 = 2^32: narrowed to int they would read as ranks 1 and 0.
+  for (const char* root : {"4294967297", "4294967296", "-4294967295"}) {
+    const std::string op = std::string(R"(      {"kind": "broadcast", "group": "tp0", "bytes": 8, "dtype": "fp32", "root": )") + root + "}";
+    CHECK(error_of(two_ranks(op, op)) ==
+          std::string("t.json:9: field 'ranks[0].ops[0].root': expected a member of group \"tp0\" (ranks 0, 1), got \"") +
+              root + "\"");
+  }
+  const std::string tag = R"(      {"kind": "send", "peer": 1, "bytes": 8, "tag": 1e300})";
+  CHECK(error_of(two_ranks(tag, "")) == "t.json:9: field 'ranks[0].ops[0].tag': expected an integer, got \"1e300\"");
+  const std::string peer = R"(      {"kind": "send", "peer": 4294967297, "bytes": 8})";
+  CHECK(error_of(two_ranks(peer, "")) ==
+        "t.json:9: field 'ranks[0].ops[0].peer': expected a rank in 0..1 (world_size is 2), got \"4294967297\"");
+}
+
+TEST_CASE("durations, FLOPs and sizes of a trace have physical limits", "[trace]") {
+  auto compute = [](const std::string& keys) { return R"(      {"kind": "compute", "name": "c", )" + keys + "}"; };
+  CHECK(error_of(two_ranks(compute(R"("duration_ms": 1e300)"), "")) ==
+        "t.json:9: field 'ranks[0].ops[0].duration_ms': expected a non-negative number of at most 3.15576e+10, got "
+        "\"1e300\"");
+  CHECK(error_of(two_ranks(compute(R"("flops": 1.1e24)"), "")) ==
+        "t.json:9: field 'ranks[0].ops[0].flops': expected a non-negative number of at most 1e+24, got \"1.1e24\"");
+  CHECK(error_of(two_ranks(compute(R"("flops": 1, "bytes": 1e300)"), "")) ==
+        "t.json:9: field 'ranks[0].ops[0].bytes': expected an integer from 0 to 1125899906842624, got \"1e300\"");
+  CHECK(error_of(two_ranks(compute(R"("duration_ms": -1)"), "")) ==
+        "t.json:9: field 'ranks[0].ops[0].duration_ms': expected a non-negative number of at most 3.15576e+10, got "
+        "\"-1\"");
+  // The limits themselves are accepted: a year, 1e24 FLOPs, 1 PiB.
+  CHECK(error_of(two_ranks(compute(R"("duration_ms": 31557600000, "flops": 1e24, "bytes": 1125899906842624)"), "")) ==
+        "no error");
+  const std::string big = R"(      {"kind": "all_reduce", "group": "tp0", "bytes": 1125899906842628, "dtype": "fp32"})";
+  CHECK(error_of(two_ranks(big, big)) ==
+        "t.json:9: field 'ranks[0].ops[0].bytes': expected an integer from 0 to 1125899906842624, got "
+        "\"1125899906842628\"");
+  const std::string send = R"(      {"kind": "send", "peer": 1, "bytes": 18446744073709551615})";
+  CHECK(error_of(two_ranks(send, "")) ==
+        "t.json:9: field 'ranks[0].ops[0].bytes': expected an integer from 0 to 1125899906842624, got "
+        "\"18446744073709551615\"");
+}
+
+TEST_CASE("names in a trace must be UTF-8", "[trace][utf8]") {
+  CHECK(error_of(two_ranks("      {\"kind\": \"compute\", \"name\": \"lin\xe9" "ar\", \"duration_ms\": 1}", "")) ==
+        "t.json:9: field 'ranks[0].ops[0].name': expected UTF-8 text, got the byte 0xE9 at byte 3 (after \"lin\")");
 }
