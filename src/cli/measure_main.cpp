@@ -12,6 +12,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/measure_cmd.hpp"
 #include "core/input_error.hpp"
+#include "core/output_file.hpp"
 #include "measure/communicator.hpp"
 
 using namespace ccsim::cli;  // exit codes
@@ -60,6 +61,10 @@ int main(int argc, char** argv) {
       // An error on one rank leaves the others waiting in a collective: end the whole job.
       fmt::print(stderr, "ccsim-measure: rank {}: error: {}\n", ccsim::measure::Communicator::world().rank(), e.what());
       ccsim::measure::MpiSession::abort_job(kInternal);
+    }
+    if (auto error = ccsim::flush_stdout()) {
+      fmt::print(stderr, "ccsim-measure: error: {}\n", *error);
+      if (code == 0) code = kBadInput;
     }
     return code;
   } catch (const std::exception& e) {

@@ -1,4 +1,3 @@
-#include <iostream>
 #include <memory>
 
 #include <fmt/format.h>
@@ -35,7 +34,7 @@ void run_list() {
     out += fmt::format("{:<22} {:>7} nodes x {:<2} {:<11} {}\n", name, net.node_count(), net.accelerators_per_node(),
                        p.topology, net.accelerator().model);
   }
-  std::cout << out;
+  write_output("-", out);
 }
 
 void run_show(const PlatformCommand& cmd) {
@@ -46,6 +45,7 @@ void run_show(const PlatformCommand& cmd) {
 void run_export(const PlatformCommand& cmd) {
   if (!cmd.xml) throw InputError("command line", 0, "--xml", "choose an export format: --xml (SimGrid platform file)");
   topology::Platform p = load(cmd.name);
+  check_output_path(cmd.output);
   topology::XmlRouting routing = topology::XmlRouting::kDijkstra;
   if (cmd.routing == "full" || (cmd.routing == "auto" && p.network.accelerator_count() <= 64)) {
     routing = topology::XmlRouting::kFull;
@@ -75,7 +75,7 @@ void run_route(const PlatformCommand& cmd) {
   out += fmt::format("{} links, latency {:.3g} us, bottleneck {} per flow: 1 MiB takes {:.3f} us alone\n", cost.hops,
                      cost.latency_s * 1e6, format_rate(cost.bandwidth_Bps),
                      (cost.latency_s + (1 << 20) / cost.bandwidth_Bps) * 1e6);
-  std::cout << out;
+  write_output("-", out);
 }
 
 }  // namespace
