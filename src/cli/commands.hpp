@@ -7,6 +7,7 @@
 
 #include "calibrate/network_fit.hpp"
 #include "topology/network_model.hpp"
+#include "topology/platform.hpp"
 
 namespace ccsim::cli {
 
@@ -27,6 +28,9 @@ void setup_validate(CLI::App& app);
 /// Directories searched for platform presets: $CCSIM_PLATFORMS (colon-separated), then the
 /// platforms/ folder of the source tree this binary was built from.
 std::vector<std::string> platform_dirs();
+
+/// The platform preset NAME (in platform_dirs()) or platform FILE, read and built.
+topology::Platform read_named_platform(const std::string& name);
 
 /// Shared by calibrate and validate: the point table with fitted / held-out errors, and a tier.
 std::string calibration_report(const std::vector<calibrate::PointFit>& points);

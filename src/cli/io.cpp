@@ -1,9 +1,12 @@
 #include <cstdlib>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "cli/commands.hpp"
 #include "core/input_error.hpp"
 #include "core/output_file.hpp"
+#include "core/phase.hpp"
 
 namespace ccsim::cli {
 
@@ -17,6 +20,12 @@ std::vector<std::string> platform_dirs() {
   }
   dirs.emplace_back(CCSIM_SOURCE_DIR "/platforms");
   return dirs;
+}
+
+topology::Platform read_named_platform(const std::string& name) {
+  const std::string path = topology::find_platform(name, platform_dirs());
+  Phase phase(fmt::format("building the platform {}", path), "reduce the platform's size (nodes, levels, groups, routers)");
+  return topology::read_platform(path);
 }
 
 void check_output_path(const std::string& path) {

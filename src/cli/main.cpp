@@ -1,6 +1,7 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <new>
 #include <sstream>
 
 #include <CLI/CLI.hpp>
@@ -10,6 +11,8 @@
 #include "cli/exit_codes.hpp"
 #include "core/input_error.hpp"
 #include "core/output_file.hpp"
+#include "core/phase.hpp"
+#include "engine/child_process.hpp"
 #include "engine/replay.hpp"
 
 using namespace ccsim::cli;  // exit codes
@@ -34,6 +37,12 @@ int run(CLI::App& app, int argc, char** argv) {
   } catch (const ccsim::engine::SimulationError& e) {
     fmt::print(stderr, "ccsim: error: {}\n", e.what());
     return kStalled;
+  } catch (const ccsim::engine::ResourceError& e) {
+    fmt::print(stderr, "ccsim: error: {}\n", e.what());
+    return kBadInput;  // an input too large for this machine: the message names what and how to shrink it
+  } catch (const std::bad_alloc&) {
+    fmt::print(stderr, "ccsim: error: {}\n", ccsim::Phase::out_of_memory_message());
+    return kBadInput;  // an input too large for this machine: the message names what and how to shrink it
   } catch (const std::exception& e) {
     fmt::print(stderr, "ccsim: internal error: {}\n", e.what());
     return kInternal;

@@ -1,5 +1,6 @@
-# Outputs and standard output: an output never replaces an input, is written atomically next
-# to a regular file (and in place into devices and FIFOs), and a lost write to stdout is an error.
+# Outputs, standard output and the simulation process: an output never replaces an input, is
+# written atomically next to a regular file (and in place into devices and FIFOs), a lost
+# write to stdout is an error, and killing ccsim kills its simulation.
 
 # Inputs copied into $TMP (the cases write next to them).
 cp "$SRC/traces/qu2025-profile.json" "$TMP/trace.json"
@@ -124,3 +125,47 @@ full_stdout stdout-full-validate "$full" validate "$TMP/measurements.json" --mod
 full_stdout stdout-full-help "$full" --help
 full_stdout stdout-full-version "$full" --version
 full_stdout stdout-full-replay-help "$full" replay --help
+
+# --- CCSIM_IN_PROCESS=1 runs one simulation per process: compare (two) is refused clearly
+export CCSIM_IN_PROCESS=1
+hostile in-process-replay 0 '' "${replay[@]}"
+hostile in-process-compare 1 'CCSIM_IN_PROCESS=1: in-process mode runs one simulation per process' \
+  compare "$TMP/trace.json" --platform "$TMP/platform.json" --compress cuszp:eb=1e-3
+unset CCSIM_IN_PROCESS
+
+# --- killing ccsim kills its simulation process
+# A trace that simulates for many seconds; only its first second or so runs here
+# (1,024 ranks take 15 s on a loaded 2-core machine; this is twice as many.)
+python3 "$SRC/bench/gen_megatron_trace.py" --tp 2 --pp 8 --dp 128 --layers 2 --micro-batches 4 \
+  --platform tianhe-2a >"$TMP/long-trace.json"
+orphan_check() {
+  current=orphan-killed-parent
+  cases=$((cases + 1))
+  "$CCSIM" replay "$TMP/long-trace.json" >/dev/null 2>"$TMP/.stderr" </dev/null &
+  local parent=$! child= i
+  for i in $(seq 1 600); do  # the child exists once the trace and platform are read
+    child=$(pgrep -P "$parent" | head -1)
+    [ -n "$child" ] && break
+    kill -0 "$parent" 2>/dev/null || break
+    sleep 0.1
+  done
+  if [ -z "$child" ]; then
+    kill -9 "$parent" 2>/dev/null
+    wait "$parent" 2>/dev/null
+    fail "no simulation process appeared"
+    sed 's/^/    stderr: /' "$TMP/.stderr" | head -5 >&2
+    return
+  fi
+  sleep 0.5
+  kill -0 "$child" 2>/dev/null || { fail "the simulation ended before the test could kill ccsim: make it longer"; return; }
+  kill -9 "$parent"
+  wait "$parent" 2>/dev/null
+  for i in $(seq 1 50); do  # 5 s: the kernel's SIGKILL is immediate, but the machine may be loaded
+    state=$(awk '{print $3}' "/proc/$child/stat" 2>/dev/null)
+    [ -z "$state" ] || [ "$state" = Z ] && return
+    sleep 0.1
+  done
+  kill -9 "$child" 2>/dev/null
+  fail "the simulation process $child outlived its killed parent"
+}
+orphan_check
