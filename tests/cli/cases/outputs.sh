@@ -98,6 +98,11 @@ wait "$reader"
 [ -p "$TMP/fifo" ] || fail "the FIFO was replaced"
 grep -q 'iteration' "$TMP/from-fifo.txt" || fail "nothing came through the FIFO"
 
+# --- an export that cannot fit is refused up front, not by running out of memory
+hostile export-full-routing-too-large 1 "field '--routing': 'full' .* at most 1024 accelerators .* has 107520: use --routing dijkstra" \
+  platform export sunway-oceanlight --xml --routing full -o "$TMP/sunway.xml"
+expect_absent "$TMP/sunway.xml"
+
 # --- a lost write to standard output is an error (hostile() sends stdout to a file: a wrapper)
 # full_stdout NAME ERE ARG...: ccsim ARG... > /dev/full exits 1 with a message matching ERE.
 full_stdout() {
