@@ -130,6 +130,10 @@ full_stdout stdout-full-validate "$full" validate "$TMP/measurements.json" --mod
 full_stdout stdout-full-help "$full" --help
 full_stdout stdout-full-version "$full" --version
 full_stdout stdout-full-replay-help "$full" replay --help
+ccsim=$CCSIM
+CCSIM=$(dirname "$ccsim")/ccsim-measure
+[ -x "$CCSIM" ] && full_stdout stdout-full-measure-help "$full" --help
+CCSIM=$ccsim
 
 # --- CCSIM_IN_PROCESS=1 runs one simulation per process: compare (two) is refused clearly
 export CCSIM_IN_PROCESS=1
