@@ -21,6 +21,7 @@
 
 #include "compress/codec.hpp"
 #include "compress/codec_benchmark.hpp"
+#include "core/output_file.hpp"
 #include "core/parse.hpp"
 
 using namespace ccsim::compress;
@@ -36,6 +37,7 @@ std::vector<float> read_f32(const std::string& path) {
   in.seekg(0);
   in.read(reinterpret_cast<char*>(values.data()), static_cast<std::streamsize>(bytes));
   if (!in) throw std::runtime_error("cannot read " + path);
+  ccsim::note_input_file(path);  // --json must not replace it
   return values;
 }
 
@@ -152,9 +154,7 @@ int main(int argc, char** argv) {
     if (skipped_chunks > 0) std::cout << "\n" << skipped_chunks << " chunk measurement(s) skipped: chunk larger than the data\n";
     std::cout << "\nmaxerr/bound: largest |x - x'| / absolute bound (REL x value range); quantizers: (largest |x - x'|)\n";
     if (!json_file.empty()) {
-      std::ofstream out(json_file);
-      out << bench_json(machine, bench_data, all, command);
-      if (!out) throw std::runtime_error("cannot write " + json_file);
+      ccsim::write_output_file(json_file, bench_json(machine, bench_data, all, command));
       std::cerr << "wrote " << json_file << "\n";
     }
     if (!models_dir.empty()) {
@@ -165,12 +165,16 @@ int main(int argc, char** argv) {
       for (std::size_t c = 0; c < codecs.size(); ++c) {
         const std::string stem = model_file_name(codecs[c]);
         const std::string file = models_dir + "/" + stem + ".json";
-        std::ofstream(file) << codec_model_json(stem, by_codec[c], machine, command);
+        ccsim::write_output_file(file, codec_model_json(stem, by_codec[c], machine, command));
         std::cerr << "wrote " << file << "\n";
       }
     }
   } catch (const std::exception& e) {
     std::cerr << "ccsim_compressor_bench: error: " << e.what() << "\n";
+    return 1;
+  }
+  if (auto error = ccsim::flush_stdout()) {
+    std::cerr << "ccsim_compressor_bench: error: " << *error << "\n";
     return 1;
   }
   return 0;

@@ -54,6 +54,7 @@ struct CalibrateNetworkCommand {
   std::string tier = "intra";
   int max_segments = 4;
   std::string output;
+  bool output_given = false;  ///< -o was given (perhaps as "", which write_output refuses)
   std::string name;
 };
 
@@ -75,7 +76,7 @@ void run_calibrate_network(CalibrateNetworkCommand cmd) {
   out += tier_report(fit.tier, fit.reduce_s_per_byte);
   for (const std::string& note : fit.notes) out += fmt::format("note: {}\n", note);
 
-  if (!cmd.output.empty()) {
+  if (cmd.output_given) {
     topology::NetworkModel model;
     model.name = !cmd.name.empty() ? cmd.name : fmt::format("fit-{}", cmd.series);
     model.description = fmt::format("all_reduce {} on {} ranks fitted on the critical path of schedule {}",
@@ -126,7 +127,10 @@ void setup_calibrate(CLI::App& app) {
   sub->add_option("--segments", cmd->max_segments, "Most size segments tried")->check(CLI::Range(1, 4))->capture_default_str();
   sub->add_option("-o,--output", cmd->output, "Write the model here (models/network/NAME.json)");
   sub->add_option("--name", cmd->name, "Model name (default: fit-SERIES)");
-  sub->callback([cmd] { run_calibrate_network(*cmd); });
+  sub->callback([cmd, sub] {
+    cmd->output_given = sub->count("--output") > 0;
+    run_calibrate_network(*cmd);
+  });
 }
 
 }  // namespace ccsim::cli

@@ -12,6 +12,7 @@ namespace {
 struct CalibrateCompressorCommand {
   std::string bench;
   std::string output;
+  bool output_given = false;  ///< -o was given (perhaps as "", which write_output refuses)
   std::string name;
   std::string codec;
   std::string transfer = "memory-bound";
@@ -31,14 +32,14 @@ void run_calibrate_compressor(const CalibrateCompressorCommand& cmd) {
   if (cmd.transfer != "memory-bound") options.command += " --transfer " + cmd.transfer;
   if (cmd.clamp_t0) options.command += " --clamp-t0";
   calibrate::CompressorFit fit = calibrate::fit_compressor(bench, options);
-  if (cmd.output.empty() || cmd.output == "-") {
+  if (!cmd.output_given || cmd.output == "-") {
     // The model is the result: on stdout; the fit's report goes to stderr.
     fmt::print(stderr, "{}", fit.report);
-    fmt::print("{}", fit.model_json);
+    write_output("-", fit.model_json);
     return;
   }
   write_output(cmd.output, fit.model_json);
-  fmt::print("{}\nwrote {}\n", fit.report, cmd.output);
+  write_output("-", fmt::format("{}\nwrote {}\n", fit.report, cmd.output));
 }
 
 }  // namespace
@@ -60,7 +61,10 @@ void setup_calibrate_compressor(CLI::App& calibrate) {
       ->capture_default_str();
   sub->add_flag("--clamp-t0", cmd->clamp_t0,
                 "Fit the rate with t0 = 0 where t0 comes out negative, instead of refusing (said in the model)");
-  sub->callback([cmd] { run_calibrate_compressor(*cmd); });
+  sub->callback([cmd, sub] {
+    cmd->output_given = sub->count("--output") > 0;
+    run_calibrate_compressor(*cmd);
+  });
 }
 
 }  // namespace ccsim::cli

@@ -7,6 +7,7 @@
 
 #include "calibrate/network_fit.hpp"
 #include "topology/network_model.hpp"
+#include "topology/platform.hpp"
 
 namespace ccsim::cli {
 
@@ -32,12 +33,18 @@ void setup_trace(CLI::App& app);
 /// platforms/ folder of the source tree this binary was built from.
 std::vector<std::string> platform_dirs();
 
+/// The platform preset NAME (in platform_dirs()) or platform FILE, read and built.
+topology::Platform read_named_platform(const std::string& name);
+
 /// Shared by calibrate and validate: the point table with fitted / held-out errors, and a tier.
 std::string calibration_report(const std::vector<calibrate::PointFit>& points);
 std::string tier_report(const topology::TierModel& tier, double reduce_s_per_byte);
 
-/// Writes `text` to `path` ("-" = stdout) through a temporary file renamed into place, so a
-/// failed run never leaves a truncated file behind.
+/// Writes `text` to `path`, or to stdout for "-" ("" is an error): never half-way, never over an input
+/// of the command, and a write error is an InputError (see write_output_file, core/output_file.hpp).
 void write_output(const std::string& path, const std::string& text);
+/// Throws the InputError write_output would throw for `path` ("", or an input read so far):
+/// called once the inputs are read, before long work.
+void check_output_path(const std::string& path);
 
 }  // namespace ccsim::cli

@@ -28,6 +28,7 @@ void run_compare(const CompareCommand& cmd) {
   trace::Trace trace = trace::read_native(cmd.trace);
   topology::Platform platform = load_platform(cmd.flags, trace);
   engine::ReplayOptions compressed = replay_options(cmd.flags, platform);
+  check_output_path(cmd.output);  // before the simulations, which may take long
   engine::ReplayOptions plain = compressed;
   plain.compression = engine::CompressionOptions{};
   plain.all_reduce_algorithm = cmd.plain_algorithm;

@@ -1,14 +1,12 @@
 #include <cstdlib>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iostream>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
 #include "core/input_error.hpp"
+#include "core/output_file.hpp"
+#include "core/phase.hpp"
 
 namespace ccsim::cli {
 
@@ -24,22 +22,26 @@ std::vector<std::string> platform_dirs() {
   return dirs;
 }
 
+topology::Platform read_named_platform(const std::string& name) {
+  const std::string path = topology::find_platform(name, platform_dirs());
+  Phase phase(fmt::format("building the platform {}", path), "reduce the platform's size (nodes, levels, groups, routers)");
+  return topology::read_platform(path);
+}
+
+void check_output_path(const std::string& path) {
+  if (path.empty()) {
+    throw InputError("command line", 0, "--output", "expected a file name, or '-' for standard output, got \"\"");
+  }
+  if (path != "-") check_output_file(path);
+}
+
 void write_output(const std::string& path, const std::string& text) {
-  if (path.empty() || path == "-") {
-    std::cout << text << std::flush;
-    return;
+  check_output_path(path);
+  if (path == "-") {
+    write_stdout(text);
+  } else {
+    write_output_file(path, text);
   }
-  std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) throw InputError(path, 0, "", fmt::format("cannot write: {}", std::strerror(errno)));
-    out << text;
-    out.flush();
-    if (!out) throw InputError(path, 0, "", "write failed");
-  }
-  std::error_code ec;
-  std::filesystem::rename(temporary, path, ec);
-  if (ec) throw InputError(path, 0, "", fmt::format("cannot write: {}", ec.message()));
 }
 
 }  // namespace ccsim::cli

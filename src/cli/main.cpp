@@ -1,5 +1,8 @@
 #include <cstdio>
 #include <exception>
+#include <iostream>
+#include <new>
+#include <sstream>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -8,9 +11,47 @@
 #include "cli/exit_codes.hpp"
 #include "cli/option_values.hpp"
 #include "core/input_error.hpp"
+#include "core/output_file.hpp"
+#include "core/phase.hpp"
+#include "engine/child_process.hpp"
 #include "engine/replay.hpp"
 
 using namespace ccsim::cli;  // exit codes
+
+namespace {
+
+int run(CLI::App& app, int argc, char** argv) {
+  try {
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+      // --help, --version and usage errors: what goes to stdout is written and checked here,
+      // where a failed write still has its reason.
+      std::ostringstream out;
+      const int code = app.exit(e, out, std::cerr);
+      ccsim::write_stdout(out.str());
+      return code;
+    }
+  } catch (const ccsim::InputError& e) {
+    fmt::print(stderr, "ccsim: error: {}\n", e.what());
+    return kBadInput;
+  } catch (const ccsim::engine::SimulationError& e) {
+    fmt::print(stderr, "ccsim: error: {}\n", e.what());
+    return kStalled;
+  } catch (const ccsim::engine::ResourceError& e) {
+    fmt::print(stderr, "ccsim: error: {}\n", e.what());
+    return kBadInput;  // an input too large for this machine: the message names what and how to shrink it
+  } catch (const std::bad_alloc&) {
+    fmt::print(stderr, "ccsim: error: {}\n", ccsim::Phase::out_of_memory_message());
+    return kBadInput;  // an input too large for this machine: the message names what and how to shrink it
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "ccsim: internal error: {}\n", e.what());
+    return kInternal;
+  }
+  return 0;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"ccsim: simulate the communication of LLM training on supercomputers", "ccsim"};
@@ -26,19 +67,11 @@ int main(int argc, char** argv) {
   ccsim::cli::setup_trace(app);
   ccsim::cli::setup_cost(app);
   ccsim::cli::check_option_values(app);  // after every subcommand is set up
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  } catch (const ccsim::InputError& e) {
-    fmt::print(stderr, "ccsim: error: {}\n", e.what());
-    return kBadInput;
-  } catch (const ccsim::engine::SimulationError& e) {
-    fmt::print(stderr, "ccsim: error: {}\n", e.what());
-    return kStalled;
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "ccsim: internal error: {}\n", e.what());
-    return kInternal;
+  int code = run(app, argc, argv);
+  // Whatever the command printed (results, --help), a lost write must not exit 0.
+  if (auto error = ccsim::flush_stdout()) {
+    fmt::print(stderr, "ccsim: error: {}\n", *error);
+    if (code == 0) code = kBadInput;
   }
-  return 0;
+  return code;
 }

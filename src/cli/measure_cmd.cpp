@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "cli/commands.hpp"
 #include "compress/codec.hpp"
 #include "core/input_error.hpp"
 #include "core/parse.hpp"
@@ -94,6 +95,7 @@ void setup_measure_options(CLI::App& app, MeasureCommand& c) {
 
 void finish_measure_options(MeasureCommand& c) {
   auto& o = c.options;
+  check_output_path(c.output);
   o.ops.clear();
   for (const auto& name : split(c.ops, ',')) {
     if (name == "all_reduce") o.ops.push_back(collective::Collective::kAllReduce);

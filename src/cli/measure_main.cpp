@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <iostream>
+#include <sstream>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -13,6 +15,7 @@
 #include "cli/measure_cmd.hpp"
 #include "cli/option_values.hpp"
 #include "core/input_error.hpp"
+#include "core/output_file.hpp"
 #include "measure/communicator.hpp"
 
 using namespace ccsim::cli;  // exit codes
@@ -31,7 +34,17 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
     ccsim::cli::finish_measure_options(command);
   } catch (const CLI::ParseError& e) {
-    return first ? app.exit(e) : (e.get_exit_code() == 0 ? 0 : kBadInput);
+    if (!first) return e.get_exit_code() == 0 ? 0 : kBadInput;
+    // --help goes to stdout through write_stdout, so that a failed write is an error.
+    std::ostringstream out;
+    const int code = app.exit(e, out, std::cerr);
+    try {
+      ccsim::write_stdout(out.str());
+    } catch (const ccsim::InputError& write_error) {
+      fmt::print(stderr, "ccsim-measure: error: {}\n", write_error.what());
+      return kBadInput;
+    }
+    return code;
   } catch (const ccsim::InputError& e) {
     if (first) fmt::print(stderr, "ccsim-measure: error: {}\n", e.what());
     return kBadInput;
@@ -62,6 +75,10 @@ int main(int argc, char** argv) {
       // An error on one rank leaves the others waiting in a collective: end the whole job.
       fmt::print(stderr, "ccsim-measure: rank {}: error: {}\n", ccsim::measure::Communicator::world().rank(), e.what());
       ccsim::measure::MpiSession::abort_job(kInternal);
+    }
+    if (auto error = ccsim::flush_stdout()) {
+      fmt::print(stderr, "ccsim-measure: error: {}\n", *error);
+      if (code == 0) code = kBadInput;
     }
     return code;
   } catch (const std::exception& e) {

@@ -1,4 +1,3 @@
-#include <iostream>
 #include <memory>
 
 #include <fmt/format.h>
@@ -6,6 +5,7 @@
 #include "cli/commands.hpp"
 #include "core/input_error.hpp"
 #include "core/parse.hpp"
+#include "core/phase.hpp"
 #include "topology/analysis.hpp"
 #include "topology/platform.hpp"
 #include "topology/simgrid_xml.hpp"
@@ -25,23 +25,24 @@ struct PlatformCommand {
   int dst = 0;
 };
 
-topology::Platform load(const std::string& name) {
-  return topology::read_platform(topology::find_platform(name, platform_dirs()));
-}
+/// `--routing full` lists a route per ordered pair of accelerators: N (N - 1) routes of a few
+/// hundred bytes each. Beyond this many accelerators (about a million routes, some hundred MB)
+/// the file is refused: SimGrid computes the same routes from the links (--routing dijkstra).
+constexpr int kMaxFullRoutingAccelerators = 1024;
 
 void run_list() {
   std::string out;
   for (const std::string& name : topology::list_platforms(platform_dirs())) {
-    topology::Platform p = load(name);
+    topology::Platform p = read_named_platform(name);
     const topology::Network& net = p.network;
     out += fmt::format("{:<22} {:>7} nodes x {:<2} {:<11} {}\n", name, net.node_count(), net.accelerators_per_node(),
                        p.topology, net.accelerator().model);
   }
-  std::cout << out;
+  write_output("-", out);
 }
 
 void run_show(const PlatformCommand& cmd) {
-  topology::Platform p = load(cmd.name);
+  topology::Platform p = read_named_platform(cmd.name);
   std::string out = topology::format_summary(p, topology::summarize(p));
   if (auto model = load_platform_network_model(p)) {
     out += fmt::format("network model: {}\n  (the link figures above are nominal: with a network model, a lone "
@@ -53,16 +54,32 @@ void run_show(const PlatformCommand& cmd) {
 
 void run_export(const PlatformCommand& cmd) {
   if (!cmd.xml) throw InputError("command line", 0, "--xml", "choose an export format: --xml (SimGrid platform file)");
-  topology::Platform p = load(cmd.name);
+  topology::Platform p = read_named_platform(cmd.name);
+  check_output_path(cmd.output);
+  const topology::Network& net = p.network;
   topology::XmlRouting routing = topology::XmlRouting::kDijkstra;
-  if (cmd.routing == "full" || (cmd.routing == "auto" && p.network.accelerator_count() <= 64)) {
+  if (cmd.routing == "full" || (cmd.routing == "auto" && net.accelerator_count() <= 64)) {
     routing = topology::XmlRouting::kFull;
   }
-  write_output(cmd.output, topology::to_simgrid_xml(p.network, p.name, routing));
+  if (routing == topology::XmlRouting::kFull && net.accelerator_count() > kMaxFullRoutingAccelerators) {
+    throw InputError("command line", 0, "--routing",
+                     fmt::format("'full' lists a route for every ordered pair of accelerators, at most {} accelerators "
+                                 "(about a million routes); platform \"{}\" has {}: use --routing dijkstra (SimGrid "
+                                 "computes the same routes on trees)",
+                                 kMaxFullRoutingAccelerators, p.name, net.accelerator_count()));
+  }
+  std::string xml;
+  {
+    Phase phase(fmt::format("writing the SimGrid XML of platform \"{}\" ({} links, {} accelerators)", p.name,
+                            net.link_count(), net.accelerator_count()),
+                "use --routing dijkstra, or a smaller platform");
+    xml = topology::to_simgrid_xml(net, p.name, routing);
+  }
+  write_output(cmd.output, xml);
 }
 
 void run_route(const PlatformCommand& cmd) {
-  topology::Platform p = load(cmd.name);
+  topology::Platform p = read_named_platform(cmd.name);
   const topology::Network& net = p.network;
   for (int a : {cmd.src, cmd.dst}) {
     if (a < 0 || a >= net.accelerator_count()) {
@@ -83,7 +100,7 @@ void run_route(const PlatformCommand& cmd) {
   out += fmt::format("{} links, latency {:.3g} us, bottleneck {} per flow: 1 MiB takes {:.3f} us alone\n", cost.hops,
                      cost.latency_s * 1e6, format_rate(cost.bandwidth_Bps),
                      (cost.latency_s + (1 << 20) / cost.bandwidth_Bps) * 1e6);
-  std::cout << out;
+  write_output("-", out);
 }
 
 }  // namespace
@@ -107,7 +124,7 @@ void setup_platform(CLI::App& app) {
   exp->add_option("platform", cmd->name, "Preset name or platform file")->required();
   exp->add_flag("--xml", cmd->xml, "SimGrid platform file (version 4.1), loadable by any SimGrid program");
   exp->add_option("--routing", cmd->routing,
-                  "'full': ccsim's own route for every pair of accelerators (N^2 entries); 'dijkstra': links only, "
+                  "'full': ccsim's own route for every pair of accelerators (N^2 entries, up to 1,024 accelerators); 'dijkstra': links only, "
                   "SimGrid computes shortest paths (same routes on trees); 'auto': full up to 64 accelerators")
       ->check(CLI::IsMember({"auto", "full", "dijkstra"}))
       ->capture_default_str();

@@ -28,7 +28,9 @@ struct ReplayCommand {
 void run_replay(const ReplayCommand& cmd) {
   trace::Trace trace = trace::read_native(cmd.trace);
   topology::Platform platform = load_platform(cmd.flags, trace);
-  engine::Result result = engine::replay(trace, platform, replay_options(cmd.flags, platform));
+  engine::ReplayOptions options = replay_options(cmd.flags, platform);
+  check_output_path(cmd.output);  // before the simulation, which may take long
+  engine::Result result = engine::replay(trace, platform, options);
 
   report::BreakdownOptions view;
   view.key = cmd.rows == "name" ? report::RowKey::kName : report::RowKey::kOperator;

@@ -113,7 +113,7 @@ std::vector<std::string> algorithm_choices(const std::vector<std::string_view>& 
 topology::Platform load_platform(const SimulationFlags& flags, const trace::Trace& trace) {
   std::string name = flags.platform.empty() ? trace.platform : flags.platform;
   if (name.empty()) throw InputError(trace.source, 0, "platform", "the trace names no platform; pass --platform NAME|FILE");
-  return topology::read_platform(topology::find_platform(name, platform_dirs()));
+  return read_named_platform(name);
 }
 
 engine::ReplayOptions replay_options(const SimulationFlags& flags, const topology::Platform& platform) {

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/input_error.hpp"
+#include "core/output_file.hpp"
 #include "core/utf8.hpp"
 
 namespace ccsim::json {
@@ -331,6 +332,7 @@ std::string read_file(const std::string& path) {
   std::ostringstream buffer;
   buffer << in.rdbuf();
   if (in.bad()) throw InputError(path, 0, "", "read error");
+  note_input_file(path);  // an output must not replace it
   return buffer.str();
 }
 

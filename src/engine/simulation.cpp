@@ -17,6 +17,7 @@
 #include "collective/step_driver.hpp"
 #include "engine/collective_plan.hpp"
 #include "core/input_error.hpp"
+#include "core/phase.hpp"
 #include "engine/graph_zone.hpp"
 #include "engine/network_factors.hpp"
 #include "engine/placement.hpp"
@@ -455,13 +456,17 @@ std::string Simulation::explain_deadlock() const {
 }
 
 Result Simulation::run() {
-  check_fit();
+  const topology::Network& net = platform_.network;
+  {
+    Phase phase(fmt::format("placing {} ranks and planning their collectives", trace_.world_size),
+                "reduce the trace's ranks or operators");
+    check_fit();
+  }
   prepare_result();
   states_.assign(static_cast<std::size_t>(trace_.world_size), RankState{});
 
   std::unique_ptr<sg4::Engine> engine = make_engine(options_.network, options_.stack_kib, options_.simgrid_log);
 
-  const topology::Network& net = platform_.network;
   GraphZoneOptions zone_options;
   zone_options.bandwidth_factor = options_.network.bandwidth_factor;
   zone_options.latency_factor = options_.network.latency_factor;
@@ -472,16 +477,23 @@ Result Simulation::run() {
     zone_options.intra_floor_Bps = factors_->max_bandwidth_Bps(true);
     zone_options.inter_floor_Bps = factors_->max_bandwidth_Bps(false);
   }
-  zone_ = new GraphZone(net, placement_, zone_options);
-  if (factors_ != nullptr) install_factors();
+  {
+    Phase phase(fmt::format("building the platform ({} links, {} nodes, {} accelerators)", net.link_count(),
+                            net.node_count(), net.accelerator_count()),
+                "reduce the platform's size (nodes, levels, groups, routers)");
+    zone_ = new GraphZone(net, placement_, zone_options);
+    if (factors_ != nullptr) install_factors();
+  }
   speed_ = net.accelerator().flops;
   seconds_per_reduced_byte_ = 1.0 / net.accelerator().reduce_Bps;
 
-  for (int r = 0; r < trace_.world_size; ++r) {
-    sg4::Actor::create(fmt::format("rank{}", r), zone_->host_of_rank(r),
-                       [this, r] { rank_main(r); });
+  {
+    Phase phase(fmt::format("simulating {} ranks", trace_.world_size), "reduce the trace's ranks or operators");
+    for (int r = 0; r < trace_.world_size; ++r) {
+      sg4::Actor::create(fmt::format("rank{}", r), zone_->host_of_rank(r), [this, r] { rank_main(r); });
+    }
+    engine->run();
   }
-  engine->run();
 
   for (const RankState& st : states_) {
     if (!st.done) throw SimulationError(explain_deadlock());

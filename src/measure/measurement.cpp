@@ -17,6 +17,7 @@
 #include "collective/ring_all_gather.hpp"
 #include "compress/codec.hpp"
 #include "core/input_error.hpp"
+#include "core/output_file.hpp"
 #include "core/parse.hpp"
 #include "measure/communicator.hpp"
 #include "measure/real_executor.hpp"
@@ -66,6 +67,7 @@ class InputSource {
     if (file.empty()) return;
     std::ifstream in(file, std::ios::binary);
     if (!in) throw InputError(file, 0, "--data", "cannot open the file");
+    note_input_file(file);  // -o must not replace it
     in.seekg(0, std::ios::end);
     const auto bytes = static_cast<std::uint64_t>(in.tellg());
     if (bytes < sizeof(float) || bytes % sizeof(float) != 0) {

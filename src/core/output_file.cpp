@@ -1,0 +1,193 @@
+#include "core/output_file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <mutex>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/input_error.hpp"
+#include "core/parse.hpp"
+
+namespace ccsim {
+namespace {
+
+struct InputFile {
+  dev_t device;
+  ino_t inode;
+  std::string path;
+};
+
+std::mutex inputs_mutex;
+std::vector<InputFile>& inputs() {
+  static std::vector<InputFile> files;
+  return files;
+}
+
+/// The input that is the file of `st`, if any.
+std::optional<std::string> input_at(const struct stat& st) {
+  std::lock_guard<std::mutex> lock(inputs_mutex);
+  for (const InputFile& f : inputs()) {
+    if (f.device == st.st_dev && f.inode == st.st_ino) return f.path;
+  }
+  return std::nullopt;
+}
+
+[[noreturn]] void fail(const std::string& path, const std::string& reason) {
+  throw InputError(path, 0, "", fmt::format("cannot write: {}", reason));
+}
+
+/// Writes all of `text` to `fd`; false with errno set on failure.
+bool write_all(int fd, std::string_view text) {
+  while (!text.empty()) {
+    const ssize_t n = ::write(fd, text.data(), text.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    if (n == 0) {
+      errno = EIO;
+      return false;
+    }
+    text.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return true;
+}
+
+/// The descriptor that `path` names by itself (/dev/stdout, /dev/fd/3, /proc/self/fd/3), if any.
+std::optional<int> descriptor_path(const std::string& path) {
+  if (path == "/dev/stdin") return 0;
+  if (path == "/dev/stdout") return 1;
+  if (path == "/dev/stderr") return 2;
+  for (std::string_view prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+    if (path.starts_with(prefix)) {
+      auto fd = parse_uint(std::string_view(path).substr(prefix.size()));
+      if (fd && *fd <= 1u << 30) return static_cast<int>(*fd);
+    }
+  }
+  return std::nullopt;
+}
+
+void write_descriptor(const std::string& path, int fd, std::string_view text) {
+  if (fd == 1 || fd == 2) {
+    std::cout.flush();
+    std::fflush(fd == 1 ? stdout : stderr);
+  }
+  if (!write_all(fd, text)) fail(path, std::strerror(errno));
+}
+
+/// Where `path` leads after following symbolic links of its last component (the directories on
+/// the way are followed by the system), stopping at a descriptor path; a missing final target
+/// (a dangling link) is where a new file goes.
+std::string follow_links(const std::string& path) {
+  std::string current = path;
+  for (int hops = 0; hops < 40; ++hops) {
+    if (descriptor_path(current)) return current;
+    struct stat st;
+    if (::lstat(current.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return current;
+    std::string target(static_cast<std::size_t>(st.st_size > 0 ? st.st_size : 255) + 1, '\0');
+    const ssize_t n = ::readlink(current.c_str(), target.data(), target.size());
+    if (n < 0) fail(path, std::strerror(errno));
+    if (static_cast<std::size_t>(n) >= target.size()) fail(path, "a symbolic link changed while it was read");
+    target.resize(static_cast<std::size_t>(n));
+    if (target.starts_with('/')) {
+      current = target;
+    } else {
+      const std::size_t slash = current.rfind('/');
+      current = slash == std::string::npos ? target : current.substr(0, slash + 1) + target;
+    }
+  }
+  fail(path, std::strerror(ELOOP));
+}
+
+/// Writes `text` to a unique temporary file in the directory of `target` and renames it onto
+/// `target`; the temporary file is removed whatever fails.
+void replace_file(const std::string& path, const std::string& target, std::string_view text, mode_t mode) {
+  const std::size_t slash = target.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : target.substr(0, slash);
+  const std::string base = slash == std::string::npos ? target : target.substr(slash + 1);
+  // ".NAME.XXXXXX": hidden, and recognisably ours should a crash leave it behind.
+  std::string temporary = (slash == std::string::npos ? std::string() : target.substr(0, slash + 1)) + "." +
+                          base.substr(0, 200) + ".XXXXXX";
+  const int fd = ::mkostemp(temporary.data(), O_CLOEXEC);
+  if (fd < 0) fail(path, fmt::format("cannot create a file in directory {}: {}", dir, std::strerror(errno)));
+  int error = 0;
+  if (::fchmod(fd, mode) != 0) error = errno;
+  if (error == 0 && !write_all(fd, text)) error = errno;
+  if (::close(fd) != 0 && error == 0) error = errno;
+  if (error == 0 && ::rename(temporary.c_str(), target.c_str()) != 0) error = errno;
+  if (error != 0) {
+    ::unlink(temporary.c_str());
+    fail(path, std::strerror(error));
+  }
+}
+
+void refuse_input(const std::string& path, const struct stat& st) {
+  if (auto input = input_at(st)) {
+    throw InputError(path, 0, "",
+                     *input == path ? std::string("refusing to overwrite an input of this command; write the output to "
+                                                  "another file")
+                                    : fmt::format("refusing to overwrite an input of this command (the file read as "
+                                                  "{}); write the output to another file",
+                                                  *input));
+  }
+}
+
+}  // namespace
+
+void check_output_file(const std::string& path) {
+  const std::string target = follow_links(path);
+  struct stat st;
+  if (!descriptor_path(target) && ::stat(target.c_str(), &st) == 0) refuse_input(path, st);
+}
+
+void note_input_file(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return;
+  std::lock_guard<std::mutex> lock(inputs_mutex);
+  inputs().push_back(InputFile{st.st_dev, st.st_ino, path});
+}
+
+void write_output_file(const std::string& path, std::string_view text) {
+  if (path.empty()) throw InputError("\"\"", 0, "", "cannot write: the file name is empty");
+  const std::string target = follow_links(path);
+  if (auto fd = descriptor_path(target)) return write_descriptor(path, *fd, text);
+
+  struct stat st;
+  if (::stat(target.c_str(), &st) != 0) {
+    if (errno != ENOENT) fail(path, std::strerror(errno));
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    return replace_file(path, target, text, 0666 & ~mask);
+  }
+  refuse_input(path, st);
+  if (S_ISREG(st.st_mode)) return replace_file(path, target, text, st.st_mode & 07777);
+
+  // A FIFO, a device, a socket: no rename (it would replace the special file by a regular one).
+  const int fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) fail(path, std::strerror(errno));
+  int error = write_all(fd, text) ? 0 : errno;
+  if (::close(fd) != 0 && error == 0) error = errno;
+  if (error != 0) fail(path, std::strerror(error));
+}
+
+void write_stdout(std::string_view text) { write_descriptor("standard output", 1, text); }
+
+std::optional<std::string> flush_stdout() {
+  // std::cout writes through stdio's stdout (synced, the default): one flush sends both, and
+  // its errno is the reason. An earlier failed write leaves only the error flag.
+  errno = 0;
+  const int flushed = std::fflush(stdout);
+  const int error = errno;
+  std::cout.flush();
+  if (flushed != 0) return fmt::format("standard output: cannot write: {}", std::strerror(error));
+  if (std::ferror(stdout) != 0 || std::cout.bad()) return std::string("standard output: cannot write: a write failed");
+  return std::nullopt;
+}
+
+}  // namespace ccsim

@@ -1,0 +1,37 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace ccsim {
+
+/// Records that this process reads the file `path` (json::read_file and the other readers call
+/// it), so that write_output_file refuses to replace an input. One command per process: the
+/// record is the command's inputs. A path that cannot be stat'ed is not recorded.
+void note_input_file(const std::string& path);
+
+/// Writes `text` to the file `path`, never half-way and never over an input:
+/// - a path that is, after symlinks, the same file (device and inode) as an input noted by
+///   note_input_file: InputError, nothing written;
+/// - /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: written to that descriptor;
+/// - a regular file, or a new one: written to a unique temporary file beside it, then renamed
+///   onto it (a symlink is followed: its target is replaced and the link stays); a replaced
+///   file keeps its permission bits, a new one gets 0666 less the umask;
+/// - anything else (a FIFO, a character device such as /dev/null): opened and written in place.
+/// A failure is an InputError naming `path` and the system's reason; no temporary file remains.
+void write_output_file(const std::string& path, std::string_view text);
+
+/// Throws the InputError of write_output_file for an output that is an input noted so far:
+/// for a check before long work.
+void check_output_file(const std::string& path);
+
+/// Writes `text` to standard output now (after what stdio and std::cout hold). A write error
+/// (a full disk, a closed pipe) is an InputError for "standard output" with the reason.
+void write_stdout(std::string_view text);
+
+/// Flushes stdio's and std::cout's standard output; the message of a write error, if any
+/// ("standard output: cannot write: No space left on device"). Call before exiting.
+std::optional<std::string> flush_stdout();
+
+}  // namespace ccsim
