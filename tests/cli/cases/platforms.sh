@@ -88,3 +88,9 @@ hostile export-full-too-large 1 \
 expect_absent "$TMP/ol.xml"
 hostile export-auto-large 0 '' platform export sunway-taihulight --xml -o "$TMP/th.xml"
 expect_file "$TMP/th.xml"
+
+# Stall explanations name the blocked rank and operator (exit 3), also when a compute step
+# precedes the stall (explaining stalls that involved compute steps indexed -1).
+hostile deadlock-after-compute 3 \
+  "rank 0: operator #1 'recv' \(line 10\) waits for a send from rank 1 \(tag \"x\", 1024 bytes\); rank 1 is blocked in operator #0 'recv'" \
+  replay "$DATA/deadlock_p2p.json" --platform "$DATA/tiny.json"
