@@ -44,7 +44,7 @@ double bisection_bandwidth(const Network& network) {
   // Boost's push-relabel needs every arc paired with a reverse arc of capacity 0, and checks
   // (in builds with assertions) that flows balance exactly: capacities are therefore whole
   // multiples of `unit` (1 B/s, or a power of two that keeps the sum of all capacities below
-  // 2^52), and the arcs from the source and to the sink get a finite capacity above any cut.
+  // 2^52), and the arcs from the source and to the sink are finite.
   using Traits = boost::adjacency_list_traits<boost::vecS, boost::vecS, boost::directedS>;
   using FlowGraph = boost::adjacency_list<
       boost::vecS, boost::vecS, boost::directedS, boost::no_property,
@@ -72,19 +72,24 @@ double bisection_bandwidth(const Network& network) {
     reverse[e] = r;
     reverse[r] = e;
   };
-  std::int64_t above_any_cut = 1;
+  std::vector<std::int64_t> incident(n, 0);  // capacity of each vertex's links
   for (std::uint32_t id = 0; id < network.link_count(); ++id) {
     // Both directions of a link: a shared link's flows in opposite directions cancel in a max-flow.
     const std::int64_t c = std::max<std::int64_t>(1, std::llround(network.link(id).capacity_Bps / unit));
     arc(network.link_source(id), network.link_target(id), c);
     arc(network.link_target(id), network.link_source(id), c);
-    above_any_cut += 2 * c;
+    incident[network.link_source(id)] += c;
+    incident[network.link_target(id)] += c;
   }
+  // An accelerator sends or receives at most the capacity of its links, so that is its arc
+  // from the source or to the sink: never the bottleneck, and all of them together stay
+  // below 2^53 (Boost sums the source's arcs).
   for (int a = 0; a < accelerators; ++a) {
+    const Network::VertexId v = network.accelerator_vertex(a);
     if (a < accelerators / 2) {
-      arc(source, network.accelerator_vertex(a), above_any_cut);
+      arc(source, v, incident[v]);
     } else {
-      arc(network.accelerator_vertex(a), sink, above_any_cut);
+      arc(v, sink, incident[v]);
     }
   }
   return static_cast<double>(boost::push_relabel_max_flow(flow, source, sink)) * unit;
