@@ -1,9 +1,11 @@
 #include "engine/simulation.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -41,6 +43,18 @@ struct RankState {
   int send_peer = -1;   ///< global ranks involved in the blocking call
   int recv_peer = -1;
   int sequence = 0;     ///< collective: its 1-based number among this rank's calls on the group
+  /// What the rank's accelerator is busy with ("computing", "compressing", ...), nullptr when
+  /// it is not busy; with the amount of time, for a stall inside a busy period.
+  const char* busy_with = nullptr;
+  double busy_s = 0;
+};
+
+/// The first amount of work whose simulated time is not finite (a rate too small for the
+/// amount, or an amount too large for a double): the simulation skips it and reports it.
+struct NonFiniteWork {
+  int rank = -1;
+  std::size_t op = 0;
+  std::string what;  ///< "computing for inf s", "ends at inf s"
 };
 
 /// Shared state of one simulation.
@@ -67,8 +81,11 @@ class Simulation {
   sg4::Mailbox* channel(ChannelKind kind, int context, int src, int dst);
   /// The id of an algorithm name in result_.names.
   std::uint32_t algorithm_name(const std::string& name);
-  /// Occupies the rank's accelerator for `seconds` (compute, reduction, compression).
-  void busy(double seconds);
+  /// Occupies the rank's accelerator for `seconds` (compute, reduction, compression); `what`
+  /// says with what ("computing", ...), for stall explanations and non-finite times.
+  void busy(int rank, double seconds, const char* what);
+  /// Throws an InputError naming the operator whose simulated time is not finite, if any.
+  void check_finite() const;
   /// Whether two ranks are on one node (their messages use the model's intra tier).
   bool same_node(int a, int b) const;
   /// The calibrated model's CPU overhead of sending to / receiving from `peer` (0 without one).
@@ -98,6 +115,7 @@ class Simulation {
   std::vector<std::vector<Membership>> memberships_;
   GraphZone* zone_ = nullptr;
   std::unique_ptr<NetworkFactors> factors_;  ///< the calibrated model, nullptr without one
+  std::optional<NonFiniteWork> non_finite_;
   double speed_ = 0;
   double seconds_per_reduced_byte_ = 0;
   std::unique_ptr<CollectivePlanner> planner_;
@@ -217,7 +235,7 @@ void Simulation::run_compute(int rank, const Op& op) {
     // FLOPs, not measured under the sharing, takes as many times longer as ranks share the core.
     if (acc.cpu_core) seconds *= sharing_[static_cast<std::size_t>(placement_[static_cast<std::size_t>(rank)])];
   }
-  busy(seconds);
+  busy(rank, seconds, "computing");
 }
 
 void Simulation::run_send(int rank, const Op& op) {
@@ -277,19 +295,21 @@ class Simulation::StepRunner final : public collective::StepExecutor {
 
   void reduce(int, const collective::Step& step) override {
     const double raw = raw_bytes(step.recv);
-    sim_.busy(step.compressed ? codec_.add_s(raw) : raw * sim_.seconds_per_reduced_byte_);
+    sim_.busy(rank_, step.compressed ? codec_.add_s(raw) : raw * sim_.seconds_per_reduced_byte_, "reducing");
   }
 
   void compress(int, const collective::Step& step) override {
     ++state_.step;
-    sim_.busy(codec_.compress_s(raw_bytes(step.local)));
+    sim_.busy(rank_, codec_.compress_s(raw_bytes(step.local)), "compressing");
   }
 
   void decompress(int, const collective::Step& step) override {
     ++state_.step;
     const double raw = raw_bytes(step.local);
-    sim_.busy(codec_.decompress_s(raw) +
-              (step.mode == collective::RecvMode::kReduce ? raw * sim_.seconds_per_reduced_byte_ : 0.0));
+    sim_.busy(rank_,
+              codec_.decompress_s(raw) +
+                  (step.mode == collective::RecvMode::kReduce ? raw * sim_.seconds_per_reduced_byte_ : 0.0),
+              "decompressing");
   }
 
  private:
@@ -343,8 +363,40 @@ std::uint32_t Simulation::algorithm_name(const std::string& name) {
   return id;
 }
 
-void Simulation::busy(double seconds) {
-  if (seconds > 0) sg4::this_actor::execute(seconds * speed_);
+void Simulation::busy(int rank, double seconds, const char* what) {
+  if (seconds <= 0) return;  // NaN goes on, to be reported
+  RankState& st = states_[static_cast<std::size_t>(rank)];
+  if (!std::isfinite(seconds * speed_)) {
+    // SimGrid cannot execute an infinite amount (it crashes or never ends): skip it and fail
+    // once the simulation is over, naming the operator.
+    if (!non_finite_) non_finite_ = NonFiniteWork{rank, st.op, fmt::format("{} for {:g} s", what, seconds)};
+    return;
+  }
+  st.busy_with = what;
+  st.busy_s = seconds;
+  sg4::this_actor::execute(seconds * speed_);
+  st.busy_with = nullptr;
+}
+
+void Simulation::check_finite() const {
+  std::optional<NonFiniteWork> bad = non_finite_;
+  if (!bad) {
+    // Work is finite, but a time may still overflow (a message too large for its bandwidth).
+    for (int r = 0; r < trace_.world_size && !bad; ++r) {
+      const auto& records = result_.ops[static_cast<std::size_t>(r)];
+      for (std::size_t i = 0; i < records.size() && !bad; ++i) {
+        if (!std::isfinite(records[i].start_s) || !std::isfinite(records[i].end_s)) {
+          bad = NonFiniteWork{r, i, fmt::format("ends at {:g} s", records[i].end_s)};
+        }
+      }
+    }
+  }
+  if (!bad) return;
+  const Op& op = trace_.ops[static_cast<std::size_t>(bad->rank)][bad->op];
+  throw InputError(trace_.source, op.line, "",
+                   fmt::format("rank {}, operator #{} '{}': its simulated time is not finite ({} on platform \"{}\"): "
+                               "the trace's amounts are too large for the platform's rates",
+                               bad->rank, bad->op, trace_.op_name(op), bad->what, platform_.name));
 }
 
 bool Simulation::same_node(int a, int b) const {
@@ -353,11 +405,11 @@ bool Simulation::same_node(int a, int b) const {
 }
 
 void Simulation::send_overhead(int rank, int peer) {
-  if (factors_ != nullptr) busy(factors_->send_overhead_s(same_node(rank, peer)));
+  if (factors_ != nullptr) busy(rank, factors_->send_overhead_s(same_node(rank, peer)), "sending");
 }
 
 void Simulation::recv_overhead(int rank, int peer) {
-  if (factors_ != nullptr) busy(factors_->recv_overhead_s(same_node(rank, peer)));
+  if (factors_ != nullptr) busy(rank, factors_->recv_overhead_s(same_node(rank, peer)), "receiving");
 }
 
 void Simulation::install_factors() {
@@ -416,6 +468,11 @@ std::string Simulation::describe_wait(int rank) const {
   const RankState& st = states_[static_cast<std::size_t>(rank)];
   const Op& op = trace_.ops[static_cast<std::size_t>(rank)][st.op];
   std::string head = fmt::format("rank {}: operator #{} '{}' (line {})", rank, st.op, trace_.op_name(op), op.line);
+  if (op.kind == OpKind::kCompute) {
+    // Not a wait: the simulation ended while the rank computed (a stall elsewhere, or work
+    // that SimGrid could not finish).
+    return fmt::format("{} was still computing ({:g} s)", head, st.busy_with != nullptr ? st.busy_s : 0.0);
+  }
   if (op.kind == OpKind::kRecv) {
     return fmt::format("{} waits for a send from rank {} (tag \"{}\", {} bytes); {}", head, op.peer,
                        trace_.names[op.tag], op.bytes, describe_position(op.peer));
@@ -436,8 +493,12 @@ std::string Simulation::describe_wait(int rank) const {
   if (!absent.empty()) {
     return fmt::format("{} waits for members that never reached it: {}", where, fmt::join(absent, "; "));
   }
-  int peer = st.recv_peer >= 0 ? st.recv_peer : st.send_peer;
+  const int peer = st.recv_peer >= 0 ? st.recv_peer : st.send_peer;
   const std::size_t steps = st.plan->schedule->steps(st.group_rank).size();
+  if (peer < 0) {  // inside a compress, decompress or reduce step: busy, waiting for no one
+    return fmt::format("{} was still {} in step {} of {} ({:g} s)", where,
+                       st.busy_with != nullptr ? st.busy_with : "busy", st.step + 1, steps, st.busy_s);
+  }
   return fmt::format("{} waits in step {} of {} for rank {}; {}", where, st.step + 1, steps, peer,
                      describe_position(peer));
 }
@@ -495,6 +556,7 @@ Result Simulation::run() {
     engine->run();
   }
 
+  check_finite();
   for (const RankState& st : states_) {
     if (!st.done) throw SimulationError(explain_deadlock());
   }

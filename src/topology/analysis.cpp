@@ -1,7 +1,8 @@
 #include "topology/analysis.hpp"
 
 #include <algorithm>
-#include <limits>
+#include <cmath>
+#include <cstdint>
 #include <unordered_map>
 
 #include <boost/graph/breadth_first_search.hpp>
@@ -40,42 +41,58 @@ int diameter_hops(const Network& network) {
 }
 
 double bisection_bandwidth(const Network& network) {
+  // Boost's push-relabel needs every arc paired with a reverse arc of capacity 0, and checks
+  // (in builds with assertions) that flows balance exactly: capacities are therefore whole
+  // multiples of `unit` (1 B/s, or a power of two that keeps the sum of all capacities below
+  // 2^52), and the arcs from the source and to the sink are finite.
   using Traits = boost::adjacency_list_traits<boost::vecS, boost::vecS, boost::directedS>;
   using FlowGraph = boost::adjacency_list<
       boost::vecS, boost::vecS, boost::directedS, boost::no_property,
-      boost::property<boost::edge_capacity_t, double,
-                      boost::property<boost::edge_residual_capacity_t, double,
+      boost::property<boost::edge_capacity_t, std::int64_t,
+                      boost::property<boost::edge_residual_capacity_t, std::int64_t,
                                       boost::property<boost::edge_reverse_t, Traits::edge_descriptor>>>>;
   const int accelerators = network.accelerator_count();
   if (accelerators < 2) return 0.0;
+  double total_Bps = 0;
+  for (std::uint32_t id = 0; id < network.link_count(); ++id) total_Bps += 2 * network.link(id).capacity_Bps;
+  double unit = 1.0;
+  while (total_Bps / unit > 0x1p52) unit *= 2;
   const std::size_t n = network.vertex_count();
   FlowGraph flow(n + 2);
   const std::size_t source = n;
   const std::size_t sink = n + 1;
   auto capacity = boost::get(boost::edge_capacity, flow);
   auto reverse = boost::get(boost::edge_reverse, flow);
-  // An arc a -> b of capacity c, paired with its residual reverse arc of capacity back.
-  auto arc = [&](std::size_t a, std::size_t b, double c, double back) {
+  // An arc a -> b of capacity c and its residual twin b -> a of capacity 0.
+  auto arc = [&](std::size_t a, std::size_t b, std::int64_t c) {
     auto e = boost::add_edge(a, b, flow).first;
     auto r = boost::add_edge(b, a, flow).first;
     capacity[e] = c;
-    capacity[r] = back;
+    capacity[r] = 0;
     reverse[e] = r;
     reverse[r] = e;
   };
+  std::vector<std::int64_t> incident(n, 0);  // capacity of each vertex's links
   for (std::uint32_t id = 0; id < network.link_count(); ++id) {
-    const double c = network.link(id).capacity_Bps;
-    arc(network.link_source(id), network.link_target(id), c, c);
+    // Both directions of a link: a shared link's flows in opposite directions cancel in a max-flow.
+    const std::int64_t c = std::max<std::int64_t>(1, std::llround(network.link(id).capacity_Bps / unit));
+    arc(network.link_source(id), network.link_target(id), c);
+    arc(network.link_target(id), network.link_source(id), c);
+    incident[network.link_source(id)] += c;
+    incident[network.link_target(id)] += c;
   }
-  const double unbounded = std::numeric_limits<double>::max() / 4;
+  // An accelerator sends or receives at most the capacity of its links, so that is its arc
+  // from the source or to the sink: never the bottleneck, and all of them together stay
+  // below 2^53 (Boost sums the source's arcs).
   for (int a = 0; a < accelerators; ++a) {
+    const Network::VertexId v = network.accelerator_vertex(a);
     if (a < accelerators / 2) {
-      arc(source, network.accelerator_vertex(a), unbounded, 0.0);
+      arc(source, v, incident[v]);
     } else {
-      arc(network.accelerator_vertex(a), sink, unbounded, 0.0);
+      arc(v, sink, incident[v]);
     }
   }
-  return boost::push_relabel_max_flow(flow, source, sink);
+  return static_cast<double>(boost::push_relabel_max_flow(flow, source, sink)) * unit;
 }
 
 std::vector<LinkLoad> link_loads(const Network& network, const std::vector<std::pair<int, int>>& flows) {

@@ -41,6 +41,16 @@ void DragonflyRouter::route(std::size_t from, std::size_t to, std::vector<Hop>& 
   local_hop(gb, gateway(gb, ga), b % spec_.routers, out);
 }
 
+NetworkSize dragonfly_size(const NodeSpec& nodes, const DragonflySpec& df) {
+  NetworkSize size = node_size(nodes);
+  const auto g = static_cast<std::uint64_t>(df.groups);
+  const auto r = static_cast<std::uint64_t>(df.routers);
+  size.vertices += g * r;
+  size.links += g * (r * (r - 1) / 2) + g * (g - 1) / 2;
+  size.route_entries = g * r * r + g * g;
+  return size;
+}
+
 Network build_dragonfly(const NodeSpec& nodes, const DragonflySpec& df) {
   if (static_cast<std::int64_t>(df.groups) * df.routers * df.nodes_per_router != nodes.nodes) {
     throw std::invalid_argument("build_dragonfly: nodes must equal groups * routers * nodes_per_router");

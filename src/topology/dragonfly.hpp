@@ -37,6 +37,11 @@ class DragonflyRouter : public FabricRouter {
   std::vector<std::uint32_t> global_;  ///< [g][h] for g < h, link from g to h
 };
 
+/// What build_dragonfly allocates: groups x routers routers, the all-to-all local links of
+/// every group and a global link per pair of groups, and the router's tables of both
+/// ([group][a][b] and [g][h], dense).
+NetworkSize dragonfly_size(const NodeSpec& nodes, const DragonflySpec& dragonfly);
+
 Network build_dragonfly(const NodeSpec& nodes, const DragonflySpec& dragonfly);
 
 /// Bisection between the first and second half of the groups (needs an even number of

@@ -33,6 +33,17 @@ std::vector<double> fat_tree_uplink_capacity(const NodeSpec& nodes, const FatTre
   return up;
 }
 
+NetworkSize fat_tree_size(const NodeSpec& nodes, const FatTreeSpec& tree) {
+  NetworkSize size = node_size(nodes);
+  std::vector<int> counts = fat_tree_switch_counts(nodes, tree);
+  for (std::size_t k = 0; k < counts.size(); ++k) {
+    size.vertices += static_cast<std::uint64_t>(counts[k]);
+    if (k + 1 < counts.size()) size.links += static_cast<std::uint64_t>(counts[k]);  // each switch's trunk up
+    size.route_entries += 2 * static_cast<std::uint64_t>(counts[k]);
+  }
+  return size;
+}
+
 Network build_fat_tree(const NodeSpec& nodes, const FatTreeSpec& tree) {
   std::vector<int> counts = fat_tree_switch_counts(nodes, tree);
   if (counts.empty() || counts.back() != 1) throw std::invalid_argument("build_fat_tree: the top level must be one root");

@@ -29,6 +29,9 @@ std::vector<int> fat_tree_switch_counts(const NodeSpec& nodes, const FatTreeSpec
 /// Trunk capacity from a level-k switch (k = 1..L-1) up to its parent.
 std::vector<double> fat_tree_uplink_capacity(const NodeSpec& nodes, const FatTreeSpec& tree);
 
+/// What build_fat_tree allocates (a tree router holds a parent and a link per switch).
+NetworkSize fat_tree_size(const NodeSpec& nodes, const FatTreeSpec& tree);
+
 /// Builds the network; requires fat_tree_switch_counts(...).back() == 1.
 Network build_fat_tree(const NodeSpec& nodes, const FatTreeSpec& tree);
 

@@ -16,6 +16,12 @@ Link make_link(Network& network, const std::string& tier, const LinkSpec& spec, 
   return link;
 }
 
+NetworkSize node_size(const NodeSpec& spec) {
+  const auto nodes = static_cast<std::uint64_t>(spec.nodes);
+  const std::uint64_t accelerators = nodes * static_cast<std::uint64_t>(spec.accelerators);
+  return NetworkSize{accelerators + nodes, accelerators + nodes * static_cast<std::uint64_t>(spec.nics), 0};
+}
+
 void build_nodes(Network& network, const NodeSpec& spec, const std::vector<Network::VertexId>& nic_switch) {
   if (spec.nodes < 1 || spec.accelerators < 1 || spec.nics < 1) throw std::invalid_argument("build_nodes: empty node");
   network.set_accelerator(spec.accelerator);

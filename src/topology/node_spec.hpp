@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "topology/network.hpp"
@@ -24,6 +25,17 @@ struct NodeSpec {
   int nics = 1;  ///< per node; accelerator j uses NIC j % nics
   LinkSpec nic;
 };
+
+/// What building a network allocates, computed from a platform's parameters before it is
+/// built, so that the reader can refuse what would not fit (platforms/README.md, "Limits").
+struct NetworkSize {
+  std::uint64_t vertices = 0;       ///< accelerators, node hubs, switches and routers
+  std::uint64_t links = 0;
+  std::uint64_t route_entries = 0;  ///< entries of the fabric router's tables
+};
+
+/// The part of every network that the nodes make: accelerators and hubs, intra and NIC links.
+NetworkSize node_size(const NodeSpec& spec);
 
 /// Adds a tier for `spec` to `network` and returns the Link to build with it.
 Link make_link(Network& network, const std::string& tier, const LinkSpec& spec, double capacity_Bps = 0,

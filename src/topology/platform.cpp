@@ -19,10 +19,28 @@ namespace {
 
 using json::ObjectReader;
 
+using Limits = PlatformLimits;
+
+/// Member `key`, a number in [min, max] (a positive one when min > 0): the physically
+/// meaningful range of a platform parameter (platforms/README.md, "Limits").
+double ranged(ObjectReader& r, std::string_view key, double min, double max, std::string_view unit) {
+  const double value = min > 0 ? r.positive(key) : r.non_negative(key);
+  if (value < min || value > max) {
+    r.at(key).fail(fmt::format("expected {:g} to {:g} {}, {}", min, max, unit, json::got(r.required(key))));
+  }
+  return value;
+}
+
+double read_bandwidth(ObjectReader& r, std::string_view key) {
+  return ranged(r, key, Limits::kMinBandwidth_Bps, Limits::kMaxBandwidth_Bps, "B/s");
+}
+
+double read_latency(ObjectReader& r, std::string_view key) { return ranged(r, key, 0, Limits::kMaxLatency_s, "s"); }
+
 LinkSpec read_link(ObjectReader& r) {
   LinkSpec link;
-  link.bandwidth_Bps = r.positive("bandwidth_Bps");
-  link.latency_s = r.non_negative("latency_s");
+  link.bandwidth_Bps = read_bandwidth(r, "bandwidth_Bps");
+  link.latency_s = read_latency(r, "latency_s");
   if (r.has("sharing")) {
     link.sharing = r.choice("sharing", {"split-duplex", "shared"}) == "shared" ? Sharing::kShared : Sharing::kSplitDuplex;
   }
@@ -40,9 +58,9 @@ LinkSpec read_link(ObjectReader& parent, std::string_view key) {
 AcceleratorSpec read_accelerator(ObjectReader& r) {
   AcceleratorSpec spec;
   spec.model = r.string("model");
-  spec.flops = r.positive("flops");
-  spec.reduce_Bps = r.positive("reduce_Bps");
-  spec.memory_Bps = r.optional_positive("memory_Bps").value_or(0.0);
+  spec.flops = ranged(r, "flops", Limits::kMinFlops, Limits::kMaxFlops, "FLOP/s");
+  spec.reduce_Bps = read_bandwidth(r, "reduce_Bps");
+  spec.memory_Bps = r.has("memory_Bps") ? read_bandwidth(r, "memory_Bps") : 0.0;
   spec.source = r.string("source");
   r.allow({"note"});
   r.finish();
@@ -55,7 +73,7 @@ int bounded_count(ObjectReader& r, std::string_view key, std::int64_t max) {
   return static_cast<int>(value);
 }
 
-/// A ratio "16:3" or a number >= 1.
+/// A ratio "16:3" or a number, from 1 to kMaxOversubscription.
 double read_oversubscription(ObjectReader& r, std::string_view key) {
   const json::Value* value = r.optional(key);
   if (value == nullptr) return 1.0;
@@ -71,8 +89,9 @@ double read_oversubscription(ObjectReader& r, std::string_view key) {
       if (down && up && *up > 0) ratio = *down / *up;
     }
   }
-  if (!ratio || *ratio < 1.0) {
-    r.at(key).fail("expected a ratio >= 1 such as 2, 1.5 or \"16:3\" (down:up capacity), " + json::got(*value));
+  if (!ratio || !(*ratio >= 1.0 && *ratio <= Limits::kMaxOversubscription)) {
+    r.at(key).fail(fmt::format("expected a ratio from 1 to {:g} such as 2, 1.5 or \"16:3\" (down:up capacity), {}",
+                               Limits::kMaxOversubscription, json::got(*value)));
   }
   return *ratio;
 }
@@ -80,8 +99,8 @@ double read_oversubscription(ObjectReader& r, std::string_view key) {
 /// The trunk of a fat-tree level above the first: oversubscription, cable bandwidth, latency, source.
 void read_trunk(ObjectReader& r, FatTreeLevel& level) {
   level.oversubscription = read_oversubscription(r, "oversubscription");
-  level.link.bandwidth_Bps = r.positive("bandwidth_Bps");
-  level.link.latency_s = r.non_negative("latency_s");
+  level.link.bandwidth_Bps = read_bandwidth(r, "bandwidth_Bps");
+  level.link.latency_s = read_latency(r, "latency_s");
   level.link.source = r.string("source");
   r.allow({"note"});
 }
@@ -109,6 +128,20 @@ NodeSpec read_nodes(ObjectReader& doc) {
   return spec;
 }
 
+/// Refuses a network beyond the limits before it is built; `where` is the field that sizes it.
+void check_size(const NetworkSize& size, const SourceRef& where) {
+  auto check = [&](std::uint64_t count, std::uint64_t limit, std::string_view what) {
+    if (count > limit) {
+      where.fail(fmt::format("the network would have {} {}, more than the limit of {} (platforms/README.md, "
+                             "\"Limits\")",
+                             count, what, limit));
+    }
+  };
+  check(size.links, Limits::kMaxLinks, "links");
+  check(size.vertices, Limits::kMaxVertices, "vertices (accelerators, node hubs, switches)");
+  check(size.route_entries, Limits::kMaxRouteEntries, "routing table entries");
+}
+
 /// Checks that a fat-tree ends in one root and builds it.
 void finish_fat_tree(Platform& platform, const NodeSpec& nodes, const FatTreeSpec& tree, const SourceRef& where) {
   std::vector<int> counts = fat_tree_switch_counts(nodes, tree);
@@ -124,6 +157,7 @@ void finish_fat_tree(Platform& platform, const NodeSpec& nodes, const FatTreeSpe
     if (k > 0) levels += fmt::format(" ({:g}:1)", tree.levels[k].oversubscription);
   }
   platform.shape = fmt::format("{}{}", levels, tree.rails ? ", rail-optimised" : "");
+  check_size(fat_tree_size(nodes, tree), where);
   platform.closed_form_bisection_Bps = fat_tree_bisection_closed_form(nodes, tree);
   platform.network = build_fat_tree(nodes, tree);
 }
@@ -133,6 +167,10 @@ void read_fat_tree(Platform& platform, const NodeSpec& nodes, ObjectReader& net)
   tree.rails = net.optional_boolean("rails").value_or(false);
   const json::Value& levels = net.array("levels");
   if (levels.items().empty()) net.at("levels").fail("expected at least one level, got []");
+  if (levels.items().size() > static_cast<std::size_t>(Limits::kMaxFatTreeLevels)) {
+    net.at("levels").fail(fmt::format("expected at most {} levels, got {}", Limits::kMaxFatTreeLevels,
+                                      levels.items().size()));
+  }
   for (std::size_t k = 0; k < levels.items().size(); ++k) {
     ObjectReader level(levels.items()[k], net.file(), json::item_path(net.member_path("levels"), k));
     FatTreeLevel spec;
@@ -181,6 +219,7 @@ void read_torus(Platform& platform, const NodeSpec& nodes, ObjectReader& net) {
                                     product, nodes.nodes));
   }
   torus.link = read_link(net, "link");
+  check_size(torus_size(nodes, torus), net.at("dims"));
   platform.shape = fmt::format("{}-D torus {}, dimension-order routing", torus.dims.size(), fmt::join(torus.dims, " x "));
   platform.closed_form_bisection_Bps = torus_bisection_closed_form(nodes, torus);
   platform.network = build_torus(nodes, torus);
@@ -203,6 +242,7 @@ void read_dragonfly(Platform& platform, const NodeSpec& nodes, ObjectReader& net
     net.at("global_ports").fail(fmt::format("{} routers x {} global ports cannot reach the other {} groups", df.routers,
                                             df.global_ports, df.groups - 1));
   }
+  check_size(dragonfly_size(nodes, df), net.at("routers_per_group"));
   platform.shape = fmt::format("dragonfly: {} groups x {} routers x {} nodes, {} global ports per router, minimal routing",
                                df.groups, df.routers, df.nodes_per_router, df.global_ports);
   platform.closed_form_bisection_Bps = dragonfly_bisection_closed_form(nodes, df);
@@ -242,7 +282,7 @@ Platform parse_platform(std::string_view text, const std::string& source) {
   if (platform.topology == "switch") {
     FatTreeSpec tree;
     tree.levels.push_back(FatTreeLevel{nodes.nodes * nodes.nics, LinkSpec{}, 1});
-    finish_fat_tree(platform, nodes, tree, net.at("topology"));
+    finish_fat_tree(platform, nodes, tree, doc.at("nodes"));
     platform.shape = "one non-blocking switch";
   } else if (platform.topology == "fat-tree") {
     read_fat_tree(platform, nodes, net);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,25 @@ namespace ccsim::topology {
 
 inline constexpr std::string_view kPlatformFormat = "ccsim-platform";
 inline constexpr int kPlatformVersion = 1;
+
+/// Limits of platform files (platforms/README.md, "Limits"). Every number must lie in a
+/// physically meaningful range, so that no result overflows to infinity or is silently
+/// rounded, and what a platform builds must fit in memory and route in bounded time: the
+/// reader computes the size from the parameters and refuses more before building anything.
+struct PlatformLimits {
+  static constexpr double kMinBandwidth_Bps = 1e3;   ///< links, NICs, reduction and memory rates: 1 kB/s
+  static constexpr double kMaxBandwidth_Bps = 1e15;  ///< ... to 1 PB/s
+  static constexpr double kMaxLatency_s = 1.0;       ///< latencies: 0 to 1 s
+  static constexpr double kMinFlops = 1e6;           ///< accelerator rate: 1 MFLOP/s ...
+  static constexpr double kMaxFlops = 1e18;          ///< ... to 1 EFLOP/s
+  static constexpr double kMaxOversubscription = 1024;
+  static constexpr int kMaxFatTreeLevels = 8;
+  /// Sizes: a graph of 2^23 links takes about 1 GB, and the bisection's max-flow on it as much
+  /// again; the largest preset (sunway-oceanlight) has 215,460 links.
+  static constexpr std::uint64_t kMaxVertices = std::uint64_t{1} << 23;      ///< accelerators, hubs, switches
+  static constexpr std::uint64_t kMaxLinks = std::uint64_t{1} << 23;
+  static constexpr std::uint64_t kMaxRouteEntries = std::uint64_t{1} << 24;  ///< the fabric router's tables
+};
 
 /// A named machine: its nodes, accelerators and network, read from platforms/*.json.
 struct Platform {

@@ -51,6 +51,11 @@ std::string vertex_id(const Network& network, Network::VertexId v) { return esca
 
 }  // namespace
 
+std::uint64_t full_routes(const Network& network) {
+  const auto n = static_cast<std::uint64_t>(network.accelerator_count());
+  return n < 2 ? 0 : n * (n - 1);
+}
+
 std::string to_simgrid_xml(const Network& network, const std::string& platform_name, XmlRouting routing,
                            double bandwidth_factor, double latency_factor) {
   std::string out;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "topology/network.hpp"
@@ -12,6 +13,13 @@ enum class XmlRouting {
   kDijkstra,  ///< every vertex and link, SimGrid computes shortest paths: the same routes on trees,
               ///< possibly other shortest paths on tori and dragonflies; O(N) entries
 };
+
+/// The most routes a Full export may write (about 100 MB of XML, 512 accelerators); a larger
+/// platform is exported with Dijkstra routing, whose size grows with the links instead.
+inline constexpr std::uint64_t kMaxFullRoutes = std::uint64_t{1} << 18;
+
+/// The routes a Full export of `network` writes: one per ordered pair of accelerators.
+std::uint64_t full_routes(const Network& network);
 
 /// The network as a SimGrid platform file (version 4.1): one host per accelerator (named
 /// nodeN.accI, speed = the accelerator's flops), one link per link (SPLITDUPLEX or SHARED;

@@ -45,6 +45,15 @@ void TorusRouter::route(std::size_t from, std::size_t to, std::vector<Hop>& out)
   }
 }
 
+NetworkSize torus_size(const NodeSpec& nodes, const TorusSpec& torus) {
+  NetworkSize size = node_size(nodes);
+  const auto routers = static_cast<std::uint64_t>(nodes.nodes);
+  size.vertices += routers;
+  for (int k : torus.dims) size.links += k == 1 ? 0 : k == 2 ? routers / 2 : routers;
+  size.route_entries = routers * torus.dims.size();
+  return size;
+}
+
 Network build_torus(const NodeSpec& nodes, const TorusSpec& torus) {
   std::int64_t count = 1;
   for (int k : torus.dims) count *= k;

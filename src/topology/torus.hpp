@@ -28,6 +28,10 @@ class TorusRouter : public FabricRouter {
   std::vector<std::uint32_t> plus_link_;
 };
 
+/// What build_torus allocates: a router per node, a link per router and dimension (one per
+/// pair in a ring of two, none in a ring of one), a + link table entry per router and dimension.
+NetworkSize torus_size(const NodeSpec& nodes, const TorusSpec& torus);
+
 Network build_torus(const NodeSpec& nodes, const TorusSpec& torus);
 
 /// Bisection across dimension 0 (the halves of the node index range): links crossing the

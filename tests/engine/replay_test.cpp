@@ -137,3 +137,27 @@ TEST_CASE("a trace larger than the platform is an input error", "[engine]") {
                     "t.json: field 'world_size': the trace has 3 ranks but platform \"test\" has only 2 accelerators "
                     "(1 nodes x 2); --oversubscribe shares accelerators");
 }
+
+TEST_CASE("work of a non-finite time is an input error naming the operator, not a crash", "[engine][deadlock]") {
+  // Rank 0 computes for 1e300 s (1e312 FLOPs at 1 TFLOP/s: infinite for SimGrid) before the
+  // send rank 1 waits for: explaining that stall indexed group -1 of the compute operator.
+  trace::Trace t = make_trace(2, "",
+                              {R"({"kind": "compute", "name": "linear", "duration_ms": 1}, )" + test::send(1, 64, "x"),
+                               test::recv(0, 64, "x")});
+  t.ops[0][0].duration_s = 1e300;  // past any range a reader accepts
+  CHECK_THROWS_WITH(engine::replay(t, test_platform(1, 2), {}),
+                    "t.json:4: rank 0, operator #0 'linear': its simulated time is not finite (computing for 1e+300 s "
+                    "on platform \"test\"): the trace's amounts are too large for the platform's rates");
+  // In a collective step (a reduction, as compress and decompress steps): explaining that
+  // stall indexed rank -1, the peer of a busy step.
+  trace::Trace c = make_trace(2, R"({"name": "dp", "kind": "data", "ranks": [0, 1]})",
+                              {R"({"kind": "all_reduce", "group": "dp", "bytes": 4096, "dtype": "fp32"})",
+                               R"({"kind": "all_reduce", "group": "dp", "bytes": 4096, "dtype": "fp32"})"});
+  topology::Platform slow = test_platform(1, 2);
+  topology::AcceleratorSpec acc = slow.network.accelerator();
+  acc.reduce_Bps = 1e-300;  // past the platform reader's limits
+  slow.network.set_accelerator(acc);
+  CHECK_THROWS_WITH(engine::replay(c, slow, {}),
+                    "t.json:5: rank 1, operator #0 'all_reduce': its simulated time is not finite (reducing for "
+                    "2.048e+303 s on platform \"test\"): the trace's amounts are too large for the platform's rates");
+}

@@ -1,6 +1,11 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "core/input_error.hpp"
+#include "topology/dragonfly.hpp"
+#include "topology/fat_tree.hpp"
+#include "topology/torus.hpp"
 #include "topology/platform.hpp"
 #include "topology_fixtures.hpp"
 
@@ -24,7 +29,7 @@ TEST_CASE("platform reader errors name file, line and field", "[topology][platfo
         "p.json:8: field 'network.levels': the top level has 2 switches for 8 nodes x 1 NICs; a fat-tree ends in one "
         "root: raise the top level's 'down' to at least 2 or add a level");
   CHECK(error_of(test::platform_json(8, 1, 1, test::fat_tree(4, 2, "0.5"))) ==
-        "p.json:10: field 'network.levels[1].oversubscription': expected a ratio >= 1 such as 2, 1.5 or \"16:3\" "
+        "p.json:10: field 'network.levels[1].oversubscription': expected a ratio from 1 to 1024 such as 2, 1.5 or \"16:3\" "
         "(down:up capacity), got \"0.5\"");
   CHECK(error_of(test::platform_json(8, 1, 1, R"({"topology": "hypercube", "source": "x"})")) ==
         "p.json:8: field 'network.topology': expected one of switch, fat-tree, supernodes, torus, dragonfly, got "
@@ -88,4 +93,92 @@ TEST_CASE("a platform may name a network model and run CPU ranks", "[topology][p
   both.replace(both.find("\"accelerators\""), 0, "\"cores_per_node\": 2, ");
   CHECK(error_of(both) == "p.json:3: field 'node.accelerators': expected either 'accelerators' (a rank per accelerator) "
                           "or 'cores_per_node' (CPU ranks), not both");
+}
+
+TEST_CASE("platform values outside their physical range are refused", "[topology][platform][limits]") {
+  auto with = [](std::string text, const std::string& from, const std::string& to) {
+    text.replace(text.find(from), from.size(), to);
+    return text;
+  };
+  const std::string text = test::platform_json(8, 1, 1, test::fat_tree(4, 2));
+  CHECK(error_of(with(text, "\"bandwidth_Bps\": 1e10", "\"bandwidth_Bps\": 1e-300")) ==
+        "p.json:7: field 'node.nic_link.bandwidth_Bps': expected 1000 to 1e+15 B/s, got \"1e-300\"");
+  CHECK(error_of(with(text, "\"bandwidth_Bps\": 1e11", "\"bandwidth_Bps\": 2e15")) ==
+        "p.json:5: field 'node.intra_link.bandwidth_Bps': expected 1000 to 1e+15 B/s, got \"2e15\"");
+  CHECK(error_of(with(text, "\"latency_s\": 3e-6", "\"latency_s\": 1e300")) ==
+        "p.json:10: field 'network.levels[1].latency_s': expected 0 to 1 s, got \"1e300\"");
+  CHECK(error_of(with(text, "\"flops\": 1e12", "\"flops\": 1e-300")) ==
+        "p.json:4: field 'node.accelerator.flops': expected 1e+06 to 1e+18 FLOP/s, got \"1e-300\"");
+  CHECK(error_of(with(text, "\"reduce_Bps\": 1e11", "\"reduce_Bps\": 1e11, \"memory_Bps\": 1")) ==
+        "p.json:4: field 'node.accelerator.memory_Bps': expected 1000 to 1e+15 B/s, got \"1\"");
+  // 1e308:1e-308 overflowed to infinity, and an infinite ratio was simulated as 1:1.
+  for (const char* ratio : {"\"1e308:1e-308\"", "1e308", "1025", "\"2049:2\""}) {
+    INFO(ratio);
+    CHECK(error_of(test::platform_json(8, 1, 1, test::fat_tree(4, 2, ratio))) ==
+          fmt::format("p.json:10: field 'network.levels[1].oversubscription': expected a ratio from 1 to 1024 such as "
+                      "2, 1.5 or \"16:3\" (down:up capacity), got \"{}\"",
+                      std::string(ratio[0] == '"' ? std::string(ratio).substr(1, std::string(ratio).size() - 2) : ratio)));
+  }
+  // The bounds themselves are valid.
+  topology::Platform edge = topology::parse_platform(
+      with(with(test::platform_json(8, 1, 1, test::fat_tree(4, 2, "1024")), "\"bandwidth_Bps\": 1e10", "\"bandwidth_Bps\": 1e3"),
+           "\"flops\": 1e12", "\"flops\": 1e18"),
+      "p.json");
+  CHECK(edge.network.tiers()[0].oversubscription == 1024);
+}
+
+TEST_CASE("a platform's size is computed before building, and limited", "[topology][platform][limits]") {
+  // A dragonfly of 4,096 groups x 1,024 routers: over two billion local links (std::bad_alloc before).
+  const std::string dragonfly = R"({"topology": "dragonfly", "source": "t", "groups": 4096, "routers_per_group": 1024,
+    "nodes_per_router": 1, "global_ports": 4,
+    "local_link": {"bandwidth_Bps": 1e10, "latency_s": 1e-7, "source": "t"},
+    "global_link": {"bandwidth_Bps": 1e10, "latency_s": 1e-7, "source": "t"}})";
+  // Links: 4,194,304 intra + 4,194,304 NIC + 4,096 x (1,024 x 1,023 / 2) local + 4,096 x 4,095 / 2 global.
+  CHECK(error_of(test::platform_json(4096 * 1024, 1, 1, dragonfly)) ==
+        "p.json:8: field 'network.routers_per_group': the network would have 2162161664 links, more than the limit "
+        "of 8388608 (platforms/README.md, \"Limits\")");
+  // A fat-tree of 20,000 levels (never finished before: routing is quadratic in depth).
+  std::string levels = R"({"down": 1, "source": "t"})";
+  for (int k = 1; k < 20000; ++k) levels += R"(, {"down": 1, "bandwidth_Bps": 1e9, "latency_s": 0, "source": "t"})";
+  CHECK(error_of(test::platform_json(1, 1, 1, R"({"topology": "fat-tree", "source": "t", "levels": [)" + levels + "]}")) ==
+        "p.json:8: field 'network.levels': expected at most 8 levels, got 20000");
+  // 2^22 nodes of 64 NICs on one switch: 2^28 NIC links.
+  CHECK(error_of(test::platform_json(1 << 22, 1, 64, R"({"topology": "switch", "source": "t"})")) ==
+        "p.json:2: field 'nodes': the network would have 272629760 links, more than the limit of 8388608 "
+        "(platforms/README.md, \"Limits\")");
+}
+
+TEST_CASE("the size computed before building is the size built", "[topology][platform][limits]") {
+  topology::NodeSpec nodes;
+  nodes.accelerators = 2;
+  nodes.nics = 2;
+  nodes.accelerator.flops = 1e12;
+  nodes.intra.bandwidth_Bps = nodes.nic.bandwidth_Bps = 1e10;
+  auto check = [](const topology::NetworkSize& size, const topology::Network& net) {
+    CHECK(size.vertices == net.vertex_count());
+    CHECK(size.links == net.link_count());
+  };
+  for (bool rails : {false, true}) {
+    nodes.nodes = 12;
+    topology::FatTreeSpec tree;
+    tree.rails = rails;
+    tree.levels = {{4, {}, 1}, {3, nodes.nic, 2}, {2, nodes.nic, 1}};
+    INFO("rails " << rails);
+    check(topology::fat_tree_size(nodes, tree), topology::build_fat_tree(nodes, tree));
+  }
+  for (const std::vector<int>& dims : std::vector<std::vector<int>>{{4, 4}, {2, 3}, {1, 5}, {2, 2, 3}}) {
+    topology::TorusSpec torus{dims, nodes.nic};
+    nodes.nodes = 1;
+    for (int k : dims) nodes.nodes *= k;
+    INFO("torus of " << nodes.nodes);
+    check(topology::torus_size(nodes, torus), topology::build_torus(nodes, torus));
+    CHECK(topology::torus_size(nodes, torus).route_entries == static_cast<std::uint64_t>(nodes.nodes) * dims.size());
+  }
+  topology::DragonflySpec df{5, 3, 2, 2, nodes.nic, nodes.nic};
+  nodes.nodes = 5 * 3 * 2;
+  check(topology::dragonfly_size(nodes, df), topology::build_dragonfly(nodes, df));
+  // The largest preset, as platforms/README.md says.
+  topology::Platform ol = topology::read_platform(CCSIM_SOURCE_DIR "/platforms/sunway-oceanlight.json");
+  CHECK(ol.network.vertex_count() == 215461);
+  CHECK(ol.network.link_count() == 215460);
 }
