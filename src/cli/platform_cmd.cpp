@@ -25,11 +25,6 @@ struct PlatformCommand {
   int dst = 0;
 };
 
-/// `--routing full` lists a route per ordered pair of accelerators: N (N - 1) routes of a few
-/// hundred bytes each. Beyond this many accelerators (about a million routes, some hundred MB)
-/// the file is refused: SimGrid computes the same routes from the links (--routing dijkstra).
-constexpr int kMaxFullRoutingAccelerators = 1024;
-
 void run_list() {
   std::string out;
   for (const std::string& name : topology::list_platforms(platform_dirs())) {
@@ -68,13 +63,6 @@ void run_export(const PlatformCommand& cmd) {
                                    p.network.accelerator_count(), p.network.accelerator_count() - 1, routes, p.name,
                                    topology::kMaxFullRoutes));
     }
-  }
-  if (routing == topology::XmlRouting::kFull && net.accelerator_count() > kMaxFullRoutingAccelerators) {
-    throw InputError("command line", 0, "--routing",
-                     fmt::format("'full' lists a route for every ordered pair of accelerators, at most {} accelerators "
-                                 "(about a million routes); platform \"{}\" has {}: use --routing dijkstra (SimGrid "
-                                 "computes the same routes on trees)",
-                                 kMaxFullRoutingAccelerators, p.name, net.accelerator_count()));
   }
   std::string xml;
   {
@@ -132,7 +120,7 @@ void setup_platform(CLI::App& app) {
   exp->add_option("platform", cmd->name, "Preset name or platform file")->required();
   exp->add_flag("--xml", cmd->xml, "SimGrid platform file (version 4.1), loadable by any SimGrid program");
   exp->add_option("--routing", cmd->routing,
-                  "'full': ccsim's own route for every pair of accelerators (N^2 entries, up to 1,024 accelerators); 'dijkstra': links only, "
+                  "'full': ccsim's own route for every pair of accelerators (N^2 entries, at most 262,144 routes: 512 accelerators); 'dijkstra': links only, "
                   "SimGrid computes shortest paths (same routes on trees); 'auto': full up to 64 accelerators")
       ->check(CLI::IsMember({"auto", "full", "dijkstra"}))
       ->capture_default_str();

@@ -16,4 +16,4 @@ synth_replays zero3-dp2 --dp 2 --micro-batches 2 --zero 3
 hostile synth-bad-pp 1 "'--pp'.*4 layers.*3 pipeline stages" trace synth --model small-gpt --pp 3 --platform local
 hostile synth-unknown-model 1 'unknown model "gpt9".*llama2-7b' trace synth --model gpt9 --platform local
 hostile synth-unknown-platform 1 'summit' trace synth --model small-gpt --platform summit
-hostile synth-empty-model 1 'model' trace synth --model '' --platform local
+hostile synth-empty-model 105 '--model: expected a value' trace synth --model '' --platform local
