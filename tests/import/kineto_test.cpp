@@ -210,5 +210,21 @@ TEST_CASE("kineto import of the tp2_pp2 cuts agrees with the measurement", "[imp
       if (import::breakdown_row(steps[0].trace, op) == "linear(attn.qkv)" && op.flops >= 2.0 * 64 * 256 * 384) qkv = true;
     CHECK(qkv);
     CHECK(steps[0].ranks[static_cast<std::size_t>(rank)].unknown.count("CopyToTP") == 1);
+
+    // Messages against the run's configuration: seq 64, micro-batch 1, hidden 256, fp32,
+    // 4 micro-batches, 2 layers per stage, GPipe over 2 stages.
+    const std::uint64_t activation = 64 * 1 * 256 * 4;
+    const int micro_batches = 4, layers = 2;
+    int all_reduces = 0, sends = 0, recvs = 0;
+    for (const auto& op : ops) {
+      if (op.kind == trace::OpKind::kCompute) continue;
+      CHECK(op.bytes == activation);
+      all_reduces += op.kind == trace::OpKind::kAllReduce;
+      sends += op.kind == trace::OpKind::kSend;
+      recvs += op.kind == trace::OpKind::kRecv;
+    }
+    CHECK(all_reduces == layers * micro_batches * 2 * 2);  // attn and mlp, forward and backward
+    CHECK(sends == micro_batches);                          // activations forward or gradients back
+    CHECK(recvs == micro_batches);
   }
 }
