@@ -1,5 +1,10 @@
+#include <cmath>
+#include <filesystem>
 #include <fstream>
+#include <map>
+#include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -7,8 +12,12 @@
 #include "cli/commands.hpp"
 #include "core/input_error.hpp"
 #include "core/parse.hpp"
+#include "engine/result.hpp"
+#include "import/kineto.hpp"
+#include "report/breakdown.hpp"
 #include "synth/megatron.hpp"
 #include "topology/platform.hpp"
+#include "trace/native_reader.hpp"
 #include "trace/native_writer.hpp"
 #include "trace/validate.hpp"
 
@@ -60,6 +69,177 @@ void run_synth(SynthCommand cmd) {
   std::cerr << report;
 }
 
+struct ImportCommand {
+  std::vector<std::string> inputs;
+  std::string output = "-";
+  std::string name;
+  std::string summary;
+  int iteration = -1;
+};
+
+std::string join_counts(const std::map<std::string, std::uint64_t>& counts) {
+  std::string out;
+  for (const auto& [name, n] : counts) out += fmt::format("{}{} x{}", out.empty() ? "" : ", ", name, n);
+  return out;
+}
+
+void run_import(const ImportCommand& cmd) {
+  namespace fs = std::filesystem;
+  const std::vector<std::string> files = import::kineto_rank_files(cmd.inputs);
+  std::vector<import::RankProfile> profiles;
+  profiles.reserve(files.size());
+  for (const std::string& f : files) profiles.push_back(import::read_rank_profile_file(f));
+
+  import::KinetoOptions options;
+  options.iteration = cmd.iteration;
+  const fs::path first(cmd.inputs.front());
+  const std::string stem = fs::is_directory(first) ? fs::path(first).lexically_normal().filename().string()
+                                                   : first.parent_path().filename().string();
+  options.name = !cmd.name.empty() ? cmd.name
+                 : cmd.output != "-" ? fs::path(cmd.output).stem().string()
+                                     : (stem.empty() ? std::string("kineto") : stem);
+  options.source = "PyTorch profiler traces: " + [&] {
+    std::string s;
+    for (const auto& in : cmd.inputs) s += (s.empty() ? "" : " ") + in;
+    return s;
+  }();
+  import::KinetoImport imported = import::import_kineto(profiles, options);
+  trace::validate(imported.trace);
+
+  // summary.json: given, or next to the rank files.
+  std::string summary_path = cmd.summary;
+  if (summary_path.empty()) {
+    const fs::path dir = fs::is_directory(first) ? first : first.parent_path();
+    if (fs::is_regular_file(dir / "summary.json")) summary_path = (dir / "summary.json").string();
+  }
+  std::optional<import::RunSummary> summary;
+  if (!summary_path.empty()) summary = import::read_run_summary(summary_path);
+
+  std::ostringstream text;
+  trace::write_native(imported.trace, text);
+  write_output(cmd.output, text.str());
+
+  const trace::Trace& t = imported.trace;
+  std::string report = fmt::format("trace import kineto: {} ranks, {}, {} operators, groups:", t.world_size,
+                                   imported.ranks.front().iteration, t.op_count());
+  for (const auto& g : t.groups)
+    report += fmt::format(" {} ({} {})", g.name, trace::group_kind_name(g.kind), report::format_ranks(g.ranks));
+  report += "\n  check against the measurement, per rank (ms):\n";
+  report += fmt::format("  {:>4}  {:>12}  {:>12}  {:>7}  {:>14}  {:>12}  {:>16}\n", "rank", "Iteration#", "operators",
+                        "diff %", "unprofiled", "profiled", "summary rows");
+  for (const auto& r : imported.ranks) {
+    const auto per_rank = [&](const std::vector<double>& v) {
+      return r.rank < static_cast<int>(v.size()) ? fmt::format("{:.3f}", v[static_cast<std::size_t>(r.rank)]) : std::string("-");
+    };
+    std::string rows = "-";
+    if (summary && r.rank < static_cast<int>(summary->rows.size()) && !summary->rows[static_cast<std::size_t>(r.rank)].empty()) {
+      std::map<std::string, double> mine;
+      const auto& ops = t.ops[static_cast<std::size_t>(r.rank)];
+      for (std::size_t i = 0; i < ops.size(); ++i) mine[import::breakdown_row(t, ops[i])] += r.op_ms[i];
+      double worst = 0;
+      std::string worst_row;
+      int matched = 0;
+      for (const auto& [row, ms] : summary->rows[static_cast<std::size_t>(r.rank)]) {
+        if (mine.count(row)) ++matched;
+        const double diff = std::abs(mine[row] - ms);
+        if (diff > worst) worst = diff, worst_row = row;
+      }
+      rows = fmt::format("{}/{} rows, worst {} {:+.3f}", matched, summary->rows[static_cast<std::size_t>(r.rank)].size(),
+                         worst_row, worst);
+    }
+    report += fmt::format("  {:>4}  {:>12.3f}  {:>12.3f}  {:>7.3f}  {:>14}  {:>12}  {}\n", r.rank, r.iteration_ms, r.ops_ms,
+                          100 * (r.ops_ms - r.iteration_ms) / r.iteration_ms,
+                          summary ? per_rank(summary->unprofiled_rank_ms) : "-", summary ? per_rank(summary->profiled_rank_ms) : "-",
+                          rows);
+  }
+  if (summary)
+    report += fmt::format("  {}: iteration time without the profiler {:.3f} ms, with it {:.3f} ms (median, max over ranks); "
+                          "summary rows are means over the profiled steps\n",
+                          summary_path, summary->unprofiled_ms, summary->profiled_ms);
+  for (const auto& r : imported.ranks) {
+    for (const auto& s : r.streams) {
+      if (s.main || s.events == 0) continue;
+      report += fmt::format("  rank {}: {} {} not imported (summarised): {} events, {:.3f} ms: {}\n", r.rank,
+                            import::stream_kind_name(s.kind), s.id, s.events, s.busy_ms, join_counts(s.by_name));
+    }
+    if (!r.unknown.empty())
+      report += fmt::format("  rank {}: events not understood (their time stays in the enclosing operator): {}\n", r.rank,
+                            join_counts(r.unknown));
+    if (r.not_nested > 0)
+      report += fmt::format("  rank {}: {} main-thread events overlap an enclosing event's end (treated as siblings)\n", r.rank,
+                            r.not_nested);
+  }
+  if (cmd.output != "-") report += fmt::format("wrote {}\n", cmd.output);
+  std::cerr << report;
+}
+
+/// The trace's own durations as a "result": operators back to back per rank, compute for its
+/// measured duration_ms, everything else for 0 (a native trace holds no measured time for
+/// collectives and transfers: the replay simulates them).
+engine::Result measured_result(const trace::Trace& t, std::vector<std::string>& notes) {
+  engine::Result r;
+  r.trace_name = t.name;
+  r.iterations = t.iterations;
+  r.trace_file = t.source;
+  r.platform_name = "the measurement in the file";
+  r.network_model = "none: nothing simulated, durations as recorded in the trace";
+  r.algorithm = "none: collectives and transfers have no measured duration in a native trace (0 ms here)";
+  r.world_size = t.world_size;
+  r.stage = t.pipeline_stages();
+  r.stage_count = t.pipeline_stage_count();
+  r.names.push_back("");
+  std::map<std::string, std::uint32_t> ids{{"", 0}};
+  auto id = [&](std::string_view s) {
+    auto [it, inserted] = ids.try_emplace(std::string(s), static_cast<std::uint32_t>(r.names.size()));
+    if (inserted) r.names.emplace_back(s);
+    return it->second;
+  };
+  std::uint64_t untimed = 0;
+  r.ops.resize(static_cast<std::size_t>(t.world_size));
+  for (std::size_t rank = 0; rank < t.ops.size(); ++rank) {
+    double now = 0;
+    for (const trace::Op& op : t.ops[rank]) {
+      engine::OpRecord rec;
+      rec.name = id(t.op_name(op).empty() ? trace::op_kind_name(op.kind) : t.op_name(op));
+      rec.label = id(t.op_label(op));
+      rec.kind = id(trace::op_kind_name(op.kind));
+      rec.bytes = op.kind == trace::OpKind::kCompute ? 0 : op.bytes;
+      rec.start_s = now;
+      if (op.kind == trace::OpKind::kCompute && op.duration_s >= 0) now += op.duration_s;
+      else if (op.kind == trace::OpKind::kCompute) ++untimed;
+      rec.end_s = now;
+      r.ops[rank].push_back(rec);
+    }
+    r.makespan_s = std::max(r.makespan_s, now);
+  }
+  if (untimed > 0)
+    notes.push_back(fmt::format("{} compute operators have no duration_ms (FLOPs only): 0 ms here", untimed));
+  return r;
+}
+
+struct InspectCommand {
+  std::string trace;
+  std::string format = "text";
+  std::string rows = "name";
+  bool per_rank = false;
+};
+
+void run_inspect(const InspectCommand& cmd) {
+  const trace::Trace t = trace::read_native(cmd.trace);
+  std::vector<std::string> notes;
+  engine::Result result = measured_result(t, notes);
+  result.notes = notes;
+  report::BreakdownOptions view;
+  view.key = cmd.rows == "name" ? report::RowKey::kName : report::RowKey::kOperator;
+  view.per_rank = cmd.per_rank;
+  const report::Breakdown breakdown = report::make_breakdown(result, view);
+  std::ostringstream text;
+  if (cmd.format == "csv") report::write_csv(breakdown, text);
+  else if (cmd.format == "json") report::write_json(breakdown, text);
+  else report::write_text(breakdown, text);
+  std::cout << text.str();
+}
+
 }  // namespace
 
 void setup_trace(CLI::App& app) {
@@ -84,6 +264,34 @@ void setup_trace(CLI::App& app) {
   synth->add_option("--platform", cmd->platform, "Platform the job runs on (NAME|FILE)")->required();
   synth->add_option("-o,--output", cmd->output, "Trace file to write ('-': stdout)")->capture_default_str();
   synth->callback([cmd] { run_synth(*cmd); });
+
+  CLI::App* import_parent = trace->add_subcommand("import", "Convert profiler traces into a native trace");
+  import_parent->require_subcommand(1);
+  auto imp = std::make_shared<ImportCommand>();
+  CLI::App* kineto = import_parent->add_subcommand(
+      "kineto",
+      "PyTorch profiler (Chrome/Kineto JSON) traces, one rank<N>.json per rank, to a native trace of one iteration; "
+      "prints the check against the measured iteration time and summary.json (stderr)");
+  kineto->add_option("inputs", imp->inputs, "A directory of rank<N>.json files, or the rank files")->required();
+  kineto->add_option("-o,--output", imp->output, "Trace file to write ('-': stdout)")->capture_default_str();
+  kineto->add_option("--iteration", imp->iteration, "Import Iteration#K (default: the first profiled iteration)")
+      ->check(CLI::NonNegativeNumber);
+  kineto->add_option("--name", imp->name, "Trace name (default: the output file's stem)");
+  kineto->add_option("--summary", imp->summary, "summary.json to check against (default: the one next to the rank files)");
+  kineto->callback([imp] { run_import(*imp); });
+
+  auto ins = std::make_shared<InspectCommand>();
+  CLI::App* inspect = trace->add_subcommand(
+      "inspect", "Per-operator breakdown of a native trace's own measured durations, in the table form of replay");
+  inspect->add_option("trace", ins->trace, "Trace file in the native format")->required();
+  inspect->add_option("-f,--format", ins->format, "Output format: text table, csv or json")
+      ->check(CLI::IsMember({"text", "csv", "json"}))
+      ->capture_default_str();
+  inspect->add_option("--rows", ins->rows, "'name': one row per operator name and label, summed; 'operator': program order")
+      ->check(CLI::IsMember({"operator", "name"}))
+      ->capture_default_str();
+  inspect->add_flag("--per-rank", ins->per_rank, "Also print one table per rank");
+  inspect->callback([ins] { run_inspect(*ins); });
 }
 
 }  // namespace ccsim::cli

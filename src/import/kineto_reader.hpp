@@ -1,0 +1,69 @@
+#pragma once
+
+#include <cstdint>
+#include <istream>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "trace/trace.hpp"
+
+namespace ccsim::import {
+
+/// Where a profiler event ran. A stream is a first-class thing: the host thread that runs the
+/// training loop, a communication library's worker thread, an asynchronous op's completion on
+/// the calling thread, a GPU stream. The importer accounts the main host stream operator by
+/// operator and reports what the other streams hold.
+enum class StreamKind : std::uint8_t {
+  kHostThread,  ///< synchronous CPU events of one thread (properly nested)
+  kHostAsync,   ///< events marked args.async on a thread (gloo work): may overlap the thread's own events
+  kGpu,         ///< device events (cat kernel/gpu_memcpy/gpu_memset): one per device stream
+};
+std::string_view stream_kind_name(StreamKind kind);
+
+/// One complete ("ph":"X") event, compact: names and threads are interned.
+struct Event {
+  trace::Names::Id name = trace::Names::kEmpty;
+  std::uint32_t stream = 0;    ///< index into RankProfile::streams
+  std::uint32_t ordinal = 0;   ///< position in traceEvents (for messages)
+  std::int64_t sequence = -1;  ///< args["Sequence number"], -1 without
+  double ts_us = 0;
+  double dur_us = 0;
+  std::uint32_t dims = 0;      ///< offset of args["Input Dims"] in RankProfile::dims, 0 = none
+  double end_us() const { return ts_us + dur_us; }
+};
+
+struct Stream {
+  StreamKind kind = StreamKind::kHostThread;
+  std::string id;  ///< the trace's tid (or "stream N" for a GPU stream), as text
+  std::vector<std::uint32_t> events;  ///< indices into RankProfile::events, in file order
+};
+
+/// One rank's profiler trace (Chrome trace JSON as written by torch.profiler / Kineto), read
+/// with a SAX handler: only the fields the importer uses are kept.
+struct RankProfile {
+  std::string file;
+  int rank = -1;        ///< distributedInfo.rank, else the pid of the events, else -1
+  int world_size = 0;   ///< distributedInfo.world_size, 0 if absent
+  trace::Names names;
+  std::vector<Stream> streams;
+  std::vector<Event> events;
+  /// Input Dims, flattened: at offset o, [list count n, then n times (rank r, r extents)].
+  /// Offset 0 holds a sentinel so that 0 means "no dims".
+  std::vector<std::int64_t> dims{0};
+  /// Events the reader did not understand (not "X" or metadata "M"), by "ph=<ph> <name>".
+  std::map<std::string, std::uint64_t> unknown;
+  std::uint64_t metadata_events = 0;
+
+  std::string_view name(const Event& e) const { return names[e.name]; }
+  /// The Input Dims of an event: one shape per input (empty shape for scalars/None).
+  std::vector<std::vector<std::int64_t>> input_dims(const Event& e) const;
+};
+
+/// Reads one rank file. A truncated or malformed file, or an event without the fields of its
+/// kind, raises InputError naming the file and the byte position or the event.
+RankProfile read_rank_profile(std::istream& in, const std::string& file);
+RankProfile read_rank_profile_file(const std::string& path);
+
+}  // namespace ccsim::import

@@ -1,0 +1,230 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include "core/input_error.hpp"
+#include "import/kineto.hpp"
+#include "import/shapes.hpp"
+#include "trace/validate.hpp"
+
+using namespace ccsim;
+using Catch::Matchers::Contains;
+
+namespace {
+
+const std::string kData = std::string(CCSIM_SOURCE_DIR) + "/tests/data/kineto/";
+
+import::RankProfile parse(const std::string& text, const std::string& file = "t.json") {
+  std::istringstream in(text);
+  return import::read_rank_profile(in, file);
+}
+
+std::string ev(const std::string& name, double ts, double dur, const std::string& args = "{}", int tid = 1) {
+  return R"({"ph":"X","name":")" + name + R"(","pid":0,"tid":)" + std::to_string(tid) + R"(,"ts":)" + std::to_string(ts) +
+         R"(,"dur":)" + std::to_string(dur) + R"(,"args":)" + args + "}";
+}
+
+std::string doc(const std::vector<std::string>& events, int rank = 0, int world = 1) {
+  std::string s = R"({"schemaVersion":1,"distributedInfo":{"backend":"gloo","rank":)" + std::to_string(rank) +
+                  R"(,"world_size":)" + std::to_string(world) + R"(},"traceEvents":[)";
+  for (std::size_t i = 0; i < events.size(); ++i) s += (i ? "," : "") + events[i];
+  return s + "]}";
+}
+
+/// The ops of one rank as "row=µs" in order.
+std::vector<std::string> ops_of(const import::KinetoImport& r, int rank = 0) {
+  std::vector<std::string> out;
+  const auto& ops = r.trace.ops[static_cast<std::size_t>(rank)];
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "=%g", r.ranks[static_cast<std::size_t>(rank)].op_ms[i] * 1000);  // µs
+    out.push_back(import::breakdown_row(r.trace, ops[i]) + buf);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("kineto SAX reader keeps the fields it needs and streams by thread", "[import]") {
+  const auto p = parse(doc({R"({"ph":"M","name":"process_name","pid":0,"args":{"name":"rank 0"}})",
+                            ev("aten::mm", 10, 5, R"({"Input Dims":[[64,256],[256,128]],"Sequence number":7,"x":[1,{"y":2}]})"),
+                            ev("gloo:all_reduce", 11, 3, R"({"Input Dims":[[64]],"async":true})", 3),
+                            R"({"ph":"B","name":"begin-end","pid":0,"tid":1,"ts":1})"},
+                           2, 4));
+  CHECK(p.rank == 2);
+  CHECK(p.world_size == 4);
+  REQUIRE(p.events.size() == 2);
+  CHECK(p.name(p.events[0]) == "aten::mm");
+  CHECK(p.events[0].sequence == 7);
+  CHECK(p.input_dims(p.events[0]) == std::vector<std::vector<std::int64_t>>{{64, 256}, {256, 128}});
+  CHECK(p.streams.size() == 2);
+  CHECK(p.streams[p.events[1].stream].kind == import::StreamKind::kHostAsync);
+  CHECK(p.metadata_events == 1);
+  CHECK(p.unknown.at("ph=B begin-end") == 1);
+}
+
+TEST_CASE("kineto reader: truncated and malformed files name the file and the byte", "[import]") {
+  const std::string good = doc({ev("Iteration#0", 0, 10)});
+  CHECK_THROWS_WITH(parse(good.substr(0, good.size() - 7), "rank3.json"),
+                    Contains("rank3.json") && Contains("byte") && Contains("truncated or malformed"));
+  CHECK_THROWS_WITH(parse("{\"traceEvents\":[{\"ph\":\"X\",,}]}", "r.json"), Contains("r.json: byte 2") && Contains("malformed"));
+  CHECK_THROWS_WITH(parse(doc({R"({"ph":"X","name":"a","tid":1,"ts":5})"})), Contains("traceEvents[0].dur") && Contains("missing"));
+  CHECK_THROWS_WITH(parse(doc({ev("a", 1, 1), R"({"ph":"X","name":"b","tid":1,"ts":"x","dur":1})"})),
+                    Contains("traceEvents[1].ts"));
+  CHECK_THROWS_WITH(parse(R"({"other":1})"), Contains("traceEvents"));
+}
+
+TEST_CASE("kineto import: every microsecond of the iteration to exactly one operator", "[import]") {
+  // Iteration 0..100: gap 0-10, op:linear 10-40 holding an aten::addmm (12-30) and a ccl
+  // all_reduce (32-38), gap 40-50 with an unknown event, backward 50-90 linked by sequence
+  // number to the linear region, gap 90-100.
+  const auto p = parse(doc({
+      ev("Iteration#0", 0, 100),
+      ev("op:linear:L0.mlp.up", 10, 30),
+      ev("aten::addmm", 12, 18, R"({"Input Dims":[[512],[64,256],[256,512]],"Sequence number":5})"),
+      ev("ccl:all_reduce bytes=65536 dtype=float32 shape=64x256 group=tp0 ranks=0 phase=fwd tag=L0.mlp", 32, 6),
+      ev("c10d::allreduce_", 33, 1),
+      ev("MyPythonThing", 42, 3),
+      ev("autograd::engine::evaluate_function: AddmmBackward0", 50, 40, R"({"Sequence number":5})"),
+      ev("aten::mm", 52, 10, R"({"Input Dims":[[64,512],[512,256]]})"),
+      ev("gloo:all_reduce", 33, 4, R"({"async":true})", 3),
+  }));
+  const auto r = import::import_kineto({p}, {});
+  CHECK(ops_of(r) == std::vector<std::string>{"python_untraced=10", "linear(mlp.up)=22", "all_reduce(tp:mlp)=6",
+                                              "linear(mlp.up)=2", "python_untraced=10", "linear(mlp.up)=40",
+                                              "python_untraced=10"});
+  CHECK(r.ranks[0].ops_ms == Approx(r.ranks[0].iteration_ms));
+  CHECK(r.ranks[0].unknown.at("MyPythonThing") == 1);
+  const auto& ops = r.trace.ops[0];
+  CHECK(ops[1].flops == Approx(2.0 * 64 * 256 * 512 + 64 * 512));
+  CHECK(ops[5].flops == Approx(2.0 * 64 * 512 * 256));
+  CHECK(ops[2].bytes == 65536);
+  CHECK(r.trace.groups.at(0).name == "tp0");
+  CHECK(r.trace.groups.at(0).kind == trace::GroupKind::kTensor);
+}
+
+TEST_CASE("kineto import: unlinked backward nodes and the step phase", "[import]") {
+  const auto p = parse(doc({
+      ev("Iteration#3", 0, 30),
+      ev("autograd::engine::evaluate_function: ReluBackward0", 0, 10, R"({"Sequence number":99})"),
+      ev("autograd::engine::evaluate_function: FooBackward0", 10, 10),
+      ev("op:optimizer:sgd", 20, 10),
+  }));
+  const auto r = import::import_kineto({p}, {});
+  CHECK(r.ranks[0].iteration == "Iteration#3");
+  CHECK(ops_of(r) == std::vector<std::string>{"relu(bwd-unlinked)=10", "bwd_other(FooBackward0)=10", "optimizer(sgd)=10"});
+  import::KinetoOptions o;
+  o.iteration = 2;
+  CHECK_THROWS_WITH(import::import_kineto({p}, o), Contains("no Iteration#2") && Contains("it has 3"));
+}
+
+TEST_CASE("kineto import: send/recv peers, pipeline groups and bad ccl names", "[import]") {
+  const auto r0 = parse(doc({ev("Iteration#0", 0, 10),
+                             ev("ccl:send bytes=1024 dtype=float32 shape=256 group=pp src=0 dst=1 ranks=0,1 phase=fwd tag=act.mb0", 1, 2)},
+                            0, 2));
+  const auto r1 = parse(doc({ev("Iteration#0", 0, 10),
+                             ev("ccl:recv bytes=1024 dtype=float32 shape=256 group=pp src=0 dst=1 ranks=0,1 phase=fwd tag=act.mb0", 1, 5)},
+                            1, 2));
+  const auto r = import::import_kineto({r1, r0}, {});
+  trace::validate(r.trace);
+  REQUIRE(r.trace.groups.size() == 1);
+  CHECK(r.trace.groups[0].kind == trace::GroupKind::kPipeline);
+  CHECK(r.trace.groups[0].ranks == std::vector<int>{0, 1});
+  CHECK(r.trace.ops[0][1].kind == trace::OpKind::kSend);
+  CHECK(r.trace.ops[0][1].peer == 1);
+  CHECK(r.trace.ops[1][1].kind == trace::OpKind::kRecv);
+  CHECK(r.trace.ops[1][1].peer == 0);
+  CHECK(r.trace.op_label(r.trace.ops[1][1]) == "pp:act");
+  CHECK(r.trace.names[r.trace.ops[1][1].tag] == "act.mb0");
+
+  const auto bad = [](const std::string& name) {
+    return import::import_kineto({parse(doc({ev("Iteration#0", 0, 10), ev(name, 1, 2)}), "bad.json")}, {});
+  };
+  CHECK_THROWS_WITH(bad("ccl:all_reduce bytes=x dtype=float32 group=tp0 ranks=0"), Contains("bad.json: field 'traceEvents[1].name'") && Contains("bytes"));
+  CHECK_THROWS_WITH(bad("ccl:all_reduce bytes=8 dtype=float32 group=tp0"), Contains("without ranks="));
+  CHECK_THROWS_WITH(bad("ccl:all_reduce bytes=8 dtype=float32 group=tp0 ranks=1,2"), Contains("does not hold rank 0"));
+  CHECK_THROWS_WITH(bad("ccl:frobnicate bytes=8"), Contains("unknown ccl operation"));
+  CHECK_THROWS_WITH(bad("ccl:all_reduce bytes=8 dtype=float99 group=tp0 ranks=0"), Contains("dtype"));
+}
+
+TEST_CASE("FLOPs and bytes from recorded shapes", "[import]") {
+  const auto c = [](const char* name, std::vector<std::vector<std::int64_t>> dims) { return import::op_cost(name, dims, 4); };
+  CHECK(c("aten::mm", {{64, 256}, {256, 128}}).flops == Approx(2.0 * 64 * 256 * 128));
+  CHECK(c("aten::mm", {{64, 256}, {256, 128}}).bytes == Approx(4.0 * (64 * 256 + 256 * 128 + 64 * 128)));
+  CHECK(c("aten::addmm", {{768}, {64, 256}, {256, 768}, {}, {}}).flops == Approx(2.0 * 64 * 256 * 768 + 64 * 768));
+  CHECK(c("aten::bmm", {{8, 64, 32}, {8, 32, 64}}).flops == Approx(2.0 * 8 * 64 * 32 * 64));
+  CHECK(c("aten::baddbmm", {{8, 64, 64}, {8, 64, 32}, {8, 32, 64}, {}, {}}).flops == Approx(2.0 * 8 * 64 * 32 * 64));
+  CHECK(c("aten::linear", {{64, 1, 256}, {384, 256}, {384}}).flops == Approx(2.0 * 64 * 256 * 384 + 64 * 384));
+  CHECK(c("aten::matmul", {{64, 256}, {256, 128}}).flops == Approx(2.0 * 64 * 256 * 128));
+  CHECK(c("aten::relu", {{64, 1024}}).bytes == Approx(2.0 * 4 * 64 * 1024));
+  CHECK_FALSE(c("aten::mm", {{64, 256}, {128, 128}}).known);
+  CHECK_FALSE(c("aten::view", {{64, 256}}).known);
+}
+
+TEST_CASE("kineto import of the tp2_pp2 cuts agrees with the measurement", "[import]") {
+  // it0/ and it1/ hold the run's two profiled steps (one per directory, to keep files small);
+  // summary.json's rows are means over both.
+  std::vector<import::KinetoImport> steps;
+  for (const std::string dir : {"it0", "it1"}) {
+    std::vector<import::RankProfile> profiles;
+    for (const auto& f : import::kineto_rank_files({kData + "tp2_pp2/" + dir})) profiles.push_back(import::read_rank_profile_file(f));
+    REQUIRE(profiles.size() == 4);
+    steps.push_back(import::import_kineto(profiles, {}));
+    trace::validate(steps.back().trace);
+  }
+  CHECK(steps[0].ranks[0].iteration == "Iteration#0");
+  CHECK(steps[1].ranks[0].iteration == "Iteration#1");
+  const auto summary = import::read_run_summary(kData + "tp2_pp2/summary.json");
+  std::map<std::string, int> kinds;
+  for (const auto& g : steps[0].trace.groups) ++kinds[std::string(trace::group_kind_name(g.kind))];
+  CHECK(kinds["tensor"] == 2);
+  CHECK(kinds["pipeline"] == 2);
+  for (int rank = 0; rank < 4; ++rank) {
+    INFO("rank " << rank);
+    std::map<std::string, double> mine;  // mean over the two steps
+    for (const auto& step : steps) {
+      const auto& imported = step.ranks[static_cast<std::size_t>(rank)];
+      // The per-rank total equals the Iteration#k duration within 1 %.
+      CHECK(std::abs(imported.ops_ms - imported.iteration_ms) <= 0.01 * imported.iteration_ms);
+      const auto& ops = step.trace.ops[static_cast<std::size_t>(rank)];
+      for (std::size_t i = 0; i < ops.size(); ++i) mine[import::breakdown_row(step.trace, ops[i])] += imported.op_ms[i] / 2;
+    }
+    // Every row of summary.json within 3 % (0.1 ms for the tiny rows), and no row it lacks.
+    const auto& rows = summary.rows.at(static_cast<std::size_t>(rank));
+    REQUIRE(rows.size() > 20);
+    for (const auto& [row, ms] : rows) {
+      INFO(row << ": imported " << mine[row] << " ms, summary " << ms << " ms");
+      CHECK(std::abs(mine[row] - ms) <= std::max(0.03 * ms, 0.1));
+    }
+    for (const auto& [row, ms] : mine) {
+      INFO("imported row " << row << " is not in summary.json");
+      CHECK(rows.count(row) == 1);
+    }
+    // GEMMs carry FLOPs: the forward qkv of one micro-batch, [64, 256] x [256, 384] (3h/tp).
+    const auto& ops = steps[0].trace.ops[static_cast<std::size_t>(rank)];
+    bool qkv = false;
+    for (const auto& op : ops)
+      if (import::breakdown_row(steps[0].trace, op) == "linear(attn.qkv)" && op.flops >= 2.0 * 64 * 256 * 384) qkv = true;
+    CHECK(qkv);
+    CHECK(steps[0].ranks[static_cast<std::size_t>(rank)].unknown.count("CopyToTP") == 1);
+
+    // Messages against the run's configuration: seq 64, micro-batch 1, hidden 256, fp32,
+    // 4 micro-batches, 2 layers per stage, GPipe over 2 stages.
+    const std::uint64_t activation = 64 * 1 * 256 * 4;
+    const int micro_batches = 4, layers = 2;
+    int all_reduces = 0, sends = 0, recvs = 0;
+    for (const auto& op : ops) {
+      if (op.kind == trace::OpKind::kCompute) continue;
+      CHECK(op.bytes == activation);
+      all_reduces += op.kind == trace::OpKind::kAllReduce;
+      sends += op.kind == trace::OpKind::kSend;
+      recvs += op.kind == trace::OpKind::kRecv;
+    }
+    CHECK(all_reduces == layers * micro_batches * 2 * 2);  // attn and mlp, forward and backward
+    CHECK(sends == micro_batches);                          // activations forward or gradients back
+    CHECK(recvs == micro_batches);
+  }
+}

@@ -1,0 +1,4 @@
+# Unit tests of src/import/, listed explicitly.
+target_sources(ccsim_tests PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/kineto_test.cpp
+)
