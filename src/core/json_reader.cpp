@@ -31,8 +31,9 @@ std::int64_t as_integer(const Value& value, const SourceRef& where) {
   if (auto parsed = parse_int(value.text())) return *parsed;
   // Accept integral values written with an exponent or ".0" ("1e6", "16.0").
   auto as_double = parse_double(value.text());
-  if (as_double && *as_double == static_cast<double>(static_cast<std::int64_t>(*as_double)) &&
-      std::abs(*as_double) < 9.0e15) {
+  // The range check comes first: converting a double out of int64's range is undefined.
+  if (as_double && std::abs(*as_double) < 9.0e15 &&
+      *as_double == static_cast<double>(static_cast<std::int64_t>(*as_double))) {
     return static_cast<std::int64_t>(*as_double);
   }
   where.fail("expected an integer, " + got(value));

@@ -82,7 +82,7 @@ std::vector<int> place_ranks(const trace::Trace& trace, const topology::Network&
   // A permutation of tp, pp, dp, innermost first.
   std::array<std::string, 3> names;
   std::size_t start = 0;
-  for (std::size_t i = 0; i < 3; ++i) {
+  for (std::size_t i = 0; i < 3 && start <= policy.size(); ++i) {  // fewer parts stay "" and fail below
     std::size_t comma = policy.find(',', start);
     names[i] = policy.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     start = comma == std::string::npos ? policy.size() + 1 : comma + 1;
