@@ -4,3 +4,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh
 ctest --test-dir build --output-on-failure -j"$(nproc)"
+scripts/fuzz.sh 20  # every libFuzzer target of tests/fuzz/ for 20 s (clang, ASan + UBSan)
