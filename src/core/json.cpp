@@ -237,6 +237,37 @@ class Parser {
     return cp;
   }
 
+  /// Copies one UTF-8 sequence that starts with `lead` (already read) and checks it: strings
+  /// must be valid UTF-8 (RFC 8259), or they would break every JSON and terminal output later.
+  void utf8_sequence(std::string& out, unsigned char lead) {
+    // Second-byte ranges that exclude overlong forms, surrogates and code points past U+10FFFF.
+    std::size_t more = 0;
+    unsigned char low = 0x80;
+    unsigned char high = 0xBF;
+    if (lead >= 0xC2 && lead <= 0xDF) {
+      more = 1;
+    } else if (lead >= 0xE0 && lead <= 0xEF) {
+      more = 2;
+      if (lead == 0xE0) low = 0xA0;
+      if (lead == 0xED) high = 0x9F;
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+      more = 3;
+      if (lead == 0xF0) low = 0x90;
+      if (lead == 0xF4) high = 0x8F;
+    } else {
+      fail(fmt::format("invalid UTF-8 in a string (byte 0x{:02X})", lead));
+    }
+    out += static_cast<char>(lead);
+    for (std::size_t i = 0; i < more; ++i) {
+      const auto b = pos_ < text_.size() ? static_cast<unsigned char>(text_[pos_]) : 0;
+      if (b < low || b > high) fail(fmt::format("invalid UTF-8 in a string (byte 0x{:02X} after 0x{:02X})", b, lead));
+      out += static_cast<char>(b);
+      ++pos_;
+      low = 0x80;
+      high = 0xBF;
+    }
+  }
+
   std::string parse_string() {
     expect('"');
     std::string out;
@@ -247,6 +278,10 @@ class Parser {
       if (static_cast<unsigned char>(c) < 0x20) {
         if (c == '\n') fail("JSON syntax: unterminated string (newline inside a string)");
         fail("JSON syntax: control character inside a string");
+      }
+      if (static_cast<unsigned char>(c) >= 0x80) {
+        utf8_sequence(out, static_cast<unsigned char>(c));
+        continue;
       }
       if (c != '\\') {
         out += c;
@@ -272,6 +307,7 @@ class Parser {
             if (low < 0xDC00 || low >= 0xE000) fail("JSON syntax: bad low surrogate in \\u escape");
             cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
           }
+          if (cp >= 0xDC00 && cp < 0xE000) fail("JSON syntax: lone low surrogate in \\u escape");
           append_utf8(out, cp);
           break;
         }
