@@ -24,6 +24,17 @@ int bounded_integer(ObjectReader& r, std::string_view key, std::int64_t max) {
   return static_cast<int>(value);
 }
 
+// Limits that keep every cost a model gives finite and meaningful (models/README.md): a
+// rate of 1e-300 B/s made a compression last "inf ms", a ratio of 1e-300 overflowed the
+// wire bytes (a double to integer conversion out of range).
+constexpr double kMinRate_Bps = 1e3;    // 1 kB/s
+constexpr double kMaxRate_Bps = 1e15;   // 1 PB/s
+constexpr double kMinRatio = 0.5;       // a stream at most twice the raw bytes
+constexpr double kMaxRatio = 1e6;
+constexpr double kMaxCallCost_s = 1.0;  // fixed cost of one call
+
+double rate(ObjectReader& r, std::string_view key) { return r.number_in(key, kMinRate_Bps, kMaxRate_Bps); }
+
 /// The parameter of a setting and the key it is written under, for duplicate checks.
 double parameter_of(const Setting& s, Kind kind) {
   switch (kind) {
@@ -54,7 +65,7 @@ Setting read_setting(const json::Value& value, const ModelInfo& info, const std:
         r.at("error_bound").fail("expected a relative bound below 1 (error_mode is REL), " +
                                  json::got(r.required("error_bound")));
       }
-      s.ratio = r.positive("ratio");
+      s.ratio = r.number_in("ratio", kMinRatio, kMaxRatio);
       break;
     case Kind::kQuantizer:
       s.bits = bounded_integer(r, "bits", 32);
@@ -66,17 +77,17 @@ Setting read_setting(const json::Value& value, const ModelInfo& info, const std:
       if (s.density > 1) r.at("density").fail("expected a fraction in (0, 1], " + json::got(r.required("density")));
       break;
   }
-  s.compress_Bps = r.positive("compress_Bps");
-  s.decompress_Bps = r.positive("decompress_Bps");
+  s.compress_Bps = rate(r, "compress_Bps");
+  s.decompress_Bps = rate(r, "decompress_Bps");
   if (info.homomorphic) {
-    s.add_Bps = r.positive("add_Bps");
+    s.add_Bps = rate(r, "add_Bps");
   } else if (r.has("add_Bps")) {
     r.at("add_Bps").fail("only a homomorphic compressor has an add rate, and homomorphic is false");
   }
-  s.t0_s = r.optional_non_negative("t0_s").value_or(0.0);
-  s.decompress_t0_s = r.optional_non_negative("decompress_t0_s").value_or(s.t0_s);
+  s.t0_s = r.optional_number_in("t0_s", 0, kMaxCallCost_s).value_or(0.0);
+  s.decompress_t0_s = r.optional_number_in("decompress_t0_s", 0, kMaxCallCost_s).value_or(s.t0_s);
   if (info.homomorphic) {
-    s.add_t0_s = r.optional_non_negative("add_t0_s").value_or(s.t0_s);
+    s.add_t0_s = r.optional_number_in("add_t0_s", 0, kMaxCallCost_s).value_or(s.t0_s);
   } else if (r.has("add_t0_s")) {
     r.at("add_t0_s").fail("only a homomorphic compressor has an add cost, and homomorphic is false");
   }
@@ -113,7 +124,7 @@ ModelInfo read_info(ObjectReader& doc, const std::string& source) {
   ObjectReader where = doc.child("where");
   info.placement = where.choice("default", {"accelerator", "host"}) == "host" ? Placement::kHost
                                                                                : Placement::kAccelerator;
-  info.staging_Bps = where.positive("staging_Bps");
+  info.staging_Bps = rate(where, "staging_Bps");
   info.staging_source = read_source(where, "source");
   where.optional_string("note");
   where.finish();
@@ -123,7 +134,7 @@ ModelInfo read_info(ObjectReader& doc, const std::string& source) {
     info.measured_device = on.string("device");
     if (info.measured_device.empty()) on.at("device").fail("expected a CPU or accelerator model, got \"\"");
     if (on.has("cores")) info.measured_cores = bounded_integer(on, "cores", 1 << 20);
-    info.measured_memory_Bps = on.positive("memory_Bps");
+    info.measured_memory_Bps = rate(on, "memory_Bps");
     info.measured_memory_source = read_source(on, "source");
     on.finish();
   }
@@ -154,7 +165,7 @@ ModelInfo read_info(ObjectReader& doc, const std::string& source) {
     case Kind::kQuantizer:
       break;
     case Kind::kSparsifier:
-      info.index_bytes = doc.positive("index_bytes");
+      info.index_bytes = doc.number_in("index_bytes", 0.125, 16);
       break;
   }
   return info;

@@ -143,6 +143,18 @@ double ObjectReader::positive(std::string_view key) {
   return value;
 }
 
+double ObjectReader::number_in(std::string_view key, double min, double max) {
+  const Value& member = required(key);
+  double value = as_number(member, at(key));
+  if (!(value >= min && value <= max)) at(key).fail(fmt::format("expected a number from {:g} to {:g}, {}", min, max, got(member)));
+  return value;
+}
+
+std::optional<double> ObjectReader::optional_number_in(std::string_view key, double min, double max) {
+  if (optional(key) == nullptr) return std::nullopt;
+  return number_in(key, min, max);
+}
+
 std::optional<double> ObjectReader::optional_non_negative(std::string_view key) {
   if (optional(key) == nullptr) return std::nullopt;
   return non_negative(key);

@@ -45,6 +45,10 @@ class ObjectReader {
   double positive(std::string_view key);
   std::optional<double> optional_non_negative(std::string_view key);
   std::optional<double> optional_positive(std::string_view key);
+  /// A number in [min, max], for limits that keep what a model computes finite and
+  /// meaningful: "expected a number from 1000 to 1e+15, got \"1e-300\"".
+  double number_in(std::string_view key, double min, double max);
+  std::optional<double> optional_number_in(std::string_view key, double min, double max);
 
   std::int64_t integer(std::string_view key);
   std::uint64_t non_negative_integer(std::string_view key);

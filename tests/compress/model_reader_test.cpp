@@ -54,7 +54,16 @@ TEST_CASE("a compressor model file is read with its settings sorted", "[compress
 
 TEST_CASE("compressor model errors name file, line and field word for word", "[compress]") {
   CHECK(error_of(with_setting("    {\"error_bound\": 1e-3, \"ratio\": -2, " + kGood + "}")) ==
-        "m.json:16: field 'settings[1].ratio': expected a positive number, got \"-2\"");
+        "m.json:16: field 'settings[1].ratio': expected a number from 0.5 to 1e+06, got \"-2\"");
+  // Limits keep every cost finite: found by tests/fuzz (a rate of 1e-300 gave an infinite
+  // time, a ratio of 1e-300 overflowed the wire bytes).
+  CHECK(error_of(with_setting("    {\"error_bound\": 1e-3, \"ratio\": 1e-300, " + kGood + "}")) ==
+        "m.json:16: field 'settings[1].ratio': expected a number from 0.5 to 1e+06, got \"1e-300\"");
+  CHECK(error_of(with_setting("    {\"error_bound\": 1e-3, \"ratio\": 2, \"compress_Bps\": 1e-300, \"decompress_Bps\": 1e9, "
+                              "\"source\": \"s\"}")) ==
+        "m.json:16: field 'settings[1].compress_Bps': expected a number from 1000 to 1e+15, got \"1e-300\"");
+  CHECK(error_of(with_setting("    {\"error_bound\": 1e-3, \"ratio\": 2, \"t0_s\": 1e300, " + kGood + "}")) ==
+        "m.json:16: field 'settings[1].t0_s': expected a number from 0 to 1, got \"1e300\"");
   CHECK(error_of(with_setting("    {\"error_bound\": 1e-3, \"ration\": 2, \"ratio\": 2, " + kGood + "}")) ==
         "m.json:16: field 'settings[1].ration': unknown key; valid keys here: add_Bps, add_t0_s, compress_Bps, "
         "decompress_Bps, decompress_t0_s, error_bound, note, ratio, source, t0_s");
@@ -156,5 +165,5 @@ TEST_CASE("measured_on and transfer are read and checked word for word", "[compr
   CHECK(error_of(with(on + "  \"transfer\": {\"kind\": \"linear\", \"source\": \"assumption\"},\n")) ==
         "m.json:15: field 'transfer.kind': expected one of memory-bound, none, got \"linear\"");
   CHECK(error_of(with("  \"measured_on\": {\"device\": \"A100\", \"memory_Bps\": 0, \"source\": \"d\"},\n")) ==
-        "m.json:14: field 'measured_on.memory_Bps': expected a positive number, got \"0\"");
+        "m.json:14: field 'measured_on.memory_Bps': expected a number from 1000 to 1e+15, got \"0\"");
 }
