@@ -4,4 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh
 ctest --test-dir build --output-on-failure -j"$(nproc)"
-scripts/sanitize.sh  # the whole suite again under ASan and UBSan (Debug, assertions on)
+scripts/fuzz.sh "${CCSIM_FUZZ_SECONDS:-10}"  # every libFuzzer target of tests/fuzz/ (clang, ASan + UBSan)
+# The whole suite again under ASan and UBSan (Debug, assertions on). About 11 minutes of
+# building on 2 cores: outside the CI budget, so CI runs it only when asked.
+if [ "${CCSIM_SANITIZE:-0}" = 1 ]; then scripts/sanitize.sh; fi

@@ -29,10 +29,17 @@ namespace {
 
 using json::ObjectReader;
 
+// Limits that keep every message cost finite and meaningful (models/README.md): a bandwidth
+// of 1e-300 made every message last forever.
+constexpr double kMaxTime_s = 1.0;  // a per-message overhead or latency
+constexpr double kMinBandwidth_Bps = 1e3;
+constexpr double kMaxBandwidth_Bps = 1e15;
+constexpr double kMaxReduce_s_per_byte = 1e-3;
+
 TierModel read_tier(ObjectReader tier) {
   TierModel model;
-  model.send_overhead_s = tier.non_negative("send_overhead_s");
-  model.recv_overhead_s = tier.non_negative("recv_overhead_s");
+  model.send_overhead_s = tier.number_in("send_overhead_s", 0, kMaxTime_s);
+  model.recv_overhead_s = tier.number_in("recv_overhead_s", 0, kMaxTime_s);
   const json::Value& list = tier.array("segments");
   const std::string list_path = tier.member_path("segments");
   if (list.items().empty()) tier.at("segments").fail("expected at least one segment, got []");
@@ -47,8 +54,8 @@ TierModel read_tier(ObjectReader tier) {
       r.at("min_bytes").fail(fmt::format("expected more than the previous segment's {}, {}",
                                          model.segments.back().min_bytes, json::got(r.required("min_bytes"))));
     }
-    s.latency_s = r.non_negative("latency_s");
-    s.bandwidth_Bps = r.positive("bandwidth_Bps");
+    s.latency_s = r.number_in("latency_s", 0, kMaxTime_s);
+    s.bandwidth_Bps = r.number_in("bandwidth_Bps", kMinBandwidth_Bps, kMaxBandwidth_Bps);
     r.finish();
     model.segments.push_back(s);
   }
@@ -105,7 +112,7 @@ NetworkModel parse_network_model(std::string_view text, const std::string& sourc
   }
   if (!model.has_intra && !model.has_inter) tiers.here().fail("expected at least one of intra, inter, got {}");
   tiers.finish();
-  model.reduce_s_per_byte = doc.optional_non_negative("reduce_s_per_byte").value_or(0.0);
+  model.reduce_s_per_byte = doc.optional_number_in("reduce_s_per_byte", 0, kMaxReduce_s_per_byte).value_or(0.0);
   if (doc.optional("fitted_on") != nullptr) {
     ObjectReader fit = doc.child("fitted_on");
     FitRecord record;

@@ -37,6 +37,19 @@ TEST_CASE("json strings decode escapes and unicode", "[json]") {
   CHECK(v.items()[1].text() == "\xc3\xa9\xf0\x9f\x98\x80");
 }
 
+TEST_CASE("json strings must be valid UTF-8", "[json]") {
+  // Found by tests/fuzz (network_model): a name with a byte 0xFF was read, then broke the
+  // JSON writer (nlohmann throws on invalid UTF-8) as an internal error.
+  CHECK(error_of("{\n\"name\": \"a\xff\"}") == "doc.json:2: invalid UTF-8 in a string (byte 0xFF)");
+  CHECK(error_of("[\"\xc3\"]") == "doc.json:1: invalid UTF-8 in a string (byte 0x22 after 0xC3)");
+  CHECK(error_of("[\"\xc0\xaf\"]") == "doc.json:1: invalid UTF-8 in a string (byte 0xC0)");  // overlong '/'
+  CHECK(error_of("[\"\xed\xa0\x80\"]") == "doc.json:1: invalid UTF-8 in a string (byte 0xA0 after 0xED)");  // surrogate
+  CHECK(error_of("[\"\xf4\x90\x80\x80\"]") == "doc.json:1: invalid UTF-8 in a string (byte 0x90 after 0xF4)");
+  CHECK(error_of(R"(["\udc00"])") == "doc.json:1: JSON syntax: lone low surrogate in \\u escape");
+  CHECK(json::parse("[\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"]", "doc.json").items()[0].text() ==
+        "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
+}
+
 TEST_CASE("json syntax errors name file and line", "[json]") {
   CHECK(error_of("{\n  \"a\": 1\n  \"b\": 2\n}") == "doc.json:3: JSON syntax: expected '}', got '\"'");
   CHECK(error_of("{\"a\": 1,}") == "doc.json:1: JSON syntax: expected a string key");

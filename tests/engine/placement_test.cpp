@@ -65,6 +65,12 @@ TEST_CASE("placements that do not fit say why", "[engine][placement]") {
   CHECK(error_of(t, singles.network, "tp,tp,dp") ==
         "--placement: expected auto, rank-order, map:A,B,... or an order of tp, pp and dp such as tp,pp,dp (innermost "
         "first), got \"tp,tp,dp\"");
+  // Fewer than three parts were read past the end (std::out_of_range, an internal error).
+  for (std::string policy : {"rank_order", "tp,pp"}) {
+    CHECK(error_of(t, singles.network, policy) ==
+          "--placement: expected auto, rank-order, map:A,B,... or an order of tp, pp and dp such as tp,pp,dp (innermost "
+          "first), got \"" + policy + "\"");
+  }
   CHECK(error_of(t, singles.network, "map:0,1,2,3,4,5,6,6") == "--placement: the map puts two ranks on accelerator 6 (--oversubscribe allows it)");
   CHECK(error_of(t, singles.network, "map:0,1") == "--placement: the map places 2 ranks but the trace has 8");
   CHECK(error_of(t, singles.network, "map:0,1,2,3,4,5,6,x") ==

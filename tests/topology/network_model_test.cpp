@@ -62,12 +62,12 @@ TEST_CASE("a network model survives writing and reading", "[topology][network-mo
   "fitted_on": {"file": "m.json", "series": "ring/mpi", "ranks": 2, "bytes": [1024, 4096]})"), "m.json");
   m.has_inter = true;
   m.inter = m.intra;
-  m.inter.segments[1].bandwidth_Bps = 1.0 / 3.0;
+  m.inter.segments[1].bandwidth_Bps = 1e10 / 3.0;  // no short decimal form
   topology::NetworkModel back = parse_network_model(topology::write_network_model(m), "w.json");
   CHECK(back.name == "t");
   CHECK(back.source == "by hand");
   CHECK(back.has_inter);
-  CHECK(back.inter.segments[1].bandwidth_Bps == 1.0 / 3.0);
+  CHECK(back.inter.segments[1].bandwidth_Bps == 1e10 / 3.0);
   CHECK(back.intra.send_overhead_s == 1e-6);
   CHECK(back.reduce_s_per_byte == 1e-10);
   REQUIRE(back.fitted_on);
@@ -78,15 +78,21 @@ TEST_CASE("a network model survives writing and reading", "[topology][network-mo
 }
 
 TEST_CASE("network model reader errors name file, line and field", "[topology][network-model]") {
-  CHECK(error_of(model_json(R"([{"min_bytes": 1, "latency_s": 0, "bandwidth_Bps": 1}])")) ==
+  CHECK(error_of(model_json(R"([{"min_bytes": 1, "latency_s": 0, "bandwidth_Bps": 1e9}])")) ==
         "m.json:12: field 'tiers.intra.segments[0].min_bytes': expected 0 (the first segment starts at 0), got \"1\"");
-  CHECK(error_of(model_json(R"([{"min_bytes": 0, "latency_s": 0, "bandwidth_Bps": 1},
-        {"min_bytes": 0, "latency_s": 0, "bandwidth_Bps": 1}])")) ==
+  CHECK(error_of(model_json(R"([{"min_bytes": 0, "latency_s": 0, "bandwidth_Bps": 1e9},
+        {"min_bytes": 0, "latency_s": 0, "bandwidth_Bps": 1e9}])")) ==
         "m.json:13: field 'tiers.intra.segments[1].min_bytes': expected more than the previous segment's 0, got \"0\"");
-  CHECK(error_of(model_json(R"([{"min_bytes": 0, "latency_s": -1e-6, "bandwidth_Bps": 1}])")) ==
-        "m.json:12: field 'tiers.intra.segments[0].latency_s': expected a non-negative number, got \"-1e-6\"");
+  CHECK(error_of(model_json(R"([{"min_bytes": 0, "latency_s": -1e-6, "bandwidth_Bps": 1e9}])")) ==
+        "m.json:12: field 'tiers.intra.segments[0].latency_s': expected a number from 0 to 1, got \"-1e-6\"");
   CHECK(error_of(model_json(R"([{"min_bytes": 0, "latency_s": 0, "bandwidth_Bps": 0}])")) ==
-        "m.json:12: field 'tiers.intra.segments[0].bandwidth_Bps': expected a positive number, got \"0\"");
+        "m.json:12: field 'tiers.intra.segments[0].bandwidth_Bps': expected a number from 1000 to 1e+15, got \"0\"");
+  // Limits keep every message cost finite: found by tests/fuzz (a bandwidth of 1e-300 made a
+  // message last forever).
+  CHECK(error_of(model_json(R"([{"min_bytes": 0, "latency_s": 0, "bandwidth_Bps": 1e-300}])")) ==
+        "m.json:12: field 'tiers.intra.segments[0].bandwidth_Bps': expected a number from 1000 to 1e+15, got \"1e-300\"");
+  CHECK(error_of(model_json(R"([{"min_bytes": 0, "latency_s": 1e300, "bandwidth_Bps": 1e9}])")) ==
+        "m.json:12: field 'tiers.intra.segments[0].latency_s': expected a number from 0 to 1, got \"1e300\"");
   CHECK(error_of(model_json(R"([{"min_bytes": 0, "latency_s": 0, "bandwidth_Bps": 1e999}])")) ==
         "m.json:12: field 'tiers.intra.segments[0].bandwidth_Bps': expected a finite number, got \"1e999\"");
   CHECK(error_of(model_json(R"([{"min_bytes": 0, "latency_s": 0, "bandwith_Bps": 1}])")) ==
@@ -94,7 +100,7 @@ TEST_CASE("network model reader errors name file, line and field", "[topology][n
   CHECK(error_of(model_json("[]")) == "m.json:12: field 'tiers.intra.segments': expected at least one segment, got []");
   std::string bad_overhead = model_json(kTwo);
   bad_overhead.replace(bad_overhead.find("2e-6"), 4, "-2");
-  CHECK(error_of(bad_overhead) == "m.json:11: field 'tiers.intra.recv_overhead_s': expected a non-negative number, got \"-2\"");
+  CHECK(error_of(bad_overhead) == "m.json:11: field 'tiers.intra.recv_overhead_s': expected a number from 0 to 1, got \"-2\"");
   std::string bad_format = model_json(kTwo);
   bad_format.replace(bad_format.find("ccsim-network-model"), 19, "ccsim-network");
   CHECK(error_of(bad_format) == "m.json:2: field 'format': expected \"ccsim-network-model\", got \"ccsim-network\"");
