@@ -84,7 +84,7 @@ TEST_CASE("network model reader errors name file, line and field", "[topology][n
         {"min_bytes": 0, "latency_s": 0, "bandwidth_Bps": 1e9}])")) ==
         "m.json:13: field 'tiers.intra.segments[1].min_bytes': expected more than the previous segment's 0, got \"0\"");
   CHECK(error_of(model_json(R"([{"min_bytes": 0, "latency_s": -1e-6, "bandwidth_Bps": 1e9}])")) ==
-        "m.json:12: field 'tiers.intra.segments[0].latency_s': expected a number from 0 to 1, got \"-1e-6\"");
+        "m.json:12: field 'tiers.intra.segments[0].latency_s': expected a non-negative number of at most 1, got \"-1e-6\"");
   CHECK(error_of(model_json(R"([{"min_bytes": 0, "latency_s": 0, "bandwidth_Bps": 0}])")) ==
         "m.json:12: field 'tiers.intra.segments[0].bandwidth_Bps': expected a number from 1000 to 1e+15, got \"0\"");
   // Limits keep every message cost finite: found by tests/fuzz (a bandwidth of 1e-300 made a
@@ -92,7 +92,7 @@ TEST_CASE("network model reader errors name file, line and field", "[topology][n
   CHECK(error_of(model_json(R"([{"min_bytes": 0, "latency_s": 0, "bandwidth_Bps": 1e-300}])")) ==
         "m.json:12: field 'tiers.intra.segments[0].bandwidth_Bps': expected a number from 1000 to 1e+15, got \"1e-300\"");
   CHECK(error_of(model_json(R"([{"min_bytes": 0, "latency_s": 1e300, "bandwidth_Bps": 1e9}])")) ==
-        "m.json:12: field 'tiers.intra.segments[0].latency_s': expected a number from 0 to 1, got \"1e300\"");
+        "m.json:12: field 'tiers.intra.segments[0].latency_s': expected a non-negative number of at most 1, got \"1e300\"");
   CHECK(error_of(model_json(R"([{"min_bytes": 0, "latency_s": 0, "bandwidth_Bps": 1e999}])")) ==
         "m.json:12: field 'tiers.intra.segments[0].bandwidth_Bps': expected a finite number, got \"1e999\"");
   CHECK(error_of(model_json(R"([{"min_bytes": 0, "latency_s": 0, "bandwith_Bps": 1}])")) ==
@@ -100,7 +100,7 @@ TEST_CASE("network model reader errors name file, line and field", "[topology][n
   CHECK(error_of(model_json("[]")) == "m.json:12: field 'tiers.intra.segments': expected at least one segment, got []");
   std::string bad_overhead = model_json(kTwo);
   bad_overhead.replace(bad_overhead.find("2e-6"), 4, "-2");
-  CHECK(error_of(bad_overhead) == "m.json:11: field 'tiers.intra.recv_overhead_s': expected a number from 0 to 1, got \"-2\"");
+  CHECK(error_of(bad_overhead) == "m.json:11: field 'tiers.intra.recv_overhead_s': expected a non-negative number of at most 1, got \"-2\"");
   std::string bad_format = model_json(kTwo);
   bad_format.replace(bad_format.find("ccsim-network-model"), 19, "ccsim-network");
   CHECK(error_of(bad_format) == "m.json:2: field 'format': expected \"ccsim-network-model\", got \"ccsim-network\"");
