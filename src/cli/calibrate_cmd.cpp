@@ -43,6 +43,18 @@ std::string tier_report(const topology::TierModel& tier, double reduce_s_per_byt
   return out;
 }
 
+void add_measurement_input(CLI::App* sub, std::string& measurements, std::string& series, int& ranks) {
+  sub->add_option("measurements", measurements,
+                  "Measurements: ccsim measure's JSON, OSU (osu_allreduce) or nccl-tests (all_reduce_perf) output, or "
+                  "CSV (bytes,time_us[,ranks]); see models/README.md")
+      ->required();
+  sub->add_option("--series", series,
+                  "ALGORITHM/TRANSPORT of the series, e.g. ring/mpi, MPI_Allreduce/mpi (default: ring/mpi, or the "
+                  "file's only series)");
+  sub->add_option("--ranks", ranks, "Process count of a run whose output does not record it (OSU, CSV)")
+      ->check(CLI::Range(1, 1 << 24));
+}
+
 namespace {
 
 struct CalibrateNetworkCommand {
@@ -108,15 +120,7 @@ void setup_calibrate(CLI::App& app) {
       "network",
       "Fit a size-dependent network tier (per-message overheads, latency and bandwidth per size segment) to an "
       "all_reduce series by weighted least squares on the critical path of its schedule");
-  sub->add_option("measurements", cmd->measurements,
-                  "Measurements: ccsim measure's JSON, OSU (osu_allreduce) or nccl-tests (all_reduce_perf) output, or "
-                  "CSV (bytes,time_us[,ranks]); see models/README.md")
-      ->required();
-  sub->add_option("--series", cmd->series,
-                   "ALGORITHM/TRANSPORT of the series, e.g. ring/mpi, MPI_Allreduce/mpi (default: ring/mpi, or the "
-                   "file's only series)");
-  sub->add_option("--ranks", cmd->ranks, "Process count of a run whose output does not record it (OSU, CSV)")
-      ->check(CLI::Range(1, 1 << 24));
+  add_measurement_input(sub, cmd->measurements, cmd->series, cmd->ranks);
   sub->add_option("--library-schedule", cmd->library_schedule,
                   "Schedule that models the MPI library's collective: auto (what ccsim chooses) or an algorithm")
       ->capture_default_str();

@@ -36,6 +36,10 @@ std::vector<std::string> platform_dirs();
 /// The platform preset NAME (in platform_dirs()) or platform FILE, read and built.
 topology::Platform read_named_platform(const std::string& name);
 
+/// Shared by calibrate network and validate: the measurement file (any format of
+/// calibrate::read_any_measurements), --series and --ranks.
+void add_measurement_input(CLI::App* sub, std::string& measurements, std::string& series, int& ranks);
+
 /// Shared by calibrate and validate: the point table with fitted / held-out errors, and a tier.
 std::string calibration_report(const std::vector<calibrate::PointFit>& points);
 std::string tier_report(const topology::TierModel& tier, double reduce_s_per_byte);

@@ -114,15 +114,8 @@ void setup_validate(CLI::App& app) {
   auto cmd = std::make_shared<ValidateCommand>();
   CLI::App* sub = app.add_subcommand(
       "validate", "Predict a measured all_reduce series with a network model and compare, point by point");
-  sub->add_option("measurements", cmd->measurements,
-                  "Measurements: ccsim measure's JSON, OSU or nccl-tests output, or CSV (see models/README.md)")
-      ->required();
+  add_measurement_input(sub, cmd->measurements, cmd->series, cmd->ranks);
   sub->add_option("--model", cmd->model, "Network model name (models/network/NAME.json) or file")->required();
-  sub->add_option("--series", cmd->series,
-                  "ALGORITHM/TRANSPORT of the series, e.g. ring/mpi, MPI_Allreduce/mpi (default: ring/mpi, or the "
-                  "file's only series)");
-  sub->add_option("--ranks", cmd->ranks, "Process count of a run whose output does not record it (OSU, CSV)")
-      ->check(CLI::Range(1, 1 << 24));
   sub->add_option("--library-schedule", cmd->library_schedule,
                   "Schedule that models the MPI library's collective: auto (what ccsim chooses) or an algorithm")
       ->capture_default_str();

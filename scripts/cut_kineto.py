@@ -42,7 +42,7 @@ def main():
     out = [e for e in events if e.get("ph") == "M"]
     out += [e for e in events if e.get("ph") == "X" and lo <= e["ts"] < hi and keep(e, it["tid"])]
     doc["traceEvents"] = out
-    doc["otherData"] = {"cut": "tests/data/kineto/cut_kineto.py %s Iteration#%d" % (src.split("pytorch/")[-1], k),
+    doc["otherData"] = {"cut": "scripts/cut_kineto.py %s Iteration#%d" % (src.split("pytorch/")[-1], k),
                         "config": doc.get("otherData", {}).get("config")}
     with open(dst, "w") as f:
         json.dump(doc, f, separators=(",", ":"))
