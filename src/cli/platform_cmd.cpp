@@ -55,15 +55,8 @@ void run_export(const PlatformCommand& cmd) {
   topology::XmlRouting routing = topology::XmlRouting::kDijkstra;
   if (cmd.routing == "full" || (cmd.routing == "auto" && net.accelerator_count() <= 64)) {
     routing = topology::XmlRouting::kFull;
-    const std::uint64_t routes = topology::full_routes(p.network);
-    if (routes > topology::kMaxFullRoutes) {
-      throw InputError("command line", 0, "--routing",
-                       fmt::format("full routing writes a route per pair of accelerators, {} x {} = {} for platform "
-                                   "\"{}\", more than the limit of {}; use --routing dijkstra",
-                                   p.network.accelerator_count(), p.network.accelerator_count() - 1, routes, p.name,
-                                   topology::kMaxFullRoutes));
-    }
   }
+  topology::check_export_size(net, p.name, routing);
   std::string xml;
   {
     Phase phase(fmt::format("writing the SimGrid XML of platform \"{}\" ({} links, {} accelerators)", p.name,

@@ -147,7 +147,7 @@ void Simulation::check_fit() {
     placement_ = place_ranks(trace_, net, options_.placement, options_.oversubscribe || cpu_ranks);
   } catch (const InputError& e) {
     if (options_.placement != "auto" || trace_.placement.empty()) throw;
-    throw InputError(trace_.source, 0, "placement", e.detail());  // the trace's own placement is wrong
+    throw InputError(trace_.source, trace_.placement_line, "placement", e.detail());  // the trace's own placement is wrong
   }
   sharing_.assign(static_cast<std::size_t>(net.accelerator_count()), 0);
   for (int a : placement_) ++sharing_[static_cast<std::size_t>(a)];

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "core/input_error.hpp"
+
 namespace ccsim::topology {
 namespace {
 
@@ -54,6 +56,23 @@ std::string vertex_id(const Network& network, Network::VertexId v) { return esca
 std::uint64_t full_routes(const Network& network) {
   const auto n = static_cast<std::uint64_t>(network.accelerator_count());
   return n < 2 ? 0 : n * (n - 1);
+}
+
+void check_export_size(const Network& network, const std::string& platform_name, XmlRouting routing,
+                       std::uint64_t max_full_routes, std::uint64_t max_links) {
+  if (routing == XmlRouting::kFull && full_routes(network) > max_full_routes) {
+    throw InputError("command line", 0, "--routing",
+                     fmt::format("full routing writes a route per pair of accelerators, {} x {} = {} for platform "
+                                 "\"{}\", more than the limit of {}; use --routing dijkstra",
+                                 network.accelerator_count(), network.accelerator_count() - 1, full_routes(network),
+                                 platform_name, max_full_routes));
+  }
+  if (static_cast<std::uint64_t>(network.link_count()) > max_links) {
+    throw InputError("command line", 0, "--routing",
+                     fmt::format("platform \"{}\" has {} links, more than the {} an export may write (about 300 bytes "
+                                 "of XML each); export a smaller platform (fewer nodes or groups) of the same shape",
+                                 platform_name, network.link_count(), max_links));
+  }
 }
 
 std::string to_simgrid_xml(const Network& network, const std::string& platform_name, XmlRouting routing,

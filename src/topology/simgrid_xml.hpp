@@ -18,8 +18,17 @@ enum class XmlRouting {
 /// platform is exported with Dijkstra routing, whose size grows with the links instead.
 inline constexpr std::uint64_t kMaxFullRoutes = std::uint64_t{1} << 18;
 
+/// The most links a Dijkstra export may write: about 300 bytes of XML each, so about 650 MB
+/// (the Sunway OceanLight preset has 215,880 links, 66 MB).
+inline constexpr std::uint64_t kMaxExportLinks = std::uint64_t{1} << 21;
+
 /// The routes a Full export of `network` writes: one per ordered pair of accelerators.
 std::uint64_t full_routes(const Network& network);
+
+/// Throws InputError (field --routing) when an export of `network` with `routing` would
+/// exceed the limits above (given here for tests), saying what to do instead.
+void check_export_size(const Network& network, const std::string& platform_name, XmlRouting routing,
+                       std::uint64_t max_full_routes = kMaxFullRoutes, std::uint64_t max_links = kMaxExportLinks);
 
 /// The network as a SimGrid platform file (version 4.1): one host per accelerator (named
 /// nodeN.accI, speed = the accelerator's flops), one link per link (SPLITDUPLEX or SHARED;

@@ -35,6 +35,7 @@ class NativeReader {
     trace_.description = doc.optional_string("description").value_or("");
     trace_.platform = doc.optional_string("platform").value_or("");
     trace_.placement = doc.optional_string("placement").value_or("");
+    if (doc.has("placement")) trace_.placement_line = doc.at("placement").line;
     if (doc.has("iterations")) {
       std::int64_t iterations = doc.positive_integer("iterations");
       if (iterations > (1 << 20)) {

@@ -86,6 +86,7 @@ class Trace {
   std::string description;
   std::string platform;       ///< suggested platform preset, may be empty
   std::string placement;      ///< how the job placed its ranks (engine/placement.hpp), may be empty
+  int placement_line = 0;     ///< where `placement` is in the source file (0: not from a file)
   int world_size = 0;
   /// Training iterations the trace holds (optional "iterations"); 0 when it does not say.
   int iterations = 0;

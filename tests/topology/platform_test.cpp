@@ -2,11 +2,14 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "core/input_error.hpp"
 #include "topology/dragonfly.hpp"
 #include "topology/fat_tree.hpp"
 #include "topology/torus.hpp"
 #include "topology/platform.hpp"
+#include "topology/simgrid_xml.hpp"
 #include "topology_fixtures.hpp"
 
 using namespace ccsim;
@@ -181,4 +184,22 @@ TEST_CASE("the size computed before building is the size built", "[topology][pla
   topology::Platform ol = topology::read_platform(CCSIM_SOURCE_DIR "/platforms/sunway-oceanlight.json");
   CHECK(ol.network.vertex_count() == 215461);
   CHECK(ol.network.link_count() == 215460);
+}
+
+TEST_CASE("an export that would exceed its size limits is refused before any XML is written", "[topology][platform]") {
+  topology::Platform p = topology::parse_platform(test::platform_json(8, 2, 1, R"({"topology": "switch", "source": "x"})"),
+                                                  "p.json");
+  const auto& net = p.network;
+  const auto links = static_cast<std::uint64_t>(net.link_count());
+  CHECK(topology::full_routes(net) == 16 * 15);
+  CHECK_NOTHROW(topology::check_export_size(net, "p", topology::XmlRouting::kFull, 16 * 15, links));
+  CHECK_THROWS_WITH(topology::check_export_size(net, "p", topology::XmlRouting::kFull, 16 * 15 - 1, links),
+                    "command line: field '--routing': full routing writes a route per pair of accelerators, 16 x 15 = "
+                    "240 for platform \"p\", more than the limit of 239; use --routing dijkstra");
+  CHECK_NOTHROW(topology::check_export_size(net, "p", topology::XmlRouting::kDijkstra, 0, links));
+  CHECK_THROWS_WITH(topology::check_export_size(net, "p", topology::XmlRouting::kDijkstra, 0, links - 1),
+                    Catch::Contains(fmt::format("has {} links, more than the {} an export may write", links, links - 1)));
+  // The shipped presets stay within the limits of the export they get by default.
+  topology::Platform sunway = topology::read_platform(CCSIM_SOURCE_DIR "/platforms/sunway-oceanlight.json");
+  CHECK_NOTHROW(topology::check_export_size(sunway.network, sunway.name, topology::XmlRouting::kDijkstra));
 }

@@ -89,7 +89,7 @@ hostile placement-rank_order 1 '--placement: expected auto, rank-order, map:A,B,
 hostile placement-two-parts 1 'got "tp,pp"' replay "$TMP/ok.json" --platform "$plat" --placement tp,pp
 hostile placement-four-parts 1 'got "tp,pp,dp,tp"' replay "$TMP/ok.json" --platform "$plat" --placement tp,pp,dp,tp
 values_trace "$TMP/tplace.json" "$ar" "$ar" '"placement": "rank_order",'
-hostile trace-placement-rank_order 1 "tplace.json: field 'placement': expected auto, rank-order" replay "$TMP/tplace.json" --platform "$plat"
+hostile trace-placement-rank_order 1 "tplace.json:1: field 'placement': expected auto, rank-order" replay "$TMP/tplace.json" --platform "$plat"
 
 # Strings of JSON inputs are UTF-8, checked at read time, before --format json would choke on them.
 values_trace "$TMP/utf8.json" $'{"kind": "compute", "name": "lin\xe9ar", "duration_ms": 1}' ''
