@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,7 @@
 #include "core/input_error.hpp"
 #include "import/kineto.hpp"
 #include "trace/native_reader.hpp"
+#include "trace/native_writer.hpp"
 
 using namespace ccsim;
 using Catch::Matchers::Contains;
@@ -300,4 +302,33 @@ TEST_CASE("compute model fitted on the imported PyTorch profile of tests/data/ki
   for (const calibrate::CallModel& c : fit.model.calls) {
     CHECK((c.latency_s > 0 || c.bandwidth_Bps > 0));
   }
+}
+
+TEST_CASE("a native trace keeps its hardware and its measured call times through write and read") {
+  const std::string text = R"({"format": "ccsim-trace", "version": 1, "name": "hw", "world_size": 2,
+"hardware": {"name": "GPU X", "peak_flops": 1e14, "memory_bandwidth": 2e12, "source": "datasheet"},
+"groups": [{"name": "tp0", "kind": "tensor", "ranks": [0, 1]}],
+"ranks": [{"rank": 0, "ops": [{"kind": "all_reduce", "group": "tp0", "bytes": 1024, "dtype": "fp32", "measured_ms": 1.5}]},
+          {"rank": 1, "ops": [{"kind": "all_reduce", "group": "tp0", "bytes": 1024, "dtype": "fp32"}]}]})";
+  const trace::Trace t = trace::parse_native(text, "hw.json");
+  REQUIRE(t.hardware.has_value());
+  CHECK(t.hardware->name == "GPU X");
+  CHECK(t.hardware->peak_flops == 1e14);
+  CHECK(t.hardware->memory_Bps == 2e12);
+  CHECK(t.ops[0][0].measured_s == Approx(1.5e-3));
+  CHECK(t.ops[1][0].measured_s < 0);
+  std::ostringstream out;
+  trace::write_native(t, out);
+  const trace::Trace back = trace::parse_native(out.str(), "back.json");
+  REQUIRE(back.hardware.has_value());
+  CHECK(back.hardware->source == "datasheet");
+  CHECK(back.ops[0][0].measured_s == Approx(1.5e-3));
+  CHECK(back.ops[1][0].measured_s < 0);
+
+  const std::string no_name = R"({"format": "ccsim-trace", "version": 1, "name": "hw", "world_size": 1,
+"hardware": {"peak_flops": 1e14}, "ranks": [{"rank": 0, "ops": []}]})";
+  CHECK_THROWS_WITH(trace::parse_native(no_name, "hw.json"), "hw.json:2: field 'hardware.name': missing (required)");
+  const std::string zero = R"({"format": "ccsim-trace", "version": 1, "name": "hw", "world_size": 1,
+"hardware": {"name": "x", "memory_bandwidth": 0}, "ranks": [{"rank": 0, "ops": []}]})";
+  CHECK_THROWS_WITH(trace::parse_native(zero, "hw.json"), Contains("hw.json:2: field 'hardware.memory_bandwidth'"));
 }
