@@ -335,6 +335,10 @@ ComputeFit fit_compute(const std::vector<trace::Trace>& traces) {
   }
   for (const auto& [key, samples] : calls) {
     fit.calls += static_cast<int>(samples.size());
+    std::vector<double> sizes;
+    for (const CostSample& s : samples) sizes.push_back(s.bytes);
+    std::sort(sizes.begin(), sizes.end());
+    fit.call_bytes.push_back(static_cast<std::uint64_t>(sizes[sizes.size() / 2]));  // sizes are exact integers below 2^50
     fit.model.calls.push_back(fit_calls(key.first, key.second, samples, fit.notes));
   }
   return fit;

@@ -46,6 +46,7 @@ struct ComputeFit {
   int skipped_no_duration = 0;
   int calls = 0;              ///< collective / transfer calls fitted
   int calls_unmeasured = 0;   ///< calls without a measured time
+  std::vector<std::uint64_t> call_bytes;  ///< per model.calls entry: the median size of its calls
   std::vector<std::string> notes;
 };
 

@@ -1,4 +1,6 @@
+#include <cmath>
 #include <filesystem>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -7,6 +9,10 @@
 
 #include "calibrate/compute_fit.hpp"
 #include "calibrate/compute_model.hpp"
+#include "calibrate/network_fit.hpp"
+#include "cli/simulation_flags.hpp"
+#include "core/data_files.hpp"
+#include "topology/network_model.hpp"
 #include "cli/commands.hpp"
 #include "core/parse.hpp"
 #include "trace/native_reader.hpp"
@@ -19,6 +25,7 @@ struct CalibrateTraceCommand {
   std::string output;
   bool output_given = false;
   std::string name;
+  std::string network_model;  ///< NAME|FILE: what MPI costs for the same calls, side by side
 };
 
 std::string flop_rate_text(double rate) {
@@ -32,7 +39,27 @@ std::string byte_rate_text(double rate) { return rate > 0 ? format_rate(rate) : 
 
 }  // namespace
 
-std::string compute_fit_report(const calibrate::ComputeFit& fit) {
+/// What the calibrated network model (an MPI series) predicts for one call of `c` at `bytes`
+/// on its intra tier: the critical path of the schedule ccsim would choose for MPI_Allreduce,
+/// or one message for send/recv; NaN for the other kinds.
+double mpi_call_s(const topology::NetworkModel& model, const calibrate::CallModel& c, std::uint64_t bytes) {
+  const topology::TierModel& tier = model.has_intra ? model.intra : model.inter;
+  if (c.kind == trace::OpKind::kSend) return tier.message_s(bytes);
+  if (c.kind != trace::OpKind::kAllReduce) return std::nan("");
+  calibrate::SeriesPoint point;
+  point.op = "all_reduce";
+  point.implementation = "mpi-library";
+  point.algorithm = "MPI_Allreduce";
+  point.transport = "mpi";
+  point.group_size = c.ranks;
+  point.bytes = bytes;
+  calibrate::SeriesChoice choice;
+  choice.algorithm = "MPI_Allreduce";
+  auto schedule = calibrate::schedule_for(point, choice);
+  return calibrate::predict_s(*schedule, tier, model.reduce_s_per_byte);
+}
+
+std::string compute_fit_report(const calibrate::ComputeFit& fit, const topology::NetworkModel* mpi) {
   const calibrate::ComputeModel& m = fit.model;
   std::string out = fmt::format("measured on \"{}\": {} compute operators of {} kinds, {} collective and transfer calls\n",
                                 m.hardware.name, fit.compute_ops, m.kinds.size(), fit.calls);
@@ -49,13 +76,31 @@ std::string compute_fit_report(const calibrate::ComputeFit& fit) {
   if (!m.calls.empty()) {
     out += "traced collectives and transfers: time = latency + bytes / bandwidth per call (a call's time: the least "
            "over its ranks, the last to arrive waits least)\n";
-    out += fmt::format("{:<16}  {:>5}  {:>6}  {:>6}  {:>11}  {:>12}  {:>7}  {:>7}\n", "kind", "ranks", "calls", "sizes",
+    out += fmt::format("{:<16}  {:>5}  {:>6}  {:>6}  {:>11}  {:>12}  {:>7}  {:>7}", "kind", "ranks", "calls", "sizes",
                        "latency_us", "bandwidth", "gmean", "worst");
-    for (const calibrate::CallModel& c : m.calls) {
-      out += fmt::format("{:<16}  {:>5}  {:>6}  {:>6}  {:>11.3f}  {:>12}  {:>6.1f}%  {:>6.1f}%\n",
+    if (mpi != nullptr) out += fmt::format("  {:>10}  {:>12}  {:>12}  {:>7}", "at bytes", "traced_us", "mpi_us", "ratio");
+    out += "\n";
+    for (std::size_t i = 0; i < m.calls.size(); ++i) {
+      const calibrate::CallModel& c = m.calls[i];
+      out += fmt::format("{:<16}  {:>5}  {:>6}  {:>6}  {:>11.3f}  {:>12}  {:>6.1f}%  {:>6.1f}%",
                          c.kind == trace::OpKind::kSend ? "send/recv" : trace::op_kind_name(c.kind), c.ranks, c.points,
                          c.distinct, c.latency_s * 1e6, byte_rate_text(c.bandwidth_Bps), c.gmean_error * 100,
                          c.worst_error * 100);
+      if (mpi != nullptr) {
+        const std::uint64_t bytes = fit.call_bytes[i];
+        const double traced = c.predict_s(static_cast<double>(bytes));
+        const double model_s = mpi_call_s(*mpi, c, bytes);
+        out += std::isfinite(model_s) ? fmt::format("  {:>10}  {:>12.3f}  {:>12.3f}  {:>6.1f}x", format_bytes(static_cast<double>(bytes)),
+                                                    traced * 1e6, model_s * 1e6, traced / model_s)
+                                      : fmt::format("  {:>10}  {:>12.3f}  {:>12}  {:>7}", format_bytes(static_cast<double>(bytes)),
+                                                    traced * 1e6, "-", "-");
+      }
+      out += "\n";
+    }
+    if (mpi != nullptr) {
+      out += fmt::format("mpi_us: what network model {} (MPI, fitted on {}) predicts for the same call at the median size "
+                         "(all_reduce: the schedule ccsim chooses for MPI_Allreduce; send/recv: one message)\n",
+                         mpi->name, mpi->hardware);
     }
   } else {
     out += "traced collectives and transfers: none with a measured time (measured_ms)\n";
@@ -80,7 +125,12 @@ void run_calibrate_trace(const CalibrateTraceCommand& cmd) {
   if (cmd.output_given) check_output_path(cmd.output);
   calibrate::ComputeFit fit = calibrate::fit_compute(traces);
   std::string out = fmt::format("calibrate trace: {}\n", fmt::join(cmd.traces, ", "));
-  out += compute_fit_report(fit);
+  std::optional<topology::NetworkModel> mpi;
+  if (!cmd.network_model.empty()) {
+    mpi = topology::read_network_model(find_data_file(cmd.network_model, network_model_dirs(), "--network-model",
+                                                      "network model", "network models"));
+  }
+  out += compute_fit_report(fit, mpi ? &*mpi : nullptr);
   if (cmd.output_given) {
     calibrate::ComputeModel& model = fit.model;
     model.name = !cmd.name.empty()                                                  ? cmd.name
@@ -109,6 +159,9 @@ void setup_calibrate_trace(CLI::App& calibrate) {
   sub->add_option("traces", cmd->traces, "Native traces with measured durations (ccsim trace import kineto)")->required();
   sub->add_option("-o,--output", cmd->output, "Write the model here (models/compute/NAME.json; format in models/README.md)");
   sub->add_option("--name", cmd->name, "Model name (default: the output file's stem)");
+  sub->add_option("--network-model", cmd->network_model,
+                  "A calibrated MPI network model (NAME of models/network/ or a file, e.g. local-tcp): print what it "
+                  "predicts for the traced calls next to their measured cost");
   sub->callback([cmd, sub] {
     cmd->output_given = sub->count("--output") > 0;
     run_calibrate_trace(*cmd);
