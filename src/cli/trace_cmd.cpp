@@ -133,6 +133,9 @@ void run_import(const ImportCommand& cmd) {
                                    imported.ranks.front().iteration, t.op_count());
   for (const auto& g : t.groups)
     report += fmt::format(" {} ({} {})", g.name, trace::group_kind_name(g.kind), report::format_ranks(g.ranks));
+  report += t.hardware ? fmt::format("\n  hardware: \"{}\" ({})", t.hardware->name, t.hardware->source)
+                       : std::string("\n  hardware: not recorded (no --hardware, no summary.json): replays keep the compute "
+                                     "durations and say so");
   report += "\n  check against the measurement, per rank (ms):\n";
   report += fmt::format("  {:>4}  {:>12}  {:>12}  {:>7}  {:>14}  {:>12}  {:>16}\n", "rank", "Iteration#", "operators",
                         "diff %", "unprofiled", "profiled", "summary rows");

@@ -298,7 +298,15 @@ TEST_CASE("compute model fitted on the imported PyTorch profile of tests/data/ki
     CHECK(k.byte_rate >= 0);
   }
   // Collectives and transfers measured by the import: gloo's all_reduce and the pipeline's send/recv.
-  REQUIRE_FALSE(fit.model.calls.empty());
+  // 4 ranks: 2 tensor-parallel pairs x 16 all_reduces per rank = 64 calls (the least over
+  // the pair), and 16 pipeline transfers; every call carries its measured time.
+  CHECK(fit.calls == 80);
+  CHECK(fit.calls_unmeasured == 0);
+  REQUIRE(fit.model.calls.size() == 2);
+  CHECK(fit.model.calls[0].kind == trace::OpKind::kAllReduce);
+  CHECK(fit.model.calls[0].points == 64);
+  CHECK(fit.model.calls[1].kind == trace::OpKind::kSend);
+  CHECK(fit.model.calls[1].points == 16);
   for (const calibrate::CallModel& c : fit.model.calls) {
     CHECK((c.latency_s > 0 || c.bandwidth_Bps > 0));
   }

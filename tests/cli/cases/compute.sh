@@ -45,3 +45,11 @@ hostile fit-bad-hardware 1 "badhw.json:1: field 'hardware.peak_flops'" calibrate
 remember "$T"
 hostile fit-output-is-input 1 '' calibrate trace "$T" -o "$T"
 expect_unchanged "$T"
+# Without --hardware, the importer records the CPU summary.json names, without peak rates:
+# a replay on another accelerator cannot rescale and refuses, naming both and the choices.
+hostile import-summary-hardware 0 'hardware: "AMD EPYC, 2 cores, BLAS libblas.so.3.11.0"' \
+  trace import kineto "$DATA/kineto/tp2_pp2/it0" --summary "$DATA/kineto/tp2_pp2/summary.json" -o "$TMP/s.json"
+hostile refuse-without-rates 1 "s.json: field 'hardware': the trace was measured on \"AMD EPYC, 2 cores, BLAS libblas.so.3.11.0\", not on platform hygon-dcu's accelerator .*choose --compute keep" \
+  replay "$TMP/s.json" --platform hygon-dcu
+hostile keep-without-rates 0 '' replay "$TMP/s.json" --platform hygon-dcu --compute keep
+grep -q 'NOT on platform hygon-dcu' "$last_out" || fail "keep on other hardware not said"
