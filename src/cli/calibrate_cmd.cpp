@@ -204,6 +204,7 @@ void setup_calibrate(CLI::App& app) {
   CLI::App* calibrate = app.add_subcommand("calibrate", "Fit model parameters to real measurements (ccsim measure)");
   calibrate->require_subcommand(1);
   setup_calibrate_compressor(*calibrate);
+  setup_calibrate_trace(*calibrate);
 
   auto cmd = std::make_shared<CalibrateNetworkCommand>();
   CLI::App* sub = calibrate->add_subcommand(

@@ -24,6 +24,8 @@ void setup_measure(CLI::App& app);
 void setup_calibrate(CLI::App& app);
 /// Adds `compressor` to the `calibrate` parent (calibrate_compressor_cmd.cpp).
 void setup_calibrate_compressor(CLI::App& calibrate);
+/// Adds `trace` (a compute model from measured traces) to the `calibrate` parent (calibrate_trace_cmd.cpp).
+void setup_calibrate_trace(CLI::App& calibrate);
 /// `validate`: a network model's predictions against measurements (validate_cmd.cpp).
 void setup_validate(CLI::App& app);
 /// `cost`: time, node-hours, money, energy of training (cost_cmd.cpp).

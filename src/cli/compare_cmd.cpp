@@ -28,6 +28,7 @@ void run_compare(const CompareCommand& cmd) {
   trace::Trace trace = trace::read_native(cmd.trace);
   topology::Platform platform = load_platform(cmd.flags, trace);
   engine::ReplayOptions compressed = replay_options(cmd.flags, platform);
+  compressed.compute = apply_compute_flag(cmd.flags, trace, platform);  // once: both replays share the adjusted trace
   check_output_path(cmd.output);  // before the simulations, which may take long
   engine::ReplayOptions plain = compressed;
   plain.compression = engine::CompressionOptions{};

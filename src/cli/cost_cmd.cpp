@@ -48,9 +48,10 @@ void run_cost(const CostCommand& cmd) {
       throw InputError("command line", 0, flag, fmt::format("expected a number in [0, 1e9], got \"{}\"", *v));
     }
   }
-  const trace::Trace trace = trace::read_native(cmd.trace);
+  trace::Trace trace = trace::read_native(cmd.trace);
   const topology::Platform platform = load_platform(cmd.flags, trace);
   engine::ReplayOptions compressed = replay_options(cmd.flags, platform);
+  compressed.compute = apply_compute_flag(cmd.flags, trace, platform);  // once: both replays share the adjusted trace
   engine::ReplayOptions plain = compressed;
   plain.compression = engine::CompressionOptions{};
   std::vector<std::pair<std::string, engine::Result>> runs;
@@ -79,6 +80,7 @@ void run_cost(const CostCommand& cmd) {
   out += cmd.power ? fmt::format("  power: {:.6g} kW per node, average over the run (--power)\n", *cmd.power)
                    : std::string("  power: not given (--power KW_PER_NODE): no energy figure\n");
   out += fmt::format("  network: {}\n", runs.front().second.network_model);
+  out += fmt::format("  compute: {}\n", runs.front().second.compute);
 
   std::vector<report::CostFigures> figures;
   for (const auto& [name, result] : runs) {

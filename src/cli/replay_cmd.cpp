@@ -29,6 +29,7 @@ void run_replay(const ReplayCommand& cmd) {
   trace::Trace trace = trace::read_native(cmd.trace);
   topology::Platform platform = load_platform(cmd.flags, trace);
   engine::ReplayOptions options = replay_options(cmd.flags, platform);
+  options.compute = apply_compute_flag(cmd.flags, trace, platform);
   check_output_path(cmd.output);  // before the simulation, which may take long
   engine::Result result = engine::replay(trace, platform, options);
 

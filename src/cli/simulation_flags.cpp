@@ -1,11 +1,13 @@
 #include "cli/simulation_flags.hpp"
 
 #include <cstdlib>
+#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "calibrate/compute_model.hpp"
 #include "cli/commands.hpp"
 #include "collective/registry.hpp"
 #include "compress/compress_spec.hpp"
@@ -101,6 +103,12 @@ void add_simulation_flags(CLI::App* sub, SimulationFlags& flags, bool compress) 
                   "Calibrated network model: NAME of models/network/ or a file (size-dependent latency, bandwidth and "
                   "per-message overheads per tier); default: the one the platform names, else SimGrid's plain flow model");
   sub->add_flag("--simgrid-log", flags.simgrid_log, "Show SimGrid's own log on stderr");
+  sub->add_option("--compute", flags.compute,
+                  "Compute durations on the platform: 'keep' (as recorded), 'rescale' (by the ratio of the trace's "
+                  "hardware peak FLOP/s or memory bandwidth to the platform accelerator's), 'model:FILE' (from a compute "
+                  "model, ccsim calibrate trace); 'auto': keep when the trace was measured on the platform's accelerator "
+                  "or does not name its hardware, else rescale (and say so)")
+      ->capture_default_str();
 }
 
 std::vector<std::string> algorithm_choices(const std::vector<std::string_view>& names, bool with_auto) {
@@ -114,6 +122,24 @@ topology::Platform load_platform(const SimulationFlags& flags, const trace::Trac
   std::string name = flags.platform.empty() ? trace.platform : flags.platform;
   if (name.empty()) throw InputError(trace.source, 0, "platform", "the trace names no platform; pass --platform NAME|FILE");
   return read_named_platform(name);
+}
+
+std::string apply_compute_flag(const SimulationFlags& flags, trace::Trace& trace, const topology::Platform& platform) {
+  calibrate::ComputeMode mode = calibrate::ComputeMode::kAuto;
+  std::optional<calibrate::ComputeModel> model;
+  if (flags.compute == "keep") {
+    mode = calibrate::ComputeMode::kKeep;
+  } else if (flags.compute == "rescale") {
+    mode = calibrate::ComputeMode::kRescale;
+  } else if (flags.compute.rfind("model:", 0) == 0 && flags.compute.size() > 6) {
+    mode = calibrate::ComputeMode::kModel;
+    model = calibrate::read_compute_model(flags.compute.substr(6));
+  } else if (flags.compute != "auto") {
+    throw InputError("command line", 0, "--compute",
+                     fmt::format("expected auto, keep, rescale or model:FILE, got \"{}\"", flags.compute));
+  }
+  return calibrate::adjust_compute(trace, platform.network.accelerator(), platform.name, mode, model ? &*model : nullptr)
+      .summary;
 }
 
 engine::ReplayOptions replay_options(const SimulationFlags& flags, const topology::Platform& platform) {

@@ -22,6 +22,7 @@ struct SimulationFlags {
   bool oversubscribe = false;
   bool simgrid_log = false;
   std::string network_model;  ///< NAME|FILE; empty: the one the platform names, if any
+  std::string compute = "auto";  ///< auto|keep|rescale|model:FILE (calibrate::ComputeMode)
 };
 
 /// Registers --platform, --algo, --placement, --oversubscribe, --network-model, --simgrid-log and, with
@@ -37,6 +38,11 @@ topology::Platform load_platform(const SimulationFlags& flags, const trace::Trac
 /// Replay options from the flags (loads the compressor model of --compress, if any, and the
 /// network model of --network-model or else the one `platform` names).
 engine::ReplayOptions replay_options(const SimulationFlags& flags, const topology::Platform& platform);
+
+/// Applies --compute to the trace's measured compute durations for a replay on `platform`
+/// (calibrate::adjust_compute) and returns the sentence the report prints. Call once per trace,
+/// before replay_options' results are used: compare and cost replay the adjusted trace twice.
+std::string apply_compute_flag(const SimulationFlags& flags, trace::Trace& trace, const topology::Platform& platform);
 
 /// Folders searched for compressor models: $CCSIM_COMPRESSORS, then models/compressors/.
 std::vector<std::string> compressor_dirs();

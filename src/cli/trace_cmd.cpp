@@ -75,6 +75,7 @@ struct ImportCommand {
   std::string name;
   std::string summary;
   int iteration = -1;
+  std::string hardware;  ///< PLATFORM|FILE whose accelerator measured the profile; empty: from summary.json
 };
 
 std::string join_counts(const std::map<std::string, std::uint64_t>& counts) {
@@ -103,9 +104,6 @@ void run_import(const ImportCommand& cmd) {
     for (const auto& in : cmd.inputs) s += (s.empty() ? "" : " ") + in;
     return s;
   }();
-  import::KinetoImport imported = import::import_kineto(profiles, options);
-  trace::validate(imported.trace);
-
   // summary.json: given, or next to the rank files.
   std::string summary_path = cmd.summary;
   if (summary_path.empty()) {
@@ -114,6 +112,17 @@ void run_import(const ImportCommand& cmd) {
   }
   std::optional<import::RunSummary> summary;
   if (!summary_path.empty()) summary = import::read_run_summary(summary_path);
+
+  if (!cmd.hardware.empty()) {
+    const topology::Platform platform = read_named_platform(cmd.hardware);
+    const topology::AcceleratorSpec& acc = platform.network.accelerator();
+    options.hardware = trace::Hardware{acc.model, acc.flops, acc.memory_Bps,
+                                       fmt::format("--hardware {}: the accelerator of platform {}", cmd.hardware, platform.name)};
+  } else if (summary && !summary->hardware.empty()) {
+    options.hardware = trace::Hardware{summary->hardware, 0, 0, fmt::format("{}: environment", summary_path)};
+  }
+  import::KinetoImport imported = import::import_kineto(profiles, options);
+  trace::validate(imported.trace);
 
   std::ostringstream text;
   trace::write_native(imported.trace, text);
@@ -124,6 +133,9 @@ void run_import(const ImportCommand& cmd) {
                                    imported.ranks.front().iteration, t.op_count());
   for (const auto& g : t.groups)
     report += fmt::format(" {} ({} {})", g.name, trace::group_kind_name(g.kind), report::format_ranks(g.ranks));
+  report += t.hardware ? fmt::format("\n  hardware: \"{}\" ({})", t.hardware->name, t.hardware->source)
+                       : std::string("\n  hardware: not recorded (no --hardware, no summary.json): replays keep the compute "
+                                     "durations and say so");
   report += "\n  check against the measurement, per rank (ms):\n";
   report += fmt::format("  {:>4}  {:>12}  {:>12}  {:>7}  {:>14}  {:>12}  {:>16}\n", "rank", "Iteration#", "operators",
                         "diff %", "unprofiled", "profiled", "summary rows");
@@ -278,6 +290,10 @@ void setup_trace(CLI::App& app) {
       ->check(CLI::NonNegativeNumber);
   kineto->add_option("--name", imp->name, "Trace name (default: the output file's stem)");
   kineto->add_option("--summary", imp->summary, "summary.json to check against (default: the one next to the rank files)");
+  kineto->add_option("--hardware", imp->hardware,
+                     "Platform (NAME|FILE) whose accelerator the profile was measured on: recorded as the trace's "
+                     "hardware (name, peak FLOP/s, memory bandwidth); default: the CPU that summary.json names, without "
+                     "peak rates");
   kineto->callback([imp] { run_import(*imp); });
 
   auto ins = std::make_shared<InspectCommand>();

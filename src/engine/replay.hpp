@@ -57,6 +57,9 @@ struct ReplayOptions {
   bool oversubscribe = false;
   /// Let SimGrid print its own log (off: only ccsim's messages).
   bool simgrid_log = false;
+  /// How the trace's compute durations were obtained (kept, rescaled, from a compute model:
+  /// calibrate::adjust_compute), copied into the Result for the report; "" when not said.
+  std::string compute;
   /// Stack of each simulated rank (SimGrid context), KiB.
   int stack_kib = 256;
 };

@@ -83,6 +83,7 @@ std::string serialize(const Result& result) {
   w.str(result.algorithm);
   w.str(result.placement);
   w.str(result.compression);
+  w.str(result.compute);
   w.pod(result.error_bound_abs);
   w.pod<std::uint64_t>(result.notes.size());
   for (const std::string& note : result.notes) w.str(note);
@@ -109,6 +110,7 @@ Result deserialize(std::string_view bytes) {
   result.algorithm = r.str();
   result.placement = r.str();
   result.compression = r.str();
+  result.compute = r.str();
   result.error_bound_abs = r.pod<double>();
   result.notes.resize(r.pod<std::uint64_t>());
   for (std::string& note : result.notes) note = r.str();

@@ -31,6 +31,7 @@ struct Result {
   std::string algorithm;      ///< the collective algorithm(s) used
   std::string placement;      ///< the placement policy applied
   std::string compression;    ///< the compression applied, "none" without
+  std::string compute;        ///< how compute durations were obtained (ReplayOptions::compute), "" when not said
   /// The absolute error bound eb of one compression, NaN when unknown (a relative bound
   /// without a value range) or unbounded (quantizers).
   double error_bound_abs = 0;

@@ -164,6 +164,7 @@ void Simulation::prepare_result() {
   result_.network_model = options_.network.describe();
   result_.algorithm = planner_->describe();
   result_.compression = options_.compression.describe();
+  result_.compute = options_.compute;
   result_.notes = planner_->notes();
   result_.error_bound_abs = std::numeric_limits<double>::quiet_NaN();
   if (options_.compression.enabled()) {

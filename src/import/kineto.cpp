@@ -495,6 +495,7 @@ KinetoImport import_kineto(const std::vector<RankProfile>& profiles, const Kinet
   trace.name = options.name;
   trace.source = options.source;
   trace.iterations = 1;
+  trace.hardware = options.hardware;
 
   // Ranks: each profile names its rank; together they must be 0..W-1.
   int world = static_cast<int>(profiles.size());
@@ -520,6 +521,12 @@ KinetoImport import_kineto(const std::vector<RankProfile>& profiles, const Kinet
     RankImporter importer(*profile, options, trace, book);
     result.ranks.push_back(importer.run());
     trace.ops[static_cast<std::size_t>(rank)] = importer.take_ops();
+    // Collectives and transfers keep their measured call time (for calibrate trace; the replay simulates them).
+    std::vector<trace::Op>& ops = trace.ops[static_cast<std::size_t>(rank)];
+    const std::vector<double>& op_ms = result.ranks.back().op_ms;
+    for (std::size_t i = 0; i < ops.size() && i < op_ms.size(); ++i) {
+      if (ops[i].kind != trace::OpKind::kCompute) ops[i].measured_s = op_ms[i] * 1e-3;
+    }
     group_refs[static_cast<std::size_t>(rank)] = importer.group_names_;
   }
 
@@ -591,6 +598,21 @@ RunSummary read_run_summary(const std::string& path) {
       s.profiled_ms = it.value("profiled_median_max_over_ranks", -1.0);
       if (it.contains("unprofiled_median_per_rank")) s.unprofiled_rank_ms = it.at("unprofiled_median_per_rank").get<std::vector<double>>();
       if (it.contains("profiled_median_per_rank")) s.profiled_rank_ms = it.at("profiled_median_per_rank").get<std::vector<double>>();
+    }
+    if (doc.contains("environment") && doc.at("environment").is_object()) {
+      const auto& env = doc.at("environment");
+      const auto text = [&](const char* key) {
+        return env.contains(key) && env.at(key).is_string() ? env.at(key).get<std::string>() : std::string();
+      };
+      std::string cpu = text("lscpu_model_name");
+      if (!cpu.empty()) {
+        s.hardware = cpu;
+        if (env.contains("nproc") && env.at("nproc").is_number_integer()) {
+          s.hardware += fmt::format(", {} cores", env.at("nproc").get<long long>());
+        }
+        const std::string blas = text("blas");
+        if (!blas.empty()) s.hardware += ", BLAS " + blas.substr(blas.rfind('/') + 1);
+      }
     }
     if (doc.contains("ranks")) {
       for (const auto& r : doc.at("ranks")) {

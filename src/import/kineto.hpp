@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,8 @@ struct KinetoOptions {
   std::string name;      ///< the trace's name
   std::string source;    ///< what it was read from, for the trace's "source"
   int elem_bytes = 4;    ///< element size for the bytes of compute ops (Input Dims carry no dtype)
+  /// The hardware the profile was measured on, written as the trace's "hardware"; none: not recorded.
+  std::optional<trace::Hardware> hardware;
 };
 
 /// What one stream of a rank held during the imported iteration.
@@ -71,6 +74,8 @@ struct RunSummary {
   double profiled_ms = -1;    ///< ... with the profiler
   std::vector<double> unprofiled_rank_ms, profiled_rank_ms;  ///< per rank (may be empty)
   std::vector<std::map<std::string, double>> rows;  ///< rows[rank]: op -> total_ms per iteration
+  /// The machine, from environment.lscpu_model_name, nproc and blas ("" when absent); no peak rates.
+  std::string hardware;
 };
 RunSummary read_run_summary(const std::string& path);
 

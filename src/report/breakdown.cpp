@@ -128,6 +128,7 @@ Breakdown make_breakdown(const engine::Result& result, const BreakdownOptions& o
   out.algorithm = result.algorithm;
   out.placement = result.placement;
   out.compression = result.compression;
+  out.compute = result.compute;
   out.notes = result.notes;
   out.error_bound_abs = result.error_bound_abs;
   out.world_size = result.world_size;
@@ -153,6 +154,7 @@ void write_text(const Breakdown& b, std::ostream& out) {
   fmt::print(out, "{} on {}: {} ranks, {} pipeline stage{}, {}\n", b.trace_name, b.platform_name, b.world_size,
              b.stage_count, b.stage_count == 1 ? "" : "s", format_span(b.makespan_s, b.iterations));
   fmt::print(out, "network: {}\n", b.network_model);
+  if (!b.compute.empty()) fmt::print(out, "compute: {}\n", b.compute);
   fmt::print(out, "collectives: {}\n", b.algorithm);
   if (!b.placement.empty()) fmt::print(out, "placement: {}\n", b.placement);
   if (!b.compression.empty() && b.compression != "none") fmt::print(out, "compression: {}\n", b.compression);
@@ -212,6 +214,7 @@ void write_json(const Breakdown& b, std::ostream& out) {
   doc["collectives"] = b.algorithm;
   doc["placement"] = b.placement;
   doc["compression"] = b.compression;
+  doc["compute"] = b.compute;
   doc["notes"] = b.notes;
   doc["error_bound_abs"] = std::isfinite(b.error_bound_abs) ? nlohmann::ordered_json(b.error_bound_abs) : nlohmann::ordered_json();
   doc["world_size"] = b.world_size;

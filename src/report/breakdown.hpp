@@ -44,6 +44,7 @@ struct Breakdown {
   std::string algorithm;
   std::string placement;
   std::string compression;
+  std::string compute;  ///< how compute durations were obtained, "" when not said
   std::vector<std::string> notes;
   double error_bound_abs = 0;  ///< of one compression; NaN when unknown, +inf when unbounded
   int world_size = 0;

@@ -27,6 +27,7 @@ Comparison compare(const engine::Result& plain, const engine::Result& compressed
   c.plain_algorithms = a.algorithm;
   c.compressed_algorithms = b.algorithm;
   c.compression = b.compression;
+  c.compute = a.compute;
   c.notes = b.notes;
   c.error_bound_abs = compressed.error_bound_abs;
   c.world_size = a.world_size;
@@ -66,6 +67,7 @@ void write_text(const Comparison& c, std::ostream& out) {
   fmt::print(out, "{} on {}: {} ranks, {} pipeline stage{}\n", c.trace_name, c.platform_name, c.world_size,
              c.stage_count, c.stage_count == 1 ? "" : "s");
   fmt::print(out, "network: {}\n", c.network_model);
+  if (!c.compute.empty()) fmt::print(out, "compute: {}\n", c.compute);
   if (!c.placement.empty()) fmt::print(out, "placement: {}\n", c.placement);
   fmt::print(out, "plain:      {}\n", c.plain_algorithms);
   fmt::print(out, "compressed: {}; compression: {}\n", c.compressed_algorithms, c.compression);
@@ -138,6 +140,7 @@ void write_json(const Comparison& c, std::ostream& out) {
   doc["plain_collectives"] = c.plain_algorithms;
   doc["compressed_collectives"] = c.compressed_algorithms;
   doc["compression"] = c.compression;
+  doc["compute"] = c.compute;
   doc["notes"] = c.notes;
   doc["error_bound_abs"] = std::isfinite(c.error_bound_abs) ? nlohmann::ordered_json(c.error_bound_abs) : nlohmann::ordered_json();
   doc["iterations"] = c.iterations > 0 ? nlohmann::ordered_json(c.iterations) : nlohmann::ordered_json();

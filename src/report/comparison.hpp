@@ -42,6 +42,7 @@ struct Comparison {
   std::string plain_algorithms;
   std::string compressed_algorithms;
   std::string compression;
+  std::string compute;  ///< how compute durations were obtained, "" when not said
   std::vector<std::string> notes;
   double error_bound_abs = 0;  ///< NaN when unknown
   int world_size = 0;

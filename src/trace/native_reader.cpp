@@ -43,6 +43,7 @@ class NativeReader {
       }
       trace_.iterations = static_cast<int>(iterations);
     }
+    if (doc.has("hardware")) read_hardware(doc);
     doc.allow({"config", "source"});  // free-form metadata, documented in traces/README.md
     std::int64_t world = doc.positive_integer("world_size");
     if (world > (1 << 24)) doc.at("world_size").fail(fmt::format("expected at most 16777216 ranks, got \"{}\"", world));
@@ -53,6 +54,18 @@ class NativeReader {
   }
 
  private:
+  void read_hardware(ObjectReader& doc) {
+    ObjectReader h = doc.child("hardware");
+    Hardware hw;
+    hw.name = h.string("name");
+    if (hw.name.empty()) h.at("name").fail("expected a non-empty name, got \"\"");
+    hw.peak_flops = h.optional_number_in("peak_flops", 0, kMaxPeakFlops, true).value_or(0);
+    hw.memory_Bps = h.optional_number_in("memory_bandwidth", 0, kMaxMemoryBps, true).value_or(0);
+    hw.source = h.optional_string("source").value_or("");
+    h.finish();
+    trace_.hardware = std::move(hw);
+  }
+
   void read_groups(ObjectReader& doc) {
     const Value* groups = doc.optional("groups");
     if (groups == nullptr) return;
@@ -175,8 +188,13 @@ class NativeReader {
     }
   }
 
+  void read_measured(ObjectReader& o, Op& op) {
+    if (auto ms = o.optional_number_in("measured_ms", 0, kMaxDurationMs)) op.measured_s = *ms * 1e-3;
+  }
+
   void read_p2p(ObjectReader& o, Op& op, int rank) {
     op.name = trace_.names.intern(op_kind_name(op.kind));
+    read_measured(o, op);
     std::int64_t peer = o.integer("peer");
     check_rank(peer, o.at("peer"));
     if (peer == rank) o.at("peer").fail(fmt::format("a rank cannot {} to itself, got \"{}\"", op_kind_name(op.kind), peer));
@@ -194,6 +212,7 @@ class NativeReader {
 
   void read_collective(ObjectReader& o, Op& op, int rank) {
     op.name = trace_.names.intern(op_kind_name(op.kind));
+    read_measured(o, op);
     std::string group_name = o.string("group");
     int group = trace_.group_index(group_name);
     if (group < 0) {

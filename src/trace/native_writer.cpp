@@ -20,11 +20,13 @@ ordered op_json(const Trace& trace, const Op& op) {
     j["bytes"] = op.bytes;
     j["dtype"] = std::string(dtype_name(op.dtype));
     if (op.kind == OpKind::kBroadcast) j["root"] = op.root;
+    if (op.measured_s >= 0) j["measured_ms"] = op.measured_s * 1e3;
   } else {
     j["peer"] = op.peer;
     j["bytes"] = op.bytes;
     j["dtype"] = std::string(dtype_name(op.dtype));
     if (op.tag != Names::kEmpty) j["tag"] = std::string(trace.names[op.tag]);
+    if (op.measured_s >= 0) j["measured_ms"] = op.measured_s * 1e3;
   }
   if (op.label != Names::kEmpty) j["label"] = std::string(trace.op_label(op));
   return j;
@@ -41,6 +43,14 @@ void write_native(const Trace& trace, std::ostream& out) {
   if (!trace.platform.empty()) head["platform"] = trace.platform;
   if (!trace.placement.empty()) head["placement"] = trace.placement;
   if (trace.iterations > 0) head["iterations"] = trace.iterations;
+  if (trace.hardware) {
+    ordered hw;
+    hw["name"] = trace.hardware->name;
+    if (trace.hardware->peak_flops > 0) hw["peak_flops"] = trace.hardware->peak_flops;
+    if (trace.hardware->memory_Bps > 0) hw["memory_bandwidth"] = trace.hardware->memory_Bps;
+    if (!trace.hardware->source.empty()) hw["source"] = trace.hardware->source;
+    head["hardware"] = hw;
+  }
   head["world_size"] = trace.world_size;
   out << "{\n";
   for (auto it = head.begin(); it != head.end(); ++it) out << "  " << ordered(it.key()).dump() << ": " << it.value().dump() << ",\n";

@@ -62,6 +62,7 @@ struct Op {
   std::int32_t root = -1;           ///< broadcast: root as a global rank
   std::int32_t line = 0;            ///< line in the source file, for messages
   double duration_s = -1;           ///< compute: measured duration, or < 0 if unknown
+  double measured_s = -1;           ///< collectives, send/recv: measured duration of the call, < 0 if unknown (not replayed)
   double flops = 0;                 ///< compute: floating-point operations
   std::uint64_t bytes = 0;          ///< compute: bytes moved; others: message/buffer size
 };
@@ -77,6 +78,15 @@ struct Group {
   int index_of(int rank) const;
 };
 
+/// The machine a trace's compute durations were measured on (optional top-level "hardware").
+/// Rates are peak figures; 0 when the trace does not give them.
+struct Hardware {
+  std::string name;
+  double peak_flops = 0;   ///< peak FLOP/s of one rank's processor
+  double memory_Bps = 0;   ///< its memory bandwidth, bytes/s
+  std::string source;      ///< where the figures come from, may be empty
+};
+
 /// A training job: ranks, process groups and, per rank, its ordered operators.
 /// Built by the readers (native JSON, PyTorch) and checked by validate().
 class Trace {
@@ -90,6 +100,8 @@ class Trace {
   int world_size = 0;
   /// Training iterations the trace holds (optional "iterations"); 0 when it does not say.
   int iterations = 0;
+  /// The hardware the compute durations were measured on; absent when the trace does not say.
+  std::optional<Hardware> hardware;
   std::vector<Group> groups;
   std::vector<std::vector<Op>> ops;  ///< ops[rank]
   Names names;

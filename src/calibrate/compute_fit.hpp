@@ -1,0 +1,58 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "calibrate/compute_model.hpp"
+#include "trace/trace.hpp"
+
+namespace ccsim::calibrate {
+
+/// One measured operator (or call): its cost figures and its time.
+struct CostSample {
+  double flops = 0;
+  double bytes = 0;
+  double time_s = 0;
+};
+
+/// Non-negative least squares on relative residuals: minimises sum_i ((A x)_i / t_i - 1)^2
+/// over x >= 0, where row i of A is `columns[j][i]`. Exact (every active set is tried, at
+/// most 2^k for k <= 3 columns); columns allowed by `allowed` only, at most `max_terms` of
+/// them non-zero. Returns x (0 for unused columns); `ok` false when no subset is solvable.
+struct NnlsResult {
+  std::vector<double> x;
+  double sse = 0;
+  bool ok = false;
+};
+NnlsResult fit_relative_nnls(const std::vector<std::vector<double>>& columns, const std::vector<double>& time_s,
+                             const std::vector<bool>& allowed, int max_terms);
+
+/// Fits overhead + flops / flop_rate + bytes / byte_rate to the samples of one operator kind
+/// (all with time_s > 0). The number of terms is bounded by the distinct (flops, bytes)
+/// points (at most distinct - 1 terms, at least one), so that a kind with few distinct
+/// points gets a simpler model; `form` says which terms were allowed. Notes explain any
+/// simplification.
+KindModel fit_kind(const std::string& kind, const std::vector<CostSample>& samples, std::vector<std::string>& notes);
+
+/// Fits latency + bytes / bandwidth to calls of one collective kind (flops unused).
+CallModel fit_calls(trace::OpKind kind, int ranks, const std::vector<CostSample>& samples, std::vector<std::string>& notes);
+
+/// Everything calibrate trace fits from a set of traces.
+struct ComputeFit {
+  ComputeModel model;
+  int compute_ops = 0;        ///< operators fitted
+  int skipped_zero = 0;       ///< operators with a recorded duration of 0 (below the profiler's resolution)
+  int skipped_costless = 0;   ///< operators without FLOPs and bytes in a kind whose others have them
+  int skipped_no_duration = 0;
+  int calls = 0;              ///< collective / transfer calls fitted
+  int calls_unmeasured = 0;   ///< calls without a measured time
+  std::vector<std::uint64_t> call_bytes;  ///< per model.calls entry: the median size of its calls
+  std::vector<std::string> notes;
+};
+
+/// Fits a compute model (and the traced collectives' cost) to the measured operators of
+/// `traces`. An InputError when no operator has a measured duration. The hardware is the
+/// traces' (they must agree; "unknown" when none names it).
+ComputeFit fit_compute(const std::vector<trace::Trace>& traces);
+
+}  // namespace ccsim::calibrate

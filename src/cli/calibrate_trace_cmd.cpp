@@ -1,0 +1,171 @@
+#include <cmath>
+#include <filesystem>
+#include <optional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "calibrate/compute_fit.hpp"
+#include "calibrate/compute_model.hpp"
+#include "calibrate/network_fit.hpp"
+#include "cli/simulation_flags.hpp"
+#include "core/data_files.hpp"
+#include "topology/network_model.hpp"
+#include "cli/commands.hpp"
+#include "core/parse.hpp"
+#include "trace/native_reader.hpp"
+
+namespace ccsim::cli {
+namespace {
+
+struct CalibrateTraceCommand {
+  std::vector<std::string> traces;
+  std::string output;
+  bool output_given = false;
+  std::string name;
+  std::string network_model;  ///< NAME|FILE: what MPI costs for the same calls, side by side
+};
+
+std::string flop_rate_text(double rate) {
+  if (rate <= 0) return "-";
+  if (rate >= 1e12) return fmt::format("{:.4g} TFLOP/s", rate / 1e12);
+  if (rate >= 1e9) return fmt::format("{:.4g} GFLOP/s", rate / 1e9);
+  return fmt::format("{:.4g} MFLOP/s", rate / 1e6);
+}
+
+std::string byte_rate_text(double rate) { return rate > 0 ? format_rate(rate) : std::string("-"); }
+
+}  // namespace
+
+/// What the calibrated network model (an MPI series) predicts for one call of `c` at `bytes`
+/// on its intra tier: the critical path of the schedule ccsim would choose for MPI_Allreduce,
+/// or one message for send/recv; NaN for the other kinds.
+double mpi_call_s(const topology::NetworkModel& model, const calibrate::CallModel& c, std::uint64_t bytes) {
+  const topology::TierModel& tier = model.has_intra ? model.intra : model.inter;
+  if (c.kind == trace::OpKind::kSend) return tier.message_s(bytes);
+  if (c.kind != trace::OpKind::kAllReduce) return std::nan("");
+  calibrate::SeriesPoint point;
+  point.op = "all_reduce";
+  point.implementation = "mpi-library";
+  point.algorithm = "MPI_Allreduce";
+  point.transport = "mpi";
+  point.group_size = c.ranks;
+  point.bytes = bytes;
+  calibrate::SeriesChoice choice;
+  choice.algorithm = "MPI_Allreduce";
+  auto schedule = calibrate::schedule_for(point, choice);
+  return calibrate::predict_s(*schedule, tier, model.reduce_s_per_byte);
+}
+
+std::string compute_fit_report(const calibrate::ComputeFit& fit, const topology::NetworkModel* mpi) {
+  const calibrate::ComputeModel& m = fit.model;
+  std::string out = fmt::format("measured on \"{}\": {} compute operators of {} kinds, {} collective and transfer calls\n",
+                                m.hardware.name, fit.compute_ops, m.kinds.size(), fit.calls);
+  out += "error = predicted / measured - 1; gmean error = exp(mean |ln(predicted / measured)|) - 1\n";
+  out += "compute: time = overhead + flops / flop_rate + bytes / byte_rate, least squares on relative residuals, "
+         "parameters >= 0\n";
+  out += fmt::format("{:<16}  {:>6}  {:>8}  {:>11}  {:>14}  {:>12}  {:>7}  {:>7}  {}\n", "kind", "points", "distinct",
+                     "overhead_us", "flop_rate", "byte_rate", "gmean", "worst", "terms");
+  for (const calibrate::KindModel& k : m.kinds) {
+    out += fmt::format("{:<16}  {:>6}  {:>8}  {:>11.3f}  {:>14}  {:>12}  {:>6.1f}%  {:>6.1f}%  {}\n", k.kind, k.points,
+                       k.distinct, k.overhead_s * 1e6, flop_rate_text(k.flop_rate), byte_rate_text(k.byte_rate),
+                       k.gmean_error * 100, k.worst_error * 100, k.form);
+  }
+  if (!m.calls.empty()) {
+    out += "traced collectives and transfers: time = latency + bytes / bandwidth per call (a call's time: the least "
+           "over its ranks, the last to arrive waits least)\n";
+    out += fmt::format("{:<16}  {:>5}  {:>6}  {:>6}  {:>11}  {:>12}  {:>7}  {:>7}", "kind", "ranks", "calls", "sizes",
+                       "latency_us", "bandwidth", "gmean", "worst");
+    if (mpi != nullptr) out += fmt::format("  {:>10}  {:>12}  {:>12}  {:>7}", "at bytes", "traced_us", "mpi_us", "ratio");
+    out += "\n";
+    for (std::size_t i = 0; i < m.calls.size(); ++i) {
+      const calibrate::CallModel& c = m.calls[i];
+      out += fmt::format("{:<16}  {:>5}  {:>6}  {:>6}  {:>11.3f}  {:>12}  {:>6.1f}%  {:>6.1f}%",
+                         c.kind == trace::OpKind::kSend ? "send/recv" : trace::op_kind_name(c.kind), c.ranks, c.points,
+                         c.distinct, c.latency_s * 1e6, byte_rate_text(c.bandwidth_Bps), c.gmean_error * 100,
+                         c.worst_error * 100);
+      if (mpi != nullptr) {
+        const std::uint64_t bytes = fit.call_bytes[i];
+        const double traced = c.predict_s(static_cast<double>(bytes));
+        const double model_s = mpi_call_s(*mpi, c, bytes);
+        out += std::isfinite(model_s) ? fmt::format("  {:>10}  {:>12.3f}  {:>12.3f}  {:>6.1f}x", format_bytes(static_cast<double>(bytes)),
+                                                    traced * 1e6, model_s * 1e6, traced / model_s)
+                                      : fmt::format("  {:>10}  {:>12.3f}  {:>12}  {:>7}", format_bytes(static_cast<double>(bytes)),
+                                                    traced * 1e6, "-", "-");
+      }
+      out += "\n";
+    }
+    if (mpi != nullptr) {
+      out += fmt::format("mpi_us: what network model {} (MPI, fitted on {}) predicts for the same call at the median size "
+                         "(all_reduce: the schedule ccsim chooses for MPI_Allreduce; send/recv: one message)\n",
+                         mpi->name, mpi->hardware);
+    }
+  } else {
+    out += "traced collectives and transfers: none with a measured time (measured_ms)\n";
+  }
+  if (fit.skipped_zero > 0) out += fmt::format("note: {} operators of 0 ms (below the profiler's resolution) left out\n", fit.skipped_zero);
+  if (fit.skipped_no_duration > 0) {
+    out += fmt::format("note: {} operators given in FLOPs only (no measured duration) left out\n", fit.skipped_no_duration);
+  }
+  if (fit.calls_unmeasured > 0) {
+    out += fmt::format("note: {} collective or transfer calls without a measured time left out\n", fit.calls_unmeasured);
+  }
+  for (const std::string& note : fit.notes) out += fmt::format("note: {}\n", note);
+  return out;
+}
+
+namespace {
+
+void run_calibrate_trace(const CalibrateTraceCommand& cmd) {
+  std::vector<trace::Trace> traces;
+  traces.reserve(cmd.traces.size());
+  for (const std::string& path : cmd.traces) traces.push_back(trace::read_native(path));
+  if (cmd.output_given) check_output_path(cmd.output);
+  calibrate::ComputeFit fit = calibrate::fit_compute(traces);
+  std::string out = fmt::format("calibrate trace: {}\n", fmt::join(cmd.traces, ", "));
+  std::optional<topology::NetworkModel> mpi;
+  if (!cmd.network_model.empty()) {
+    mpi = topology::read_network_model(find_data_file(cmd.network_model, network_model_dirs(), "--network-model",
+                                                      "network model", "network models"));
+  }
+  out += compute_fit_report(fit, mpi ? &*mpi : nullptr);
+  if (cmd.output_given) {
+    calibrate::ComputeModel& model = fit.model;
+    model.name = !cmd.name.empty()                                                  ? cmd.name
+                 : !cmd.output.empty() && cmd.output != "-"                          ? std::filesystem::path(cmd.output).stem().string()
+                                                                                     : std::string("compute");
+    model.description = fmt::format(
+        "per operator kind: overhead + flops / flop_rate + bytes / byte_rate, fitted by ccsim calibrate trace on the "
+        "measured operators of {} trace(s); collectives: latency + bytes / bandwidth of the traced backend",
+        cmd.traces.size());
+    model.command = fmt::format("ccsim calibrate trace {} -o {}", fmt::join(cmd.traces, " "), cmd.output);
+    write_output(cmd.output, calibrate::write_compute_model(model));
+    out += fmt::format("wrote {}\n", cmd.output);
+  }
+  write_output("-", out);
+}
+
+}  // namespace
+
+void setup_calibrate_trace(CLI::App& calibrate) {
+  auto cmd = std::make_shared<CalibrateTraceCommand>();
+  CLI::App* sub = calibrate.add_subcommand(
+      "trace",
+      "Fit a compute model to the measured operators of native traces: per operator kind overhead + flops / flop_rate + "
+      "bytes / byte_rate (non-negative least squares on relative residuals), and the traced backend's per-call "
+      "collective cost latency + bytes / bandwidth");
+  sub->add_option("traces", cmd->traces, "Native traces with measured durations (ccsim trace import kineto)")->required();
+  sub->add_option("-o,--output", cmd->output, "Write the model here (models/compute/NAME.json; format in models/README.md)");
+  sub->add_option("--name", cmd->name, "Model name (default: the output file's stem)");
+  sub->add_option("--network-model", cmd->network_model,
+                  "A calibrated MPI network model (NAME of models/network/ or a file, e.g. local-tcp): print what it "
+                  "predicts for the traced calls next to their measured cost");
+  sub->callback([cmd, sub] {
+    cmd->output_given = sub->count("--output") > 0;
+    run_calibrate_trace(*cmd);
+  });
+}
+
+}  // namespace ccsim::cli

@@ -1,0 +1,55 @@
+# ccsim calibrate trace and --compute: a compute model fitted on the imported tp2_pp2 cut,
+# replayed on other platforms; empty, malformed and mismatched inputs exit 1 naming file,
+# line and field, never crash.
+T=$DATA/compute/tp2_pp2.json
+hostile fit-tp2_pp2 0 '' calibrate trace "$T" -o "$TMP/m.json"
+grep -q '^linear ' "$last_out" || fail "calibrate trace printed no linear row"
+grep -q 'gmean' "$last_out" || fail "calibrate trace printed no error summary"
+grep -q '"format": "ccsim-compute-model"' "$TMP/m.json" || fail "no compute model written"
+hostile model-replay 0 '' replay "$T" --platform hygon-dcu --compute "model:$TMP/m.json"
+grep -q '^compute: compute from model .*m.json (fitted on "one x86-64 core (AMD EPYC) with netlib reference BLAS")' "$last_out" ||
+  fail "replay does not say the compute model it applied"
+grep -q 'NOTE the model was measured on' "$last_out" || fail "replay on other hardware does not say the model is of other hardware"
+hostile rescale-default 0 '' replay "$T" --platform hygon-dcu
+grep -q '^compute: compute rescaled x[0-9.]* by default (other hardware; --compute keep|rescale|model:FILE)' "$last_out" ||
+  fail "default rescale not said"
+grep -q 'flop-bound operators x0.0002 (peak 6 GFLOP/s -> 30 TFLOP/s)' "$last_out" || fail "the FLOP ratio 6e9 / 3e13 is not said"
+hostile keep-same 0 '' replay "$T" --platform local --oversubscribe
+grep -q '^compute: compute durations as recorded: trace measured on' "$last_out" || fail "keep on the same hardware not said"
+hostile keep-other 0 '' replay "$T" --platform hygon-dcu --compute keep --format json
+grep -q '"compute": "compute durations as recorded (--compute keep): trace measured on .*NOT on platform hygon-dcu' "$last_out" ||
+  fail "json report does not say the durations were kept on other hardware"
+hostile compare-rescale 0 '' compare "$T" --platform hygon-dcu --compress cuszp:eb=1e-3 --compute rescale
+grep -q '^compute: compute rescaled x[0-9.]*: trace measured on' "$last_out" || fail "compare does not say it rescaled"
+hostile bad-compute 1 "field '--compute': expected auto, keep, rescale or model:FILE, got \"faster\"" replay "$T" --platform local --oversubscribe --compute faster
+hostile model-missing 1 'nope.json' replay "$T" --platform local --oversubscribe --compute "model:$TMP/nope.json"
+# A model without a kind the trace has: the operator is named.
+sed 's/"kind": "softmax"/"kind": "soft_max"/' "$TMP/m.json" > "$TMP/lacks.json"
+hostile model-lacks-kind 1 "tp2_pp2.json:[0-9]+: field 'ranks\[[0-9]+\]\.ops\[[0-9]+\]\.name': operator kind \"softmax\" is not in compute model" \
+  replay "$T" --platform local --oversubscribe --compute "model:$TMP/lacks.json"
+sed '0,/"flop_rate": [0-9.e+-]*/s//"flop_rate": -3/' "$TMP/m.json" > "$TMP/negative.json"
+hostile model-negative-rate 1 "negative.json:[0-9]+: field 'kinds\[[0-9]+\]\.flop_rate'" \
+  replay "$T" --platform local --oversubscribe --compute "model:$TMP/negative.json"
+sed '0,/"points"/s//"pts": 1, "points"/' "$TMP/m.json" > "$TMP/unknown.json"
+hostile model-unknown-key 1 "unknown.json:[0-9]+: field 'kinds\[0\]\.pts'" \
+  replay "$T" --platform local --oversubscribe --compute "model:$TMP/unknown.json"
+hostile rescale-no-hardware 1 "empty.json: field 'hardware': --compute rescale needs the hardware" \
+  replay "$DATA/compute/empty.json" --platform local --compute rescale
+hostile profile-keep 0 '' replay "$SRC/traces/qu2025-profile.json" --platform hygon-dcu --compute keep
+grep -q 'attn.qkv *206.000' "$last_out" || fail "--compute keep changed the published durations"
+# Empty and malformed traces for calibrate trace.
+hostile fit-empty 1 "empty.json: field 'ranks': no compute operator with a measured duration" calibrate trace "$DATA/compute/empty.json"
+hostile fit-missing 1 'nowhere.json' calibrate trace "$TMP/nowhere.json"
+printf '{"format": "ccsim-trace", "version": 1, "name": "x", "world_size": 1, "hardware": {"name": "h", "peak_flops": -1}, "ranks": [{"rank": 0, "ops": []}]}' > "$TMP/badhw.json"
+hostile fit-bad-hardware 1 "badhw.json:1: field 'hardware.peak_flops'" calibrate trace "$TMP/badhw.json"
+remember "$T"
+hostile fit-output-is-input 1 '' calibrate trace "$T" -o "$T"
+expect_unchanged "$T"
+# Without --hardware, the importer records the CPU summary.json names, without peak rates:
+# a replay on another accelerator cannot rescale and refuses, naming both and the choices.
+hostile import-summary-hardware 0 'hardware: "AMD EPYC, 2 cores, BLAS libblas.so.3.11.0"' \
+  trace import kineto "$DATA/kineto/tp2_pp2/it0" --summary "$DATA/kineto/tp2_pp2/summary.json" -o "$TMP/s.json"
+hostile refuse-without-rates 1 "s.json: field 'hardware': the trace was measured on \"AMD EPYC, 2 cores, BLAS libblas.so.3.11.0\", not on platform hygon-dcu's accelerator .*choose --compute keep" \
+  replay "$TMP/s.json" --platform hygon-dcu
+hostile keep-without-rates 0 '' replay "$TMP/s.json" --platform hygon-dcu --compute keep
+grep -q 'NOT on platform hygon-dcu' "$last_out" || fail "keep on other hardware not said"
