@@ -31,6 +31,7 @@ void run_replay(const ReplayCommand& cmd) {
   engine::ReplayOptions options = replay_options(cmd.flags, platform);
   check_output_path(cmd.output);  // before the simulation, which may take long
   engine::Result result = engine::replay(trace, platform, options);
+  note_settings(cmd.flags, result);
 
   report::BreakdownOptions view;
   view.key = cmd.rows == "name" ? report::RowKey::kName : report::RowKey::kOperator;
