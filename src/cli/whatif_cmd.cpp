@@ -120,6 +120,7 @@ Predicted predict(const WhatIfCommand& cmd, const SimulationFlags& flags, std::u
 
 void run_collective(const WhatIfCommand& cmd) {
   if (cmd.flags.platform.empty()) throw InputError("command line", 0, "--platform", "the collective mode needs --platform NAME|FILE");
+  if (cmd.format == "csv") throw InputError("command line", 0, "--format", "the collective mode prints text or json, not csv");
   if (cmd.bytes.empty()) throw InputError("command line", 0, "--bytes", "the collective mode needs --bytes SIZE, e.g. 256MiB");
   if (cmd.ranks < 2 || cmd.ranks > kMaxCollectiveRanks) {
     throw InputError("command line", 0, "--ranks",

@@ -170,3 +170,29 @@ TEST_CASE("the simulation agrees: auto's choice is the faster one when replayed"
     if (pr.algorithm == "hierarchical") CHECK(pr.time_s == Approx(hierarchical.makespan_s).epsilon(0.01));
   }
 }
+
+TEST_CASE("with a compressor, auto never takes an algorithm of a worse error bound", "[auto]") {
+  collective::GroupLinks links;
+  links.inter_alpha_s = links.intra_alpha_s = 1e-6;
+  links.inter_beta_s_per_byte = links.intra_beta_s_per_byte = 1e-10;
+  links.gamma_s_per_byte = 1e-11;
+  links.compressor.ratio = 8;
+  links.compressor.compress_Bps = links.compressor.decompress_Bps = links.compressor.add_Bps = 1e11;
+  collective::Request request;
+  request.size = 8;
+  request.count = 1 << 20;
+  auto names = [&](collective::Compression kind) {
+    request.compression = kind;
+    std::vector<std::string> out;
+    for (const collective::Prediction& p : collective::predict_all_reduce(request, links)) out.push_back(p.algorithm);
+    return out;
+  };
+  // Quantizers whose outputs cannot be summed: decompress-add-recompress (p compressions) is out.
+  CHECK(names(collective::Compression::kNonSummable) == std::vector<std::string>{"compressed-allgather"});
+  CHECK(names(collective::Compression::kErrorBounded) ==
+        std::vector<std::string>{"compressed-ring", "compressed-allgather"});
+  CHECK(names(collective::Compression::kHomomorphic) ==
+        std::vector<std::string>{"compressed-ring", "homomorphic-ring", "compressed-allgather"});
+  CHECK(names(collective::Compression::kNone) ==
+        std::vector<std::string>{"ring", "recursive-doubling", "rabenseifner", "binomial-tree"});
+}

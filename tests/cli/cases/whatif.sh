@@ -37,6 +37,10 @@ hostile whatif-empty-set 105 '--set' whatif "$T" --set ''
 hostile whatif-two-values 109 'not expected: intra.latency=2us' whatif "$T" --set inter.bandwidth=x2 intra.latency=2us
 hostile whatif-output-is-input 1 'qu2025-profile.json' whatif "$T" --set inter.bandwidth=x2 -o "$T"
 
+hostile whatif-timeline-csv 0 '' whatif "$T" --set inter.bandwidth=x2 --timeline "$TMP/events.json" --format csv -o "$TMP/w.csv"
+grep -q '"traceEvents"' "$TMP/events.json" || fail "no trace events in the timeline"
+head -1 "$TMP/w.csv" | grep -q '^scope,id,row,operator,label,baseline_ms,what_if_ms,' || fail "csv header"
+
 # The collective mode.
 hostile whatif-collective-ranks 1 "field '--ranks': expected 2 to 4096 ranks, got \"1\"" \
   whatif --collective all_reduce --bytes 1MiB --ranks 1 --platform tianhe-2a
@@ -48,6 +52,8 @@ hostile whatif-collective-no-bytes 1 "needs --bytes" whatif --collective all_red
 hostile whatif-collective-huge 1 "field '--bytes': expected 4 to 1125899906842624 bytes" \
   whatif --collective all_reduce --bytes 2000TB --ranks 2 --platform qu2025-fit
 hostile whatif-collective-and-trace 1 'not both' whatif "$T" --collective all_reduce --bytes 1MiB --ranks 2 --platform qu2025-fit
+hostile whatif-collective-csv 1 "field '--format': the collective mode prints text or json, not csv" \
+  whatif --collective all_reduce --bytes 1MiB --ranks 2 --platform qu2025-fit --format csv
 hostile whatif-collective-other 105 'all_gather' whatif --collective all_gather --bytes 1MiB --ranks 2 --platform qu2025-fit
 hostile whatif-collective-ok 0 '' whatif --collective all_reduce --bytes 256MiB --ranks 512 --platform tianhe-2a
 grep -Eq '^ring \(auto\) ' "$last_out" || fail "ring is not the auto choice for 256 MiB over 512 ranks on tianhe-2a"
