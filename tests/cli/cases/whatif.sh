@@ -65,3 +65,5 @@ grep -q '^note: set: inter.bandwidth=x2$' "$last_out" || fail "replay does not l
 grep -q '^note: set: compute.scale=2$' "$last_out" || fail "replay does not list its --set"
 hostile compare-set 0 '' compare "$T" --compress cuszp:eb=1e-3 --set intra.latency=2us
 grep -q '^note: set: intra.latency=2us$' "$last_out" || fail "compare does not list its --set"
+hostile cost-set 0 '' cost "$T" --iterations 10 --set inter.bandwidth=x2
+grep -q '^  set: inter.bandwidth=x2 (--set)$' "$last_out" || fail "cost does not list its --set"
