@@ -28,6 +28,8 @@ void setup_calibrate_compressor(CLI::App& calibrate);
 void setup_calibrate_trace(CLI::App& calibrate);
 /// `validate`: a network model's predictions against measurements (validate_cmd.cpp).
 void setup_validate(CLI::App& app);
+/// `whatif`: a trace's baseline against the same run with --set changes (whatif_cmd.cpp).
+void setup_whatif(CLI::App& app);
 /// `cost`: time, node-hours, money, energy of training (cost_cmd.cpp).
 void setup_cost(CLI::App& app);
 /// `trace synth` (trace_cmd.cpp).
@@ -37,8 +39,9 @@ void setup_trace(CLI::App& app);
 /// platforms/ folder of the source tree this binary was built from.
 std::vector<std::string> platform_dirs();
 
-/// The platform preset NAME (in platform_dirs()) or platform FILE, read and built.
-topology::Platform read_named_platform(const std::string& name);
+/// The platform preset NAME (in platform_dirs()) or platform FILE, read and built (with
+/// `overrides` applied: --set).
+topology::Platform read_named_platform(const std::string& name, const topology::PlatformOverrides& overrides = {});
 
 /// Shared by calibrate network and validate: the measurement file (any format of
 /// calibrate::read_any_measurements), --series and --ranks.

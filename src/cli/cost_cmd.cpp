@@ -66,6 +66,7 @@ void run_cost(const CostCommand& cmd) {
   std::string out = fmt::format("cost: {} on {}, {} ranks on {} node(s), {:.6g} iterations\n", trace.name, platform.name,
                                 trace.world_size, nodes, iterations);
   out += "assumptions:\n";
+  for (const std::string& setting : cmd.flags.settings) out += fmt::format("  set: {} (--set)\n", setting);
   out += fmt::format("  iteration time: the simulated makespan{}\n",
                      runs.front().second.iterations > 0
                          ? fmt::format(" divided by the {} iterations the trace holds", runs.front().second.iterations)

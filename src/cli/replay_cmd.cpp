@@ -32,6 +32,7 @@ void run_replay(const ReplayCommand& cmd) {
   options.compute = apply_compute_flag(cmd.flags, trace, platform);
   check_output_path(cmd.output);  // before the simulation, which may take long
   engine::Result result = engine::replay(trace, platform, options);
+  note_settings(cmd.flags, result);
 
   report::BreakdownOptions view;
   view.key = cmd.rows == "name" ? report::RowKey::kName : report::RowKey::kOperator;

@@ -76,8 +76,9 @@ void add_simulation_flags(CLI::App* sub, SimulationFlags& flags, bool compress) 
                   "Platform preset name (ccsim platform list) or platform file; default: the platform the trace names");
   const std::vector<std::string_view> compressed = collective::compressed_all_reduce_algorithms();
   sub->add_option("--algo", flags.algorithm,
-                  fmt::format("all_reduce algorithm; 'auto' chooses by size, group layout and compressor as MPI "
-                              "libraries do ({} and {} need --compress)",
+                  fmt::format("all_reduce algorithm; 'auto' chooses per collective the lowest predicted cost on the "
+                              "platform (closed forms; the report's notes list the candidates) ({} and {} need "
+                              "--compress)",
                               fmt::join(compressed.begin(), compressed.end() - 1, ", "), compressed.back()))
       ->check(CLI::IsMember(algorithm_choices(collective::algorithms(collective::Collective::kAllReduce), false)))
       ->capture_default_str();
@@ -109,6 +110,35 @@ void add_simulation_flags(CLI::App* sub, SimulationFlags& flags, bool compress) 
                   "model, ccsim calibrate trace); 'auto': keep when the trace was measured on the platform's accelerator "
                   "or does not name its hardware, else rescale (and say so)")
       ->capture_default_str();
+  add_set_flag(sub, flags.settings);
+}
+
+// --- what-if settings (--set KEY=VALUE) ---
+
+void add_set_flag(CLI::App* sub, std::vector<std::string>& settings) {
+  std::string keys;
+  for (const engine::WhatIfKey& k : engine::what_if_keys()) keys += fmt::format("{}{}", keys.empty() ? "" : ", ", k.key);
+  sub->add_option("--set", settings,
+                  fmt::format("Change a parameter for this run, KEY=VALUE (repeatable; a value xF multiplies the "
+                              "platform's): {} (README.md, \"What if\")",
+                              keys))
+      ->take_all()
+      ->allow_extra_args(false);
+}
+
+void note_settings(const SimulationFlags& flags, engine::Result& result) {
+  std::vector<std::string> notes;
+  for (const std::string& setting : flags.settings) notes.push_back("set: " + setting);
+  result.notes.insert(result.notes.begin(), notes.begin(), notes.end());
+}
+
+SimulationFlags with_settings(const SimulationFlags& flags) {
+  engine::WhatIf what_if = engine::parse_what_if(flags.settings);
+  SimulationFlags out = flags;
+  if (what_if.compress) out.compress = *what_if.compress == "none" ? std::string() : *what_if.compress;
+  if (what_if.compress_min_bytes) out.compress_min_bytes = std::to_string(*what_if.compress_min_bytes);
+  if (what_if.algorithm) out.algorithm = *what_if.algorithm;
+  return out;
 }
 
 std::vector<std::string> algorithm_choices(const std::vector<std::string_view>& names, bool with_auto) {
@@ -121,7 +151,7 @@ std::vector<std::string> algorithm_choices(const std::vector<std::string_view>& 
 topology::Platform load_platform(const SimulationFlags& flags, const trace::Trace& trace) {
   std::string name = flags.platform.empty() ? trace.platform : flags.platform;
   if (name.empty()) throw InputError(trace.source, 0, "platform", "the trace names no platform; pass --platform NAME|FILE");
-  return read_named_platform(name);
+  return read_named_platform(name, engine::parse_what_if(flags.settings).platform);
 }
 
 std::string apply_compute_flag(const SimulationFlags& flags, trace::Trace& trace, const topology::Platform& platform) {
@@ -142,8 +172,10 @@ std::string apply_compute_flag(const SimulationFlags& flags, trace::Trace& trace
       .summary;
 }
 
-engine::ReplayOptions replay_options(const SimulationFlags& flags, const topology::Platform& platform) {
+engine::ReplayOptions replay_options(const SimulationFlags& given, const topology::Platform& platform) {
+  const SimulationFlags flags = with_settings(given);
   engine::ReplayOptions options;
+  options.compute_scale = engine::parse_what_if(flags.settings).compute_scale;
   options.network.calibrated = load_network_model(flags, platform);
   options.all_reduce_algorithm = flags.algorithm;
   options.placement = flags.placement;

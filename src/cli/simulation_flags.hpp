@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "engine/replay.hpp"
+#include "engine/what_if.hpp"
 #include "topology/platform.hpp"
 #include "trace/trace.hpp"
 
@@ -23,16 +24,28 @@ struct SimulationFlags {
   bool simgrid_log = false;
   std::string network_model;  ///< NAME|FILE; empty: the one the platform names, if any
   std::string compute = "auto";  ///< auto|keep|rescale|model:FILE (calibrate::ComputeMode)
+  std::vector<std::string> settings;  ///< --set KEY=VALUE, in order (engine/what_if.hpp)
 };
 
 /// Registers --platform, --algo, --placement, --oversubscribe, --network-model, --simgrid-log and, with
 /// `compress`, --compress and --compress-min-bytes on `sub`.
 void add_simulation_flags(CLI::App* sub, SimulationFlags& flags, bool compress);
 
+/// Registers --set KEY=VALUE (repeatable) on `sub`: the what-if overrides of engine/what_if.hpp.
+void add_set_flag(CLI::App* sub, std::vector<std::string>& settings);
+
+/// `flags` with the compressor and algorithm settings of --set applied (compress=, algo=,
+/// compress.min_bytes=); the platform and compute settings apply in load_platform() and replay_options().
+SimulationFlags with_settings(const SimulationFlags& flags);
+
+/// Lists the --set settings of `flags` first among `result`'s notes ("set: KEY=VALUE"), so that a
+/// report says what it assumed.
+void note_settings(const SimulationFlags& flags, engine::Result& result);
+
 /// Choices for CLI::IsMember: `names` (algorithms of the registry), after "auto" when `with_auto`.
 std::vector<std::string> algorithm_choices(const std::vector<std::string_view>& names, bool with_auto);
 
-/// The platform of --platform, or the one the trace names.
+/// The platform of --platform, or the one the trace names, with the platform settings of --set.
 topology::Platform load_platform(const SimulationFlags& flags, const trace::Trace& trace);
 
 /// Replay options from the flags (loads the compressor model of --compress, if any, and the

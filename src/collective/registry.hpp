@@ -23,7 +23,8 @@ struct Request {
   Compression compression = Compression::kNone;  ///< all_reduce only; kNone for the others
 };
 
-// The automatic choice, as MPI libraries make it (MPICH's allreduce selection: recursive
+// The automatic choice without a platform (a replay's --algo auto instead takes the lowest
+// predicted cost on the platform's links: algorithm_choice.hpp), as MPI libraries make it (MPICH's allreduce selection: recursive
 // doubling up to MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE = 2 KiB, Rabenseifner above it; ring for
 // large messages as in Open MPI's tuned decision and NCCL, because it only talks to
 // neighbours, which the contention-free alpha-beta model does not reward):

@@ -1,6 +1,7 @@
 # Sources of src/collective/, listed explicitly (no GLOB).
 target_sources(ccsim_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/algorithm.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/algorithm_choice.cpp
   ${CMAKE_CURRENT_LIST_DIR}/schedule.cpp
   ${CMAKE_CURRENT_LIST_DIR}/step_driver.cpp
   ${CMAKE_CURRENT_LIST_DIR}/block_parts.cpp

@@ -1,12 +1,14 @@
 #include "engine/collective_plan.hpp"
 
 #include <algorithm>
+#include <set>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "collective/error_model.hpp"
 #include "core/input_error.hpp"
+#include "core/parse.hpp"
 
 namespace ccsim::engine {
 
@@ -88,6 +90,7 @@ CollectivePlan CollectivePlanner::make_plan(const trace::Op& op) {
     const collective::AlgorithmInfo* named = collective::find_algorithm(collective::Collective::kAllReduce, wanted);
     const bool wanted_compressed = named != nullptr && named->compresses();
     request.algorithm = (plan.compressed || !wanted_compressed) ? wanted : "auto";
+    if (request.algorithm == "auto" && request.size > 1) choose_by_cost(op, group, plan);
   }
   plan.algorithm = collective::choose_algorithm(request);
   if (request.algorithm != "auto" && plan.algorithm != request.algorithm) {
@@ -103,6 +106,47 @@ CollectivePlan CollectivePlanner::make_plan(const trace::Op& op) {
   }
   plan.schedule = collective::make_schedule(request);
   return plan;
+}
+
+void CollectivePlanner::choose_by_cost(const trace::Op& op, const trace::Group& group, CollectivePlan& plan) {
+  std::vector<int> accelerators;
+  for (int rank : group.ranks) accelerators.push_back(placement_[static_cast<std::size_t>(rank)]);
+  collective::GroupLinks links = group_links(network_, accelerators);
+  links.compressor = plan.cost;
+  std::vector<collective::Prediction> predictions = collective::predict_all_reduce(plan.request, links);
+  plan.request.algorithm = collective::fastest(predictions).algorithm;
+  const auto nodes = std::set<int>(plan.request.node_of_rank.begin(), plan.request.node_of_rank.end()).size();
+  add_note(fmt::format("auto: all_reduce of {} on \"{}\" ({} ranks on {} node{}): {}; predicted by closed form", format_bytes(static_cast<double>(op.bytes)),
+                       group.name, plan.request.size, nodes, nodes == 1 ? "" : "s",
+                       collective::describe(predictions, plan.request.algorithm)));
+}
+
+collective::GroupLinks group_links(const topology::Network& network, const std::vector<int>& accelerators) {
+  collective::GroupLinks links;
+  const topology::AcceleratorSpec& acc = network.accelerator();
+  links.gamma_s_per_byte = 1.0 / acc.reduce_Bps;
+  if (network.accelerators_per_node() >= 2) {
+    topology::Network::PathCost intra = network.path_cost(0, 1);
+    links.intra_alpha_s = intra.latency_s;
+    links.intra_beta_s_per_byte = 1.0 / intra.bandwidth_Bps;
+  }
+  links.nics_per_node = network.nics_per_node();
+  if (network.nics_per_node() > 0) links.nic_Bps = network.link(network.nic_link(0, 0)).bandwidth_Bps;
+  if (accelerators.empty()) return links;
+  const int first = accelerators.front();
+  bool inter = false;
+  for (int a : accelerators) {
+    if (network.node_of(a) == network.node_of(first)) continue;
+    topology::Network::PathCost path = network.path_cost(first, a);
+    links.inter_alpha_s = std::max(links.inter_alpha_s, path.latency_s);
+    links.inter_beta_s_per_byte = std::max(links.inter_beta_s_per_byte, 1.0 / path.bandwidth_Bps);
+    inter = true;
+  }
+  if (!inter) {
+    links.inter_alpha_s = links.intra_alpha_s;
+    links.inter_beta_s_per_byte = links.intra_beta_s_per_byte;
+  }
+  return links;
 }
 
 const CollectivePlan& CollectivePlanner::plan(const trace::Op& op, int rank, std::size_t index) {

@@ -6,6 +6,7 @@
 #include <tuple>
 #include <vector>
 
+#include "collective/algorithm_choice.hpp"
 #include "collective/registry.hpp"
 #include "engine/replay.hpp"
 #include "topology/platform.hpp"
@@ -65,6 +66,9 @@ class CollectivePlanner {
   std::vector<std::string> notes_;
 
   CollectivePlan make_plan(const trace::Op& op);
+  /// Resolves an all_reduce's "auto" to the algorithm of the lowest predicted cost on the
+  /// group's links (collective/algorithm_choice.hpp), and notes the candidates' costs.
+  void choose_by_cost(const trace::Op& op, const trace::Group& group, CollectivePlan& plan);
   void add_note(const std::string& note);  ///< once
   const compress::CompressorCost& compressor_cost(DType dtype);
 };
@@ -72,6 +76,12 @@ class CollectivePlanner {
 /// The hardware of `platform` that compressor models transfer to (its accelerator; the
 /// platform files give no host memory bandwidth, so a host placement is left unscaled).
 compress::TargetHardware target_hardware(const topology::Platform& platform);
+
+/// The links of a group whose ranks run on `accelerators` (one per rank, group order), for the
+/// closed forms: the intra-node route of the platform, the group's worst inter-node route
+/// (largest latency, smallest bottleneck bandwidth from its first rank), one NIC's bandwidth
+/// and the reduction rate. Nominal link figures (a calibrated network model is not used).
+collective::GroupLinks group_links(const topology::Network& network, const std::vector<int>& accelerators);
 
 /// The collective of a trace operator kind (is_collective(kind) must hold).
 collective::Collective to_collective(trace::OpKind kind);

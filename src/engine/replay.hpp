@@ -46,8 +46,8 @@ struct CompressionOptions {
 
 struct ReplayOptions {
   NetworkModel network;
-  /// Algorithm for all_reduce: a name of collective::algorithms(kAllReduce) or "auto"
-  /// (the registry's choice by size, group layout and compressor). Other collectives: auto.
+  /// Algorithm for all_reduce: a name of collective::algorithms(kAllReduce) or "auto" (the
+  /// lowest predicted cost on the platform, CollectivePlanner::choose_by_cost). Other collectives: auto.
   std::string all_reduce_algorithm = "auto";
   /// Compression of all_reduce (the other collectives have no compressed algorithm and run plain).
   CompressionOptions compression;
@@ -60,6 +60,9 @@ struct ReplayOptions {
   /// How the trace's compute durations were obtained (kept, rescaled, from a compute model:
   /// calibrate::adjust_compute), copied into the Result for the report; "" when not said.
   std::string compute;
+  /// Compute this many times faster (`--set compute.scale=F`): measured compute durations are
+  /// divided by it (operators in FLOPs follow the platform's FLOP rate, which the setting scales).
+  double compute_scale = 1.0;
   /// Stack of each simulated rank (SimGrid context), KiB.
   int stack_kib = 256;
 };

@@ -228,8 +228,8 @@ int Simulation::membership_slot(int rank, int group) const {
 
 void Simulation::run_compute(int rank, const Op& op) {
   const topology::AcceleratorSpec& acc = platform_.network.accelerator();
-  double seconds = op.duration_s;
-  if (seconds < 0) {
+  double seconds = op.duration_s / options_.compute_scale;
+  if (op.duration_s < 0) {
     seconds = op.flops / acc.flops;
     if (acc.memory_Bps > 0) seconds = std::max(seconds, static_cast<double>(op.bytes) / acc.memory_Bps);
     // CPU ranks run on hosts of their own (nothing is time-shared by SimGrid): work given in

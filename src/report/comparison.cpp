@@ -28,6 +28,7 @@ Comparison compare(const engine::Result& plain, const engine::Result& compressed
   c.compressed_algorithms = b.algorithm;
   c.compression = b.compression;
   c.compute = a.compute;
+  c.a_compression = a.compression;
   c.notes = b.notes;
   c.error_bound_abs = compressed.error_bound_abs;
   c.world_size = a.world_size;
@@ -63,12 +64,34 @@ Comparison compare(const engine::Result& plain, const engine::Result& compressed
   return c;
 }
 
+namespace {
+
+/// The header of a what-if comparison: both runs, the assumptions, the change of the iteration.
+void write_what_if_header(const Comparison& c, std::ostream& out) {
+  fmt::print(out, "{:<10}{}; compression: {}\n", c.a_label + ":", c.plain_algorithms, c.a_compression);
+  fmt::print(out, "{:<10}{}; compression: {}\n", c.b_label + ":", c.compressed_algorithms, c.compression);
+  for (const std::string& setting : c.assumptions) fmt::print(out, "assumption: {}\n", setting);
+  for (const std::string& note : c.notes) fmt::print(out, "note: {}\n", note);
+  const std::string span = c.iterations == 1  ? std::string("iteration")
+                           : c.iterations > 1 ? fmt::format("trace total ({} iterations)", c.iterations)
+                                              : std::string("trace total (iterations not given by the trace)");
+  const double change = c.plain_makespan_s > 0 ? (c.compressed_makespan_s / c.plain_makespan_s - 1) * 100 : 0.0;
+  fmt::print(out, "{}: {:.3f} ms {}, {:.3f} ms {}, change {:+.2f} % (speedup {:.3f}x)\n", span, c.plain_makespan_s * 1e3,
+             c.a_label, c.compressed_makespan_s * 1e3, c.b_label, change,
+             speedup(c.plain_makespan_s, c.compressed_makespan_s));
+}
+
+}  // namespace
+
 void write_text(const Comparison& c, std::ostream& out) {
   fmt::print(out, "{} on {}: {} ranks, {} pipeline stage{}\n", c.trace_name, c.platform_name, c.world_size,
              c.stage_count, c.stage_count == 1 ? "" : "s");
   fmt::print(out, "network: {}\n", c.network_model);
   if (!c.compute.empty()) fmt::print(out, "compute: {}\n", c.compute);
   if (!c.placement.empty()) fmt::print(out, "placement: {}\n", c.placement);
+  if (!c.assumptions.empty()) write_what_if_header(c, out);
+  // The tables below are the same for both kinds of comparison.
+  if (c.assumptions.empty()) {
   fmt::print(out, "plain:      {}\n", c.plain_algorithms);
   fmt::print(out, "compressed: {}; compression: {}\n", c.compressed_algorithms, c.compression);
   for (const std::string& note : c.notes) fmt::print(out, "note: {}\n", note);
@@ -85,6 +108,10 @@ void write_text(const Comparison& c, std::ostream& out) {
                                               : std::string("trace total (iterations not given by the trace)");
   fmt::print(out, "{}: {:.3f} ms plain, {:.3f} ms compressed, speedup {:.3f}x\n", span, c.plain_makespan_s * 1e3,
              c.compressed_makespan_s * 1e3, speedup(c.plain_makespan_s, c.compressed_makespan_s));
+  }
+  const bool what_if = !c.assumptions.empty();
+  const std::string a_head = what_if ? c.a_label + " ms" : "plain ms";
+  const std::string b_head = what_if ? c.b_label + " ms" : "compr. ms";
   for (const ComparedTable& t : c.tables) {
     if (t.scope == "stage") {
       fmt::print(out, "\nPipeline stage {} (rank{} {})\n", t.id, t.ranks.size() == 1 ? "" : "s", format_ranks(t.ranks));
@@ -100,7 +127,7 @@ void write_text(const Comparison& c, std::ostream& out) {
       algo_width = std::max(algo_width, row.compressed_algorithm.size());
     }
     fmt::print(out, "{:>5}  {:<{}}  {:<{}}  {:>11}  {:>11}  {:>8}  {:<{}}  {}\n", "#", "operator", width, "label",
-               label_width, "plain ms", "compr. ms", "speedup", "algorithm", algo_width, "error");
+               label_width, a_head, b_head, "speedup", "algorithm", algo_width, "error");
     for (std::size_t i = 0; i < t.rows.size(); ++i) {
       const ComparedRow& row = t.rows[i];
       std::string gain = row.is_collective() ? fmt::format("{:.3f}x", speedup(row.plain_s, row.compressed_s)) : "";
@@ -117,8 +144,8 @@ void write_text(const Comparison& c, std::ostream& out) {
 }
 
 void write_csv(const Comparison& c, std::ostream& out) {
-  out << "scope,id,row,operator,label,plain_ms,compressed_ms,speedup,plain_algorithm,compressed_algorithm,"
-         "error_worst_eb,error_expected_eb\n";
+  fmt::print(out, "scope,id,row,operator,label,{0}_ms,{1}_ms,speedup,{0}_algorithm,{1}_algorithm,"
+             "error_worst_eb,error_expected_eb\n", c.a_label, c.b_label);
   for (const ComparedTable& t : c.tables) {
     for (std::size_t i = 0; i < t.rows.size(); ++i) {
       const ComparedRow& row = t.rows[i];
@@ -132,25 +159,35 @@ void write_csv(const Comparison& c, std::ostream& out) {
 }
 
 void write_json(const Comparison& c, std::ostream& out) {
+  const std::string& a = c.a_label;
+  const std::string& b = c.b_label;
+  const bool what_if = !c.assumptions.empty();
   nlohmann::ordered_json doc;
   doc["trace"] = c.trace_name;
   doc["platform"] = c.platform_name;
   doc["network_model"] = c.network_model;
   doc["placement"] = c.placement;
-  doc["plain_collectives"] = c.plain_algorithms;
-  doc["compressed_collectives"] = c.compressed_algorithms;
-  doc["compression"] = c.compression;
+  if (what_if) doc["assumptions"] = c.assumptions;
+  doc[a + "_collectives"] = c.plain_algorithms;
+  doc[b + "_collectives"] = c.compressed_algorithms;
+  if (what_if) {
+    doc[a + "_compression"] = c.a_compression;
+    doc[b + "_compression"] = c.compression;
+  } else {
+    doc["compression"] = c.compression;
+  }
   doc["compute"] = c.compute;
   doc["notes"] = c.notes;
   doc["error_bound_abs"] = std::isfinite(c.error_bound_abs) ? nlohmann::ordered_json(c.error_bound_abs) : nlohmann::ordered_json();
   doc["iterations"] = c.iterations > 0 ? nlohmann::ordered_json(c.iterations) : nlohmann::ordered_json();
-  doc["plain_trace_total_ms"] = c.plain_makespan_s * 1e3;
-  doc["compressed_trace_total_ms"] = c.compressed_makespan_s * 1e3;
+  doc[a + "_trace_total_ms"] = c.plain_makespan_s * 1e3;
+  doc[b + "_trace_total_ms"] = c.compressed_makespan_s * 1e3;
   auto per_iteration = [&](double s) {
     return c.iterations > 0 ? nlohmann::ordered_json(s * 1e3 / c.iterations) : nlohmann::ordered_json();
   };
-  doc["plain_iteration_ms"] = per_iteration(c.plain_makespan_s);
-  doc["compressed_iteration_ms"] = per_iteration(c.compressed_makespan_s);
+  doc[a + "_iteration_ms"] = per_iteration(c.plain_makespan_s);
+  doc[b + "_iteration_ms"] = per_iteration(c.compressed_makespan_s);
+  if (what_if) doc["change_percent"] = c.plain_makespan_s > 0 ? (c.compressed_makespan_s / c.plain_makespan_s - 1) * 100 : 0.0;
   doc["speedup"] = speedup(c.plain_makespan_s, c.compressed_makespan_s);
   doc["tables"] = nlohmann::ordered_json::array();
   for (const ComparedTable& t : c.tables) {
@@ -158,19 +195,19 @@ void write_json(const Comparison& c, std::ostream& out) {
     table["scope"] = t.scope;
     table["id"] = t.id;
     table["ranks"] = t.ranks;
-    table["plain_total_ms"] = t.plain_total_s * 1e3;
-    table["compressed_total_ms"] = t.compressed_total_s * 1e3;
+    table[a + "_total_ms"] = t.plain_total_s * 1e3;
+    table[b + "_total_ms"] = t.compressed_total_s * 1e3;
     table["rows"] = nlohmann::ordered_json::array();
     for (const ComparedRow& row : t.rows) {
       nlohmann::ordered_json r;
       r["operator"] = row.name;
       if (!row.label.empty()) r["label"] = row.label;
-      r["plain_ms"] = row.plain_s * 1e3;
-      r["compressed_ms"] = row.compressed_s * 1e3;
+      r[a + "_ms"] = row.plain_s * 1e3;
+      r[b + "_ms"] = row.compressed_s * 1e3;
       if (row.is_collective()) {
         r["speedup"] = speedup(row.plain_s, row.compressed_s);
-        r["plain_algorithm"] = row.plain_algorithm;
-        r["compressed_algorithm"] = row.compressed_algorithm;
+        r[a + "_algorithm"] = row.plain_algorithm;
+        r[b + "_algorithm"] = row.compressed_algorithm;
       }
       if (row.compressed()) {
         r["error_worst_eb"] = row.error_worst_eb;

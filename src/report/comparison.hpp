@@ -35,6 +35,12 @@ struct ComparedTable {
 };
 
 struct Comparison {
+  /// The names of the two runs: text column headers ("plain ms") and JSON keys ("plain_ms").
+  std::string a_label = "plain";
+  std::string b_label = "compressed";
+  /// What run b changes (`whatif`: its --set settings, in order); empty for plain vs compressed.
+  std::vector<std::string> assumptions;
+  std::string a_compression;  ///< the compression of run a ("none" for plain vs compressed)
   std::string trace_name;
   std::string platform_name;
   std::string network_model;
@@ -53,7 +59,8 @@ struct Comparison {
   std::vector<ComparedTable> tables;
 };
 
-/// Pairs the breakdowns of two runs of the same trace (rows match by position).
+/// Pairs the breakdowns of two runs of the same trace (rows match by position). With
+/// assumptions, the text and JSON forms describe a baseline and a what-if run (`ccsim whatif`).
 Comparison compare(const engine::Result& plain, const engine::Result& compressed, const BreakdownOptions& options);
 
 void write_text(const Comparison& comparison, std::ostream& out);

@@ -37,6 +37,34 @@ double read_bandwidth(ObjectReader& r, std::string_view key) {
 
 double read_latency(ObjectReader& r, std::string_view key) { return ranged(r, key, 0, Limits::kMaxLatency_s, "s"); }
 
+/// The key of a `--set KEY=VALUE` setting.
+std::string setting_key(const Adjustment& a) { return a.setting.substr(0, a.setting.find('=')); }
+
+/// `base` changed by `a` (none: unchanged), checked against the same range as the file's values.
+double adjusted(const std::optional<Adjustment>& a, double base, double min, double max, std::string_view unit) {
+  if (!a) return base;
+  const double value = a->apply(base);
+  if (!(value >= min && value <= max)) {
+    std::string how = a->factor ? fmt::format(" ({:g} {} of the platform x {:g})", base, unit, a->value) : std::string();
+    throw InputError("--set", 0, setting_key(*a),
+                     fmt::format("expected {:g} to {:g} {} (the limits of platform files, platforms/README.md), got "
+                                 "{:g} {}{}",
+                                 min, max, unit, value, unit, how));
+  }
+  return value;
+}
+
+void adjust_link(LinkSpec& link, const std::optional<Adjustment>& bandwidth, const std::optional<Adjustment>& latency) {
+  link.bandwidth_Bps = adjusted(bandwidth, link.bandwidth_Bps, Limits::kMinBandwidth_Bps, Limits::kMaxBandwidth_Bps, "B/s");
+  link.latency_s = adjusted(latency, link.latency_s, 0, Limits::kMaxLatency_s, "s");
+}
+
+void adjust_inter(LinkSpec& link, const PlatformOverrides& o) { adjust_link(link, o.inter_bandwidth, o.inter_latency); }
+
+double adjust_oversubscription(double ratio, const PlatformOverrides& o) {
+  return adjusted(o.oversubscription, ratio, 1, Limits::kMaxOversubscription, "(down:up)");
+}
+
 LinkSpec read_link(ObjectReader& r) {
   LinkSpec link;
   link.bandwidth_Bps = read_bandwidth(r, "bandwidth_Bps");
@@ -97,17 +125,27 @@ double read_oversubscription(ObjectReader& r, std::string_view key) {
 }
 
 /// The trunk of a fat-tree level above the first: oversubscription, cable bandwidth, latency, source.
-void read_trunk(ObjectReader& r, FatTreeLevel& level) {
-  level.oversubscription = read_oversubscription(r, "oversubscription");
+void read_trunk(ObjectReader& r, FatTreeLevel& level, const PlatformOverrides& o) {
+  level.oversubscription = adjust_oversubscription(read_oversubscription(r, "oversubscription"), o);
   level.link.bandwidth_Bps = read_bandwidth(r, "bandwidth_Bps");
   level.link.latency_s = read_latency(r, "latency_s");
   level.link.source = r.string("source");
   r.allow({"note"});
+  adjust_inter(level.link, o);
 }
 
-NodeSpec read_nodes(ObjectReader& doc) {
+NodeSpec read_nodes(ObjectReader& doc, const PlatformOverrides& o) {
   NodeSpec spec;
   spec.nodes = bounded_count(doc, "nodes", 1 << 22);
+  if (o.nodes) {
+    const double nodes = adjusted(o.nodes, spec.nodes, 1, 1 << 22, "nodes");
+    if (nodes != std::floor(nodes)) {
+      throw InputError("--set", 0, setting_key(*o.nodes),
+                       fmt::format("expected a whole number of nodes, got {:g} ({} nodes of the platform x {:g})",
+                                   nodes, spec.nodes, o.nodes->value));
+    }
+    spec.nodes = static_cast<int>(nodes);
+  }
   ObjectReader node = doc.child("node");
   const bool cpu_ranks = node.has("cores_per_node");
   if (cpu_ranks && node.has("accelerators")) {
@@ -121,6 +159,17 @@ NodeSpec read_nodes(ObjectReader& doc) {
   spec.nics = bounded_count(node, "nics", 64);
   spec.nic = read_link(node, "nic_link");
   node.finish();
+  adjust_link(spec.intra, o.intra_bandwidth, o.intra_latency);
+  adjust_inter(spec.nic, o);
+  AcceleratorSpec& a = spec.accelerator;
+  a.flops = adjusted(o.flops, a.flops, Limits::kMinFlops, Limits::kMaxFlops, "FLOP/s");
+  a.flops = adjusted(o.compute_scale, a.flops, Limits::kMinFlops, Limits::kMaxFlops, "FLOP/s");
+  a.reduce_Bps = adjusted(o.reduce, a.reduce_Bps, Limits::kMinBandwidth_Bps, Limits::kMaxBandwidth_Bps, "B/s");
+  if (o.memory && o.memory->factor && a.memory_Bps == 0) {
+    throw InputError("--set", 0, setting_key(*o.memory),
+                     "the platform gives no memory_Bps to scale; give an absolute rate such as 1TB/s");
+  }
+  a.memory_Bps = adjusted(o.memory, a.memory_Bps, Limits::kMinBandwidth_Bps, Limits::kMaxBandwidth_Bps, "B/s");
   if (static_cast<std::int64_t>(spec.nodes) * spec.accelerators > (1 << 24)) {
     doc.at("nodes").fail(fmt::format("expected at most 16777216 accelerators in all, got {} nodes x {}", spec.nodes,
                                      spec.accelerators));
@@ -162,7 +211,7 @@ void finish_fat_tree(Platform& platform, const NodeSpec& nodes, const FatTreeSpe
   platform.network = build_fat_tree(nodes, tree);
 }
 
-void read_fat_tree(Platform& platform, const NodeSpec& nodes, ObjectReader& net) {
+void read_fat_tree(Platform& platform, const NodeSpec& nodes, ObjectReader& net, const PlatformOverrides& o) {
   FatTreeSpec tree;
   tree.rails = net.optional_boolean("rails").value_or(false);
   const json::Value& levels = net.array("levels");
@@ -179,7 +228,7 @@ void read_fat_tree(Platform& platform, const NodeSpec& nodes, ObjectReader& net)
       level.string("source");
       level.allow({"note"});
     } else {
-      read_trunk(level, spec);
+      read_trunk(level, spec, o);
     }
     level.finish();
     tree.levels.push_back(spec);
@@ -187,20 +236,20 @@ void read_fat_tree(Platform& platform, const NodeSpec& nodes, ObjectReader& net)
   finish_fat_tree(platform, nodes, tree, net.at("levels"));
 }
 
-void read_supernodes(Platform& platform, const NodeSpec& nodes, ObjectReader& net) {
+void read_supernodes(Platform& platform, const NodeSpec& nodes, ObjectReader& net, const PlatformOverrides& o) {
   FatTreeSpec tree;
   FatTreeLevel super;
   super.down = bounded_count(net, "nodes_per_supernode", 1 << 20) * nodes.nics;
   ObjectReader upper = net.child("upper");
   FatTreeLevel top;
-  read_trunk(upper, top);
+  read_trunk(upper, top, o);
   upper.finish();
   top.down = std::max(1, (nodes.nodes * nodes.nics + super.down - 1) / super.down);
   tree.levels = {super, top};
   finish_fat_tree(platform, nodes, tree, net.at("nodes_per_supernode"));
 }
 
-void read_torus(Platform& platform, const NodeSpec& nodes, ObjectReader& net) {
+void read_torus(Platform& platform, const NodeSpec& nodes, ObjectReader& net, const PlatformOverrides& o) {
   TorusSpec torus;
   const json::Value& dims = net.array("dims");
   if (dims.items().size() != 2 && dims.items().size() != 3) {
@@ -219,13 +268,14 @@ void read_torus(Platform& platform, const NodeSpec& nodes, ObjectReader& net) {
                                     product, nodes.nodes));
   }
   torus.link = read_link(net, "link");
+  adjust_inter(torus.link, o);
   check_size(torus_size(nodes, torus), net.at("dims"));
   platform.shape = fmt::format("{}-D torus {}, dimension-order routing", torus.dims.size(), fmt::join(torus.dims, " x "));
   platform.closed_form_bisection_Bps = torus_bisection_closed_form(nodes, torus);
   platform.network = build_torus(nodes, torus);
 }
 
-void read_dragonfly(Platform& platform, const NodeSpec& nodes, ObjectReader& net) {
+void read_dragonfly(Platform& platform, const NodeSpec& nodes, ObjectReader& net, const PlatformOverrides& o) {
   DragonflySpec df;
   df.groups = bounded_count(net, "groups", 1 << 16);
   df.routers = bounded_count(net, "routers_per_group", 1 << 10);
@@ -233,6 +283,8 @@ void read_dragonfly(Platform& platform, const NodeSpec& nodes, ObjectReader& net
   df.global_ports = bounded_count(net, "global_ports", 1 << 10);
   df.local = read_link(net, "local_link");
   df.global = read_link(net, "global_link");
+  adjust_inter(df.local, o);
+  adjust_inter(df.global, o);
   const std::int64_t slots = static_cast<std::int64_t>(df.groups) * df.routers * df.nodes_per_router;
   if (slots != nodes.nodes) {
     net.at("groups").fail(fmt::format("{} groups x {} routers x {} nodes = {} nodes, but the platform has {}", df.groups,
@@ -251,7 +303,9 @@ void read_dragonfly(Platform& platform, const NodeSpec& nodes, ObjectReader& net
 
 }  // namespace
 
-Platform parse_platform(std::string_view text, const std::string& source) {
+namespace {
+
+Platform parse_adjusted(std::string_view text, const std::string& source, const PlatformOverrides& overrides) {
   json::Value root = json::parse(text, source);
   ObjectReader doc(root, source, "");
   std::string format = doc.string("format");
@@ -273,7 +327,7 @@ Platform parse_platform(std::string_view text, const std::string& source) {
     platform.network_model_at = doc.at("network_model");
   }
   doc.allow({"notes"});
-  NodeSpec nodes = read_nodes(doc);
+  NodeSpec nodes = read_nodes(doc, overrides);
 
   ObjectReader net = doc.child("network");
   platform.topology = net.choice("topology", {"switch", "fat-tree", "supernodes", "torus", "dragonfly"});
@@ -285,20 +339,45 @@ Platform parse_platform(std::string_view text, const std::string& source) {
     finish_fat_tree(platform, nodes, tree, doc.at("nodes"));
     platform.shape = "one non-blocking switch";
   } else if (platform.topology == "fat-tree") {
-    read_fat_tree(platform, nodes, net);
+    read_fat_tree(platform, nodes, net, overrides);
   } else if (platform.topology == "supernodes") {
-    read_supernodes(platform, nodes, net);
+    read_supernodes(platform, nodes, net, overrides);
   } else if (platform.topology == "torus") {
-    read_torus(platform, nodes, net);
+    read_torus(platform, nodes, net, overrides);
   } else {
-    read_dragonfly(platform, nodes, net);
+    read_dragonfly(platform, nodes, net, overrides);
   }
   net.finish();
   doc.finish();
   return platform;
 }
 
-Platform read_platform(const std::string& path) { return parse_platform(json::read_file(path), path); }
+/// The settings of `overrides`, "nodes=4096, inter.bandwidth=x2", for messages.
+std::string settings(const PlatformOverrides& o) {
+  std::string out;
+  for (const auto* a : {&o.intra_bandwidth, &o.intra_latency, &o.inter_bandwidth, &o.inter_latency, &o.flops, &o.reduce,
+                        &o.memory, &o.nodes, &o.oversubscription, &o.compute_scale}) {
+    if (*a) out += fmt::format("{}{}", out.empty() ? "" : ", ", (*a)->setting);
+  }
+  return out;
+}
+
+}  // namespace
+
+Platform parse_platform(std::string_view text, const std::string& source, const PlatformOverrides& overrides) {
+  if (overrides.empty()) return parse_adjusted(text, source, overrides);
+  try {
+    return parse_adjusted(text, source, overrides);
+  } catch (const InputError& e) {
+    if (e.file() == "--set") throw;
+    // A platform the settings made impossible (a torus of other dimensions, a tree without one root).
+    throw InputError(e.file(), e.line(), e.field(), fmt::format("{} (with --set {})", e.detail(), settings(overrides)));
+  }
+}
+
+Platform read_platform(const std::string& path, const PlatformOverrides& overrides) {
+  return parse_platform(json::read_file(path), path, overrides);
+}
 
 std::string find_platform(const std::string& name_or_path, const std::vector<std::string>& dirs) {
   return find_data_file(name_or_path, dirs, "--platform", "platform", "presets");

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,10 +48,42 @@ struct Platform {
   SourceRef network_model_at;
 };
 
+/// One change to a platform parameter given on the command line (`--set inter.bandwidth=x2`):
+/// a factor on the file's value or a new absolute value. `setting` is the text as given
+/// ("inter.bandwidth=x2"), for messages.
+struct Adjustment {
+  double value = 1;
+  bool factor = true;
+  std::string setting;
+  double apply(double base) const { return factor ? base * value : value; }
+};
+
+/// Changes applied while a platform file is read, before anything is built (see
+/// engine/what_if.hpp, which fills them from `--set`). Each result is checked against the same
+/// limits as the file's values, and an error names the setting.
+struct PlatformOverrides {
+  std::optional<Adjustment> intra_bandwidth;  ///< the intra-node link
+  std::optional<Adjustment> intra_latency;
+  std::optional<Adjustment> inter_bandwidth;  ///< the NIC link and every link of the network
+  std::optional<Adjustment> inter_latency;
+  std::optional<Adjustment> flops;            ///< the accelerator's FLOP rate
+  std::optional<Adjustment> reduce;           ///< reduce_Bps
+  std::optional<Adjustment> memory;           ///< memory_Bps (only where the file gives one)
+  std::optional<Adjustment> nodes;            ///< an absolute node count
+  std::optional<Adjustment> oversubscription; ///< every fat-tree level above the first, supernodes' upper level
+  /// Compute this many times faster: multiplies the FLOP rate after `flops` (compute.scale; the
+  /// trace's measured durations are divided by ReplayOptions::compute_scale).
+  std::optional<Adjustment> compute_scale;
+  bool empty() const {
+    return !intra_bandwidth && !intra_latency && !inter_bandwidth && !inter_latency && !flops && !reduce && !memory &&
+           !nodes && !oversubscription && !compute_scale;
+  }
+};
+
 /// Reads a platform file strictly (unknown keys, wrong types, impossible values are
-/// InputErrors naming file, line and field).
-Platform read_platform(const std::string& path);
-Platform parse_platform(std::string_view text, const std::string& source);
+/// InputErrors naming file, line and field), with `overrides` applied to what it reads.
+Platform read_platform(const std::string& path, const PlatformOverrides& overrides = {});
+Platform parse_platform(std::string_view text, const std::string& source, const PlatformOverrides& overrides = {});
 
 /// Resolves NAME|FILE: an existing file path (or anything ending in .json) is used as is;
 /// otherwise NAME.json is looked up in `dirs` in order. An unknown name is an InputError

@@ -1,0 +1,274 @@
+#include <cmath>
+#include <memory>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "cli/simulation_flags.hpp"
+#include "collective/algorithm_choice.hpp"
+#include "compress/compress_spec.hpp"
+#include "core/input_error.hpp"
+#include "core/parse.hpp"
+#include "engine/collective_plan.hpp"
+#include "engine/replay.hpp"
+#include "engine/what_if.hpp"
+#include "report/comparison.hpp"
+#include "report/timeline.hpp"
+#include "trace/native_reader.hpp"
+
+namespace ccsim::cli {
+namespace {
+
+struct WhatIfCommand {
+  std::string trace;
+  std::string format = "text";
+  std::string output = "-";
+  std::string rows = "operator";
+  bool per_rank = false;
+  std::string timeline;
+  std::string collective;  ///< the collective-only mode: no trace
+  std::string bytes;
+  int ranks = 0;
+  std::string dtype = "fp32";
+  SimulationFlags flags;
+};
+
+/// The largest group of the collective-only mode: a schedule's steps are walked once per
+/// rank to count the flows that share a NIC (O(ranks^2) for a ring).
+constexpr int kMaxCollectiveRanks = 4096;
+
+void run_trace(const WhatIfCommand& cmd) {
+  trace::Trace trace = trace::read_native(cmd.trace);
+  SimulationFlags baseline_flags = cmd.flags;
+  baseline_flags.settings.clear();
+  topology::Platform baseline_platform = load_platform(baseline_flags, trace);
+  engine::ReplayOptions baseline_options = replay_options(baseline_flags, baseline_platform);
+  topology::Platform changed_platform = load_platform(cmd.flags, trace);
+  engine::ReplayOptions changed_options = replay_options(cmd.flags, changed_platform);
+  check_output_path(cmd.output);  // before the simulations, which may take long
+  if (!cmd.timeline.empty()) check_output_path(cmd.timeline);
+  engine::Result baseline = engine::replay(trace, baseline_platform, baseline_options);
+  engine::Result changed = engine::replay(trace, changed_platform, changed_options);
+
+  report::BreakdownOptions view;
+  view.key = cmd.rows == "name" ? report::RowKey::kName : report::RowKey::kOperator;
+  view.per_rank = cmd.per_rank;
+  report::Comparison comparison = report::compare(baseline, changed, view);
+  comparison.a_label = "baseline";
+  comparison.b_label = "what_if";
+  comparison.assumptions = cmd.flags.settings;
+  // The notes of both runs (the baseline's auto choices may differ from the what-if's).
+  std::vector<std::string> notes;
+  for (const std::string& note : baseline.notes) notes.push_back("baseline: " + note);
+  for (const std::string& note : changed.notes) notes.push_back("what_if: " + note);
+  comparison.notes = notes;
+  std::ostringstream text;
+  if (cmd.format == "csv") {
+    report::write_csv(comparison, text);
+  } else if (cmd.format == "json") {
+    report::write_json(comparison, text);
+  } else {
+    report::write_text(comparison, text);
+  }
+  write_output(cmd.output, text.str());
+  if (!cmd.timeline.empty()) {
+    std::ostringstream events;
+    report::write_timeline({{"baseline", &baseline}, {"what_if", &changed}}, events);
+    write_output(cmd.timeline, events.str());
+  }
+}
+
+/// One platform's predictions for the collective-only mode.
+struct Predicted {
+  topology::Platform platform;
+  collective::GroupLinks links;
+  std::vector<collective::Prediction> predictions;
+};
+
+Predicted predict(const WhatIfCommand& cmd, const SimulationFlags& flags, std::uint64_t bytes, DType dtype) {
+  const SimulationFlags given = with_settings(flags);
+  Predicted out{read_named_platform(given.platform, engine::parse_what_if(given.settings).platform), {}, {}};
+  const topology::Network& net = out.platform.network;
+  if (cmd.ranks > net.accelerator_count()) {
+    throw InputError("command line", 0, "--ranks",
+                     fmt::format("platform \"{}\" has {} accelerators, fewer than {} ranks", out.platform.name,
+                                 net.accelerator_count(), cmd.ranks));
+  }
+  collective::Request request;
+  request.size = cmd.ranks;
+  request.element_bytes = dtype_bytes(dtype);
+  request.count = bytes / static_cast<std::uint64_t>(request.element_bytes);
+  std::vector<int> accelerators;
+  for (int r = 0; r < cmd.ranks; ++r) {
+    accelerators.push_back(r);  // node-major, as placement tp,pp,dp puts a group of consecutive ranks
+    request.node_of_rank.push_back(net.node_of(r));
+  }
+  out.links = engine::group_links(net, accelerators);
+  if (!given.compress.empty()) {
+    compress::CompressSpec spec = compress::parse_compress_spec(given.compress);
+    compress::CompressorModel model = compress::load_compressor(spec, compressor_dirs());
+    out.links.compressor = model.evaluate(spec.query, dtype, engine::target_hardware(out.platform)).cost;
+    request.compression = collective::compression_of(model);
+  }
+  out.predictions = collective::predict_all_reduce(request, out.links);
+  return out;
+}
+
+void run_collective(const WhatIfCommand& cmd) {
+  if (cmd.flags.platform.empty()) throw InputError("command line", 0, "--platform", "the collective mode needs --platform NAME|FILE");
+  if (cmd.format == "csv") throw InputError("command line", 0, "--format", "the collective mode prints text or json, not csv");
+  if (cmd.bytes.empty()) throw InputError("command line", 0, "--bytes", "the collective mode needs --bytes SIZE, e.g. 256MiB");
+  if (cmd.ranks < 2 || cmd.ranks > kMaxCollectiveRanks) {
+    throw InputError("command line", 0, "--ranks",
+                     fmt::format("expected 2 to {} ranks, got \"{}\"", kMaxCollectiveRanks, cmd.ranks));
+  }
+  auto dtype = parse_dtype(cmd.dtype);
+  if (!dtype) {
+    throw InputError("command line", 0, "--dtype", fmt::format("expected one of {}, got \"{}\"", dtype_choices(), cmd.dtype));
+  }
+  const std::uint64_t bytes = parse_bytes_or_throw(cmd.bytes, "command line", "--bytes");
+  if (bytes < static_cast<std::uint64_t>(dtype_bytes(*dtype)) || bytes > trace::kMaxBytes) {
+    throw InputError("command line", 0, "--bytes",
+                     fmt::format("expected {} to {} bytes (one {} element to 1 PiB), got \"{}\"", dtype_bytes(*dtype),
+                                 trace::kMaxBytes, dtype_name(*dtype), cmd.bytes));
+  }
+  if (bytes % static_cast<std::uint64_t>(dtype_bytes(*dtype)) != 0) {
+    throw InputError("command line", 0, "--bytes",
+                     fmt::format("expected a whole number of {} elements ({} bytes each), got \"{}\"",
+                                 dtype_name(*dtype), dtype_bytes(*dtype), cmd.bytes));
+  }
+  check_output_path(cmd.output);
+  SimulationFlags baseline_flags = cmd.flags;
+  baseline_flags.settings.clear();
+  const bool what_if = !cmd.flags.settings.empty();
+  Predicted base = predict(cmd, baseline_flags, bytes, *dtype);
+  Predicted changed = what_if ? predict(cmd, cmd.flags, bytes, *dtype) : Predicted{};
+  const Predicted& shown = what_if ? changed : base;
+  const topology::Network& net = shown.platform.network;
+  const int nodes = net.node_of(cmd.ranks - 1) + 1;
+  const double p = cmd.ranks;
+  // nccl-tests' bus bandwidth of all_reduce: algorithm bandwidth x 2(p-1)/p.
+  auto bus_bandwidth = [&](double time_s) { return static_cast<double>(bytes) / time_s * 2 * (p - 1) / p; };
+  const std::string chosen = collective::fastest(shown.predictions).algorithm;
+
+  std::ostringstream out;
+  if (cmd.format == "json") {
+    nlohmann::ordered_json doc;
+    doc["collective"] = cmd.collective;
+    doc["bytes"] = bytes;
+    doc["dtype"] = dtype_name(*dtype);
+    doc["ranks"] = cmd.ranks;
+    doc["nodes"] = nodes;
+    doc["platform"] = shown.platform.name;
+    doc["assumptions"] = cmd.flags.settings;
+    doc["model"] = "closed form of each schedule; no contention except NICs shared by the ranks of a node";
+    doc["auto"] = chosen;
+    doc["algorithms"] = nlohmann::ordered_json::array();
+    for (std::size_t i = 0; i < shown.predictions.size(); ++i) {
+      const collective::Prediction& pr = shown.predictions[i];
+      nlohmann::ordered_json row;
+      row["algorithm"] = pr.algorithm;
+      if (what_if) {
+        const collective::Prediction& b = base.predictions[i];
+        row["baseline_ms"] = b.time_s * 1e3;
+        row["what_if_ms"] = pr.time_s * 1e3;
+        row["change_percent"] = (pr.time_s / b.time_s - 1) * 100;
+      } else {
+        row["time_ms"] = pr.time_s * 1e3;
+      }
+      row["algbw_GBps"] = static_cast<double>(bytes) / pr.time_s / 1e9;
+      row["busbw_GBps"] = bus_bandwidth(pr.time_s) / 1e9;
+      row["nic_sharing"] = pr.nic_sharing;
+      doc["algorithms"].push_back(std::move(row));
+    }
+    out << doc.dump(2) << "\n";
+  } else {
+    fmt::print(out, "{} of {} ({}) on {} ranks of {} ({} node{} x {}, ranks node-major)\n", cmd.collective,
+               format_bytes(static_cast<double>(bytes)), dtype_name(*dtype), cmd.ranks, shown.platform.name, nodes,
+               nodes == 1 ? "" : "s", std::min(cmd.ranks, net.accelerators_per_node()));
+    for (const std::string& setting : cmd.flags.settings) fmt::print(out, "assumption: {}\n", setting);
+    const collective::GroupLinks& l = shown.links;
+    fmt::print(out, "links: intra {:.3g} us, {}; inter {:.3g} us, {} per flow; NIC {} x {}; reduction {}\n",
+               l.intra_alpha_s * 1e6, format_rate(l.intra_beta_s_per_byte > 0 ? 1 / l.intra_beta_s_per_byte : 0),
+               l.inter_alpha_s * 1e6, format_rate(l.inter_beta_s_per_byte > 0 ? 1 / l.inter_beta_s_per_byte : 0),
+               format_rate(l.nic_Bps), l.nics_per_node, format_rate(1 / l.gamma_s_per_byte));
+    fmt::print(out, "model: closed form of each schedule; no contention except NICs shared by the ranks of a node\n");
+    if (what_if) {
+      fmt::print(out, "{:<22}  {:>12}  {:>12}  {:>9}  {:>11}  {:>11}  {}\n", "algorithm", "baseline ms", "what_if ms",
+                 "change %", "algbw GB/s", "busbw GB/s", "NIC shared by");
+    } else {
+      fmt::print(out, "{:<22}  {:>12}  {:>11}  {:>11}  {}\n", "algorithm", "time ms", "algbw GB/s", "busbw GB/s",
+                 "NIC shared by");
+    }
+    for (std::size_t i = 0; i < shown.predictions.size(); ++i) {
+      const collective::Prediction& pr = shown.predictions[i];
+      const std::string name = pr.algorithm + (pr.algorithm == chosen ? " (auto)" : "");
+      const double algbw = static_cast<double>(bytes) / pr.time_s / 1e9;
+      if (what_if) {
+        const double b = base.predictions[i].time_s;
+        fmt::print(out, "{:<22}  {:>12.3f}  {:>12.3f}  {:>+9.2f}  {:>11.3f}  {:>11.3f}  {}\n", name, b * 1e3,
+                   pr.time_s * 1e3, (pr.time_s / b - 1) * 100, algbw, bus_bandwidth(pr.time_s) / 1e9, pr.nic_sharing);
+      } else {
+        fmt::print(out, "{:<22}  {:>12.3f}  {:>11.3f}  {:>11.3f}  {}\n", name, pr.time_s * 1e3, algbw,
+                   bus_bandwidth(pr.time_s) / 1e9, pr.nic_sharing);
+      }
+    }
+    fmt::print(out, "auto chooses {}: the lowest predicted time\n", chosen);
+  }
+  write_output(cmd.output, out.str());
+}
+
+void run_whatif(const WhatIfCommand& cmd) {
+  if (!cmd.collective.empty()) {
+    if (!cmd.trace.empty()) {
+      throw InputError("command line", 0, "--collective", "give a TRACE or --collective, not both");
+    }
+    run_collective(cmd);
+    return;
+  }
+  if (cmd.trace.empty()) {
+    throw InputError("command line", 0, "TRACE", "expected a trace file, or --collective all_reduce --bytes SIZE --ranks N");
+  }
+  if (cmd.flags.settings.empty()) {
+    throw InputError("command line", 0, "--set", "expected at least one --set KEY=VALUE: the change to compare against the baseline");
+  }
+  run_trace(cmd);
+}
+
+}  // namespace
+
+void setup_whatif(CLI::App& app) {
+  auto cmd = std::make_shared<WhatIfCommand>();
+  CLI::App* sub = app.add_subcommand(
+      "whatif",
+      "Replay a trace as it is (baseline) and with the changes of --set KEY=VALUE (what if), and print both "
+      "breakdowns side by side with the change of the iteration time; or, with --collective, the predicted time of "
+      "every algorithm of one collective on a platform");
+  sub->add_option("trace", cmd->trace, "Trace file in the native format (traces/README.md)");
+  sub->add_option("-f,--format", cmd->format, "Output format: text table, csv or json (csv: traces only)")
+      ->check(CLI::IsMember({"text", "csv", "json"}))
+      ->capture_default_str();
+  sub->add_option("-o,--output", cmd->output, "Write the result to this file instead of stdout ('-')")->capture_default_str();
+  sub->add_option("--rows", cmd->rows, "'operator' (one row per operator in program order) or 'name' (summed by name)")
+      ->check(CLI::IsMember({"operator", "name"}))
+      ->capture_default_str();
+  sub->add_flag("--per-rank", cmd->per_rank, "Also compare rank by rank");
+  sub->add_option("--timeline", cmd->timeline,
+                  "Also write Chrome/Perfetto trace events of both replays here (open in ui.perfetto.dev or "
+                  "chrome://tracing)");
+  sub->add_option("--collective", cmd->collective,
+                  "Instead of a trace: one collective on --ranks ranks of --bytes, every algorithm's predicted time "
+                  "and bus bandwidth (closed forms), nccl-tests style")
+      ->check(CLI::IsMember({"all_reduce"}));
+  sub->add_option("--bytes", cmd->bytes, "The collective's buffer, e.g. 256MiB");
+  sub->add_option("--ranks", cmd->ranks, "The collective's group size, placed node-major on the platform");
+  sub->add_option("--dtype", cmd->dtype, "The collective's element type")->capture_default_str();
+  add_simulation_flags(sub, cmd->flags, true);
+  sub->callback([cmd] { run_whatif(*cmd); });
+}
+
+}  // namespace ccsim::cli

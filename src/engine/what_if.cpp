@@ -1,0 +1,216 @@
+#include "engine/what_if.hpp"
+
+#include <array>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "collective/registry.hpp"
+#include "compress/compress_spec.hpp"
+#include "core/input_error.hpp"
+#include "core/parse.hpp"
+
+namespace ccsim::engine {
+namespace {
+
+using Limits = topology::PlatformLimits;
+
+constexpr std::array<WhatIfKey, 13> kKeys = {{
+    {"nodes", "a count, or xF", "nodes of the platform (1 to 4194304); the network is rebuilt for them"},
+    {"intra.bandwidth", "a rate such as 25GB/s (units of byte counts, per second), or xF",
+     "bandwidth of the intra-node link (accelerator to node hub), 1e3 to 1e15 B/s"},
+    {"intra.latency", "a time such as 2us (s, ms, us, ns), or xF", "latency of the intra-node link, 0 to 1 s"},
+    {"inter.bandwidth", "a rate such as 25GB/s, or xF",
+     "bandwidth of the NIC link and of every link of the network between nodes, 1e3 to 1e15 B/s"},
+    {"inter.latency", "a time such as 1us, or xF", "latency of the NIC link and of every network link, 0 to 1 s"},
+    {"network.oversubscription", "a ratio such as 2 or 16:3, or xF",
+     "oversubscription of every fat-tree level above the first (and of supernodes' upper level), 1 to 1024"},
+    {"accelerator.flops", "a rate in FLOP/s such as 3e13, or xF", "the accelerator's FLOP rate, 1e6 to 1e18 FLOP/s"},
+    {"accelerator.reduce", "a rate such as 300GB/s, or xF",
+     "the rate of an elementwise reduction (reduce_Bps), 1e3 to 1e15 B/s"},
+    {"accelerator.memory", "a rate such as 1TB/s, or xF", "the accelerator's memory bandwidth, 1e3 to 1e15 B/s"},
+    {"compute.scale", "F or xF (0.001 to 1000)",
+     "compute F times faster: measured compute durations divided by F, the FLOP rate multiplied by F"},
+    {"compress", "a compressor NAME[:key=value,...] as for --compress, or none",
+     "compress the all_reduces with this compressor (none: plain)"},
+    {"compress.min_bytes", "a byte count such as 1MiB", "all_reduces smaller than this stay plain"},
+    {"algo", "an all_reduce algorithm or auto", "the all_reduce algorithm, as --algo"},
+}};
+
+[[noreturn]] void bad(std::string_view key, const std::string& detail) {
+  throw InputError("--set", 0, std::string(key), detail);
+}
+
+std::string key_list() {
+  std::string out;
+  for (const WhatIfKey& k : kKeys) out += fmt::format("{}{}", out.empty() ? "" : ", ", k.key);
+  return out;
+}
+
+const WhatIfKey& find_key(std::string_view key) {
+  for (const WhatIfKey& k : kKeys) {
+    if (k.key == key) return k;
+  }
+  bad(key, fmt::format("unknown key \"{}\"; valid keys: {}", key, key_list()));
+}
+
+/// "x2" -> a factor; anything else -> nullopt.
+std::optional<double> factor_of(std::string_view key, std::string_view text) {
+  if (text.empty() || text.front() != 'x') return std::nullopt;
+  std::optional<double> f = parse_double(text.substr(1));
+  if (!f || !(*f >= 1.0 / kMaxFactor && *f <= kMaxFactor)) {
+    bad(key, fmt::format("expected a factor x{:g} to x{:g} such as x2 or x0.5, got \"{}\"", 1.0 / kMaxFactor,
+                         kMaxFactor, text));
+  }
+  return f;
+}
+
+/// "25GB/s", "1.4e10" (B/s) -> bytes per second.
+std::optional<double> parse_rate(std::string_view text) {
+  std::string_view amount = text;
+  if (amount.ends_with("/s")) amount.remove_suffix(2);
+  if (std::optional<double> plain = parse_double(amount)) return plain;
+  if (amount.empty() || amount == text) return std::nullopt;  // a unit needs its "/s"
+  if (std::optional<std::uint64_t> bytes = parse_bytes(amount)) return static_cast<double>(*bytes);
+  return std::nullopt;
+}
+
+/// "2us", "1.5ms", "1e-6" (s) -> seconds.
+std::optional<double> parse_duration(std::string_view text) {
+  struct Unit {
+    std::string_view suffix;
+    double seconds;
+  };
+  static constexpr std::array<Unit, 5> kUnits = {{{"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}, {"s", 1.0}, {"", 1.0}}};
+  for (const Unit& unit : kUnits) {
+    if (!text.ends_with(unit.suffix)) continue;
+    std::optional<double> value = parse_double(text.substr(0, text.size() - unit.suffix.size()));
+    if (!value) return std::nullopt;
+    return *value * unit.seconds;
+  }
+  return std::nullopt;
+}
+
+/// An adjustment: xF, or an absolute value read by `parse` and checked in [min, max].
+template <class Parse>
+topology::Adjustment adjustment(std::string_view key, std::string_view text, const std::string& setting, Parse parse,
+                                double min, double max, std::string_view unit, std::string_view forms) {
+  topology::Adjustment a;
+  a.setting = setting;
+  if (std::optional<double> f = factor_of(key, text)) {
+    a.value = *f;
+    return a;
+  }
+  std::optional<double> value = parse(text);
+  if (!value) bad(key, fmt::format("expected {}, got \"{}\"", forms, text));
+  if (!(*value >= min && *value <= max)) {
+    bad(key, fmt::format("expected {:g} to {:g} {}, got \"{}\"", min, max, unit, text));
+  }
+  a.factor = false;
+  a.value = *value;
+  return a;
+}
+
+std::optional<double> parse_ratio(std::string_view text) {
+  std::size_t colon = text.find(':');
+  if (colon == std::string_view::npos) return parse_double(text);
+  auto down = parse_double(text.substr(0, colon));
+  auto up = parse_double(text.substr(colon + 1));
+  if (!down || !up || !(*up > 0)) return std::nullopt;
+  return *down / *up;
+}
+
+void apply(WhatIf& w, std::string_view key, std::string_view text, const std::string& setting) {
+  topology::PlatformOverrides& p = w.platform;
+  auto rate = [&](std::optional<topology::Adjustment>& slot) {
+    slot = adjustment(key, text, setting, parse_rate, Limits::kMinBandwidth_Bps, Limits::kMaxBandwidth_Bps, "B/s",
+                      find_key(key).value);
+  };
+  auto time = [&](std::optional<topology::Adjustment>& slot) {
+    slot = adjustment(key, text, setting, parse_duration, 0, Limits::kMaxLatency_s, "s", find_key(key).value);
+  };
+  if (key == "nodes") {
+    auto count = [](std::string_view t) -> std::optional<double> {
+      std::optional<std::int64_t> n = parse_int(t);
+      return n ? std::optional<double>(static_cast<double>(*n)) : std::nullopt;
+    };
+    // A factor must give a whole count: the reader checks the result.
+    p.nodes = adjustment(key, text, setting, count, 1, 1 << 22, "nodes", "a whole count such as 4096, or xF");
+  } else if (key == "intra.bandwidth") {
+    rate(p.intra_bandwidth);
+  } else if (key == "intra.latency") {
+    time(p.intra_latency);
+  } else if (key == "inter.bandwidth") {
+    rate(p.inter_bandwidth);
+  } else if (key == "inter.latency") {
+    time(p.inter_latency);
+  } else if (key == "network.oversubscription") {
+    p.oversubscription = adjustment(key, text, setting, parse_ratio, 1, Limits::kMaxOversubscription, "(down:up)",
+                                    find_key(key).value);
+  } else if (key == "accelerator.flops") {
+    p.flops = adjustment(key, text, setting, parse_double, Limits::kMinFlops, Limits::kMaxFlops, "FLOP/s",
+                         find_key(key).value);
+  } else if (key == "accelerator.reduce") {
+    rate(p.reduce);
+  } else if (key == "accelerator.memory") {
+    rate(p.memory);
+  } else if (key == "compute.scale") {
+    std::string_view number = text.starts_with('x') ? text.substr(1) : text;
+    std::optional<double> f = parse_double(number);
+    if (!f || !(*f >= kMinComputeScale && *f <= kMaxComputeScale)) {
+      bad(key, fmt::format("expected a factor from {:g} to {:g} such as 1.5 (compute 1.5x faster), got \"{}\"",
+                           kMinComputeScale, kMaxComputeScale, text));
+    }
+    w.compute_scale = *f;
+    p.compute_scale = topology::Adjustment{*f, true, setting};
+  } else if (key == "compress") {
+    if (text != "none") {
+      try {
+        compress::parse_compress_spec(text);
+      } catch (const InputError& e) {
+        bad(key, e.field().empty() ? e.detail() : fmt::format("{}: {}", e.field(), e.detail()));
+      }
+    }
+    w.compress = std::string(text);
+  } else if (key == "compress.min_bytes") {
+    w.compress_min_bytes = parse_bytes_or_throw(text, "--set", std::string(key));
+  } else if (key == "algo") {
+    std::vector<std::string_view> names = collective::algorithms(collective::Collective::kAllReduce);
+    bool known = false;
+    for (std::string_view name : names) known = known || name == text;
+    if (!known) {
+      std::string list;
+      for (std::string_view name : names) list += fmt::format("{}{}", list.empty() ? "" : ", ", name);
+      bad(key, fmt::format("unknown all_reduce algorithm \"{}\"; choices: {}", text, list));
+    }
+    w.algorithm = std::string(text);
+  }
+}
+
+}  // namespace
+
+std::span<const WhatIfKey> what_if_keys() { return kKeys; }
+
+WhatIf parse_what_if(const std::vector<std::string>& settings) {
+  WhatIf w;
+  std::vector<std::string> seen;
+  for (const std::string& setting : settings) {
+    const std::size_t eq = setting.find('=');
+    if (eq == std::string::npos) {
+      throw InputError("--set", 0, "", fmt::format("expected KEY=VALUE, got \"{}\"; valid keys: {}", setting, key_list()));
+    }
+    const std::string key = setting.substr(0, eq);
+    const std::string value = setting.substr(eq + 1);
+    find_key(key);
+    for (const std::string& k : seen) {
+      if (k == key) bad(key, fmt::format("set twice (\"{}\"); give each key once", setting));
+    }
+    if (value.empty()) bad(key, fmt::format("expected {}, got \"\"", find_key(key).value));
+    apply(w, key, value, setting);
+    seen.push_back(key);
+    w.settings.push_back(setting);
+  }
+  return w;
+}
+
+}  // namespace ccsim::engine

@@ -1,0 +1,69 @@
+# ccsim whatif and --set: every bad setting is an error (exit 1) that names --set and the key,
+# lists the valid keys or the allowed range, and never crashes; --set works on replay and compare.
+T=$SRC/traces/qu2025-profile.json
+hostile whatif-no-set 1 'expected at least one --set KEY=VALUE' whatif "$T"
+hostile whatif-no-trace 1 'expected a trace file, or --collective' whatif --set inter.bandwidth=x2
+hostile whatif-unknown-key 1 "^ccsim: error: --set: field 'bandwidth': unknown key \"bandwidth\"; valid keys: nodes, intra.bandwidth, .*, algo$" \
+  whatif "$T" --set bandwidth=x2
+hostile whatif-no-equals 1 "^ccsim: error: --set: expected KEY=VALUE, got \"inter.bandwidth\"; valid keys: nodes, " \
+  whatif "$T" --set inter.bandwidth
+hostile whatif-bad-rate 1 "field 'inter.bandwidth': expected a rate such as 25GB/s, or xF, got \"fast\"" \
+  whatif "$T" --set inter.bandwidth=fast
+hostile whatif-rate-out-of-range 1 "field 'inter.bandwidth': expected 1000 to 1e\+15 B/s, got \"1B/s\"" \
+  whatif "$T" --set inter.bandwidth=1B/s
+hostile whatif-factor-zero 1 "field 'intra.bandwidth': expected a factor x1e-06 to x1e\+06 such as x2 or x0.5, got \"x0\"" \
+  whatif "$T" --set intra.bandwidth=x0
+hostile whatif-factor-inf 1 "field 'intra.bandwidth': expected a factor .* got \"xinf\"" whatif "$T" --set intra.bandwidth=xinf
+hostile whatif-factor-huge-result 1 "field 'intra.bandwidth': expected 1000 to 1e\+15 B/s \(the limits of platform files, platforms/README.md\), got 5\.593e\+15 B/s \(5\.593e\+09 B/s of the platform x 1e\+06\)" \
+  whatif "$T" --set intra.bandwidth=x1e6
+hostile whatif-latency-range 1 "field 'intra.latency': expected 0 to 1 s, got \"3s\"" whatif "$T" --set intra.latency=3s
+hostile whatif-latency-nan 1 "field 'inter.latency': expected a time such as 1us" whatif "$T" --set inter.latency=nan
+hostile whatif-nodes-zero 1 "field 'nodes': expected 1 to 4.1943e\+06 nodes, got \"0\"" whatif "$T" --set nodes=0
+hostile whatif-nodes-2^63 1 "field 'nodes': expected 1 to 4.1943e\+06 nodes, got \"9223372036854775807\"" \
+  whatif "$T" --set nodes=9223372036854775807
+hostile whatif-nodes-fraction 1 "field 'nodes': expected a whole number of nodes, got 1.5 \(2 nodes of the platform x 0.75\)" \
+  whatif "$T" --set nodes=x0.75
+hostile whatif-nodes-below-1 1 "field 'nodes': expected 1 to 4.1943e\+06 nodes \(the limits of platform files, platforms/README.md\), got 0.6 nodes" \
+  whatif "$T" --set nodes=x0.3
+hostile whatif-nodes-too-few 1 "the trace has 4 ranks but platform \"qu2025-fit\" has only 2 accelerators \(1 nodes x 2\)" \
+  whatif "$T" --set nodes=1
+hostile whatif-compute-scale 1 "field 'compute.scale': expected a factor from 0.001 to 1000" whatif "$T" --set compute.scale=-1
+hostile whatif-algo 1 "field 'algo': unknown all_reduce algorithm \"fastest\"; choices: auto, ring, " whatif "$T" --set algo=fastest
+hostile whatif-compress 1 "field 'compress': eps: unknown key" whatif "$T" --set compress=cuszp:eps=3
+hostile whatif-compress-unknown 1 "nosuchzip" whatif "$T" --set compress=nosuchzip
+hostile whatif-twice 1 "field 'nodes': set twice" whatif "$T" --set nodes=2 --set nodes=4
+hostile whatif-memory-factor 1 "the platform gives no memory_Bps to scale" whatif "$T" --set accelerator.memory=x2
+hostile whatif-empty-set 105 '--set' whatif "$T" --set ''
+hostile whatif-two-values 109 'not expected: intra.latency=2us' whatif "$T" --set inter.bandwidth=x2 intra.latency=2us
+hostile whatif-output-is-input 1 'qu2025-profile.json' whatif "$T" --set inter.bandwidth=x2 -o "$T"
+
+hostile whatif-timeline-csv 0 '' whatif "$T" --set inter.bandwidth=x2 --timeline "$TMP/events.json" --format csv -o "$TMP/w.csv"
+grep -q '"traceEvents"' "$TMP/events.json" || fail "no trace events in the timeline"
+head -1 "$TMP/w.csv" | grep -q '^scope,id,row,operator,label,baseline_ms,what_if_ms,' || fail "csv header"
+
+# The collective mode.
+hostile whatif-collective-ranks 1 "field '--ranks': expected 2 to 4096 ranks, got \"1\"" \
+  whatif --collective all_reduce --bytes 1MiB --ranks 1 --platform tianhe-2a
+hostile whatif-collective-too-many 1 "platform \"qu2025-fit\" has 4 accelerators, fewer than 8 ranks" \
+  whatif --collective all_reduce --bytes 1MiB --ranks 8 --platform qu2025-fit
+hostile whatif-collective-bytes 1 "field '--bytes': expected a whole number of fp32 elements" \
+  whatif --collective all_reduce --bytes 6 --ranks 2 --platform qu2025-fit
+hostile whatif-collective-no-bytes 1 "needs --bytes" whatif --collective all_reduce --ranks 2 --platform qu2025-fit
+hostile whatif-collective-huge 1 "field '--bytes': expected 4 to 1125899906842624 bytes" \
+  whatif --collective all_reduce --bytes 2000TB --ranks 2 --platform qu2025-fit
+hostile whatif-collective-and-trace 1 'not both' whatif "$T" --collective all_reduce --bytes 1MiB --ranks 2 --platform qu2025-fit
+hostile whatif-collective-csv 1 "field '--format': the collective mode prints text or json, not csv" \
+  whatif --collective all_reduce --bytes 1MiB --ranks 2 --platform qu2025-fit --format csv
+hostile whatif-collective-other 105 'all_gather' whatif --collective all_gather --bytes 1MiB --ranks 2 --platform qu2025-fit
+hostile whatif-collective-ok 0 '' whatif --collective all_reduce --bytes 256MiB --ranks 512 --platform tianhe-2a
+grep -Eq '^ring \(auto\) ' "$last_out" || fail "ring is not the auto choice for 256 MiB over 512 ranks on tianhe-2a"
+
+# --set on replay and compare: the same checks, and the settings listed as notes.
+hostile replay-set-unknown 1 "field 'speed': unknown key" replay "$T" --set speed=x2
+hostile replay-set 0 '' replay "$T" --set inter.bandwidth=x2 --set compute.scale=2
+grep -q '^note: set: inter.bandwidth=x2$' "$last_out" || fail "replay does not list its --set"
+grep -q '^note: set: compute.scale=2$' "$last_out" || fail "replay does not list its --set"
+hostile compare-set 0 '' compare "$T" --compress cuszp:eb=1e-3 --set intra.latency=2us
+grep -q '^note: set: intra.latency=2us$' "$last_out" || fail "compare does not list its --set"
+hostile cost-set 0 '' cost "$T" --iterations 10 --set inter.bandwidth=x2
+grep -q '^  set: inter.bandwidth=x2 (--set)$' "$last_out" || fail "cost does not list its --set"

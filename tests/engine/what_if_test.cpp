@@ -1,0 +1,191 @@
+// The --set override layer (engine/what_if.hpp) and its application by the platform reader.
+#include <map>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "core/input_error.hpp"
+#include "engine/what_if.hpp"
+#include "topology/platform.hpp"
+
+using namespace ccsim;
+
+namespace {
+
+const std::string kTiny = CCSIM_SOURCE_DIR "/tests/data/tiny.json";
+
+engine::WhatIf one(const std::string& setting) { return engine::parse_what_if({setting}); }
+
+std::string error_of(const std::vector<std::string>& settings) {
+  try {
+    engine::parse_what_if(settings);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+topology::Platform tiny_with(const std::vector<std::string>& settings) {
+  return topology::read_platform(kTiny, engine::parse_what_if(settings).platform);
+}
+
+std::string platform_error(const std::vector<std::string>& settings) {
+  try {
+    tiny_with(settings);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("every key of the table parses a value of its documented form", "[what_if]") {
+  const std::map<std::string, std::string> sample = {
+      {"nodes", "8"},
+      {"intra.bandwidth", "25GB/s"},
+      {"intra.latency", "2us"},
+      {"inter.bandwidth", "x2"},
+      {"inter.latency", "1.5ms"},
+      {"network.oversubscription", "16:3"},
+      {"accelerator.flops", "3e13"},
+      {"accelerator.reduce", "300GB/s"},
+      {"accelerator.memory", "1TB/s"},
+      {"compute.scale", "1.5"},
+      {"compress", "szx:eb=1e-3"},
+      {"compress.min_bytes", "1MiB"},
+      {"algo", "ring"},
+  };
+  REQUIRE(sample.size() == engine::what_if_keys().size());
+  for (const engine::WhatIfKey& key : engine::what_if_keys()) {
+    INFO(key.key);
+    REQUIRE(sample.count(std::string(key.key)) == 1);
+    const std::string setting = std::string(key.key) + "=" + sample.at(std::string(key.key));
+    engine::WhatIf w = one(setting);
+    REQUIRE(w.settings == std::vector<std::string>{setting});
+    CHECK_FALSE(key.description.empty());
+    CHECK_FALSE(key.value.empty());
+  }
+}
+
+TEST_CASE("values: factors, units and absolute values", "[what_if]") {
+  engine::WhatIf w = engine::parse_what_if({"inter.bandwidth=x2", "intra.bandwidth=25GB/s", "intra.latency=2us",
+                                            "inter.latency=500ns", "nodes=4096", "compute.scale=1.5",
+                                            "accelerator.reduce=1.4e10", "network.oversubscription=16:3",
+                                            "compress.min_bytes=1MiB", "algo=auto", "compress=none"});
+  REQUIRE(w.settings.size() == 11);
+  CHECK(w.platform.inter_bandwidth->factor);
+  CHECK(w.platform.inter_bandwidth->value == 2.0);
+  CHECK_FALSE(w.platform.intra_bandwidth->factor);
+  CHECK(w.platform.intra_bandwidth->value == 25e9);
+  CHECK(w.platform.intra_latency->value == Approx(2e-6).epsilon(1e-12));
+  CHECK(w.platform.inter_latency->value == Approx(5e-7).epsilon(1e-12));
+  CHECK(w.platform.nodes->value == 4096);
+  CHECK(w.compute_scale == 1.5);
+  CHECK(w.platform.compute_scale->value == 1.5);
+  CHECK(w.platform.reduce->value == 1.4e10);
+  CHECK(w.platform.oversubscription->value == Approx(16.0 / 3));
+  CHECK(*w.compress_min_bytes == 1048576);
+  CHECK(*w.algorithm == "auto");
+  CHECK(*w.compress == "none");
+  CHECK(one("intra.latency=1e-6").platform.intra_latency->value == 1e-6);
+  CHECK(one("intra.latency=0.5s").platform.intra_latency->value == 0.5);
+  CHECK(one("inter.bandwidth=1.5GiB/s").platform.inter_bandwidth->value == 1.5 * 1024 * 1024 * 1024);
+  CHECK(one("compute.scale=x2").compute_scale == 2.0);
+  CHECK(engine::parse_what_if({}).empty());
+}
+
+TEST_CASE("errors name the key, the accepted forms and the range", "[what_if]") {
+  CHECK(error_of({"bandwidth=x2"}) ==
+        "--set: field 'bandwidth': unknown key \"bandwidth\"; valid keys: nodes, intra.bandwidth, intra.latency, "
+        "inter.bandwidth, inter.latency, network.oversubscription, accelerator.flops, accelerator.reduce, "
+        "accelerator.memory, compute.scale, compress, compress.min_bytes, algo");
+  CHECK(error_of({"nodes"}).starts_with("--set: expected KEY=VALUE, got \"nodes\"; valid keys: nodes, "));
+  CHECK(error_of({"inter.bandwidth=fast"}) ==
+        "--set: field 'inter.bandwidth': expected a rate such as 25GB/s, or xF, got \"fast\"");
+  CHECK(error_of({"inter.bandwidth=25GB"}) ==
+        "--set: field 'inter.bandwidth': expected a rate such as 25GB/s, or xF, got \"25GB\"");
+  CHECK(error_of({"inter.bandwidth=2000TB/s"}) ==
+        "--set: field 'inter.bandwidth': expected 1000 to 1e+15 B/s, got \"2000TB/s\"");
+  CHECK(error_of({"inter.bandwidth=x0"}) ==
+        "--set: field 'inter.bandwidth': expected a factor x1e-06 to x1e+06 such as x2 or x0.5, got \"x0\"");
+  CHECK(error_of({"inter.bandwidth=x-2"}) ==
+        "--set: field 'inter.bandwidth': expected a factor x1e-06 to x1e+06 such as x2 or x0.5, got \"x-2\"");
+  CHECK(error_of({"inter.bandwidth=xnan"}) ==
+        "--set: field 'inter.bandwidth': expected a factor x1e-06 to x1e+06 such as x2 or x0.5, got \"xnan\"");
+  CHECK(error_of({"intra.latency=2"}) == "--set: field 'intra.latency': expected 0 to 1 s, got \"2\"");
+  CHECK(error_of({"intra.latency=-1us"}) == "--set: field 'intra.latency': expected 0 to 1 s, got \"-1us\"");
+  CHECK(error_of({"intra.latency=2 us"}) ==
+        "--set: field 'intra.latency': expected a time such as 2us (s, ms, us, ns), or xF, got \"2 us\"");
+  CHECK(error_of({"nodes=0"}) == "--set: field 'nodes': expected 1 to 4.1943e+06 nodes, got \"0\"");
+  CHECK(error_of({"nodes=1.5"}) == "--set: field 'nodes': expected a whole count such as 4096, or xF, got \"1.5\"");
+  CHECK(error_of({"nodes=99999999999999999999"}) ==
+        "--set: field 'nodes': expected a whole count such as 4096, or xF, got \"99999999999999999999\"");
+  CHECK(error_of({"compute.scale=0"}) ==
+        "--set: field 'compute.scale': expected a factor from 0.001 to 1000 such as 1.5 (compute 1.5x faster), got \"0\"");
+  CHECK(error_of({"compute.scale=1e4"}) ==
+        "--set: field 'compute.scale': expected a factor from 0.001 to 1000 such as 1.5 (compute 1.5x faster), got "
+        "\"1e4\"");
+  CHECK(error_of({"algo=fastest"}).starts_with(
+      "--set: field 'algo': unknown all_reduce algorithm \"fastest\"; choices: auto, ring, "));
+  CHECK(error_of({"compress=cuszp:eps=3"}).starts_with("--set: field 'compress': eps: unknown key"));
+  CHECK(error_of({"compress.min_bytes=lots"}) ==
+        "--set: field 'compress.min_bytes': expected a byte count such as 4096, 16MiB or 1.5GB, got \"lots\"");
+  CHECK(error_of({"network.oversubscription=1:2"}) ==
+        "--set: field 'network.oversubscription': expected 1 to 1024 (down:up), got \"1:2\"");
+  CHECK(error_of({"inter.bandwidth="}) ==
+        "--set: field 'inter.bandwidth': expected a rate such as 25GB/s, or xF, got \"\"");
+  CHECK(error_of({"inter.bandwidth=x2", "inter.bandwidth=x3"}) ==
+        "--set: field 'inter.bandwidth': set twice (\"inter.bandwidth=x3\"); give each key once");
+}
+
+TEST_CASE("the platform reader applies the settings before it builds", "[what_if]") {
+  topology::Platform base = topology::read_platform(kTiny);
+  const topology::Network& b = base.network;
+  const double nic = b.link(b.nic_link(0, 0)).bandwidth_Bps;
+  const double intra = b.link(b.intra_link(0)).bandwidth_Bps;
+  REQUIRE(nic == 1e9);
+  REQUIRE(intra == 1e10);
+
+  topology::Platform p = tiny_with({"inter.bandwidth=x2", "intra.latency=2us", "nodes=8", "compute.scale=1.5",
+                                    "accelerator.reduce=20GB/s", "intra.bandwidth=x0.5"});
+  const topology::Network& n = p.network;
+  CHECK(n.node_count() == 8);
+  CHECK(n.accelerator_count() == 16);
+  CHECK(n.link(n.nic_link(7, 0)).bandwidth_Bps == 2e9);
+  CHECK(n.link(n.intra_link(15)).bandwidth_Bps == 5e9);
+  CHECK(n.link(n.intra_link(0)).latency_s == Approx(2e-6).epsilon(1e-12));
+  CHECK(n.link(n.nic_link(0, 0)).latency_s == b.link(b.nic_link(0, 0)).latency_s);
+  CHECK(n.accelerator().flops == 1.5e12);
+  CHECK(n.accelerator().reduce_Bps == 2e10);
+  // Between nodes: intra (2 us), NIC (5 us), NIC, intra; bottleneck the doubled NIC.
+  topology::Network::PathCost path = n.path_cost(0, 2);
+  CHECK(path.latency_s == Approx(14e-6).epsilon(1e-12));
+  CHECK(path.bandwidth_Bps == 2e9);
+
+  topology::Platform faster = tiny_with({"inter.latency=x0.5", "accelerator.flops=x4"});
+  CHECK(faster.network.link(faster.network.nic_link(0, 0)).latency_s == Approx(2.5e-6).epsilon(1e-12));
+  CHECK(faster.network.accelerator().flops == 4e12);
+  CHECK(tiny_with({"accelerator.memory=1TB/s"}).network.accelerator().memory_Bps == 1e12);
+}
+
+TEST_CASE("a result beyond the reader's limits is refused, naming the setting", "[what_if]") {
+  CHECK(platform_error({"intra.bandwidth=x1e6"}) ==
+        "--set: field 'intra.bandwidth': expected 1000 to 1e+15 B/s (the limits of platform files, "
+        "platforms/README.md), got 1e+16 B/s (1e+10 B/s of the platform x 1e+06)");
+  CHECK(platform_error({"inter.latency=x1e6"}) ==
+        "--set: field 'inter.latency': expected 0 to 1 s (the limits of platform files, platforms/README.md), got 5 s "
+        "(5e-06 s of the platform x 1e+06)");
+  CHECK(platform_error({"nodes=x0.3"}) ==
+        "--set: field 'nodes': expected a whole number of nodes, got 1.2 (4 nodes of the platform x 0.3)");
+  CHECK(platform_error({"nodes=x2000000"}) == "--set: field 'nodes': expected a factor x1e-06 to x1e+06 such as x2 or x0.5, got \"x2000000\"");
+  // A platform the settings make too large: the reader's own message, with the settings.
+  CHECK_THAT(platform_error({"nodes=x1000000"}),
+             Catch::StartsWith(kTiny) && Catch::EndsWith("(with --set nodes=x1000000)"));
+  CHECK(platform_error({"accelerator.memory=x2"}) ==
+        "--set: field 'accelerator.memory': the platform gives no memory_Bps to scale; give an absolute rate such as "
+        "1TB/s");
+  CHECK(platform_error({"compute.scale=1e-3", "accelerator.flops=1e6"}) ==
+        "--set: field 'compute.scale': expected 1e+06 to 1e+18 FLOP/s (the limits of platform files, "
+        "platforms/README.md), got 1000 FLOP/s (1e+06 FLOP/s of the platform x 0.001)");
+}
