@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 out=${1:-tests/data/measure}
 mkdir -p "$out"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-common=(--sizes "${SIZES:-1KiB:64MiB:x2}" --reps "${REPS:-5}" --warmup 1 --max-seconds 6 --p2p)
+common=(--sizes "${SIZES:-1KiB:64MiB:x2}" --reps "${REPS:-21}" --warmup 2 --max-seconds "${MAX_SECONDS:-8}" --p2p)
 run() {  # NETWORK NP ARGS...
   local network=$1 np=$2
   shift 2

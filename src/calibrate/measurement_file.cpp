@@ -1,5 +1,7 @@
 #include "calibrate/measurement_file.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "core/input_error.hpp"
@@ -14,10 +16,13 @@ using json::ObjectReader;
 constexpr const char* kFormat = "ccsim-measurements";
 constexpr int kVersion = 1;
 
-/// The median of a timing summary; its other statistics are allowed, not used.
-double read_median(ObjectReader& parent) {
+/// The median of a timing summary, and its p10 and p90 when present (the spread of the
+/// repetitions, which a fit's error is compared with); the others are allowed, not used.
+double read_time(ObjectReader& parent, std::optional<double>* p10 = nullptr, std::optional<double>* p90 = nullptr) {
   ObjectReader time = parent.child("time_s");
   double median = time.positive("median");
+  if (p10) *p10 = time.optional_positive("p10");
+  if (p90) *p90 = time.optional_positive("p90");
   time.allow({"min", "max", "p10", "p90", "mean"});
   time.finish();
   return median;
@@ -43,7 +48,11 @@ SeriesPoint read_series(const json::Value& value, const std::string& file, const
   s.group_size = read_count(r, "group_size");
   s.bytes = r.non_negative_integer("bytes");
   if (s.bytes == 0) r.at("bytes").fail("expected a positive integer, " + json::got(r.required("bytes")));
-  s.median_s = read_median(r);
+  s.median_s = read_time(r, &s.p10_s, &s.p90_s);
+  if ((s.p10_s && *s.p10_s > s.median_s) || (s.p90_s && *s.p90_s < s.median_s)) {
+    r.at("time_s").fail(fmt::format("expected p10 <= median <= p90, got {} <= {} <= {}", s.p10_s.value_or(s.median_s),
+                                    s.median_s, s.p90_s.value_or(s.median_s)));
+  }
   s.ratio = r.optional_positive("ratio");
   r.allow({"error_feedback", "group", "groups", "count", "dtype", "warmup", "reps", "samples_s",
            "wire_bytes_per_rank", "messages_per_rank", "check"});
@@ -58,7 +67,7 @@ P2pPoint read_p2p(const json::Value& value, const std::string& file, const std::
   p.transport = r.choice("transport", {"mpi", "ucx"});
   p.pairs = read_count(r, "pairs");
   p.bytes = r.non_negative_integer("bytes");
-  p.median_s = read_median(r);
+  p.median_s = read_time(r);
   r.allow({"reps", "samples_s"});
   r.finish();
   return p;
@@ -82,7 +91,17 @@ MeasurementFile parse_measurements(std::string_view text, const std::string& sou
   m.processes = read_count(machine, "processes");
   m.nodes = read_count(machine, "nodes");
   m.cpu = machine.optional_string("cpu").value_or("");
-  machine.allow({"hosts", "cores_per_node", "mpi_library", "transports", "environment", "ucx"});
+  m.cores_per_node = static_cast<int>(machine.optional_integer_in("cores_per_node", 1, 1 << 24).value_or(0));
+  if (const json::Value* limits = machine.optional("protocol_limits")) {
+    if (!limits->is_object()) machine.at("protocol_limits").fail("expected an object, " + json::got(*limits));
+    ObjectReader r(*limits, source, machine.member_path("protocol_limits"));
+    for (const auto& member : limits->members()) {
+      const std::string& name = member.first;
+      m.protocol_limits.emplace_back(name, static_cast<std::uint64_t>(r.integer_in(name, 1, std::int64_t{1} << 40)));
+    }
+    r.finish();
+  }
+  machine.allow({"hosts", "mpi_library", "transports", "environment", "ucx"});
   machine.finish();
 
   const json::Value& series = doc.array("series");
@@ -105,6 +124,13 @@ MeasurementFile parse_measurements(std::string_view text, const std::string& sou
   doc.allow({"command", "layout", "data", "groups", "failed_checks"});
   doc.finish();
   return m;
+}
+
+double core_sharing(const MeasurementFile& file) {
+  if (file.cores_per_node <= 0 || file.processes <= 0) return 1;
+  const int nodes = std::max(file.nodes, 1);
+  const int per_node = (file.processes + nodes - 1) / nodes;
+  return per_node > file.cores_per_node ? static_cast<double>(per_node) / file.cores_per_node : 1.0;
 }
 
 MeasurementFile read_measurements(const std::string& path) { return parse_measurements(json::read_file(path), path); }

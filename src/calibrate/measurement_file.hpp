@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace ccsim::calibrate {
@@ -18,6 +19,8 @@ struct SeriesPoint {
   int group_size = 0;
   std::uint64_t bytes = 0;     ///< each rank's buffer
   double median_s = 0;
+  std::optional<double> p10_s;  ///< the spread of the repetitions, when recorded
+  std::optional<double> p90_s;
   std::optional<double> ratio;  ///< schedules only: raw bytes / wire bytes as measured
   int line = 0;                ///< where the series object starts
   std::string field;           ///< its field path, "series[3]"
@@ -38,10 +41,21 @@ struct MeasurementFile {
   std::string file;
   int processes = 0;
   int nodes = 0;
+  int cores_per_node = 0;  ///< 0: not recorded
   std::string cpu;
+  /// The MPI library's protocol limits recorded by ccsim measure (machine.protocol_limits:
+  /// "btl_tcp_eager_limit" -> 65536, ...), by name.
+  std::vector<std::pair<std::string, std::uint64_t>> protocol_limits;
   std::vector<SeriesPoint> series;
   std::vector<P2pPoint> p2p;
 };
+
+/// How many processes shared each core in the run: processes per node / cores per node when
+/// the processes outnumber the cores (4 processes on 2 cores: 2), else 1 (and 1 when the file
+/// does not record its cores). Over shared memory and loopback TCP every byte is moved by a
+/// CPU, and a busy-polling MPI process on a shared core gets that share of it, so every
+/// message and reduction of such a run takes this factor longer than the network model says.
+double core_sharing(const MeasurementFile& file);
 
 /// Reads a measurement file strictly: the keys calibration uses are checked (type, range),
 /// the other documented keys are allowed, anything else is an InputError naming file, line

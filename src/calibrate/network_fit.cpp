@@ -15,6 +15,10 @@
 namespace ccsim::calibrate {
 namespace {
 
+/// An MPI eager limit counts the PML's match header (Open MPI's ob1: 14-24 bytes): a payload
+/// of exactly the limit already goes by rendezvous. The breakpoint sits this much below it.
+constexpr std::uint64_t kProtocolHeaderBytes = 64;
+
 /// Message-size segments: segment k holds messages of at least breaks[k - 1] bytes.
 int segment_of(std::uint64_t bytes, const std::vector<std::uint64_t>& breaks) {
   int k = 0;
@@ -146,6 +150,7 @@ struct Candidate {
   std::vector<double> theta;
   std::vector<int> dependent;    ///< parameters the series cannot tell from others: fixed at 0
   std::vector<int> constrained;  ///< parameters fixed at 0 because the fit made them negative
+  std::vector<int> bandwidth_bound;  ///< fixed at 0 because the fit made a bandwidth non-positive
   int free = 0;
   double ssr = 0;
   double criterion = 0;
@@ -162,6 +167,20 @@ std::optional<Candidate> fit_layout(const std::vector<std::unique_ptr<collective
   const int k = layout.segments();
   for (;;) {
     c.theta = solve(d, rows, y, free, c.dependent);
+    bool retry = false;
+    for (int s = 0; s < k && !retry; ++s) {
+      if (c.theta[static_cast<std::size_t>(k + s)] > 0) continue;
+      // A reduction cost per byte competes with the bandwidths (both scale with the bytes):
+      // where the series can tell them apart, noise can drive a bandwidth non-positive and
+      // the reduction cost up. Fix the reduction cost at 0 (folded into the bandwidths) first.
+      const auto gamma = static_cast<std::size_t>(layout.gamma());
+      if (free[gamma]) {
+        free[gamma] = false;
+        c.bandwidth_bound.push_back(layout.gamma());
+        retry = true;
+      }
+    }
+    if (retry) continue;
     for (int s = 0; s < k; ++s) {
       if (c.theta[static_cast<std::size_t>(k + s)] <= 0) {
         why = fmt::format("{} comes out {} (seconds per byte {:.6g})", layout.name(k + s),
@@ -317,6 +336,8 @@ NetworkFit fit_network(const MeasurementFile& file, const SeriesChoice& choice, 
                                  "compressed ones with validate --compress",
                                  name, *points.front().codec));
   }
+  // The model describes a process with a core of its own; the run's times are that much longer.
+  const double sharing = core_sharing(file);
   std::vector<std::unique_ptr<collective::Schedule>> schedules;
   std::vector<std::size_t> rows;
   std::vector<double> y;
@@ -324,7 +345,7 @@ NetworkFit fit_network(const MeasurementFile& file, const SeriesChoice& choice, 
     schedules.push_back(schedule_for(points[i], choice));
     if (mode == FitMode::kAll || i % 2 == 0) {
       rows.push_back(i);
-      y.push_back(points[i].median_s);
+      y.push_back(points[i].median_s / sharing);
     }
   }
   if (rows.size() < 3) {
@@ -351,6 +372,23 @@ NetworkFit fit_network(const MeasurementFile& file, const SeriesChoice& choice, 
     candidates.push_back(static_cast<std::uint64_t>(std::llround(std::sqrt(static_cast<double>(distinct[i - 1]) *
                                                                            static_cast<double>(distinct[i])))));
   }
+  // The MPI library's eager limits, where measure recorded them: a message above one goes by
+  // rendezvous (a handshake first), a step in cost that no smooth curve between the sizes
+  // around it predicts. Such a breakpoint may bound a segment of 2 fitted points.
+  std::vector<std::pair<std::uint64_t, std::string>> protocol;
+  for (const auto& [limit_name, limit] : file.protocol_limits) {
+    if (limit_name.rfind("btl_self_", 0) == 0 || limit <= kProtocolHeaderBytes) continue;  // a rank to itself
+    const std::uint64_t at = limit - kProtocolHeaderBytes;
+    if (distinct.empty() || at <= distinct.front() || at > distinct.back()) continue;
+    if (std::find_if(protocol.begin(), protocol.end(), [&](const auto& p) { return p.first == at; }) != protocol.end()) continue;
+    protocol.emplace_back(at, limit_name);
+    candidates.push_back(at);
+  }
+  std::sort(candidates.begin(), candidates.end());
+  candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+  const auto is_protocol = [&](std::uint64_t b) {
+    return std::any_of(protocol.begin(), protocol.end(), [&](const auto& p) { return p.first == b; });
+  };
 
   std::optional<Candidate> best;
   std::string why;
@@ -363,7 +401,13 @@ NetworkFit fit_network(const MeasurementFile& file, const SeriesChoice& choice, 
       Layout layout{breaks};
       std::vector<int> count(static_cast<std::size_t>(k), 0);
       for (std::uint64_t m : largest) ++count[static_cast<std::size_t>(segment_of(m, breaks))];
-      if (*std::min_element(count.begin(), count.end()) < 3) continue;
+      bool enough = true;
+      for (int seg = 0; seg < k; ++seg) {
+        const bool by_protocol = (seg > 0 && is_protocol(breaks[static_cast<std::size_t>(seg - 1)])) ||
+                                 (seg + 1 < k && is_protocol(breaks[static_cast<std::size_t>(seg)]));
+        if (count[static_cast<std::size_t>(seg)] < (by_protocol ? 2 : 3)) enough = false;
+      }
+      if (!enough) continue;
       // More points than parameters.
       if (static_cast<int>(rows.size()) <= 2 * k) continue;
       ++tried;
@@ -394,8 +438,10 @@ NetworkFit fit_network(const MeasurementFile& file, const SeriesChoice& choice, 
     p.bytes = points[i].bytes;
     p.ranks = points[i].group_size;
     p.measured_s = points[i].median_s;
-    p.predicted_s = direct;
+    p.predicted_s = direct * sharing;
     p.fitted = mode == FitMode::kAll || i % 2 == 0;
+    p.p10_s = points[i].p10_s;
+    p.p90_s = points[i].p90_s;
     if (p.fitted) fit.fitted_on.push_back(p.bytes);
     fit.points.push_back(p);
   }
@@ -420,14 +466,35 @@ NetworkFit fit_network(const MeasurementFile& file, const SeriesChoice& choice, 
   fit.notes.push_back(fmt::format("{} segment{} chosen by BIC of the relative residuals among {} layouts (1..{} "
                                   "segments, breakpoints between fitted sizes, >= 3 fitted points each)",
                                   k, k == 1 ? "" : "s", tried, max_segments));
+  if (!protocol.empty()) {
+    std::vector<std::string> limits;
+    for (const auto& [at, limit_name] : protocol) {
+      const bool used = std::find(best->layout.breaks.begin(), best->layout.breaks.end(), at) != best->layout.breaks.end();
+      limits.push_back(fmt::format("{} {} B ({})", limit_name, at + kProtocolHeaderBytes, used ? "a breakpoint" : "not chosen"));
+    }
+    fit.notes.push_back(fmt::format("breakpoints tried also at the MPI library's eager limits recorded by ccsim measure, "
+                                    "less {} B for the protocol header: {}",
+                                    kProtocolHeaderBytes, fmt::join(limits, ", ")));
+  }
   for (int j : best->dependent) {
     fit.notes.push_back(fmt::format("{} cannot be told apart from the other parameters in this series: fixed at 0 "
                                     "(absorbed by the {})",
                                     best->layout.name(j), j == best->layout.gamma() ? "bandwidths" : "latencies"));
   }
+  for (int j : best->bandwidth_bound) {
+    fit.notes.push_back(fmt::format("constrained fit: {} fixed at 0 (with it free, a bandwidth came out non-positive; "
+                                    "absorbed by the bandwidths)",
+                                    best->layout.name(j)));
+  }
   for (int j : best->constrained) {
     fit.notes.push_back(fmt::format("constrained fit: {} fixed at 0 (the unconstrained fit made it negative)",
                                     best->layout.name(j)));
+  }
+  if (sharing > 1) {
+    fit.notes.push_back(fmt::format("{} processes on {} cores per node: each process had 1/{:g} of a core, so the model is "
+                                    "fitted to the times divided by {:g} and its predictions for this run are multiplied "
+                                    "by {:g} (shared memory and loopback TCP move every byte with a CPU)",
+                                    file.processes, file.cores_per_node, sharing, sharing, sharing));
   }
   fit.fitted = summarize(fit.points, true);
   fit.held_out = summarize(fit.points, false);

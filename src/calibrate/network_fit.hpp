@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,8 @@ struct PointFit {
   double measured_s = 0;
   double predicted_s = 0;
   bool fitted = false;  ///< used by the fit (else held out)
+  std::optional<double> p10_s;  ///< the spread of the measured repetitions, when recorded
+  std::optional<double> p90_s;
   /// predicted / measured - 1.
   double relative_error() const { return predicted_s / measured_s - 1; }
 };

@@ -1,8 +1,12 @@
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "calibrate/benchmark_output.hpp"
 #include "calibrate/measurement_file.hpp"
@@ -15,18 +19,77 @@
 
 namespace ccsim::cli {
 
-std::string calibration_report(const std::vector<calibrate::PointFit>& points) {
-  std::string out = fmt::format("{:>5}  {:>10}  {:>13}  {:>13}  {:>8}  {}\n", "ranks", "bytes", "measured_us",
-                                "predicted_us", "error", "set");
+namespace {
+
+/// exp(mean ln(p90 / p10) / 2) - 1 over the points that recorded their spread.
+std::optional<double> spread_of(const std::vector<calibrate::PointFit>& points, int* counted = nullptr) {
+  double log_spread = 0;
+  int n = 0;
   for (const calibrate::PointFit& p : points) {
-    out += fmt::format("{:>5}  {:>10}  {:>13.3f}  {:>13.3f}  {:>+7.1f}%  {}\n", p.ranks, format_bytes(static_cast<double>(p.bytes)),
-                       p.measured_s * 1e6, p.predicted_s * 1e6, p.relative_error() * 100, p.fitted ? "fitted" : "held-out");
+    if (!p.p10_s || !p.p90_s) continue;
+    log_spread += std::log(*p.p90_s / *p.p10_s) / 2;
+    ++n;
+  }
+  if (counted) *counted = n;
+  if (n == 0) return std::nullopt;
+  return std::exp(log_spread / n) - 1;
+}
+
+}  // namespace
+
+nlohmann::ordered_json calibration_json(const std::vector<calibrate::PointFit>& points) {
+  nlohmann::ordered_json out;
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (const calibrate::PointFit& p : points) {
+    nlohmann::ordered_json r;
+    r["ranks"] = p.ranks;
+    r["bytes"] = p.bytes;
+    r["measured_s"] = p.measured_s;
+    r["predicted_s"] = p.predicted_s;
+    r["error"] = p.relative_error();
+    r["set"] = p.fitted ? "fitted" : "held-out";
+    r["p10_s"] = p.p10_s ? nlohmann::ordered_json(*p.p10_s) : nlohmann::ordered_json(nullptr);
+    r["p90_s"] = p.p90_s ? nlohmann::ordered_json(*p.p90_s) : nlohmann::ordered_json(nullptr);
+    rows.push_back(std::move(r));
+  }
+  out["points"] = std::move(rows);
+  for (bool fitted : {true, false}) {
+    const calibrate::ErrorSummary e = calibrate::summarize(points, fitted);
+    nlohmann::ordered_json summary;
+    summary["points"] = e.points;
+    summary["gmean"] = e.points > 0 ? nlohmann::ordered_json(e.gmean) : nlohmann::ordered_json(nullptr);
+    summary["worst"] = e.points > 0 ? nlohmann::ordered_json(e.worst) : nlohmann::ordered_json(nullptr);
+    out[fitted ? "fitted" : "held_out"] = std::move(summary);
+  }
+  const std::optional<double> spread = spread_of(points);
+  out["measurement_spread"] = spread ? nlohmann::ordered_json(*spread) : nlohmann::ordered_json(nullptr);
+  return out;
+}
+
+std::string calibration_report(const std::vector<calibrate::PointFit>& points) {
+  const bool spread = std::any_of(points.begin(), points.end(), [](const auto& p) { return p.p10_s && p.p90_s; });
+  std::string out = fmt::format("{:>5}  {:>10}  {:>13}  {:>13}  {:>8}  {:<8}{}\n", "ranks", "bytes", "measured_us",
+                                "predicted_us", "error", "set", spread ? "  p10..p90 of the repetitions" : "");
+  for (const calibrate::PointFit& p : points) {
+    std::string range;
+    if (p.p10_s && p.p90_s) {
+      range = fmt::format("  {:+.1f}%..{:+.1f}%", (*p.p10_s / p.measured_s - 1) * 100, (*p.p90_s / p.measured_s - 1) * 100);
+    }
+    out += fmt::format("{:>5}  {:>10}  {:>13.3f}  {:>13.3f}  {:>+7.1f}%  {:<8}{}\n", p.ranks,
+                       format_bytes(static_cast<double>(p.bytes)), p.measured_s * 1e6, p.predicted_s * 1e6,
+                       p.relative_error() * 100, p.fitted ? "fitted" : "held-out", range);
   }
   for (bool fitted : {true, false}) {
     calibrate::ErrorSummary e = calibrate::summarize(points, fitted);
     if (e.points == 0) continue;
     out += fmt::format("{:<9} {:>2} points: gmean error {:.1f}%, worst {:.1f}%\n", fitted ? "fitted" : "held-out", e.points,
                        e.gmean * 100, e.worst * 100);
+  }
+  int spread_points = 0;
+  if (const std::optional<double> spread = spread_of(points, &spread_points)) {
+    out += fmt::format("measurement spread: p10..p90 of the repetitions spans +-{:.1f}% about the median (geometric mean "
+                       "over {} points); errors of that size are within the measurement's own noise\n",
+                       *spread * 100, spread_points);
   }
   return out;
 }
@@ -68,6 +131,7 @@ struct CalibrateNetworkCommand {
   std::string output;
   bool output_given = false;  ///< -o was given (perhaps as "", which write_output refuses)
   std::string name;
+  std::string format = "text";
 };
 
 void run_calibrate_network(CalibrateNetworkCommand cmd) {
@@ -105,6 +169,32 @@ void run_calibrate_network(CalibrateNetworkCommand cmd) {
     write_output(cmd.output, topology::write_network_model(model));
     out += fmt::format("wrote {}\n", cmd.output);
   }
+  if (cmd.format == "json") {
+    nlohmann::ordered_json j;
+    j["command"] = "calibrate network";
+    j["measurements"] = cmd.measurements;
+    j["series"] = cmd.series;
+    j["ranks"] = fit.points.front().ranks;
+    j["schedule"] = fit.schedule;
+    j["fit"] = cmd.fit;
+    j["tier"] = cmd.tier;
+    const nlohmann::ordered_json errors = calibration_json(fit.points);  // named: items() of a temporary would dangle
+    for (const auto& [key, value] : errors.items()) j[key] = value;
+    nlohmann::ordered_json tier;
+    tier["send_overhead_s"] = fit.tier.send_overhead_s;
+    tier["recv_overhead_s"] = fit.tier.recv_overhead_s;
+    tier["reduce_s_per_byte"] = fit.reduce_s_per_byte;
+    nlohmann::ordered_json segments = nlohmann::ordered_json::array();
+    for (const topology::CostSegment& seg : fit.tier.segments) {
+      segments.push_back({{"min_bytes", seg.min_bytes}, {"latency_s", seg.latency_s}, {"bandwidth_Bps", seg.bandwidth_Bps}});
+    }
+    tier["segments"] = std::move(segments);
+    j["model"] = std::move(tier);
+    j["notes"] = fit.notes;
+    j["wrote"] = cmd.output_given ? nlohmann::ordered_json(cmd.output) : nlohmann::ordered_json(nullptr);
+    write_output("-", j.dump(2) + "\n");
+    return;
+  }
   write_output("-", out);
 }
 
@@ -131,6 +221,9 @@ void setup_calibrate(CLI::App& app) {
   sub->add_option("--segments", cmd->max_segments, "Most size segments tried")->check(CLI::Range(1, 4))->capture_default_str();
   sub->add_option("-o,--output", cmd->output, "Write the model here (models/network/NAME.json)");
   sub->add_option("--name", cmd->name, "Model name (default: fit-SERIES)");
+  sub->add_option("-f,--format", cmd->format, "Output format: text or json")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
   sub->callback([cmd, sub] {
     cmd->output_given = sub->count("--output") > 0;
     run_calibrate_network(*cmd);

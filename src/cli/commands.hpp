@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <CLI/CLI.hpp>
 
 #include "calibrate/network_fit.hpp"
@@ -44,6 +46,10 @@ void add_measurement_input(CLI::App* sub, std::string& measurements, std::string
 
 /// Shared by calibrate and validate: the point table with fitted / held-out errors, and a tier.
 std::string calibration_report(const std::vector<calibrate::PointFit>& points);
+/// The same as JSON (--format json): "points" (ranks, bytes, measured_s, predicted_s, error,
+/// set, p10_s and p90_s when measured), "fitted" and "held_out" (points, gmean, worst), and
+/// "measurement_spread" (the geometric-mean half-width of p10..p90, null when not measured).
+nlohmann::ordered_json calibration_json(const std::vector<calibrate::PointFit>& points);
 std::string tier_report(const topology::TierModel& tier, double reduce_s_per_byte);
 
 /// Writes `text` to `path`, or to stdout for "-" ("" is an error): never half-way, never over an input

@@ -2,6 +2,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <limits>
 #include <stdexcept>
 
@@ -191,6 +192,64 @@ std::string Communicator::library_version() {
   std::string out(text, static_cast<std::size_t>(length));
   if (auto end = out.find_first_of("\n,"); end != std::string::npos) out.resize(end);
   return out;
+}
+
+std::vector<std::pair<std::string, std::uint64_t>> Communicator::protocol_limits() {
+  std::vector<std::pair<std::string, std::uint64_t>> limits;
+  int provided = 0;
+  if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) return limits;
+  int count = 0;
+  if (MPI_T_cvar_get_num(&count) == MPI_SUCCESS) {
+    for (int i = 0; i < count; ++i) {
+      char name[256];
+      char description[16];
+      int name_length = sizeof name;
+      int description_length = sizeof description;
+      int verbosity = 0;
+      int binding = 0;
+      int scope = 0;
+      MPI_Datatype type = MPI_DATATYPE_NULL;
+      MPI_T_enum enumeration = MPI_T_ENUM_NULL;
+      if (MPI_T_cvar_get_info(i, name, &name_length, &verbosity, &type, &enumeration, description,
+                              &description_length, &binding, &scope) != MPI_SUCCESS) {
+        continue;
+      }
+      const std::string n(name);
+      const std::string suffix = "_eager_limit";
+      if (n.rfind("btl_", 0) != 0 || n.size() <= suffix.size() ||
+          n.compare(n.size() - suffix.size(), suffix.size(), suffix) != 0 || n.find("_rndv_") != std::string::npos) {
+        continue;
+      }
+      if (binding != MPI_T_BIND_NO_OBJECT) continue;
+      MPI_T_cvar_handle handle = MPI_T_CVAR_HANDLE_NULL;
+      int elements = 0;
+      if (MPI_T_cvar_handle_alloc(i, nullptr, &handle, &elements) != MPI_SUCCESS) continue;
+      if (elements == 1) {
+        std::uint64_t value = 0;
+        bool read = false;
+        if (type == MPI_UNSIGNED_LONG || type == MPI_UNSIGNED_LONG_LONG || type == MPI_UINT64_T) {
+          unsigned long long v = 0;  // the widest of the three
+          if (type == MPI_UNSIGNED_LONG) {
+            unsigned long u = 0;
+            read = MPI_T_cvar_read(handle, &u) == MPI_SUCCESS;
+            v = u;
+          } else {
+            read = MPI_T_cvar_read(handle, &v) == MPI_SUCCESS;
+          }
+          value = v;
+        } else if (type == MPI_INT || type == MPI_UNSIGNED) {
+          int v = 0;
+          read = MPI_T_cvar_read(handle, &v) == MPI_SUCCESS && v >= 0;
+          value = static_cast<std::uint64_t>(v);
+        }
+        if (read && value > 0) limits.emplace_back(n, value);
+      }
+      MPI_T_cvar_handle_free(&handle);
+    }
+  }
+  MPI_T_finalize();
+  std::sort(limits.begin(), limits.end());
+  return limits;
 }
 
 std::string Communicator::processor_name() {

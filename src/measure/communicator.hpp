@@ -4,6 +4,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "measure/transport.hpp"
@@ -55,6 +56,11 @@ class Communicator {
   static double now_s();
   /// "Open MPI v4.1.4, ..." (MPI_Get_library_version), first line.
   static std::string library_version();
+  /// The MPI library's point-to-point protocol limits that it exposes as MPI_T control
+  /// variables: the eager limits of its byte-transfer layers ("btl_vader_eager_limit",
+  /// "btl_tcp_eager_limit", ...; rendezvous limits excluded) with their values in bytes.
+  /// Empty when the library exposes none (or MPI_T is unavailable).
+  static std::vector<std::pair<std::string, std::uint64_t>> protocol_limits();
   /// This process's host name (MPI_Get_processor_name).
   static std::string processor_name();
 

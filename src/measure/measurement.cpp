@@ -5,6 +5,7 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <thread>
@@ -228,17 +229,20 @@ class SeriesRunner {
     RealStats stats;
     Check check;
     int reps = options_.reps;
+    // One executor for every repetition: its buffers keep their memory between calls.
+    std::optional<RealExecutor> executor;
+    if (!mpi) executor.emplace(group_.transport(transport), work_, codec.get(), residual);
     for (int rep = 0; rep < options_.warmup + reps; ++rep) {
       prepare();
       std::fill(residual.begin(), residual.end(), 0.0f);
+      if (executor) executor->start_call();
       world_.barrier();
       const double t0 = Communicator::now_s();
       if (mpi) {
         run_library(mine);
       } else {
-        RealExecutor executor(group_.transport(transport), work_, codec.get(), residual);
-        collective::run_rank(*schedule, group_.comm.rank(), executor);
-        stats = executor.stats();
+        collective::run_rank(*schedule, group_.comm.rank(), *executor);
+        stats = executor->stats();
       }
       const double elapsed = world_.max(Communicator::now_s() - t0);
       if (mpi && op_ == Collective::kReduceScatter) {
@@ -577,6 +581,11 @@ nlohmann::ordered_json run_measurements(const MeasureOptions& options) {
   machine["cpu"] = cpu_model();
   machine["cores_per_node"] = std::thread::hardware_concurrency();
   machine["mpi_library"] = Communicator::library_version();
+  {
+    nlohmann::ordered_json limits = nlohmann::ordered_json::object();
+    for (const auto& [name, bytes] : Communicator::protocol_limits()) limits[name] = bytes;
+    machine["protocol_limits"] = std::move(limits);
+  }
   machine["transports"] = transports_note();
   machine["environment"] = env_summary();
 #ifdef CCSIM_HAVE_UCX

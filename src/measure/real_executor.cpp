@@ -40,13 +40,24 @@ const compress::Codec& RealExecutor::codec(const char* use) const {
   return *codec_;
 }
 
+void RealExecutor::start_call() {
+  stats_ = {};
+  ++call_;
+}
+
+std::vector<std::byte>& RealExecutor::fresh(std::uint64_t offset) {
+  Compressed& c = compressed_[offset];
+  c.call = call_;
+  return c.bytes;
+}
+
 const std::vector<std::byte>& RealExecutor::compressed(const Block& block, const char* use) const {
   auto it = compressed_.find(block.offset);
-  if (it == compressed_.end()) {
+  if (it == compressed_.end() || it->second.call != call_) {
     throw std::logic_error(fmt::format("RealExecutor: {} of compressed block at {} that was never compressed or received",
                                        use, block.offset));
   }
-  return it->second;
+  return it->second.bytes;
 }
 
 void RealExecutor::start_exchange(int /*rank*/, const Step& step) {
@@ -88,7 +99,7 @@ void RealExecutor::start_exchange(int /*rank*/, const Step& step) {
                                            "expected {}",
                                            codec("receive").element_count(stream), step.recv_peer, step.recv.count));
     }
-    if (step.mode == RecvMode::kCopy) compressed_[step.recv.offset].assign(stream.begin(), stream.end());
+    if (step.mode == RecvMode::kCopy) fresh(step.recv.offset).assign(stream.begin(), stream.end());
     return;
   }
   if (received_bytes_ != step.recv.count * sizeof(float)) {
@@ -108,7 +119,7 @@ void RealExecutor::reduce(int /*rank*/, const Step& step) {
     const auto& mine = compressed(step.recv, "homomorphic add");
     codec("homomorphic add").add_compressed(mine, std::span<const std::byte>(received_.data(), received_bytes_),
                                             scratch_bytes_);
-    compressed_[step.recv.offset].swap(scratch_bytes_);
+    fresh(step.recv.offset).swap(scratch_bytes_);
     return;
   }
   std::span<float> target = block(step.recv);
@@ -118,7 +129,7 @@ void RealExecutor::reduce(int /*rank*/, const Step& step) {
 
 void RealExecutor::compress(int /*rank*/, const Step& step) {
   const compress::Codec& c = codec("compress");
-  std::vector<std::byte>& out = compressed_[step.local.offset];
+  std::vector<std::byte>& out = fresh(step.local.offset);
   const std::span<float> in = block(step.local);
   if (feedback_.empty()) {
     c.compress(in, out);

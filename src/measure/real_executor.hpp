@@ -41,6 +41,12 @@ class RealExecutor final : public collective::StepExecutor {
 
   const RealStats& stats() const { return stats_; }
 
+  /// Starts another call of the schedule on the same buffer: statistics restart and the
+  /// compressed blocks of the last call are forgotten, while every buffer keeps its memory,
+  /// so repeated calls time the collective and not the allocator (glibc maps blocks of
+  /// 32 MiB and more afresh on every allocation, page faults included).
+  void start_call();
+
  private:
   std::span<float> block(const collective::Block& block) const;
   const std::vector<std::byte>& compressed(const collective::Block& block, const char* use) const;
@@ -50,7 +56,14 @@ class RealExecutor final : public collective::StepExecutor {
   std::span<float> buffer_;
   const compress::Codec* codec_;
   std::span<float> feedback_;
-  std::map<std::uint64_t, std::vector<std::byte>> compressed_;
+  /// A compressed block and the call that produced it (older ones are stale).
+  struct Compressed {
+    std::vector<std::byte> bytes;
+    std::uint64_t call = 0;
+  };
+  std::vector<std::byte>& fresh(std::uint64_t offset);
+  std::map<std::uint64_t, Compressed> compressed_;
+  std::uint64_t call_ = 0;
   std::vector<std::byte> received_;  ///< the last exchange's incoming message
   std::size_t received_bytes_ = 0;
   std::vector<std::byte> scratch_bytes_;

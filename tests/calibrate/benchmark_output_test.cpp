@@ -107,13 +107,15 @@ TEST_CASE("CSV: header names the columns; errors name line and column", "[calibr
   CHECK_THAT(error_of("bytes,time_us\n8,inf\n", 2), Catch::Contains("time_us") && Catch::Contains("\"inf\""));
 }
 
-// The samples carry the values of the MPI_Allreduce series of tcp-np2.json (tests/data/README.md):
+// The samples carry the values of the MPI_Allreduce series of external/ccsim-measure-tcp-np2.json
+// (tests/data/README.md):
 // fitting any of them must give the model the JSON file gives, up to the tools' rounding.
 TEST_CASE("a fit on OSU, nccl-tests or CSV output equals the fit on the same values from ccsim measure",
           "[calibrate][external]") {
   calibrate::SeriesChoice json_choice = calibrate::parse_series_choice("MPI_Allreduce/mpi", "test", "series");
   const calibrate::NetworkFit reference = calibrate::fit_network(
-      calibrate::read_any_measurements(data("measure/tcp-np2.json")), json_choice, calibrate::FitMode::kAll);
+      calibrate::read_any_measurements(data("external/ccsim-measure-tcp-np2.json")), json_choice,
+      calibrate::FitMode::kAll);
   for (const char* name : {"external/osu_allreduce-tcp-np2.txt", "external/nccl_all_reduce_perf-tcp-np2.txt",
                            "external/allreduce-tcp-np2.csv"}) {
     INFO(name);

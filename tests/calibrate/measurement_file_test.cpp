@@ -83,3 +83,38 @@ TEST_CASE("measurement reader errors name file, line and field", "[calibrate][me
         "m.json:14: field 'extra': unknown key; valid keys here: command, data, failed_checks, format, groups, layout, "
         "machine, p2p, series, version");
 }
+
+TEST_CASE("a measurement file gives its cores, protocol limits and the spread of each point", "[calibrate][measurements]") {
+  const std::string machine = R"("machine": {"processes": 2, "nodes": 1, "cpu": "test", "hosts": ["a", "a"]})";
+  const std::string recorded = R"("machine": {"processes": 4, "nodes": 1, "cpu": "test", "hosts": ["a", "a", "a", "a"],
+    "cores_per_node": 2, "protocol_limits": {"btl_tcp_eager_limit": 65536, "btl_vader_eager_limit": 4096}})";
+  const std::string series = with(kSeries, "\"median\": 2e-6", "\"p10\": 1.5e-6, \"median\": 2e-6");
+  calibrate::MeasurementFile m = calibrate::parse_measurements(with(file_json(series), machine, recorded), "m.json");
+  CHECK(m.cores_per_node == 2);
+  REQUIRE(m.protocol_limits.size() == 2);
+  CHECK(m.protocol_limits[0] == std::make_pair(std::string("btl_tcp_eager_limit"), std::uint64_t{65536}));
+  CHECK(m.protocol_limits[1].second == 4096);
+  REQUIRE(m.series[0].p10_s);
+  CHECK(*m.series[0].p10_s == 1.5e-6);
+  CHECK(*m.series[0].p90_s == 3e-6);
+  CHECK(calibrate::core_sharing(m) == 2);
+  m.processes = 2;
+  CHECK(calibrate::core_sharing(m) == 1);
+  m.cores_per_node = 0;  // not recorded
+  m.processes = 64;
+  CHECK(calibrate::core_sharing(m) == 1);
+
+  const std::string file = with(file_json(kSeries), machine, recorded);
+  CHECK(error_of(with(file, "\"btl_vader_eager_limit\": 4096", "\"btl_vader_eager_limit\": 0")) ==
+        "m.json:5: field 'machine.protocol_limits.btl_vader_eager_limit': expected an integer from 1 to 1099511627776, "
+        "got \"0\"");
+  CHECK(error_of(with(file, "\"btl_vader_eager_limit\": 4096", "\"btl_vader_eager_limit\": 4.5")) ==
+        "m.json:5: field 'machine.protocol_limits.btl_vader_eager_limit': expected an integer from 1 to 1099511627776, "
+        "got \"4.5\"");
+  CHECK(error_of(with(file, "{\"btl_tcp_eager_limit\": 65536, \"btl_vader_eager_limit\": 4096}", "[4096]")) ==
+        "m.json:5: field 'machine.protocol_limits': expected an object, got [...]");
+  CHECK(error_of(with(file, "\"cores_per_node\": 2", "\"cores_per_node\": 0")).find("'machine.cores_per_node'") !=
+        std::string::npos);
+  CHECK(error_of(with(file_json(series), "\"p10\": 1.5e-6", "\"p10\": 2.5e-6")) ==
+        "m.json:8: field 'series[0].time_s': expected p10 <= median <= p90, got 2.5e-06 <= 2e-06 <= 3e-06");
+}

@@ -89,3 +89,68 @@ TEST_CASE("fit errors name the series", "[calibrate][fit]") {
                     Catch::StartsWith("synthetic: field 'series[0]': series ring/mpi in synthetic: no physically "
                                       "possible fit: bandwidth of segment"));
 }
+
+namespace {
+
+/// Ring times on 2 ranks of a tier whose messages of 4 KiB and more go by rendezvous (a step
+/// of 8 us at the eager limit, the same bandwidth on both sides), +-1 % wobble.
+calibrate::MeasurementFile eager_step(bool recorded) {
+  calibrate::MeasurementFile m;
+  m.file = "step";
+  m.processes = 2;
+  if (recorded) m.protocol_limits = {{"btl_self_eager_limit", 1024}, {"btl_vader_eager_limit", 4096}};
+  int i = 0;
+  for (std::uint64_t n = 1024; n <= (1u << 20); n *= 2, ++i) {
+    const double bytes = static_cast<double>(n) / 2;
+    const double message = (bytes >= 4096 ? 9e-6 : 1e-6) + bytes / 3e9;
+    calibrate::SeriesPoint s;
+    s.op = "all_reduce";
+    s.implementation = "ccsim-schedule";
+    s.algorithm = "ring";
+    s.transport = "mpi";
+    s.group_size = 2;
+    s.bytes = n;
+    s.median_s = 2 * message * (1 + 0.01 * std::sin(1.9 * i));
+    s.field = fmt::format("series[{}]", i);
+    m.series.push_back(s);
+  }
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("a recorded eager limit places a breakpoint that held-out sizes confirm", "[calibrate][fit]") {
+  const calibrate::NetworkFit blind = calibrate::fit_network(eager_step(false), {}, FitMode::kAlternate);
+  const calibrate::NetworkFit told = calibrate::fit_network(eager_step(true), {}, FitMode::kAlternate);
+  // Alternate sizes fit messages of 512 B, 2 KiB, 8 KiB, ...: the held-out 8 KiB all_reduce
+  // (4 KiB messages, rendezvous) falls between fitted sizes on either side of the step.
+  REQUIRE(told.tier.segments.size() >= 2);
+  CHECK(told.tier.segments[1].min_bytes == 4096 - 64);
+  CHECK(told.held_out.worst < 0.03);
+  CHECK(blind.held_out.worst > 0.2);
+  bool noted = false;
+  for (const std::string& note : told.notes) {
+    noted = noted || (note.find("btl_vader_eager_limit 4096 B (a breakpoint)") != std::string::npos &&
+                      note.find("btl_self") == std::string::npos);
+  }
+  CHECK(noted);
+}
+
+TEST_CASE("a run on shared cores is fitted as a process with a core of its own", "[calibrate][fit]") {
+  calibrate::MeasurementFile alone = synthetic(2);
+  calibrate::MeasurementFile shared = synthetic(2);
+  shared.cores_per_node = 1;  // 2 processes on 1 core: each had half of it
+  for (calibrate::SeriesPoint& s : shared.series) s.median_s *= 2;
+  const calibrate::NetworkFit a = calibrate::fit_network(alone, {}, FitMode::kAll);
+  const calibrate::NetworkFit b = calibrate::fit_network(shared, {}, FitMode::kAll);
+  REQUIRE(a.tier.segments.size() == b.tier.segments.size());
+  for (std::size_t i = 0; i < a.tier.segments.size(); ++i) {
+    CHECK(b.tier.segments[i].latency_s == Approx(a.tier.segments[i].latency_s).epsilon(1e-9).margin(1e-15));
+    CHECK(b.tier.segments[i].bandwidth_Bps == Approx(a.tier.segments[i].bandwidth_Bps).epsilon(1e-9));
+  }
+  for (std::size_t i = 0; i < b.points.size(); ++i) {
+    CHECK(b.points[i].predicted_s == Approx(2 * a.points[i].predicted_s).epsilon(1e-9));
+  }
+  CHECK(b.fitted.gmean == Approx(a.fitted.gmean).margin(1e-12));
+  CHECK_THAT(b.notes.back(), Catch::Contains("2 processes on 1 cores per node"));
+}

@@ -42,7 +42,8 @@ Achieved run(const std::string& network, const std::string& series) {
     p.bytes = s.bytes;
     p.ranks = s.group_size;
     p.measured_s = s.median_s;
-    p.predicted_s = calibrate::predict_s(*calibrate::schedule_for(s, choice), all.tier, all.reduce_s_per_byte);
+    p.predicted_s = calibrate::predict_s(*calibrate::schedule_for(s, choice), all.tier, all.reduce_s_per_byte) *
+                    calibrate::core_sharing(np4);
     points.push_back(p);
   }
   a.np4 = calibrate::summarize(points, false);
@@ -55,19 +56,27 @@ Achieved run(const std::string& network, const std::string& series) {
 
 }  // namespace
 
-// NOT MET, any of them (achieved figures in the bounds below, which are what is achieved,
-// rounded up to the next percent; none is a target):
-// - target 1 (5 % gmean / 15 % worst held out): held-out gmean 19-66 %, worst 46-118 %. The
-//   medians (5 repetitions on a 2-core VM shared with other work) are not smooth in size:
-//   shm ring 8 KiB takes 12.09 us and 16 KiB 12.07 us, 16 / 32 / 64 MiB take 11.3 / 18.3 /
-//   54.3 ms; 1gbit MPI_Allreduce 8 KiB is faster than 4 KiB. Protocol switches (eager to
-//   rendezvous, token-bucket bursts of the shaped link) fall between fitted sizes when every
-//   other size is held out, so a piecewise latency/bandwidth model cannot place them. For
-//   MPI_Allreduce the schedule ccsim chooses (recursive doubling, Rabenseifner, ring) is not
-//   necessarily what Open MPI's tuned component ran.
-// - target 2 (np2 -> np4 within 10 % gmean): 114-314 %, predictions far below: 4 processes
-//   on 2 cores are oversubscribed (shm ring 1 KiB: 2.6 us at np2, 37.7 us at np4), which no
-//   contention-free network model of 2-rank data can predict.
+// Achieved (the bounds below are these figures rounded up to the next percent; none is a
+// target). Measurements of 2026-11-30, 21 repetitions; shm and tcp on an idle machine, 1gbit
+// beside three compiler jobs.
+// - target 1 (5 % gmean / 15 % worst held out): MET for no series; closest shm ring/mpi
+//   (8.1 % gmean, worst 35.0 % at 2 MiB). What made it possible there: Open MPI's eager limit
+//   recorded by ccsim measure as a breakpoint (the 4 -> 8 KiB step, x3.5, is predicted within
+//   8 %) and timing without the allocator (the 64 MiB point was 40 % slow while glibc mapped
+//   32 MiB of fresh pages per call). What is left is the cache transition at 1-4 MiB messages
+//   (per-byte cost +50 % between 1 and 4 MiB, which a piecewise model with a jump at a
+//   breakpoint between fitted sizes cannot place) and the noise of this shared 2-core VM:
+//   the repetitions spread by +-8 % (shm) to +-18 % (tcp, 1gbit) about their medians, and the
+//   same series measured twice differs by up to 2x at 1-8 KiB. For MPI_Allreduce the
+//   schedule ccsim predicts with (recursive doubling, Rabenseifner, ring) need not be what
+//   Open MPI's tuned component ran. On 1gbit the 32 and 64 MiB points are 1.4-1.9x slower
+//   than the link rate, under load.
+// - target 2 (np2 -> np4 within 10 % gmean): 62-87 % on shm and tcp with the core-sharing
+//   factor (4 processes on 2 cores: x2, calibrate::core_sharing; 208-272 % without it); from
+//   2 MiB up shm lands within 1-14 % and tcp (8 MiB up) within 10-13 %, while the small sizes
+//   are 2-5x slower than the model says (time slices of busy-polling processes on shared cores). On 1gbit
+//   the np4 run is pathological: 1 KiB takes 77 ms instead of 41 us (TCP retransmission
+//   and delayed-acknowledgement timers under the shaped, oversubscribed link).
 TEST_CASE("calibration targets on this machine's measurements", "[calibrate][targets]") {
   struct Bound {
     const char* network;
@@ -75,9 +84,9 @@ TEST_CASE("calibration targets on this machine's measurements", "[calibrate][tar
     double held_out_gmean, held_out_worst, np4_gmean;
   };
   const Bound bounds[] = {
-      {"shm", "ring/mpi", 0.26, 0.56, 2.11},   {"shm", "MPI_Allreduce/mpi", 0.35, 0.56, 2.34},
-      {"tcp", "ring/mpi", 0.22, 0.63, 1.15},   {"tcp", "MPI_Allreduce/mpi", 0.35, 0.67, 1.33},
-      {"1gbit", "ring/mpi", 0.20, 0.47, 3.15}, {"1gbit", "MPI_Allreduce/mpi", 0.66, 1.19, 1.97},
+      {"shm", "ring/mpi", 0.09, 0.36, 0.62},    {"shm", "MPI_Allreduce/mpi", 0.28, 1.00, 0.88},
+      {"tcp", "ring/mpi", 0.22, 0.40, 0.66},    {"tcp", "MPI_Allreduce/mpi", 0.44, 0.67, 0.63},
+      {"1gbit", "ring/mpi", 0.17, 0.54, 26.21}, {"1gbit", "MPI_Allreduce/mpi", 0.50, 2.08, 20.98},
   };
   for (const Bound& b : bounds) {
     INFO(b.network << " " << b.series);
