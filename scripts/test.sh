@@ -3,6 +3,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh
+# build.sh installed the notebooks' packages: a notebook that cannot run is a failure here, not a skip.
+export CCSIM_REQUIRE_NOTEBOOKS=${CCSIM_REQUIRE_NOTEBOOKS:-1}
 ctest --test-dir build --output-on-failure -j"$(nproc)"
 scripts/fuzz.sh "${CCSIM_FUZZ_SECONDS:-5}"  # every libFuzzer target of tests/fuzz/ for 5 s (clang, ASan + UBSan; about 3.5 min with the build)
 # The whole suite again under ASan and UBSan (Debug, assertions on). About 11 minutes of

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
 #include "cli/simulation_flags.hpp"
@@ -28,6 +29,7 @@ struct BreakevenCommand {
   std::string at = "64MiB";
   std::vector<int> sizes;
   bool intra = false;
+  std::string format = "text";
 };
 
 std::string bytes_or_never(double bytes) {
@@ -64,6 +66,26 @@ void run_breakeven(const BreakevenCommand& cmd) {
       collective::cost_params(path.latency_s, 1.0 / path.bandwidth_Bps, 1.0 / net.accelerator().reduce_Bps, evaluation.cost);
   const compress::CompressorCost& c = evaluation.cost;
 
+  nlohmann::ordered_json doc;
+  doc["command"] = "breakeven";
+  doc["platform"] = platform.name;
+  doc["compress"] = cmd.compress;
+  doc["basis"] = evaluation.basis;
+  doc["dtype"] = dtype_name(*dtype);
+  doc["compressor"] = {{"ratio", c.ratio},
+                       {"compress_Bps", c.compress_Bps},
+                       {"compress_t0_s", c.compress_t0_s},
+                       {"decompress_Bps", c.decompress_Bps},
+                       {"decompress_t0_s", c.decompress_t0_s},
+                       {"homomorphic", model.homomorphic()}};
+  if (model.homomorphic()) doc["compressor"]["add_Bps"] = c.add_Bps;
+  doc["notes"] = evaluation.notes;
+  doc["links"] = {{"ranks", cmd.intra ? "all in one node" : "one per node"},
+                  {"latency_s", path.latency_s},
+                  {"bandwidth_Bps", path.bandwidth_Bps},
+                  {"reduce_Bps", net.accelerator().reduce_Bps}};
+  doc["at_bytes"] = at;
+  doc["rows"] = nlohmann::ordered_json::array();
   std::string out;
   out += fmt::format("break-even of compressed all_reduce on {}: {} ({}), {}\n", platform.name, cmd.compress,
                      evaluation.basis, dtype_name(*dtype));
@@ -101,8 +123,19 @@ void run_breakeven(const BreakevenCommand& cmd) {
     double speedup = collective::make_schedule(plain)->cost(params) / collective::make_schedule(compressed)->cost(params);
     out += fmt::format("{:>7}  {:<14}  {:<20}  {:>12}  {:>13.3f}x  {:>8.3f}x\n", p, plain.algorithm, compressed.algorithm,
                        bytes_or_never(even.bytes), speedup, even.speedup_limit);
+    nlohmann::ordered_json row;
+    row["ranks"] = p;
+    row["plain_algorithm"] = plain.algorithm;
+    row["compressed_algorithm"] = compressed.algorithm;
+    // JSON has no infinity: "pays" says never / always / above, and pays_above_bytes is null unless above.
+    row["pays"] = std::isinf(even.bytes) ? "never" : even.bytes <= 0 ? "always" : "above";
+    row["pays_above_bytes"] =
+        std::isinf(even.bytes) || even.bytes <= 0 ? nlohmann::ordered_json() : nlohmann::ordered_json(even.bytes);
+    row["speedup_at"] = speedup;
+    row["speedup_ceiling"] = even.speedup_limit;
+    doc["rows"].push_back(std::move(row));
   }
-  write_output("-", out);
+  write_output("-", cmd.format == "json" ? doc.dump(2) + "\n" : out);
 }
 
 }  // namespace
@@ -125,6 +158,9 @@ void setup_breakeven(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--dtype", cmd->dtype, "Element type of the buffer")->capture_default_str();
   sub->add_option("--at", cmd->at, "Also print the speedup at this buffer size")->capture_default_str();
+  sub->add_option("-f,--format", cmd->format, "Output format: text table or json")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
   sub->add_flag("--intra", cmd->intra, "Ranks inside one node (default: one rank per node)");
   sub->callback([cmd] { run_breakeven(*cmd); });
 }

@@ -32,6 +32,8 @@ void setup_validate(CLI::App& app);
 void setup_whatif(CLI::App& app);
 /// `cost`: time, node-hours, money, energy of training (cost_cmd.cpp).
 void setup_cost(CLI::App& app);
+/// `report`: Markdown and HTML report with figures (report_cmd.cpp).
+void setup_report(CLI::App& app);
 /// `trace synth` (trace_cmd.cpp).
 void setup_trace(CLI::App& app);
 

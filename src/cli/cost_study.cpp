@@ -1,0 +1,168 @@
+#include "cli/cost_study.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/input_error.hpp"
+
+namespace ccsim::cli {
+namespace {
+
+double iteration_s(const engine::Result& r) { return r.makespan_s / std::max(r.iterations, 1); }
+
+nlohmann::ordered_json optional_json(const std::optional<double>& v) {
+  return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json();
+}
+
+}  // namespace
+
+void add_cost_options(CLI::App* sub, CostOptions& options) {
+  sub->add_option("--iterations", options.iterations, "Training iterations");
+  sub->add_option("--tokens", options.tokens, "Training tokens (with --tokens-per-iteration)");
+  sub->add_option("--tokens-per-iteration", options.tokens_per_iteration,
+                  "Tokens one iteration trains: global batch x sequence");
+  sub->add_option("--price", options.price, "Price of one node-hour (any currency)");
+  sub->add_option("--power", options.power, "Average power of one node, kW");
+}
+
+void check_cost_options(const CostOptions& cmd) {
+  if ((cmd.iterations > 0) == (cmd.tokens > 0)) {
+    throw InputError("command line", 0, "--iterations", "give either --iterations N or --tokens N (with --tokens-per-iteration)");
+  }
+  if (cmd.tokens > 0 && !(cmd.tokens_per_iteration > 0)) {
+    throw InputError("command line", 0, "--tokens-per-iteration",
+                     "--tokens needs the tokens one iteration trains (global batch x sequence length)");
+  }
+  for (auto [flag, v] : {std::pair{"--iterations", cmd.iterations}, {"--tokens", cmd.tokens},
+                         {"--tokens-per-iteration", cmd.tokens_per_iteration}}) {
+    if (!std::isfinite(v) || v < 0 || v > 1e18) {
+      throw InputError("command line", 0, flag, fmt::format("expected a number in [0, 1e18], got \"{}\"", v));
+    }
+  }
+  for (auto [flag, v] : {std::pair{"--price", cmd.price}, {"--power", cmd.power}}) {
+    if (v && (!std::isfinite(*v) || *v < 0 || *v > 1e9)) {
+      throw InputError("command line", 0, flag, fmt::format("expected a number in [0, 1e9], got \"{}\"", *v));
+    }
+  }
+}
+
+CostStudy study_cost(const CostOptions& cmd, const trace::Trace& trace, const topology::Platform& platform,
+                     const std::vector<std::pair<std::string, const engine::Result*>>& runs) {
+  const topology::Network& net = platform.network;
+  const int per_node = net.accelerators_per_node();
+  CostStudy s;
+  s.trace = trace.name;
+  s.platform = platform.name;
+  s.ranks = trace.world_size;
+  s.nodes = std::min(net.node_count(), (trace.world_size + per_node - 1) / per_node);
+  s.iterations = cmd.iterations > 0 ? cmd.iterations : std::ceil(cmd.tokens / cmd.tokens_per_iteration);
+  s.has_price = cmd.price.has_value();
+  s.has_power = cmd.power.has_value();
+  const engine::Result& first = *runs.front().second;
+  s.assumptions.push_back(fmt::format(
+      "iteration time: the simulated makespan{}",
+      first.iterations > 0 ? fmt::format(" divided by the {} iterations the trace holds", first.iterations)
+                           : std::string(" (the trace does not say how many iterations it holds: taken as one)")));
+  s.assumptions.push_back(fmt::format(
+      "nodes: ceil({} ranks / {} per node), at most the platform's {}; the job holds them for the whole run",
+      trace.world_size, per_node, net.node_count()));
+  if (cmd.tokens > 0) {
+    s.assumptions.push_back(
+        fmt::format("iterations: ceil({:.6g} tokens / {:.6g} tokens per iteration)", cmd.tokens, cmd.tokens_per_iteration));
+  }
+  s.assumptions.push_back(cmd.price ? fmt::format("price: {:.6g} per node-hour (--price)", *cmd.price)
+                                    : std::string("price: not given (--price PER_NODE_HOUR): no money figure"));
+  s.assumptions.push_back(cmd.power ? fmt::format("power: {:.6g} kW per node, average over the run (--power)", *cmd.power)
+                                    : std::string("power: not given (--power KW_PER_NODE): no energy figure"));
+  s.assumptions.push_back(fmt::format("network: {}", first.network_model));
+  if (!first.compute.empty()) s.assumptions.push_back(fmt::format("compute: {}", first.compute));
+  for (const auto& [name, result] : runs) {
+    report::CostInputs in;
+    in.iteration_s = iteration_s(*result);
+    in.iterations = s.iterations;
+    in.nodes = s.nodes;
+    in.price_per_node_hour = cmd.price;
+    in.power_kw_per_node = cmd.power;
+    s.names.push_back(name);
+    s.iteration_s.push_back(in.iteration_s);
+    s.figures.push_back(report::training_cost(in));
+  }
+  return s;
+}
+
+std::vector<std::vector<std::string>> cost_rows(const CostStudy& s) {
+  std::vector<std::vector<std::string>> rows;
+  const bool both = s.names.size() == 2;
+  auto row = [&](const std::string& what, auto value, auto render) {
+    std::vector<std::string> r{what, render(value(0))};
+    if (both) {
+      const double a = value(0), b = value(1);
+      r.push_back(render(b));
+      r.push_back(fmt::format("{:.1f}%", a > 0 ? (a - b) / a * 100 : 0.0));
+    }
+    rows.push_back(std::move(r));
+  };
+  row("iteration", [&](std::size_t i) { return s.iteration_s[i]; }, [](double v) { return fmt::format("{:.3f} ms", v * 1e3); });
+  row("time to train", [&](std::size_t i) { return s.figures[i].seconds; }, report::format_duration);
+  row("node-hours", [&](std::size_t i) { return s.figures[i].node_hours; }, [](double v) { return fmt::format("{:.6g}", v); });
+  if (s.has_price) {
+    row("money", [&](std::size_t i) { return *s.figures[i].money; }, [](double v) { return fmt::format("{:.6g}", v); });
+  }
+  if (s.has_power) {
+    row("energy", [&](std::size_t i) { return *s.figures[i].energy_kwh / 1000; },
+        [](double v) { return fmt::format("{:.6g} MWh", v); });
+  }
+  return rows;
+}
+
+std::string cost_text(const CostStudy& s) {
+  std::string out = fmt::format("cost: {} on {}, {} ranks on {} node(s), {:.6g} iterations\n", s.trace, s.platform, s.ranks,
+                                s.nodes, s.iterations);
+  out += "assumptions:\n";
+  for (const std::string& a : s.assumptions) out += fmt::format("  {}\n", a);
+  const bool both = s.names.size() == 2;
+  out += fmt::format("{:<16} {:>16}", "", "plain");
+  if (both) out += fmt::format(" {:>16} {:>9}", "compressed", "saving");
+  out += "\n";
+  for (const auto& r : cost_rows(s)) {
+    out += fmt::format("{:<16} {:>16}", r[0], r[1]);
+    if (both) out += fmt::format(" {:>16} {:>9}", r[2], r[3]);
+    out += "\n";
+  }
+  return out;
+}
+
+std::string cost_json(const CostStudy& s) {
+  nlohmann::ordered_json doc;
+  doc["command"] = "cost";
+  doc["trace"] = s.trace;
+  doc["platform"] = s.platform;
+  doc["ranks"] = s.ranks;
+  doc["nodes"] = s.nodes;
+  doc["iterations"] = s.iterations;
+  doc["assumptions"] = s.assumptions;
+  doc["runs"] = nlohmann::ordered_json::array();
+  for (std::size_t i = 0; i < s.names.size(); ++i) {
+    const report::CostFigures& f = s.figures[i];
+    nlohmann::ordered_json run;
+    run["name"] = s.names[i];
+    run["iteration_s"] = s.iteration_s[i];
+    run["time_to_train_s"] = f.seconds;
+    run["node_hours"] = f.node_hours;
+    run["money"] = optional_json(f.money);
+    run["energy_kwh"] = optional_json(f.energy_kwh);
+    doc["runs"].push_back(std::move(run));
+  }
+  if (s.names.size() == 2) {
+    const double a = s.figures[0].seconds, b = s.figures[1].seconds;
+    doc["saving_fraction"] = a > 0 ? (a - b) / a : 0.0;
+  } else {
+    doc["saving_fraction"] = nullptr;
+  }
+  return doc.dump(2) + "\n";
+}
+
+}  // namespace ccsim::cli

@@ -1,0 +1,59 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "engine/result.hpp"
+#include "report/cost.hpp"
+#include "topology/platform.hpp"
+#include "trace/trace.hpp"
+
+namespace ccsim::cli {
+
+/// How much training a cost figure is for, and at what price and power (`cost`, `report`).
+struct CostOptions {
+  double iterations = 0;
+  double tokens = 0;
+  double tokens_per_iteration = 0;
+  std::optional<double> price;
+  std::optional<double> power;
+};
+
+/// Registers --iterations, --tokens, --tokens-per-iteration, --price and --power on `sub`.
+void add_cost_options(CLI::App* sub, CostOptions& options);
+
+/// Throws InputError naming the flag: neither or both of --iterations and --tokens, a value out of range.
+void check_cost_options(const CostOptions& options);
+
+/// The cost of training with each simulated run (plain, then compressed if any), with every
+/// assumption it rests on, in words.
+struct CostStudy {
+  std::string trace;
+  std::string platform;
+  int ranks = 0;
+  int nodes = 0;
+  double iterations = 0;
+  std::vector<std::string> assumptions;
+  std::vector<std::string> names;       ///< "plain", "compressed"
+  std::vector<double> iteration_s;      ///< per run
+  std::vector<report::CostFigures> figures;  ///< per run
+  bool has_price = false;
+  bool has_power = false;
+};
+
+/// `runs`: (name, result) of the same trace on `platform`, plain first.
+CostStudy study_cost(const CostOptions& options, const trace::Trace& trace, const topology::Platform& platform,
+                     const std::vector<std::pair<std::string, const engine::Result*>>& runs);
+
+/// The table rows of a study: {what, plain, compressed, saving} (the last two when compressed).
+std::vector<std::vector<std::string>> cost_rows(const CostStudy& study);
+
+/// The text report of `ccsim cost` and its JSON form (`--format json`).
+std::string cost_text(const CostStudy& study);
+std::string cost_json(const CostStudy& study);
+
+}  // namespace ccsim::cli
