@@ -2,6 +2,7 @@
 #include <sstream>
 
 #include "cli/commands.hpp"
+#include "cli/render.hpp"
 #include "cli/simulation_flags.hpp"
 #include "collective/registry.hpp"
 #include "core/input_error.hpp"
@@ -41,20 +42,8 @@ void run_compare(const CompareCommand& cmd) {
   view.key = cmd.rows == "name" ? report::RowKey::kName : report::RowKey::kOperator;
   view.per_rank = cmd.per_rank;
   report::Comparison comparison = report::compare(plain_result, compressed_result, view);
-  std::ostringstream text;
-  if (cmd.format == "csv") {
-    report::write_csv(comparison, text);
-  } else if (cmd.format == "json") {
-    report::write_json(comparison, text);
-  } else {
-    report::write_text(comparison, text);
-  }
-  write_output(cmd.output, text.str());
-  if (!cmd.timeline.empty()) {
-    std::ostringstream events;
-    report::write_timeline({{"plain", &plain_result}, {"compressed", &compressed_result}}, events);
-    write_output(cmd.timeline, events.str());
-  }
+  write_output(cmd.output, render(comparison, cmd.format));
+  write_timeline_file(cmd.timeline, {{"plain", &plain_result}, {"compressed", &compressed_result}});
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/render.hpp"
 #include "cli/simulation_flags.hpp"
 #include "core/input_error.hpp"
 #include "engine/replay.hpp"
@@ -38,20 +39,8 @@ void run_replay(const ReplayCommand& cmd) {
   view.key = cmd.rows == "name" ? report::RowKey::kName : report::RowKey::kOperator;
   view.per_rank = cmd.per_rank;
   report::Breakdown breakdown = report::make_breakdown(result, view);
-  std::ostringstream text;
-  if (cmd.format == "csv") {
-    report::write_csv(breakdown, text);
-  } else if (cmd.format == "json") {
-    report::write_json(breakdown, text);
-  } else {
-    report::write_text(breakdown, text);
-  }
-  write_output(cmd.output, text.str());
-  if (!cmd.timeline.empty()) {
-    std::ostringstream events;
-    report::write_timeline({{"", &result}}, events);
-    write_output(cmd.timeline, events.str());
-  }
+  write_output(cmd.output, render(breakdown, cmd.format));
+  write_timeline_file(cmd.timeline, {{"", &result}});
 }
 
 }  // namespace

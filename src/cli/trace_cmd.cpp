@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/render.hpp"
 #include "core/input_error.hpp"
 #include "core/parse.hpp"
 #include "engine/result.hpp"
@@ -245,11 +246,7 @@ void run_inspect(const InspectCommand& cmd) {
   view.key = cmd.rows == "name" ? report::RowKey::kName : report::RowKey::kOperator;
   view.per_rank = cmd.per_rank;
   const report::Breakdown breakdown = report::make_breakdown(result, view);
-  std::ostringstream text;
-  if (cmd.format == "csv") report::write_csv(breakdown, text);
-  else if (cmd.format == "json") report::write_json(breakdown, text);
-  else report::write_text(breakdown, text);
-  std::cout << text.str();
+  write_output("-", render(breakdown, cmd.format));
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/render.hpp"
 #include "cli/simulation_flags.hpp"
 #include "collective/algorithm_choice.hpp"
 #include "compress/compress_spec.hpp"
@@ -66,20 +67,8 @@ void run_trace(const WhatIfCommand& cmd) {
   for (const std::string& note : baseline.notes) notes.push_back("baseline: " + note);
   for (const std::string& note : changed.notes) notes.push_back("what_if: " + note);
   comparison.notes = notes;
-  std::ostringstream text;
-  if (cmd.format == "csv") {
-    report::write_csv(comparison, text);
-  } else if (cmd.format == "json") {
-    report::write_json(comparison, text);
-  } else {
-    report::write_text(comparison, text);
-  }
-  write_output(cmd.output, text.str());
-  if (!cmd.timeline.empty()) {
-    std::ostringstream events;
-    report::write_timeline({{"baseline", &baseline}, {"what_if", &changed}}, events);
-    write_output(cmd.timeline, events.str());
-  }
+  write_output(cmd.output, render(comparison, cmd.format));
+  write_timeline_file(cmd.timeline, {{"baseline", &baseline}, {"what_if", &changed}});
 }
 
 /// One platform's predictions for the collective-only mode.

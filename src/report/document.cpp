@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "core/markup.hpp"
+
 namespace ccsim::report {
 namespace {
 
@@ -31,19 +33,7 @@ std::string fence_for(const std::string& text) {
 
 }  // namespace
 
-std::string html_escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+std::string html_escape(const std::string& text) { return xml_escape(text); }
 
 void Document::heading(int level, std::string text) {
   Block b;

@@ -6,23 +6,12 @@
 #include <fmt/format.h>
 
 #include "core/input_error.hpp"
+#include "core/markup.hpp"
 
 namespace ccsim::topology {
 namespace {
 
-std::string escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+std::string escape(const std::string& text) { return xml_escape(text); }
 
 bool is_trunk(const Link& link) { return link.capacity_Bps > link.bandwidth_Bps * (1 + 1e-12); }
 
