@@ -260,6 +260,16 @@ std::string default_series(const MeasurementFile& file) {
                                                fmt::join(found, ", ")));
 }
 
+PointFit point_fit(const SeriesPoint& measured) {
+  PointFit p;
+  p.bytes = measured.bytes;
+  p.ranks = measured.group_size;
+  p.measured_s = measured.median_s;
+  p.p10_s = measured.p10_s;
+  p.p90_s = measured.p90_s;
+  return p;
+}
+
 ErrorSummary summarize(const std::vector<PointFit>& points, bool fitted) {
   ErrorSummary e;
   double log_sum = 0;
@@ -434,14 +444,9 @@ NetworkFit fit_network(const MeasurementFile& file, const SeriesChoice& choice, 
                                    "({:.9g} s against {:.9g} s): the fit does not apply",
                                    name, schedules[i]->name(), direct, linear));
     }
-    PointFit p;
-    p.bytes = points[i].bytes;
-    p.ranks = points[i].group_size;
-    p.measured_s = points[i].median_s;
+    PointFit p = point_fit(points[i]);
     p.predicted_s = direct * sharing;
     p.fitted = mode == FitMode::kAll || i % 2 == 0;
-    p.p10_s = points[i].p10_s;
-    p.p90_s = points[i].p90_s;
     if (p.fitted) fit.fitted_on.push_back(p.bytes);
     fit.points.push_back(p);
   }

@@ -49,6 +49,9 @@ struct PointFit {
   double relative_error() const { return predicted_s / measured_s - 1; }
 };
 
+/// A measured point as a PointFit (bytes, ranks, median and spread), prediction still 0.
+PointFit point_fit(const SeriesPoint& measured);
+
 /// Errors of a set of points: geometric mean exp(mean |ln(predicted / measured)|) - 1 and
 /// worst |predicted / measured - 1|.
 struct ErrorSummary {

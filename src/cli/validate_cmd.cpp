@@ -80,12 +80,7 @@ void run_validate(ValidateCommand cmd) {
     auto schedule = calibrate::schedule_for(point, choice, compression);
     const std::string name(schedule->name());
     if (schedules.find(name) == std::string::npos) schedules += (schedules.empty() ? "" : ", ") + name;
-    calibrate::PointFit p;
-    p.bytes = point.bytes;
-    p.ranks = point.group_size;
-    p.measured_s = point.median_s;
-    p.p10_s = point.p10_s;
-    p.p90_s = point.p90_s;
+    calibrate::PointFit p = calibrate::point_fit(point);
     compress::CompressorCost cost = compressor;
     if (cmd.measured_ratio && compressed_series) {
       if (!point.ratio) {

@@ -38,10 +38,7 @@ Achieved run(const std::string& network, const std::string& series) {
   const calibrate::MeasurementFile np4 = calibrate::read_measurements(measured(network + "-np4"));
   std::vector<calibrate::PointFit> points;
   for (const calibrate::SeriesPoint& s : calibrate::select_series(np4, choice)) {
-    calibrate::PointFit p;
-    p.bytes = s.bytes;
-    p.ranks = s.group_size;
-    p.measured_s = s.median_s;
+    calibrate::PointFit p = calibrate::point_fit(s);
     p.predicted_s = calibrate::predict_s(*calibrate::schedule_for(s, choice), all.tier, all.reduce_s_per_byte) *
                     calibrate::core_sharing(np4);
     points.push_back(p);
