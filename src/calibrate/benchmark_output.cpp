@@ -22,12 +22,6 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
 /// The text's lines, numbered from 1, without their line ends.
 std::vector<std::pair<int, std::string_view>> lines_of(std::string_view text) {
   std::vector<std::pair<int, std::string_view>> lines;
@@ -135,7 +129,7 @@ MeasurementFile parse_osu(std::string_view text, const std::string& source, std:
     const std::string_view line = trim(raw);
     if (line.empty()) continue;
     if (line.front() == '#') {
-      const std::string l = lower(line);
+      const std::string l = ascii_lower(line);
       if (l.find("# osu") == 0) {
         allreduce = l.find("allreduce") != std::string::npos;
         latency = l.find(" latency test") != std::string::npos && !allreduce &&
@@ -273,7 +267,7 @@ MeasurementFile parse_csv(std::string_view text, const std::string& source, std:
     const std::vector<std::string_view> cells = split_commas(line);
     if (columns.empty()) {
       for (std::size_t i = 0; i < cells.size(); ++i) {
-        const std::string c = lower(cells[i]);
+        const std::string c = ascii_lower(cells[i]);
         const int col = static_cast<int>(i);
         if (c == "bytes") bytes_col = col;
         else if (c == "time_us") time_col = col, scale = 1e-6;
@@ -342,7 +336,7 @@ BenchmarkFormat detect_benchmark_format(std::string_view text) {
     const std::string_view line = trim(raw);
     if (line.empty()) continue;
     if (line.front() == '{') return BenchmarkFormat::kCcsim;
-    const std::string l = lower(line);
+    const std::string l = ascii_lower(line);
     if (l.rfind("# osu", 0) == 0) return BenchmarkFormat::kOsu;
     if (l.find("nthread") != std::string::npos || l.find("collective test starting") != std::string::npos ||
         l.find("_perf") != std::string::npos) {

@@ -79,12 +79,6 @@ CallModel read_call(ObjectReader& c) {
   return m;
 }
 
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 }  // namespace
 
 double KindModel::predict_s(double flops, double bytes) const {
@@ -207,7 +201,7 @@ bool memory_bound_kind(std::string_view name) {
   static constexpr std::array<std::string_view, 22> kMemoryBound = {
       "softmax", "relu",  "gelu",     "silu",     "swiglu", "sigmoid", "tanh", "layer_norm", "layernorm", "rms_norm", "rmsnorm",
       "norm",    "dropout", "add",    "mul",      "div",    "copy",    "cat",  "transpose",  "embedding", "adam",     "fill"};
-  const std::string n = lower(name);
+  const std::string n = ascii_lower(name);
   return std::find(kMemoryBound.begin(), kMemoryBound.end(), n) != kMemoryBound.end();
 }
 

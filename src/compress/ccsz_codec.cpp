@@ -12,23 +12,19 @@
 
 #include <fmt/format.h>
 
+#include "compress/rounding.hpp"
 #include "compress/stream_io.hpp"
 
 namespace ccsim::compress {
 namespace {
 
-constexpr char kMagic[5] = "CCSZ";
-constexpr std::uint8_t kVersion = 1;
-constexpr std::size_t kHeaderBytes = 32;
+constexpr char kCcszMagic[5] = "CCSZ";
+constexpr std::uint8_t kCcszVersion = 1;
+constexpr std::size_t kCcszHeaderBytes = 32;
 constexpr std::uint8_t kRawTag = 255;
 constexpr int kMaxWidth = 32;
 constexpr std::size_t kGroup = 64;  // residuals packed per group: W 64-bit words
 
-// Adding 1.5 * 2^23 rounds a float of magnitude below 2^22 to the nearest integer (ties to
-// even), which then sits in the low mantissa bits: no float-to-int conversion (undefined
-// for out-of-range values) is needed, and the result is the same on every path.
-constexpr float kRoundMagic = 12582912.0f;
-constexpr std::uint32_t kRoundMagicBits = 0x4B400000u;
 
 /// The quantisation grid of one bound.
 struct Grid {
@@ -244,7 +240,7 @@ struct Header {
 };
 
 Header read_header(StreamReader& r) {
-  r.expect_magic(kMagic, kVersion);
+  r.expect_magic(kCcszMagic, kCcszVersion);
   Header h;
   h.block = r.get<std::uint32_t>();
   r.get<std::uint32_t>();
@@ -261,7 +257,7 @@ Header read_header(StreamReader& r) {
 }
 
 std::byte* write_header(std::byte* out, std::size_t block, std::size_t count, double abs) {
-  out = put_magic(out, kMagic, kVersion);
+  out = put_magic(out, kCcszMagic, kCcszVersion);
   out = put(out, static_cast<std::uint32_t>(block));
   out = put(out, std::uint32_t{0});
   out = put(out, static_cast<std::uint64_t>(count));
@@ -297,7 +293,7 @@ std::string CcszCodec::spec() const {
 
 std::size_t CcszCodec::max_compressed_bytes(std::size_t count) const {
   std::size_t blocks = (count + block_ - 1) / block_;
-  return kHeaderBytes + blocks * (5 + 4 * block_);
+  return kCcszHeaderBytes + blocks * (5 + 4 * block_);
 }
 
 void CcszCodec::compress(std::span<const float> in, std::vector<std::byte>& out) const {
@@ -310,7 +306,7 @@ void CcszCodec::compress(std::span<const float> in, std::vector<std::byte>& out)
   q.resize(block_);
 
   std::size_t pos = 0;
-  std::byte* p = ensure(out, 0, kHeaderBytes + std::min(n, max_compressed_bytes(n)) + max_block_bytes);
+  std::byte* p = ensure(out, 0, kCcszHeaderBytes + std::min(n, max_compressed_bytes(n)) + max_block_bytes);
   pos = write_header(p, block_, n, abs_) - out.data();
   for (std::size_t start = 0; start < n; start += block_) {
     const std::size_t n_here = std::min(block_, n - start);
@@ -411,7 +407,7 @@ void CcszCodec::add_compressed(std::span<const std::byte> a, std::span<const std
   std::vector<std::uint32_t> r1(block), r2(block);
 
   const std::size_t max_block_bytes = 5 + 4 * block;
-  std::byte* p = ensure(out, 0, kHeaderBytes + max_block_bytes + std::min(a.size(), b.size()));
+  std::byte* p = ensure(out, 0, kCcszHeaderBytes + max_block_bytes + std::min(a.size(), b.size()));
   std::size_t pos = write_header(p, block, ha.count, ha.abs) - out.data();
   for (std::size_t start = 0; start < ha.count; start += block) {
     const std::size_t n_here = std::min(block, ha.count - start);

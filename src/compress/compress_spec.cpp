@@ -14,7 +14,6 @@
 namespace ccsim::compress {
 namespace {
 
-constexpr const char* kWhat = "--compress";
 constexpr std::string_view kValidKeys = "eb, bits, density, where, range";
 
 bool is_path(std::string_view name) { return name.ends_with(".json") || name.find('/') != std::string_view::npos; }
@@ -27,8 +26,8 @@ bool is_model_name(std::string_view name) {
 }
 
 double positive_number(std::string_view text, const std::string& key) {
-  double value = parse_double_or_throw(text, kWhat, key);
-  if (!(value > 0)) throw InputError(kWhat, 0, key, fmt::format("expected a positive number, got \"{}\"", text));
+  double value = parse_double_or_throw(text, kCompressOption, key);
+  if (!(value > 0)) throw InputError(kCompressOption, 0, key, fmt::format("expected a positive number, got \"{}\"", text));
   return value;
 }
 
@@ -38,13 +37,13 @@ void apply(Query& query, const std::string& key, std::string_view value) {
   } else if (key == "bits") {
     auto bits = parse_int(value);
     if (!bits || *bits <= 0 || *bits > 32) {
-      throw InputError(kWhat, 0, key, fmt::format("expected an integer from 1 to 32, got \"{}\"", value));
+      throw InputError(kCompressOption, 0, key, fmt::format("expected an integer from 1 to 32, got \"{}\"", value));
     }
     query.bits = static_cast<int>(*bits);
   } else if (key == "density") {
-    double density = parse_double_or_throw(value, kWhat, key);
+    double density = parse_double_or_throw(value, kCompressOption, key);
     if (!(density >= kMinDensity && density <= 1)) {
-      throw InputError(kWhat, 0, key, fmt::format("expected a fraction from {:g} to 1, got \"{}\"", kMinDensity, value));
+      throw InputError(kCompressOption, 0, key, fmt::format("expected a fraction from {:g} to 1, got \"{}\"", kMinDensity, value));
     }
     query.density = density;
   } else if (key == "where") {
@@ -53,12 +52,12 @@ void apply(Query& query, const std::string& key, std::string_view value) {
     } else if (value == "host") {
       query.where = Placement::kHost;
     } else {
-      throw InputError(kWhat, 0, key, fmt::format("expected one of accelerator, host, got \"{}\"", value));
+      throw InputError(kCompressOption, 0, key, fmt::format("expected one of accelerator, host, got \"{}\"", value));
     }
   } else if (key == "range") {
     query.value_range = positive_number(value, key);
   } else {
-    throw InputError(kWhat, 0, key, fmt::format("unknown key; valid keys: {}", kValidKeys));
+    throw InputError(kCompressOption, 0, key, fmt::format("unknown key; valid keys: {}", kValidKeys));
   }
 }
 
@@ -94,18 +93,18 @@ CompressSpec parse_compress_spec(std::string_view text) {
   CompressSpec spec;
   spec.name = std::string(text.substr(0, text.find(':')));
   if (!is_path(spec.name) && !is_model_name(spec.name)) {
-    throw InputError(kWhat, 0, "",
+    throw InputError(kCompressOption, 0, "",
                      fmt::format("expected NAME[:key=value,...] with a NAME of letters, digits, '_', '-' or '.', got \"{}\"",
                                  text));
   }
-  for (const auto& [key, value] : split_spec(text, kWhat).items) apply(spec.query, key, value);
+  for (const auto& [key, value] : split_spec(text, kCompressOption).items) apply(spec.query, key, value);
   return spec;
 }
 
 std::vector<std::string> list_compressors(const std::vector<std::string>& dirs) { return list_data_files(dirs); }
 
 std::string find_compressor(const std::string& name_or_path, const std::vector<std::string>& dirs) {
-  return find_data_file(name_or_path, dirs, kWhat, "compressor", "models");
+  return find_data_file(name_or_path, dirs, kCompressOption, "compressor", "models");
 }
 
 CompressorModel load_compressor(const CompressSpec& spec, const std::vector<std::string>& dirs) {

@@ -9,6 +9,9 @@
 
 namespace ccsim::compress {
 
+/// The option that errors about a compressor setting name.
+inline constexpr const char* kCompressOption = "--compress";
+
 /// A --compress argument: which compressor model and at which operating point.
 struct CompressSpec {
   std::string name;  ///< a model name (NAME.json in the model directories) or a path to a .json file

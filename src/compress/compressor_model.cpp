@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "compress/compress_spec.hpp"
 #include "compress/model_reader.hpp"
 #include "core/input_error.hpp"
 #include "core/parse.hpp"
@@ -14,7 +15,6 @@
 namespace ccsim::compress {
 namespace {
 
-constexpr const char* kWhat = "--compress";
 
 /// exp of the linear interpolation of log(a) and log(b); 0 when either is 0 (an absent rate).
 double log_lerp(double a, double b, double t) {
@@ -106,7 +106,7 @@ void CompressorModel::check_query_keys(const Query& query) const {
       break;
   }
   auto reject = [&](const char* key) {
-    throw InputError(kWhat, 0, key, fmt::format("{} is {}; valid keys: {}", name(), what, keys));
+    throw InputError(kCompressOption, 0, key, fmt::format("{} is {}; valid keys: {}", name(), what, keys));
   };
   if (query.error_bound && info_.kind != Kind::kErrorBounded) reject("eb");
   if (query.bits && info_.kind != Kind::kQuantizer) reject("bits");
@@ -115,7 +115,7 @@ void CompressorModel::check_query_keys(const Query& query) const {
     reject("range");
   }
   if (query.value_range && !(*query.value_range > 0 && std::isfinite(*query.value_range))) {
-    throw InputError(kWhat, 0, "range", fmt::format("expected a positive number, got \"{:g}\"", *query.value_range));
+    throw InputError(kCompressOption, 0, "range", fmt::format("expected a positive number, got \"{:g}\"", *query.value_range));
   }
 }
 
@@ -130,7 +130,7 @@ double CompressorModel::requested_parameter(const Query& query) const {
   if (query.density) asked = *query.density;
   if (!asked) {
     if (settings_.size() == 1) return parameter_of(settings_.front());
-    throw InputError(kWhat, 0, key,
+    throw InputError(kCompressOption, 0, key,
                      fmt::format("missing: {} has several settings ({}); choose one, e.g. {}:{}={}", name(),
                                  fmt::join(listed, ", "), name(), key, listed.front()));
   }
@@ -138,23 +138,23 @@ double CompressorModel::requested_parameter(const Query& query) const {
   switch (info_.kind) {
     case Kind::kErrorBounded:
       if (!(value > 0 && std::isfinite(value))) {
-        throw InputError(kWhat, 0, key, fmt::format("expected a positive number, got \"{:g}\"", value));
+        throw InputError(kCompressOption, 0, key, fmt::format("expected a positive number, got \"{:g}\"", value));
       }
       if (info_.error_mode == ErrorMode::kRel && value >= 1) {
-        throw InputError(kWhat, 0, key,
+        throw InputError(kCompressOption, 0, key,
                          fmt::format("expected a relative bound below 1 ({} bounds are REL), got \"{:g}\"", name(), value));
       }
       break;
     case Kind::kQuantizer:
       if (std::none_of(settings_.begin(), settings_.end(), [&](const Setting& s) { return s.bits == value; })) {
-        throw InputError(kWhat, 0, key,
+        throw InputError(kCompressOption, 0, key,
                          fmt::format("expected one of {} (the settings of {}), got \"{:g}\"", fmt::join(listed, ", "),
                                      name(), value));
       }
       break;
     case Kind::kSparsifier:
       if (!(value >= kMinDensity && value <= 1)) {
-        throw InputError(kWhat, 0, key,
+        throw InputError(kCompressOption, 0, key,
                          fmt::format("expected a fraction from {:g} to 1, got \"{:g}\"", kMinDensity, value));
       }
       break;
@@ -234,7 +234,7 @@ double CompressorModel::transfer_to(const TargetHardware& target, Evaluation& ev
 Evaluation CompressorModel::evaluate(const Query& query, DType dtype, const TargetHardware& target) const {
   check_query_keys(query);
   if (!accepts(dtype)) {
-    throw InputError(kWhat, 0, "",
+    throw InputError(kCompressOption, 0, "",
                      fmt::format("{} compresses floating-point data (fp32, fp16, bf16, fp64), got {}", name(),
                                  dtype_name(dtype)));
   }

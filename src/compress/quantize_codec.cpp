@@ -9,24 +9,16 @@
 
 #include <fmt/format.h>
 
+#include "compress/rounding.hpp"
 #include "compress/stream_io.hpp"
 
 namespace ccsim::compress {
 namespace {
 
-constexpr std::uint8_t kVersion = 1;
-constexpr std::size_t kHeaderBytes = 24;
+constexpr std::uint8_t kQuantizeVersion = 1;
+constexpr std::size_t kQuantizeHeaderBytes = 24;
 constexpr char kInt8Magic[5] = "CCI8";
 constexpr char kOneBitMagic[5] = "CC1B";
-constexpr float kRoundMagic = 12582912.0f;  // adding 1.5 * 2^23 rounds |v| < 2^22 to an integer
-
-/// round(v) for |v| <= 128, without a float-to-int conversion.
-inline std::int32_t round_small(float v) {
-  float p = v + kRoundMagic;
-  std::int32_t bits;
-  std::memcpy(&bits, &p, sizeof bits);
-  return bits - 0x4B400000;
-}
 
 }  // namespace
 
@@ -43,12 +35,12 @@ std::size_t QuantizeCodec::payload_bytes(std::size_t n) const { return kind_ == 
 
 std::size_t QuantizeCodec::max_compressed_bytes(std::size_t count) const {
   std::size_t full = count / block_, rest = count % block_;
-  return kHeaderBytes + full * (4 + payload_bytes(block_)) + (rest ? 4 + payload_bytes(rest) : 0);
+  return kQuantizeHeaderBytes + full * (4 + payload_bytes(block_)) + (rest ? 4 + payload_bytes(rest) : 0);
 }
 
 void QuantizeCodec::compress(std::span<const float> in, std::vector<std::byte>& out) const {
   out.resize(max_compressed_bytes(in.size()));
-  std::byte* p = put_magic(out.data(), kind_ == Kind::kInt8 ? kInt8Magic : kOneBitMagic, kVersion);
+  std::byte* p = put_magic(out.data(), kind_ == Kind::kInt8 ? kInt8Magic : kOneBitMagic, kQuantizeVersion);
   p = put(p, static_cast<std::uint32_t>(block_));
   p = put(p, std::uint32_t{0});
   p = put(p, static_cast<std::uint64_t>(in.size()));
@@ -65,7 +57,7 @@ void QuantizeCodec::compress(std::span<const float> in, std::vector<std::byte>& 
       const float inv = finite && amax > 0 ? 127.0f / amax : 0.0f;
       auto* q = reinterpret_cast<std::int8_t*>(p);
       for (std::size_t i = 0; i < n; ++i) {
-        q[i] = static_cast<std::int8_t>(std::clamp(round_small(x[i] * inv), -127, 127));
+        q[i] = static_cast<std::int8_t>(std::clamp(round_magic(x[i] * inv), -127, 127));
       }
       p += n;
     } else {
@@ -87,7 +79,7 @@ void QuantizeCodec::compress(std::span<const float> in, std::vector<std::byte>& 
 
 std::size_t QuantizeCodec::element_count(std::span<const std::byte> stream) const {
   StreamReader r(stream, std::string(name()));
-  r.expect_magic(kind_ == Kind::kInt8 ? kInt8Magic : kOneBitMagic, kVersion);
+  r.expect_magic(kind_ == Kind::kInt8 ? kInt8Magic : kOneBitMagic, kQuantizeVersion);
   auto block = r.get<std::uint32_t>();
   r.get<std::uint32_t>();
   auto count = r.get<std::uint64_t>();
@@ -110,7 +102,7 @@ void QuantizeCodec::decode(std::span<const std::byte> stream, std::span<float> o
   }
   std::uint32_t block;
   std::memcpy(&block, stream.data() + 8, sizeof block);
-  const std::byte* p = stream.data() + kHeaderBytes;
+  const std::byte* p = stream.data() + kQuantizeHeaderBytes;
   for (std::size_t start = 0; start < count; start += block) {
     const std::size_t n = std::min<std::size_t>(block, count - start);
     float scale;

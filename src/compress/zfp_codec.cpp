@@ -14,9 +14,9 @@
 namespace ccsim::compress {
 namespace {
 
-constexpr char kMagic[5] = "CCZF";
-constexpr std::uint8_t kVersion = 1;
-constexpr std::size_t kHeaderBytes = 32;
+constexpr char kZfpMagic[5] = "CCZF";
+constexpr std::uint8_t kZfpVersion = 1;
+constexpr std::size_t kZfpHeaderBytes = 32;
 
 /// zfp's stream, field and bit stream, closed in reverse order.
 class ZfpSession {
@@ -62,30 +62,30 @@ ZfpCodec::ZfpCodec(double tolerance) : tolerance_(tolerance) {
 std::string ZfpCodec::spec() const { return fmt::format("zfp:abs={}", tolerance_); }
 
 std::size_t ZfpCodec::max_compressed_bytes(std::size_t count) const {
-  if (count == 0) return kHeaderBytes;
+  if (count == 0) return kZfpHeaderBytes;
   ZfpSession s(tolerance_, nullptr, count, nullptr, 0);
-  return kHeaderBytes + s.maximum_size();
+  return kZfpHeaderBytes + s.maximum_size();
 }
 
 void ZfpCodec::compress(std::span<const float> in, std::vector<std::byte>& out) const {
   out.resize(max_compressed_bytes(in.size()));
-  std::byte* p = put_magic(out.data(), kMagic, kVersion);
+  std::byte* p = put_magic(out.data(), kZfpMagic, kZfpVersion);
   p = put(p, static_cast<std::uint64_t>(in.size()));
   p = put(p, tolerance_);
   std::size_t payload = 0;
   if (!in.empty()) {
-    ZfpSession s(tolerance_, const_cast<float*>(in.data()), in.size(), out.data() + kHeaderBytes,
-                 out.size() - kHeaderBytes);
+    ZfpSession s(tolerance_, const_cast<float*>(in.data()), in.size(), out.data() + kZfpHeaderBytes,
+                 out.size() - kZfpHeaderBytes);
     payload = zfp_compress(s.stream(), s.field());
     if (payload == 0) throw std::runtime_error("zfp: compression failed");
   }
   put(p, static_cast<std::uint64_t>(payload));
-  out.resize(kHeaderBytes + payload);
+  out.resize(kZfpHeaderBytes + payload);
 }
 
 std::size_t ZfpCodec::element_count(std::span<const std::byte> stream) const {
   StreamReader r(stream, "zfp");
-  r.expect_magic(kMagic, kVersion);
+  r.expect_magic(kZfpMagic, kZfpVersion);
   auto count = r.get<std::uint64_t>();
   auto tolerance = r.get<double>();
   auto payload = r.get<std::uint64_t>();
@@ -104,12 +104,12 @@ void ZfpCodec::decompress(std::span<const std::byte> stream, std::span<float> ou
   double tolerance;
   std::memcpy(&tolerance, stream.data() + 16, sizeof tolerance);
   ZfpSession s(tolerance, out.data(), count, nullptr, 0);
-  const std::size_t payload = stream.size() - kHeaderBytes;
+  const std::size_t payload = stream.size() - kZfpHeaderBytes;
   // zfp reads whole 64-bit words and trusts the stream: give it a zero-padded copy as
   // large as any stream of this shape can be.
   const std::size_t padded = std::max(s.maximum_size(), payload) + 8;
   std::unique_ptr<std::uint64_t[]> buffer(new std::uint64_t[(padded + 7) / 8]());
-  std::memcpy(buffer.get(), stream.data() + kHeaderBytes, payload);
+  std::memcpy(buffer.get(), stream.data() + kZfpHeaderBytes, payload);
   s.attach(buffer.get(), padded);
   if (zfp_decompress(s.stream(), s.field()) == 0) throw CodecError("zfp: decompression failed");
 }

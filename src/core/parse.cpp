@@ -106,6 +106,12 @@ std::string format_bytes(double bytes) {
   return fmt::format("{:.4g} {}", bytes, kNames[unit]);
 }
 
+std::string ascii_lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
 std::string format_rate(double bytes_per_s) {
   if (bytes_per_s >= 1e12) return fmt::format("{:.4g} TB/s", bytes_per_s / 1e12);
   if (bytes_per_s >= 1e9) return fmt::format("{:.4g} GB/s", bytes_per_s / 1e9);

@@ -25,6 +25,9 @@ std::optional<std::uint64_t> parse_bytes(std::string_view text);
 double parse_double_or_throw(std::string_view text, const std::string& what, const std::string& field);
 std::uint64_t parse_bytes_or_throw(std::string_view text, const std::string& what, const std::string& field);
 
+/// The text with ASCII letters in lower case (other bytes, UTF-8 included, unchanged).
+std::string ascii_lower(std::string_view text);
+
 /// "1.5 GB/s"-style rendering helpers used in reports and messages.
 std::string format_bytes(double bytes);
 std::string format_rate(double bytes_per_s);

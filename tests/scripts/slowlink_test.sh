@@ -93,8 +93,9 @@ fi
 ((shaped_after - shaped_before >= 32 * 1048576)) && pass "the in-range transfer went through c51:10" ||
   fail "c51:10 counted $((shaped_after - shaped_before)) bytes, expected >= 32 MiB"
 
-# Out of range: loopback speed, well above the rate (best of 3: the machine may be busy),
-# and no byte through the shaped classes.
+# Out of range: faster than the 125 MB/s class could carry (best of 3; unshaped loopback
+# runs at GB/s on an idle machine and 170+ MB/s under a load of 10 on 2 cores), and no
+# byte through the shaped classes (the check that does not depend on the machine's load).
 shaped_before=$(($(class_bytes c51:10) + $(class_bytes c51:11)))
 best=0
 for i in 1 2 3; do
@@ -102,10 +103,10 @@ for i in 1 2 3; do
   best=$(awk -v a="$best" -v b="${rate:-0}" 'BEGIN {print (b > a ? b : a)}')
 done
 shaped_after=$(($(class_bytes c51:10) + $(class_bytes c51:11)))
-if awk -v r="$best" 'BEGIN {exit !(r > 180)}'; then
-  pass "32 MiB to port 30001 (out of range) at $best MB/s (expected > 180)"
+if awk -v r="$best" 'BEGIN {exit !(r > 150)}'; then
+  pass "32 MiB to port 30001 (out of range) at $best MB/s (expected > 150)"
 else
-  fail "32 MiB to port 30001 (out of range) at $best MB/s, expected > 180 (not shaped)"
+  fail "32 MiB to port 30001 (out of range) at $best MB/s, expected > 150 (not shaped)"
 fi
 ((shaped_after == shaped_before)) && pass "the out-of-range transfer bypassed the shaped classes" ||
   fail "the shaped classes counted $((shaped_after - shaped_before)) bytes of the out-of-range transfer"

@@ -1,0 +1,27 @@
+// The Kineto importer (src/import): the streaming reader of one rank's profiler trace, then
+// the import of its first iteration into a native trace and each operator's breakdown row.
+
+#include <sstream>
+#include <string>
+
+#include "fuzz_target.hpp"
+#include "import/kineto.hpp"
+#include "import/kineto_reader.hpp"
+
+CCSIM_FUZZ_TARGET(kineto) {
+  ccsim::fuzz::input_errors_only([&] {
+    std::istringstream in{std::string(ccsim::fuzz::as_text(data, size))};
+    auto profile = ccsim::import::read_rank_profile(in, "fuzz.json");
+    ccsim::import::KinetoOptions options;
+    options.name = "fuzz";
+    options.source = "fuzz.json";
+    const auto imported = ccsim::import::import_kineto({profile}, options);
+    // Every imported operator has its measured duration and a breakdown row.
+    if (imported.ranks.size() != imported.trace.ops.size()) __builtin_trap();
+    for (std::size_t r = 0; r < imported.ranks.size(); ++r) {
+      if (imported.ranks[r].op_ms.size() != imported.trace.ops[r].size()) __builtin_trap();
+      for (const auto& op : imported.trace.ops[r]) (void)ccsim::import::breakdown_row(imported.trace, op);
+    }
+  });
+  return 0;
+}
