@@ -36,6 +36,11 @@ void setup_cost(CLI::App& app);
 void setup_report(CLI::App& app);
 /// `trace synth` (trace_cmd.cpp).
 void setup_trace(CLI::App& app);
+/// `sweep`: scenarios of a spec in parallel, locally or over MPI ranks (sweep_cmd.cpp).
+void setup_sweep(CLI::App& app);
+
+/// Whether an MPI launcher (mpirun, srun) started this process (measure_launch_cmd.cpp).
+bool under_mpi_launcher();
 
 /// Directories searched for platform presets: $CCSIM_PLATFORMS (colon-separated), then the
 /// platforms/ folder of the source tree this binary was built from.

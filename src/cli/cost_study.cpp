@@ -59,8 +59,15 @@ CostStudy study_cost(const CostOptions& cmd, const trace::Trace& trace, const to
   s.ranks = trace.world_size;
   s.nodes = std::min(net.node_count(), (trace.world_size + per_node - 1) / per_node);
   s.iterations = cmd.iterations > 0 ? cmd.iterations : std::ceil(cmd.tokens / cmd.tokens_per_iteration);
-  s.has_price = cmd.price.has_value();
-  s.has_power = cmd.power.has_value();
+  // Price and power: the options, else the platform file's figures (with their source).
+  const std::optional<topology::PlatformCost>& file = platform.cost;
+  const std::optional<double> price = cmd.price ? cmd.price : file ? file->price_per_node_hour : std::nullopt;
+  const std::optional<double> power = cmd.power ? cmd.power : file ? file->power_kw_per_node : std::nullopt;
+  const bool price_from_file = !cmd.price && price.has_value();
+  const bool power_from_file = !cmd.power && power.has_value();
+  s.has_price = price.has_value();
+  s.has_power = power.has_value();
+  if (price_from_file) s.currency = file->currency;
   const engine::Result& first = *runs.front().second;
   s.assumptions.push_back(fmt::format(
       "iteration time: the simulated makespan{}",
@@ -73,10 +80,30 @@ CostStudy study_cost(const CostOptions& cmd, const trace::Trace& trace, const to
     s.assumptions.push_back(
         fmt::format("iterations: ceil({:.6g} tokens / {:.6g} tokens per iteration)", cmd.tokens, cmd.tokens_per_iteration));
   }
-  s.assumptions.push_back(cmd.price ? fmt::format("price: {:.6g} per node-hour (--price)", *cmd.price)
-                                    : std::string("price: not given (--price PER_NODE_HOUR): no money figure"));
-  s.assumptions.push_back(cmd.power ? fmt::format("power: {:.6g} kW per node, average over the run (--power)", *cmd.power)
-                                    : std::string("power: not given (--power KW_PER_NODE): no energy figure"));
+  // What the platform file says, for an option that overrides it.
+  auto overridden = [&](const std::optional<double>& figure, const std::string& unit) {
+    return figure ? fmt::format("; overrides the platform file's {:.6g}{}", *figure, unit) : std::string();
+  };
+  if (cmd.price) {
+    s.assumptions.push_back(fmt::format("price: {:.6g} per node-hour (--price{})", *cmd.price,
+                                        overridden(file ? file->price_per_node_hour : std::nullopt,
+                                                   file ? " " + file->currency : std::string())));
+  } else if (price_from_file) {
+    s.assumptions.push_back(fmt::format("price: {:.6g} {} per node-hour (platform {}, its \"cost\"; --price overrides)", *price,
+                                        s.currency, platform.name));
+  } else {
+    s.assumptions.push_back("price: not given (--price PER_NODE_HOUR, or \"cost\" in the platform file): no money figure");
+  }
+  if (cmd.power) {
+    s.assumptions.push_back(fmt::format("power: {:.6g} kW per node, average over the run (--power{})", *cmd.power,
+                                        overridden(file ? file->power_kw_per_node : std::nullopt, " kW")));
+  } else if (power_from_file) {
+    s.assumptions.push_back(fmt::format(
+        "power: {:.6g} kW per node, average over the run (platform {}, its \"cost\"; --power overrides)", *power, platform.name));
+  } else {
+    s.assumptions.push_back("power: not given (--power KW_PER_NODE, or \"cost\" in the platform file): no energy figure");
+  }
+  if (price_from_file || power_from_file) s.assumptions.push_back(fmt::format("cost source: {}", file->source));
   s.assumptions.push_back(fmt::format("network: {}", first.network_model));
   if (!first.compute.empty()) s.assumptions.push_back(fmt::format("compute: {}", first.compute));
   for (const auto& [name, result] : runs) {
@@ -84,8 +111,8 @@ CostStudy study_cost(const CostOptions& cmd, const trace::Trace& trace, const to
     in.iteration_s = iteration_s(*result);
     in.iterations = s.iterations;
     in.nodes = s.nodes;
-    in.price_per_node_hour = cmd.price;
-    in.power_kw_per_node = cmd.power;
+    in.price_per_node_hour = price;
+    in.power_kw_per_node = power;
     s.names.push_back(name);
     s.iteration_s.push_back(in.iteration_s);
     s.figures.push_back(report::training_cost(in));
@@ -109,7 +136,9 @@ std::vector<std::vector<std::string>> cost_rows(const CostStudy& s) {
   row("time to train", [&](std::size_t i) { return s.figures[i].seconds; }, report::format_duration);
   row("node-hours", [&](std::size_t i) { return s.figures[i].node_hours; }, [](double v) { return fmt::format("{:.6g}", v); });
   if (s.has_price) {
-    row("money", [&](std::size_t i) { return *s.figures[i].money; }, [](double v) { return fmt::format("{:.6g}", v); });
+    const std::string currency = s.currency.empty() ? std::string() : " " + s.currency;
+    row("money", [&](std::size_t i) { return *s.figures[i].money; },
+        [&](double v) { return fmt::format("{:.6g}{}", v, currency); });
   }
   if (s.has_power) {
     row("energy", [&](std::size_t i) { return *s.figures[i].energy_kwh / 1000; },
@@ -144,6 +173,7 @@ std::string cost_json(const CostStudy& s) {
   doc["nodes"] = s.nodes;
   doc["iterations"] = s.iterations;
   doc["assumptions"] = s.assumptions;
+  doc["currency"] = s.currency.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(s.currency);
   doc["runs"] = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < s.names.size(); ++i) {
     const report::CostFigures& f = s.figures[i];

@@ -43,9 +43,11 @@ struct CostStudy {
   std::vector<report::CostFigures> figures;  ///< per run
   bool has_price = false;
   bool has_power = false;
+  std::string currency;  ///< of a price from the platform file; empty for --price (any currency)
 };
 
-/// `runs`: (name, result) of the same trace on `platform`, plain first.
+/// `runs`: (name, result) of the same trace on `platform`, plain first. Price and power: the
+/// options, else the platform file's "cost" (its source among the assumptions).
 CostStudy study_cost(const CostOptions& options, const trace::Trace& trace, const topology::Platform& platform,
                      const std::vector<std::pair<std::string, const engine::Result*>>& runs);
 

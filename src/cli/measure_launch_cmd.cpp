@@ -21,13 +21,6 @@ struct MeasureLaunch {
   std::vector<std::string> args;
 };
 
-bool under_mpi_launcher() {
-  for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "PMI_RANK"}) {
-    if (std::getenv(var) != nullptr) return true;
-  }
-  return false;
-}
-
 [[noreturn]] void exec(std::vector<std::string> argv) {
   std::vector<char*> pointers;
   for (auto& a : argv) pointers.push_back(a.data());
@@ -57,6 +50,13 @@ void run_measure_launch(const MeasureLaunch& launch) {
 }
 
 }  // namespace
+
+bool under_mpi_launcher() {
+  for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "PMI_RANK"}) {
+    if (std::getenv(var) != nullptr) return true;
+  }
+  return false;
+}
 
 void setup_measure(CLI::App& app) {
   auto launch = std::make_shared<MeasureLaunch>();

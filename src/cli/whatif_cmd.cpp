@@ -7,6 +7,7 @@
 #include <fmt/ostream.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/collective_study.hpp"
 #include "cli/commands.hpp"
 #include "cli/render.hpp"
 #include "cli/simulation_flags.hpp"
@@ -16,6 +17,7 @@
 #include "core/parse.hpp"
 #include "engine/collective_plan.hpp"
 #include "engine/replay.hpp"
+#include "engine/sweep.hpp"
 #include "engine/what_if.hpp"
 #include "report/comparison.hpp"
 #include "report/timeline.hpp"
@@ -38,10 +40,6 @@ struct WhatIfCommand {
   SimulationFlags flags;
 };
 
-/// The largest group of the collective-only mode: a schedule's steps are walked once per
-/// rank to count the flows that share a NIC (O(ranks^2) for a ring).
-constexpr int kMaxCollectiveRanks = 4096;
-
 void run_trace(const WhatIfCommand& cmd) {
   trace::Trace trace = trace::read_native(cmd.trace);
   SimulationFlags baseline_flags = cmd.flags;
@@ -50,6 +48,10 @@ void run_trace(const WhatIfCommand& cmd) {
   engine::ReplayOptions baseline_options = replay_options(baseline_flags, baseline_platform);
   topology::Platform changed_platform = load_platform(cmd.flags, trace);
   engine::ReplayOptions changed_options = replay_options(cmd.flags, changed_platform);
+  // --compute once, for the baseline's accelerator: both runs replay the same adjusted trace, and
+  // the compute settings of --set (compute.scale, accelerator.flops) act on it as they do in replay.
+  baseline_options.compute = apply_compute_flag(baseline_flags, trace, baseline_platform);
+  changed_options.compute = baseline_options.compute;
   check_output_path(cmd.output);  // before the simulations, which may take long
   if (!cmd.timeline.empty()) check_output_path(cmd.timeline);
   engine::Result baseline = engine::replay(trace, baseline_platform, baseline_options);
@@ -74,36 +76,13 @@ void run_trace(const WhatIfCommand& cmd) {
 /// One platform's predictions for the collective-only mode.
 struct Predicted {
   topology::Platform platform;
-  collective::GroupLinks links;
-  std::vector<collective::Prediction> predictions;
+  CollectiveStudy study;
 };
 
 Predicted predict(const WhatIfCommand& cmd, const SimulationFlags& flags, std::uint64_t bytes, DType dtype) {
   const SimulationFlags given = with_settings(flags);
-  Predicted out{read_named_platform(given.platform, engine::parse_what_if(given.settings).platform), {}, {}};
-  const topology::Network& net = out.platform.network;
-  if (cmd.ranks > net.accelerator_count()) {
-    throw InputError("command line", 0, "--ranks",
-                     fmt::format("platform \"{}\" has {} accelerators, fewer than {} ranks", out.platform.name,
-                                 net.accelerator_count(), cmd.ranks));
-  }
-  collective::Request request;
-  request.size = cmd.ranks;
-  request.element_bytes = dtype_bytes(dtype);
-  request.count = bytes / static_cast<std::uint64_t>(request.element_bytes);
-  std::vector<int> accelerators;
-  for (int r = 0; r < cmd.ranks; ++r) {
-    accelerators.push_back(r);  // node-major, as placement tp,pp,dp puts a group of consecutive ranks
-    request.node_of_rank.push_back(net.node_of(r));
-  }
-  out.links = engine::group_links(net, accelerators);
-  if (!given.compress.empty()) {
-    compress::CompressSpec spec = compress::parse_compress_spec(given.compress);
-    compress::CompressorModel model = compress::load_compressor(spec, compressor_dirs());
-    out.links.compressor = model.evaluate(spec.query, dtype, engine::target_hardware(out.platform)).cost;
-    request.compression = collective::compression_of(model);
-  }
-  out.predictions = collective::predict_all_reduce(request, out.links);
+  Predicted out{read_named_platform(given.platform, engine::parse_what_if(given.settings).platform), {}};
+  out.study = study_collective(out.platform, given.compress, cmd.ranks, bytes, dtype);
   return out;
 }
 
@@ -111,25 +90,16 @@ void run_collective(const WhatIfCommand& cmd) {
   if (cmd.flags.platform.empty()) throw InputError("command line", 0, "--platform", "the collective mode needs --platform NAME|FILE");
   if (cmd.format == "csv") throw InputError("command line", 0, "--format", "the collective mode prints text or json, not csv");
   if (cmd.bytes.empty()) throw InputError("command line", 0, "--bytes", "the collective mode needs --bytes SIZE, e.g. 256MiB");
-  if (cmd.ranks < 2 || cmd.ranks > kMaxCollectiveRanks) {
+  if (cmd.ranks < 2 || cmd.ranks > engine::kMaxCollectiveRanks) {
     throw InputError("command line", 0, "--ranks",
-                     fmt::format("expected 2 to {} ranks, got \"{}\"", kMaxCollectiveRanks, cmd.ranks));
+                     fmt::format("expected 2 to {} ranks, got \"{}\"", engine::kMaxCollectiveRanks, cmd.ranks));
   }
   auto dtype = parse_dtype(cmd.dtype);
   if (!dtype) {
     throw InputError("command line", 0, "--dtype", fmt::format("expected one of {}, got \"{}\"", dtype_choices(), cmd.dtype));
   }
   const std::uint64_t bytes = parse_bytes_or_throw(cmd.bytes, "command line", "--bytes");
-  if (bytes < static_cast<std::uint64_t>(dtype_bytes(*dtype)) || bytes > trace::kMaxBytes) {
-    throw InputError("command line", 0, "--bytes",
-                     fmt::format("expected {} to {} bytes (one {} element to 1 PiB), got \"{}\"", dtype_bytes(*dtype),
-                                 trace::kMaxBytes, dtype_name(*dtype), cmd.bytes));
-  }
-  if (bytes % static_cast<std::uint64_t>(dtype_bytes(*dtype)) != 0) {
-    throw InputError("command line", 0, "--bytes",
-                     fmt::format("expected a whole number of {} elements ({} bytes each), got \"{}\"",
-                                 dtype_name(*dtype), dtype_bytes(*dtype), cmd.bytes));
-  }
+  check_collective_bytes(bytes, cmd.bytes, *dtype, "command line", 0, "--bytes");
   check_output_path(cmd.output);
   SimulationFlags baseline_flags = cmd.flags;
   baseline_flags.settings.clear();
@@ -138,11 +108,9 @@ void run_collective(const WhatIfCommand& cmd) {
   Predicted changed = what_if ? predict(cmd, cmd.flags, bytes, *dtype) : Predicted{};
   const Predicted& shown = what_if ? changed : base;
   const topology::Network& net = shown.platform.network;
-  const int nodes = net.node_of(cmd.ranks - 1) + 1;
-  const double p = cmd.ranks;
-  // nccl-tests' bus bandwidth of all_reduce: algorithm bandwidth x 2(p-1)/p.
-  auto bus_bandwidth = [&](double time_s) { return static_cast<double>(bytes) / time_s * 2 * (p - 1) / p; };
-  const std::string chosen = collective::fastest(shown.predictions).algorithm;
+  const int nodes = shown.study.nodes;
+  auto bus_bandwidth = [&](double time_s) { return all_reduce_bus_bandwidth_Bps(bytes, time_s, cmd.ranks); };
+  const std::string chosen = collective::fastest(shown.study.predictions).algorithm;
 
   std::ostringstream out;
   if (cmd.format == "json") {
@@ -157,12 +125,12 @@ void run_collective(const WhatIfCommand& cmd) {
     doc["model"] = "closed form of each schedule; no contention except NICs shared by the ranks of a node";
     doc["auto"] = chosen;
     doc["algorithms"] = nlohmann::ordered_json::array();
-    for (std::size_t i = 0; i < shown.predictions.size(); ++i) {
-      const collective::Prediction& pr = shown.predictions[i];
+    for (std::size_t i = 0; i < shown.study.predictions.size(); ++i) {
+      const collective::Prediction& pr = shown.study.predictions[i];
       nlohmann::ordered_json row;
       row["algorithm"] = pr.algorithm;
       if (what_if) {
-        const collective::Prediction& b = base.predictions[i];
+        const collective::Prediction& b = base.study.predictions[i];
         row["baseline_ms"] = b.time_s * 1e3;
         row["what_if_ms"] = pr.time_s * 1e3;
         row["change_percent"] = (pr.time_s / b.time_s - 1) * 100;
@@ -180,7 +148,7 @@ void run_collective(const WhatIfCommand& cmd) {
                format_bytes(static_cast<double>(bytes)), dtype_name(*dtype), cmd.ranks, shown.platform.name, nodes,
                nodes == 1 ? "" : "s", std::min(cmd.ranks, net.accelerators_per_node()));
     for (const std::string& setting : cmd.flags.settings) fmt::print(out, "assumption: {}\n", setting);
-    const collective::GroupLinks& l = shown.links;
+    const collective::GroupLinks& l = shown.study.links;
     fmt::print(out, "links: intra {:.3g} us, {}; inter {:.3g} us, {} per flow; NIC {} x {}; reduction {}\n",
                l.intra_alpha_s * 1e6, format_rate(l.intra_beta_s_per_byte > 0 ? 1 / l.intra_beta_s_per_byte : 0),
                l.inter_alpha_s * 1e6, format_rate(l.inter_beta_s_per_byte > 0 ? 1 / l.inter_beta_s_per_byte : 0),
@@ -193,12 +161,12 @@ void run_collective(const WhatIfCommand& cmd) {
       fmt::print(out, "{:<22}  {:>12}  {:>11}  {:>11}  {}\n", "algorithm", "time ms", "algbw GB/s", "busbw GB/s",
                  "NIC shared by");
     }
-    for (std::size_t i = 0; i < shown.predictions.size(); ++i) {
-      const collective::Prediction& pr = shown.predictions[i];
+    for (std::size_t i = 0; i < shown.study.predictions.size(); ++i) {
+      const collective::Prediction& pr = shown.study.predictions[i];
       const std::string name = pr.algorithm + (pr.algorithm == chosen ? " (auto)" : "");
       const double algbw = static_cast<double>(bytes) / pr.time_s / 1e9;
       if (what_if) {
-        const double b = base.predictions[i].time_s;
+        const double b = base.study.predictions[i].time_s;
         fmt::print(out, "{:<22}  {:>12.3f}  {:>12.3f}  {:>+9.2f}  {:>11.3f}  {:>11.3f}  {}\n", name, b * 1e3,
                    pr.time_s * 1e3, (pr.time_s / b - 1) * 100, algbw, bus_bandwidth(pr.time_s) / 1e9, pr.nic_sharing);
       } else {

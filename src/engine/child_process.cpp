@@ -216,3 +216,13 @@ std::string run_in_child(const std::function<std::string()>& work) {
 }
 
 }  // namespace ccsim::engine
+
+namespace ccsim::engine {
+
+std::string encode_outcome(const std::function<std::string()>& work) { return run_and_encode(work); }
+std::string decode_outcome(const std::string& answer) { return decode(answer); }
+bool is_value_outcome(const std::string& answer) {
+  return !answer.empty() && answer[0] == static_cast<char>(Outcome::kValue);
+}
+
+}  // namespace ccsim::engine

@@ -24,4 +24,13 @@ class ResourceError : public std::runtime_error {
 /// only one simulation, and a second call is an InputError that says so.
 std::string run_in_child(const std::function<std::string()>& work);
 
+/// run_in_child's answer protocol, for other process pools (engine/sweep.hpp): runs `work` and
+/// returns its bytes or its exception, encoded; decode_outcome returns the bytes or rethrows
+/// the exception with its type (InputError, SimulationError, ResourceError for bad_alloc,
+/// runtime_error for others).
+std::string encode_outcome(const std::function<std::string()>& work);
+std::string decode_outcome(const std::string& answer);
+/// Whether an encoded outcome holds bytes (not an exception).
+bool is_value_outcome(const std::string& answer);
+
 }  // namespace ccsim::engine

@@ -301,6 +301,29 @@ void read_dragonfly(Platform& platform, const NodeSpec& nodes, ObjectReader& net
   platform.network = build_dragonfly(nodes, df);
 }
 
+/// "cost": {"price_per_node_hour", "currency", "power_kw_per_node", "source"}: at least one
+/// figure, a currency with a price, a source always.
+PlatformCost read_cost(ObjectReader& doc) {
+  ObjectReader r = doc.child("cost");
+  PlatformCost cost;
+  cost.price_per_node_hour = r.optional_number_in("price_per_node_hour", 0, kMaxPricePerNodeHour);
+  cost.power_kw_per_node = r.optional_number_in("power_kw_per_node", 0, kMaxPowerKwPerNode);
+  if (cost.price_per_node_hour) {
+    cost.currency = r.string("currency");
+    if (cost.currency.empty()) r.at("currency").fail("expected a currency such as \"USD\", got \"\"");
+  } else if (r.has("currency")) {
+    r.at("currency").fail("a currency without 'price_per_node_hour'");
+  }
+  if (!cost.price_per_node_hour && !cost.power_kw_per_node) {
+    r.here().fail("expected 'price_per_node_hour' (with 'currency'), 'power_kw_per_node' or both");
+  }
+  cost.source = r.string("source");
+  if (cost.source.empty()) r.at("source").fail("expected where the figures come from (or why they are estimates), got \"\"");
+  r.allow({"note"});
+  r.finish();
+  return cost;
+}
+
 }  // namespace
 
 namespace {
@@ -327,6 +350,7 @@ Platform parse_adjusted(std::string_view text, const std::string& source, const 
     platform.network_model_at = doc.at("network_model");
   }
   doc.allow({"notes"});
+  if (doc.has("cost")) platform.cost = read_cost(doc);
   NodeSpec nodes = read_nodes(doc, overrides);
 
   ObjectReader net = doc.child("network");

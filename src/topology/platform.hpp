@@ -32,6 +32,16 @@ struct PlatformLimits {
   static constexpr std::uint64_t kMaxRouteEntries = std::uint64_t{1} << 24;  ///< the fabric router's tables
 };
 
+/// What a node-hour of a machine costs and the power a node draws (optional "cost" of a
+/// platform file), with where the figures come from: used by `ccsim cost` when --price and
+/// --power are not given.
+struct PlatformCost {
+  std::optional<double> price_per_node_hour;
+  std::string currency;  ///< of the price, e.g. "USD"; empty without a price
+  std::optional<double> power_kw_per_node;
+  std::string source;    ///< where each figure comes from, or why it is an estimate
+};
+
 /// A named machine: its nodes, accelerators and network, read from platforms/*.json.
 struct Platform {
   std::string name;
@@ -46,7 +56,12 @@ struct Platform {
   /// models/network/ or a path), empty for none; where it is named, for errors.
   std::string network_model;
   SourceRef network_model_at;
+  std::optional<PlatformCost> cost;  ///< absent when the file gives none
 };
+
+/// Limits of a platform's cost figures: a price of 0 to 1e6 per node-hour, 0 to 1000 kW per node.
+inline constexpr double kMaxPricePerNodeHour = 1e6;
+inline constexpr double kMaxPowerKwPerNode = 1e3;
 
 /// One change to a platform parameter given on the command line (`--set inter.bandwidth=x2`):
 /// a factor on the file's value or a new absolute value. `setting` is the text as given

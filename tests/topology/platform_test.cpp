@@ -203,3 +203,36 @@ TEST_CASE("an export that would exceed its size limits is refused before any XML
   topology::Platform sunway = topology::read_platform(CCSIM_SOURCE_DIR "/platforms/sunway-oceanlight.json");
   CHECK_NOTHROW(topology::check_export_size(sunway.network, sunway.name, topology::XmlRouting::kDijkstra));
 }
+
+TEST_CASE("a platform's optional cost: price, currency, power and their source", "[topology][platform]") {
+  auto with_cost = [](const std::string& cost) {
+    std::string text = test::platform_json(8, 1, 1, R"({"topology": "switch", "source": "x"})");
+    const std::size_t at = text.find("\"nodes\"");
+    return text.insert(at, "\"cost\": " + cost + ",\n");
+  };
+  const topology::Platform p = topology::parse_platform(
+      with_cost(R"({"price_per_node_hour": 2.5, "currency": "EUR", "power_kw_per_node": 0.8, "source": "s"})"), "p.json");
+  REQUIRE(p.cost.has_value());
+  CHECK(*p.cost->price_per_node_hour == 2.5);
+  CHECK(p.cost->currency == "EUR");
+  CHECK(*p.cost->power_kw_per_node == 0.8);
+  CHECK(p.cost->source == "s");
+  const topology::Platform power_only = topology::parse_platform(with_cost(R"({"power_kw_per_node": 1, "source": "s"})"), "p.json");
+  CHECK_FALSE(power_only.cost->price_per_node_hour.has_value());
+  CHECK_FALSE(topology::parse_platform(test::platform_json(8, 1, 1, R"({"topology": "switch", "source": "x"})"), "p.json")
+                  .cost.has_value());
+
+  CHECK_THAT(error_of(with_cost(R"({"price_per_node_hour": 2.5, "source": "s"})")),
+             Catch::Matchers::EndsWith("field 'cost.currency': missing (required)"));
+  CHECK_THAT(error_of(with_cost(R"({"currency": "EUR", "power_kw_per_node": 1, "source": "s"})")),
+             Catch::Matchers::EndsWith("field 'cost.currency': a currency without 'price_per_node_hour'"));
+  CHECK_THAT(error_of(with_cost(R"({"source": "s"})")),
+             Catch::Matchers::EndsWith("field 'cost': expected 'price_per_node_hour' (with 'currency'), "
+                                       "'power_kw_per_node' or both"));
+  CHECK_THAT(error_of(with_cost(R"({"power_kw_per_node": 5000, "source": "s"})")),
+             Catch::Matchers::Contains("field 'cost.power_kw_per_node': expected"));
+  CHECK_THAT(error_of(with_cost(R"({"power_kw_per_node": 1})")),
+             Catch::Matchers::EndsWith("field 'cost.source': missing (required)"));
+  CHECK_THAT(error_of(with_cost(R"({"power_kw_per_node": 1, "source": "s", "tax": 3})")),
+             Catch::Matchers::Contains("field 'cost.tax': unknown key"));
+}

@@ -1,0 +1,65 @@
+#include "cli/collective_study.hpp"
+
+#include <fmt/format.h>
+
+#include "cli/simulation_flags.hpp"
+#include "compress/compress_spec.hpp"
+#include "core/input_error.hpp"
+#include "engine/collective_plan.hpp"
+#include "trace/native_reader.hpp"
+
+namespace ccsim::cli {
+
+CollectiveStudy study_collective(const topology::Platform& platform, const std::string& compress, int ranks,
+                                 std::uint64_t bytes, DType dtype) {
+  const topology::Network& net = platform.network;
+  if (ranks > net.accelerator_count()) {
+    throw InputError("command line", 0, "--ranks",
+                     fmt::format("platform \"{}\" has {} accelerators, fewer than {} ranks", platform.name,
+                                 net.accelerator_count(), ranks));
+  }
+  CollectiveStudy out;
+  out.ranks = ranks;
+  out.bytes = bytes;
+  out.dtype = dtype;
+  out.nodes = net.node_of(ranks - 1) + 1;
+  collective::Request request;
+  request.size = ranks;
+  request.element_bytes = dtype_bytes(dtype);
+  request.count = bytes / static_cast<std::uint64_t>(request.element_bytes);
+  std::vector<int> accelerators;
+  for (int r = 0; r < ranks; ++r) {
+    accelerators.push_back(r);
+    request.node_of_rank.push_back(net.node_of(r));
+  }
+  out.links = engine::group_links(net, accelerators);
+  if (!compress.empty()) {
+    compress::CompressSpec spec = compress::parse_compress_spec(compress);
+    compress::CompressorModel model = compress::load_compressor(spec, compressor_dirs());
+    out.links.compressor = model.evaluate(spec.query, dtype, engine::target_hardware(platform)).cost;
+    request.compression = collective::compression_of(model);
+  }
+  out.predictions = collective::predict_all_reduce(request, out.links);
+  return out;
+}
+
+void check_collective_bytes(std::uint64_t bytes, const std::string& text, DType dtype, const std::string& file, int line,
+                            const std::string& field) {
+  if (bytes < static_cast<std::uint64_t>(dtype_bytes(dtype)) || bytes > trace::kMaxBytes) {
+    throw InputError(file, line, field,
+                     fmt::format("expected {} to {} bytes (one {} element to 1 PiB), got \"{}\"", dtype_bytes(dtype),
+                                 trace::kMaxBytes, dtype_name(dtype), text));
+  }
+  if (bytes % static_cast<std::uint64_t>(dtype_bytes(dtype)) != 0) {
+    throw InputError(file, line, field,
+                     fmt::format("expected a whole number of {} elements ({} bytes each), got \"{}\"", dtype_name(dtype),
+                                 dtype_bytes(dtype), text));
+  }
+}
+
+double all_reduce_bus_bandwidth_Bps(std::uint64_t bytes, double time_s, int ranks) {
+  const double p = ranks;
+  return static_cast<double>(bytes) / time_s * 2 * (p - 1) / p;
+}
+
+}  // namespace ccsim::cli

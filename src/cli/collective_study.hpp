@@ -1,0 +1,38 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "collective/algorithm_choice.hpp"
+#include "core/units.hpp"
+#include "topology/platform.hpp"
+
+namespace ccsim::cli {
+
+/// One all_reduce of `bytes` on the first `ranks` accelerators of a platform (node-major, as
+/// placement tp,pp,dp puts a group of consecutive ranks): every algorithm's predicted time by
+/// the closed form of its schedule. Shared by `whatif --collective` and `sweep`'s collective mode.
+struct CollectiveStudy {
+  collective::GroupLinks links;
+  std::vector<collective::Prediction> predictions;
+  int ranks = 0;
+  int nodes = 0;  ///< nodes the group spans
+  std::uint64_t bytes = 0;
+  DType dtype = DType::kF32;
+};
+
+/// `compress`: a --compress SPEC, "" for none. Throws InputError("command line", 0, "--ranks", ...)
+/// when the platform has fewer accelerators than `ranks`.
+CollectiveStudy study_collective(const topology::Platform& platform, const std::string& compress, int ranks,
+                                 std::uint64_t bytes, DType dtype);
+
+/// Checks a collective's buffer for its element type: one element to 1 PiB, a whole number of
+/// elements. Throws InputError(file, line, field, ...).
+void check_collective_bytes(std::uint64_t bytes, const std::string& text, DType dtype, const std::string& file, int line,
+                            const std::string& field);
+
+/// nccl-tests' bus bandwidth of all_reduce: algorithm bandwidth x 2(p-1)/p, bytes/s.
+double all_reduce_bus_bandwidth_Bps(std::uint64_t bytes, double time_s, int ranks);
+
+}  // namespace ccsim::cli

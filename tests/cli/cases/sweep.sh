@@ -1,0 +1,39 @@
+# ccsim sweep: a bad spec names the file, line, field path and what is valid (exit 1); a
+# scenario that fails while running names its spec field; nothing is written on an error.
+G=$DATA/sweep/grid_100.json
+spec() {  # spec NAME JSON: writes $TMP/NAME.json
+  printf '%s\n' "$2" > "$TMP/$1.json"
+}
+H='{"format": "ccsim-sweep", "version": 1,'
+spec unknown-axis "$H \"mode\": \"collective\", \"grid\": {\"platform\": \"hygon-dcu\", \"ranks\": 4, \"bytes\": 8, \"size\": 2}}"
+hostile sweep-unknown-axis 1 "unknown-axis.json:1: field 'grid.size': unknown key; valid keys here: algo, bytes, compress, dtype, platform, ranks, set, trace$" \
+  sweep "$TMP/unknown-axis.json"
+spec bad-set "$H \"mode\": \"collective\", \"grid\": {\"platform\": \"hygon-dcu\", \"ranks\": 4, \"bytes\": 8,
+  \"set\": {\"inter.bandwith\": [\"x2\"]}}}"
+hostile sweep-bad-set-key 1 "bad-set.json:2: field 'grid.set.inter.bandwith\[0\]': unknown key \"inter.bandwith\"; valid keys: nodes, " \
+  sweep "$TMP/bad-set.json"
+spec unknown-platform "$H \"mode\": \"collective\", \"grid\": {\"platform\": [\"hygon-dcu\", \"summit\"], \"ranks\": 4, \"bytes\": 8}}"
+hostile sweep-unknown-platform 1 "unknown-platform.json:1: field 'grid.platform\[1\]': .*summit.*dgx-h100-superpod" \
+  sweep "$TMP/unknown-platform.json"
+spec too-many-ranks "$H \"mode\": \"collective\", \"grid\": {\"platform\": \"qu2025-fit\", \"ranks\": [2, 64], \"bytes\": 8}}"
+hostile sweep-too-many-ranks 1 "too-many-ranks.json:1: field 'grid.ranks\[1\]': platform \"qu2025-fit\" has 4 accelerators, fewer than 64 ranks" \
+  sweep "$TMP/too-many-ranks.json" -o "$TMP/rows.csv"
+expect_absent "$TMP/rows.csv"
+spec odd-bytes "$H \"mode\": \"collective\", \"grid\": {\"platform\": \"qu2025-fit\", \"ranks\": 2, \"bytes\": [8, 6]}}"
+hostile sweep-odd-bytes 1 "odd-bytes.json:1: field 'grid.bytes\[1\]': expected a whole number of fp32 elements \(4 bytes each\), got \"6\"" \
+  sweep "$TMP/odd-bytes.json" -j 2
+spec no-compressed "$H \"mode\": \"collective\", \"grid\": {\"platform\": \"qu2025-fit\", \"ranks\": 4, \"bytes\": 4096, \"algo\": \"compressed-ring\"}}"
+hostile sweep-algo-does-not-apply 1 "field 'grid.algo': \"compressed-ring\" does not apply to this scenario \(4 ranks on 2 node\(s\), compress none\); those that apply: ring, " \
+  sweep "$TMP/no-compressed.json"
+spec trace-closed "$H \"mode\": \"trace\", \"engine\": \"closed-form\", \"grid\": {\"trace\": \"$SRC/traces/qu2025-profile.json\"}}"
+hostile sweep-trace-closed-form 1 "trace-closed.json:1: field 'engine': the closed form covers the collective mode" \
+  sweep "$TMP/trace-closed.json"
+hostile sweep-engine-flag 1 "command line: field '--engine': the closed form covers the collective mode" \
+  sweep "$SRC/sweeps/profile_bandwidth.json" --engine closed-form
+spec missing-trace "$H \"mode\": \"trace\", \"grid\": {\"trace\": \"no-such-trace.json\"}}"
+hostile sweep-missing-trace 1 "no-such-trace.json" sweep "$TMP/missing-trace.json"
+hostile sweep-missing-spec 1 "no-such-spec.json" sweep "$TMP/no-such-spec.json"
+hostile sweep-negative-jobs 1 "field '-j': expected 0 \(one per core\) or more, got \"-3\"" sweep "$G" -j -3
+hostile sweep-bad-format 105 "" sweep "$G" --format xml
+hostile sweep-output-empty 105 "--output: expected a value" sweep "$G" -o ''
+hostile sweep-output-is-spec 1 "" sweep "$G" -o "$G"
