@@ -252,7 +252,10 @@ void run_predict(const PredictCommand& cmd) {
                        model.name, model.hidden, model.layers, model.heads, par.seq > 0 ? par.seq : model.seq, model.vocab,
                        synth::activation_name(model.activation), par.tp, par.pp, par.dp, par.micro_batches,
                        par.micro_batch_size);
-    compute_note = calibrate::adjust_compute(trace, acc, platform.name, calibrate::ComputeMode::kModel, &fit.model).summary;
+    calibrate::adjust_compute(trace, acc, platform.name, calibrate::ComputeMode::kModel, &fit.model);
+    compute_note = fmt::format("every operator timed by the compute model fitted here ({} kinds; the synthesised trace has "
+                               "no durations of its own)",
+                               fit.model.kinds.size());
   }
   engine::ReplayOptions options;
   options.network.calibrated = std::make_shared<const topology::NetworkModel>(backend.model);
