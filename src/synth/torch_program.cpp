@@ -238,7 +238,10 @@ class TorchBuilder {
       for (int i = 0; i < 4; ++i) backward_of("embedding", "embed");
       host("grad_accum", "bwd-unlinked", 2);
     }
-    if (!first()) p2p(trace::OpKind::kSend, rank_of(stage_ - 1, d_, tt_), fmt::format("grad.mb{}", mb), "pp:grad");
+    if (!first()) {
+      host("grad_accum", "bwd-unlinked");  // the received activation, a leaf that requires its gradient
+      p2p(trace::OpKind::kSend, rank_of(stage_ - 1, d_, tt_), fmt::format("grad.mb{}", mb), "pp:grad");
+    }
   }
 
   void build_rank(int r) {
