@@ -14,9 +14,9 @@
 namespace ccsim::calibrate {
 namespace {
 
-/// Least squares of the weighted, column-scaled system by modified Gram-Schmidt QR; false
-/// when the columns are (numerically) dependent.
-bool solve_ls(const std::vector<std::vector<double>>& cols, std::vector<double>& x) {
+/// Least squares of the weighted, column-scaled system (right-hand side `rhs`) by modified
+/// Gram-Schmidt QR; false when the columns are (numerically) dependent.
+bool solve_ls(const std::vector<std::vector<double>>& cols, const std::vector<double>& rhs, std::vector<double>& x) {
   const std::size_t k = cols.size();
   const std::size_t n = cols.empty() ? 0 : cols[0].size();
   if (k == 0 || n < k) return false;
@@ -41,10 +41,9 @@ bool solve_ls(const std::vector<std::vector<double>>& cols, std::vector<double>&
     if (!(r[j][j] > 1e-9 * norms[j]) || norms[j] == 0) return false;
     for (double& v : q[j]) v /= r[j][j];
   }
-  // Right-hand side: all ones.
   std::vector<double> qtb(k, 0.0);
   for (std::size_t j = 0; j < k; ++j) {
-    for (std::size_t m = 0; m < n; ++m) qtb[j] += q[j][m];
+    for (std::size_t m = 0; m < n; ++m) qtb[j] += q[j][m] * rhs[m];
   }
   x.assign(k, 0.0);
   for (std::size_t j = k; j-- > 0;) {
@@ -89,19 +88,29 @@ std::string form_of(const std::vector<bool>& allowed, const char* names[3]) {
 }  // namespace
 
 NnlsResult fit_relative_nnls(const std::vector<std::vector<double>>& columns, const std::vector<double>& time_s,
-                             const std::vector<bool>& allowed, int max_terms) {
+                             const std::vector<bool>& allowed, int max_terms, FitObjective objective) {
   const std::size_t k = columns.size();
   const std::size_t n = time_s.size();
   NnlsResult best;
   best.x.assign(k, 0.0);
   std::size_t best_terms = 0;
-  // Rows weighted by 1 / t (relative residuals), columns scaled to a unit maximum for conditioning.
+  // Rows weighted by 1 / t (relative residuals, right-hand side 1) or by 1 / mean t (absolute
+  // residuals, right-hand side t / mean t); columns scaled to a unit maximum for conditioning.
+  double mean_t = 0;
+  for (double t : time_s) mean_t += t / static_cast<double>(std::max<std::size_t>(n, 1));
+  if (!(mean_t > 0)) mean_t = 1;
+  std::vector<double> rhs(n, 1.0);
+  std::vector<double> row_weight(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    row_weight[i] = objective == FitObjective::kRelative ? 1 / time_s[i] : 1 / mean_t;
+    if (objective == FitObjective::kTotal) rhs[i] = time_s[i] / mean_t;
+  }
   std::vector<std::vector<double>> weighted(k, std::vector<double>(n));
   std::vector<double> scale(k, 1.0);
   for (std::size_t j = 0; j < k; ++j) {
     double mx = 0;
     for (std::size_t i = 0; i < n; ++i) {
-      weighted[j][i] = columns[j][i] / time_s[i];
+      weighted[j][i] = columns[j][i] * row_weight[i];
       mx = std::max(mx, std::fabs(weighted[j][i]));
     }
     if (mx > 0) {
@@ -130,17 +139,24 @@ NnlsResult fit_relative_nnls(const std::vector<std::vector<double>>& columns, co
     std::vector<std::vector<double>> cols;
     for (std::size_t j : use) cols.push_back(weighted[j]);
     std::vector<double> y;
-    if (!solve_ls(cols, y)) continue;
+    if (!solve_ls(cols, rhs, y)) continue;
     if (std::any_of(y.begin(), y.end(), [](double v) { return !(v >= 0) || !std::isfinite(v); })) continue;
     double sse = 0;
     for (std::size_t i = 0; i < n; ++i) {
       double p = 0;
       for (std::size_t u = 0; u < use.size(); ++u) p += y[u] * cols[u][i];
-      sse += (p - 1) * (p - 1);
+      sse += (p - rhs[i]) * (p - rhs[i]);
     }
     // Fewer terms win ties (within rounding): the simpler model explains the data as well.
+    // kTotal predicts other sizes than it saw: a term must pay for itself (BIC,
+    // n ln(SSE / n) + terms ln n), so that a curve does not bend to one run's noise.
     const double tol = 1e-12 * std::max(1.0, best.sse);
-    const bool better = !best.ok || sse < best.sse - tol || (sse <= best.sse + tol && use.size() < best_terms);
+    bool better = !best.ok || sse < best.sse - tol || (sse <= best.sse + tol && use.size() < best_terms);
+    if (objective == FitObjective::kTotal && best.ok) {
+      const double nn = static_cast<double>(n);
+      const auto bic = [&](double e, std::size_t terms) { return nn * std::log(std::max(e, 1e-300) / nn) + terms * std::log(nn); };
+      better = bic(sse, use.size()) < bic(best.sse, best_terms) - 1e-9;
+    }
     if (better) {
       best.ok = true;
       best.sse = sse;
@@ -152,7 +168,8 @@ NnlsResult fit_relative_nnls(const std::vector<std::vector<double>>& columns, co
   return best;
 }
 
-KindModel fit_kind(const std::string& kind, const std::vector<CostSample>& samples, std::vector<std::string>& notes) {
+KindModel fit_kind(const std::string& kind, const std::vector<CostSample>& samples, std::vector<std::string>& notes,
+                   FitObjective objective) {
   KindModel m;
   m.kind = kind;
   m.points = static_cast<int>(samples.size());
@@ -179,7 +196,7 @@ KindModel fit_kind(const std::string& kind, const std::vector<CostSample>& sampl
     notes.push_back(fmt::format("{}: only {} distinct (flops, bytes) point{}, so at most {} of the {} terms are fitted",
                                 kind, m.distinct, m.distinct == 1 ? "" : "s", max_terms, possible));
   }
-  NnlsResult r = fit_relative_nnls(cols, t, allowed, max_terms);
+  NnlsResult r = fit_relative_nnls(cols, t, allowed, max_terms, objective);
   if (!r.ok) {
     // Cannot happen with the overhead column alone (a column of ones); kept as a guard.
     throw InputError(kind, 0, "", "no least-squares solution for this operator kind");
@@ -195,7 +212,8 @@ KindModel fit_kind(const std::string& kind, const std::vector<CostSample>& sampl
   return m;
 }
 
-CallModel fit_calls(trace::OpKind kind, int ranks, const std::vector<CostSample>& samples, std::vector<std::string>& notes) {
+CallModel fit_calls(trace::OpKind kind, int ranks, const std::vector<CostSample>& samples, std::vector<std::string>& notes,
+                    FitObjective objective) {
   CallModel m;
   m.kind = kind;
   m.ranks = ranks;
@@ -213,7 +231,7 @@ CallModel fit_calls(trace::OpKind kind, int ranks, const std::vector<CostSample>
     notes.push_back(fmt::format("{} on {} ranks: only {} distinct size{}, so one term (latency or bandwidth) is fitted",
                                 trace::op_kind_name(kind), ranks, m.distinct, m.distinct == 1 ? "" : "s"));
   }
-  NnlsResult r = fit_relative_nnls(cols, t, {true, true}, max_terms);
+  NnlsResult r = fit_relative_nnls(cols, t, {true, true}, max_terms, objective);
   if (!r.ok) throw InputError(std::string(trace::op_kind_name(kind)), 0, "", "no least-squares solution for these calls");
   m.latency_s = r.x[0];
   m.bandwidth_Bps = r.x[1] > 0 ? 1 / r.x[1] : 0;
@@ -273,7 +291,7 @@ void collect_calls(const trace::Trace& trace, std::map<std::pair<trace::OpKind, 
 
 }  // namespace
 
-ComputeFit fit_compute(const std::vector<trace::Trace>& traces) {
+ComputeFit fit_compute(const std::vector<trace::Trace>& traces, FitObjective objective) {
   ComputeFit fit;
   std::map<std::string, std::vector<CostSample>> by_kind;
   std::vector<std::string> order;  // kinds in order of first appearance
@@ -300,7 +318,7 @@ ComputeFit fit_compute(const std::vector<trace::Trace>& traces) {
           ++fit.skipped_zero;
           continue;
         }
-        const std::string name(trace.op_name(op));
+        const std::string name = compute_kind(trace, op);
         auto [it, inserted] = by_kind.try_emplace(name);
         if (inserted) order.push_back(name);
         it->second.push_back({op.flops, static_cast<double>(op.bytes), op.duration_s});
@@ -331,7 +349,7 @@ ComputeFit fit_compute(const std::vector<trace::Trace>& traces) {
       }
     }
     fit.compute_ops += static_cast<int>(samples.size());
-    fit.model.kinds.push_back(fit_kind(kind, samples, fit.notes));
+    fit.model.kinds.push_back(fit_kind(kind, samples, fit.notes, objective));
   }
   for (const auto& [key, samples] : calls) {
     fit.calls += static_cast<int>(samples.size());
@@ -339,7 +357,8 @@ ComputeFit fit_compute(const std::vector<trace::Trace>& traces) {
     for (const CostSample& s : samples) sizes.push_back(s.bytes);
     std::sort(sizes.begin(), sizes.end());
     fit.call_bytes.push_back(static_cast<std::uint64_t>(sizes[sizes.size() / 2]));  // sizes are exact integers below 2^50
-    fit.model.calls.push_back(fit_calls(key.first, key.second, samples, fit.notes));
+    fit.model.calls.push_back(fit_calls(key.first, key.second, samples, fit.notes, objective));
+    for (const CostSample& s : samples) fit.call_samples.push_back({key.first, key.second, s.bytes, s.time_s});
   }
   return fit;
 }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -15,8 +16,13 @@ struct CostSample {
   double time_s = 0;
 };
 
+/// What a fit minimises: relative residuals (every operator counts alike: `calibrate trace`),
+/// or absolute ones (long operators count more, and a kind's total time is kept: what a
+/// prediction of an iteration's time needs; a constant is fitted as the mean).
+enum class FitObjective : std::uint8_t { kRelative, kTotal };
+
 /// Non-negative least squares on relative residuals: minimises sum_i ((A x)_i / t_i - 1)^2
-/// over x >= 0, where row i of A is `columns[j][i]`. Exact (every active set is tried, at
+/// (kTotal: sum_i ((A x)_i - t_i)^2) over x >= 0, where row i of A is `columns[j][i]`. Exact (every active set is tried, at
 /// most 2^k for k <= 3 columns); columns allowed by `allowed` only, at most `max_terms` of
 /// them non-zero. Returns x (0 for unused columns); `ok` false when no subset is solvable.
 struct NnlsResult {
@@ -25,17 +31,28 @@ struct NnlsResult {
   bool ok = false;
 };
 NnlsResult fit_relative_nnls(const std::vector<std::vector<double>>& columns, const std::vector<double>& time_s,
-                             const std::vector<bool>& allowed, int max_terms);
+                             const std::vector<bool>& allowed, int max_terms,
+                             FitObjective objective = FitObjective::kRelative);
 
 /// Fits overhead + flops / flop_rate + bytes / byte_rate to the samples of one operator kind
 /// (all with time_s > 0). The number of terms is bounded by the distinct (flops, bytes)
 /// points (at most distinct - 1 terms, at least one), so that a kind with few distinct
 /// points gets a simpler model; `form` says which terms were allowed. Notes explain any
 /// simplification.
-KindModel fit_kind(const std::string& kind, const std::vector<CostSample>& samples, std::vector<std::string>& notes);
+KindModel fit_kind(const std::string& kind, const std::vector<CostSample>& samples, std::vector<std::string>& notes,
+                   FitObjective objective = FitObjective::kRelative);
 
 /// Fits latency + bytes / bandwidth to calls of one collective kind (flops unused).
-CallModel fit_calls(trace::OpKind kind, int ranks, const std::vector<CostSample>& samples, std::vector<std::string>& notes);
+CallModel fit_calls(trace::OpKind kind, int ranks, const std::vector<CostSample>& samples, std::vector<std::string>& notes,
+                    FitObjective objective = FitObjective::kRelative);
+
+/// One measured collective or transfer call (the least time over its ranks).
+struct CallSample {
+  trace::OpKind kind = trace::OpKind::kAllReduce;  ///< kSend for a transfer
+  int ranks = 2;
+  double bytes = 0;
+  double time_s = 0;
+};
 
 /// Everything calibrate trace fits from a set of traces.
 struct ComputeFit {
@@ -47,12 +64,13 @@ struct ComputeFit {
   int calls = 0;              ///< collective / transfer calls fitted
   int calls_unmeasured = 0;   ///< calls without a measured time
   std::vector<std::uint64_t> call_bytes;  ///< per model.calls entry: the median size of its calls
+  std::vector<CallSample> call_samples;   ///< every fitted call
   std::vector<std::string> notes;
 };
 
 /// Fits a compute model (and the traced collectives' cost) to the measured operators of
 /// `traces`. An InputError when no operator has a measured duration. The hardware is the
 /// traces' (they must agree; "unknown" when none names it).
-ComputeFit fit_compute(const std::vector<trace::Trace>& traces);
+ComputeFit fit_compute(const std::vector<trace::Trace>& traces, FitObjective objective = FitObjective::kRelative);
 
 }  // namespace ccsim::calibrate

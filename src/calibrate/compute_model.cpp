@@ -197,6 +197,12 @@ std::string write_compute_model(const ComputeModel& model) {
   return doc.dump(2) + "\n";
 }
 
+std::string compute_kind(const trace::Trace& trace, const trace::Op& op) {
+  std::string kind(trace.op_name(op));
+  if (trace.op_label(op).starts_with("bwd:")) kind += ":bwd";
+  return kind;
+}
+
 bool memory_bound_kind(std::string_view name) {
   static constexpr std::array<std::string_view, 22> kMemoryBound = {
       "softmax", "relu",  "gelu",     "silu",     "swiglu", "sigmoid", "tanh", "layer_norm", "layernorm", "rms_norm", "rmsnorm",
@@ -259,7 +265,8 @@ ComputeAdjustment adjust_compute(trace::Trace& trace, const topology::Accelerato
         trace::Op& op = trace.ops[r][i];
         if (op.kind != trace::OpKind::kCompute) continue;
         const std::string_view name = trace.op_name(op);
-        const KindModel* k = model->find(name);
+        const KindModel* k = model->find(compute_kind(trace, op));
+        if (k == nullptr) k = model->find(name);
         if (k == nullptr) {
           throw InputError(trace.source, op.line, fmt::format("ranks[{}].ops[{}].name", r, i),
                            fmt::format("operator kind \"{}\" is not in compute model {} (its kinds: {})", name,

@@ -87,6 +87,11 @@ struct ComputeAdjustment {
   double memory_ratio = 1;
 };
 
+/// The kind an operator is fitted and predicted as: its name, with ":bwd" for a backward
+/// operator (label "bwd:..."): "linear", "linear:bwd". A model without the backward kind
+/// predicts a backward operator with the forward kind's curve.
+std::string compute_kind(const trace::Trace& trace, const trace::Op& op);
+
 /// True when `name` is an elementwise / normalisation operator, bound by memory bandwidth
 /// (softmax, relu, gelu, silu, layer_norm, dropout, add, mul, ...), case-insensitive.
 bool memory_bound_kind(std::string_view name);

@@ -2,6 +2,7 @@
 target_sources(ccsim_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/benchmark_output.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compressor_fit.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/compute_backend.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compute_fit.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compute_model.cpp
   ${CMAKE_CURRENT_LIST_DIR}/measurement_file.cpp

@@ -34,6 +34,8 @@ void setup_whatif(CLI::App& app);
 void setup_cost(CLI::App& app);
 /// `report`: Markdown and HTML report with figures (report_cmd.cpp).
 void setup_report(CLI::App& app);
+/// `predict`: fit on traced runs, synthesise an untraced configuration, replay it (predict_cmd.cpp).
+void setup_predict(CLI::App& app);
 /// `trace synth` (trace_cmd.cpp).
 void setup_trace(CLI::App& app);
 /// `sweep`: scenarios of a spec in parallel, locally or over MPI ranks (sweep_cmd.cpp).

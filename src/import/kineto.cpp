@@ -208,7 +208,9 @@ class RankImporter {
     const auto colon = rest.find(':');
     const std::string_view kind = colon == std::string_view::npos ? rest : rest.substr(0, colon);
     const std::string role = colon == std::string_view::npos ? std::string() : role_of(rest.substr(colon + 1));
-    return Key{trace_.names.intern(kind), trace_.names.intern(role), phase};
+    // The backward of a forward region is its own operator (label "bwd:<module>", as `trace
+    // synth` writes it): it runs at another rate (the shared runs: 1.6x the forward's).
+    return Key{trace_.names.intern(kind), trace_.names.intern(phase == Phase::kBwd ? "bwd:" + role : role), phase};
   }
 
   Key key_of(std::uint32_t pos, const Key& inherited) {
@@ -484,7 +486,8 @@ std::vector<std::vector<int>> pipelines(const Book& book) {
 std::string breakdown_row(const trace::Trace& trace, const trace::Op& op) {
   const std::string name(trace.op_name(op));
   if (op.kind == trace::OpKind::kCompute && name == "cpu_gap") return "python_untraced";
-  const std::string label(trace.op_label(op));
+  std::string label(trace.op_label(op));
+  if (label.starts_with("bwd:")) label.erase(0, 4);  // the rows hold forward and backward together
   return label.empty() ? name : fmt::format("{}({})", name, label);
 }
 
@@ -621,6 +624,30 @@ RunSummary read_run_summary(const std::string& path) {
         if (!r.contains("breakdown")) continue;
         for (const auto& row : r.at("breakdown")) s.rows[rank][row.at("op").get<std::string>()] = row.at("total_ms").get<double>();
       }
+    }
+    if (doc.contains("config") && doc.at("config").is_object()) {
+      const auto& c = doc.at("config");
+      RunConfig& rc = s.config.emplace();
+      const auto count = [&](const char* key, int& out) {
+        if (!c.contains(key)) return;
+        if (!c.at(key).is_number_integer() || c.at(key).get<long long>() < 1 || c.at(key).get<long long>() > (1 << 24)) {
+          throw InputError(path, 0, fmt::format("config.{}", key),
+                           fmt::format("expected an integer 1..{}, got {}", 1 << 24, c.at(key).dump()));
+        }
+        out = static_cast<int>(c.at(key).get<long long>());
+      };
+      count("tp", rc.tp);
+      count("pp", rc.pp);
+      count("dp", rc.dp);
+      count("layers", rc.layers);
+      count("hidden", rc.hidden);
+      count("heads", rc.heads);
+      count("seq", rc.seq);
+      count("micro_batch", rc.micro_batch);
+      count("num_micro_batches", rc.micro_batches);
+      count("vocab", rc.vocab);
+      if (c.contains("act") && c.at("act").is_string()) rc.act = c.at("act").get<std::string>();
+      if (c.contains("name") && c.at("name").is_string()) rc.name = c.at("name").get<std::string>();
     }
   } catch (const nlohmann::json::exception& e) {
     throw InputError(path, 0, "", fmt::format("unexpected summary layout ({})", e.what()));

@@ -67,6 +67,17 @@ std::vector<std::string> kineto_rank_files(const std::vector<std::string>& input
 /// "all_reduce(tp:attn)", "python_untraced" for the CPU gaps.
 std::string breakdown_row(const trace::Trace& trace, const trace::Op& op);
 
+/// The configuration of a run of the shared PyTorch program (summary.json "config"); 0 or
+/// "" where the summary does not give a value.
+struct RunConfig {
+  std::string name;
+  int tp = 0, pp = 0, dp = 0;
+  int layers = 0, hidden = 0, heads = 0, seq = 0, vocab = 0;
+  int micro_batch = 0;    ///< sequences per micro-batch
+  int micro_batches = 0;  ///< micro-batches per iteration
+  std::string act;        ///< relu or gelu
+};
+
 /// The per-operator breakdown of a profiled run as measured (shared/traces/pytorch/*/summary.json).
 struct RunSummary {
   std::string file;
@@ -76,6 +87,7 @@ struct RunSummary {
   std::vector<std::map<std::string, double>> rows;  ///< rows[rank]: op -> total_ms per iteration
   /// The machine, from environment.lscpu_model_name, nproc and blas ("" when absent); no peak rates.
   std::string hardware;
+  std::optional<RunConfig> config;  ///< "config", when present
 };
 RunSummary read_run_summary(const std::string& path);
 

@@ -2,4 +2,5 @@
 target_sources(ccsim_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/megatron.cpp
   ${CMAKE_CURRENT_LIST_DIR}/model_spec.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/torch_program.cpp
 )

@@ -1,0 +1,393 @@
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "calibrate/compute_backend.hpp"
+#include "calibrate/compute_fit.hpp"
+#include "calibrate/compute_model.hpp"
+#include "cli/commands.hpp"
+#include "cli/render.hpp"
+#include "cli/simulation_flags.hpp"
+#include "core/input_error.hpp"
+#include "core/parse.hpp"
+#include "engine/replay.hpp"
+#include "import/kineto.hpp"
+#include "report/breakdown.hpp"
+#include "synth/model_spec.hpp"
+#include "synth/torch_program.hpp"
+#include "topology/platform.hpp"
+#include "trace/native_reader.hpp"
+#include "trace/native_writer.hpp"
+#include "trace/validate.hpp"
+
+namespace ccsim::cli {
+namespace {
+
+/// `ccsim predict`: fit on traced runs, synthesise a configuration, replay it.
+struct PredictCommand {
+  std::vector<std::string> runs;
+  std::string config;  ///< summary.json of the run to predict: its configuration and measured time
+  std::string model = "small-gpt";
+  int layers = 0, hidden = 0, heads = 0, seq = 0, vocab = 0;
+  std::string act;
+  synth::Parallelism par;
+  double measured_ms = -1;
+  std::string platform = "local";
+  std::string format = "text";
+  std::string trace_out;
+  std::string model_out;
+  bool keep_profiler = false;
+  bool traced = false;  ///< replay the first run as traced instead of a synthesised trace
+  bool breakdown = false;
+  // Which configuration flags the command line gave (they override --config).
+  bool given_tp = false, given_pp = false, given_dp = false, given_mb = false, given_mbs = false;
+};
+
+/// One run to fit on, imported (a directory of rank files) or read (a native trace).
+struct FitRun {
+  std::string path;
+  trace::Trace trace;
+  std::optional<import::RunSummary> summary;
+  double iteration_ms = -1;  ///< the imported Iteration#k, max over ranks (-1: a native trace)
+  double profiler_factor = 1;  ///< compute durations were multiplied by this
+};
+
+std::string run_name(const std::string& path) {
+  const std::filesystem::path p = std::filesystem::path(path).lexically_normal();
+  const std::string stem = p.has_filename() ? p.filename().string() : p.parent_path().filename().string();
+  return stem.empty() ? path : stem;
+}
+
+FitRun load_run(const std::string& path, const topology::Platform& platform, bool keep_profiler) {
+  namespace fs = std::filesystem;
+  FitRun run;
+  run.path = path;
+  std::error_code ec;
+  if (!fs::is_directory(path, ec)) {
+    if (!fs::exists(path, ec)) {
+      throw InputError(path, 0, "", "no such run: expected a directory of rank<N>.json profiles or a native trace");
+    }
+    run.trace = trace::read_native(path);
+    // An imported trace holds every microsecond of its iteration (operators and calls).
+    for (const auto& ops : run.trace.ops) {
+      double ms = 0;
+      for (const trace::Op& op : ops) ms += 1e3 * std::max(0.0, op.kind == trace::OpKind::kCompute ? op.duration_s : op.measured_s);
+      run.iteration_ms = std::max(run.iteration_ms, ms);
+    }
+    fs::path summary = fs::path(path);
+    summary.replace_extension(".summary.json");
+    if (fs::is_regular_file(summary, ec)) run.summary = import::read_run_summary(summary.string());
+  } else {
+    std::vector<import::RankProfile> profiles;
+    for (const std::string& f : import::kineto_rank_files({path})) profiles.push_back(import::read_rank_profile_file(f));
+    import::KinetoOptions options;
+    options.name = run_name(path);
+    options.source = path;
+    const topology::AcceleratorSpec& acc = platform.network.accelerator();
+    options.hardware = trace::Hardware{acc.model, acc.flops, acc.memory_Bps,
+                                       fmt::format("ccsim predict: the accelerator of platform {}", platform.name)};
+    import::KinetoImport imported = import::import_kineto(profiles, options);
+    trace::validate(imported.trace);
+    run.trace = std::move(imported.trace);
+    for (const import::RankImport& r : imported.ranks) run.iteration_ms = std::max(run.iteration_ms, r.iteration_ms);
+    const fs::path summary = fs::path(path) / "summary.json";
+    if (fs::is_regular_file(summary, ec)) run.summary = import::read_run_summary(summary.string());
+  }
+  // The profiler slows the program down (the shared runs: 1 to 11 %): its time is in the
+  // measured operators. Compute is brought to the iteration time measured without it.
+  if (!keep_profiler && run.summary && run.summary->unprofiled_ms > 0 && run.iteration_ms > 0) {
+    run.profiler_factor = run.summary->unprofiled_ms / run.iteration_ms;
+    for (auto& ops : run.trace.ops) {
+      for (trace::Op& op : ops) {
+        if (op.kind == trace::OpKind::kCompute && op.duration_s > 0) op.duration_s *= run.profiler_factor;
+      }
+    }
+  }
+  return run;
+}
+
+/// The model to synthesise: the preset or file, with the configuration's and the flags' sizes.
+synth::ModelSpec target_model(const PredictCommand& cmd, const std::optional<import::RunConfig>& config) {
+  synth::ModelSpec m = synth::load_model(cmd.model);
+  auto pick = [](int flag, int from_config) { return flag > 0 ? flag : from_config; };
+  const int layers = pick(cmd.layers, config ? config->layers : 0);
+  const int hidden = pick(cmd.hidden, config ? config->hidden : 0);
+  const int heads = pick(cmd.heads, config ? config->heads : 0);
+  const int seq = pick(cmd.seq, config ? config->seq : 0);
+  const int vocab = pick(cmd.vocab, config ? config->vocab : 0);
+  if (layers > 0) m.layers = layers;
+  if (hidden > 0) {
+    m.ffn = m.ffn / m.hidden * hidden;  // keep the model's FFN ratio (4 for GPT)
+    m.hidden = hidden;
+  }
+  if (heads > 0) m.heads = m.kv_heads = heads;
+  if (seq > 0) m.seq = seq;
+  if (vocab > 0) m.vocab = vocab;
+  const std::string act = !cmd.act.empty() ? cmd.act : config ? config->act : std::string();
+  if (act == "relu") m.activation = synth::Activation::kRelu;
+  else if (act == "gelu") m.activation = synth::Activation::kGelu;
+  else if (!act.empty()) {
+    throw InputError(cmd.config.empty() ? "command line" : cmd.config, 0, cmd.act.empty() ? "config.act" : "--act",
+                     fmt::format("expected relu or gelu, got \"{}\"", act));
+  }
+  if (m.hidden % m.heads != 0) {
+    throw InputError("command line", 0, "--heads", fmt::format("expected a divisor of hidden {}, got \"{}\"", m.hidden, m.heads));
+  }
+  return m;
+}
+
+synth::Parallelism target_parallelism(const PredictCommand& cmd, const std::optional<import::RunConfig>& config) {
+  synth::Parallelism par = cmd.par;
+  par.schedule = synth::PipelineSchedule::kGpipe;
+  if (config) {
+    if (!cmd.given_tp && config->tp > 0) par.tp = config->tp;
+    if (!cmd.given_pp && config->pp > 0) par.pp = config->pp;
+    if (!cmd.given_dp && config->dp > 0) par.dp = config->dp;
+    if (!cmd.given_mb && config->micro_batches > 0) par.micro_batches = config->micro_batches;
+    if (!cmd.given_mbs && config->micro_batch > 0) par.micro_batch_size = config->micro_batch;
+  }
+  return par;
+}
+
+std::string kinds_line(const calibrate::ComputeModel& model) {
+  std::string out;
+  for (const calibrate::KindModel& k : model.kinds) {
+    std::string terms;
+    if (k.overhead_s > 0) terms += fmt::format("{:.1f} us", k.overhead_s * 1e6);
+    if (k.flop_rate > 0) terms += fmt::format("{}flops / {:.3g} GFLOP/s", terms.empty() ? "" : " + ", k.flop_rate / 1e9);
+    if (k.byte_rate > 0) terms += fmt::format("{}bytes / {:.3g} GB/s", terms.empty() ? "" : " + ", k.byte_rate / 1e9);
+    if (terms.empty()) terms = "0";
+    out += fmt::format("    {:<16} {} ({} operators)\n", k.kind, terms, k.points);
+  }
+  return out;
+}
+
+void run_predict(const PredictCommand& cmd) {
+  if (cmd.runs.empty()) throw InputError("command line", 0, "runs", "expected at least one traced run to fit on");
+  if (cmd.measured_ms == 0 || cmd.measured_ms < -1 || !std::isfinite(cmd.measured_ms)) {
+    throw InputError("command line", 0, "--measured-ms", fmt::format("expected a positive time in ms, got \"{}\"", cmd.measured_ms));
+  }
+  const topology::Platform platform = read_named_platform(cmd.platform);
+  std::optional<import::RunSummary> target;
+  if (!cmd.config.empty()) {
+    target = import::read_run_summary(cmd.config);
+    if (!target->config) throw InputError(cmd.config, 0, "config", "missing: the summary names no configuration to predict");
+  }
+  if (!cmd.trace_out.empty()) check_output_path(cmd.trace_out);
+  if (!cmd.model_out.empty()) check_output_path(cmd.model_out);
+
+  std::vector<FitRun> runs;
+  for (const std::string& path : cmd.runs) {
+    std::cerr << fmt::format("predict: reading {}\n", path);
+    runs.push_back(load_run(path, platform, cmd.keep_profiler));
+  }
+  // Compute measured on ranks that shared cores (more ranks than the platform's cores) is
+  // slower by that sharing, which the replay does not model: fit on the runs that share as the
+  // target does, when there are any.
+  const int cores = platform.network.accelerator_count();
+  const int target_world = cmd.traced ? runs.front().trace.world_size
+                                      : target_parallelism(cmd, target ? target->config : std::nullopt).world();
+  const bool target_shared = target_world > cores;
+  std::vector<trace::Trace> traces;
+  std::vector<std::string> left_out;
+  for (const FitRun& r : runs) {
+    if ((r.trace.world_size > cores) == target_shared) traces.push_back(r.trace);
+    else left_out.push_back(r.path);
+  }
+  std::string sharing_note;
+  if (traces.empty()) {
+    for (const FitRun& r : runs) traces.push_back(r.trace);
+    sharing_note = fmt::format("no fitted run {} cores as the target does ({} ranks on {} cores of {}): fitted on all, "
+                               "whose compute durations carry {} sharing",
+                               target_shared ? "shares" : "leaves unshared", target_world, cores, platform.name,
+                               target_shared ? "no" : "their");
+    left_out.clear();
+  } else if (!left_out.empty()) {
+    sharing_note = fmt::format("left out of the fit: {} ({} than {} cores of {}, unlike the target's {} ranks)",
+                               fmt::join(left_out, ", "), target_shared ? "no more ranks" : "more ranks", cores,
+                               platform.name, target_world);
+  }
+  calibrate::ComputeFit fit = calibrate::fit_compute(traces, calibrate::FitObjective::kTotal);
+  fit.model.name = "predict";
+  fit.model.description = "fitted by ccsim predict (least squares on absolute residuals: each kind's total time kept)";
+  const topology::AcceleratorSpec& acc = platform.network.accelerator();
+  // The platform's message bandwidth (its calibrated network model's largest messages, or its
+  // intra-node link) for a backend fit whose calls have one size.
+  double platform_Bps = platform.network.link(platform.network.intra_link(0)).bandwidth_Bps;
+  if (auto net = load_platform_network_model(platform); net && net->has_intra && !net->intra.segments.empty()) {
+    platform_Bps = net->intra.segments.back().bandwidth_Bps;
+  }
+  calibrate::BackendFit backend = calibrate::fit_backend(
+      fit.call_samples, 1.0 / acc.reduce_Bps, platform_Bps, fit.model.hardware.name,
+      fmt::format("ccsim predict: the traced calls of {}", fmt::join(cmd.runs, ", ")), cmd.runs.front());
+
+  // The trace to replay: the first run as traced (its own measured compute), or the target
+  // configuration synthesised and timed by the compute model.
+  trace::Trace trace;
+  std::string what;
+  std::string compute_note;
+  if (cmd.traced) {
+    trace = runs.front().trace;
+    what = fmt::format("{} as traced ({} ranks, its measured compute durations)", runs.front().path, trace.world_size);
+    compute_note = runs.front().profiler_factor != 1
+                       ? fmt::format("compute as measured, x{:.4f} for the profiler's overhead", runs.front().profiler_factor)
+                       : std::string("compute as measured");
+  } else {
+    const std::optional<import::RunConfig> config = target ? target->config : std::nullopt;
+    const synth::ModelSpec model = target_model(cmd, config);
+    const synth::Parallelism par = target_parallelism(cmd, config);
+    trace = synth::synthesize_torch(model, par, platform.name);
+    trace::validate(trace);
+    what = fmt::format("{} (hidden {}, {} layers, {} heads, sequence {}, vocabulary {}, {}), TP {} x PP {} x DP {}, {} "
+                       "micro-batches of {}, GPipe",
+                       model.name, model.hidden, model.layers, model.heads, par.seq > 0 ? par.seq : model.seq, model.vocab,
+                       synth::activation_name(model.activation), par.tp, par.pp, par.dp, par.micro_batches,
+                       par.micro_batch_size);
+    calibrate::adjust_compute(trace, acc, platform.name, calibrate::ComputeMode::kModel, &fit.model);
+    compute_note = fmt::format("every operator timed by the compute model fitted here ({} kinds; the synthesised trace has "
+                               "no durations of its own)",
+                               fit.model.kinds.size());
+  }
+  engine::ReplayOptions options;
+  options.network.calibrated = std::make_shared<const topology::NetworkModel>(backend.model);
+  options.network.source = "the traced backend";
+  options.all_reduce_algorithm = backend.algorithm;
+  options.oversubscribe = true;
+  options.compute = compute_note;
+  engine::Result result = engine::replay(trace, platform, options);
+  const double predicted_ms = result.makespan_s * 1e3;
+
+  double measured_ms = cmd.measured_ms;
+  std::string measured_from = "--measured-ms";
+  if (measured_ms < 0 && target && target->unprofiled_ms > 0) {
+    measured_ms = target->unprofiled_ms;
+    measured_from = fmt::format("{}: median iteration without the profiler, max over ranks", cmd.config);
+  } else if (measured_ms < 0 && cmd.traced && runs.front().summary && runs.front().summary->unprofiled_ms > 0) {
+    measured_ms = runs.front().summary->unprofiled_ms;
+    measured_from = fmt::format("{}: median iteration without the profiler, max over ranks", runs.front().summary->file);
+  }
+
+  if (!cmd.trace_out.empty()) {
+    std::ostringstream text;
+    trace::write_native(trace, text);
+    write_output(cmd.trace_out, text.str());
+  }
+  if (!cmd.model_out.empty()) {
+    fit.model.command = fmt::format("ccsim predict {}", fmt::join(cmd.runs, " "));
+    for (const std::string& r : cmd.runs) fit.model.traces.push_back(r);
+    write_output(cmd.model_out, calibrate::write_compute_model(fit.model));
+  }
+
+  if (cmd.format == "json") {
+    nlohmann::ordered_json j;
+    j["target"] = what;
+    j["platform"] = platform.name;
+    j["predicted_ms"] = predicted_ms;
+    j["measured_ms"] = measured_ms > 0 ? nlohmann::ordered_json(measured_ms) : nlohmann::ordered_json();
+    j["error"] = measured_ms > 0 ? nlohmann::ordered_json(predicted_ms / measured_ms - 1) : nlohmann::ordered_json();
+    for (const FitRun& r : runs) {
+      j["fitted_on"].push_back({{"run", r.path}, {"ranks", r.trace.world_size}, {"profiler_factor", r.profiler_factor}});
+    }
+    j["backend"] = {{"latency_s", backend.model.intra.segments.front().latency_s},
+                    {"bandwidth_Bps", backend.model.intra.segments.front().bandwidth_Bps},
+                    {"calls", backend.calls},
+                    {"algorithm", backend.algorithm}};
+    write_output("-", j.dump(2) + "\n");
+    return;
+  }
+  std::string out = fmt::format("predict: {} on {}\n", what, platform.name);
+  out += fmt::format("fitted on {} run{}:\n", runs.size(), runs.size() == 1 ? "" : "s");
+  for (const FitRun& r : runs) {
+    out += fmt::format("  {}: {} ranks", r.path, r.trace.world_size);
+    if (r.iteration_ms > 0) out += fmt::format(", profiled iteration {:.3f} ms", r.iteration_ms);
+    if (r.summary && r.summary->unprofiled_ms > 0) out += fmt::format(", {:.3f} ms without the profiler", r.summary->unprofiled_ms);
+    if (r.profiler_factor != 1) out += fmt::format(": compute x{:.4f}", r.profiler_factor);
+    out += "\n";
+  }
+  if (!sharing_note.empty()) out += fmt::format("note: {}\n", sharing_note);
+  out += fmt::format("compute model ({} kinds, {} operators; least squares on absolute residuals):\n", fit.model.kinds.size(),
+                     fit.compute_ops);
+  out += kinds_line(fit.model);
+  const topology::CostSegment& seg = backend.model.intra.segments.front();
+  out += fmt::format("backend: {} traced calls as one tier, {:.1f} us + bytes / {} per message ({} schedule for all_reduce); "
+                     "their total {:.3f} ms measured, {:.3f} ms by the tier\n",
+                     backend.calls, seg.latency_s * 1e6, format_rate(seg.bandwidth_Bps), backend.algorithm,
+                     backend.measured_s * 1e3, backend.predicted_s * 1e3);
+  for (const std::string& n : backend.notes) out += fmt::format("note: {}\n", n);
+  out += fmt::format("compute: {}\n", compute_note);
+  out += fmt::format("predicted iteration: {:.3f} ms\n", predicted_ms);
+  if (measured_ms > 0) {
+    out += fmt::format("measured iteration:  {:.3f} ms ({})\n", measured_ms, measured_from);
+    out += fmt::format("error: {:+.2f} %\n", 100 * (predicted_ms / measured_ms - 1));
+  }
+  if (cmd.breakdown) {
+    report::BreakdownOptions view;
+    view.key = report::RowKey::kName;
+    out += "\n" + render(report::make_breakdown(result, view), "text");
+  }
+  write_output("-", out);
+}
+
+}  // namespace
+
+void setup_predict(CLI::App& app) {
+  auto cmd = std::make_shared<PredictCommand>();
+  CLI::App* sub = app.add_subcommand(
+      "predict",
+      "Predict the iteration time of a configuration that was not traced: fit compute and the traced backend's "
+      "collectives on traced runs, synthesise the configuration (the PyTorch program of the shared runs), replay it; "
+      "with a measurement, print predicted against measured");
+  sub->add_option("runs", cmd->runs,
+                  "Traced runs to fit on: directories of rank<N>.json PyTorch profiles (with their summary.json) or "
+                  "native traces")
+      ->required();
+  sub->add_option("--config", cmd->config,
+                  "summary.json of the run to predict: its configuration (flags override it) and its measured "
+                  "iteration time");
+  sub->add_option("--model", cmd->model, "Model preset or file the sizes apply to")->capture_default_str();
+  sub->add_option("--layers", cmd->layers, "Transformer layers")->check(CLI::Range(1, 100000));
+  sub->add_option("--hidden", cmd->hidden, "Hidden size (the FFN keeps the model's ratio)")->check(CLI::Range(1, 1 << 20));
+  sub->add_option("--heads", cmd->heads, "Attention heads")->check(CLI::Range(1, 1 << 14));
+  sub->add_option("--seq", cmd->seq, "Sequence length")->check(CLI::Range(1, 1 << 24));
+  sub->add_option("--vocab", cmd->vocab, "Vocabulary")->check(CLI::Range(1, 1 << 24));
+  sub->add_option("--act", cmd->act, "Activation")->check(CLI::IsMember({"relu", "gelu"}));
+  sub->add_option("--tp", cmd->par.tp, "Tensor-parallel size")->capture_default_str();
+  sub->add_option("--pp", cmd->par.pp, "Pipeline stages (GPipe)")->capture_default_str();
+  sub->add_option("--dp", cmd->par.dp, "Data-parallel replicas")->capture_default_str();
+  sub->add_option("--micro-batches", cmd->par.micro_batches, "Micro-batches per iteration")->capture_default_str();
+  sub->add_option("--micro-batch-size", cmd->par.micro_batch_size, "Sequences per micro-batch")->capture_default_str();
+  sub->add_option("--measured-ms", cmd->measured_ms, "The measured iteration time to compare with (ms)");
+  sub->add_option("--platform", cmd->platform, "Platform (NAME|FILE) the runs were traced on and the prediction replays on")
+      ->capture_default_str();
+  sub->add_flag("--traced", cmd->traced,
+                "Replay the first run as traced (its measured compute) instead of a synthesised trace: how well the "
+                "replay reproduces a measured run");
+  sub->add_flag("--keep-profiler-overhead", cmd->keep_profiler,
+                "Fit on the profiled durations as they are (default: scaled to the iteration time summary.json "
+                "measured without the profiler)");
+  sub->add_flag("--breakdown", cmd->breakdown, "Also print the replay's per-operator breakdown");
+  sub->add_option("-f,--format", cmd->format, "Output format: text or json")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  sub->add_option("--write-trace", cmd->trace_out, "Also write the replayed trace (native format, with its durations)");
+  sub->add_option("--write-model", cmd->model_out, "Also write the fitted compute model (models/README.md)");
+  sub->callback([cmd, sub] {
+    cmd->given_tp = sub->count("--tp") > 0;
+    cmd->given_pp = sub->count("--pp") > 0;
+    cmd->given_dp = sub->count("--dp") > 0;
+    cmd->given_mb = sub->count("--micro-batches") > 0;
+    cmd->given_mbs = sub->count("--micro-batch-size") > 0;
+    run_predict(*cmd);
+  });
+}
+
+}  // namespace ccsim::cli

@@ -1,0 +1,65 @@
+# ccsim predict: replays of the shared runs as traced (tests/data/compute/NAME.json with
+# NAME.summary.json beside it) must reproduce their measured iteration time (without the
+# profiler) within 3 %; predictions of each run from the others (leave one out) within the
+# bounds below (README, "Predicting untraced configurations": what the errors are). Bad input
+# exits 1 naming file and field.
+D=$DATA/compute
+RUNS="tp2_pp1 tp1_pp2 tp2_pp2 dp2"
+
+# error_within BOUND: the last case printed "error: +x.xx %" with |x| <= BOUND.
+error_within() {
+  local e
+  e=$(sed -n 's/^error: \([-+0-9.]*\) %$/\1/p' "$last_out")
+  [ -n "$e" ] || { fail "no error line in the output"; return; }
+  awk -v e="$e" -v b="$1" 'BEGIN { exit !(e <= b && e >= -b) }' || fail "error $e % beyond +-$1 %"
+}
+
+for r in $RUNS; do
+  hostile "traced-$r" 0 '' predict "$D/$r.json" --traced
+  grep -q "^measured iteration: .*$r.summary.json: median iteration without the profiler" "$last_out" ||
+    fail "traced $r: no measured iteration from its summary"
+  error_within 3
+done
+
+# Leave one out: fit on the other runs, predict the left-out one from its configuration.
+# tp2_pp1, tp1_pp2, dp2 (2 ranks on 2 cores) within 8 %. tp2_pp2 ran 4 ranks on 2 cores: no
+# other run shares cores, so its prediction (from unshared compute) is low, and says why.
+for r in tp2_pp1 tp1_pp2 dp2; do
+  fit=()
+  for o in $RUNS; do [ "$o" = "$r" ] || fit+=("$D/$o.json"); done
+  hostile "loo-$r" 0 '' predict "${fit[@]}" --config "$D/$r.summary.json"
+  grep -q "^note: left out of the fit: .*tp2_pp2.json (more ranks than 2 cores of local" "$last_out" ||
+    fail "loo $r: the oversubscribed run is not left out of the fit"
+  error_within 8
+done
+hostile loo-tp2_pp2 0 '' predict "$D/tp2_pp1.json" "$D/tp1_pp2.json" "$D/dp2.json" --config "$D/tp2_pp2.summary.json"
+grep -q '^note: no fitted run shares cores as the target does (4 ranks on 2 cores of local)' "$last_out" ||
+  fail "loo tp2_pp2: the missing core sharing is not said"
+grep -q '^error: -' "$last_out" || fail "loo tp2_pp2: unshared compute should predict low"
+# Fitted on all four, each run is predicted from the runs that share cores as it does.
+for r in $RUNS; do
+  hostile "all-$r" 0 '' predict "$D/tp2_pp1.json" "$D/tp1_pp2.json" "$D/tp2_pp2.json" "$D/dp2.json" \
+    --config "$D/$r.summary.json"
+  error_within 5
+done
+
+# The target given by flags, a measurement by --measured-ms, JSON output.
+hostile flags-json 0 '' predict "$D/tp2_pp1.json" "$D/dp2.json" --layers 2 --hidden 256 --dp 2 --micro-batches 4 \
+  --measured-ms 582.809 --format json
+grep -q '"predicted_ms": [0-9]' "$last_out" || fail "json has no predicted_ms"
+grep -q '"measured_ms": 582.809' "$last_out" || fail "json has not the given measurement"
+hostile write-outputs 0 '' predict "$D/dp2.json" --layers 2 --hidden 256 --dp 2 --write-trace "$TMP/t.json" \
+  --write-model "$TMP/m.json"
+grep -q '"format": "ccsim-trace"' "$TMP/t.json" || fail "no trace written"
+grep -q '"format": "ccsim-compute-model"' "$TMP/m.json" || fail "no compute model written"
+grep -q '"kind": "linear:bwd"' "$TMP/m.json" || fail "the model has no backward linear kind"
+
+# Bad input.
+hostile no-run 1 "$TMP/nope: no such run" predict "$TMP/nope"
+hostile config-not-summary 1 "dp2.json: field 'config': missing" predict "$D/dp2.json" --config "$D/dp2.json"
+hostile gelu-unfitted 1 'operator kind "gelu" is not in compute model' predict "$D/dp2.json" --act gelu
+hostile tp-not-divisor 1 "field '--tp'" predict "$D/dp2.json" --tp 3
+hostile heads-not-divisor 1 "field '--heads': expected a divisor of hidden 512, got \"7\"" predict "$D/dp2.json" --heads 7
+hostile bad-measured 1 "field '--measured-ms': expected a positive time in ms" predict "$D/dp2.json" --measured-ms -5
+hostile bad-act 105 '' predict "$D/dp2.json" --act swish
+hostile one-f-one-b 109 '' predict "$D/dp2.json" --schedule 1f1b
