@@ -76,7 +76,7 @@ TEST_CASE("a lone transfer takes latency + bytes / bandwidth of its route", "[en
   CHECK(op_time(rl, 1, 0) == Approx(2e-6 + static_cast<double>(n) / 1e10).epsilon(0.001));
 }
 
-TEST_CASE("--fast runs consecutive compute operators as one busy period with each operator's own times", "[engine]") {
+TEST_CASE("a fast replay runs consecutive compute operators as one busy period, each with its own times", "[engine]") {
   // Rank 0 computes 1, 2 and 3 ms (1 ms as 1e9 FLOPs at 1 TFLOP/s), then sends 1 MB to rank 1
   // in its node (2 intra links: 2 us + 1e6 B / 10 GB/s). --fast runs the three as one SimGrid
   // activity; every operator's times must be those of the full replay (up to rounding).
