@@ -104,6 +104,10 @@ void add_simulation_flags(CLI::App* sub, SimulationFlags& flags, bool compress) 
                   "Calibrated network model: NAME of models/network/ or a file (size-dependent latency, bandwidth and "
                   "per-message overheads per tier); default: the one the platform names, else SimGrid's plain flow model");
   sub->add_flag("--simgrid-log", flags.simgrid_log, "Show SimGrid's own log on stderr");
+  sub->add_flag("--fast", flags.fast,
+                "Run each rank's consecutive compute operators as one busy period where the rank is alone on its "
+                "accelerator: faster on compute-heavy traces, times as the full replay's up to floating-point "
+                "rounding (a printed sum may differ in its last digit)");
   sub->add_option("--compute", flags.compute,
                   "Compute durations on the platform: 'keep' (as recorded), 'rescale' (by the ratio of the trace's "
                   "hardware peak FLOP/s or memory bandwidth to the platform accelerator's), 'model:FILE' (from a compute "
@@ -181,6 +185,7 @@ engine::ReplayOptions replay_options(const SimulationFlags& given, const topolog
   options.placement = flags.placement;
   options.oversubscribe = flags.oversubscribe;
   options.simgrid_log = flags.simgrid_log;
+  options.fast = flags.fast;
   if (!flags.compress.empty()) {
     compress::CompressSpec spec = compress::parse_compress_spec(flags.compress);
     options.compression.model =

@@ -25,6 +25,7 @@ struct SimulationFlags {
   std::string network_model;  ///< NAME|FILE; empty: the one the platform names, if any
   std::string compute = "auto";  ///< auto|keep|rescale|model:FILE (calibrate::ComputeMode)
   std::vector<std::string> settings;  ///< --set KEY=VALUE, in order (engine/what_if.hpp)
+  bool fast = false;  ///< --fast (engine::ReplayOptions::fast)
 };
 
 /// Registers --platform, --algo, --placement, --oversubscribe, --network-model, --simgrid-log and, with

@@ -6,7 +6,10 @@
 
 namespace ccsim::collective {
 
-RankCursor::RankCursor(const Schedule& schedule, int rank) : rank_(rank), steps_(schedule.steps(rank)) {}
+RankCursor::RankCursor(const Schedule& schedule, int rank)
+    : rank_(rank), generated_(schedule.steps(rank)), steps_(generated_) {}
+
+RankCursor::RankCursor(std::span<const Step> steps, int rank) : rank_(rank), steps_(steps) {}
 
 bool RankCursor::advance(StepExecutor& executor) {
   bool progress = false;
@@ -33,7 +36,11 @@ bool RankCursor::advance(StepExecutor& executor) {
 }
 
 void run_rank(const Schedule& schedule, int rank, StepExecutor& executor) {
-  RankCursor cursor(schedule, rank);
+  run_rank(schedule, schedule.steps(rank), rank, executor);
+}
+
+void run_rank(const Schedule& schedule, std::span<const Step> steps, int rank, StepExecutor& executor) {
+  RankCursor cursor(steps, rank);
   cursor.advance(executor);
   if (!cursor.done()) {
     throw std::logic_error(fmt::format("{}: rank {} step {}: a blocking executor returned before the exchange finished",

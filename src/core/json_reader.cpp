@@ -14,6 +14,20 @@ namespace {
 /// or "16.0" converts without loss.
 constexpr double kExactIntegerLimit = 9.0e15;
 
+/// Runs `check` (one of the as_* checks below) on member `key` of `reader` without building the
+/// member's location (a copy of the file name and the field path): every field read paid for it,
+/// seconds for a large trace. The location is built only when the check fails, and the error is
+/// raised again there, word for word.
+template <class Check>
+decltype(auto) located(const ObjectReader& reader, std::string_view key, Check&& check) {
+  static const SourceRef kUnplaced;
+  try {
+    return check(kUnplaced);
+  } catch (const InputError& e) {
+    reader.at(key).fail(e.detail());
+  }
+}
+
 }  // namespace
 
 std::string got(const Value& value) {
@@ -108,6 +122,7 @@ const std::string& as_string(const Value& value, const SourceRef& where) {
 
 ObjectReader::ObjectReader(const Value& value, std::string file, std::string path)
     : value_(value), file_(std::move(file)), path_(std::move(path)) {
+  known_.reserve(8);  // one allocation for the keys of a typical object, not one per doubling
   if (!value_.is_object()) {
     SourceRef{file_, value_.line(), path_.empty() ? "(document)" : path_}.fail("expected an object, " +
                                                                                got(value_));
@@ -155,41 +170,47 @@ const Value* ObjectReader::optional(std::string_view key) {
   return member;
 }
 
-std::string ObjectReader::string(std::string_view key) { return as_string(required(key), at(key)); }
+std::string ObjectReader::string(std::string_view key) {
+  const Value& member = required(key);
+  return located(*this, key, [&](const SourceRef& where) { return as_string(member, where); });
+}
 
 std::optional<std::string> ObjectReader::optional_string(std::string_view key) {
   const Value* member = optional(key);
   if (member == nullptr) return std::nullopt;
-  return as_string(*member, at(key));
+  return located(*this, key, [&](const SourceRef& where) { return as_string(*member, where); });
 }
 
 std::string ObjectReader::choice(std::string_view key, std::initializer_list<std::string_view> choices) {
   const Value& member = required(key);
-  const std::string& text = as_string(member, at(key));
+  const std::string& text = located(*this, key, [&](const SourceRef& where) { return as_string(member, where); });
   for (std::string_view c : choices) {
     if (c == text) return text;
   }
   at(key).fail(fmt::format("expected one of {}, got \"{}\"", fmt::join(choices, ", "), text));
 }
 
-double ObjectReader::number(std::string_view key) { return as_number(required(key), at(key)); }
+double ObjectReader::number(std::string_view key) {
+  const Value& member = required(key);
+  return located(*this, key, [&](const SourceRef& where) { return as_number(member, where); });
+}
 
 std::optional<double> ObjectReader::optional_number(std::string_view key) {
   const Value* member = optional(key);
   if (member == nullptr) return std::nullopt;
-  return as_number(*member, at(key));
+  return located(*this, key, [&](const SourceRef& where) { return as_number(*member, where); });
 }
 
 double ObjectReader::non_negative(std::string_view key) {
   const Value& member = required(key);
-  double value = as_number(member, at(key));
+  double value = located(*this, key, [&](const SourceRef& where) { return as_number(member, where); });
   if (value < 0) at(key).fail("expected a non-negative number, " + got(member));
   return value;
 }
 
 double ObjectReader::positive(std::string_view key) {
   const Value& member = required(key);
-  double value = as_number(member, at(key));
+  double value = located(*this, key, [&](const SourceRef& where) { return as_number(member, where); });
   if (!(value > 0)) at(key).fail("expected a positive number, " + got(member));
   return value;
 }
@@ -204,48 +225,63 @@ std::optional<double> ObjectReader::optional_positive(std::string_view key) {
   return positive(key);
 }
 
-std::int64_t ObjectReader::integer(std::string_view key) { return as_integer(required(key), at(key)); }
+std::int64_t ObjectReader::integer(std::string_view key) {
+  const Value& member = required(key);
+  return located(*this, key, [&](const SourceRef& where) { return as_integer(member, where); });
+}
 
 std::int64_t ObjectReader::integer_in(std::string_view key, std::int64_t min, std::int64_t max) {
-  return as_integer_in(required(key), at(key), min, max);
+  const Value& member = required(key);
+  return located(*this, key, [&](const SourceRef& where) { return as_integer_in(member, where, min, max); });
 }
 
 std::optional<std::int64_t> ObjectReader::optional_integer_in(std::string_view key, std::int64_t min, std::int64_t max) {
   const Value* member = optional(key);
   if (member == nullptr) return std::nullopt;
-  return as_integer_in(*member, at(key), min, max);
+  return located(*this, key, [&](const SourceRef& where) { return as_integer_in(*member, where, min, max); });
 }
 
 std::uint64_t ObjectReader::non_negative_integer_at_most(std::string_view key, std::uint64_t max) {
-  return as_non_negative_integer_at_most(required(key), at(key), max);
+  const Value& member = required(key);
+  return located(*this, key, [&](const SourceRef& where) {
+    return as_non_negative_integer_at_most(member, where, max);
+  });
 }
 
 std::optional<std::uint64_t> ObjectReader::optional_non_negative_integer_at_most(std::string_view key,
                                                                                  std::uint64_t max) {
   const Value* member = optional(key);
   if (member == nullptr) return std::nullopt;
-  return as_non_negative_integer_at_most(*member, at(key), max);
+  return located(*this, key, [&](const SourceRef& where) {
+    return as_non_negative_integer_at_most(*member, where, max);
+  });
 }
 
 double ObjectReader::number_in(std::string_view key, double min, double max, bool min_exclusive) {
-  return as_number_in(required(key), at(key), min, max, min_exclusive);
+  const Value& member = required(key);
+  return located(*this, key, [&](const SourceRef& where) {
+    return as_number_in(member, where, min, max, min_exclusive);
+  });
 }
 
 std::optional<double> ObjectReader::optional_number_in(std::string_view key, double min, double max,
                                                        bool min_exclusive) {
   const Value* member = optional(key);
   if (member == nullptr) return std::nullopt;
-  return as_number_in(*member, at(key), min, max, min_exclusive);
+  return located(*this, key, [&](const SourceRef& where) {
+    return as_number_in(*member, where, min, max, min_exclusive);
+  });
 }
 
 std::uint64_t ObjectReader::non_negative_integer(std::string_view key) {
-  return as_non_negative_integer(required(key), at(key));
+  const Value& member = required(key);
+  return located(*this, key, [&](const SourceRef& where) { return as_non_negative_integer(member, where); });
 }
 
 std::optional<std::uint64_t> ObjectReader::optional_non_negative_integer(std::string_view key) {
   const Value* member = optional(key);
   if (member == nullptr) return std::nullopt;
-  return as_non_negative_integer(*member, at(key));
+  return located(*this, key, [&](const SourceRef& where) { return as_non_negative_integer(*member, where); });
 }
 
 std::int64_t ObjectReader::positive_integer(std::string_view key) {

@@ -104,8 +104,27 @@ CollectivePlan CollectivePlanner::make_plan(const trace::Op& op) {
     plan.error_worst_eb = static_cast<float>(error.worst);
     plan.error_expected_eb = static_cast<float>(error.expected);
   }
-  plan.schedule = collective::make_schedule(request);
+  plan.schedule = schedule(request);
   return plan;
+}
+
+std::shared_ptr<const collective::Schedule> CollectivePlanner::schedule(const collective::Request& request) {
+  // The nodes of the group's ranks matter by their pattern only (which ranks share a node):
+  // numbered in order of appearance, every tensor-parallel group of a job has the same layout.
+  std::vector<int> layout;
+  layout.reserve(request.node_of_rank.size());
+  std::map<int, int> number;
+  for (int node : request.node_of_rank) {
+    layout.push_back(number.emplace(node, static_cast<int>(number.size())).first->second);
+  }
+  ScheduleKey key{static_cast<int>(request.op), request.algorithm,    request.size,
+                  request.count,                 request.element_bytes, request.root,
+                  static_cast<int>(request.compression), std::move(layout)};
+  auto it = schedules_.find(key);
+  if (it != schedules_.end()) return it->second;
+  std::shared_ptr<const collective::Schedule> made = collective::make_schedule(request);
+  schedules_.emplace(std::move(key), made);
+  return made;
 }
 
 void CollectivePlanner::choose_by_cost(const trace::Op& op, const trace::Group& group, CollectivePlan& plan) {

@@ -24,9 +24,9 @@ struct CollectivePlan {
   compress::CompressorCost cost;  ///< default (free, ratio 1) when not compressed
   float error_worst_eb = 0;      ///< error of the result in units of the per-compression bound
   float error_expected_eb = 0;
-  /// The schedule of `request`, built once per distinct collective and shared by every rank
-  /// of every call (schedules are immutable; rebuilding one per rank and call was most of
-  /// the time of large collectives).
+  /// The schedule of `request`, built once per distinct schedule (CollectivePlanner::schedule)
+  /// and shared by every rank of every call and every group that runs it (schedules are
+  /// immutable; rebuilding one per rank and call was most of the time of large collectives).
   std::shared_ptr<const collective::Schedule> schedule;
 };
 
@@ -65,7 +65,14 @@ class CollectivePlanner {
   std::map<std::pair<std::string, std::string>, int> used_;  // (kind, algorithm) -> distinct collectives
   std::vector<std::string> notes_;
 
+  /// Schedules by what makes them differ (collective, algorithm, group size, elements, element
+  /// size, root, compression, and which ranks share a node): the groups of a job that run the
+  /// same collective share one schedule, and the engine keeps its steps once for all of them.
+  using ScheduleKey = std::tuple<int, std::string, int, std::uint64_t, int, int, int, std::vector<int>>;
+  std::map<ScheduleKey, std::shared_ptr<const collective::Schedule>> schedules_;
+
   CollectivePlan make_plan(const trace::Op& op);
+  std::shared_ptr<const collective::Schedule> schedule(const collective::Request& request);
   /// Resolves an all_reduce's "auto" to the algorithm of the lowest predicted cost on the
   /// group's links (collective/algorithm_choice.hpp), and notes the candidates' costs.
   void choose_by_cost(const trace::Op& op, const trace::Group& group, CollectivePlan& plan);

@@ -65,6 +65,11 @@ struct ReplayOptions {
   double compute_scale = 1.0;
   /// Stack of each simulated rank (SimGrid context), KiB.
   int stack_kib = 256;
+  /// `--fast`: a rank alone on its accelerator runs each of its runs of consecutive compute
+  /// operators as one busy period (one SimGrid activity instead of one per operator; each
+  /// operator's times follow by addition). The times are those of the full replay up to
+  /// floating-point rounding (the last digit of a printed sum may differ), so it is opt-in.
+  bool fast = false;
 };
 
 /// A simulation that cannot progress: names the blocked ranks, their operator (index and

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -69,10 +70,18 @@ class Simulation {
   void check_fit();
   void prepare_result();
   void rank_main(int rank);
-  void run_compute(int rank, const Op& op);
+  /// Runs rank's compute operators from `first` on (one, or a run of them: see the
+  /// definition) and records their times; returns the index of the next operator.
+  std::size_t run_compute(int rank, std::size_t first);
+  /// The time compute operator `op` of `rank` takes on its accelerator.
+  double compute_s(int rank, const Op& op) const;
   void run_send(int rank, const Op& op);
   void run_recv(int rank, const Op& op);
   void run_collective(int rank, const Op& op, std::size_t index);
+  /// The steps of group rank `group_rank` of `plan`'s schedule, kept for the rest of the
+  /// simulation from the second call of that rank of the schedule on (by any group that runs
+  /// it); empty before (the caller generates them).
+  std::span<const collective::Step> kept_steps(const CollectivePlan& plan, int group_rank);
   class StepRunner;
   /// The mailbox of messages from `src` to `dst` on one channel: a process group's collectives
   /// (context = group) or point-to-point messages with one tag (context = tag). Mailboxes exist
@@ -128,6 +137,16 @@ class Simulation {
     }
   };
   std::unordered_map<std::tuple<int, int, int, int>, sg4::Mailbox*, ChannelHash> channels_;
+  /// Per schedule (shared by the groups that run the same collective) and group rank: the
+  /// steps kept by kept_steps().
+  struct PlanSteps {
+    struct Rank {
+      int calls = 0;  ///< calls so far, up to 2
+      std::vector<collective::Step> steps;
+    };
+    std::vector<Rank> ranks;
+  };
+  std::unordered_map<const collective::Schedule*, PlanSteps> steps_;
 };
 
 int token = 0;  // payload of every simulated message; only sizes matter
@@ -166,6 +185,11 @@ void Simulation::prepare_result() {
   result_.compression = options_.compression.describe();
   result_.compute = options_.compute;
   result_.notes = planner_->notes();
+  if (options_.fast) {
+    result_.notes.insert(result_.notes.begin(),
+                         "--fast: consecutive compute operators of a rank alone on its accelerator ran as one busy "
+                         "period (times as the full replay's up to floating-point rounding)");
+  }
   result_.error_bound_abs = std::numeric_limits<double>::quiet_NaN();
   if (options_.compression.enabled()) {
     // A relative bound needs the data's value range (--compress ...,range=R) to be absolute.
@@ -226,7 +250,7 @@ int Simulation::membership_slot(int rank, int group) const {
   return -1;
 }
 
-void Simulation::run_compute(int rank, const Op& op) {
+double Simulation::compute_s(int rank, const Op& op) const {
   const topology::AcceleratorSpec& acc = platform_.network.accelerator();
   double seconds = op.duration_s / options_.compute_scale;
   if (op.duration_s < 0) {
@@ -236,7 +260,41 @@ void Simulation::run_compute(int rank, const Op& op) {
     // FLOPs, not measured under the sharing, takes as many times longer as ranks share the core.
     if (acc.cpu_core) seconds *= sharing_[static_cast<std::size_t>(placement_[static_cast<std::size_t>(rank)])];
   }
-  busy(rank, seconds, "computing");
+  return seconds;
+}
+
+std::size_t Simulation::run_compute(int rank, std::size_t first) {
+  const auto& ops = trace_.ops[static_cast<std::size_t>(rank)];
+  auto& records = result_.ops[static_cast<std::size_t>(rank)];
+  const double start_s = sg4::Engine::get_clock();
+  // --fast: a rank alone on its accelerator computes undisturbed: its consecutive compute
+  // operators are one busy period, each operator's times follow by addition, and SimGrid
+  // executes the sum once (one activity instead of one per operator; a compute-bound trace is
+  // mostly compute operators). The full replay advances SimGrid's clock once per operator,
+  // whose rounding the additions do not repeat bit for bit. Shared accelerators time-share
+  // every operator with the other ranks, and a time that is not finite is reported for its own
+  // operator: those run one by one.
+  double total_s = 0;
+  std::size_t end = first;
+  if (options_.fast && sharing_[static_cast<std::size_t>(placement_[static_cast<std::size_t>(rank)])] == 1) {
+    while (end < ops.size() && ops[end].kind == OpKind::kCompute) {
+      const double seconds = compute_s(rank, ops[end]);
+      if (!std::isfinite(seconds * speed_) || !std::isfinite((total_s + std::max(seconds, 0.0)) * speed_)) break;
+      records[end].start_s = start_s + total_s;
+      if (seconds > 0) total_s += seconds;  // NaN or negative work takes no time, as in busy()
+      records[end].end_s = start_s + total_s;
+      ++end;
+    }
+  }
+  if (end == first) {  // one operator, executed on its own
+    records[first].start_s = start_s;
+    busy(rank, compute_s(rank, ops[first]), "computing");
+    records[first].end_s = sg4::Engine::get_clock();
+    return first + 1;
+  }
+  states_[static_cast<std::size_t>(rank)].op = first;
+  busy(rank, total_s, "computing");
+  return end;
 }
 
 void Simulation::run_send(int rank, const Op& op) {
@@ -341,9 +399,26 @@ void Simulation::run_collective(int rank, const Op& op, std::size_t index) {
   st.group_rank = member.index;
   st.step = -1;
   StepRunner runner(*this, rank, op.group, plan);
-  collective::run_rank(*plan.schedule, member.index, runner);
+  std::span<const collective::Step> steps = kept_steps(plan, member.index);
+  std::vector<collective::Step> generated;
+  if (steps.empty()) {
+    generated = plan.schedule->steps(member.index);
+    steps = generated;
+  }
+  collective::run_rank(*plan.schedule, steps, member.index, runner);
   st.step = -1;
   st.plan = nullptr;
+}
+
+std::span<const collective::Step> Simulation::kept_steps(const CollectivePlan& plan, int group_rank) {
+  // Kept from a rank's second call of the collective on: a collective called once (a large
+  // gradient all_reduce) would only hold memory, one called in every micro-batch (tensor
+  // parallelism's) is generated once instead of at every call.
+  PlanSteps& cache = steps_[plan.schedule.get()];
+  if (cache.ranks.empty()) cache.ranks.resize(static_cast<std::size_t>(plan.request.size));
+  PlanSteps::Rank& mine = cache.ranks[static_cast<std::size_t>(group_rank)];
+  if (mine.calls < 2 && ++mine.calls == 2) mine.steps = plan.schedule->steps(group_rank);
+  return mine.steps;  // empty on the first call
 }
 
 sg4::Mailbox* Simulation::channel(ChannelKind kind, int context, int src, int dst) {
@@ -442,17 +517,21 @@ void Simulation::rank_main(int rank) {
   RankState& st = states_[static_cast<std::size_t>(rank)];
   const auto& ops = trace_.ops[static_cast<std::size_t>(rank)];
   auto& records = result_.ops[static_cast<std::size_t>(rank)];
-  for (std::size_t i = 0; i < ops.size(); ++i) {
+  for (std::size_t i = 0; i < ops.size();) {
     st.op = i;
-    records[i].start_s = sg4::Engine::get_clock();
     const Op& op = ops[i];
+    if (op.kind == OpKind::kCompute) {
+      i = run_compute(rank, i);
+      continue;
+    }
+    records[i].start_s = sg4::Engine::get_clock();
     switch (op.kind) {
-      case OpKind::kCompute: run_compute(rank, op); break;
       case OpKind::kSend: run_send(rank, op); break;
       case OpKind::kRecv: run_recv(rank, op); break;
       default: run_collective(rank, op, i); break;
     }
     records[i].end_s = sg4::Engine::get_clock();
+    ++i;
   }
   st.op = ops.size();
   st.done = true;

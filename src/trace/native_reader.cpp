@@ -76,7 +76,7 @@ class NativeReader {
       Group group;
       group.line = g.line();
       group.name = g.string("name");
-      if (trace_.group_index(group.name) >= 0) {
+      if (group_ids_.count(group.name) != 0) {
         g.at("name").fail(fmt::format("group \"{}\" is defined twice", group.name));
       }
       std::string kind = g.choice("kind", {"tensor", "pipeline", "data", "other"});
@@ -102,6 +102,7 @@ class NativeReader {
         }
       }
       g.finish();
+      group_ids_.emplace(group.name, static_cast<int>(trace_.groups.size()));
       trace_.groups.push_back(std::move(group));
     }
   }
@@ -127,10 +128,11 @@ class NativeReader {
         r.at("rank").fail(fmt::format("expected {} (entries are listed in rank order), got \"{}\"", i, rank));
       }
       const Value& ops = r.array("ops");
+      const std::string ops_path = r.member_path("ops");
       std::vector<Op>& out = trace_.ops[i];
       out.reserve(ops.items().size());
       for (std::size_t k = 0; k < ops.items().size(); ++k) {
-        ObjectReader o(ops.items()[k], file_, json::item_path(r.member_path("ops"), k));
+        ObjectReader o(ops.items()[k], file_, json::item_path(ops_path, k));
         out.push_back(read_op(o, static_cast<int>(rank)));
       }
       r.finish();
@@ -196,7 +198,7 @@ class NativeReader {
     op.name = trace_.names.intern(op_kind_name(op.kind));
     read_measured(o, op);
     std::int64_t peer = o.integer("peer");
-    check_rank(peer, o.at("peer"));
+    if (peer < 0 || peer >= trace_.world_size) check_rank(peer, o.at("peer"));  // the location only on error
     if (peer == rank) o.at("peer").fail(fmt::format("a rank cannot {} to itself, got \"{}\"", op_kind_name(op.kind), peer));
     op.peer = static_cast<int>(peer);
     op.dtype = read_dtype(o, false);
@@ -214,7 +216,8 @@ class NativeReader {
     op.name = trace_.names.intern(op_kind_name(op.kind));
     read_measured(o, op);
     std::string group_name = o.string("group");
-    int group = trace_.group_index(group_name);
+    auto id = group_ids_.find(group_name);
+    const int group = id == group_ids_.end() ? -1 : id->second;
     if (group < 0) {
       std::vector<std::string> names;
       for (const Group& g : trace_.groups) {
@@ -254,6 +257,9 @@ class NativeReader {
 
   Trace& trace_;
   const std::string& file_;
+  /// Group name -> index in trace_.groups: collectives name their group, and a trace of
+  /// thousands of ranks has thousands of groups (a linear search made reading quadratic).
+  std::unordered_map<std::string, int> group_ids_;
 };
 
 }  // namespace

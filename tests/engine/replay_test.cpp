@@ -76,6 +76,43 @@ TEST_CASE("a lone transfer takes latency + bytes / bandwidth of its route", "[en
   CHECK(op_time(rl, 1, 0) == Approx(2e-6 + static_cast<double>(n) / 1e10).epsilon(0.001));
 }
 
+TEST_CASE("a fast replay runs consecutive compute operators as one busy period, each with its own times", "[engine]") {
+  // Rank 0 computes 1, 2 and 3 ms (1 ms as 1e9 FLOPs at 1 TFLOP/s), then sends 1 MB to rank 1
+  // in its node (2 intra links: 2 us + 1e6 B / 10 GB/s). --fast runs the three as one SimGrid
+  // activity; every operator's times must be those of the full replay (up to rounding).
+  const std::string ops = R"({"kind": "compute", "name": "a", "flops": 1e9}, )"
+                          R"({"kind": "compute", "name": "b", "duration_ms": 2}, )"
+                          R"({"kind": "compute", "name": "c", "duration_ms": 3}, )";
+  trace::Trace t = make_trace(2, "", {ops + test::send(1, 1000000, "x"), test::recv(0, 1000000, "x")});
+  engine::ReplayOptions fast;
+  fast.fast = true;
+  engine::Result full = engine::replay(t, test_platform(1, 2), {});
+  engine::Result r = engine::replay(t, test_platform(1, 2), fast);
+  const std::vector<double> ends = {1e-3, 3e-3, 6e-3, 6e-3 + 2e-6 + 1e-4};
+  for (std::size_t i = 0; i < 4; ++i) {
+    CAPTURE(i);
+    CHECK(r.ops[0][i].start_s == Approx(full.ops[0][i].start_s).margin(1e-15));
+    CHECK(r.ops[0][i].end_s == Approx(full.ops[0][i].end_s).epsilon(1e-12));
+    CHECK(r.ops[0][i].end_s == Approx(ends[i]).epsilon(1e-9));
+  }
+  CHECK(r.ops[0][1].start_s == r.ops[0][0].end_s);
+  CHECK(r.ops[1][0].end_s == Approx(full.ops[1][0].end_s).epsilon(1e-12));
+  CHECK(r.notes.front().rfind("--fast: ", 0) == 0);
+  // Two ranks on one accelerator time-share it operator by operator, --fast or not: 1 + 2 ms
+  // of rank 0 and 4 ms of rank 2 on accelerator 0, each at half speed while both compute:
+  // rank 0's first ends at 2 ms, its second at 6 ms, and rank 2's (1 ms of work left) at 7 ms.
+  trace::Trace shared = make_trace(3, "",
+                                   {R"({"kind": "compute", "name": "a", "duration_ms": 1}, )"
+                                    R"({"kind": "compute", "name": "b", "duration_ms": 2})",
+                                    "", R"({"kind": "compute", "name": "c", "duration_ms": 4})"});
+  fast.placement = "map:0,1,0";
+  fast.oversubscribe = true;
+  engine::Result rs = engine::replay(shared, test_platform(1, 2), fast);
+  CHECK(rs.ops[0][0].end_s == Approx(2e-3).epsilon(1e-9));
+  CHECK(rs.ops[0][1].end_s == Approx(6e-3).epsilon(1e-9));
+  CHECK(rs.ops[2][0].end_s == Approx(7e-3).epsilon(1e-9));
+}
+
 TEST_CASE("a simulated ring all_reduce matches its closed form without contention", "[engine][ring]") {
   for (int p : {2, 4, 8}) {
     topology::Platform platform = test_platform(p, 1);  // one rank per node: one flow per NIC direction
