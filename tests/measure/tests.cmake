@@ -1,7 +1,7 @@
 # Tests of src/measure/: the real executor on threads (no MPI needed), and real MPI/UCX runs
 # of ccsim-measure (tests/measure/run_measure.sh) with 2 and 4 processes.
 add_executable(ccsim_measure_tests
-  main.cpp
+  $<TARGET_OBJECTS:ccsim_catch_main>
   measure/thread_transport.cpp
   measure/real_executor_test.cpp
 )
