@@ -433,7 +433,7 @@ class Builder {
 
 trace::Trace synthesize(const ModelSpec& model, const Parallelism& par, const std::string& platform) {
   check_parallelism(model, par);
-  trace::Trace trace;
+  trace::Trace trace = empty_iteration(par, platform);
   trace.source = "ccsim trace synth";
   trace.name = fmt::format("{}-tp{}-pp{}-dp{}{}", model.name, par.tp, par.pp, par.dp, par.sp ? "-sp" : "");
   trace.description = fmt::format(
@@ -441,12 +441,17 @@ trace::Trace synthesize(const ModelSpec& model, const Parallelism& par, const st
       "ZeRO {}; FLOPs and bytes from the Megatron formulas (src/synth/megatron.hpp), no measured durations",
       model.name, model.source, par.tp, par.pp, par.dp, par.sp ? " with sequence parallelism" : "", par.micro_batches,
       par.micro_batch_size, seq_of(model, par), par.schedule == PipelineSchedule::kGpipe ? "GPipe" : "1F1B", par.zero);
+  Builder(model, par, trace).build();
+  return trace;
+}
+
+trace::Trace empty_iteration(const Parallelism& par, const std::string& platform) {
+  trace::Trace trace;
   trace.platform = platform;
   trace.placement = "tp,dp,pp";
   trace.world_size = par.world();
   trace.iterations = 1;
   trace.ops.resize(static_cast<std::size_t>(par.world()));
-  Builder(model, par, trace).build();
   return trace;
 }
 

@@ -89,4 +89,8 @@ void check_parallelism(const ModelSpec& model, const Parallelism& par);
 /// send/recv of the schedule, and data-parallel gradient (and ZeRO parameter) collectives.
 trace::Trace synthesize(const ModelSpec& model, const Parallelism& par, const std::string& platform);
 
+/// One iteration of a synthesised job before its operators: `platform`, one (empty) op list per
+/// rank, and the rank order every synthesiser lays ranks out in ("tp,dp,pp": TP peers adjacent).
+trace::Trace empty_iteration(const Parallelism& par, const std::string& platform);
+
 }  // namespace ccsim::synth

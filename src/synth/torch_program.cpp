@@ -298,7 +298,7 @@ trace::Trace synthesize_torch(const ModelSpec& model, const Parallelism& par, co
   if (model.activation == Activation::kSwiglu) {
     throw InputError("command line", 0, "--model", fmt::format("{} uses SwiGLU; the PyTorch program has ReLU or GELU", model.name));
   }
-  trace::Trace trace;
+  trace::Trace trace = empty_iteration(par, platform);
   trace.source = "ccsim predict";
   trace.name = fmt::format("{}-h{}-l{}-tp{}-pp{}-dp{}", model.name, model.hidden, model.layers, par.tp, par.pp, par.dp);
   trace.description = fmt::format(
@@ -307,11 +307,6 @@ trace::Trace synthesize_torch(const ModelSpec& model, const Parallelism& par, co
       "them, no durations",
       model.name, model.hidden, model.layers, model.heads, par.seq > 0 ? par.seq : model.seq, par.tp, par.pp, par.dp,
       par.micro_batches, par.micro_batch_size);
-  trace.platform = platform;
-  trace.placement = "tp,dp,pp";
-  trace.world_size = par.world();
-  trace.iterations = 1;
-  trace.ops.resize(static_cast<std::size_t>(par.world()));
   TorchBuilder(model, par, trace).build();
   return trace;
 }
