@@ -30,6 +30,9 @@ int segment_of(std::uint64_t bytes, const std::vector<std::uint64_t>& breaks) {
 /// reduction seconds per byte, per-message overhead (send + receive).
 struct Layout {
   std::vector<std::uint64_t> breaks;
+  /// Per segment: ramps to the next one's values (topology::CostSegment::ramp); empty: all steps.
+  std::vector<bool> ramps;
+  bool ramp(int segment) const { return static_cast<std::size_t>(segment) < ramps.size() && ramps[static_cast<std::size_t>(segment)]; }
   int segments() const { return static_cast<int>(breaks.size()) + 1; }
   int size() const { return 2 * segments() + 2; }
   int gamma() const { return 2 * segments(); }
@@ -51,9 +54,17 @@ double evaluate(const collective::Schedule& schedule, const Layout& layout, cons
   params.compressor = compressor;
   const collective::MessageCost message = [&](int, int, std::uint64_t n) {
     if (largest) *largest = std::max(*largest, n);
-    const auto s = static_cast<std::size_t>(segment_of(n, layout.breaks));
-    return theta[s] + static_cast<double>(n) * theta[static_cast<std::size_t>(k) + s] +
-           theta[static_cast<std::size_t>(layout.overhead())];
+    const int seg = segment_of(n, layout.breaks);
+    const auto s = static_cast<std::size_t>(seg);
+    const auto bytes = static_cast<double>(n);
+    const double own = theta[s] + bytes * theta[static_cast<std::size_t>(k) + s];
+    double cost = own;
+    if (layout.ramp(seg)) {
+      const double w = topology::ramp_weight(bytes, static_cast<double>(layout.breaks[s - 1]),
+                                             static_cast<double>(layout.breaks[s]));
+      cost = (1 - w) * own + w * (theta[s + 1] + bytes * theta[static_cast<std::size_t>(k) + s + 1]);
+    }
+    return cost + theta[static_cast<std::size_t>(layout.overhead())];
   };
   return collective::critical_path_by_message_s(schedule, params, message);
 }
@@ -156,13 +167,19 @@ struct Candidate {
   double criterion = 0;
 };
 
-/// Fits at one layout; nullopt with `why` when a bandwidth comes out non-positive.
-std::optional<Candidate> fit_layout(const std::vector<std::unique_ptr<collective::Schedule>>& schedules,
-                                    const std::vector<std::size_t>& rows, const std::vector<double>& y,
-                                    const Layout& layout, std::string& why) {
+/// The prediction of the design at parameter vector `theta` for point `row`.
+double predicted_at(const Design& d, std::size_t row, const std::vector<double>& theta) {
+  double predicted = d.constant[row];
+  for (std::size_t j = 0; j < d.columns.size(); ++j) predicted += d.columns[j][row] * theta[j];
+  return predicted;
+}
+
+/// Fits at one layout on the points `rows` (of the design); nullopt with `why` when a
+/// bandwidth comes out non-positive. Fills theta, the fixed parameters and ssr.
+std::optional<Candidate> fit_rows(const Design& d, const std::vector<std::size_t>& rows, const std::vector<double>& y,
+                                  const Layout& layout, std::string& why) {
   Candidate c;
   c.layout = layout;
-  const Design d = design_of(schedules, layout);
   std::vector<bool> free(static_cast<std::size_t>(layout.size()), true);
   const int k = layout.segments();
   for (;;) {
@@ -203,14 +220,20 @@ std::optional<Candidate> fit_layout(const std::vector<std::unique_ptr<collective
   }
   c.free = static_cast<int>(std::count(free.begin(), free.end(), true));
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    double predicted = d.constant[rows[i]];
-    for (std::size_t j = 0; j < d.columns.size(); ++j) predicted += d.columns[j][rows[i]] * c.theta[j];
-    const double r = predicted / y[i] - 1;
+    const double r = predicted_at(d, rows[i], c.theta) / y[i] - 1;
     c.ssr += r * r;
   }
+  return c;
+}
+
+/// Fits at one layout on the points `rows` and scores it by BIC of the relative residuals.
+std::optional<Candidate> fit_layout(const std::vector<std::unique_ptr<collective::Schedule>>& schedules,
+                                    const std::vector<std::size_t>& rows, const std::vector<double>& y,
+                                    const Layout& layout, std::string& why) {
+  std::optional<Candidate> c = fit_rows(design_of(schedules, layout), rows, y, layout, why);
+  if (!c) return c;
   const double n = static_cast<double>(rows.size());
-  const double p = c.free;
-  c.criterion = n * std::log(std::max(c.ssr, 1e-300) / n) + p * std::log(n);
+  c->criterion = n * std::log(std::max(c->ssr, 1e-300) / n) + c->free * std::log(n);
   return c;
 }
 
@@ -408,21 +431,35 @@ NetworkFit fit_network(const MeasurementFile& file, const SeriesChoice& choice, 
     std::vector<std::uint64_t> chosen;
     combinations(candidates, 0, k - 1, chosen, layouts);
     for (const auto& breaks : layouts) {
-      Layout layout{breaks};
-      std::vector<int> count(static_cast<std::size_t>(k), 0);
-      for (std::uint64_t m : largest) ++count[static_cast<std::size_t>(segment_of(m, breaks))];
-      bool enough = true;
-      for (int seg = 0; seg < k; ++seg) {
-        const bool by_protocol = (seg > 0 && is_protocol(breaks[static_cast<std::size_t>(seg - 1)])) ||
-                                 (seg + 1 < k && is_protocol(breaks[static_cast<std::size_t>(seg)]));
-        if (count[static_cast<std::size_t>(seg)] < (by_protocol ? 2 : 3)) enough = false;
-      }
-      if (!enough) continue;
       // More points than parameters.
       if (static_cast<int>(rows.size()) <= 2 * k) continue;
-      ++tried;
-      std::optional<Candidate> c = fit_layout(schedules, rows, y, layout, why);
-      if (c && (!best || c->criterion < best->criterion)) best = std::move(c);
+      std::vector<int> count(static_cast<std::size_t>(k), 0);
+      for (std::uint64_t m : largest) ++count[static_cast<std::size_t>(segment_of(m, breaks))];
+      // Each inner segment (from a breakpoint, with a next one) is a step or a ramp to the next;
+      // never a ramp into an eager limit, which is a step by nature.
+      std::vector<int> can_ramp;
+      for (int seg = 1; seg + 1 < k; ++seg) {
+        if (!is_protocol(breaks[static_cast<std::size_t>(seg)])) can_ramp.push_back(seg);
+      }
+      for (unsigned mask = 0; mask < (1u << can_ramp.size()); ++mask) {
+        Layout layout{breaks, std::vector<bool>(static_cast<std::size_t>(k), false)};
+        for (std::size_t b = 0; b < can_ramp.size(); ++b) {
+          if ((mask >> b) & 1u) layout.ramps[static_cast<std::size_t>(can_ramp[b])] = true;
+        }
+        // Fitted points per segment: 3 for a step, 2 beside an eager limit or at the end of a
+        // ramp, 1 on a ramp (whose ends are also the values of the segments around it).
+        bool enough = true;
+        for (int seg = 0; seg < k; ++seg) {
+          const bool by_protocol = (seg > 0 && is_protocol(breaks[static_cast<std::size_t>(seg - 1)])) ||
+                                   (seg + 1 < k && is_protocol(breaks[static_cast<std::size_t>(seg)]));
+          const int needed = layout.ramp(seg) ? 1 : by_protocol || layout.ramp(seg - 1) ? 2 : 3;
+          if (count[static_cast<std::size_t>(seg)] < needed) enough = false;
+        }
+        if (!enough) continue;
+        ++tried;
+        std::optional<Candidate> c = fit_layout(schedules, rows, y, layout, why);
+        if (c && (!best || c->criterion < best->criterion)) best = std::move(c);
+      }
     }
   }
   if (!best) {
@@ -465,11 +502,13 @@ NetworkFit fit_network(const MeasurementFile& file, const SeriesChoice& choice, 
     seg.min_bytes = s == 0 ? 0 : best->layout.breaks[static_cast<std::size_t>(s - 1)];
     seg.latency_s = best->theta[static_cast<std::size_t>(s)];
     seg.bandwidth_Bps = 1.0 / best->theta[static_cast<std::size_t>(k + s)];
+    seg.ramp = best->layout.ramp(s);
     fit.tier.segments.push_back(seg);
   }
   fit.reduce_s_per_byte = best->theta[static_cast<std::size_t>(best->layout.gamma())];
   fit.notes.push_back(fmt::format("{} segment{} chosen by BIC of the relative residuals among {} layouts (1..{} "
-                                  "segments, breakpoints between fitted sizes, >= 3 fitted points each)",
+                                  "segments, breakpoints between fitted sizes, fitted points: 3 per step, 2 after a ramp or beside an eager limit, 1 per ramp; inner segments "
+                                  "a step or a ramp to the next)",
                                   k, k == 1 ? "" : "s", tried, max_segments));
   if (!protocol.empty()) {
     std::vector<std::string> limits;

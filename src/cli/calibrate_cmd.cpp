@@ -97,11 +97,12 @@ std::string calibration_report(const std::vector<calibrate::PointFit>& points) {
 std::string tier_report(const topology::TierModel& tier, double reduce_s_per_byte) {
   std::string out = fmt::format("overheads: send {:.3f} us, receive {:.3f} us; reduction {:.4g} ns/KiB\n",
                                 tier.send_overhead_s * 1e6, tier.recv_overhead_s * 1e6, reduce_s_per_byte * 1024e9);
-  out += fmt::format("{:>7}  {:>10}  {:>10}  {:>12}\n", "segment", "from", "latency_us", "bandwidth");
+  out += fmt::format("{:>7}  {:>10}  {:>10}  {:>12}  {}\n", "segment", "from", "latency_us", "bandwidth", "to the next");
   for (std::size_t i = 0; i < tier.segments.size(); ++i) {
     const topology::CostSegment& s = tier.segments[i];
-    out += fmt::format("{:>7}  {:>10}  {:>10.3f}  {:>12}\n", i + 1, format_bytes(static_cast<double>(s.min_bytes)),
-                       s.latency_s * 1e6, format_rate(s.bandwidth_Bps));
+    const char* next = i + 1 == tier.segments.size() ? "-" : s.ramp ? "ramp (straight in log size)" : "step";
+    out += fmt::format("{:>7}  {:>10}  {:>10.3f}  {:>12}  {}\n", i + 1, format_bytes(static_cast<double>(s.min_bytes)),
+                       s.latency_s * 1e6, format_rate(s.bandwidth_Bps), next);
   }
   return out;
 }
@@ -186,7 +187,10 @@ void run_calibrate_network(CalibrateNetworkCommand cmd) {
     tier["reduce_s_per_byte"] = fit.reduce_s_per_byte;
     nlohmann::ordered_json segments = nlohmann::ordered_json::array();
     for (const topology::CostSegment& seg : fit.tier.segments) {
-      segments.push_back({{"min_bytes", seg.min_bytes}, {"latency_s", seg.latency_s}, {"bandwidth_Bps", seg.bandwidth_Bps}});
+      segments.push_back({{"min_bytes", seg.min_bytes},
+                          {"latency_s", seg.latency_s},
+                          {"bandwidth_Bps", seg.bandwidth_Bps},
+                          {"ramp", seg.ramp}});
     }
     tier["segments"] = std::move(segments);
     j["model"] = std::move(tier);

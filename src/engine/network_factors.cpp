@@ -18,8 +18,8 @@ std::string format_bytes(std::uint64_t bytes) {
 std::string describe_tier(const char* name, const topology::TierModel& tier) {
   std::vector<std::string> segments;
   for (const topology::CostSegment& s : tier.segments) {
-    segments.push_back(fmt::format(">= {}: {:.3g} us + bytes / {:.4g} MB/s", format_bytes(s.min_bytes), s.latency_s * 1e6,
-                                   s.bandwidth_Bps / 1e6));
+    segments.push_back(fmt::format(">= {}: {:.3g} us + bytes / {:.4g} MB/s{}", format_bytes(s.min_bytes), s.latency_s * 1e6,
+                                   s.bandwidth_Bps / 1e6, s.ramp ? ", ramping to the next" : ""));
   }
   return fmt::format("{}: overheads send {:.3g} us, recv {:.3g} us; {} segment{} [{}]", name, tier.send_overhead_s * 1e6,
                      tier.recv_overhead_s * 1e6, tier.segments.size(), tier.segments.size() == 1 ? "" : "s",
@@ -44,13 +44,6 @@ NetworkFactors::NetworkFactors(std::shared_ptr<const topology::NetworkModel> mod
 const topology::TierModel* NetworkFactors::tier(bool same_node) const {
   if (same_node) return model_->has_intra ? &model_->intra : nullptr;
   return model_->has_inter ? &model_->inter : nullptr;
-}
-
-const topology::CostSegment& NetworkFactors::segment(const topology::TierModel& tier, double bytes) {
-  // Segments are sorted by min_bytes (read_network_model checks it); the first covers everything below.
-  auto it = std::upper_bound(tier.segments.begin(), tier.segments.end(), bytes,
-                             [](double b, const topology::CostSegment& s) { return b < static_cast<double>(s.min_bytes); });
-  return it == tier.segments.begin() ? tier.segments.front() : *(it - 1);
 }
 
 double NetworkFactors::send_overhead_s(bool same_node) const {

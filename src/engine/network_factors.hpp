@@ -20,9 +20,8 @@ class NetworkFactors {
   const topology::NetworkModel& model() const { return *model_; }
   /// The tier between two ranks, nullptr when the model leaves it to the platform.
   const topology::TierModel* tier(bool same_node) const;
-  /// The segment of `tier` for a message of `bytes`: the last one whose min_bytes <= bytes
-  /// (the first segment covers smaller messages too).
-  static const topology::CostSegment& segment(const topology::TierModel& tier, double bytes);
+  /// The latency and bandwidth of `tier` for a message of `bytes` (topology::TierModel::at).
+  static topology::CostSegment segment(const topology::TierModel& tier, double bytes) { return tier.at(bytes); }
 
   double send_overhead_s(bool same_node) const;
   double recv_overhead_s(bool same_node) const;

@@ -1,5 +1,6 @@
 #include "topology/network_model.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -12,16 +13,30 @@
 
 namespace ccsim::topology {
 
-const CostSegment& TierModel::segment(std::uint64_t bytes) const {
-  if (segments.empty()) throw std::logic_error("TierModel::segment: a tier without segments");
-  // Segments are sorted by min_bytes and the first starts at 0: the last one not above `bytes`.
-  std::size_t i = 0;
-  while (i + 1 < segments.size() && segments[i + 1].min_bytes <= bytes) ++i;
-  return segments[i];
+double ramp_weight(double bytes, double from, double to) {
+  if (!(from > 0) || !(to > from)) throw std::logic_error("ramp_weight: expected 0 < from < to");
+  if (bytes <= from) return 0.0;
+  if (bytes >= to) return 1.0;
+  return std::log(bytes / from) / std::log(to / from);
+}
+
+CostSegment TierModel::at(double bytes) const {
+  if (segments.empty()) throw std::logic_error("TierModel::at: a tier without segments");
+  // Segments are sorted by min_bytes: the last one not above `bytes` (the first covers everything below).
+  auto it = std::upper_bound(segments.begin(), segments.end(), bytes,
+                             [](double b, const CostSegment& s) { return b < static_cast<double>(s.min_bytes); });
+  const std::size_t i = it == segments.begin() ? 0 : static_cast<std::size_t>(it - segments.begin()) - 1;
+  CostSegment s = segments[i];
+  if (!s.ramp || i + 1 >= segments.size()) return s;
+  const CostSegment& next = segments[i + 1];
+  const double w = ramp_weight(bytes, static_cast<double>(s.min_bytes), static_cast<double>(next.min_bytes));
+  s.latency_s = (1 - w) * s.latency_s + w * next.latency_s;
+  s.bandwidth_Bps = 1.0 / ((1 - w) / s.bandwidth_Bps + w / next.bandwidth_Bps);
+  return s;
 }
 
 double TierModel::message_s(std::uint64_t bytes) const {
-  const CostSegment& s = segment(bytes);
+  const CostSegment s = at(static_cast<double>(bytes));
   return send_overhead_s + s.latency_s + static_cast<double>(bytes) / s.bandwidth_Bps + recv_overhead_s;
 }
 
@@ -56,6 +71,13 @@ TierModel read_tier(ObjectReader tier) {
     }
     s.latency_s = r.number_in("latency_s", 0, kMaxTime_s);
     s.bandwidth_Bps = r.number_in("bandwidth_Bps", kMinBandwidth_Bps, kMaxBandwidth_Bps);
+    s.ramp = r.optional_boolean("ramp").value_or(false);
+    if (s.ramp && i + 1 == list.items().size()) {
+      r.at("ramp").fail("expected false or no ramp on the last segment (a ramp goes to the next segment's values), got true");
+    }
+    if (s.ramp && s.min_bytes == 0) {
+      r.at("ramp").fail("expected false or no ramp on a segment from 0 bytes (a ramp is a straight line in log(bytes)), got true");
+    }
     r.finish();
     model.segments.push_back(s);
   }
@@ -73,6 +95,7 @@ nlohmann::ordered_json tier_json(const TierModel& tier) {
     j["min_bytes"] = s.min_bytes;
     j["latency_s"] = s.latency_s;
     j["bandwidth_Bps"] = s.bandwidth_Bps;
+    if (s.ramp) j["ramp"] = true;
     segments.push_back(std::move(j));
   }
   t["segments"] = std::move(segments);

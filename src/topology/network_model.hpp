@@ -14,7 +14,17 @@ struct CostSegment {
   std::uint64_t min_bytes = 0;
   double latency_s = 0;
   double bandwidth_Bps = 0;
+  /// A step (false): the values hold up to the next segment, where the cost jumps (a protocol
+  /// switch such as an eager limit). A ramp (true): from min_bytes to the next segment's
+  /// min_bytes the latency and the time per byte go along a straight line in log(bytes) from
+  /// this segment's values to the next one's (a gradual change, such as messages outgrowing a
+  /// cache). Needs a next segment and min_bytes > 0.
+  bool ramp = false;
 };
+
+/// Where a message of `bytes` lies on a ramp from `from` to `to` bytes (0 < from < to): 0 at
+/// `from`, 1 at `to`, linear in log(bytes), clamped to [0, 1].
+double ramp_weight(double bytes, double from, double to);
 
 /// The cost of a message between two ranks of one tier, in the spirit of SMPI's calibrated
 /// factors and LogGP: per-message CPU overheads on the sender and the receiver, plus a
@@ -25,8 +35,11 @@ struct TierModel {
   double recv_overhead_s = 0;
   std::vector<CostSegment> segments;
 
-  /// The segment that applies to a message of `bytes`.
-  const CostSegment& segment(std::uint64_t bytes) const;
+  /// The latency and bandwidth that apply to a message of `bytes`: its segment's (the last one
+  /// whose min_bytes <= bytes; the first also covers smaller messages), or on a ramp the
+  /// interpolation between that segment and the next. min_bytes and ramp of the result are
+  /// the segment's.
+  CostSegment at(double bytes) const;
   /// send overhead + latency + bytes / bandwidth + receive overhead.
   double message_s(std::uint64_t bytes) const;
 };

@@ -47,13 +47,50 @@ TEST_CASE("a tier's message cost follows its segments", "[topology][network-mode
   topology::NetworkModel m = parse_network_model(model_json(kTwo), "m.json");
   REQUIRE(m.has_intra);
   CHECK_FALSE(m.has_inter);
-  CHECK(m.intra.segment(0).min_bytes == 0);
-  CHECK(m.intra.segment(65535).min_bytes == 0);
-  CHECK(m.intra.segment(65536).min_bytes == 65536);
+  CHECK(m.intra.at(0).min_bytes == 0);
+  CHECK(m.intra.at(65535).min_bytes == 0);
+  CHECK(m.intra.at(65536).min_bytes == 65536);
+  CHECK(m.intra.at(65536).latency_s == 5e-6);
   // 1 + 2 us overheads, 1 us latency, 1000 bytes at 1 GB/s = 1 us.
   CHECK(m.intra.message_s(1000) == Approx(5e-6).epsilon(1e-12));
   // 3 us overheads, 5 us latency, 1 MiB at 4 GB/s.
   CHECK(m.intra.message_s(1 << 20) == Approx(8e-6 + (1 << 20) / 4e9).epsilon(1e-12));
+}
+
+TEST_CASE("a ramp goes from one segment's values to the next along a straight line in log size",
+          "[topology][network-model]") {
+  // 1 KiB .. 16 KiB ramps from 1 us and 1 GB/s to 5 us and 0.5 GB/s (time per byte 1 ns -> 2 ns).
+  topology::NetworkModel m = parse_network_model(model_json(R"([{"min_bytes": 0, "latency_s": 1e-7, "bandwidth_Bps": 2e9},
+        {"min_bytes": 1024, "latency_s": 1e-6, "bandwidth_Bps": 1e9, "ramp": true},
+        {"min_bytes": 16384, "latency_s": 5e-6, "bandwidth_Bps": 5e8}])"),
+                                                          "m.json");
+  CHECK(m.intra.at(1023).latency_s == 1e-7);  // a step into the ramp's start
+  CHECK(m.intra.at(1024).latency_s == Approx(1e-6).epsilon(1e-12));
+  CHECK(m.intra.at(2048).latency_s == Approx(2e-6).epsilon(1e-12));  // a quarter of the way in log size
+  CHECK(1 / m.intra.at(2048).bandwidth_Bps == Approx(1.25e-9).epsilon(1e-12));
+  CHECK(m.intra.at(4096).latency_s == Approx(3e-6).epsilon(1e-12));  // half way
+  CHECK(m.intra.at(16383).latency_s == Approx(5e-6).epsilon(1e-4));
+  CHECK(m.intra.at(16384).latency_s == 5e-6);
+  CHECK(m.intra.at(1e9).bandwidth_Bps == 5e8);
+  // 3 us overheads + 3 us + 4096 bytes at 1.5 ns.
+  CHECK(m.intra.message_s(4096) == Approx(6e-6 + 4096 * 1.5e-9).epsilon(1e-12));
+  CHECK(topology::ramp_weight(2048, 1024, 16384) == Approx(0.25));
+  CHECK(topology::ramp_weight(10, 1024, 16384) == 0);
+  CHECK(topology::ramp_weight(1e12, 1024, 16384) == 1);
+  topology::NetworkModel back = parse_network_model(topology::write_network_model(m), "w.json");
+  CHECK(back.intra.segments[1].ramp);
+  CHECK_FALSE(back.intra.segments[0].ramp);
+  CHECK(topology::write_network_model(back) == topology::write_network_model(m));
+  CHECK(error_of(model_json(R"([{"min_bytes": 0, "latency_s": 0, "bandwidth_Bps": 1e9, "ramp": true},
+        {"min_bytes": 64, "latency_s": 0, "bandwidth_Bps": 1e9}])")) ==
+        "m.json:12: field 'tiers.intra.segments[0].ramp': expected false or no ramp on a segment from 0 bytes (a ramp is "
+        "a straight line in log(bytes)), got true");
+  CHECK(error_of(model_json(R"([{"min_bytes": 0, "latency_s": 0, "bandwidth_Bps": 1e9},
+        {"min_bytes": 64, "latency_s": 0, "bandwidth_Bps": 1e9, "ramp": true}])")) ==
+        "m.json:13: field 'tiers.intra.segments[1].ramp': expected false or no ramp on the last segment (a ramp goes to "
+        "the next segment's values), got true");
+  CHECK(error_of(model_json(R"([{"min_bytes": 0, "latency_s": 0, "bandwidth_Bps": 1e9, "ramp": 1}])")).find("segments[0].ramp") !=
+        std::string::npos);
 }
 
 TEST_CASE("a network model survives writing and reading", "[topology][network-model]") {
