@@ -26,21 +26,41 @@ int segment_of(std::uint64_t bytes, const std::vector<std::uint64_t>& breaks) {
   return k;
 }
 
-/// The parameter vector of a fit with K segments: latency_0..K-1, seconds per byte_0..K-1,
-/// reduction seconds per byte, per-message overhead (send + receive).
+/// The parameter vector of a fit with P step segments: latency_0..P-1, seconds per
+/// byte_0..P-1, reduction seconds per byte, per-message overhead (send + receive). A ramp has
+/// no parameters of its own: it starts from the values of the step before it (the cost is
+/// continuous there) and ends at the values of the step after it.
 struct Layout {
   std::vector<std::uint64_t> breaks;
-  /// Per segment: ramps to the next one's values (topology::CostSegment::ramp); empty: all steps.
+  /// Per segment: a ramp to the next one's values (topology::CostSegment::ramp); empty: all steps.
   std::vector<bool> ramps;
-  bool ramp(int segment) const { return static_cast<std::size_t>(segment) < ramps.size() && ramps[static_cast<std::size_t>(segment)]; }
+  bool ramp(int segment) const {
+    return segment >= 0 && static_cast<std::size_t>(segment) < ramps.size() && ramps[static_cast<std::size_t>(segment)];
+  }
   int segments() const { return static_cast<int>(breaks.size()) + 1; }
-  int size() const { return 2 * segments() + 2; }
-  int gamma() const { return 2 * segments(); }
-  int overhead() const { return 2 * segments() + 1; }
+  /// The parameter pair whose values hold at the start of `segment`.
+  int pair_of(int segment) const {
+    int pair = 0;
+    for (int s = 1; s <= segment; ++s) {
+      if (!ramp(s)) ++pair;
+    }
+    return pair;
+  }
+  int pairs() const { return pair_of(segments() - 1) + 1; }
+  int size() const { return 2 * pairs() + 2; }
+  int gamma() const { return 2 * pairs(); }
+  int overhead() const { return 2 * pairs() + 1; }
+  /// The first segment of a parameter pair, counted from 1.
+  int segment_of_pair(int pair) const {
+    for (int s = 0; s < segments(); ++s) {
+      if (pair_of(s) == pair && !ramp(s)) return s + 1;
+    }
+    return pair + 1;
+  }
   std::string name(int j) const {
-    const int k = segments();
-    if (j < k) return fmt::format("latency of segment {}", j + 1);
-    if (j < 2 * k) return fmt::format("bandwidth of segment {}", j - k + 1);
+    const int p = pairs();
+    if (j < p) return fmt::format("latency of segment {}", segment_of_pair(j));
+    if (j < 2 * p) return fmt::format("bandwidth of segment {}", segment_of_pair(j - p));
     return j == gamma() ? "reduction cost per byte" : "per-message overhead";
   }
 };
@@ -48,7 +68,7 @@ struct Layout {
 /// Critical path of a schedule at parameter vector `theta`; `largest` gets the largest message.
 double evaluate(const collective::Schedule& schedule, const Layout& layout, const std::vector<double>& theta,
                 const compress::CompressorCost& compressor, std::uint64_t* largest = nullptr) {
-  const int k = layout.segments();
+  const auto p = static_cast<std::size_t>(layout.pairs());
   collective::CostParams params;
   params.gamma_s_per_byte = theta[static_cast<std::size_t>(layout.gamma())];
   params.compressor = compressor;
@@ -57,12 +77,13 @@ double evaluate(const collective::Schedule& schedule, const Layout& layout, cons
     const int seg = segment_of(n, layout.breaks);
     const auto s = static_cast<std::size_t>(seg);
     const auto bytes = static_cast<double>(n);
-    const double own = theta[s] + bytes * theta[static_cast<std::size_t>(k) + s];
-    double cost = own;
+    const auto own = static_cast<std::size_t>(layout.pair_of(seg));
+    double cost = theta[own] + bytes * theta[p + own];
     if (layout.ramp(seg)) {
+      const auto next = static_cast<std::size_t>(layout.pair_of(seg + 1));
       const double w = topology::ramp_weight(bytes, static_cast<double>(layout.breaks[s - 1]),
                                              static_cast<double>(layout.breaks[s]));
-      cost = (1 - w) * own + w * (theta[s + 1] + bytes * theta[static_cast<std::size_t>(k) + s + 1]);
+      cost = (1 - w) * cost + w * (theta[next] + bytes * theta[p + next]);
     }
     return cost + theta[static_cast<std::size_t>(layout.overhead())];
   };
@@ -181,7 +202,7 @@ std::optional<Candidate> fit_rows(const Design& d, const std::vector<std::size_t
   Candidate c;
   c.layout = layout;
   std::vector<bool> free(static_cast<std::size_t>(layout.size()), true);
-  const int k = layout.segments();
+  const int k = layout.pairs();
   for (;;) {
     c.theta = solve(d, rows, y, free, c.dependent);
     bool retry = false;
@@ -431,8 +452,6 @@ NetworkFit fit_network(const MeasurementFile& file, const SeriesChoice& choice, 
     std::vector<std::uint64_t> chosen;
     combinations(candidates, 0, k - 1, chosen, layouts);
     for (const auto& breaks : layouts) {
-      // More points than parameters.
-      if (static_cast<int>(rows.size()) <= 2 * k) continue;
       std::vector<int> count(static_cast<std::size_t>(k), 0);
       for (std::uint64_t m : largest) ++count[static_cast<std::size_t>(segment_of(m, breaks))];
       // Each inner segment (from a breakpoint, with a next one) is a step or a ramp to the next;
@@ -443,9 +462,14 @@ NetworkFit fit_network(const MeasurementFile& file, const SeriesChoice& choice, 
       }
       for (unsigned mask = 0; mask < (1u << can_ramp.size()); ++mask) {
         Layout layout{breaks, std::vector<bool>(static_cast<std::size_t>(k), false)};
+        bool adjacent = false;  // two ramps in a row: the first would go nowhere
         for (std::size_t b = 0; b < can_ramp.size(); ++b) {
-          if ((mask >> b) & 1u) layout.ramps[static_cast<std::size_t>(can_ramp[b])] = true;
+          if (((mask >> b) & 1u) == 0) continue;
+          const int seg = can_ramp[b];
+          adjacent = adjacent || layout.ramp(seg - 1);
+          layout.ramps[static_cast<std::size_t>(seg)] = true;
         }
+        if (adjacent) continue;
         // Fitted points per segment: 3 for a step, 2 beside an eager limit or at the end of a
         // ramp, 1 on a ramp (whose ends are also the values of the segments around it).
         bool enough = true;
@@ -456,6 +480,8 @@ NetworkFit fit_network(const MeasurementFile& file, const SeriesChoice& choice, 
           if (count[static_cast<std::size_t>(seg)] < needed) enough = false;
         }
         if (!enough) continue;
+        // More points than parameters.
+        if (static_cast<int>(rows.size()) <= 2 * layout.pairs()) continue;
         ++tried;
         std::optional<Candidate> c = fit_layout(schedules, rows, y, layout, why);
         if (c && (!best || c->criterion < best->criterion)) best = std::move(c);
@@ -471,6 +497,7 @@ NetworkFit fit_network(const MeasurementFile& file, const SeriesChoice& choice, 
   Design d = design_of(schedules, best->layout);
   NetworkFit fit;
   const int k = best->layout.segments();
+  const int pairs = best->layout.pairs();
   for (std::size_t i = 0; i < points.size(); ++i) {
     double linear = d.constant[i];
     for (std::size_t j = 0; j < d.columns.size(); ++j) linear += d.columns[j][i] * best->theta[j];
@@ -500,8 +527,9 @@ NetworkFit fit_network(const MeasurementFile& file, const SeriesChoice& choice, 
   for (int s = 0; s < k; ++s) {
     topology::CostSegment seg;
     seg.min_bytes = s == 0 ? 0 : best->layout.breaks[static_cast<std::size_t>(s - 1)];
-    seg.latency_s = best->theta[static_cast<std::size_t>(s)];
-    seg.bandwidth_Bps = 1.0 / best->theta[static_cast<std::size_t>(k + s)];
+    const int pair = best->layout.pair_of(s);
+    seg.latency_s = best->theta[static_cast<std::size_t>(pair)];
+    seg.bandwidth_Bps = 1.0 / best->theta[static_cast<std::size_t>(pairs + pair)];
     seg.ramp = best->layout.ramp(s);
     fit.tier.segments.push_back(seg);
   }

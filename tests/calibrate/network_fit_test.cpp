@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -153,4 +154,43 @@ TEST_CASE("a run on shared cores is fitted as a process with a core of its own",
   }
   CHECK(b.fitted.gmean == Approx(a.fitted.gmean).margin(1e-12));
   CHECK_THAT(b.notes.back(), Catch::Contains("2 processes on 1 cores per node"));
+}
+
+TEST_CASE("a cost per byte that grows gradually is fitted as a ramp and predicts the sizes between", "[calibrate][fit]") {
+  // Ring on 2 ranks; messages of n / 2 bytes cost 2 us + 0.25 ns per byte up to 256 KiB, then
+  // the time per byte rises along log size to 0.5 ns at 8 MiB (messages outgrowing a cache) and
+  // stays there: the shape of this machine's shared-memory ring, without its noise.
+  calibrate::MeasurementFile m;
+  m.file = "ramp";
+  m.processes = 2;
+  int i = 0;
+  for (std::uint64_t n = 1024; n <= (64u << 20); n *= 2, ++i) {
+    const double bytes = static_cast<double>(n) / 2;
+    const double w = std::clamp(std::log(bytes / 262144.0) / std::log(32.0), 0.0, 1.0);
+    calibrate::SeriesPoint s;
+    s.op = "all_reduce";
+    s.implementation = "ccsim-schedule";
+    s.algorithm = "ring";
+    s.transport = "mpi";
+    s.group_size = 2;
+    s.bytes = n;
+    s.median_s = 2 * (2e-6 + bytes * ((1 - w) * 0.25e-9 + w * 0.5e-9)) * (1 + 0.005 * std::sin(2.7 * i));
+    s.field = fmt::format("series[{}]", i);
+    m.series.push_back(s);
+  }
+  const calibrate::NetworkFit fit = calibrate::fit_network(m, {}, FitMode::kAlternate);
+  CAPTURE(fit.held_out.gmean, fit.held_out.worst, fit.tier.segments.size());
+  REQUIRE(std::any_of(fit.tier.segments.begin(), fit.tier.segments.end(), [](const auto& s) { return s.ramp; }));
+  // Held-out sizes inside the ramp (1, 2, 8 MiB buffers) are predicted within 8 % (the fit's
+  // breakpoints lie at the geometric means of fitted sizes, not at the true bends).
+  CHECK(fit.held_out.worst < 0.08);
+  CHECK(fit.held_out.gmean < 0.03);
+  // The ramp starts from the step before it: the cost is continuous there.
+  for (std::size_t i = 1; i < fit.tier.segments.size(); ++i) {
+    if (!fit.tier.segments[i].ramp) continue;
+    CHECK(fit.tier.segments[i].latency_s == fit.tier.segments[i - 1].latency_s);
+    CHECK(fit.tier.segments[i].bandwidth_Bps == fit.tier.segments[i - 1].bandwidth_Bps);
+  }
+  const topology::CostSegment last = fit.tier.at(16u << 20);
+  CHECK(1 / last.bandwidth_Bps == Approx(0.5e-9).epsilon(0.05));
 }

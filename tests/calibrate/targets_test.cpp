@@ -57,10 +57,8 @@ Achieved run(const std::string& network, const std::string& series) {
 // target). Measurements of 2026-11-30, 21 repetitions; shm and tcp on an idle machine, 1gbit
 // beside three compiler jobs.
 // - target 1 (5 % gmean / 15 % worst held out): MET for no series; closest shm ring/mpi
-//   (6.6 % gmean, worst 16.8 %; 8.1 % and 35.0 % at 2 MiB before ramp segments: the per-byte
-//   cost grows from 1 to 8 MiB messages, which a ramp in log size follows and a step cannot).
-//   On 1gbit the ramps made the held-out error worse (18.8 -> 28.6 % gmean): BIC keeps a ramp
-//   that follows the loaded run's noise between 32 KiB and 512 KiB. What made it possible there: Open MPI's eager limit
+//   (5.1 % gmean, worst 16.1 %; 8.1 % and 35.0 % at 2 MiB before ramp segments: the per-byte
+//   cost grows from 1 to 8 MiB messages, which a ramp in log size follows and a step cannot). What made it possible there: Open MPI's eager limit
 //   recorded by ccsim measure as a breakpoint (the 4 -> 8 KiB step, x3.5, is predicted within
 //   8 %) and timing without the allocator (the 64 MiB point was 40 % slow while glibc mapped
 //   32 MiB of fresh pages per call). What is left is the cache transition at 1-4 MiB messages
@@ -71,7 +69,7 @@ Achieved run(const std::string& network, const std::string& series) {
 //   schedule ccsim predicts with (recursive doubling, Rabenseifner, ring) need not be what
 //   Open MPI's tuned component ran. On 1gbit the 32 and 64 MiB points are 1.4-1.9x slower
 //   than the link rate, under load.
-// - target 2 (np2 -> np4 within 10 % gmean): 62-87 % on shm and tcp with the core-sharing
+// - target 2 (np2 -> np4 within 10 % gmean): 58-79 % on shm and tcp with the core-sharing
 //   factor (4 processes on 2 cores: x2, calibrate::core_sharing; 208-272 % without it); from
 //   2 MiB up shm lands within 1-14 % and tcp (8 MiB up) within 10-13 %, while the small sizes
 //   are 2-5x slower than the model says (time slices of busy-polling processes on shared cores). On 1gbit
@@ -84,9 +82,9 @@ TEST_CASE("calibration targets on this machine's measurements", "[calibrate][tar
     double held_out_gmean, held_out_worst, np4_gmean;
   };
   const Bound bounds[] = {
-      {"shm", "ring/mpi", 0.07, 0.17, 0.58},    {"shm", "MPI_Allreduce/mpi", 0.28, 1.00, 0.88},
-      {"tcp", "ring/mpi", 0.22, 0.40, 0.66},    {"tcp", "MPI_Allreduce/mpi", 0.44, 0.67, 0.63},
-      {"1gbit", "ring/mpi", 0.29, 0.58, 26.21}, {"1gbit", "MPI_Allreduce/mpi", 0.50, 2.08, 20.98},
+      {"shm", "ring/mpi", 0.06, 0.17, 0.59},    {"shm", "MPI_Allreduce/mpi", 0.19, 0.36, 0.79},
+      {"tcp", "ring/mpi", 0.18, 0.33, 0.66},    {"tcp", "MPI_Allreduce/mpi", 0.44, 0.67, 0.68},
+      {"1gbit", "ring/mpi", 0.17, 0.34, 25.95}, {"1gbit", "MPI_Allreduce/mpi", 0.48, 2.47, 21.41},
   };
   for (const Bound& b : bounds) {
     INFO(b.network << " " << b.series);
