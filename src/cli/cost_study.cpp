@@ -29,18 +29,20 @@ void add_cost_options(CLI::App* sub, CostOptions& options) {
 }
 
 void check_cost_options(const CostOptions& cmd) {
-  if ((cmd.iterations > 0) == (cmd.tokens > 0)) {
-    throw InputError("command line", 0, "--iterations", "give either --iterations N or --tokens N (with --tokens-per-iteration)");
-  }
-  if (cmd.tokens > 0 && !(cmd.tokens_per_iteration > 0)) {
-    throw InputError("command line", 0, "--tokens-per-iteration",
-                     "--tokens needs the tokens one iteration trains (global batch x sequence length)");
-  }
   for (auto [flag, v] : {std::pair{"--iterations", cmd.iterations}, {"--tokens", cmd.tokens},
                          {"--tokens-per-iteration", cmd.tokens_per_iteration}}) {
     if (!std::isfinite(v) || v < 0 || v > 1e18) {
       throw InputError("command line", 0, flag, fmt::format("expected a number in [0, 1e18], got \"{}\"", v));
     }
+  }
+  // Ranges first, so that a negative count is named as such rather than as a missing one.
+  if ((cmd.iterations > 0) == (cmd.tokens > 0)) {
+    throw InputError("command line", 0, cmd.tokens > 0 || cmd.iterations > 0 ? "--iterations" : "--iterations/--tokens",
+                     "give either --iterations N or --tokens N (with --tokens-per-iteration), N positive");
+  }
+  if (cmd.tokens > 0 && !(cmd.tokens_per_iteration > 0)) {
+    throw InputError("command line", 0, "--tokens-per-iteration",
+                     "--tokens needs the tokens one iteration trains (global batch x sequence length)");
   }
   for (auto [flag, v] : {std::pair{"--price", cmd.price}, {"--power", cmd.power}}) {
     if (v && (!std::isfinite(*v) || *v < 0 || *v > 1e9)) {
