@@ -322,7 +322,7 @@ MeasurementFile parse_csv(std::string_view text, const std::string& source, std:
   }
   if (columns.empty()) throw InputError(source, 0, "header", "empty CSV: expected a header line and rows");
   require_points(m, source, "CSV");
-  m.processes = resolve_ranks(ranks, file_ranks, source, "no ranks column");
+  m.processes = resolve_ranks(ranks, file_ranks, source, ranks_col >= 0 ? "its ranks column" : "no ranks column");
   for (SeriesPoint& p : m.series) {
     if (p.group_size == 0) p.group_size = m.processes;
   }

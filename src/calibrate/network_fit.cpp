@@ -11,6 +11,7 @@
 #include "collective/registry.hpp"
 #include "core/input_error.hpp"
 #include "core/parse.hpp"
+#include "trace/native_reader.hpp"
 
 namespace ccsim::calibrate {
 namespace {
@@ -340,6 +341,20 @@ std::vector<SeriesPoint> select_series(const MeasurementFile& file, const Series
     throw InputError(file.file, 0, "--series",
                      fmt::format("no all_reduce series {}/{}; series here: {}", choice.algorithm, choice.transport,
                                  fmt::join(found, ", ")));
+  }
+  for (const SeriesPoint& p : points) {
+    if (p.group_size > kMaxPredictedRanks) {
+      throw InputError(file.file, p.line, p.field,
+                       fmt::format("series {}/{} has a point on {} ranks; calibration and validation predict each point "
+                                   "along every rank's messages, which is affordable up to {} ranks (1,024 ranks already "
+                                   "take about 40 s to fit): fit a smaller group's series",
+                                   choice.algorithm, choice.transport, p.group_size, kMaxPredictedRanks));
+    }
+    if (p.bytes > trace::kMaxBytes) {
+      throw InputError(file.file, p.line, p.field,
+                       fmt::format("series {}/{} has a point of {} bytes per rank; expected at most {} (1 PiB)",
+                                   choice.algorithm, choice.transport, p.bytes, trace::kMaxBytes));
+    }
   }
   std::sort(points.begin(), points.end(), [](const SeriesPoint& a, const SeriesPoint& b) {
     return a.group_size != b.group_size ? a.group_size < b.group_size : a.bytes < b.bytes;

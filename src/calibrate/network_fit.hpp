@@ -73,8 +73,12 @@ struct NetworkFit {
   ErrorSummary held_out;
 };
 
+/// The largest group whose points calibration and validation predict (the critical path visits
+/// every rank's messages: the cost grows with ranks x steps, 40 s to fit 1,024 ranks here).
+inline constexpr int kMaxPredictedRanks = 4096;
+
 /// The measured points of `choice` in `file`, by size; InputError naming the choices found
-/// when the series is absent.
+/// when the series is absent, or a point beyond kMaxPredictedRanks or 1 PiB per rank.
 std::vector<SeriesPoint> select_series(const MeasurementFile& file, const SeriesChoice& choice);
 
 /// The schedule a point is predicted with: the series' own schedule (ccsim-schedule), or

@@ -10,3 +10,11 @@ grep -q 'held-out' "$last_out" || fail "validate does not mark the points held o
 printf 'bytes,time_us\n1024,12\n2048,abc\n' > "$TMP/bad.csv"
 hostile csv-bad-time 1 'bad.csv:3.*time_us.*"abc"' calibrate network "$TMP/bad.csv" --ranks 2
 hostile ccsim-ranks-disagree 1 'machine.processes 2.*--ranks 3' calibrate network "$DATA/measure/tcp-np2.json" --ranks 3
+# Points beyond what a prediction can afford or a buffer can be: named, not a hang (16M ranks
+# ran for ever) and not a fit of a 16 EiB buffer.
+printf 'bytes,time_us,ranks\n1024,5,16777216\n2048,4,16777216\n4096,3,16777216\n' > "$TMP/manyranks.csv"
+hostile csv-too-many-ranks 1 'manyranks.csv:2.*16777216 ranks.*affordable up to 4096 ranks' calibrate network "$TMP/manyranks.csv"
+printf 'bytes,time_us,ranks\n18446744073709551615,5,2\n2048,4,2\n4096,3,2\n8192,2,2\n' > "$TMP/huge.csv"
+hostile csv-huge-buffer 1 'huge.csv:2.*18446744073709551615 bytes per rank; expected at most 1125899906842624' calibrate network "$TMP/huge.csv"
+printf 'bytes,time_us,ranks\n1024,5,2\n2048,4,2\n4096,3,2\n' > "$TMP/ranks2.csv"
+hostile csv-ranks-column-conflict 1 "the file says 2 ranks \(its ranks column\) but --ranks says 1" calibrate network "$TMP/ranks2.csv" --ranks 1
