@@ -52,6 +52,7 @@ void run_trace(const WhatIfCommand& cmd) {
   // the compute settings of --set (compute.scale, accelerator.flops) act on it as they do in replay.
   baseline_options.compute = apply_compute_flag(baseline_flags, trace, baseline_platform);
   changed_options.compute = baseline_options.compute;
+  baseline_options.wait_spans = changed_options.wait_spans = !cmd.timeline.empty();
   check_output_path(cmd.output);  // before the simulations, which may take long
   if (!cmd.timeline.empty()) check_output_path(cmd.timeline);
   engine::Result baseline = engine::replay(trace, baseline_platform, baseline_options);
@@ -215,8 +216,8 @@ void setup_whatif(CLI::App& app) {
       ->capture_default_str();
   sub->add_flag("--per-rank", cmd->per_rank, "Also compare rank by rank");
   sub->add_option("--timeline", cmd->timeline,
-                  "Also write Chrome/Perfetto trace events of both replays here (open in ui.perfetto.dev or "
-                  "chrome://tracing)");
+                  "Also write Chrome/Perfetto trace events of both replays here (operators, the waits for peers "
+                  "inside them and idle gaps; open in ui.perfetto.dev or chrome://tracing)");
   sub->add_option("--collective", cmd->collective,
                   "Instead of a trace: one collective on --ranks ranks of --bytes, every algorithm's predicted time "
                   "and bus bandwidth (closed forms), nccl-tests style")
