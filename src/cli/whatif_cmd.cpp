@@ -123,7 +123,7 @@ void run_collective(const WhatIfCommand& cmd) {
     doc["nodes"] = nodes;
     doc["platform"] = shown.platform.name;
     doc["assumptions"] = cmd.flags.settings;
-    doc["model"] = "closed form of each schedule; no contention except NICs shared by the ranks of a node";
+    doc["model"] = describe_model(shown.study);
     doc["auto"] = chosen;
     doc["algorithms"] = nlohmann::ordered_json::array();
     for (std::size_t i = 0; i < shown.study.predictions.size(); ++i) {
@@ -154,7 +154,7 @@ void run_collective(const WhatIfCommand& cmd) {
                l.intra_alpha_s * 1e6, format_rate(l.intra_beta_s_per_byte > 0 ? 1 / l.intra_beta_s_per_byte : 0),
                l.inter_alpha_s * 1e6, format_rate(l.inter_beta_s_per_byte > 0 ? 1 / l.inter_beta_s_per_byte : 0),
                format_rate(l.nic_Bps), l.nics_per_node, format_rate(1 / l.gamma_s_per_byte));
-    fmt::print(out, "model: closed form of each schedule; no contention except NICs shared by the ranks of a node\n");
+    fmt::print(out, "model: {}\n", describe_model(shown.study));
     if (what_if) {
       fmt::print(out, "{:<22}  {:>12}  {:>12}  {:>9}  {:>11}  {:>11}  {}\n", "algorithm", "baseline ms", "what_if ms",
                  "change %", "algbw GB/s", "busbw GB/s", "NIC shared by");

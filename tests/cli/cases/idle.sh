@@ -42,3 +42,8 @@ printf '%s\n' 'format = "ccsim-sweep"' 'version = 1' 'mode = "collective"' 'engi
   'platform = "hygon-dcu"' 'ranks = 4' 'bytes = 4096' 'colour = 1979-05-27' > "$TMP/date.toml"
 hostile sweep-toml-date 1 "date.toml:9: field 'grid.colour': expected a string, a number or a boolean, got a TOML date or time" \
   sweep "$TMP/date.toml"
+
+# The collective mode predicts with the platform's calibrated network model (local: local-tcp).
+hostile collective-calibrated 0 '' whatif --collective all_reduce --bytes 1MiB --ranks 2 --platform local
+grep -q '^model: .*calibrated network model "local-tcp" (its figures for 512 KiB messages)$' "$TMP/.stdout" ||
+  fail "whatif --collective on local does not say it used local-tcp"
