@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   g++ cmake ninja-build ccache pkg-config
   libsimgrid-dev libboost-graph-dev libfmt-dev libcli11-dev nlohmann-json3-dev catch2
+  libcpptoml-dev  # header-only TOML reader: ccsim sweep SPEC.toml
   libopenmpi-dev openmpi-bin libucx-dev ucx-utils libzfp-dev libbenchmark-dev iproute2
   jupyter-nbconvert python3-nbclient python3-ipykernel python3-matplotlib python3-pandas  # notebooks/, ccsim report's figures
   clang libclang-rt-dev  # libFuzzer, ASan, UBSan runtimes for scripts/fuzz.sh (a Recommends of clang, not pulled in)

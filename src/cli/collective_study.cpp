@@ -5,7 +5,9 @@
 #include "cli/simulation_flags.hpp"
 #include "compress/compress_spec.hpp"
 #include "core/input_error.hpp"
+#include "core/parse.hpp"
 #include "engine/collective_plan.hpp"
+#include "engine/network_factors.hpp"
 #include "trace/native_reader.hpp"
 
 namespace ccsim::cli {
@@ -33,6 +35,15 @@ CollectiveStudy study_collective(const topology::Platform& platform, const std::
     request.node_of_rank.push_back(net.node_of(r));
   }
   out.links = engine::group_links(net, accelerators);
+  if (auto model = load_platform_network_model(platform)) {
+    out.links = engine::calibrated_links(out.links, engine::NetworkFactors(model),
+                                         static_cast<double>(bytes) / static_cast<double>(ranks));
+    out.network_model = model->name;
+    if (out.nodes == 1) {  // inside one node, the inter figures are the intra ones (group_links)
+      out.links.inter_alpha_s = out.links.intra_alpha_s;
+      out.links.inter_beta_s_per_byte = out.links.intra_beta_s_per_byte;
+    }
+  }
   if (!compress.empty()) {
     compress::CompressSpec spec = compress::parse_compress_spec(compress);
     compress::CompressorModel model = compress::load_compressor(spec, compressor_dirs());
@@ -40,6 +51,15 @@ CollectiveStudy study_collective(const topology::Platform& platform, const std::
     request.compression = collective::compression_of(model);
   }
   out.predictions = collective::predict_all_reduce(request, out.links);
+  return out;
+}
+
+std::string describe_model(const CollectiveStudy& study) {
+  std::string out = "closed form of each schedule; no contention except NICs shared by the ranks of a node";
+  if (!study.network_model.empty()) {
+    out += fmt::format("; links of the platform's calibrated network model \"{}\" (its figures for {} messages)",
+                       study.network_model, format_bytes(static_cast<double>(study.bytes) / study.ranks));
+  }
   return out;
 }
 

@@ -15,12 +15,18 @@ namespace ccsim::cli {
 /// the closed form of its schedule. Shared by `whatif --collective` and `sweep`'s collective mode.
 struct CollectiveStudy {
   collective::GroupLinks links;
+  /// The calibrated network model the platform references, whose figures the links take
+  /// (engine::calibrated_links, as --algo auto in a replay); "" for the platform's nominal links.
+  std::string network_model;
   std::vector<collective::Prediction> predictions;
   int ranks = 0;
   int nodes = 0;  ///< nodes the group spans
   std::uint64_t bytes = 0;
   DType dtype = DType::kF32;
 };
+
+/// A description of what the predictions assume: the closed form and where the links come from.
+std::string describe_model(const CollectiveStudy& study);
 
 /// `compress`: a --compress SPEC, "" for none. Throws InputError("command line", 0, "--ranks", ...)
 /// when the platform has fewer accelerators than `ranks`.

@@ -30,6 +30,7 @@ void run_compare(const CompareCommand& cmd) {
   topology::Platform platform = load_platform(cmd.flags, trace);
   engine::ReplayOptions compressed = replay_options(cmd.flags, platform);
   compressed.compute = apply_compute_flag(cmd.flags, trace, platform);  // once: both replays share the adjusted trace
+  compressed.wait_spans = !cmd.timeline.empty();
   check_output_path(cmd.output);  // before the simulations, which may take long
   engine::ReplayOptions plain = compressed;
   plain.compression = engine::CompressionOptions{};
@@ -68,8 +69,8 @@ void setup_compare(CLI::App& app) {
       ->check(CLI::IsMember(algorithm_choices(collective::plain_all_reduce_algorithms(), true)))
       ->capture_default_str();
   sub->add_option("--timeline", cmd->timeline,
-                  "Also write Chrome/Perfetto trace events of the replay here (one process per rank: operators and "
-                  "idle gaps; open in ui.perfetto.dev or chrome://tracing)");
+                  "Also write Chrome/Perfetto trace events of the replay here (one process per rank: operators, the "
+                  "waits for peers inside them and idle gaps; open in ui.perfetto.dev or chrome://tracing)");
   add_simulation_flags(sub, cmd->flags, true);
   sub->get_option("--compress")->required();
   sub->callback([cmd] { run_compare(*cmd); });

@@ -31,6 +31,7 @@ void run_replay(const ReplayCommand& cmd) {
   topology::Platform platform = load_platform(cmd.flags, trace);
   engine::ReplayOptions options = replay_options(cmd.flags, platform);
   options.compute = apply_compute_flag(cmd.flags, trace, platform);
+  options.wait_spans = !cmd.timeline.empty();
   check_output_path(cmd.output);  // before the simulation, which may take long
   engine::Result result = engine::replay(trace, platform, options);
   note_settings(cmd.flags, result);
@@ -65,8 +66,8 @@ void setup_replay(CLI::App& app) {
       ->capture_default_str();
   sub->add_flag("--per-rank", cmd->per_rank, "Also print one table per rank (default: per pipeline stage only)");
   sub->add_option("--timeline", cmd->timeline,
-                  "Also write Chrome/Perfetto trace events of the replay here (one process per rank: operators and "
-                  "idle gaps; open in ui.perfetto.dev or chrome://tracing)");
+                  "Also write Chrome/Perfetto trace events of the replay here (one process per rank: operators, the "
+                  "waits for peers inside them and idle gaps; open in ui.perfetto.dev or chrome://tracing)");
   add_simulation_flags(sub, cmd->flags, true);
   sub->callback([cmd] { run_replay(*cmd); });
 }

@@ -1,4 +1,4 @@
-// `ccsim sweep SPEC.json`: the scenarios of a sweep spec (engine/sweep.hpp), evaluated in
+// `ccsim sweep SPEC.json|SPEC.toml`: the scenarios of a sweep spec (engine/sweep.hpp), evaluated in
 // worker processes (SimGrid is one engine per process) and, under an MPI launcher, spread over
 // the MPI ranks and gathered on rank 0, which writes one row per scenario in scenario order.
 #include <unistd.h>
@@ -388,7 +388,7 @@ void setup_sweep(CLI::App& app) {
       "Evaluate the scenarios of a sweep spec (a grid or a list: platform x trace x --set x compressor x algorithm x "
       "size ...) in parallel, one CSV or JSON row per scenario in scenario order; under mpirun the scenarios are "
       "spread over the MPI ranks (README.md, \"Sweeps\")");
-  sub->add_option("spec", cmd->spec, "Sweep spec, JSON (format in sweeps/README.md)")->required();
+  sub->add_option("spec", cmd->spec, "Sweep spec, JSON or TOML (SPEC.toml; format in sweeps/README.md)")->required();
   sub->add_option("-f,--format", cmd->format, "Output format: csv or json")
       ->check(CLI::IsMember({"csv", "json"}))
       ->capture_default_str();

@@ -52,6 +52,7 @@ void run_trace(const WhatIfCommand& cmd) {
   // the compute settings of --set (compute.scale, accelerator.flops) act on it as they do in replay.
   baseline_options.compute = apply_compute_flag(baseline_flags, trace, baseline_platform);
   changed_options.compute = baseline_options.compute;
+  baseline_options.wait_spans = changed_options.wait_spans = !cmd.timeline.empty();
   check_output_path(cmd.output);  // before the simulations, which may take long
   if (!cmd.timeline.empty()) check_output_path(cmd.timeline);
   engine::Result baseline = engine::replay(trace, baseline_platform, baseline_options);
@@ -122,7 +123,7 @@ void run_collective(const WhatIfCommand& cmd) {
     doc["nodes"] = nodes;
     doc["platform"] = shown.platform.name;
     doc["assumptions"] = cmd.flags.settings;
-    doc["model"] = "closed form of each schedule; no contention except NICs shared by the ranks of a node";
+    doc["model"] = describe_model(shown.study);
     doc["auto"] = chosen;
     doc["algorithms"] = nlohmann::ordered_json::array();
     for (std::size_t i = 0; i < shown.study.predictions.size(); ++i) {
@@ -153,7 +154,7 @@ void run_collective(const WhatIfCommand& cmd) {
                l.intra_alpha_s * 1e6, format_rate(l.intra_beta_s_per_byte > 0 ? 1 / l.intra_beta_s_per_byte : 0),
                l.inter_alpha_s * 1e6, format_rate(l.inter_beta_s_per_byte > 0 ? 1 / l.inter_beta_s_per_byte : 0),
                format_rate(l.nic_Bps), l.nics_per_node, format_rate(1 / l.gamma_s_per_byte));
-    fmt::print(out, "model: closed form of each schedule; no contention except NICs shared by the ranks of a node\n");
+    fmt::print(out, "model: {}\n", describe_model(shown.study));
     if (what_if) {
       fmt::print(out, "{:<22}  {:>12}  {:>12}  {:>9}  {:>11}  {:>11}  {}\n", "algorithm", "baseline ms", "what_if ms",
                  "change %", "algbw GB/s", "busbw GB/s", "NIC shared by");
@@ -215,8 +216,8 @@ void setup_whatif(CLI::App& app) {
       ->capture_default_str();
   sub->add_flag("--per-rank", cmd->per_rank, "Also compare rank by rank");
   sub->add_option("--timeline", cmd->timeline,
-                  "Also write Chrome/Perfetto trace events of both replays here (open in ui.perfetto.dev or "
-                  "chrome://tracing)");
+                  "Also write Chrome/Perfetto trace events of both replays here (operators, the waits for peers "
+                  "inside them and idle gaps; open in ui.perfetto.dev or chrome://tracing)");
   sub->add_option("--collective", cmd->collective,
                   "Instead of a trace: one collective on --ranks ranks of --bytes, every algorithm's predicted time "
                   "and bus bandwidth (closed forms), nccl-tests style")

@@ -8,6 +8,16 @@ target_sources(ccsim_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/output_file.cpp
   ${CMAKE_CURRENT_LIST_DIR}/parse.cpp
   ${CMAKE_CURRENT_LIST_DIR}/phase.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/toml.cpp
   ${CMAKE_CURRENT_LIST_DIR}/units.cpp
   ${CMAKE_CURRENT_LIST_DIR}/utf8.cpp
 )
+
+# TOML (sweep specs, core/toml.hpp): cpptoml, header only (Debian's libcpptoml-dev).
+find_path(CPPTOML_INCLUDE_DIR cpptoml.h)
+if(NOT CPPTOML_INCLUDE_DIR)
+  message(FATAL_ERROR "cpptoml.h not found: ccsim reads TOML sweep specs with cpptoml; install Debian's "
+                      "libcpptoml-dev (scripts/install-deps.sh does)")
+endif()
+message(STATUS "cpptoml: ${CPPTOML_INCLUDE_DIR}/cpptoml.h")
+target_include_directories(ccsim_lib SYSTEM PRIVATE ${CPPTOML_INCLUDE_DIR})

@@ -9,6 +9,7 @@
 #include "collective/error_model.hpp"
 #include "core/input_error.hpp"
 #include "core/parse.hpp"
+#include "engine/network_factors.hpp"
 
 namespace ccsim::engine {
 
@@ -132,12 +133,21 @@ void CollectivePlanner::choose_by_cost(const trace::Op& op, const trace::Group& 
   for (int rank : group.ranks) accelerators.push_back(placement_[static_cast<std::size_t>(rank)]);
   collective::GroupLinks links = group_links(network_, accelerators);
   links.compressor = plan.cost;
+  std::string model;  // what the prediction assumed of the network, when not the platform's links
+  if (options_.network.calibrated != nullptr) {
+    // A calibrated model (its own latency and bandwidth by message size): its segments for the
+    // chunks of a ring, bytes / ranks.
+    const double message_bytes = static_cast<double>(op.bytes) / plan.request.size;
+    links = calibrated_links(links, NetworkFactors(options_.network.calibrated), message_bytes);
+    model = fmt::format(" with calibrated network model \"{}\" (its figures for {} messages)",
+                        options_.network.calibrated->name, format_bytes(message_bytes));
+  }
   std::vector<collective::Prediction> predictions = collective::predict_all_reduce(plan.request, links);
   plan.request.algorithm = collective::fastest(predictions).algorithm;
   const auto nodes = std::set<int>(plan.request.node_of_rank.begin(), plan.request.node_of_rank.end()).size();
-  add_note(fmt::format("auto: all_reduce of {} on \"{}\" ({} ranks on {} node{}): {}; predicted by closed form", format_bytes(static_cast<double>(op.bytes)),
+  add_note(fmt::format("auto: all_reduce of {} on \"{}\" ({} ranks on {} node{}): {}; predicted by closed form{}", format_bytes(static_cast<double>(op.bytes)),
                        group.name, plan.request.size, nodes, nodes == 1 ? "" : "s",
-                       collective::describe(predictions, plan.request.algorithm)));
+                       collective::describe(predictions, plan.request.algorithm), model));
 }
 
 collective::GroupLinks group_links(const topology::Network& network, const std::vector<int>& accelerators) {

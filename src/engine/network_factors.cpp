@@ -75,4 +75,20 @@ std::string NetworkFactors::describe() const {
       model_->name.empty() ? std::string("(unnamed)") : model_->name, where, intra, inter);
 }
 
+collective::GroupLinks calibrated_links(collective::GroupLinks links, const NetworkFactors& factors,
+                                        double message_bytes) {
+  if (const topology::TierModel* intra = factors.tier(true)) {
+    const topology::CostSegment s = NetworkFactors::segment(*intra, message_bytes);
+    links.intra_alpha_s = s.latency_s + intra->send_overhead_s + intra->recv_overhead_s;
+    links.intra_beta_s_per_byte = 1.0 / s.bandwidth_Bps;
+  }
+  if (const topology::TierModel* inter = factors.tier(false)) {
+    const topology::CostSegment s = NetworkFactors::segment(*inter, message_bytes);
+    links.inter_alpha_s = s.latency_s + inter->send_overhead_s + inter->recv_overhead_s;
+    links.inter_beta_s_per_byte = 1.0 / s.bandwidth_Bps;
+    links.nic_Bps = std::max(links.nic_Bps, factors.max_bandwidth_Bps(false));
+  }
+  return links;
+}
+
 }  // namespace ccsim::engine

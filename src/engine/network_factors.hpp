@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "collective/algorithm_choice.hpp"
 #include "topology/network_model.hpp"
 
 namespace ccsim::engine {
@@ -35,5 +36,13 @@ class NetworkFactors {
  private:
   std::shared_ptr<const topology::NetworkModel> model_;
 };
+
+/// The links of a group as the closed forms (--algo auto) see them under the model: each tier
+/// the model describes takes its segment for messages of `message_bytes` (its latency plus both
+/// CPU overheads as alpha, its bandwidth as 1 / beta); a tier the model leaves to the platform
+/// keeps `nominal`'s figures. The NIC is never slower than the model's inter bandwidth (the
+/// engine raises the links to it).
+collective::GroupLinks calibrated_links(collective::GroupLinks nominal, const NetworkFactors& factors,
+                                        double message_bytes);
 
 }  // namespace ccsim::engine

@@ -70,6 +70,10 @@ struct ReplayOptions {
   /// operator's times follow by addition). The times are those of the full replay up to
   /// floating-point rounding (the last digit of a printed sum may differ), so it is opt-in.
   bool fast = false;
+  /// Record each interval a rank waits for its peers (Result::waits, for timelines); the total
+  /// per operator (OpRecord::wait_s) is always recorded. Off by default: a large replay waits
+  /// in many collective steps.
+  bool wait_spans = false;
 };
 
 /// A simulation that cannot progress: names the blocked ranks, their operator (index and

@@ -94,7 +94,10 @@ std::string serialize(const Result& result) {
   for (const std::string& name : result.names) w.str(name);
   w.pod<std::uint64_t>(result.ops.size());
   for (const auto& records : result.ops) w.vec(records);
+  w.pod<std::uint64_t>(result.waits.size());
+  for (const auto& spans : result.waits) w.vec(spans);
   w.pod(result.makespan_s);
+  w.pod(result.has_waits);
   return w.take();
 }
 
@@ -121,7 +124,10 @@ Result deserialize(std::string_view bytes) {
   for (std::string& name : result.names) name = r.str();
   result.ops.resize(r.pod<std::uint64_t>());
   for (auto& records : result.ops) records = r.vec<OpRecord>();
+  result.waits.resize(r.pod<std::uint64_t>());
+  for (auto& spans : result.waits) spans = r.vec<WaitSpan>();
   result.makespan_s = r.pod<double>();
+  result.has_waits = r.pod<bool>();
   return result;
 }
 

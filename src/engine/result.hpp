@@ -18,6 +18,17 @@ struct OpRecord {
   std::uint32_t algorithm = 0;   ///< collectives: index into Result::names ("ring", "compressed-ring", ...)
   float error_worst_eb = 0;      ///< compressed collectives: worst error of the result, in units of eb
   float error_expected_eb = 0;   ///< ... and its expected value
+  /// Communication operators: time the rank spent inside the operator waiting for its peers,
+  /// with none of the operator's transfers in progress (report/README.md, "Wait"); 0 for compute.
+  double wait_s = 0;
+};
+
+/// An interval of one rank's simulated time spent waiting for peers inside an operator (the
+/// parts of OpRecord::wait_s), recorded only when ReplayOptions::wait_spans asks for them.
+struct WaitSpan {
+  std::uint32_t op = 0;  ///< index of the operator in Result::ops[rank]
+  double start_s = 0;
+  double end_s = 0;
 };
 
 /// The outcome of one simulated replay: what the report module reads, and nothing else.
@@ -41,7 +52,11 @@ struct Result {
   std::vector<int> stage;           ///< pipeline stage of each rank
   std::vector<std::string> names;   ///< names[0] == ""
   std::vector<std::vector<OpRecord>> ops;  ///< ops[rank], in program order
+  std::vector<std::vector<WaitSpan>> waits;  ///< waits[rank] in time order; empty unless recorded
   double makespan_s = 0;            ///< when the last rank finished
+  /// Whether OpRecord::wait_s was measured (a simulated replay); false for results made of a
+  /// trace's own durations (`trace inspect`), whose waits are unknown, not 0.
+  bool has_waits = false;
 
   std::string_view name(std::uint32_t id) const { return names[id]; }
   /// Last end time of a rank's operators (0 without operators).

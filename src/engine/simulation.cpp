@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 #include <map>
 #include <memory>
@@ -75,6 +76,11 @@ class Simulation {
   std::size_t run_compute(int rank, std::size_t first);
   /// The time compute operator `op` of `rank` takes on its accelerator.
   double compute_s(int rank, const Op& op) const;
+  /// Adds [from_s, to_s) (when not empty) to the wait of `rank`'s current operator.
+  void waited(int rank, double from_s, double to_s);
+  /// The waits of a blocking exchange posted at `posted_s` and complete now: the parts of
+  /// [posted_s, now) during which none of `comms` (started transfers) was in progress.
+  void waited_for(int rank, double posted_s, std::initializer_list<const sg4::Comm*> comms);
   void run_send(int rank, const Op& op);
   void run_recv(int rank, const Op& op);
   void run_collective(int rank, const Op& op, std::size_t index);
@@ -212,6 +218,7 @@ void Simulation::prepare_result() {
     }
   }
   result_.world_size = trace_.world_size;
+  result_.has_waits = true;
   result_.stage = trace_.pipeline_stages();
   result_.stage_count = trace_.pipeline_stage_count();
   result_.names.reserve(trace_.names.size() + 8);
@@ -222,6 +229,7 @@ void Simulation::prepare_result() {
     result_.names.emplace_back(trace::op_kind_name(static_cast<OpKind>(k)));
   }
   result_.ops.resize(static_cast<std::size_t>(trace_.world_size));
+  if (options_.wait_spans) result_.waits.resize(static_cast<std::size_t>(trace_.world_size));
   for (int r = 0; r < trace_.world_size; ++r) {
     const auto& ops = trace_.ops[static_cast<std::size_t>(r)];
     auto& records = result_.ops[static_cast<std::size_t>(r)];
@@ -302,7 +310,10 @@ void Simulation::run_send(int rank, const Op& op) {
   st.send_peer = op.peer;
   sg4::Mailbox* box = channel(kPointToPoint, static_cast<int>(op.tag), rank, op.peer);
   send_overhead(rank, op.peer);
-  box->put(&token, op.bytes);
+  const double posted_s = sg4::Engine::get_clock();
+  sg4::CommPtr comm = box->put_async(&token, op.bytes);
+  comm->wait();
+  waited_for(rank, posted_s, {comm.get()});
   st.send_peer = -1;
 }
 
@@ -310,7 +321,11 @@ void Simulation::run_recv(int rank, const Op& op) {
   RankState& st = states_[static_cast<std::size_t>(rank)];
   st.recv_peer = op.peer;
   sg4::Mailbox* box = channel(kPointToPoint, static_cast<int>(op.tag), op.peer, rank);
-  box->get<int>();
+  const double posted_s = sg4::Engine::get_clock();
+  int* received = nullptr;
+  sg4::CommPtr comm = box->get_async<int>(&received);
+  comm->wait();
+  waited_for(rank, posted_s, {comm.get()});
   st.recv_peer = -1;
   recv_overhead(rank, op.peer);
 }
@@ -327,6 +342,8 @@ class Simulation::StepRunner final : public collective::StepExecutor {
 
   void start_exchange(int, const collective::Step& step) override {
     ++state_.step;
+    posted_s_ = sg4::Engine::get_clock();  // the send overhead below is busy time, not wait
+
     auto wire = [&](const collective::Block& block) {
       std::uint64_t raw = block.count * element_bytes_;
       return step.compressed ? codec_.wire_bytes(raw) : raw;
@@ -334,6 +351,7 @@ class Simulation::StepRunner final : public collective::StepExecutor {
     if (step.send_peer >= 0) {
       state_.send_peer = group_.ranks[static_cast<std::size_t>(step.send_peer)];
       sim_.send_overhead(rank_, state_.send_peer);
+      posted_s_ = sg4::Engine::get_clock();
       send_ = sim_.channel(kCollective, group_index_, rank_, state_.send_peer)->put_async(&token, wire(step.send));
     }
     if (step.recv_peer >= 0) {
@@ -345,6 +363,7 @@ class Simulation::StepRunner final : public collective::StepExecutor {
   bool finish_exchange(int, const collective::Step&) override {
     if (send_) send_->wait();
     if (recv_) recv_->wait();
+    sim_.waited_for(rank_, posted_s_, {send_.get(), recv_.get()});
     const int received_from = recv_ ? state_.recv_peer : -1;
     send_ = recv_ = nullptr;
     state_.send_peer = state_.recv_peer = -1;
@@ -384,6 +403,7 @@ class Simulation::StepRunner final : public collective::StepExecutor {
   sg4::CommPtr send_;
   sg4::CommPtr recv_;
   int* received_ = nullptr;
+  double posted_s_ = 0;  ///< when the exchange in progress was posted
 };
 
 void Simulation::run_collective(int rank, const Op& op, std::size_t index) {
@@ -437,6 +457,31 @@ std::uint32_t Simulation::algorithm_name(const std::string& name) {
   result_.names.push_back(name);
   algorithm_ids_.emplace(name, id);
   return id;
+}
+
+void Simulation::waited(int rank, double from_s, double to_s) {
+  if (!(to_s > from_s)) return;
+  const std::size_t op = states_[static_cast<std::size_t>(rank)].op;
+  result_.ops[static_cast<std::size_t>(rank)][op].wait_s += to_s - from_s;
+  if (options_.wait_spans) {
+    result_.waits[static_cast<std::size_t>(rank)].push_back({static_cast<std::uint32_t>(op), from_s, to_s});
+  }
+}
+
+void Simulation::waited_for(int rank, double posted_s, std::initializer_list<const sg4::Comm*> comms) {
+  // A transfer is in progress from its start (SimGrid starts a communication once both sides
+  // have posted it: the peer's matching call) to its finish; the gaps between them are waits.
+  std::vector<std::pair<double, double>> transfers;
+  for (const sg4::Comm* comm : comms) {
+    if (comm != nullptr) transfers.emplace_back(comm->get_start_time(), comm->get_finish_time());
+  }
+  std::sort(transfers.begin(), transfers.end());
+  double cursor = posted_s;
+  for (const auto& [start_s, finish_s] : transfers) {
+    waited(rank, cursor, start_s);
+    cursor = std::max(cursor, finish_s);
+  }
+  waited(rank, cursor, sg4::Engine::get_clock());
 }
 
 void Simulation::busy(int rank, double seconds, const char* what) {

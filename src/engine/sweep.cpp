@@ -22,6 +22,7 @@
 #include "core/json.hpp"
 #include "core/json_reader.hpp"
 #include "core/parse.hpp"
+#include "core/toml.hpp"
 #include "core/units.hpp"
 #include "engine/child_process.hpp"
 #include "engine/what_if.hpp"
@@ -254,7 +255,13 @@ SweepSpec parse_sweep_spec(std::string_view text, const std::string& file) {
   return spec;
 }
 
-SweepSpec read_sweep_spec(const std::string& path) { return parse_sweep_spec(json::read_file(path), path); }
+SweepSpec read_sweep_spec(const std::string& path) {
+  std::string text = json::read_file(path);
+  // A TOML spec is the same document: translated to JSON with its lines (core/toml.hpp), it
+  // is read, checked and reported on exactly as a JSON spec. `set` keys hold dots.
+  if (toml::is_toml_path(path)) text = toml::to_json_text(text, path, {"set"});
+  return parse_sweep_spec(text, path);
+}
 
 // --- the worker pool ---
 

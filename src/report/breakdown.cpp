@@ -14,6 +14,10 @@ namespace {
 
 double rank_total(const engine::Result& result, int rank) { return result.rank_end_s(rank); }
 
+bool is_communication(const engine::Result& result, const engine::OpRecord& op) {
+  return result.name(op.kind) != "compute";
+}
+
 /// True when all ranks run the same sequence of operator names and labels.
 bool same_sequence(const engine::Result& result, const std::vector<int>& ranks) {
   const auto& first = result.ops[static_cast<std::size_t>(ranks.front())];
@@ -47,10 +51,14 @@ Table make_table(const engine::Result& result, std::string scope, int id, std::v
       table.rows[i].algorithm = result.name(first[i].algorithm);
       table.rows[i].error_worst_eb = first[i].error_worst_eb;
       table.rows[i].error_expected_eb = first[i].error_expected_eb;
+      table.rows[i].communication = is_communication(result, first[i]);
     }
     for (int r : table.ranks) {
       const auto& ops = result.ops[static_cast<std::size_t>(r)];
-      for (std::size_t i = 0; i < ops.size(); ++i) table.rows[i].time_s += (ops[i].end_s - ops[i].start_s) / n;
+      for (std::size_t i = 0; i < ops.size(); ++i) {
+        table.rows[i].time_s += (ops[i].end_s - ops[i].start_s) / n;
+        table.rows[i].wait_s += ops[i].wait_s / n;
+      }
     }
   } else {
     std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> index;  // (name, label) -> row
@@ -62,19 +70,27 @@ Table make_table(const engine::Result& result, std::string scope, int id, std::v
           fresh.name = result.name(op.name);
           fresh.label = result.name(op.label);
           fresh.algorithm = result.name(op.algorithm);
+          fresh.communication = is_communication(result, op);
           table.rows.push_back(std::move(fresh));
         }
         Row& row = table.rows[it->second];
         row.error_worst_eb = std::max(row.error_worst_eb, static_cast<double>(op.error_worst_eb));
         row.error_expected_eb = std::max(row.error_expected_eb, static_cast<double>(op.error_expected_eb));
         row.time_s += (op.end_s - op.start_s) / n;
+        row.wait_s += op.wait_s / n;
         if (r == table.ranks.front()) ++row.calls;
       }
     }
   }
-  for (Row& row : table.rows) row.share = table.total_s > 0 ? row.time_s / table.total_s : 0.0;
+  for (Row& row : table.rows) {
+    row.share = table.total_s > 0 ? row.time_s / table.total_s : 0.0;
+    table.wait_s += row.wait_s;
+  }
   return table;
 }
+
+/// The wait column of a row: blank for compute, which waits for no one.
+std::string format_wait(const Row& row) { return row.communication ? fmt::format("{:.3f}", row.wait_s * 1e3) : ""; }
 
 bool has_labels(const Table& table) {
   for (const Row& row : table.rows) {
@@ -135,6 +151,7 @@ Breakdown make_breakdown(const engine::Result& result, const BreakdownOptions& o
   out.stage_count = result.stage_count;
   out.iterations = result.iterations;
   out.makespan_s = result.makespan_s;
+  out.has_waits = result.has_waits;
   if (options.per_stage) {
     std::vector<std::vector<int>> members(static_cast<std::size_t>(result.stage_count));
     for (int r = 0; r < result.world_size; ++r) members[static_cast<std::size_t>(result.stage[static_cast<std::size_t>(r)])].push_back(r);
@@ -176,33 +193,39 @@ void write_text(const Breakdown& b, std::ostream& out) {
     std::string head = by_op ? fmt::format("{:>5}  {:<{}}", "#", "operator", width)
                              : fmt::format("{:<{}}  {:>6}", "operator", width, "calls");
     if (labels) head += fmt::format("  {:<{}}", "label", label_width);
-    fmt::print(out, "{}  {:>11}  {:>8}{}\n", head, "time ms", "share %",
-               errors ? "  error (worst / expected)" : "");
+    fmt::print(out, "{}  {:>11}  {:>8}{}{}\n", head, "time ms", "share %",
+               b.has_waits ? fmt::format("  {:>10}", "wait ms") : "", errors ? "  error (worst / expected)" : "");
     for (std::size_t i = 0; i < t.rows.size(); ++i) {
       const Row& row = t.rows[i];
       std::string left = by_op ? fmt::format("{:>5}  {:<{}}", i + 1, row.name, width)
                                : fmt::format("{:<{}}  {:>6}", row.name, width, row.calls);
       if (labels) left += fmt::format("  {:<{}}", row.label, label_width);
       std::string error = format_error(row.error_worst_eb, row.error_expected_eb, b.error_bound_abs);
-      fmt::print(out, "{}  {:>11.3f}  {:>8.2f}{}\n", left, row.time_s * 1e3, row.share * 100,
-                 error.empty() ? "" : "  " + error);
+      std::string line = fmt::format("{}  {:>11.3f}  {:>8.2f}{}{}", left, row.time_s * 1e3, row.share * 100,
+                                     b.has_waits ? fmt::format("  {:>10}", format_wait(row)) : "",
+                                     error.empty() ? "" : "  " + error);
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      fmt::print(out, "{}\n", line);
     }
     std::string total = by_op ? fmt::format("{:>5}  {:<{}}", "", "total", width)
                               : fmt::format("{:<{}}  {:>6}", "total", width, "");
     if (labels) total += fmt::format("  {:<{}}", "", label_width);
-    fmt::print(out, "{}  {:>11.3f}  {:>8.2f}\n", total, t.total_s * 1e3, 100.0);
+    fmt::print(out, "{}  {:>11.3f}  {:>8.2f}{}\n", total, t.total_s * 1e3, 100.0,
+               b.has_waits ? fmt::format("  {:>10.3f}", t.wait_s * 1e3) : "");
   }
 }
 
 void write_csv(const Breakdown& b, std::ostream& out) {
-  out << "scope,id,row,operator,label,calls,time_ms,share_pct\n";
+  out << "scope,id,row,operator,label,calls,time_ms,share_pct" << (b.has_waits ? ",wait_ms" : "") << "\n";
   for (const Table& t : b.tables) {
     for (std::size_t i = 0; i < t.rows.size(); ++i) {
       const Row& row = t.rows[i];
-      fmt::print(out, "{},{},{},{},{},{},{:.6f},{:.4f}\n", t.scope, t.id, i + 1, csv_field(row.name), csv_field(row.label),
-                 row.calls, row.time_s * 1e3, row.share * 100);
+      fmt::print(out, "{},{},{},{},{},{},{:.6f},{:.4f}{}\n", t.scope, t.id, i + 1, csv_field(row.name),
+                 csv_field(row.label), row.calls, row.time_s * 1e3, row.share * 100,
+                 !b.has_waits ? "" : row.communication ? fmt::format(",{:.6f}", row.wait_s * 1e3) : ",");
     }
-    fmt::print(out, "{},{},total,total,,,{:.6f},100.0000\n", t.scope, t.id, t.total_s * 1e3);
+    fmt::print(out, "{},{},total,total,,,{:.6f},100.0000{}\n", t.scope, t.id, t.total_s * 1e3,
+               b.has_waits ? fmt::format(",{:.6f}", t.wait_s * 1e3) : "");
   }
 }
 
@@ -230,6 +253,7 @@ void write_json(const Breakdown& b, std::ostream& out) {
     table["ranks"] = t.ranks;
     table["rows_by"] = t.key == RowKey::kOperator ? "operator" : "name";
     table["total_ms"] = t.total_s * 1e3;
+    if (b.has_waits) table["wait_ms"] = t.wait_s * 1e3;
     table["rows"] = nlohmann::ordered_json::array();
     for (const Row& row : t.rows) {
       nlohmann::ordered_json r;
@@ -238,6 +262,7 @@ void write_json(const Breakdown& b, std::ostream& out) {
       r["calls"] = row.calls;
       r["time_ms"] = row.time_s * 1e3;
       r["share_pct"] = row.share * 100;
+      if (b.has_waits && row.communication) r["wait_ms"] = row.wait_s * 1e3;
       if (!row.algorithm.empty()) r["algorithm"] = row.algorithm;
       if (row.error_worst_eb > 0) {
         r["error_worst_eb"] = row.error_worst_eb;

@@ -22,6 +22,10 @@ struct Row {
   std::uint64_t calls = 0;  ///< operators merged into this row (per rank)
   double time_s = 0;        ///< mean over the table's ranks
   double share = 0;         ///< time_s / the table's total_s
+  /// Part of time_s spent waiting for peers (engine::OpRecord::wait_s; report/README.md,
+  /// "Wait"), mean over the table's ranks.
+  double wait_s = 0;
+  bool communication = false;  ///< a send, receive or collective (compute rows have no wait)
   std::string algorithm;    ///< collectives: the algorithm that ran (first rank's)
   double error_worst_eb = 0;     ///< compressed collectives: error of the result in units of eb
   double error_expected_eb = 0;
@@ -35,6 +39,7 @@ struct Table {
   RowKey key = RowKey::kOperator;
   std::vector<Row> rows;
   double total_s = 0;  ///< mean iteration time of the ranks (their last operator's end)
+  double wait_s = 0;   ///< the rows' wait, summed
 };
 
 struct Breakdown {
@@ -51,6 +56,7 @@ struct Breakdown {
   int stage_count = 1;
   int iterations = 0;  ///< training iterations the trace holds; 0 when it does not say
   double makespan_s = 0;  ///< the whole trace
+  bool has_waits = false;  ///< engine::Result::has_waits: the wait column is shown
   std::vector<Table> tables;
 };
 

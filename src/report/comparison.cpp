@@ -1,5 +1,6 @@
 #include "report/comparison.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <ostream>
 #include <stdexcept>
@@ -36,6 +37,7 @@ Comparison compare(const engine::Result& plain, const engine::Result& compressed
   c.iterations = a.iterations;
   c.plain_makespan_s = a.makespan_s;
   c.compressed_makespan_s = b.makespan_s;
+  c.has_waits = a.has_waits && b.has_waits;
   for (std::size_t t = 0; t < a.tables.size(); ++t) {
     const Table& ta = a.tables[t];
     const Table& tb = b.tables[t];
@@ -47,6 +49,8 @@ Comparison compare(const engine::Result& plain, const engine::Result& compressed
     table.key = ta.key;
     table.plain_total_s = ta.total_s;
     table.compressed_total_s = tb.total_s;
+    table.plain_wait_s = ta.wait_s;
+    table.compressed_wait_s = tb.wait_s;
     for (std::size_t i = 0; i < ta.rows.size(); ++i) {
       ComparedRow row;
       row.name = ta.rows[i].name;
@@ -55,6 +59,9 @@ Comparison compare(const engine::Result& plain, const engine::Result& compressed
       row.compressed_algorithm = tb.rows[i].algorithm;
       row.plain_s = ta.rows[i].time_s;
       row.compressed_s = tb.rows[i].time_s;
+      row.plain_wait_s = ta.rows[i].wait_s;
+      row.compressed_wait_s = tb.rows[i].wait_s;
+      row.communication = ta.rows[i].communication;
       row.error_worst_eb = tb.rows[i].error_worst_eb;
       row.error_expected_eb = tb.rows[i].error_expected_eb;
       table.rows.push_back(std::move(row));
@@ -112,6 +119,15 @@ void write_text(const Comparison& c, std::ostream& out) {
   const bool what_if = !c.assumptions.empty();
   const std::string a_head = what_if ? c.a_label + " ms" : "plain ms";
   const std::string b_head = what_if ? c.b_label + " ms" : "compr. ms";
+  const std::string a_wait = what_if ? c.a_label + " wait" : "plain wait";
+  const std::string b_wait = what_if ? c.b_label + " wait" : "compr. wait";
+  const std::size_t a_wait_width = std::max<std::size_t>(11, a_wait.size());
+  const std::size_t b_wait_width = std::max<std::size_t>(11, b_wait.size());
+  // The wait columns (report/README.md), when both runs measured their waits.
+  auto waits = [&](const std::string& a_text, const std::string& b_text) {
+    return c.has_waits ? fmt::format("  {:>{}}  {:>{}}", a_text, a_wait_width, b_text, b_wait_width) : std::string();
+  };
+  auto wait = [](bool communication, double s) { return communication ? fmt::format("{:.3f}", s * 1e3) : ""; };
   for (const ComparedTable& t : c.tables) {
     if (t.scope == "stage") {
       fmt::print(out, "\nPipeline stage {} (rank{} {})\n", t.id, t.ranks.size() == 1 ? "" : "s", format_ranks(t.ranks));
@@ -126,35 +142,48 @@ void write_text(const Comparison& c, std::ostream& out) {
       label_width = std::max(label_width, row.label.size());
       algo_width = std::max(algo_width, row.compressed_algorithm.size());
     }
-    fmt::print(out, "{:>5}  {:<{}}  {:<{}}  {:>11}  {:>11}  {:>8}  {:<{}}  {}\n", "#", "operator", width, "label",
-               label_width, a_head, b_head, "speedup", "algorithm", algo_width, "error");
+    fmt::print(out, "{:>5}  {:<{}}  {:<{}}  {:>11}  {:>11}{}  {:>8}  {:<{}}  {}\n", "#", "operator", width, "label",
+               label_width, a_head, b_head, waits(a_wait, b_wait), "speedup", "algorithm", algo_width, "error");
     for (std::size_t i = 0; i < t.rows.size(); ++i) {
       const ComparedRow& row = t.rows[i];
       std::string gain = row.is_collective() ? fmt::format("{:.3f}x", speedup(row.plain_s, row.compressed_s)) : "";
-      std::string line = fmt::format("{:>5}  {:<{}}  {:<{}}  {:>11.3f}  {:>11.3f}  {:>8}  {:<{}}  {}",
+      std::string line = fmt::format("{:>5}  {:<{}}  {:<{}}  {:>11.3f}  {:>11.3f}{}  {:>8}  {:<{}}  {}",
                                      t.key == RowKey::kOperator ? std::to_string(i + 1) : "", row.name, width,
-                                     row.label, label_width, row.plain_s * 1e3, row.compressed_s * 1e3, gain,
+                                     row.label, label_width, row.plain_s * 1e3, row.compressed_s * 1e3,
+                                     waits(wait(row.communication, row.plain_wait_s),
+                                           wait(row.communication, row.compressed_wait_s)),
+                                     gain,
                                      row.compressed_algorithm, algo_width, format_error(row.error_worst_eb, row.error_expected_eb, c.error_bound_abs));
       while (!line.empty() && line.back() == ' ') line.pop_back();
       fmt::print(out, "{}\n", line);
     }
-    fmt::print(out, "{:>5}  {:<{}}  {:<{}}  {:>11.3f}  {:>11.3f}  {:>7.3f}x\n", "", "total", width, "", label_width,
-               t.plain_total_s * 1e3, t.compressed_total_s * 1e3, speedup(t.plain_total_s, t.compressed_total_s));
+    fmt::print(out, "{:>5}  {:<{}}  {:<{}}  {:>11.3f}  {:>11.3f}{}  {:>7.3f}x\n", "", "total", width, "", label_width,
+               t.plain_total_s * 1e3, t.compressed_total_s * 1e3,
+               waits(wait(true, t.plain_wait_s), wait(true, t.compressed_wait_s)),
+               speedup(t.plain_total_s, t.compressed_total_s));
   }
 }
 
 void write_csv(const Comparison& c, std::ostream& out) {
   fmt::print(out, "scope,id,row,operator,label,{0}_ms,{1}_ms,speedup,{0}_algorithm,{1}_algorithm,"
-             "error_worst_eb,error_expected_eb\n", c.a_label, c.b_label);
+             "error_worst_eb,error_expected_eb{2}\n", c.a_label, c.b_label,
+             c.has_waits ? fmt::format(",{0}_wait_ms,{1}_wait_ms", c.a_label, c.b_label) : "");
+  // The wait columns, when both runs measured their waits: blank for compute.
+  auto waits = [&](bool communication, double a_s, double b_s) {
+    if (!c.has_waits) return std::string();
+    return communication ? fmt::format(",{:.6f},{:.6f}", a_s * 1e3, b_s * 1e3) : std::string(",,");
+  };
   for (const ComparedTable& t : c.tables) {
     for (std::size_t i = 0; i < t.rows.size(); ++i) {
       const ComparedRow& row = t.rows[i];
-      fmt::print(out, "{},{},{},{},{},{:.6f},{:.6f},{:.6f},{},{},{:.6g},{:.6g}\n", t.scope, t.id, i + 1, csv_field(row.name),
-                 csv_field(row.label), row.plain_s * 1e3, row.compressed_s * 1e3, speedup(row.plain_s, row.compressed_s),
-                 row.plain_algorithm, row.compressed_algorithm, row.error_worst_eb, row.error_expected_eb);
+      fmt::print(out, "{},{},{},{},{},{:.6f},{:.6f},{:.6f},{},{},{:.6g},{:.6g}{}\n", t.scope, t.id, i + 1,
+                 csv_field(row.name), csv_field(row.label), row.plain_s * 1e3, row.compressed_s * 1e3,
+                 speedup(row.plain_s, row.compressed_s), row.plain_algorithm, row.compressed_algorithm, row.error_worst_eb,
+                 row.error_expected_eb, waits(row.communication, row.plain_wait_s, row.compressed_wait_s));
     }
-    fmt::print(out, "{},{},total,total,,{:.6f},{:.6f},{:.6f},,,,\n", t.scope, t.id, t.plain_total_s * 1e3,
-               t.compressed_total_s * 1e3, speedup(t.plain_total_s, t.compressed_total_s));
+    fmt::print(out, "{},{},total,total,,{:.6f},{:.6f},{:.6f},,,,{}\n", t.scope, t.id, t.plain_total_s * 1e3,
+               t.compressed_total_s * 1e3, speedup(t.plain_total_s, t.compressed_total_s),
+               waits(true, t.plain_wait_s, t.compressed_wait_s));
   }
 }
 
@@ -197,6 +226,10 @@ void write_json(const Comparison& c, std::ostream& out) {
     table["ranks"] = t.ranks;
     table[a + "_total_ms"] = t.plain_total_s * 1e3;
     table[b + "_total_ms"] = t.compressed_total_s * 1e3;
+    if (c.has_waits) {
+      table[a + "_wait_ms"] = t.plain_wait_s * 1e3;
+      table[b + "_wait_ms"] = t.compressed_wait_s * 1e3;
+    }
     table["rows"] = nlohmann::ordered_json::array();
     for (const ComparedRow& row : t.rows) {
       nlohmann::ordered_json r;
@@ -204,6 +237,10 @@ void write_json(const Comparison& c, std::ostream& out) {
       if (!row.label.empty()) r["label"] = row.label;
       r[a + "_ms"] = row.plain_s * 1e3;
       r[b + "_ms"] = row.compressed_s * 1e3;
+      if (c.has_waits && row.communication) {
+        r[a + "_wait_ms"] = row.plain_wait_s * 1e3;
+        r[b + "_wait_ms"] = row.compressed_wait_s * 1e3;
+      }
       if (row.is_collective()) {
         r["speedup"] = speedup(row.plain_s, row.compressed_s);
         r[a + "_algorithm"] = row.plain_algorithm;

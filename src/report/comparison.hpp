@@ -17,6 +17,9 @@ struct ComparedRow {
   std::string compressed_algorithm;
   double plain_s = 0;
   double compressed_s = 0;
+  double plain_wait_s = 0;       ///< of plain_s and compressed_s, waiting for peers (Row::wait_s)
+  double compressed_wait_s = 0;
+  bool communication = false;    ///< a send, receive or collective (compute rows have no wait)
   double error_worst_eb = 0;     ///< of the compressed result, in units of eb
   double error_expected_eb = 0;
   bool is_collective() const { return !compressed_algorithm.empty(); }
@@ -32,6 +35,8 @@ struct ComparedTable {
   std::vector<ComparedRow> rows;
   double plain_total_s = 0;
   double compressed_total_s = 0;
+  double plain_wait_s = 0;  ///< the rows' wait, summed
+  double compressed_wait_s = 0;
 };
 
 struct Comparison {
@@ -56,6 +61,7 @@ struct Comparison {
   int iterations = 0;  ///< training iterations the trace holds; 0 when it does not say
   double plain_makespan_s = 0;  ///< the whole trace
   double compressed_makespan_s = 0;
+  bool has_waits = false;  ///< both runs measured their waits: the wait columns are shown
   std::vector<ComparedTable> tables;
 };
 

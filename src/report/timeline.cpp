@@ -53,7 +53,11 @@ void write_timeline(const std::vector<TimelineRun>& runs, std::ostream& out) {
       write_event(out, first,
                   ordered{{"ph", "M"}, {"pid", pid}, {"name", "process_sort_index"}, {"args", {{"sort_index", pid}}}});
       double cursor = 0;
-      for (const engine::OpRecord& op : result.ops[r]) {
+      static const std::vector<engine::WaitSpan> kNone;
+      const std::vector<engine::WaitSpan>& waits = r < result.waits.size() ? result.waits[r] : kNone;
+      std::size_t next_wait = 0;
+      for (std::size_t i = 0; i < result.ops[r].size(); ++i) {
+        const engine::OpRecord& op = result.ops[r][i];
         if (op.start_s - cursor > kMinGapS) {
           write_event(out, first,
                       ordered{{"ph", "X"}, {"pid", pid}, {"tid", 0}, {"name", "idle"}, {"cat", "idle"},
@@ -68,6 +72,14 @@ void write_timeline(const std::vector<TimelineRun>& runs, std::ostream& out) {
         write_event(out, first,
                     ordered{{"ph", "X"}, {"pid", pid}, {"tid", 0}, {"name", name}, {"cat", std::string(result.name(op.kind))},
                             {"ts", op.start_s * kMicro}, {"dur", (op.end_s - op.start_s) * kMicro}, {"args", args}});
+        // The operator's waits, nested in its event (same thread, inside its interval).
+        for (; next_wait < waits.size() && waits[next_wait].op == i; ++next_wait) {
+          const engine::WaitSpan& wait = waits[next_wait];
+          write_event(out, first,
+                      ordered{{"ph", "X"}, {"pid", pid}, {"tid", 0}, {"name", "wait"}, {"cat", "wait"},
+                              {"ts", wait.start_s * kMicro}, {"dur", (wait.end_s - wait.start_s) * kMicro},
+                              {"args", {{"operator", name}}}});
+        }
         cursor = std::max(cursor, op.end_s);
       }
     }

@@ -19,8 +19,9 @@ struct TimelineRun {
 /// (stage S)", one complete event ("ph": "X", microseconds) per operator with its kind as
 /// category and label, bytes and algorithm as arguments, and an "idle" event for every gap
 /// between a rank's consecutive operators (the rank waits for nothing it issued: a pipeline
-/// bubble or a late start). Time a rank spends waiting inside a collective or a receive is
-/// part of that operator's event. Events are ordered by process, then time.
+/// bubble or a late start), and a "wait" event, nested in its operator's, for every interval
+/// the rank waited for peers inside a communication (engine::Result::waits: replays made with
+/// ReplayOptions::wait_spans). Events are ordered by process, then time.
 void write_timeline(const std::vector<TimelineRun>& runs, std::ostream& out);
 
 /// Idle time of each rank: the gaps between its consecutive operators and from time 0 to its

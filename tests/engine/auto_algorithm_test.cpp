@@ -196,3 +196,39 @@ TEST_CASE("with a compressor, auto never takes an algorithm of a worse error bou
   CHECK(names(collective::Compression::kNone) ==
         std::vector<std::string>{"ring", "recursive-doubling", "rabenseifner", "binomial-tree"});
 }
+
+TEST_CASE("auto chooses with the calibrated network model when the replay has one", "[engine][auto]") {
+  // Two ranks on two nodes (nominal: 12 us, 1 GB/s between them), 64 MiB of fp32, reduction at
+  // 20 GB/s. Recursive doubling: alpha + n beta + n gamma; ring: 2 alpha + n beta + n/2 gamma.
+  // Nominally ring wins (n/2 gamma = 1.7 ms > alpha); a model with 10 ms of latency between
+  // nodes makes one step cheaper than the reduction saved, and recursive doubling wins.
+  const topology::Platform platform = topology::parse_platform(R"({
+  "format": "ccsim-platform", "version": 1, "name": "test", "nodes": 2,
+  "node": {"accelerators": 1,
+    "accelerator": {"model": "t", "flops": 1e12, "reduce_Bps": 2e10, "source": "test"},
+    "intra_link": {"bandwidth_Bps": 1e10, "latency_s": 1e-6, "source": "test"},
+    "nics": 1,
+    "nic_link": {"bandwidth_Bps": 1e9, "latency_s": 5e-6, "source": "test"}},
+  "network": {"topology": "switch", "source": "test"}
+})",
+                                                               "test-platform.json");
+  const trace::Trace t = one_all_reduce(2, 64ull << 20);
+  const engine::Result nominal = engine::replay(t, platform, {});
+  CHECK(nominal.name(nominal.ops[0][0].algorithm) == "ring");
+  CHECK(nominal.notes.front().find("calibrated") == std::string::npos);
+
+  topology::NetworkModel slow;
+  slow.name = "slow-inter";
+  slow.has_inter = true;
+  slow.inter.segments = {{0, 10e-3, 1e9}};
+  engine::ReplayOptions options;
+  options.network.calibrated = std::make_shared<const topology::NetworkModel>(slow);
+  const engine::Result calibrated = engine::replay(t, platform, options);
+  CHECK(calibrated.name(calibrated.ops[0][0].algorithm) == "recursive-doubling");
+  // By hand: recursive doubling 10 ms + 64 MiB / 1 GB/s + 64 MiB / 20 GB/s = 80.464 ms; ring
+  // 20 ms + 67.109 ms + 1.678 ms = 88.787 ms.
+  CHECK_THAT(calibrated.notes.front(),
+             Catch::Contains("recursive-doubling 80.464 ms (chosen), ring 88.787 ms") &&
+                 Catch::EndsWith("predicted by closed form with calibrated network model \"slow-inter\" (its figures "
+                                 "for 32 MiB messages)"));
+}

@@ -159,3 +159,17 @@ TEST_CASE("outcomes packed on MPI ranks unpack into scenario order") {
   engine::unpack_outcomes(engine::pack_outcomes({0, 2, 4}, {"Vc", "", "Ve"}), by_item);
   CHECK(by_item == std::vector<std::string>{"Vc", "Va", "", "Vb", "Ve"});
 }
+
+TEST_CASE("a TOML spec reads as its JSON twin: the same scenarios, its own lines in errors") {
+  const engine::SweepSpec json = engine::read_sweep_spec(CCSIM_SOURCE_DIR "/tests/data/sweep/grid_100.json");
+  const engine::SweepSpec toml = engine::read_sweep_spec(CCSIM_SOURCE_DIR "/tests/data/sweep/grid_100.toml");
+  REQUIRE(toml.scenarios.size() == 100);
+  CHECK(describe(toml) == describe(json));
+  CHECK(toml.set_keys == json.set_keys);
+  CHECK(toml.description == json.description);
+  // grid_100.toml: bytes on line 10, the set key on line 13.
+  CHECK(toml.scenarios[1].bytes->at.line == 10);
+  CHECK(toml.scenarios[1].bytes->at.field == "grid.bytes[1]");
+  CHECK(toml.scenarios[25].settings[0].at.line == 13);
+  CHECK(toml.scenarios[25].settings[0].at.field == "grid.set.inter.bandwidth[1]");
+}

@@ -105,3 +105,37 @@ TEST_CASE("a trace total is called an iteration only when the trace holds one", 
   report::write_json(report::make_breakdown(two, {}), json);
   CHECK(json.str().find("\"iterations\": 2,\n  \"trace_total_ms\": 40.0,\n  \"iteration_ms\": 20.0") != std::string::npos);
 }
+
+TEST_CASE("the wait column: the mean wait of communications, blank for compute, summed in the total", "[report][wait]") {
+  // Rank 0 enters the all_reduce at 10 ms and waits for rank 1, which enters at 20 ms.
+  engine::Result r = two_rank_result();
+  r.has_waits = true;
+  r.ops[0][1].wait_s = 0.010;
+  report::Breakdown b = report::make_breakdown(r, {});
+  REQUIRE(b.tables.size() == 1);
+  CHECK(b.tables[0].rows[1].wait_s == Approx(0.005));
+  CHECK(b.tables[0].wait_s == Approx(0.005));
+  std::ostringstream text;
+  report::write_text(b, text);
+  CHECK_THAT(text.str(), Catch::EndsWith("    #  operator    label      time ms   share %     wait ms\n"
+                                         "    1  linear      qkv         15.000     37.50\n"
+                                         "    2  all_reduce              25.000     62.50       5.000\n"
+                                         "       total                   40.000    100.00       5.000\n"));
+  std::ostringstream csv;
+  report::write_csv(b, csv);
+  CHECK(csv.str() ==
+        "scope,id,row,operator,label,calls,time_ms,share_pct,wait_ms\n"
+        "stage,0,1,linear,qkv,1,15.000000,37.5000,\n"
+        "stage,0,2,all_reduce,,1,25.000000,62.5000,5.000000\n"
+        "stage,0,total,total,,,40.000000,100.0000,5.000000\n");
+  std::ostringstream json;
+  report::write_json(b, json);
+  CHECK(json.str().find("\"wait_ms\": 5.0") != std::string::npos);
+  CHECK(json.str().find("\"share_pct\": 37.5\n") != std::string::npos);  // compute: no wait_ms, its last key
+
+  // Results without measured waits (trace inspect) have no wait column at all.
+  r.has_waits = false;
+  std::ostringstream plain;
+  report::write_csv(report::make_breakdown(r, {}), plain);
+  CHECK(plain.str().rfind("scope,id,row,operator,label,calls,time_ms,share_pct\n", 0) == 0);
+}

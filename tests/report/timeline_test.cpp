@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -75,4 +77,38 @@ TEST_CASE("a timeline is valid Chrome trace-event JSON with one process per rank
   CHECK(last_end_rank3 == Approx(40000.0));  // microseconds
   CHECK_THAT(out.str(), Catch::Contains("\"name\":\"compressed: rank 1 (stage 1)\"") &&
                             Catch::Contains("\"algorithm\":\"ring\"") && Catch::Contains("\"name\":\"linear qkv\""));
+}
+
+TEST_CASE("a wait is an event of category wait nested in its operator's event", "[report][timeline][wait]") {
+  // Rank 1's all_reduce (20-40 ms) waits 20-25 ms and 30-32 ms.
+  engine::Result r = result();
+  r.waits = {{}, {{1, 0.020, 0.025}, {1, 0.030, 0.032}}};
+  std::ostringstream out;
+  report::write_timeline({{"", &r}}, out);
+  const nlohmann::json doc = nlohmann::json::parse(out.str());
+  std::vector<nlohmann::json> waits;
+  double op_start = -1, op_end = -1;
+  for (const nlohmann::json& e : doc["traceEvents"]) {
+    if (e["ph"] != "X") continue;
+    if (e["cat"] == "wait") waits.push_back(e);
+    if (e["pid"] == 1 && e["cat"] == "all_reduce") {
+      op_start = e["ts"].get<double>();
+      op_end = op_start + e["dur"].get<double>();
+    }
+  }
+  REQUIRE(waits.size() == 2);
+  CHECK(waits[0]["pid"] == 1);
+  CHECK(waits[0]["tid"] == 0);
+  CHECK(waits[0]["name"] == "wait");
+  CHECK(waits[0]["args"]["operator"] == "all_reduce");
+  CHECK(waits[0]["ts"].get<double>() == Approx(20000.0));
+  CHECK(waits[0]["dur"].get<double>() == Approx(5000.0));
+  CHECK(waits[1]["dur"].get<double>() == Approx(2000.0));
+  for (const nlohmann::json& w : waits) {
+    CHECK(w["ts"].get<double>() >= op_start);
+    CHECK(w["ts"].get<double>() + w["dur"].get<double>() <= op_end + 1e-9);
+  }
+  // Ordered by process, then time: the waits follow their operator's event.
+  const std::string text = out.str();
+  CHECK(text.find("\"cat\":\"all_reduce\",\"ts\":20000") < text.find("\"cat\":\"wait\""));
 }
