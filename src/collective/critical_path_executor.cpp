@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <map>
+#include <stdexcept>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "collective/step_driver.hpp"
 
@@ -19,10 +22,12 @@ struct Channel {
 /// rendezvous transfers that start when both sides have posted.
 class CriticalPathExecutor final : public StepExecutor {
  public:
-  CriticalPathExecutor(const Schedule& schedule, const CostParams& params, const MessageCost& message)
+  CriticalPathExecutor(const Schedule& schedule, const CostParams& params, const MessageCost& message,
+                       std::span<const double> starts_s)
       : params_(params), message_(message), element_bytes_(static_cast<std::uint64_t>(schedule.element_bytes())),
-        clock_(static_cast<std::size_t>(schedule.size()), 0.0), send_index_(clock_.size()),
-        recv_index_(clock_.size()) {}
+        clock_(starts_s.begin(), starts_s.end()), send_index_(clock_.size()), recv_index_(clock_.size()) {}
+
+  const std::vector<double>& clocks() const { return clock_; }
 
   double makespan_s() const { return clock_.empty() ? 0.0 : *std::max_element(clock_.begin(), clock_.end()); }
 
@@ -103,9 +108,21 @@ double critical_path_s(const Schedule& schedule, const CostParams& params, const
 }
 
 double critical_path_by_message_s(const Schedule& schedule, const CostParams& params, const MessageCost& message) {
-  CriticalPathExecutor executor(schedule, params, message);
+  const std::vector<double> starts(static_cast<std::size_t>(schedule.size()), 0.0);
+  CriticalPathExecutor executor(schedule, params, message, starts);
   run_all_ranks(schedule, executor);
   return executor.makespan_s();
+}
+
+std::vector<double> critical_path_ends_s(const Schedule& schedule, const CostParams& params, const MessageCost& message,
+                                         std::span<const double> starts_s) {
+  if (starts_s.size() != static_cast<std::size_t>(schedule.size())) {
+    throw std::logic_error(fmt::format("critical_path_ends_s: {} starts for a schedule of {} ranks", starts_s.size(),
+                                       schedule.size()));
+  }
+  CriticalPathExecutor executor(schedule, params, message, starts_s);
+  run_all_ranks(schedule, executor);
+  return executor.clocks();
 }
 
 }  // namespace ccsim::collective
