@@ -214,6 +214,14 @@ std::string CollectivePlanner::describe() const {
   return out;
 }
 
+namespace {
+
+std::uint64_t pair_key(int from, int to) {
+  return static_cast<std::uint64_t>(static_cast<std::uint32_t>(from)) << 32 | static_cast<std::uint32_t>(to);
+}
+
+}  // namespace
+
 CollectiveShortcuts::CollectiveShortcuts(const trace::Trace& trace, const topology::Network& network,
                                          const std::vector<int>& placement, const ReplayOptions& options)
     : trace_(trace), network_(network), placement_(placement), options_(options) {
@@ -337,6 +345,7 @@ CollectiveShortcuts::Entry& CollectiveShortcuts::entry(const CollectivePlan& pla
   Entry& made = entries_[key];
   made.refusal = decide(plan, group, made);
   if (!made.refusal.empty()) made.paths.clear();
+  for (const auto& [pair, p] : made.paths) made.by_pair.emplace(pair_key(pair.first, pair.second), &p);
   return made;
 }
 
@@ -349,7 +358,7 @@ std::vector<double> CollectiveShortcuts::ends_s(const CollectivePlan& plan, int 
   if (!e.refusal.empty()) throw std::logic_error("CollectiveShortcuts::ends_s: the shortcut does not apply: " + e.refusal);
   const collective::CostParams params = collective::cost_params(0, 0, 1.0 / network_.accelerator().reduce_Bps, plan.cost);
   const collective::MessageCost message = [&e](int from, int to, std::uint64_t wire_bytes) {
-    const Path& p = e.paths.at({from, to});
+    const Path& p = *e.by_pair.at(pair_key(from, to));
     return p.latency_s + static_cast<double>(wire_bytes) / p.rate_Bps;
   };
   const bool same_start = std::all_of(starts_s.begin(), starts_s.end(), [&](double s) { return s == starts_s.front(); });

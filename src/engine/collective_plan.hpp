@@ -123,6 +123,7 @@ class CollectiveShortcuts {
   struct Entry {
     std::string refusal;
     std::map<std::pair<int, int>, Path> paths;  ///< by (group-local sender, receiver)
+    std::unordered_map<std::uint64_t, const Path*> by_pair;  ///< the same by (sender << 32 | receiver), for lookups
     std::vector<double> ends_from_zero;          ///< ends when all start at 0, computed on first use
   };
   Entry& entry(const CollectivePlan& plan, int group);
