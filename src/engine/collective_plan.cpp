@@ -281,8 +281,11 @@ std::string CollectiveShortcuts::decide(const CollectivePlan& plan, int group_in
     if (ranks_on_accelerator_[static_cast<std::size_t>(a)] != 1) return "ranks share an accelerator";
     ++group_ranks_on_node[network_.node_of(a)];
   }
-  // The messages: one path per (sender, receiver) pair of the schedule.
+  // The messages: one path per (sender, receiver) pair of the schedule. Schedules where every
+  // rank talks to every other (pairwise all_to_all) would hold p^2 paths: past 64 per rank the
+  // check would cost more than it saves, and they run message by message.
   const collective::Schedule& schedule = *plan.schedule;
+  const std::size_t most_paths = 64 * static_cast<std::size_t>(schedule.size()) + 1024;
   for (int r = 0; r < schedule.size(); ++r) {
     for (const collective::Step& step : schedule.steps(r)) {
       if (step.kind != collective::StepKind::kExchange || step.send_peer < 0) continue;
@@ -291,6 +294,7 @@ std::string CollectiveShortcuts::decide(const CollectivePlan& plan, int group_in
       const int src = placement_[static_cast<std::size_t>(group.ranks[static_cast<std::size_t>(r)])];
       const int dst = placement_[static_cast<std::size_t>(group.ranks[static_cast<std::size_t>(step.send_peer)])];
       entry.paths.emplace(key, path(src, dst));
+      if (entry.paths.size() > most_paths) return fmt::format("its {} ranks have more than {} sender-receiver pairs", schedule.size(), most_paths);
     }
   }
   // Nobody else on the paths; and per link direction, the messages that can be in flight on it
