@@ -423,6 +423,31 @@ TEST_CASE("the critical-path shortcut does not apply where messages share links,
     CHECK_THROWS_WITH(engine::replay(t, slow, options),
                       Catch::Contains("rank 0, operator #0 'all_reduce': its simulated time is not finite (ends at 2.048e+303 s"));
   }
+  SECTION("a collective that a member never reaches is reported, not hung") {
+    // Rank 2 waits for a message that rank 0 sends only after the all_reduce that needs rank 2:
+    // ranks 0 and 1 wait for it at the collective's meeting point (the full replay's report has
+    // t=0.000002 s, the time its first ring step ends).
+    trace::Trace t = test::make_trace(3, R"({"name": "dp", "kind": "data", "ranks": [0, 1, 2]})",
+                                      {R"({"kind": "all_reduce", "group": "dp", "bytes": 4096, "dtype": "fp32"},
+                                          {"kind": "send", "peer": 2, "bytes": 8, "tag": "late"})",
+                                       R"({"kind": "all_reduce", "group": "dp", "bytes": 4096, "dtype": "fp32"})",
+                                       R"({"kind": "recv", "peer": 0, "bytes": 8, "tag": "late"},
+                                          {"kind": "all_reduce", "group": "dp", "bytes": 4096, "dtype": "fp32"})"});
+    topology::Platform platform = test::platform(3, 1, 1, test::fat_tree(3, 1));
+    engine::ReplayOptions options;
+    options.fast = true;
+    options.all_reduce_algorithm = "ring";
+    CHECK(shortcut_refusal(t, platform, options) == "");
+    CHECK_THROWS_WITH(
+        engine::replay(t, platform, options),
+        "simulation cannot progress at t=0.000000 s: 3 of 3 ranks are blocked\n"
+        "  rank 0: operator #0 'all_reduce' (line 4) on group \"dp\" (its collective #1 on this group) waits for members "
+        "that never reached it: rank 2 is blocked in operator #0 'recv'\n"
+        "  rank 1: operator #0 'all_reduce' (line 6) on group \"dp\" (its collective #1 on this group) waits for members "
+        "that never reached it: rank 2 is blocked in operator #0 'recv'\n"
+        "  rank 2: operator #0 'recv' (line 7) waits for a send from rank 0 (tag \"late\", 8 bytes); rank 0 is blocked in "
+        "operator #0 'all_reduce'");
+  }
   SECTION("a broadcast: a rank may end before another one starts") {
     topology::Platform platform = test::platform(4, 1, 1, test::fat_tree(4, 1));
     engine::ReplayOptions options;
