@@ -106,8 +106,9 @@ void add_simulation_flags(CLI::App* sub, SimulationFlags& flags, bool compress) 
   sub->add_flag("--simgrid-log", flags.simgrid_log, "Show SimGrid's own log on stderr");
   sub->add_flag("--fast", flags.fast,
                 "Run each rank's consecutive compute operators as one busy period where the rank is alone on its "
-                "accelerator: faster on compute-heavy traces, times as the full replay's up to floating-point "
-                "rounding (a printed sum may differ in its last digit)");
+                "accelerator, and each collective whose messages cannot slow one another down (links of its own) as "
+                "its critical path: faster on compute-heavy traces and large collectives, times as the full replay's "
+                "up to floating-point rounding (the last digits of a printed time may differ)");
   sub->add_option("--compute", flags.compute,
                   "Compute durations on the platform: 'keep' (as recorded), 'rescale' (by the ratio of the trace's "
                   "hardware peak FLOP/s or memory bandwidth to the platform accelerator's), 'model:FILE' (from a compute "

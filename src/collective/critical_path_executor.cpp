@@ -1,8 +1,11 @@
 #include "collective/critical_path_executor.hpp"
 
 #include <algorithm>
-#include <map>
+#include <unordered_map>
+#include <stdexcept>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "collective/step_driver.hpp"
 
@@ -19,22 +22,28 @@ struct Channel {
 /// rendezvous transfers that start when both sides have posted.
 class CriticalPathExecutor final : public StepExecutor {
  public:
-  CriticalPathExecutor(const Schedule& schedule, const CostParams& params, const MessageCost& message)
+  CriticalPathExecutor(const Schedule& schedule, const CostParams& params, const MessageCost& message,
+                       std::span<const double> starts_s)
       : params_(params), message_(message), element_bytes_(static_cast<std::uint64_t>(schedule.element_bytes())),
-        clock_(static_cast<std::size_t>(schedule.size()), 0.0), send_index_(clock_.size()),
-        recv_index_(clock_.size()) {}
+        clock_(starts_s.begin(), starts_s.end()), send_index_(clock_.size()), recv_index_(clock_.size()),
+        send_channel_(clock_.size(), nullptr), recv_channel_(clock_.size(), nullptr) {}
+
+  const std::vector<double>& clocks() const { return clock_; }
 
   double makespan_s() const { return clock_.empty() ? 0.0 : *std::max_element(clock_.begin(), clock_.end()); }
 
   void start_exchange(int rank, const Step& step) override {
+    // The channels are looked up once per exchange (finish_exchange may be asked many times).
     const auto ur = static_cast<std::size_t>(rank);
     if (step.send_peer >= 0) {
-      auto& sends = channels_[{rank, step.send_peer}].sends;
+      send_channel_[ur] = &channel(rank, step.send_peer);
+      auto& sends = send_channel_[ur]->sends;
       send_index_[ur] = sends.size();
       sends.push_back(clock_[ur]);
     }
     if (step.recv_peer >= 0) {
-      auto& recvs = channels_[{step.recv_peer, rank}].recvs;
+      recv_channel_[ur] = &channel(step.recv_peer, rank);
+      auto& recvs = recv_channel_[ur]->recvs;
       recv_index_[ur] = recvs.size();
       recvs.push_back(clock_[ur]);
     }
@@ -44,13 +53,13 @@ class CriticalPathExecutor final : public StepExecutor {
     const auto ur = static_cast<std::size_t>(rank);
     double end = clock_[ur];
     if (step.send_peer >= 0) {
-      const auto& recvs = channels_[{rank, step.send_peer}].recvs;
+      const auto& recvs = send_channel_[ur]->recvs;
       if (recvs.size() <= send_index_[ur]) return false;
       end = std::max(end, std::max(clock_[ur], recvs[send_index_[ur]]) +
                               transfer_s(rank, step.send_peer, step.send, step.compressed));
     }
     if (step.recv_peer >= 0) {
-      const auto& sends = channels_[{step.recv_peer, rank}].sends;
+      const auto& sends = recv_channel_[ur]->sends;
       if (sends.size() <= recv_index_[ur]) return false;
       end = std::max(end, std::max(clock_[ur], sends[recv_index_[ur]]) +
                               transfer_s(step.recv_peer, rank, step.recv, step.compressed));
@@ -89,7 +98,13 @@ class CriticalPathExecutor final : public StepExecutor {
   std::vector<double> clock_;             ///< per rank: when its current step began (or its end)
   std::vector<std::size_t> send_index_;   ///< per rank: its current send's slot in its channel
   std::vector<std::size_t> recv_index_;   ///< per rank: its current receive's slot in its channel
-  std::map<std::pair<int, int>, Channel> channels_;
+  std::vector<Channel*> send_channel_;    ///< per rank: the channel of its current send
+  std::vector<Channel*> recv_channel_;    ///< per rank: the channel of its current receive
+  std::unordered_map<std::uint64_t, Channel> channels_;  ///< by (from << 32 | to); nodes stay put
+
+  Channel& channel(int from, int to) {
+    return channels_[static_cast<std::uint64_t>(static_cast<std::uint32_t>(from)) << 32 | static_cast<std::uint32_t>(to)];
+  }
 };
 
 }  // namespace
@@ -103,9 +118,21 @@ double critical_path_s(const Schedule& schedule, const CostParams& params, const
 }
 
 double critical_path_by_message_s(const Schedule& schedule, const CostParams& params, const MessageCost& message) {
-  CriticalPathExecutor executor(schedule, params, message);
+  const std::vector<double> starts(static_cast<std::size_t>(schedule.size()), 0.0);
+  CriticalPathExecutor executor(schedule, params, message, starts);
   run_all_ranks(schedule, executor);
   return executor.makespan_s();
+}
+
+std::vector<double> critical_path_ends_s(const Schedule& schedule, const CostParams& params, const MessageCost& message,
+                                         std::span<const double> starts_s) {
+  if (starts_s.size() != static_cast<std::size_t>(schedule.size())) {
+    throw std::logic_error(fmt::format("critical_path_ends_s: {} starts for a schedule of {} ranks", starts_s.size(),
+                                       schedule.size()));
+  }
+  CriticalPathExecutor executor(schedule, params, message, starts_s);
+  run_all_ranks(schedule, executor);
+  return executor.clocks();
 }
 
 }  // namespace ccsim::collective

@@ -2,6 +2,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
+#include <vector>
 
 #include "collective/schedule.hpp"
 
@@ -36,5 +38,12 @@ using MessageCost = std::function<double(int from, int to, std::uint64_t wire_by
 /// critical_path_s(s, p, link) equals critical_path_by_message_s(s, p, m) exactly for
 /// m(from, to, n) = link(from, to).alpha_s + n * link(from, to).beta_s_per_byte.
 double critical_path_by_message_s(const Schedule& schedule, const CostParams& params, const MessageCost& message);
+
+/// Each group-local rank's end time of `schedule` when rank r starts at `starts_s[r]` (one
+/// per rank), under the semantics of critical_path_by_message_s(). With every start 0, the
+/// largest end is critical_path_by_message_s(). The engine runs a collective whose messages
+/// cannot slow one another down this way (CollectiveShortcuts).
+std::vector<double> critical_path_ends_s(const Schedule& schedule, const CostParams& params, const MessageCost& message,
+                                         std::span<const double> starts_s);
 
 }  // namespace ccsim::collective

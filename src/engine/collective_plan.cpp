@@ -1,11 +1,14 @@
 #include "engine/collective_plan.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <set>
+#include <unordered_map>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
+#include "collective/critical_path_executor.hpp"
 #include "collective/error_model.hpp"
 #include "core/input_error.hpp"
 #include "core/parse.hpp"
@@ -219,6 +222,169 @@ std::string CollectivePlanner::describe() const {
     out += fmt::format("{} ({} distinct)", key.second, count);
   }
   return out;
+}
+
+namespace {
+
+std::uint64_t pair_key(int from, int to) {
+  return static_cast<std::uint64_t>(static_cast<std::uint32_t>(from)) << 32 | static_cast<std::uint32_t>(to);
+}
+
+}  // namespace
+
+CollectiveShortcuts::CollectiveShortcuts(const trace::Trace& trace, const topology::Network& network,
+                                         const std::vector<int>& placement, const ReplayOptions& options)
+    : trace_(trace), network_(network), placement_(placement), options_(options) {
+  ranks_on_accelerator_.assign(static_cast<std::size_t>(network.accelerator_count()), 0);
+  ranks_on_node_.assign(static_cast<std::size_t>(network.node_count()), 0);
+  for (int a : placement) {
+    ++ranks_on_accelerator_[static_cast<std::size_t>(a)];
+    ++ranks_on_node_[static_cast<std::size_t>(network.node_of(a))];
+  }
+  node_of_nic_link_.assign(network.link_count(), -1);
+  accelerator_link_.assign(network.link_count(), false);
+  for (int n = 0; n < network.node_count(); ++n) {
+    for (int k = 0; k < network.nics_per_node(); ++k) node_of_nic_link_[network.nic_link(n, k)] = n;
+  }
+  for (int a = 0; a < network.accelerator_count(); ++a) accelerator_link_[network.intra_link(a)] = true;
+}
+
+CollectiveShortcuts::Path CollectiveShortcuts::path(int src_accelerator, int dst_accelerator) const {
+  // As GraphZone builds the platform and SimGrid's CM02 (no TCP window, no cross traffic)
+  // times a lone flow: its links' latencies added in route order, and the smallest of their
+  // bandwidths (a trunk's per-cable limit is a link of the route too).
+  Path path;
+  path.rate_Bps = std::numeric_limits<double>::infinity();
+  std::vector<topology::Hop> hops;
+  network_.route(src_accelerator, dst_accelerator, hops);
+  const double bandwidth_factor = options_.network.bandwidth_factor;
+  for (const topology::Hop& hop : hops) {
+    const topology::Link& link = network_.link(hop.link);
+    path.latency_s += link.latency_s * options_.network.latency_factor;
+    const bool trunk = link.capacity_Bps > link.bandwidth_Bps * (1 + 1e-12);
+    path.rate_Bps = std::min(path.rate_Bps, link.capacity_Bps * bandwidth_factor);
+    if (trunk) path.rate_Bps = std::min(path.rate_Bps, link.bandwidth_Bps * bandwidth_factor);
+    const bool split = link.sharing == topology::Sharing::kSplitDuplex;
+    path.directions.push_back(2 * hop.link + (split && !hop.forward ? 1 : 0));
+  }
+  return path;
+}
+
+std::string CollectiveShortcuts::decide(const CollectivePlan& plan, int group_index, Entry& entry) const {
+  if (!options_.fast) return "the full replay (no --fast)";
+  if (options_.network.calibrated != nullptr) {
+    return "a calibrated network model charges per-message overheads and size-dependent factors";
+  }
+  switch (plan.request.op) {
+    case collective::Collective::kAllReduce:
+    case collective::Collective::kAllGather:
+    case collective::Collective::kReduceScatter:
+    case collective::Collective::kAllToAll: break;
+    default: return "a rank may end before another one starts";
+  }
+  if (network_.accelerator().cpu_core) return "CPU ranks may share a core";
+  const trace::Group& group = trace_.groups[static_cast<std::size_t>(group_index)];
+  const bool whole_world = static_cast<int>(group.ranks.size()) == trace_.world_size;
+  std::map<int, int> group_ranks_on_node;
+  for (int rank : group.ranks) {
+    const int a = placement_[static_cast<std::size_t>(rank)];
+    if (ranks_on_accelerator_[static_cast<std::size_t>(a)] != 1) return "ranks share an accelerator";
+    ++group_ranks_on_node[network_.node_of(a)];
+  }
+  // The messages: one path per (sender, receiver) pair of the schedule. Schedules where every
+  // rank talks to every other (pairwise all_to_all) would hold p^2 paths: past 64 per rank the
+  // check would cost more than it saves, and they run message by message.
+  const collective::Schedule& schedule = *plan.schedule;
+  const std::size_t most_paths = 64 * static_cast<std::size_t>(schedule.size()) + 1024;
+  for (int r = 0; r < schedule.size(); ++r) {
+    for (const collective::Step& step : schedule.steps(r)) {
+      if (step.kind != collective::StepKind::kExchange || step.send_peer < 0) continue;
+      auto key = std::make_pair(r, static_cast<int>(step.send_peer));
+      if (entry.paths.count(key) != 0) continue;
+      const int src = placement_[static_cast<std::size_t>(group.ranks[static_cast<std::size_t>(r)])];
+      const int dst = placement_[static_cast<std::size_t>(group.ranks[static_cast<std::size_t>(step.send_peer)])];
+      entry.paths.emplace(key, path(src, dst));
+      if (entry.paths.size() > most_paths) return fmt::format("its {} ranks have more than {} sender-receiver pairs", schedule.size(), most_paths);
+    }
+  }
+  // Nobody else on the paths; and per link direction, the messages that can be in flight on it
+  // at once fit in its capacity. Each rank has at most one send and one receive in flight (a
+  // step has one of each), so no more messages cross a direction than the smaller of its
+  // distinct senders and receivers: the largest that many of its senders' rates must fit.
+  struct Crossing {
+    std::map<int, double> sender_Bps;  // each sender's largest rate across it
+    std::set<int> receivers;
+  };
+  std::unordered_map<std::uint32_t, Crossing> crossings;
+  for (const auto& [pair, p] : entry.paths) {
+    for (std::uint32_t direction : p.directions) {
+      const std::uint32_t link = direction / 2;
+      if (!accelerator_link_[link]) {
+        const int node = node_of_nic_link_[link];
+        if (node < 0 && !whole_world) return "its messages cross fabric links that other ranks' messages may use";
+        if (node >= 0 && group_ranks_on_node[node] != ranks_on_node_[static_cast<std::size_t>(node)]) {
+          return fmt::format("node {} has ranks outside the group that share its NIC", node);
+        }
+      }
+      Crossing& crossing = crossings[direction];
+      double& rate = crossing.sender_Bps[pair.first];
+      rate = std::max(rate, p.rate_Bps);
+      crossing.receivers.insert(pair.second);
+    }
+  }
+  std::map<std::uint32_t, double> load_Bps;  // ordered: the first link that fails is named, run to run
+  for (const auto& [direction, crossing] : crossings) {
+    std::vector<double> rates;
+    for (const auto& [sender, rate] : crossing.sender_Bps) rates.push_back(rate);
+    std::sort(rates.rbegin(), rates.rend());
+    rates.resize(std::min(rates.size(), crossing.receivers.size()));
+    double load = 0;
+    for (double rate : rates) load += rate;
+    load_Bps[direction] = load;
+  }
+  for (const auto& [direction, load] : load_Bps) {
+    const topology::Link& link = network_.link(direction / 2);
+    if (load > link.capacity_Bps * options_.network.bandwidth_factor) {
+      return fmt::format("its messages can share link {} (they need {:g} B/s of its {:g} B/s)",
+                         network_.link_name(direction / 2), load, link.capacity_Bps * options_.network.bandwidth_factor);
+    }
+  }
+  return "";
+}
+
+CollectiveShortcuts::Entry& CollectiveShortcuts::entry(const CollectivePlan& plan, int group) {
+  auto key = std::make_pair(plan.schedule.get(), group);
+  auto it = entries_.find(key);
+  if (it != entries_.end()) return it->second;
+  Entry& made = entries_[key];
+  made.refusal = decide(plan, group, made);
+  if (!made.refusal.empty()) made.paths.clear();
+  for (const auto& [pair, p] : made.paths) made.by_pair.emplace(pair_key(pair.first, pair.second), &p);
+  return made;
+}
+
+const std::string& CollectiveShortcuts::refusal(const CollectivePlan& plan, int group) {
+  return entry(plan, group).refusal;
+}
+
+std::vector<double> CollectiveShortcuts::ends_s(const CollectivePlan& plan, int group, std::span<const double> starts_s) {
+  Entry& e = entry(plan, group);
+  if (!e.refusal.empty()) throw std::logic_error("CollectiveShortcuts::ends_s: the shortcut does not apply: " + e.refusal);
+  const collective::CostParams params = collective::cost_params(0, 0, 1.0 / network_.accelerator().reduce_Bps, plan.cost);
+  const collective::MessageCost message = [&e](int from, int to, std::uint64_t wire_bytes) {
+    const Path& p = *e.by_pair.at(pair_key(from, to));
+    return p.latency_s + static_cast<double>(wire_bytes) / p.rate_Bps;
+  };
+  const bool same_start = std::all_of(starts_s.begin(), starts_s.end(), [&](double s) { return s == starts_s.front(); });
+  if (!same_start) return collective::critical_path_ends_s(*plan.schedule, params, message, starts_s);
+  // The usual case (a collective that all its ranks reach together) is computed once.
+  if (e.ends_from_zero.empty()) {
+    const std::vector<double> zeros(starts_s.size(), 0.0);
+    e.ends_from_zero = collective::critical_path_ends_s(*plan.schedule, params, message, zeros);
+  }
+  std::vector<double> ends(e.ends_from_zero);
+  for (double& end : ends) end += starts_s.empty() ? 0.0 : starts_s.front();
+  return ends;
 }
 
 }  // namespace ccsim::engine

@@ -1,6 +1,8 @@
 #pragma once
 
 #include <map>
+#include <span>
+#include <unordered_map>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -78,6 +80,65 @@ class CollectivePlanner {
   void choose_by_cost(const trace::Op& op, const trace::Group& group, CollectivePlan& plan);
   void add_note(const std::string& note);  ///< once
   const compress::CompressorCost& compressor_cost(DType dtype);
+};
+
+/// The engine's shortcut for collectives whose messages are independent flows: each message
+/// then takes what a lone message of its size takes on its path, whatever else is in flight,
+/// so every rank's end follows from the ranks' starts by the critical path of the schedule
+/// (collective::critical_path_ends_s) instead of one SimGrid activity per message. A message
+/// is independent when
+///  - no link of its path can bind: on every link (per direction for full-duplex links), the
+///    lone rates of the group's senders that cross it add up to at most its capacity (a
+///    sender has one send in flight at a time); a lone rate is its path's bottleneck;
+///  - no rank outside the group can use its path: accelerator links of the group's ranks,
+///    NIC links of nodes that hold only ranks of the group, fabric links only when the group
+///    is the whole world (a rank moves data only in its own operators);
+///  - its ranks each have an accelerator of their own, and there is no calibrated network
+///    model (whose per-message CPU overheads and size-dependent factors the full replay charges);
+/// and every rank's end depends on every rank's start (all_reduce, all_gather, reduce_scatter,
+/// all_to_all): a rank that reaches the collective first waits for the last one, then all
+/// end at the times of the critical path from their own starts, which is what the full
+/// replay gives when no message can slow another down. It is part of `ReplayOptions::fast`:
+/// the full replay reaches the same times through SimGrid's clock, whose rounding and timing
+/// precision (1e-9 s per event) the critical path does not repeat digit for digit.
+class CollectiveShortcuts {
+ public:
+  CollectiveShortcuts(const trace::Trace& trace, const topology::Network& network, const std::vector<int>& placement,
+                      const ReplayOptions& options);
+
+  /// Why `plan` on group `group` must run message by message; "" when the shortcut applies.
+  /// Decided once per (schedule, group).
+  const std::string& refusal(const CollectivePlan& plan, int group);
+  /// Each group rank's end time when group rank r starts at starts_s[r]; refusal() must be "".
+  std::vector<double> ends_s(const CollectivePlan& plan, int group, std::span<const double> starts_s);
+
+ private:
+  /// A lone message between two accelerators: the sum of its links' latencies and the
+  /// smallest per-flow bandwidth, as the engine's platform has them (factors applied).
+  struct Path {
+    double latency_s = 0;
+    double rate_Bps = 0;
+    std::vector<std::uint32_t> directions;  ///< 2 * link + direction (0 for both directions of a shared link)
+  };
+  struct Entry {
+    std::string refusal;
+    std::map<std::pair<int, int>, Path> paths;  ///< by (group-local sender, receiver)
+    std::unordered_map<std::uint64_t, const Path*> by_pair;  ///< the same by (sender << 32 | receiver), for lookups
+    std::vector<double> ends_from_zero;          ///< ends when all start at 0, computed on first use
+  };
+  Entry& entry(const CollectivePlan& plan, int group);
+  std::string decide(const CollectivePlan& plan, int group, Entry& entry) const;
+  Path path(int src_accelerator, int dst_accelerator) const;
+
+  const trace::Trace& trace_;
+  const topology::Network& network_;
+  const std::vector<int>& placement_;
+  const ReplayOptions& options_;
+  std::vector<int> ranks_on_accelerator_;
+  std::vector<int> ranks_on_node_;
+  std::vector<int> node_of_nic_link_;  ///< per link: the node of a NIC link, -1 for the others
+  std::vector<bool> accelerator_link_;
+  std::map<std::pair<const collective::Schedule*, int>, Entry> entries_;
 };
 
 /// The hardware of `platform` that compressor models transfer to (its accelerator; the

@@ -67,8 +67,10 @@ struct ReplayOptions {
   int stack_kib = 256;
   /// `--fast`: a rank alone on its accelerator runs each of its runs of consecutive compute
   /// operators as one busy period (one SimGrid activity instead of one per operator; each
-  /// operator's times follow by addition). The times are those of the full replay up to
-  /// floating-point rounding (the last digit of a printed sum may differ), so it is opt-in.
+  /// operator's times follow by addition), and a collective whose messages cannot slow one
+  /// another down runs as its critical path (CollectiveShortcuts, engine/collective_plan.hpp).
+  /// The times are those of the full replay up to floating-point rounding and SimGrid's timing
+  /// precision (the last digits of a printed time may differ), so it is opt-in.
   bool fast = false;
   /// Record each interval a rank waits for its peers (Result::waits, for timelines); the total
   /// per operator (OpRecord::wait_s) is always recorded. Off by default: a large replay waits

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <simgrid/kernel/resource/NetworkModelIntf.hpp>
 #include <simgrid/s4u.hpp>
+#include <simgrid/s4u/Barrier.hpp>
 
 #include "collective/registry.hpp"
 #include "collective/step_driver.hpp"
@@ -84,6 +85,9 @@ class Simulation {
   void run_send(int rank, const Op& op);
   void run_recv(int rank, const Op& op);
   void run_collective(int rank, const Op& op, std::size_t index);
+  /// Runs a collective whose messages cannot slow one another down as its critical path
+  /// (CollectiveShortcuts): waits for the group, then until the rank's end.
+  void run_shortcut(int rank, const Op& op, const CollectivePlan& plan, int group_rank, int sequence);
   /// The steps of group rank `group_rank` of `plan`'s schedule, kept for the rest of the
   /// simulation from the second call of that rank of the schedule on (by any group that runs
   /// it); empty before (the caller generates them).
@@ -134,6 +138,16 @@ class Simulation {
   double speed_ = 0;
   double seconds_per_reduced_byte_ = 0;
   std::unique_ptr<CollectivePlanner> planner_;
+  std::unique_ptr<CollectiveShortcuts> shortcuts_;
+  /// Per collective run as its critical path, by (group, its number on the group): the ranks
+  /// that reached it, their starts and, once all are there, their ends.
+  struct Meeting {
+    simgrid::s4u::BarrierPtr barrier;
+    std::vector<double> starts_s;
+    std::vector<double> ends_s;
+    int left = 0;  ///< ranks that have not read their end yet
+  };
+  std::map<std::pair<int, int>, Meeting> meetings_;
   std::map<std::string, std::uint32_t> algorithm_ids_;
   struct ChannelHash {
     std::size_t operator()(const std::tuple<int, int, int, int>& k) const {
@@ -178,6 +192,7 @@ void Simulation::check_fit() {
   for (int a : placement_) ++sharing_[static_cast<std::size_t>(a)];
   planner_ = std::make_unique<CollectivePlanner>(trace_, net, placement_, options_, target_hardware(platform_));
   planner_->plan_all();
+  shortcuts_ = std::make_unique<CollectiveShortcuts>(trace_, net, placement_, options_);
 }
 
 void Simulation::prepare_result() {
@@ -194,7 +209,8 @@ void Simulation::prepare_result() {
   if (options_.fast) {
     result_.notes.insert(result_.notes.begin(),
                          "--fast: consecutive compute operators of a rank alone on its accelerator ran as one busy "
-                         "period (times as the full replay's up to floating-point rounding)");
+                         "period, and collectives whose messages cannot slow one another down as their critical path "
+                         "(times as the full replay's up to floating-point rounding)");
   }
   result_.error_bound_abs = std::numeric_limits<double>::quiet_NaN();
   if (options_.compression.enabled()) {
@@ -418,6 +434,11 @@ void Simulation::run_collective(int rank, const Op& op, std::size_t index) {
   st.plan = &plan;
   st.group_rank = member.index;
   st.step = -1;
+  if (options_.fast && shortcuts_->refusal(plan, op.group).empty()) {
+    run_shortcut(rank, op, plan, member.index, member.entered);
+    st.plan = nullptr;
+    return;
+  }
   StepRunner runner(*this, rank, op.group, plan);
   std::span<const collective::Step> steps = kept_steps(plan, member.index);
   std::vector<collective::Step> generated;
@@ -428,6 +449,38 @@ void Simulation::run_collective(int rank, const Op& op, std::size_t index) {
   collective::run_rank(*plan.schedule, steps, member.index, runner);
   st.step = -1;
   st.plan = nullptr;
+}
+
+void Simulation::run_shortcut(int rank, const Op& op, const CollectivePlan& plan, int group_rank, int sequence) {
+  auto [it, fresh] = meetings_.try_emplace(std::make_pair(op.group, sequence));
+  Meeting& meeting = it->second;
+  const auto size = static_cast<std::size_t>(plan.request.size);
+  if (fresh) {
+    meeting.barrier = sg4::Barrier::create(static_cast<unsigned>(size));
+    meeting.starts_s.assign(size, 0.0);
+    meeting.left = static_cast<int>(size);
+  }
+  meeting.starts_s[static_cast<std::size_t>(group_rank)] = sg4::Engine::get_clock();
+  // Every rank's end depends on every rank's start (CollectiveShortcuts): the last one to
+  // arrive is there before anyone's end, and nothing the others would do meanwhile touches a
+  // link or an accelerator that another operator uses.
+  meeting.barrier->wait();
+  if (meeting.ends_s.empty()) meeting.ends_s = shortcuts_->ends_s(plan, op.group, meeting.starts_s);
+  const double end_s = meeting.ends_s[static_cast<std::size_t>(group_rank)];
+  if (--meeting.left == 0) meetings_.erase(it);
+  // Reported once the simulation is over, as busy() does: the full replay would have run into
+  // an amount of work too large for SimGrid (busy periods are part of the rank's time).
+  if (!std::isfinite(end_s * speed_)) {
+    if (!non_finite_) {
+      non_finite_ = NonFiniteWork{rank, states_[static_cast<std::size_t>(rank)].op, fmt::format("ends at {:g} s", end_s)};
+    }
+    return;
+  }
+  if (end_s < sg4::Engine::get_clock()) {
+    throw std::logic_error(fmt::format("collective shortcut: group rank {} ends at {} s, before the last start {} s",
+                                       group_rank, end_s, sg4::Engine::get_clock()));
+  }
+  sg4::this_actor::sleep_until(end_s);
 }
 
 std::span<const collective::Step> Simulation::kept_steps(const CollectivePlan& plan, int group_rank) {

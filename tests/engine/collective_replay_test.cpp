@@ -1,9 +1,15 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 
 #include "collective/registry.hpp"
+#include "collective/critical_path_executor.hpp"
+#include "collective/ring_all_reduce.hpp"
 #include "compress/model_reader.hpp"
+#include "engine/collective_plan.hpp"
+#include "engine/placement.hpp"
 #include "engine/replay.hpp"
 #include "engine_fixtures.hpp"
 #include "../topology/topology_fixtures.hpp"
@@ -233,4 +239,220 @@ TEST_CASE("a configuration that cannot run is an input error at the operator", "
   std::vector<std::string> ops(2, R"({"kind": "all_reduce", "group": "g", "bytes": 4096, "dtype": "fp32"})");
   CHECK_THROWS_WITH(engine::replay(test::make_trace(2, group_of(2), ops), platform, bits),
                     Catch::Matchers::StartsWith("t.json:4: field 'ranks[0].ops[0]': all_reduce on group \"g\": --compress: "));
+}
+
+namespace {
+
+/// Why the engine runs the first collective of rank 0 message by message ("" when it runs it as
+/// its critical path: CollectiveShortcuts).
+std::string shortcut_refusal(const trace::Trace& t, const topology::Platform& platform,
+                             const engine::ReplayOptions& options) {
+  const std::vector<int> placement = engine::place_ranks(t, platform.network, options.placement, options.oversubscribe);
+  engine::CollectivePlanner planner(t, platform.network, placement, options);
+  engine::CollectiveShortcuts shortcuts(t, platform.network, placement, options);
+  for (std::size_t i = 0; i < t.ops[0].size(); ++i) {
+    const trace::Op& op = t.ops[0][i];
+    if (trace::is_collective(op.kind)) return shortcuts.refusal(planner.plan(op, 0, i), op.group);
+  }
+  return "no collective";
+}
+
+/// The largest difference between the operator times of two results of one trace, relative to
+/// the makespan of `exact`.
+double largest_difference(const engine::Result& r, const engine::Result& exact) {
+  double worst = std::abs(r.makespan_s - exact.makespan_s);
+  for (std::size_t rank = 0; rank < exact.ops.size(); ++rank) {
+    for (std::size_t i = 0; i < exact.ops[rank].size(); ++i) {
+      worst = std::max({worst, std::abs(r.ops[rank][i].start_s - exact.ops[rank][i].start_s),
+                        std::abs(r.ops[rank][i].end_s - exact.ops[rank][i].end_s)});
+    }
+  }
+  return worst / exact.makespan_s;
+}
+
+/// Each rank: computes (rank * skew_ms), then `kind` twice, computes 1 ms, then `kind` again.
+trace::Trace skewed_collectives(int p, const std::string& groups, const std::string& group, const std::string& kind,
+                                std::uint64_t bytes, double skew_ms) {
+  std::vector<std::string> ops;
+  for (int r = 0; r < p; ++r) {
+    const std::string call =
+        fmt::format(R"({{"kind": "{}", "group": "{}", "bytes": {}, "dtype": "fp32"}})", kind, group, bytes);
+    ops.push_back(fmt::format(R"({{"kind": "compute", "name": "c", "duration_ms": {}}}, {}, {}, )"
+                              R"({{"kind": "compute", "name": "d", "duration_ms": 1}}, {})",
+                              r * skew_ms, call, call, call));
+  }
+  return test::make_trace(p, groups, ops);
+}
+
+}  // namespace
+
+TEST_CASE("a collective whose messages cannot slow one another down runs as its critical path, with the full "
+          "replay's times", "[engine][collective][shortcut]") {
+  // Flat networks (one switch), one or two ranks per node, every node's ranks in the group:
+  // each message's time is its lone time. Ranks reach the collectives at different times
+  // (skew) or together; sizes divisible by the group size or not.
+  struct Case {
+    int nodes;
+    int per_node;
+    const char* kind;
+    const char* algorithm;
+    std::uint64_t bytes;
+    double skew_ms;
+  };
+  const std::vector<Case> cases = {
+      {8, 1, "all_reduce", "ring", 64ull << 20, 0},
+      {8, 1, "all_reduce", "ring", 64ull << 20, 0.37},
+      {7, 1, "all_reduce", "ring", (48ull << 20) + 12, 0.11},
+      {8, 1, "all_reduce", "recursive-doubling", 1 << 20, 0.05},
+      {8, 1, "all_reduce", "rabenseifner", 16ull << 20, 0.2},
+      {6, 1, "all_reduce", "binomial-tree", 4ull << 20, 0.3},
+      {4, 2, "all_reduce", "ring", 32ull << 20, 0.13},
+      {8, 1, "all_gather", "auto", 8ull << 20, 0.21},
+      {8, 1, "reduce_scatter", "auto", 8ull << 20, 0},
+      {8, 1, "all_to_all", "auto", 8ull << 20, 0.17},
+      {1, 8, "all_reduce", "ring", 64ull << 20, 0.03},
+  };
+  for (const Case& c : cases) {
+    const int p = c.nodes * c.per_node;
+    INFO(c.nodes << " nodes x " << c.per_node << " " << c.kind << " " << c.algorithm << " " << c.bytes << " B, skew "
+                 << c.skew_ms << " ms");
+    topology::Platform platform = test::platform(c.nodes, c.per_node, 1, test::fat_tree(c.nodes, 1));
+    trace::Trace t = skewed_collectives(p, group_of(p), "g", c.kind, c.bytes, c.skew_ms);
+    engine::ReplayOptions options;
+    options.fast = true;
+    options.all_reduce_algorithm = c.algorithm;
+    options.placement = "rank-order";
+    CHECK(shortcut_refusal(t, platform, options) == "");
+    engine::Result r = engine::replay(t, platform, options);
+    options.fast = false;
+    CHECK(shortcut_refusal(t, platform, options) == "the full replay (no --fast)");
+    engine::Result exact = engine::replay(t, platform, options);
+    CHECK(r.name(r.ops[0][1].algorithm) == exact.name(exact.ops[0][1].algorithm));
+    // The bound of issue 11 is 1 % of the iteration. Measured: 0 up to rounding (< 1e-12) in
+    // all but the ring of unequal blocks with skew, 4.1e-7 (SimGrid's clock advances with a
+    // precision of 1e-9 s, precision/timing, which the full replay meets at every message).
+    CHECK(largest_difference(r, exact) <= 1e-6);
+  }
+  // Compressed (the compressor's times are the rank's own work).
+  for (bool homomorphic : {false, true}) {
+    topology::Platform platform = test::platform(5, 1, 1, test::fat_tree(5, 1));
+    trace::Trace t = skewed_collectives(5, group_of(5), "g", "all_reduce", 256ull << 20, 0.4);
+    engine::ReplayOptions options;
+    options.fast = true;
+    options.compression.model = test_compressor(homomorphic, true);
+    options.compression.query.error_bound = 1e-3;
+    CHECK(shortcut_refusal(t, platform, options).empty());
+    engine::Result r = engine::replay(t, platform, options);
+    options.fast = false;
+    engine::Result exact = engine::replay(t, platform, options);
+    CHECK(largest_difference(r, exact) <= 1e-6);  // measured: 8.0e-8 and 4.6e-8
+  }
+}
+
+TEST_CASE("the critical-path shortcut does not apply where messages share links, and would be wrong there",
+          "[engine][collective][shortcut]") {
+  const std::uint64_t n = 64ull << 20;
+  SECTION("a ring whose every hop crosses an oversubscribed level") {
+    // Two leaves of 4 nodes under a root 4:1 oversubscribed; ranks alternate leaves, so the
+    // 4 messages of a step leaving a leaf share its uplink (one cable's worth).
+    topology::Platform platform = test::platform(8, 1, 1, test::fat_tree(4, 2, "4"));
+    trace::Trace t = one_collective(8, "all_reduce", n);
+    engine::ReplayOptions options;
+    options.fast = true;
+    options.all_reduce_algorithm = "ring";
+    options.placement = "map:0,4,1,5,2,6,3,7";
+    const std::string refusal = shortcut_refusal(t, platform, options);
+    CHECK_THAT(refusal, Catch::StartsWith("its messages can share link "));
+    engine::Result r = engine::replay(t, platform, options);
+    options.fast = false;
+    engine::Result exact = engine::replay(t, platform, options);
+    CHECK(largest_difference(r, exact) == 0);
+    // A naive shortcut (every message at its lone time) would be about 4 times too fast.
+    const std::vector<int> placement = {0, 4, 1, 5, 2, 6, 3, 7};
+    collective::RingAllReduce ring(8, n / 4, 4);
+    const double naive = collective::critical_path_by_message_s(
+        ring, collective::cost_params(0, 0, 1.0 / 1e11), [&](int from, int to, std::uint64_t bytes) {
+          topology::Network::PathCost path = platform.network.path_cost(placement[static_cast<std::size_t>(from)],
+                                                                        placement[static_cast<std::size_t>(to)]);
+          return path.latency_s + static_cast<double>(bytes) / path.bandwidth_Bps;
+        });
+    CHECK(exact.makespan_s / naive > 3.5);
+    // In rank order only the two messages that change leaves cross the root, one per
+    // direction of each uplink: nothing binds, and the shortcut applies with the same times.
+    options.placement = "rank-order";
+    options.fast = true;
+    CHECK(shortcut_refusal(t, platform, options).empty());
+    engine::Result ordered = engine::replay(t, platform, options);
+    options.fast = false;
+    CHECK(largest_difference(ordered, engine::replay(t, platform, options)) <= 1e-6);
+  }
+  SECTION("groups that share their nodes' NICs") {
+    // 4 nodes of 2: "even" and "odd" each have one rank per node and reduce at the same time
+    // over the same NICs.
+    topology::Platform platform = test::platform(4, 2, 1, test::fat_tree(4, 1));
+    const std::string groups = R"({"name": "even", "kind": "data", "ranks": [0, 2, 4, 6]},
+                                  {"name": "odd", "kind": "data", "ranks": [1, 3, 5, 7]})";
+    std::vector<std::string> ops;
+    for (int r = 0; r < 8; ++r) {
+      ops.push_back(fmt::format(R"({{"kind": "all_reduce", "group": "{}", "bytes": {}, "dtype": "fp32"}})",
+                                r % 2 == 0 ? "even" : "odd", n));
+    }
+    trace::Trace t = test::make_trace(8, groups, ops);
+    engine::ReplayOptions options;
+    options.fast = true;
+    options.all_reduce_algorithm = "ring";
+    options.placement = "rank-order";
+    CHECK(shortcut_refusal(t, platform, options) == "node 0 has ranks outside the group that share its NIC");
+    engine::Result r = engine::replay(t, platform, options);
+    options.fast = false;
+    engine::Result exact = engine::replay(t, platform, options);
+    CHECK(largest_difference(r, exact) == 0);
+    // Each group alone would take about half as long: the NICs are shared.
+    trace::Trace alone = test::make_trace(8, groups, {ops[0], "", ops[2], "", ops[4], "", ops[6], ""});
+    CHECK(exact.makespan_s / engine::replay(alone, platform, options).makespan_s > 1.8);
+  }
+  SECTION("a collective that ends at an infinite time is reported as the full replay reports it") {
+    trace::Trace t = one_collective(2, "all_reduce", 4096);
+    topology::Platform slow = test::platform(1, 2, 1, test::fat_tree(1, 1));
+    topology::AcceleratorSpec acc = slow.network.accelerator();
+    acc.reduce_Bps = 1e-300;
+    slow.network.set_accelerator(acc);
+    engine::ReplayOptions options;
+    options.fast = true;
+    CHECK(shortcut_refusal(t, slow, options) == "");
+    CHECK_THROWS_WITH(engine::replay(t, slow, options),
+                      Catch::Contains("rank 0, operator #0 'all_reduce': its simulated time is not finite (ends at 2.048e+303 s"));
+  }
+  SECTION("a collective that a member never reaches is reported, not hung") {
+    // Rank 2 waits for a message that rank 0 sends only after the all_reduce that needs rank 2:
+    // ranks 0 and 1 wait for it at the collective's meeting point (the full replay's report has
+    // t=0.000002 s, the time its first ring step ends).
+    trace::Trace t = test::make_trace(3, R"({"name": "dp", "kind": "data", "ranks": [0, 1, 2]})",
+                                      {R"({"kind": "all_reduce", "group": "dp", "bytes": 4096, "dtype": "fp32"},
+                                          {"kind": "send", "peer": 2, "bytes": 8, "tag": "late"})",
+                                       R"({"kind": "all_reduce", "group": "dp", "bytes": 4096, "dtype": "fp32"})",
+                                       R"({"kind": "recv", "peer": 0, "bytes": 8, "tag": "late"},
+                                          {"kind": "all_reduce", "group": "dp", "bytes": 4096, "dtype": "fp32"})"});
+    topology::Platform platform = test::platform(3, 1, 1, test::fat_tree(3, 1));
+    engine::ReplayOptions options;
+    options.fast = true;
+    options.all_reduce_algorithm = "ring";
+    CHECK(shortcut_refusal(t, platform, options) == "");
+    CHECK_THROWS_WITH(
+        engine::replay(t, platform, options),
+        "simulation cannot progress at t=0.000000 s: 3 of 3 ranks are blocked\n"
+        "  rank 0: operator #0 'all_reduce' (line 4) on group \"dp\" (its collective #1 on this group) waits for members "
+        "that never reached it: rank 2 is blocked in operator #0 'recv'\n"
+        "  rank 1: operator #0 'all_reduce' (line 6) on group \"dp\" (its collective #1 on this group) waits for members "
+        "that never reached it: rank 2 is blocked in operator #0 'recv'\n"
+        "  rank 2: operator #0 'recv' (line 7) waits for a send from rank 0 (tag \"late\", 8 bytes); rank 0 is blocked in "
+        "operator #0 'all_reduce'");
+  }
+  SECTION("a broadcast: a rank may end before another one starts") {
+    topology::Platform platform = test::platform(4, 1, 1, test::fat_tree(4, 1));
+    engine::ReplayOptions options;
+    options.fast = true;
+    CHECK(shortcut_refusal(one_collective(4, "broadcast", n), platform, options) ==
+          "a rank may end before another one starts");
+  }
 }
