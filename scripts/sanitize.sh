@@ -30,8 +30,4 @@ cmake --build build-sanitize -- -j"$(nproc)" all fuzz
 export ASAN_OPTIONS=${ASAN_OPTIONS:-strict_string_checks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/sanitizers/lsan.supp}
-# MPI ranks (only processes that mpirun starts): the slow unwinder, so that a leak's stack
-# reaches the Open MPI library that the suppressions name (tests/sanitizers/lsan.supp). Not for
-# every process: it unwinds with DWARF information at every malloc.
-export OMPI_MCA_mca_base_env_list=${OMPI_MCA_mca_base_env_list:-ASAN_OPTIONS=$ASAN_OPTIONS:fast_unwind_on_malloc=0}
 ctest --test-dir build-sanitize --output-on-failure -j"$(nproc)"
