@@ -1,17 +1,33 @@
 #!/usr/bin/env bash
-# The whole test suite in a Debug build with AddressSanitizer and UndefinedBehaviorSanitizer
-# (assertions on), in build-sanitize/. Called by scripts/test.sh after the normal build.
-#
-# -O1 -g1: about as fast to compile as -O0 (and tests run faster), with line tables for the
-# reports' stack traces. SimGrid runs its ranks on threads under AddressSanitizer
-# (src/engine/sg_engine.cpp), since the stack switching of its default contexts gives
-# AddressSanitizer false reports. No suppressions.
+# The sanitizer build, build-sanitize/: clang, AddressSanitizer + UndefinedBehaviorSanitizer
+# (any report fatal), Debug (assertions on: ours, Boost's, libstdc++'s), -O1 with line tables.
+# ccsim_lib also carries libFuzzer's coverage, so the same tree gives the fuzz targets of
+# tests/fuzz/ (scripts/fuzz.sh): CI builds one tree, not a release tree and a fuzz tree.
+#   scripts/sanitize.sh                  build everything, run the whole test suite in it
+#   scripts/sanitize.sh build [TARGET]   configure and build only (scripts/fuzz.sh: `fuzz`)
+# SimGrid runs its ranks on threads in this build (src/engine/sg_engine.cpp): the stack
+# switching of its default contexts gives AddressSanitizer false reports. Leaks inside Open MPI,
+# UCX and their libraries are suppressed, each for a stated reason (tests/sanitizers/lsan.supp).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ ! -f build-sanitize/build.ninja ]; then
-  cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" -DCCSIM_SANITIZE=ON
+clangxx=$(command -v clang++ || true)
+if [ -z "$clangxx" ]; then
+  echo "sanitize: clang++ not found (scripts/install-deps.sh installs clang)" >&2
+  exit 1
 fi
-cmake --build build-sanitize -- -j"$(nproc)"
-export ASAN_OPTIONS=strict_string_checks=1
-export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
+if [ ! -f build-sanitize/build.ninja ]; then
+  cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER="$clangxx" \
+    -DCMAKE_CXX_FLAGS_DEBUG="-O1 -gline-tables-only" -DCCSIM_SANITIZE=ON -DCCSIM_FUZZ=ON >/dev/null
+fi
+if [ "${1:-}" = build ]; then
+  shift
+  cmake --build build-sanitize -- -j"$(nproc)" "$@"
+  exit 0
+fi
+cmake --build build-sanitize -- -j"$(nproc)" all fuzz
+# The options every sanitized process of the suite runs with.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-strict_string_checks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/sanitizers/lsan.supp}
 ctest --test-dir build-sanitize --output-on-failure -j"$(nproc)"
