@@ -1,4 +1,5 @@
 #include "core/toml.hpp"
+#include "core/utf8.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -276,6 +277,14 @@ class Writer {
 }  // namespace
 
 std::string to_json_text(std::string_view text, const std::string& file, std::initializer_list<std::string_view> flat) {
+  // A TOML document is UTF-8 (TOML 0.5, "Spec"); cpptoml does not check, and a key with an
+  // invalid byte made the JSON writer below throw (found by tests/fuzz/toml_fuzz.cpp).
+  if (const std::optional<std::size_t> bad = invalid_utf8_at(text)) {
+    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(*bad), '\n');
+    throw InputError(file, line <= INT_MAX ? static_cast<int>(line) : 0, "",
+                     fmt::format("expected UTF-8 text (a TOML document is UTF-8), got the byte 0x{:02X} at offset {}",
+                                 static_cast<unsigned char>(text[*bad]), *bad));
+  }
   std::shared_ptr<cpptoml::table> root;
   try {
     std::istringstream in{std::string(text)};
