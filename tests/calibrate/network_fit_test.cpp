@@ -16,6 +16,21 @@ using calibrate::FitMode;
 
 namespace {
 
+/// A measured point of ccsim's ring all_reduce over MPI: `ranks`, `bytes` per rank, the
+/// median time, and the field name of the i-th point.
+calibrate::SeriesPoint ring_point(int ranks, std::uint64_t bytes, double median_s, int i) {
+  calibrate::SeriesPoint s;
+  s.op = "all_reduce";
+  s.implementation = "ccsim-schedule";
+  s.algorithm = "ring";
+  s.transport = "mpi";
+  s.group_size = ranks;
+  s.bytes = bytes;
+  s.median_s = median_s;
+  s.field = fmt::format("series[{}]", i);
+  return s;
+}
+
 /// Times of ring all_reduce on `ranks` ranks by the textbook formula of a two-segment tier
 /// (2 (p - 1) messages of n / p bytes; reductions folded into the bandwidth), with a
 /// deterministic +-1.5 % wobble so that the segment choice sees noise.
@@ -27,16 +42,7 @@ calibrate::MeasurementFile synthetic(int ranks) {
   for (std::uint64_t n = 1024; n <= (64u << 20); n *= 2, ++i) {
     const double m_bytes = static_cast<double>(n) / ranks;
     const double message = m_bytes < 65536 ? 3e-6 + m_bytes / 4e9 : 20e-6 + m_bytes / 2e9;
-    calibrate::SeriesPoint s;
-    s.op = "all_reduce";
-    s.implementation = "ccsim-schedule";
-    s.algorithm = "ring";
-    s.transport = "mpi";
-    s.group_size = ranks;
-    s.bytes = n;
-    s.median_s = 2 * (ranks - 1) * message * (1 + 0.015 * std::sin(2.7 * i));
-    s.field = fmt::format("series[{}]", i);
-    m.series.push_back(s);
+    m.series.push_back(ring_point(ranks, n, 2 * (ranks - 1) * message * (1 + 0.015 * std::sin(2.7 * i)), i));
   }
   return m;
 }
@@ -104,16 +110,7 @@ calibrate::MeasurementFile eager_step(bool recorded) {
   for (std::uint64_t n = 1024; n <= (1u << 20); n *= 2, ++i) {
     const double bytes = static_cast<double>(n) / 2;
     const double message = (bytes >= 4096 ? 9e-6 : 1e-6) + bytes / 3e9;
-    calibrate::SeriesPoint s;
-    s.op = "all_reduce";
-    s.implementation = "ccsim-schedule";
-    s.algorithm = "ring";
-    s.transport = "mpi";
-    s.group_size = 2;
-    s.bytes = n;
-    s.median_s = 2 * message * (1 + 0.01 * std::sin(1.9 * i));
-    s.field = fmt::format("series[{}]", i);
-    m.series.push_back(s);
+    m.series.push_back(ring_point(2, n, 2 * message * (1 + 0.01 * std::sin(1.9 * i)), i));
   }
   return m;
 }
@@ -167,16 +164,7 @@ TEST_CASE("a cost per byte that grows gradually is fitted as a ramp and predicts
   for (std::uint64_t n = 1024; n <= (64u << 20); n *= 2, ++i) {
     const double bytes = static_cast<double>(n) / 2;
     const double w = std::clamp(std::log(bytes / 262144.0) / std::log(32.0), 0.0, 1.0);
-    calibrate::SeriesPoint s;
-    s.op = "all_reduce";
-    s.implementation = "ccsim-schedule";
-    s.algorithm = "ring";
-    s.transport = "mpi";
-    s.group_size = 2;
-    s.bytes = n;
-    s.median_s = 2 * (2e-6 + bytes * ((1 - w) * 0.25e-9 + w * 0.5e-9)) * (1 + 0.005 * std::sin(2.7 * i));
-    s.field = fmt::format("series[{}]", i);
-    m.series.push_back(s);
+    m.series.push_back(ring_point(2, n, 2 * (2e-6 + bytes * ((1 - w) * 0.25e-9 + w * 0.5e-9)) * (1 + 0.005 * std::sin(2.7 * i)), i));
   }
   const calibrate::NetworkFit fit = calibrate::fit_network(m, {}, FitMode::kAlternate);
   CAPTURE(fit.held_out.gmean, fit.held_out.worst, fit.tier.segments.size());
