@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <string>
+
 #include <fmt/format.h>
 
 #include "engine/replay.hpp"
@@ -11,11 +13,11 @@ using test::make_trace;
 
 namespace {
 
-// One node of 2 accelerators (10 GB/s, 1 us intra links): a message of 1 MB between its ranks
+// NODES nodes of 2 accelerators behind a switch (10 GB/s, 1 us intra links): a message of 1 MB between two ranks of a node
 // takes 2 us + 100 us once both sides have posted it.
-topology::Platform one_node() {
+topology::Platform switch_nodes(int nodes) {
   return topology::parse_platform(R"({
-  "format": "ccsim-platform", "version": 1, "name": "test", "nodes": 1,
+  "format": "ccsim-platform", "version": 1, "name": "test", "nodes": )" + std::to_string(nodes) + R"(,
   "node": {"accelerators": 2,
     "accelerator": {"model": "t", "flops": 1e12, "reduce_Bps": 2e10, "source": "test"},
     "intra_link": {"bandwidth_Bps": 1e10, "latency_s": 1e-6, "source": "test"},
@@ -41,7 +43,7 @@ TEST_CASE("a receive posted before its send waits until the send is posted", "[e
   trace::Trace t = make_trace(2, "", {kCompute10ms + test::send(1, 1000000), test::recv(0, 1000000)});
   engine::ReplayOptions options;
   options.wait_spans = true;
-  engine::Result r = engine::replay(t, one_node(), options);
+  engine::Result r = engine::replay(t, switch_nodes(1), options);
   CHECK(wait_of(r, 1, 0) == Approx(10e-3).epsilon(1e-9));
   CHECK(r.ops[1][0].end_s == Approx(10e-3 + kTransferS).epsilon(1e-9));
   CHECK(wait_of(r, 0, 1) == 0.0);
@@ -59,7 +61,7 @@ TEST_CASE("a send posted before its receive waits until the receive is posted (r
   // Rank 1 computes 10 ms, then receives; rank 0 sends at once: SimGrid's mailboxes start a
   // transfer when both sides are there, so the sender waits 10 ms.
   trace::Trace t = make_trace(2, "", {test::send(1, 1000000), kCompute10ms + test::recv(0, 1000000)});
-  engine::Result r = engine::replay(t, one_node(), {});
+  engine::Result r = engine::replay(t, switch_nodes(1), {});
   CHECK(wait_of(r, 0, 0) == Approx(10e-3).epsilon(1e-9));
   CHECK(wait_of(r, 1, 1) == 0.0);
   CHECK(r.waits.empty());  // the intervals are recorded only on request
@@ -76,7 +78,7 @@ TEST_CASE("a collective waits for its late members in its exchange steps", "[eng
   engine::ReplayOptions options;
   options.all_reduce_algorithm = "ring";
   options.wait_spans = true;
-  engine::Result r = engine::replay(t, one_node(), options);
+  engine::Result r = engine::replay(t, switch_nodes(1), options);
   CHECK(wait_of(r, 1, 0) == Approx(10e-3).epsilon(1e-9));
   CHECK(wait_of(r, 0, 1) == Approx(0.0).margin(1e-12));
   // Without the wait, both ranks' all_reduce takes the same time.
@@ -96,16 +98,7 @@ TEST_CASE("a wait is never longer than its operator, and its intervals add up to
                   R"({"kind": "all_reduce", "group": "g", "bytes": 4000000, "dtype": "fp32"})");
   }
   trace::Trace t = make_trace(4, R"({"name": "g", "kind": "data", "ranks": [0, 1, 2, 3]})", ops);
-  topology::Platform p = topology::parse_platform(R"({
-  "format": "ccsim-platform", "version": 1, "name": "test", "nodes": 2,
-  "node": {"accelerators": 2,
-    "accelerator": {"model": "t", "flops": 1e12, "reduce_Bps": 2e10, "source": "test"},
-    "intra_link": {"bandwidth_Bps": 1e10, "latency_s": 1e-6, "source": "test"},
-    "nics": 1,
-    "nic_link": {"bandwidth_Bps": 1e9, "latency_s": 5e-6, "source": "test"}},
-  "network": {"topology": "switch", "source": "test"}
-})",
-                                                  "p.json");
+  topology::Platform p = switch_nodes(2);
   engine::ReplayOptions options;
   options.all_reduce_algorithm = "ring";
   options.wait_spans = true;
