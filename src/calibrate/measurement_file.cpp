@@ -54,7 +54,7 @@ SeriesPoint read_series(const json::Value& value, const std::string& file, const
                                     s.median_s, s.p90_s.value_or(s.median_s)));
   }
   s.ratio = r.optional_positive("ratio");
-  r.allow({"error_feedback", "group", "groups", "count", "dtype", "warmup", "reps", "samples_s",
+  r.allow({"error_feedback", "group", "groups", "count", "dtype", "warmup", "reps", "rounds", "samples_s",
            "wire_bytes_per_rank", "messages_per_rank", "check"});
   r.finish();
   return s;

@@ -83,6 +83,11 @@ void setup_measure_options(CLI::App& app, MeasureCommand& c) {
   app.add_option("--max-seconds", o.max_seconds_per_size, "time allowed for the repetitions of one series")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  app.add_option("--rounds", o.rounds,
+                 "sweep every series this many times, each round with its share of --reps (and its own warm-up), and "
+                 "pool the samples: slow spells of a shared machine fall on every size alike")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
   app.add_option("--layout", c.layout, "cut the world into groups: tp=T,pp=P,dp=D (Megatron order: tp fastest)");
   app.add_option("--groups", c.groups, "which groups to measure on: world, tp, pp, dp (comma-separated)")
       ->capture_default_str();
@@ -96,6 +101,11 @@ void setup_measure_options(CLI::App& app, MeasureCommand& c) {
 void finish_measure_options(MeasureCommand& c) {
   auto& o = c.options;
   check_output_path(c.output);
+  if (o.rounds > o.reps) {
+    throw InputError("command line", 0, "--rounds",
+                     fmt::format("{} rounds for {} repetitions: every round needs one (--reps at least --rounds)", o.rounds,
+                                 o.reps));
+  }
   o.ops.clear();
   for (const auto& name : split(c.ops, ',')) {
     if (name == "all_reduce") o.ops.push_back(collective::Collective::kAllReduce);

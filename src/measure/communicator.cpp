@@ -2,9 +2,12 @@
 
 #include <mpi.h>
 
+#include <sched.h>
+
 #include <algorithm>
 #include <limits>
 #include <stdexcept>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -257,6 +260,13 @@ std::string Communicator::processor_name() {
   int length = 0;
   MPI_Get_processor_name(text, &length);
   return std::string(text, static_cast<std::size_t>(length));
+}
+
+int Communicator::usable_cores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
 }
 
 MpiSession::MpiSession(int& argc, char**& argv) {

@@ -63,6 +63,9 @@ class Communicator {
   static std::vector<std::pair<std::string, std::uint64_t>> protocol_limits();
   /// This process's host name (MPI_Get_processor_name).
   static std::string processor_name();
+  /// The cores this process may run on (its CPU affinity: `taskset -c 0 mpirun ...` gives 1),
+  /// or the machine's when the affinity cannot be read.
+  static int usable_cores();
 
  private:
   struct Impl;

@@ -204,7 +204,9 @@ class SeriesRunner {
     work_.resize(count_);
   }
 
-  ordered_json run(const std::string& algorithm, const std::string& transport) {
+  /// Runs the series `reps` times (fewer, at least 3, when they would take longer than
+  /// `max_seconds`) after the warm-up.
+  ordered_json run(const std::string& algorithm, const std::string& transport, int reps, double max_seconds) {
     const bool mpi = algorithm == "mpi";
     const int p = group_.comm.size();
     std::unique_ptr<compress::Codec> codec;
@@ -228,7 +230,7 @@ class SeriesRunner {
     std::vector<double> samples;
     RealStats stats;
     Check check;
-    int reps = options_.reps;
+    const int wanted = reps;
     // One executor for every repetition: its buffers keep their memory between calls.
     std::optional<RealExecutor> executor;
     if (!mpi) executor.emplace(group_.transport(transport), work_, codec.get(), residual);
@@ -251,8 +253,8 @@ class SeriesRunner {
       check.merge(verify(algorithm, codec.get()));
       if (rep == 0 && elapsed > 0) {
         // Fewer repetitions (at least 3) when the series would take longer than allowed.
-        const int affordable = static_cast<int>(options_.max_seconds_per_size / elapsed);
-        reps = std::max(std::min(options_.reps, affordable), std::min(3, options_.reps));
+        const int affordable = static_cast<int>(max_seconds / elapsed);
+        reps = std::max(std::min(wanted, affordable), std::min(3, wanted));
       }
       if (rep >= options_.warmup) samples.push_back(elapsed);
     }
@@ -579,7 +581,8 @@ nlohmann::ordered_json run_measurements(const MeasureOptions& options) {
   machine["nodes"] = std::set<std::string>(hosts.begin(), hosts.end()).size();
   machine["hosts"] = hosts;
   machine["cpu"] = cpu_model();
-  machine["cores_per_node"] = std::thread::hardware_concurrency();
+  // The cores the processes could run on (their affinity), which is what they shared.
+  machine["cores_per_node"] = static_cast<int>(world.min(static_cast<double>(Communicator::usable_cores())));
   machine["mpi_library"] = Communicator::library_version();
   {
     nlohmann::ordered_json limits = nlohmann::ordered_json::object();
@@ -646,33 +649,57 @@ nlohmann::ordered_json run_measurements(const MeasureOptions& options) {
   }
   doc["groups"] = groups_json;
 
+  // Every series in sweep order, pooled over the rounds (MeasureOptions::rounds).
   ordered_json series = ordered_json::array();
-  int failed = 0;
-  for (Group& group : groups) {
-    for (Collective op : options.ops) {
-      for (std::uint64_t bytes : options.sizes) {
-        SeriesRunner runner(options, source, world, group, op, bytes);
-        for (const std::string& algorithm : options.algorithms) {
-          // Algorithm names are per collective: the others run what they have of the list.
-          if (algorithm != "mpi" && collective::find_algorithm(op, algorithm) == nullptr) continue;
-          const std::vector<std::string> library{"mpi"};
-          for (const std::string& transport : algorithm == "mpi" ? library : options.transports) {
-            ordered_json s = runner.run(algorithm, transport);
-            if (!runner.passed()) ++failed;
-            if (root) {
-              const auto& t = s["time_s"];
-              fmt::print(stderr, "  {:<14} {:<3} {:<20} {:<4} {:>11} B  {:>10.3f} ms  [{:.3f}, {:.3f}]  ratio {:>6}  {} {}\n",
-                         s["op"].get<std::string>(), group.kind, s["algorithm"].get<std::string>(), s["transport"].get<std::string>(), bytes,
-                         t["median"].get<double>() * 1e3, t["p10"].get<double>() * 1e3, t["p90"].get<double>() * 1e3,
-                         s.contains("ratio") ? fmt::format("{:.2f}", s["ratio"].get<double>()) : "-",
-                         s["check"]["kind"].get<std::string>(), runner.passed() ? "ok" : "FAILED");
+  std::vector<bool> series_failed;
+  const int rounds = std::max(1, options.rounds);
+  for (int round = 0; round < rounds; ++round) {
+    const int reps = options.reps / rounds + (round < options.reps % rounds ? 1 : 0);
+    const bool last = round + 1 == rounds;
+    std::size_t index = 0;
+    for (Group& group : groups) {
+      for (Collective op : options.ops) {
+        for (std::uint64_t bytes : options.sizes) {
+          SeriesRunner runner(options, source, world, group, op, bytes);
+          for (const std::string& algorithm : options.algorithms) {
+            // Algorithm names are per collective: the others run what they have of the list.
+            if (algorithm != "mpi" && collective::find_algorithm(op, algorithm) == nullptr) continue;
+            const std::vector<std::string> library{"mpi"};
+            for (const std::string& transport : algorithm == "mpi" ? library : options.transports) {
+              ordered_json s = runner.run(algorithm, transport, reps, options.max_seconds_per_size / rounds);
+              if (round == 0) {
+                series.push_back(std::move(s));
+                series_failed.push_back(!runner.passed());
+              } else {
+                ordered_json& pooled = series[index];
+                std::vector<double> samples = pooled["samples_s"].get<std::vector<double>>();
+                for (const auto& v : s["samples_s"]) samples.push_back(v.get<double>());
+                pooled["reps"] = samples.size();
+                pooled["time_s"] = summary_json(summarize(samples));
+                pooled["samples_s"] = samples;
+                if (!runner.passed() && !series_failed[index]) pooled["check"] = s["check"];  // the first failure
+                series_failed[index] = series_failed[index] || !runner.passed();
+              }
+              if (rounds > 1) series[index]["rounds"] = rounds;
+              const ordered_json& done = series[index];
+              ++index;
+              if (root && last) {
+                const auto& t = done["time_s"];
+                fmt::print(stderr, "  {:<14} {:<3} {:<20} {:<4} {:>11} B  {:>10.3f} ms  [{:.3f}, {:.3f}]  ratio {:>6}  {} {}\n",
+                           done["op"].get<std::string>(), group.kind, done["algorithm"].get<std::string>(),
+                           done["transport"].get<std::string>(), bytes, t["median"].get<double>() * 1e3,
+                           t["p10"].get<double>() * 1e3, t["p90"].get<double>() * 1e3,
+                           done.contains("ratio") ? fmt::format("{:.2f}", done["ratio"].get<double>()) : "-",
+                           done["check"]["kind"].get<std::string>(), series_failed[index - 1] ? "FAILED" : "ok");
+              }
             }
-            series.push_back(std::move(s));
           }
         }
       }
     }
+    if (root && !last) fmt::print(stderr, "round {} of {} done\n", round + 1, rounds);
   }
+  const int failed = static_cast<int>(std::count(series_failed.begin(), series_failed.end(), true));
   doc["series"] = series;
   if (options.p2p && world.size() >= 2) {
     // Over the world, whatever groups were measured (UCX context 0 is reserved for it).

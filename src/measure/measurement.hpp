@@ -36,6 +36,11 @@ struct MeasureOptions {
   int warmup = 2;
   int reps = 10;
   double max_seconds_per_size = 10;  ///< fewer repetitions (>= 3) when one takes longer
+  /// The sweep over every series is made this many times, each round with its share of the
+  /// repetitions (and its own warm-up), and each series pools its rounds' samples: a slow
+  /// spell of a shared machine then falls on every size alike instead of on the few sizes
+  /// measured during it. 1: every repetition of a series one after the other.
+  int rounds = 1;
   Layout layout;
   std::vector<std::string> groups = {"world"};  ///< "world", "tp", "pp", "dp"
   std::string data;  ///< an fp32 file to take inputs from; empty: synthetic gradients

@@ -1,5 +1,7 @@
 #include "measure/ucx_transport.hpp"
 
+#include "measure/communicator.hpp"
+
 #include <mpi.h>
 #include <sched.h>
 
@@ -125,7 +127,7 @@ UcxWorld::Impl::Impl() {
   int local = 1;
   MPI_Comm_size(node, &local);
   MPI_Comm_free(&node);
-  yield_when_idle_ = local > static_cast<int>(std::thread::hardware_concurrency());
+  yield_when_idle_ = local > Communicator::usable_cores();
   try {
     ucp_config_t* config = nullptr;
     check_ucx(ucp_config_read(nullptr, nullptr, &config), "ucp_config_read");

@@ -75,7 +75,7 @@ TEST_CASE("measurement reader errors name file, line and field", "[calibrate][me
         "m.json:7: field 'series[0].bytes': expected a positive integer, got \"0\"");
   CHECK(error_of(with(file_json(kSeries), "\"group\": \"world\"", "\"grup\": \"world\"")) ==
         "m.json:7: field 'series[0].grup': unknown key; valid keys here: algorithm, bytes, check, codec, count, dtype, "
-        "error_feedback, group, group_size, groups, implementation, messages_per_rank, op, ratio, reps, samples_s, "
+        "error_feedback, group, group_size, groups, implementation, messages_per_rank, op, ratio, reps, rounds, samples_s, "
         "time_s, transport, warmup, wire_bytes_per_rank");
   CHECK(error_of(with(file_json(kSeries), "\"pattern\": \"ping-pong\"", "\"pattern\": \"ping\"")) ==
         "m.json:11: field 'p2p[0].pattern': expected one of ping-pong, pairs, got \"ping\"");

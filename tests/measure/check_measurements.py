@@ -18,6 +18,8 @@ for s in doc["series"]:
     t = s["time_s"]
     if not (0 < t["min"] <= t["median"] <= t["max"]) or len(s["samples_s"]) != s["reps"] or s["reps"] < 1:
         errors.append(f"bad timings in {s['op']} {s['algorithm']} {s['bytes']} B")
+    if "rounds" in s and not (2 <= s["rounds"] <= s["reps"]):
+        errors.append(f"{s['rounds']} rounds for {s['reps']} repetitions in {s['op']} {s['algorithm']} {s['bytes']} B")
     if not s["check"]["passed"]:
         errors.append(f"check failed: {s['op']} {s['algorithm']}/{s['transport']} {s['bytes']} B: {s['check']}")
     if s["codec"] is not None and not s["ratio"] > 1.0:
