@@ -383,12 +383,65 @@ std::unique_ptr<collective::Schedule> schedule_for(const SeriesPoint& point, con
 }
 
 double predict_s(const collective::Schedule& schedule, const topology::TierModel& tier, double reduce_s_per_byte,
-                 const compress::CompressorCost& compressor) {
+                 const compress::CompressorCost& compressor, double sharing) {
+  const double s = std::max(1.0, sharing);
+  const topology::TierModel shared = topology::on_shared_cores(tier, s);
   collective::CostParams params;
-  params.gamma_s_per_byte = reduce_s_per_byte;
+  params.gamma_s_per_byte = reduce_s_per_byte * s;
   params.compressor = compressor;
+  params.compressor.compress_t0_s *= s;
+  params.compressor.compress_Bps /= s;
+  params.compressor.decompress_t0_s *= s;
+  params.compressor.decompress_Bps /= s;
+  params.compressor.add_t0_s *= s;
+  params.compressor.add_Bps /= s;
   return collective::critical_path_by_message_s(schedule, params,
-                                                [&](int, int, std::uint64_t n) { return tier.message_s(n); });
+                                                [&](int, int, std::uint64_t n) { return shared.message_s(n); });
+}
+
+HandoffFit fit_handoff(const MeasurementFile& file, const SeriesChoice& choice, const topology::TierModel& tier,
+                       double reduce_s_per_byte) {
+  HandoffFit fit;
+  fit.sharing = core_sharing(file);
+  if (!(fit.sharing > 1)) {
+    throw InputError(file.file, 0, "machine.cores_per_node",
+                     fmt::format("{} processes on {} cores per node share no core: a hand-off is fitted on processes "
+                                 "that outnumber their cores (bench/collect_calibration.sh pins 2 to one core)",
+                                 file.processes, file.cores_per_node > 0 ? std::to_string(file.cores_per_node) : "unrecorded"));
+  }
+  // Each point: measured = shared(0) + handoff x (messages on the critical path), the count
+  // being the derivative of the shared prediction in the hand-off.
+  const std::vector<SeriesPoint> points = select_series(file, choice);
+  std::vector<double> base, count;
+  topology::TierModel probe = tier;
+  probe.handoff_s = 0;
+  constexpr double kProbe_s = 1e-6;
+  double num = 0, den = 0;
+  for (const SeriesPoint& point : points) {
+    const auto schedule = schedule_for(point, choice);
+    probe.handoff_s = 0;
+    const double b = predict_s(*schedule, probe, reduce_s_per_byte, {}, fit.sharing);
+    probe.handoff_s = kProbe_s;
+    const double n = (predict_s(*schedule, probe, reduce_s_per_byte, {}, fit.sharing) - b) / kProbe_s;
+    base.push_back(b);
+    count.push_back(n);
+    const double w = 1.0 / (point.median_s * point.median_s);  // relative error
+    num += w * n * (point.median_s - b);
+    den += w * n * n;
+  }
+  fit.handoff_s = den > 0 ? std::clamp(num / den, 0.0, 1.0) : 0.0;
+  std::vector<PointFit> without;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    PointFit p = point_fit(points[i]);
+    p.fitted = true;
+    p.predicted_s = base[i];
+    without.push_back(p);
+    p.predicted_s = base[i] + fit.handoff_s * count[i];
+    fit.points.push_back(p);
+  }
+  fit.error = summarize(fit.points, true);
+  fit.without = summarize(without, true);
+  return fit;
 }
 
 NetworkFit fit_network(const MeasurementFile& file, const SeriesChoice& choice, FitMode mode, int max_segments) {
@@ -436,15 +489,11 @@ NetworkFit fit_network(const MeasurementFile& file, const SeriesChoice& choice, 
   std::vector<std::uint64_t> distinct = largest;
   std::sort(distinct.begin(), distinct.end());
   distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
-  std::vector<std::uint64_t> candidates;
-  for (std::size_t i = 1; i < distinct.size(); ++i) {
-    candidates.push_back(static_cast<std::uint64_t>(std::llround(std::sqrt(static_cast<double>(distinct[i - 1]) *
-                                                                           static_cast<double>(distinct[i])))));
-  }
   // The MPI library's eager limits, where measure recorded them: a message above one goes by
   // rendezvous (a handshake first), a step in cost that no smooth curve between the sizes
   // around it predicts. Such a breakpoint may bound a segment of 2 fitted points.
   std::vector<std::pair<std::uint64_t, std::string>> protocol;
+  std::vector<std::uint64_t> candidates;
   for (const auto& [limit_name, limit] : file.protocol_limits) {
     if (limit_name.rfind("btl_self_", 0) == 0 || limit <= kProtocolHeaderBytes) continue;  // a rank to itself
     const std::uint64_t at = limit - kProtocolHeaderBytes;
@@ -452,6 +501,16 @@ NetworkFit fit_network(const MeasurementFile& file, const SeriesChoice& choice, 
     if (std::find_if(protocol.begin(), protocol.end(), [&](const auto& p) { return p.first == at; }) != protocol.end()) continue;
     protocol.emplace_back(at, limit_name);
     candidates.push_back(at);
+  }
+  // Elsewhere, a breakpoint halfway (in log size) between consecutive fitted messages. Between
+  // two that an eager limit separates, the limit is the breakpoint: a guess beside it would fit
+  // the fitted points as well and misplace every size between the guess and the limit.
+  for (std::size_t i = 1; i < distinct.size(); ++i) {
+    const bool known = std::any_of(protocol.begin(), protocol.end(),
+                                   [&](const auto& p) { return p.first > distinct[i - 1] && p.first <= distinct[i]; });
+    if (known) continue;
+    candidates.push_back(static_cast<std::uint64_t>(std::llround(std::sqrt(static_cast<double>(distinct[i - 1]) *
+                                                                           static_cast<double>(distinct[i])))));
   }
   std::sort(candidates.begin(), candidates.end());
   candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());

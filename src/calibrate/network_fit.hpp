@@ -87,9 +87,27 @@ std::unique_ptr<collective::Schedule> schedule_for(const SeriesPoint& point, con
                                                     collective::Compression compression = collective::Compression::kNone);
 
 /// The critical path of `schedule` under a tier model: each message costs tier.message_s(wire
-/// bytes), reductions reduce_s_per_byte, compression `compressor`.
+/// bytes), reductions reduce_s_per_byte, compression `compressor`. With `sharing` > 1
+/// processes per core (core_sharing), everything takes `sharing` times longer and every
+/// message pays the tier's core hand-off (topology::on_shared_cores).
 double predict_s(const collective::Schedule& schedule, const topology::TierModel& tier, double reduce_s_per_byte,
-                 const compress::CompressorCost& compressor = {});
+                 const compress::CompressorCost& compressor = {}, double sharing = 1);
+
+/// A core hand-off fitted to a series measured on processes that share cores.
+struct HandoffFit {
+  double handoff_s = 0;
+  std::vector<PointFit> points;  ///< every point, predicted with the hand-off
+  ErrorSummary error;            ///< of `points`, all fitted
+  ErrorSummary without;          ///< the same points predicted without a hand-off
+  double sharing = 1;            ///< processes per core of the series
+};
+
+/// Fits topology::TierModel::handoff_s of `tier` (fitted on processes with a core each) to
+/// the points of `choice` in `file`, measured with more processes than cores (e.g. 2 pinned
+/// to one core): the least-squares hand-off per message on the critical path (relative
+/// error), at least 0. InputError naming the file when its processes do not share cores.
+HandoffFit fit_handoff(const MeasurementFile& file, const SeriesChoice& choice, const topology::TierModel& tier,
+                       double reduce_s_per_byte);
 
 /// Fits send + receive overhead, a latency and a bandwidth per size segment, and a reduction
 /// cost per byte to the points of `choice` by weighted least squares on the critical path

@@ -133,6 +133,7 @@ struct CalibrateNetworkCommand {
   bool output_given = false;  ///< -o was given (perhaps as "", which write_output refuses)
   std::string name;
   std::string format = "text";
+  std::string shared_core;  ///< measurements of processes sharing cores, for the hand-off
 };
 
 void run_calibrate_network(CalibrateNetworkCommand cmd) {
@@ -152,6 +153,19 @@ void run_calibrate_network(CalibrateNetworkCommand cmd) {
   out += fmt::format("model, tier {}: per message send overhead + latency + bytes / bandwidth + receive overhead\n", cmd.tier);
   out += tier_report(fit.tier, fit.reduce_s_per_byte);
   for (const std::string& note : fit.notes) out += fmt::format("note: {}\n", note);
+  std::optional<calibrate::HandoffFit> handoff;
+  if (!cmd.shared_core.empty()) {
+    const calibrate::MeasurementFile shared = calibrate::read_any_measurements(cmd.shared_core, std::nullopt);
+    handoff = calibrate::fit_handoff(shared, choice, fit.tier, fit.reduce_s_per_byte);
+    fit.tier.handoff_s = handoff->handoff_s;
+    out += fmt::format("shared cores: {}, {} on {} processes, {} per core: every cost x {:g} plus a hand-off of {:.3f} us "
+                       "per message on the critical path (least squares, every point fitted)\n",
+                       cmd.shared_core, cmd.series, handoff->points.front().ranks, handoff->sharing, handoff->sharing,
+                       handoff->handoff_s * 1e6);
+    out += calibration_report(handoff->points);
+    out += fmt::format("without the hand-off: gmean error {:.1f}%, worst {:.1f}%\n", handoff->without.gmean * 100,
+                       handoff->without.worst * 100);
+  }
 
   if (cmd.output_given) {
     topology::NetworkModel model;
@@ -161,8 +175,9 @@ void run_calibrate_network(CalibrateNetworkCommand cmd) {
     model.hardware = fmt::format("{}, {} process(es) on {}", file.cpu.empty() ? "unknown CPU" : file.cpu,
                                  file.processes,
                                  file.nodes > 0 ? fmt::format("{} node(s)", file.nodes) : std::string("unknown nodes"));
-    model.source = fmt::format("measured: {}; ccsim calibrate network {} --series {} --fit {} --tier {}", cmd.measurements,
-                               cmd.measurements, cmd.series, cmd.fit, cmd.tier);
+    model.source = fmt::format("measured: {}{}; ccsim calibrate network {} --series {} --fit {} --tier {}{}", cmd.measurements,
+                               handoff ? " and " + cmd.shared_core : std::string(), cmd.measurements, cmd.series, cmd.fit,
+                               cmd.tier, handoff ? " --shared-core " + cmd.shared_core : std::string());
     (cmd.tier == "inter" ? model.has_inter : model.has_intra) = true;
     (cmd.tier == "inter" ? model.inter : model.intra) = fit.tier;
     model.reduce_s_per_byte = fit.reduce_s_per_byte;
@@ -185,6 +200,7 @@ void run_calibrate_network(CalibrateNetworkCommand cmd) {
     tier["send_overhead_s"] = fit.tier.send_overhead_s;
     tier["recv_overhead_s"] = fit.tier.recv_overhead_s;
     tier["reduce_s_per_byte"] = fit.reduce_s_per_byte;
+    if (handoff) tier["shared_core_handoff_s"] = handoff->handoff_s;
     nlohmann::ordered_json segments = nlohmann::ordered_json::array();
     for (const topology::CostSegment& seg : fit.tier.segments) {
       segments.push_back({{"min_bytes", seg.min_bytes},
@@ -195,6 +211,14 @@ void run_calibrate_network(CalibrateNetworkCommand cmd) {
     tier["segments"] = std::move(segments);
     j["model"] = std::move(tier);
     j["notes"] = fit.notes;
+    if (handoff) {
+      nlohmann::ordered_json h = calibration_json(handoff->points);
+      h["measurements"] = cmd.shared_core;
+      h["core_sharing"] = handoff->sharing;
+      h["handoff_s"] = handoff->handoff_s;
+      h["without_handoff"] = {{"gmean", handoff->without.gmean}, {"worst", handoff->without.worst}};
+      j["shared_core"] = std::move(h);
+    }
     j["wrote"] = cmd.output_given ? nlohmann::ordered_json(cmd.output) : nlohmann::ordered_json(nullptr);
     write_output("-", j.dump(2) + "\n");
     return;
@@ -229,6 +253,9 @@ void setup_calibrate(CLI::App& app) {
   sub->add_option("-f,--format", cmd->format, "Output format: text or json")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
+  sub->add_option("--shared-core", cmd->shared_core,
+                  "Measurements of the same series on processes that outnumber their cores (e.g. 2 pinned to one "
+                  "core): fit the tier's core hand-off per message to them");
   sub->callback([cmd, sub] {
     cmd->output_given = sub->count("--output") > 0;
     run_calibrate_network(*cmd);

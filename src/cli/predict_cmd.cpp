@@ -191,30 +191,39 @@ void run_predict(const PredictCommand& cmd) {
     runs.push_back(load_run(path, platform, cmd.keep_profiler));
   }
   // Compute measured on ranks that shared cores (more ranks than the platform's cores) is
-  // slower by that sharing, which the replay does not model: fit on the runs that share as the
-  // target does, when there are any.
+  // slower by that sharing. A synthesised target is timed by compute fitted on runs whose
+  // ranks had a core each, when there are any, and the replay time-shares it on the target's
+  // cores (ReplayOptions::dedicated_durations); a run replayed as traced keeps its own
+  // sharing, and its fit takes the runs that share as it does.
   const int cores = platform.network.accelerator_count();
   const int target_world = cmd.traced ? runs.front().trace.world_size
                                       : target_parallelism(cmd, target ? target->config : std::nullopt).world();
   const bool target_shared = target_world > cores;
+  const bool want_shared = cmd.traced && target_shared;
   std::vector<trace::Trace> traces;
   std::vector<std::string> left_out;
   for (const FitRun& r : runs) {
-    if ((r.trace.world_size > cores) == target_shared) traces.push_back(r.trace);
+    if ((r.trace.world_size > cores) == want_shared) traces.push_back(r.trace);
     else left_out.push_back(r.path);
   }
   std::string sharing_note;
+  bool dedicated = !want_shared;
   if (traces.empty()) {
     for (const FitRun& r : runs) traces.push_back(r.trace);
-    sharing_note = fmt::format("no fitted run {} cores as the target does ({} ranks on {} cores of {}): fitted on all, "
-                               "whose compute durations carry {} sharing",
-                               target_shared ? "shares" : "leaves unshared", target_world, cores, platform.name,
-                               target_shared ? "no" : "their");
+    dedicated = false;
+    sharing_note = fmt::format("no fitted run {} cores as the target needs ({} ranks on {} cores of {}): fitted on all, "
+                               "whose compute durations carry {} sharing and are not time-shared again",
+                               want_shared ? "shares" : "leaves unshared", target_world, cores, platform.name,
+                               want_shared ? "no" : "their");
     left_out.clear();
   } else if (!left_out.empty()) {
-    sharing_note = fmt::format("left out of the fit: {} ({} than {} cores of {}, unlike the target's {} ranks)",
-                               fmt::join(left_out, ", "), target_shared ? "no more ranks" : "more ranks", cores,
-                               platform.name, target_world);
+    sharing_note = fmt::format("left out of the fit: {} ({} than {} cores of {})", fmt::join(left_out, ", "),
+                               want_shared ? "no more ranks" : "more ranks", cores, platform.name);
+  }
+  if (dedicated && target_shared) {
+    sharing_note += fmt::format("{}{} ranks on {} cores: the fitted compute (of ranks with a core each) time-shares the "
+                                "cores in the replay",
+                                sharing_note.empty() ? "" : "; ", target_world, cores);
   }
   calibrate::ComputeFit fit = calibrate::fit_compute(traces, calibrate::FitObjective::kTotal);
   fit.model.name = "predict";
@@ -262,6 +271,9 @@ void run_predict(const PredictCommand& cmd) {
   options.network.source = "the traced backend";
   options.all_reduce_algorithm = backend.algorithm;
   options.oversubscribe = true;
+  options.dedicated_durations = dedicated && !cmd.traced;
+  // The backend is fitted on the same runs: of ranks with a core each, or sharing as the target.
+  options.network.per_core = dedicated;
   options.compute = compute_note;
   engine::Result result = engine::replay(trace, platform, options);
   const double predicted_ms = result.makespan_s * 1e3;
@@ -291,6 +303,8 @@ void run_predict(const PredictCommand& cmd) {
     nlohmann::ordered_json j;
     j["target"] = what;
     j["platform"] = platform.name;
+    j["placement"] = result.placement;
+    j["notes"] = result.notes;
     j["predicted_ms"] = predicted_ms;
     j["measured_ms"] = measured_ms > 0 ? nlohmann::ordered_json(measured_ms) : nlohmann::ordered_json();
     j["error"] = measured_ms > 0 ? nlohmann::ordered_json(predicted_ms / measured_ms - 1) : nlohmann::ordered_json();
@@ -324,6 +338,8 @@ void run_predict(const PredictCommand& cmd) {
                      backend.measured_s * 1e3, backend.predicted_s * 1e3);
   for (const std::string& n : backend.notes) out += fmt::format("note: {}\n", n);
   out += fmt::format("compute: {}\n", compute_note);
+  out += fmt::format("replay: placement {}\n", result.placement);
+  for (const std::string& n : result.notes) out += fmt::format("note: {}\n", n);
   out += fmt::format("predicted iteration: {:.3f} ms\n", predicted_ms);
   if (measured_ms > 0) {
     out += fmt::format("measured iteration:  {:.3f} ms ({})\n", measured_ms, measured_from);

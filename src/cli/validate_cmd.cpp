@@ -88,7 +88,7 @@ void run_validate(ValidateCommand cmd) {
       }
       cost.ratio = *point.ratio;
     }
-    p.predicted_s = calibrate::predict_s(*schedule, tier, model.reduce_s_per_byte, cost) * sharing;
+    p.predicted_s = calibrate::predict_s(*schedule, tier, model.reduce_s_per_byte, cost, sharing);
     const auto& record = model.fitted_on;
     p.fitted = record && record->file == cmd.measurements && record->series == cmd.series && record->ranks == p.ranks &&
                std::find(record->bytes.begin(), record->bytes.end(), p.bytes) != record->bytes.end();
@@ -104,9 +104,11 @@ void run_validate(ValidateCommand cmd) {
   }
   out += compressor_line;
   if (sharing > 1) {
-    out += fmt::format("{} processes on {} cores per node: each process had 1/{:g} of a core, so every prediction is the "
-                       "model's time x {:g} (shared memory and loopback TCP move every byte with a CPU)\n",
-                       file.processes, file.cores_per_node, sharing, sharing);
+    out += fmt::format("{} processes on {} cores per node: each process had 1/{:g} of a core, so every cost of the "
+                       "model is x {:g} (shared memory and loopback TCP move every byte with a CPU){}\n",
+                       file.processes, file.cores_per_node, sharing, sharing,
+                       tier.handoff_s > 0 ? fmt::format(", plus its core hand-off of {:.3f} us per message", tier.handoff_s * 1e6)
+                                          : std::string(", and the model has no core hand-off (calibrate network --shared-core)"));
   }
   if (cmd.measured_ratio && compressed_series) out += "wire bytes: each point's measured ratio (--measured-ratio), not the compressor model's\n";
   out += "error = predicted / measured - 1; gmean error = exp(mean |ln(predicted / measured)|) - 1\n";

@@ -47,6 +47,18 @@ GraphZone::GraphZone(const topology::Network& network, const std::vector<int>& p
     accelerator_of_netpoint_[id] = a;
     hosts_[slot] = host;
   }
+  if (options.cores_per_node > 0) {
+    // Hosts of computation only: no route leads to them (accelerator_of_netpoint_ is -1).
+    cores_.assign(static_cast<std::size_t>(network.node_count()), nullptr);
+    for (int a : placement) {
+      sg4::Host*& cores = cores_[static_cast<std::size_t>(network.node_of(a))];
+      if (cores != nullptr) continue;
+      cores = zone->create_host(fmt::format("node{}.cores", network.node_of(a)), speed)
+                  ->set_core_count(options.cores_per_node);
+      auto id = static_cast<std::size_t>(cores->get_netpoint()->id());
+      if (accelerator_of_netpoint_.size() <= id) accelerator_of_netpoint_.resize(id + 1, -1);
+    }
+  }
   const std::vector<bool> needed = network.links_used_by(placement);
   std::vector<bool> accelerator_link(network.link_count(), false);
   for (int a = 0; a < network.accelerator_count(); ++a) accelerator_link[network.intra_link(a)] = true;
@@ -88,6 +100,11 @@ GraphZone::GraphZone(const topology::Network& network, const std::vector<int>& p
 sg4::Host* GraphZone::host_of_rank(int rank) const {
   const auto r = static_cast<std::size_t>(rank);
   return hosts_[host_per_rank_ ? r : static_cast<std::size_t>(placement_[r])];
+}
+
+sg4::Host* GraphZone::cores_of_rank(int rank) const {
+  if (cores_.empty()) return nullptr;
+  return cores_[static_cast<std::size_t>(network_.node_of(placement_[static_cast<std::size_t>(rank)]))];
 }
 
 int GraphZone::node_of(const sg4::Host* host) const {

@@ -27,6 +27,10 @@ struct GraphZoneOptions {
   /// cores: their compute was measured under that sharing and is not time-shared again), and
   /// messages between ranks of one core cross its link to the node hub and back.
   bool host_per_rank = false;
+  /// CPU ranks time-share the cores of their node: one more host per node with this many
+  /// cores (0: none), on which the compute of a rank with a core of its own executes
+  /// (GraphZone::cores_of_rank); SimGrid shares them among the executions in progress.
+  int cores_per_node = 0;
 };
 
 /// A SimGrid netzone whose routes are computed by topology::Network on demand, so that the
@@ -42,6 +46,9 @@ class GraphZone final : public simgrid::kernel::routing::NetZoneImpl {
 
   /// The host that rank `rank` of the placement runs on.
   simgrid::s4u::Host* host_of_rank(int rank) const;
+  /// The host of the cores of rank `rank`'s node (GraphZoneOptions::cores_per_node), nullptr
+  /// without one.
+  simgrid::s4u::Host* cores_of_rank(int rank) const;
   /// The node of a host of this zone.
   int node_of(const simgrid::s4u::Host* host) const;
 
@@ -54,6 +61,7 @@ class GraphZone final : public simgrid::kernel::routing::NetZoneImpl {
   bool host_per_rank_;
   bool unit_latency_;
   std::vector<simgrid::s4u::Host*> hosts_;  ///< per accelerator, or per rank with host_per_rank
+  std::vector<simgrid::s4u::Host*> cores_;  ///< per node with cores_per_node, else empty
   std::vector<int> accelerator_of_netpoint_;
   /// A link direction as routes use it (kernel pointers cached: routing runs once per message).
   struct Direction {

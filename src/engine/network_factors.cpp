@@ -41,7 +41,14 @@ NetworkFactors::NetworkFactors(std::shared_ptr<const topology::NetworkModel> mod
   if (model_->has_inter) check_tier("inter", model_->inter);
 }
 
+void NetworkFactors::share_cores(double sharing) {
+  if (!(sharing > 1) || !model_->has_intra) return;
+  shared_intra_ = topology::on_shared_cores(model_->intra, sharing);
+  sharing_ = sharing;
+}
+
 const topology::TierModel* NetworkFactors::tier(bool same_node) const {
+  if (same_node && shared_intra_) return &*shared_intra_;
   if (same_node) return model_->has_intra ? &model_->intra : nullptr;
   return model_->has_inter ? &model_->inter : nullptr;
 }

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "collective/algorithm_choice.hpp"
@@ -30,11 +31,17 @@ class NetworkFactors {
   /// links are never slower than this in model mode, so that a lone flow gets the model's figure.
   double max_bandwidth_Bps(bool same_node) const;
 
+  /// Ranks share their node's cores, `sharing` per core (> 1): the intra tier becomes
+  /// topology::on_shared_cores of the model's (NetworkModel::per_core).
+  void share_cores(double sharing);
+
   /// "calibrated model NAME (FILE), intra: ..., inter: ...", printed with every result.
   std::string describe() const;
 
  private:
   std::shared_ptr<const topology::NetworkModel> model_;
+  std::optional<topology::TierModel> shared_intra_;  ///< with share_cores
+  double sharing_ = 1;
 };
 
 /// The links of a group as the closed forms (--algo auto) see them under the model: each tier

@@ -27,6 +27,13 @@ struct NetworkModel {
   /// whatever the platform's nominal link figures; concurrent flows still share the links.
   /// nullptr: the plain flow model.
   std::shared_ptr<const topology::NetworkModel> calibrated;
+  /// The calibrated model describes processes with a core each (`calibrate network` divides a
+  /// run on shared cores by its sharing). On a platform of CPU ranks whose nodes run more
+  /// ranks than cores, its intra tier is then stretched by that sharing
+  /// (topology::on_shared_cores: every cost x ranks per core, plus the tier's core hand-off
+  /// per message). false: the model was fitted on runs that shared their cores as the replay
+  /// does (`ccsim predict --traced` of such a run), and applies as it is.
+  bool per_core = true;
 
   /// The configuration as a sentence, printed with every result.
   std::string describe() const;
@@ -63,6 +70,12 @@ struct ReplayOptions {
   /// Compute this many times faster (`--set compute.scale=F`): measured compute durations are
   /// divided by it (operators in FLOPs follow the platform's FLOP rate, which the setting scales).
   double compute_scale = 1.0;
+  /// The trace's compute durations are those of a rank with a core of its own (a compute
+  /// model's, `--compute model:FILE`, predict), not measured under the traced run's sharing:
+  /// on a platform of CPU ranks they time-share their node's cores as operators given in
+  /// FLOPs do (SimGrid executions on a host of cores_per_node cores: a rank computing while
+  /// more ranks than cores compute gets cores / computing ranks of a core).
+  bool dedicated_durations = false;
   /// Stack of each simulated rank (SimGrid context), KiB.
   int stack_kib = 256;
   /// `--fast`: a rank alone on its accelerator runs each of its runs of consecutive compute

@@ -75,8 +75,11 @@ class Simulation {
   /// Runs rank's compute operators from `first` on (one, or a run of them: see the
   /// definition) and records their times; returns the index of the next operator.
   std::size_t run_compute(int rank, std::size_t first);
-  /// The time compute operator `op` of `rank` takes on its accelerator.
-  double compute_s(int rank, const Op& op) const;
+  /// The time compute operator `op` takes on an accelerator (a core) of its own.
+  double compute_s(const Op& op) const;
+  /// The host of the node's cores where `op` of `rank` executes, time-shared with the node's
+  /// other ranks (ReplayOptions::dedicated_durations), or nullptr: on the rank's own host.
+  sg4::Host* shared_cores(int rank, const Op& op) const;
   /// Adds [from_s, to_s) (when not empty) to the wait of `rank`'s current operator.
   void waited(int rank, double from_s, double to_s);
   /// The waits of a blocking exchange posted at `posted_s` and complete now: the parts of
@@ -102,7 +105,7 @@ class Simulation {
   std::uint32_t algorithm_name(const std::string& name);
   /// Occupies the rank's accelerator for `seconds` (compute, reduction, compression); `what`
   /// says with what ("computing", ...), for stall explanations and non-finite times.
-  void busy(int rank, double seconds, const char* what);
+  void busy(int rank, double seconds, const char* what, sg4::Host* on = nullptr);
   /// Throws an InputError naming the operator whose simulated time is not finite, if any.
   void check_finite() const;
   /// Whether two ranks are on one node (their messages use the model's intra tier).
@@ -226,8 +229,11 @@ void Simulation::prepare_result() {
   result_.placement = placement_policy_;
   if (trace_.world_size > platform_.network.accelerator_count()) {
     if (platform_.network.accelerator().cpu_core) {
-      result_.placement += fmt::format(", {} CPU ranks on {} cores (measured compute is not time-shared again)",
-                                       trace_.world_size, platform_.network.accelerator_count());
+      result_.placement += fmt::format(", {} CPU ranks on {} cores ({})", trace_.world_size,
+                                       platform_.network.accelerator_count(),
+                                       options_.dedicated_durations
+                                           ? "compute, of ranks with a core each, time-shares the cores"
+                                           : "measured compute is not time-shared again");
     } else {
       result_.placement += fmt::format(", oversubscribed: {} ranks on {} accelerators", trace_.world_size,
                                        platform_.network.accelerator_count());
@@ -274,17 +280,21 @@ int Simulation::membership_slot(int rank, int group) const {
   return -1;
 }
 
-double Simulation::compute_s(int rank, const Op& op) const {
+double Simulation::compute_s(const Op& op) const {
   const topology::AcceleratorSpec& acc = platform_.network.accelerator();
   double seconds = op.duration_s / options_.compute_scale;
   if (op.duration_s < 0) {
     seconds = op.flops / acc.flops;
     if (acc.memory_Bps > 0) seconds = std::max(seconds, static_cast<double>(op.bytes) / acc.memory_Bps);
-    // CPU ranks run on hosts of their own (nothing is time-shared by SimGrid): work given in
-    // FLOPs, not measured under the sharing, takes as many times longer as ranks share the core.
-    if (acc.cpu_core) seconds *= sharing_[static_cast<std::size_t>(placement_[static_cast<std::size_t>(rank)])];
   }
   return seconds;
+}
+
+sg4::Host* Simulation::shared_cores(int rank, const Op& op) const {
+  // Durations measured under the traced run's own sharing are not shared again (they run on
+  // the rank's own host); work of a rank with a core of its own shares its node's cores.
+  if (!platform_.network.accelerator().cpu_core || (op.duration_s >= 0 && !options_.dedicated_durations)) return nullptr;
+  return zone_->cores_of_rank(rank);
 }
 
 std::size_t Simulation::run_compute(int rank, std::size_t first) {
@@ -301,8 +311,9 @@ std::size_t Simulation::run_compute(int rank, std::size_t first) {
   double total_s = 0;
   std::size_t end = first;
   if (options_.fast && sharing_[static_cast<std::size_t>(placement_[static_cast<std::size_t>(rank)])] == 1) {
-    while (end < ops.size() && ops[end].kind == OpKind::kCompute) {
-      const double seconds = compute_s(rank, ops[end]);
+    // (Work on the node's shared cores runs one operator at a time: others may join them.)
+    while (end < ops.size() && ops[end].kind == OpKind::kCompute && shared_cores(rank, ops[end]) == nullptr) {
+      const double seconds = compute_s(ops[end]);
       if (!std::isfinite(seconds * speed_) || !std::isfinite((total_s + std::max(seconds, 0.0)) * speed_)) break;
       records[end].start_s = start_s + total_s;
       if (seconds > 0) total_s += seconds;  // NaN or negative work takes no time, as in busy()
@@ -312,7 +323,7 @@ std::size_t Simulation::run_compute(int rank, std::size_t first) {
   }
   if (end == first) {  // one operator, executed on its own
     records[first].start_s = start_s;
-    busy(rank, compute_s(rank, ops[first]), "computing");
+    busy(rank, compute_s(ops[first]), "computing", shared_cores(rank, ops[first]));
     records[first].end_s = sg4::Engine::get_clock();
     return first + 1;
   }
@@ -537,7 +548,7 @@ void Simulation::waited_for(int rank, double posted_s, std::initializer_list<con
   waited(rank, cursor, sg4::Engine::get_clock());
 }
 
-void Simulation::busy(int rank, double seconds, const char* what) {
+void Simulation::busy(int rank, double seconds, const char* what, sg4::Host* on) {
   if (seconds <= 0) return;  // NaN goes on, to be reported
   RankState& st = states_[static_cast<std::size_t>(rank)];
   if (!std::isfinite(seconds * speed_)) {
@@ -548,7 +559,11 @@ void Simulation::busy(int rank, double seconds, const char* what) {
   }
   st.busy_with = what;
   st.busy_s = seconds;
-  sg4::this_actor::execute(seconds * speed_);
+  if (on != nullptr) {
+    sg4::this_actor::exec_init(seconds * speed_)->set_host(on)->wait();
+  } else {
+    sg4::this_actor::execute(seconds * speed_);
+  }
   st.busy_with = nullptr;
 }
 
@@ -710,8 +725,23 @@ Result Simulation::run() {
   zone_options.bandwidth_factor = options_.network.bandwidth_factor;
   zone_options.latency_factor = options_.network.latency_factor;
   zone_options.host_per_rank = net.accelerator().cpu_core;
+  if (net.accelerator().cpu_core) zone_options.cores_per_node = net.accelerators_per_node();
   if (options_.network.calibrated != nullptr) {
     factors_ = std::make_unique<NetworkFactors>(options_.network.calibrated);
+    if (net.accelerator().cpu_core && options_.network.per_core) {
+      // CPU ranks that outnumber their node's cores pay the model's tier as shared cores do.
+      std::vector<int> ranks_on(static_cast<std::size_t>(net.node_count()), 0);
+      for (int a : placement_) ++ranks_on[static_cast<std::size_t>(net.node_of(a))];
+      const int most = *std::max_element(ranks_on.begin(), ranks_on.end());
+      const double sharing = static_cast<double>(most) / net.accelerators_per_node();
+      if (sharing > 1 && options_.network.calibrated->has_intra) {
+        factors_->share_cores(sharing);
+        result_.notes.push_back(fmt::format(
+            "{} ranks on {} cores per node: the calibrated model's intra tier (of processes with a core each) x {:g}, "
+            "plus its core hand-off of {:.3g} us per message",
+            most, net.accelerators_per_node(), sharing, options_.network.calibrated->intra.handoff_s * 1e6));
+      }
+    }
     zone_options.unit_latency = true;
     zone_options.intra_floor_Bps = factors_->max_bandwidth_Bps(true);
     zone_options.inter_floor_Bps = factors_->max_bandwidth_Bps(false);

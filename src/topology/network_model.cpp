@@ -40,6 +40,19 @@ double TierModel::message_s(std::uint64_t bytes) const {
   return send_overhead_s + s.latency_s + static_cast<double>(bytes) / s.bandwidth_Bps + recv_overhead_s;
 }
 
+TierModel on_shared_cores(const TierModel& tier, double sharing) {
+  if (!(sharing > 1)) return tier;
+  TierModel shared = tier;
+  shared.send_overhead_s *= sharing;
+  shared.recv_overhead_s *= sharing;
+  for (CostSegment& s : shared.segments) {
+    s.latency_s = s.latency_s * sharing + tier.handoff_s;
+    s.bandwidth_Bps /= sharing;
+  }
+  shared.handoff_s = 0;  // paid
+  return shared;
+}
+
 namespace {
 
 using json::ObjectReader;
@@ -55,6 +68,7 @@ TierModel read_tier(ObjectReader tier) {
   TierModel model;
   model.send_overhead_s = tier.number_in("send_overhead_s", 0, kMaxTime_s);
   model.recv_overhead_s = tier.number_in("recv_overhead_s", 0, kMaxTime_s);
+  model.handoff_s = tier.optional_number_in("shared_core_handoff_s", 0, kMaxTime_s).value_or(0);
   const json::Value& list = tier.array("segments");
   const std::string list_path = tier.member_path("segments");
   if (list.items().empty()) tier.at("segments").fail("expected at least one segment, got []");
@@ -89,6 +103,7 @@ nlohmann::ordered_json tier_json(const TierModel& tier) {
   nlohmann::ordered_json t;
   t["send_overhead_s"] = tier.send_overhead_s;
   t["recv_overhead_s"] = tier.recv_overhead_s;
+  if (tier.handoff_s > 0) t["shared_core_handoff_s"] = tier.handoff_s;
   nlohmann::ordered_json segments = nlohmann::ordered_json::array();
   for (const CostSegment& s : tier.segments) {
     nlohmann::ordered_json j;

@@ -34,6 +34,12 @@ struct TierModel {
   double send_overhead_s = 0;
   double recv_overhead_s = 0;
   std::vector<CostSegment> segments;
+  /// Processes that outnumber their cores hand a core over at every message: the receiver
+  /// runs only once the sender yields. Seconds per message on the critical path, paid on top
+  /// of the costs stretched by the sharing (on_shared_cores); fitted on 2 processes pinned to
+  /// one core (`calibrate network --shared-core`); 0 when not measured. Optional key
+  /// `shared_core_handoff_s`.
+  double handoff_s = 0;
 
   /// The latency and bandwidth that apply to a message of `bytes`: its segment's (the last one
   /// whose min_bytes <= bytes; the first also covers smaller messages), or on a ramp the
@@ -43,6 +49,12 @@ struct TierModel {
   /// send overhead + latency + bytes / bandwidth + receive overhead.
   double message_s(std::uint64_t bytes) const;
 };
+
+/// The tier as processes see it that share their cores, `sharing` processes per core (> 1):
+/// every overhead and latency `sharing` times longer plus the hand-off, every bandwidth
+/// `sharing` times lower (shared memory and loopback TCP move every byte with a CPU). The
+/// tier itself when `sharing` <= 1.
+TierModel on_shared_cores(const TierModel& tier, double sharing);
 
 /// Which measured points a model was fitted on: a series of a measurement file, on one
 /// group size, at some buffer sizes.

@@ -101,16 +101,22 @@ namespace {
 
 /// Ring times on 2 ranks of a tier whose messages of 4 KiB and more go by rendezvous (a step
 /// of 8 us at the eager limit, the same bandwidth on both sides), +-1 % wobble.
-calibrate::MeasurementFile eager_step(bool recorded) {
+/// `dense`: sizes 2^k and 3 x 2^(k-1) (bench/collect_calibration.sh's), so that alternate
+/// sizes hold out the 3 x 2^(k-1) ones.
+calibrate::MeasurementFile eager_step(bool recorded, bool dense = false) {
   calibrate::MeasurementFile m;
   m.file = "step";
   m.processes = 2;
   if (recorded) m.protocol_limits = {{"btl_self_eager_limit", 1024}, {"btl_vader_eager_limit", 4096}};
   int i = 0;
-  for (std::uint64_t n = 1024; n <= (1u << 20); n *= 2, ++i) {
-    const double bytes = static_cast<double>(n) / 2;
-    const double message = (bytes >= 4096 ? 9e-6 : 1e-6) + bytes / 3e9;
-    m.series.push_back(ring_point(2, n, 2 * message * (1 + 0.01 * std::sin(1.9 * i)), i));
+  for (std::uint64_t n = 1024; n <= (1u << 20); n *= 2) {
+    for (std::uint64_t size : {n, 3 * n / 2}) {
+      if (size > (1u << 20) || (size != n && !dense)) continue;
+      const double bytes = static_cast<double>(size) / 2;
+      const double message = (bytes > 4096 - 64 ? 9e-6 : 1e-6) + bytes / 3e9;
+      m.series.push_back(ring_point(2, size, 2 * message * (1 + 0.01 * std::sin(1.9 * i)), i));
+      ++i;
+    }
   }
   return m;
 }
@@ -132,6 +138,51 @@ TEST_CASE("a recorded eager limit places a breakpoint that held-out sizes confir
                       note.find("btl_self") == std::string::npos);
   }
   CHECK(noted);
+}
+
+TEST_CASE("between two fitted sizes that an eager limit separates, the limit is the breakpoint", "[calibrate][fit]") {
+  // Dense sizes: the held-out 6 KiB all_reduce (3 KiB messages, still eager) lies between the
+  // fitted 4 KiB (2 KiB messages) and 8 KiB (4 KiB, rendezvous). A breakpoint halfway between
+  // 2 and 4 KiB fits the fitted points exactly as well as the limit does, and would put the
+  // 3 KiB messages past the step (4.5x too slow).
+  const calibrate::NetworkFit fit = calibrate::fit_network(eager_step(true, true), {}, FitMode::kAlternate);
+  bool boundary = false;
+  for (const topology::CostSegment& seg : fit.tier.segments) {
+    CHECK((seg.min_bytes <= 2048 || seg.min_bytes >= 4096 - 64));  // none between the two fitted messages but the limit
+    boundary = boundary || seg.min_bytes == 4096 - 64;
+  }
+  CHECK(boundary);
+  for (const calibrate::PointFit& p : fit.points) {
+    INFO(p.bytes << " B");
+    CHECK(std::abs(p.relative_error()) < 0.03);
+  }
+}
+
+TEST_CASE("a core hand-off is fitted on 2 processes pinned to one core", "[calibrate][fit][shared]") {
+  // The tier of synthetic(2); on one core every cost doubles and each of the ring's 2
+  // messages on the critical path waits 6 us for the core.
+  const calibrate::NetworkFit alone = calibrate::fit_network(synthetic(2), {}, FitMode::kAll);
+  calibrate::MeasurementFile pinned = synthetic(2);
+  pinned.file = "pinned";
+  pinned.cores_per_node = 1;
+  for (std::size_t i = 0; i < pinned.series.size(); ++i) pinned.series[i].median_s = 2 * alone.points[i].predicted_s + 2 * 6e-6;
+  const calibrate::HandoffFit h = calibrate::fit_handoff(pinned, {}, alone.tier, alone.reduce_s_per_byte);
+  CHECK(h.sharing == 2);
+  CHECK(h.handoff_s == Approx(6e-6).epsilon(1e-6));
+  CHECK(h.error.worst < 1e-9);
+  CHECK(h.without.worst > 0.4);  // 1 KiB: 12 us of hand-off beside 12.5 us of messages
+  // 4 processes on 2 cores: 6 messages on the ring's critical path, each doubled plus 6 us.
+  topology::TierModel tier = alone.tier;
+  tier.handoff_s = h.handoff_s;
+  for (const calibrate::SeriesPoint& s : synthetic(4).series) {
+    const auto schedule = calibrate::schedule_for(s, {});
+    const double own = calibrate::predict_s(*schedule, alone.tier, alone.reduce_s_per_byte);
+    CHECK(calibrate::predict_s(*schedule, tier, alone.reduce_s_per_byte, {}, 2) == Approx(2 * own + 6 * 6e-6).epsilon(1e-6));
+    CHECK(calibrate::predict_s(*schedule, tier, alone.reduce_s_per_byte, {}, 1) == Approx(own).epsilon(1e-12));
+  }
+  // A file whose processes each had a core has no hand-off to fit.
+  CHECK_THROWS_WITH(calibrate::fit_handoff(synthetic(2), {}, alone.tier, 0),
+                    Catch::Contains("share no core") && Catch::Contains("machine.cores_per_node"));
 }
 
 TEST_CASE("a run on shared cores is fitted as a process with a core of its own", "[calibrate][fit]") {

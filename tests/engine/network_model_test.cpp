@@ -194,8 +194,43 @@ TEST_CASE("CPU ranks that outnumber the cores do not slow measured compute", "[e
   CHECK(op_time(r, 0, 0) == Approx(1.0));
   CHECK(op_time(r, 1, 0) == Approx(1.0));
   CHECK(op_time(r, 3, 0) == Approx(1.0));
-  CHECK(op_time(r, 2, 0) == Approx(2.0));  // FLOPs at 1 GFLOP/s on a core shared by 2 ranks
+  // FLOPs at 1 GFLOP/s on the node's 2 cores, which no other rank's work occupies (measured
+  // durations carry their run's sharing and run on the ranks' own hosts).
+  CHECK(op_time(r, 2, 0) == Approx(1.0));
   CHECK(r.placement == "rank-order, 4 CPU ranks on 2 cores (measured compute is not time-shared again)");
+}
+
+TEST_CASE("CPU ranks time-share their node's cores while they compute, not while they wait", "[engine][cpu]") {
+  // 4 ranks on 1 node of 2 cores, 1 GFLOP each at 1 GFLOP/s per core.
+  const topology::Platform p = model_platform(1, 2, true);
+  engine::ReplayOptions options;
+  options.placement = "rank-order";
+  const std::string counted = R"({"kind": "compute", "name": "linear", "flops": 1e9})";
+  // All four at once: 2 cores for 4 executions, each at half a core.
+  engine::Result r = engine::replay(make_trace(4, "", {counted, counted, counted, counted}), p, options);
+  for (int rank = 0; rank < 4; ++rank) CHECK(op_time(r, rank, 0) == Approx(2.0));
+  // A pipeline: ranks 2 and 3 wait for 0 and 1, so at most 2 ranks compute at a time and each
+  // has a core (a static x2 for 2 ranks per core would give 2 s each).
+  const std::string to2 = test::send(2, 8), to3 = test::send(3, 8), from0 = test::recv(0, 8), from1 = test::recv(1, 8);
+  r = engine::replay(make_trace(4, "",
+                                {counted + ", " + to2, counted + ", " + to3, from0 + ", " + counted,
+                                 from1 + ", " + counted}),
+                     p, options);
+  for (int rank = 0; rank < 4; ++rank) CHECK(op_time(r, rank, rank < 2 ? 0 : 1) == Approx(1.0));
+  CHECK(r.makespan_s == Approx(2.0).epsilon(1e-4));
+  // A three-rank overlap: rank 2 starts at 0.5 s while 0 and 1 compute. 0.5 s at full speed,
+  // then three executions on 2 cores (2/3 of a core each) until ranks 0 and 1 finish their
+  // remaining 0.5 GFLOP after 0.75 s (t = 1.25 s); rank 2 did 0.5 GFLOP by then and ends 0.5 s
+  // later alone.
+  const std::string half = R"({"kind": "compute", "name": "linear", "duration_ms": 500})";
+  r = engine::replay(make_trace(4, "", {counted, counted, half + ", " + counted, ""}), p, options);
+  CHECK(op_time(r, 0, 0) == Approx(1.25));
+  CHECK(op_time(r, 2, 1) == Approx(1.25));
+  // Durations of a rank with a core of its own (a compute model's) time-share as FLOPs do.
+  const std::string second = R"({"kind": "compute", "name": "linear", "duration_ms": 1000})";
+  options.dedicated_durations = true;
+  r = engine::replay(make_trace(4, "", {second, second, second, second}), p, options);
+  for (int rank = 0; rank < 4; ++rank) CHECK(op_time(r, rank, 0) == Approx(2.0));
 }
 
 TEST_CASE("messages between CPU ranks of one core cross its link to the node hub", "[engine][cpu]") {

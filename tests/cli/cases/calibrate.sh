@@ -18,3 +18,8 @@ printf 'bytes,time_us,ranks\n18446744073709551615,5,2\n2048,4,2\n4096,3,2\n8192,
 hostile csv-huge-buffer 1 'huge.csv:2.*18446744073709551615 bytes per rank; expected at most 1125899906842624' calibrate network "$TMP/huge.csv"
 printf 'bytes,time_us,ranks\n1024,5,2\n2048,4,2\n4096,3,2\n' > "$TMP/ranks2.csv"
 hostile csv-ranks-column-conflict 1 "the file says 2 ranks \(its ranks column\) but --ranks says 1" calibrate network "$TMP/ranks2.csv" --ranks 1
+# A core hand-off is fitted on processes that share cores, never on a run where each had one.
+hostile shared-core-unshared 1 'tcp-np2.json.*machine.cores_per_node.*2 processes on 2 cores per node share no core' \
+  calibrate network "$DATA/measure/tcp-np2.json" --shared-core "$DATA/measure/tcp-np2.json"
+hostile shared-core-missing 1 'nonexistent.json' \
+  calibrate network "$DATA/measure/tcp-np2.json" --shared-core "$TMP/nonexistent.json"
