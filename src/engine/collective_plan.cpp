@@ -13,6 +13,7 @@
 #include "core/input_error.hpp"
 #include "core/parse.hpp"
 #include "engine/network_factors.hpp"
+#include "engine/placement.hpp"
 
 namespace ccsim::engine {
 
@@ -141,7 +142,9 @@ void CollectivePlanner::choose_by_cost(const trace::Op& op, const trace::Group& 
     // A calibrated model (its own latency and bandwidth by message size): its segments for the
     // chunks of a ring, bytes / ranks.
     const double message_bytes = static_cast<double>(op.bytes) / plan.request.size;
-    links = calibrated_links(links, NetworkFactors(options_.network.calibrated), message_bytes);
+    NetworkFactors factors(options_.network.calibrated);
+    if (options_.network.per_core) factors.share_cores(cpu_core_sharing(network_, placement_));  // as the replay
+    links = calibrated_links(links, factors, message_bytes);
     model = fmt::format(" with calibrated network model \"{}\" (its figures for {} messages)",
                         options_.network.calibrated->name, format_bytes(message_bytes));
   }

@@ -126,4 +126,12 @@ std::vector<int> place_ranks(const trace::Trace& trace, const topology::Network&
   return accelerator;
 }
 
+double cpu_core_sharing(const topology::Network& network, const std::vector<int>& placement) {
+  if (!network.accelerator().cpu_core || placement.empty()) return 1;
+  std::vector<int> ranks_on(static_cast<std::size_t>(network.node_count()), 0);
+  for (int a : placement) ++ranks_on[static_cast<std::size_t>(network.node_of(a))];
+  const int most = *std::max_element(ranks_on.begin(), ranks_on.end());
+  return std::max(1.0, static_cast<double>(most) / network.accelerators_per_node());
+}
+
 }  // namespace ccsim::engine

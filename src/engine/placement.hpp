@@ -32,4 +32,8 @@ std::vector<int> place_ranks(const trace::Trace& trace, const topology::Network&
 /// The policy place_ranks() applies for `policy` ("auto" resolved), for reports.
 std::string resolve_placement(const trace::Trace& trace, const std::string& policy);
 
+/// On a platform of CPU ranks (AcceleratorSpec::cpu_core), the ranks per core of the node
+/// that `placement` loads most, when they outnumber its cores; 1 otherwise.
+double cpu_core_sharing(const topology::Network& network, const std::vector<int>& placement);
+
 }  // namespace ccsim::engine

@@ -728,19 +728,14 @@ Result Simulation::run() {
   if (net.accelerator().cpu_core) zone_options.cores_per_node = net.accelerators_per_node();
   if (options_.network.calibrated != nullptr) {
     factors_ = std::make_unique<NetworkFactors>(options_.network.calibrated);
-    if (net.accelerator().cpu_core && options_.network.per_core) {
-      // CPU ranks that outnumber their node's cores pay the model's tier as shared cores do.
-      std::vector<int> ranks_on(static_cast<std::size_t>(net.node_count()), 0);
-      for (int a : placement_) ++ranks_on[static_cast<std::size_t>(net.node_of(a))];
-      const int most = *std::max_element(ranks_on.begin(), ranks_on.end());
-      const double sharing = static_cast<double>(most) / net.accelerators_per_node();
-      if (sharing > 1 && options_.network.calibrated->has_intra) {
-        factors_->share_cores(sharing);
-        result_.notes.push_back(fmt::format(
-            "{} ranks on {} cores per node: the calibrated model's intra tier (of processes with a core each) x {:g}, "
-            "plus its core hand-off of {:.3g} us per message",
-            most, net.accelerators_per_node(), sharing, options_.network.calibrated->intra.handoff_s * 1e6));
-      }
+    // CPU ranks that outnumber their node's cores pay the model's tier as shared cores do.
+    const double sharing = options_.network.per_core ? cpu_core_sharing(net, placement_) : 1.0;
+    if (sharing > 1 && options_.network.calibrated->has_intra) {
+      factors_->share_cores(sharing);
+      result_.notes.push_back(fmt::format(
+          "{:g} ranks per core: the calibrated model's intra tier (of processes with a core each) x {:g}, plus its "
+          "core hand-off of {:.3g} us per message",
+          sharing, sharing, options_.network.calibrated->intra.handoff_s * 1e6));
     }
     zone_options.unit_latency = true;
     zone_options.intra_floor_Bps = factors_->max_bandwidth_Bps(true);

@@ -37,7 +37,7 @@ grep -q '^note: 4 ranks on 2 cores: the fitted compute (of ranks with a core eac
   fail "loo tp2_pp2: the core sharing is not said"
 grep -q '^replay: placement .*4 CPU ranks on 2 cores (compute, of ranks with a core each, time-shares the cores)' \
   "$last_out" || fail "loo tp2_pp2: no time-sharing in the replay"
-grep -q "^note: 4 ranks on 2 cores per node: the calibrated model's intra tier (of processes with a core each) x 2" \
+grep -q "^note: 2 ranks per core: the calibrated model's intra tier (of processes with a core each) x 2" \
   "$last_out" || fail "loo tp2_pp2: the backend is not stretched by the sharing"
 error_within 8
 # Fitted on all four, each run is predicted from the runs whose ranks had a core each (the
