@@ -108,7 +108,7 @@ void Simulation::prepare_result() {
   result_.ops.resize(static_cast<std::size_t>(trace_.world_size));
   if (options_.wait_spans) result_.waits.resize(static_cast<std::size_t>(trace_.world_size));
   for (int r = 0; r < trace_.world_size; ++r) {
-    const auto& ops = trace_.ops[static_cast<std::size_t>(r)];
+    const auto& ops = trace_.program_ops(r);
     auto& records = result_.ops[static_cast<std::size_t>(r)];
     records.resize(ops.size());
     for (std::size_t i = 0; i < ops.size(); ++i) {
@@ -149,7 +149,7 @@ double Simulation::compute_s(int rank, const Op& op) const {
 }
 
 std::size_t Simulation::run_compute(int rank, std::size_t first) {
-  const auto& ops = trace_.ops[static_cast<std::size_t>(rank)];
+  const auto& ops = trace_.program_ops(rank);
   auto& records = result_.ops[static_cast<std::size_t>(rank)];
   const double start_s = sg4::Engine::get_clock();
   // --fast: a rank alone on its accelerator computes undisturbed: its consecutive compute
@@ -270,7 +270,7 @@ void Simulation::check_finite() const {
     }
   }
   if (!bad) return;
-  const Op& op = trace_.ops[static_cast<std::size_t>(bad->rank)][bad->op];
+  const Op& op = trace_.program_ops(bad->rank)[bad->op];
   throw InputError(trace_.source, op.line, "",
                    fmt::format("rank {}, operator #{} '{}': its simulated time is not finite ({} on platform \"{}\"): "
                                "the trace's amounts are too large for the platform's rates",
@@ -317,15 +317,15 @@ void Simulation::install_factors() {
 
 void Simulation::rank_main(int rank) {
   RankState& st = states_[static_cast<std::size_t>(rank)];
-  const auto& ops = trace_.ops[static_cast<std::size_t>(rank)];
+  const auto& ops = trace_.program_ops(rank);
   auto& records = result_.ops[static_cast<std::size_t>(rank)];
   for (std::size_t i = 0; i < ops.size();) {
     st.op = i;
-    const Op& op = ops[i];
-    if (op.kind == OpKind::kCompute) {
+    if (ops[i].kind == OpKind::kCompute) {
       i = run_compute(rank, i);
       continue;
     }
+    const Op op = trace_.op(rank, i);  // its group or peer as this rank's
     records[i].start_s = sg4::Engine::get_clock();
     switch (op.kind) {
       case OpKind::kSend: run_send(rank, op); break;
@@ -342,13 +342,13 @@ void Simulation::rank_main(int rank) {
 std::string Simulation::describe_position(int rank) const {
   const RankState& st = states_[static_cast<std::size_t>(rank)];
   if (st.done) return fmt::format("rank {} has finished all its operators", rank);
-  const Op& op = trace_.ops[static_cast<std::size_t>(rank)][st.op];
+  const Op& op = trace_.program_ops(rank)[st.op];
   return fmt::format("rank {} is blocked in operator #{} '{}'", rank, st.op, trace_.op_name(op));
 }
 
 std::string Simulation::describe_wait(int rank) const {
   const RankState& st = states_[static_cast<std::size_t>(rank)];
-  const Op& op = trace_.ops[static_cast<std::size_t>(rank)][st.op];
+  const Op op = trace_.op(rank, st.op);
   std::string head = fmt::format("rank {}: operator #{} '{}' (line {})", rank, st.op, trace_.op_name(op), op.line);
   if (op.kind == OpKind::kCompute) {
     // Not a wait: the simulation ended while the rank computed (a stall elsewhere, or work
