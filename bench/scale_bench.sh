@@ -77,21 +77,19 @@ EOF
   echo "$file"
 }
 
-# A native trace: RANKS ranks in one group calling COUNT all_reduces of BYTES each.
+# A native trace (version 2: one program that every rank runs): RANKS ranks in one group
+# calling COUNT all_reduces of BYTES each.
 all_reduce_trace() {
   local ranks=$1 count=$2 bytes=$3 file=$out/all_reduce-$1x$2.json
   awk -v p="$ranks" -v k="$count" -v b="$bytes" 'BEGIN {
-    printf "{\"format\": \"ccsim-trace\", \"version\": 1, \"name\": \"all_reduce-%dx%d\", \"iterations\": 1,\n", p, k
+    printf "{\"format\": \"ccsim-trace\", \"version\": 2, \"name\": \"all_reduce-%dx%d\", \"iterations\": 1,\n", p, k
     printf " \"world_size\": %d,\n \"groups\": [{\"name\": \"world\", \"kind\": \"data\", \"ranks\": [", p
     for (r = 0; r < p; r++) printf "%s%d", r ? "," : "", r
-    printf "]}],\n \"ranks\": [\n"
-    op = sprintf("{\"kind\": \"all_reduce\", \"group\": \"world\", \"bytes\": %d, \"dtype\": \"fp32\"}", b)
-    for (r = 0; r < p; r++) {
-      printf "  {\"rank\": %d, \"ops\": [", r
-      for (i = 0; i < k; i++) printf "%s%s", i ? "," : "", op
-      printf "]}%s\n", r < p - 1 ? "," : ""
-    }
-    printf " ]}\n"
+    printf "]}],\n \"programs\": [\n"
+    op = sprintf("{\"kind\": \"all_reduce\", \"group\": \"@data\", \"bytes\": %d, \"dtype\": \"fp32\"}", b)
+    printf "  {\"ranks\": [[0, %d]], \"ops\": [", p - 1
+    for (i = 0; i < k; i++) printf "%s%s", i ? "," : "", op
+    printf "]}\n ]}\n"
   }' > "$file"
   echo "$file"
 }

@@ -254,10 +254,10 @@ void collect_calls(const trace::Trace& trace, std::map<std::pair<trace::OpKind, 
   std::map<std::pair<int, int>, std::tuple<trace::OpKind, double, double>> collectives;
   std::map<std::tuple<int, int, std::uint32_t, int>, std::pair<double, double>> transfers;  // (src, dst, tag, n) -> bytes, min
   std::map<std::tuple<int, int, std::uint32_t>, int> sends, recvs;
-  for (std::size_t r = 0; r < trace.ops.size(); ++r) {
+  for (int rank = 0; rank < trace.world_size; ++rank) {
     std::map<int, int> nth;
-    const int rank = static_cast<int>(r);
-    for (const trace::Op& op : trace.ops[r]) {
+    for (std::size_t i = 0; i < trace.op_count(rank); ++i) {
+      const trace::Op op = trace.op(rank, i);
       if (op.kind == trace::OpKind::kCompute) continue;
       if (op.measured_s < 0) {
         ++unmeasured;
@@ -307,8 +307,8 @@ ComputeFit fit_compute(const std::vector<trace::Trace>& traces, FitObjective obj
                                      trace.hardware->name, fit.model.traces.front(), fit.model.hardware.name));
       }
     }
-    for (const std::vector<trace::Op>& ops : trace.ops) {
-      for (const trace::Op& op : ops) {
+    for (int rank = 0; rank < trace.world_size; ++rank) {
+      for (const trace::Op& op : trace.program_ops(rank)) {
         if (op.kind != trace::OpKind::kCompute) continue;
         if (op.duration_s < 0) {
           ++fit.skipped_no_duration;

@@ -260,27 +260,28 @@ ComputeAdjustment adjust_compute(trace::Trace& trace, const topology::Accelerato
   double before = 0, after = 0;
   if (mode == ComputeMode::kModel) {
     if (model == nullptr) throw InputError("command line", 0, "--compute", "model:FILE needs a model file");
-    for (std::size_t r = 0; r < trace.ops.size(); ++r) {
-      for (std::size_t i = 0; i < trace.ops[r].size(); ++i) {
-        trace::Op& op = trace.ops[r][i];
+    const std::vector<int> ranks = trace.ranks_per_program();
+    for (std::size_t r = 0; r < trace.programs.size(); ++r) {
+      for (std::size_t i = 0; i < trace.programs[r].ops.size(); ++i) {
+        trace::Op& op = trace.programs[r].ops[i];
         if (op.kind != trace::OpKind::kCompute) continue;
         const std::string_view name = trace.op_name(op);
         const KindModel* k = model->find(compute_kind(trace, op));
         if (k == nullptr) k = model->find(name);
         if (k == nullptr) {
-          throw InputError(trace.source, op.line, fmt::format("ranks[{}].ops[{}].name", r, i),
+          throw InputError(trace.source, op.line, fmt::format("{}[{}].name", trace.programs[r].field, i),
                            fmt::format("operator kind \"{}\" is not in compute model {} (its kinds: {})", name,
                                        model->file.empty() ? model->name : model->file, model->kind_list()));
         }
         const double t = k->predict_s(op.flops, static_cast<double>(op.bytes));
         if (!(t <= kMaxSeconds)) {
-          throw InputError(trace.source, op.line, fmt::format("ranks[{}].ops[{}]", r, i),
+          throw InputError(trace.source, op.line, fmt::format("{}[{}]", trace.programs[r].field, i),
                            fmt::format("compute model {} gives this {} {:.6g} s, more than a year (the limit of an "
                                        "operator)",
                                        model->file.empty() ? model->name : model->file, name, t));
         }
-        if (op.duration_s >= 0) before += op.duration_s;
-        after += t;
+        if (op.duration_s >= 0) before += ranks[r] * op.duration_s;
+        after += ranks[r] * t;
         op.duration_s = t;
       }
     }
@@ -308,15 +309,17 @@ ComputeAdjustment adjust_compute(trace::Trace& trace, const topology::Accelerato
   const bool memory = hw.memory_Bps > 0 && acc.memory_Bps > 0;
   out.memory_ratio = memory ? hw.memory_Bps / acc.memory_Bps : out.flop_ratio;
   int memory_by_flops = 0;
-  for (std::size_t r = 0; r < trace.ops.size(); ++r) {
-    for (std::size_t i = 0; i < trace.ops[r].size(); ++i) {
-      trace::Op& op = trace.ops[r][i];
+  const std::vector<int> ranks = trace.ranks_per_program();
+  for (std::size_t r = 0; r < trace.programs.size(); ++r) {
+    const int n = ranks[r];  // operators are counted per rank that runs them
+    for (std::size_t i = 0; i < trace.programs[r].ops.size(); ++i) {
+      trace::Op& op = trace.programs[r].ops[i];
       if (op.kind != trace::OpKind::kCompute || op.duration_s < 0) continue;
       const std::string_view name = trace.op_name(op);
-      before += op.duration_s;
+      before += n * op.duration_s;
       if (host_kind(name)) {
-        ++out.kept;
-        after += op.duration_s;
+        out.kept += n;
+        after += n * op.duration_s;
         continue;
       }
       bool memory_bound = memory_bound_kind(name);
@@ -324,20 +327,20 @@ ComputeAdjustment adjust_compute(trace::Trace& trace, const topology::Accelerato
         memory_bound = op.flops / static_cast<double>(op.bytes) < hw.peak_flops / hw.memory_Bps;  // below the ridge point
       }
       if (memory_bound) {
-        ++out.memory_bound;
-        if (!memory) ++memory_by_flops;
+        out.memory_bound += n;
+        if (!memory) memory_by_flops += n;
         op.duration_s *= out.memory_ratio;
       } else {
-        ++out.flop_bound;
+        out.flop_bound += n;
         op.duration_s *= out.flop_ratio;
       }
       if (!(op.duration_s <= kMaxSeconds)) {
-        throw InputError(trace.source, op.line, fmt::format("ranks[{}].ops[{}].duration_ms", r, i),
+        throw InputError(trace.source, op.line, fmt::format("{}[{}].duration_ms", trace.programs[r].field, i),
                          fmt::format("rescaled to {:.6g} s, more than a year (the limit of an operator): the peak rates "
                                      "of the trace's hardware and of platform {} are too far apart",
                                      op.duration_s, platform_name));
       }
-      after += op.duration_s;
+      after += n * op.duration_s;
     }
   }
   out.factor = before > 0 ? after / before : 1;

@@ -78,9 +78,9 @@ FitRun load_run(const std::string& path, const topology::Platform& platform, boo
     }
     run.trace = trace::read_native(path);
     // An imported trace holds every microsecond of its iteration (operators and calls).
-    for (const auto& ops : run.trace.ops) {
+    for (int rank = 0; rank < run.trace.world_size; ++rank) {
       double ms = 0;
-      for (const trace::Op& op : ops) ms += 1e3 * std::max(0.0, op.kind == trace::OpKind::kCompute ? op.duration_s : op.measured_s);
+      for (const trace::Op& op : run.trace.program_ops(rank)) ms += 1e3 * std::max(0.0, op.kind == trace::OpKind::kCompute ? op.duration_s : op.measured_s);
       run.iteration_ms = std::max(run.iteration_ms, ms);
     }
     fs::path summary = fs::path(path);
@@ -106,8 +106,8 @@ FitRun load_run(const std::string& path, const topology::Platform& platform, boo
   // measured operators. Compute is brought to the iteration time measured without it.
   if (!keep_profiler && run.summary && run.summary->unprofiled_ms > 0 && run.iteration_ms > 0) {
     run.profiler_factor = run.summary->unprofiled_ms / run.iteration_ms;
-    for (auto& ops : run.trace.ops) {
-      for (trace::Op& op : ops) {
+    for (trace::Program& program : run.trace.programs) {
+      for (trace::Op& op : program.ops) {
         if (op.kind == trace::OpKind::kCompute && op.duration_s > 0) op.duration_s *= run.profiler_factor;
       }
     }
@@ -290,7 +290,7 @@ void run_predict(const PredictCommand& cmd) {
 
   if (!cmd.trace_out.empty()) {
     std::ostringstream text;
-    trace::write_native(trace, text);
+    trace::write_native(trace, text, 1);  // one program per rank (synth::torch_program)
     write_output(cmd.trace_out, text.str());
   }
   if (!cmd.model_out.empty()) {

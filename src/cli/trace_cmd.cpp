@@ -31,6 +31,7 @@ struct SynthCommand {
   std::string schedule = "1f1b";
   std::string platform;
   std::string output = "-";
+  int format_version = trace::kNativeVersion;
 };
 
 std::string gib(double bytes) { return fmt::format("{:.2f} GiB", bytes / (1024.0 * 1024 * 1024)); }
@@ -48,7 +49,7 @@ void run_synth(SynthCommand cmd) {
   trace::validate(trace);
 
   std::ostringstream text;
-  trace::write_native(trace, text);
+  trace::write_native(trace, text, cmd.format_version);
   write_output(cmd.output, text.str());
 
   const synth::Memory memory = synth::memory_per_accelerator(model, cmd.par);
@@ -64,8 +65,9 @@ void run_synth(SynthCommand cmd) {
                         gib(memory.total()));
   report += fmt::format("  messages: TP collective {}, pipeline {}, DP gradients {} ({})\n", format_bytes(sizes.tp),
                         format_bytes(sizes.pp), format_bytes(sizes.dp_grads), dtype_name(sizes.grad_dtype));
-  report += fmt::format("  {} operators; compute has FLOPs and bytes, no durations: the platform's rates time it\n",
-                        trace.op_count());
+  report += fmt::format("  {} operators ({} in {} programs shared by identical ranks); compute has FLOPs and bytes, no "
+                        "durations: the platform's rates time it\n",
+                        trace.op_count(), trace.program_op_count(), trace.programs.size());
   if (cmd.output != "-") report += fmt::format("wrote {}\n", cmd.output);
   std::cerr << report;
 }
@@ -126,7 +128,7 @@ void run_import(const ImportCommand& cmd) {
   trace::validate(imported.trace);
 
   std::ostringstream text;
-  trace::write_native(imported.trace, text);
+  trace::write_native(imported.trace, text, 1);  // one program per rank: version 2 would not be smaller
   write_output(cmd.output, text.str());
 
   const trace::Trace& t = imported.trace;
@@ -147,8 +149,7 @@ void run_import(const ImportCommand& cmd) {
     std::string rows = "-";
     if (summary && r.rank < static_cast<int>(summary->rows.size()) && !summary->rows[static_cast<std::size_t>(r.rank)].empty()) {
       std::map<std::string, double> mine;
-      const auto& ops = t.ops[static_cast<std::size_t>(r.rank)];
-      for (std::size_t i = 0; i < ops.size(); ++i) mine[import::breakdown_row(t, ops[i])] += r.op_ms[i];
+      for (std::size_t i = 0; i < t.op_count(r.rank); ++i) mine[import::breakdown_row(t, t.op(r.rank, i))] += r.op_ms[i];
       double worst = 0;
       std::string worst_row;
       int matched = 0;
@@ -209,9 +210,9 @@ engine::Result measured_result(const trace::Trace& t, std::vector<std::string>& 
   };
   std::uint64_t untimed = 0;
   r.ops.resize(static_cast<std::size_t>(t.world_size));
-  for (std::size_t rank = 0; rank < t.ops.size(); ++rank) {
+  for (int rank = 0; rank < t.world_size; ++rank) {
     double now = 0;
-    for (const trace::Op& op : t.ops[rank]) {
+    for (const trace::Op& op : t.program_ops(rank)) {
       engine::OpRecord rec;
       rec.name = id(t.op_name(op).empty() ? trace::op_kind_name(op.kind) : t.op_name(op));
       rec.label = id(t.op_label(op));
@@ -221,7 +222,7 @@ engine::Result measured_result(const trace::Trace& t, std::vector<std::string>& 
       if (op.kind == trace::OpKind::kCompute && op.duration_s >= 0) now += op.duration_s;
       else if (op.kind == trace::OpKind::kCompute) ++untimed;
       rec.end_s = now;
-      r.ops[rank].push_back(rec);
+      r.ops[static_cast<std::size_t>(rank)].push_back(rec);
     }
     r.makespan_s = std::max(r.makespan_s, now);
   }
@@ -272,6 +273,10 @@ void setup_trace(CLI::App& app) {
   synth->add_option("--zero", cmd->par.zero, "ZeRO stage: 0, 1, 2 or 3")->capture_default_str();
   synth->add_option("--platform", cmd->platform, "Platform the job runs on (NAME|FILE)")->required();
   synth->add_option("-o,--output", cmd->output, "Trace file to write ('-': stdout)")->capture_default_str();
+  synth->add_option("--format-version", cmd->format_version,
+                    "Native trace version: 2 (one program per class of identical ranks) or 1 (one per rank)")
+      ->check(CLI::IsMember({1, 2}))
+      ->capture_default_str();
   synth->callback([cmd] { run_synth(*cmd); });
 
   CLI::App* import_parent = trace->add_subcommand("import", "Convert profiler traces into a native trace");

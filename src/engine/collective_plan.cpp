@@ -194,19 +194,19 @@ const CollectivePlan& CollectivePlanner::plan(const trace::Op& op, int rank, std
     return plans_.emplace(key, std::move(plan)).first->second;
   } catch (const InputError& e) {
     const trace::Group& group = trace_.groups[static_cast<std::size_t>(op.group)];
-    throw InputError(trace_.source, op.line, fmt::format("ranks[{}].ops[{}]", rank, index),
+    throw InputError(trace_.source, op.line, trace_.op_field(rank, index),
                      fmt::format("{} on group \"{}\": {}{}", trace::op_kind_name(op.kind), group.name,
                                  e.file().empty() ? "" : e.file() + ": ", e.detail()));
   } catch (const std::invalid_argument& e) {
-    throw InputError(trace_.source, op.line, fmt::format("ranks[{}].ops[{}]", rank, index), e.what());
+    throw InputError(trace_.source, op.line, trace_.op_field(rank, index), e.what());
   }
 }
 
 void CollectivePlanner::plan_all() {
   for (int rank = 0; rank < trace_.world_size; ++rank) {
-    const auto& ops = trace_.ops[static_cast<std::size_t>(rank)];
+    const auto& ops = trace_.program_ops(rank);
     for (std::size_t i = 0; i < ops.size(); ++i) {
-      if (trace::is_collective(ops[i].kind)) plan(ops[i], rank, i);
+      if (trace::is_collective(ops[i].kind)) plan(trace_.op(rank, i), rank, i);
     }
   }
 }

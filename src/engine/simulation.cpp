@@ -27,152 +27,10 @@
 #include "engine/network_factors.hpp"
 #include "engine/placement.hpp"
 #include "engine/sg_engine.hpp"
+#include "engine/simulation_state.hpp"
 
 namespace ccsim::engine {
-namespace {
-
-namespace sg4 = simgrid::s4u;
-using trace::Op;
-using trace::OpKind;
-
-/// Where a rank is, kept up to date before every blocking call so that a deadlock can be
-/// explained (which operator, which step, waiting for whom).
-struct RankState {
-  std::size_t op = 0;
-  bool done = false;
-  int step = -1;        ///< collective step in progress, -1 outside collectives
-  const CollectivePlan* plan = nullptr;  ///< collective in progress (its steps are counted on demand)
-  int group_rank = -1;  ///< the rank's index in the collective's group
-  int send_peer = -1;   ///< global ranks involved in the blocking call
-  int recv_peer = -1;
-  int sequence = 0;     ///< collective: its 1-based number among this rank's calls on the group
-  /// What the rank's accelerator is busy with ("computing", "compressing", ...), nullptr when
-  /// it is not busy; with the amount of time, for a stall inside a busy period.
-  const char* busy_with = nullptr;
-  double busy_s = 0;
-};
-
-/// The first amount of work whose simulated time is not finite (a rate too small for the
-/// amount, or an amount too large for a double): the simulation skips it and reports it.
-struct NonFiniteWork {
-  int rank = -1;
-  std::size_t op = 0;
-  std::string what;  ///< "computing for inf s", "ends at inf s"
-};
-
-/// Shared state of one simulation.
-class Simulation {
- public:
-  Simulation(const trace::Trace& trace, const topology::Platform& platform, const ReplayOptions& options)
-      : trace_(trace), platform_(platform), options_(options) {}
-
-  Result run();
-
- private:
-  void check_fit();
-  void prepare_result();
-  void rank_main(int rank);
-  /// Runs rank's compute operators from `first` on (one, or a run of them: see the
-  /// definition) and records their times; returns the index of the next operator.
-  std::size_t run_compute(int rank, std::size_t first);
-  /// The time compute operator `op` takes on an accelerator (a core) of its own.
-  double compute_s(const Op& op) const;
-  /// The host of the node's cores where `op` of `rank` executes, time-shared with the node's
-  /// other ranks (ReplayOptions::dedicated_durations), or nullptr: on the rank's own host.
-  sg4::Host* shared_cores(int rank, const Op& op) const;
-  /// Adds [from_s, to_s) (when not empty) to the wait of `rank`'s current operator.
-  void waited(int rank, double from_s, double to_s);
-  /// The waits of a blocking exchange posted at `posted_s` and complete now: the parts of
-  /// [posted_s, now) during which none of `comms` (started transfers) was in progress.
-  void waited_for(int rank, double posted_s, std::initializer_list<const sg4::Comm*> comms);
-  void run_send(int rank, const Op& op);
-  void run_recv(int rank, const Op& op);
-  void run_collective(int rank, const Op& op, std::size_t index);
-  /// Runs a collective whose messages cannot slow one another down as its critical path
-  /// (CollectiveShortcuts): waits for the group, then until the rank's end.
-  void run_shortcut(int rank, const Op& op, const CollectivePlan& plan, int group_rank, int sequence);
-  /// The steps of group rank `group_rank` of `plan`'s schedule, kept for the rest of the
-  /// simulation from the second call of that rank of the schedule on (by any group that runs
-  /// it); empty before (the caller generates them).
-  std::span<const collective::Step> kept_steps(const CollectivePlan& plan, int group_rank);
-  class StepRunner;
-  /// The mailbox of messages from `src` to `dst` on one channel: a process group's collectives
-  /// (context = group) or point-to-point messages with one tag (context = tag). Mailboxes exist
-  /// only for pairs that talk; messages on one are matched in order (MPI's non-overtaking).
-  enum ChannelKind : int { kPointToPoint = 0, kCollective = 1 };
-  sg4::Mailbox* channel(ChannelKind kind, int context, int src, int dst);
-  /// The id of an algorithm name in result_.names.
-  std::uint32_t algorithm_name(const std::string& name);
-  /// Occupies the rank's accelerator for `seconds` (compute, reduction, compression); `what`
-  /// says with what ("computing", ...), for stall explanations and non-finite times.
-  void busy(int rank, double seconds, const char* what, sg4::Host* on = nullptr);
-  /// Throws an InputError naming the operator whose simulated time is not finite, if any.
-  void check_finite() const;
-  /// Whether two ranks are on one node (their messages use the model's intra tier).
-  bool same_node(int a, int b) const;
-  /// The calibrated model's CPU overhead of sending to / receiving from `peer` (0 without one).
-  void send_overhead(int rank, int peer);
-  void recv_overhead(int rank, int peer);
-  /// Installs the calibrated model's latency and bandwidth factor callbacks on SimGrid's network model.
-  void install_factors();
-  int membership_slot(int rank, int group) const;
-  std::string explain_deadlock() const;
-  std::string describe_wait(int rank) const;
-  std::string describe_position(int rank) const;
-
-  const trace::Trace& trace_;
-  const topology::Platform& platform_;
-  const ReplayOptions& options_;
-  Result result_;
-  std::vector<int> placement_;
-  std::vector<int> sharing_;  ///< per accelerator (core): how many ranks it runs
-  std::string placement_policy_;
-  std::vector<RankState> states_;
-  /// Per rank: (group, index in group, collectives entered on it so far).
-  struct Membership {
-    int group;
-    int index;
-    int entered;
-  };
-  std::vector<std::vector<Membership>> memberships_;
-  GraphZone* zone_ = nullptr;
-  std::unique_ptr<NetworkFactors> factors_;  ///< the calibrated model, nullptr without one
-  std::optional<NonFiniteWork> non_finite_;
-  double speed_ = 0;
-  double seconds_per_reduced_byte_ = 0;
-  std::unique_ptr<CollectivePlanner> planner_;
-  std::unique_ptr<CollectiveShortcuts> shortcuts_;
-  /// Per collective run as its critical path, by (group, its number on the group): the ranks
-  /// that reached it, their starts and, once all are there, their ends.
-  struct Meeting {
-    simgrid::s4u::BarrierPtr barrier;
-    std::vector<double> starts_s;
-    std::vector<double> ends_s;
-    int left = 0;  ///< ranks that have not read their end yet
-  };
-  std::map<std::pair<int, int>, Meeting> meetings_;
-  std::map<std::string, std::uint32_t> algorithm_ids_;
-  struct ChannelHash {
-    std::size_t operator()(const std::tuple<int, int, int, int>& k) const {
-      std::uint64_t h = static_cast<std::uint32_t>(std::get<0>(k));
-      for (int v : {std::get<1>(k), std::get<2>(k), std::get<3>(k)}) h = h * 0x9E3779B97F4A7C15ull ^ static_cast<std::uint32_t>(v);
-      return static_cast<std::size_t>(h ^ (h >> 31));
-    }
-  };
-  std::unordered_map<std::tuple<int, int, int, int>, sg4::Mailbox*, ChannelHash> channels_;
-  /// Per schedule (shared by the groups that run the same collective) and group rank: the
-  /// steps kept by kept_steps().
-  struct PlanSteps {
-    struct Rank {
-      int calls = 0;  ///< calls so far, up to 2
-      std::vector<collective::Step> steps;
-    };
-    std::vector<Rank> ranks;
-  };
-  std::unordered_map<const collective::Schedule*, PlanSteps> steps_;
-};
-
-int token = 0;  // payload of every simulated message; only sizes matter
+namespace detail {
 
 void Simulation::check_fit() {
   const topology::Network& net = platform_.network;
@@ -253,7 +111,7 @@ void Simulation::prepare_result() {
   result_.ops.resize(static_cast<std::size_t>(trace_.world_size));
   if (options_.wait_spans) result_.waits.resize(static_cast<std::size_t>(trace_.world_size));
   for (int r = 0; r < trace_.world_size; ++r) {
-    const auto& ops = trace_.ops[static_cast<std::size_t>(r)];
+    const auto& ops = trace_.program_ops(r);
     auto& records = result_.ops[static_cast<std::size_t>(r)];
     records.resize(ops.size());
     for (std::size_t i = 0; i < ops.size(); ++i) {
@@ -298,7 +156,7 @@ sg4::Host* Simulation::shared_cores(int rank, const Op& op) const {
 }
 
 std::size_t Simulation::run_compute(int rank, std::size_t first) {
-  const auto& ops = trace_.ops[static_cast<std::size_t>(rank)];
+  const auto& ops = trace_.program_ops(rank);
   auto& records = result_.ops[static_cast<std::size_t>(rank)];
   const double start_s = sg4::Engine::get_clock();
   // --fast: a rank alone on its accelerator computes undisturbed: its consecutive compute
@@ -355,163 +213,6 @@ void Simulation::run_recv(int rank, const Op& op) {
   waited_for(rank, posted_s, {comm.get()});
   st.recv_peer = -1;
   recv_overhead(rank, op.peer);
-}
-
-/// The engine's blocking StepExecutor: carries out one rank's steps of one collective in
-/// simulated time, keeping the rank's RankState current for explain_deadlock().
-class Simulation::StepRunner final : public collective::StepExecutor {
- public:
-  StepRunner(Simulation& sim, int rank, int group_index, const CollectivePlan& plan)
-      : sim_(sim), rank_(rank), group_index_(group_index),
-        group_(sim.trace_.groups[static_cast<std::size_t>(group_index)]), codec_(plan.cost),
-        element_bytes_(static_cast<std::uint64_t>(plan.request.element_bytes)),
-        state_(sim.states_[static_cast<std::size_t>(rank)]) {}
-
-  void start_exchange(int, const collective::Step& step) override {
-    ++state_.step;
-    posted_s_ = sg4::Engine::get_clock();  // the send overhead below is busy time, not wait
-
-    auto wire = [&](const collective::Block& block) {
-      std::uint64_t raw = block.count * element_bytes_;
-      return step.compressed ? codec_.wire_bytes(raw) : raw;
-    };
-    if (step.send_peer >= 0) {
-      state_.send_peer = group_.ranks[static_cast<std::size_t>(step.send_peer)];
-      sim_.send_overhead(rank_, state_.send_peer);
-      posted_s_ = sg4::Engine::get_clock();
-      send_ = sim_.channel(kCollective, group_index_, rank_, state_.send_peer)->put_async(&token, wire(step.send));
-    }
-    if (step.recv_peer >= 0) {
-      state_.recv_peer = group_.ranks[static_cast<std::size_t>(step.recv_peer)];
-      recv_ = sim_.channel(kCollective, group_index_, state_.recv_peer, rank_)->get_async<int>(&received_);
-    }
-  }
-
-  bool finish_exchange(int, const collective::Step&) override {
-    if (send_) send_->wait();
-    if (recv_) recv_->wait();
-    sim_.waited_for(rank_, posted_s_, {send_.get(), recv_.get()});
-    const int received_from = recv_ ? state_.recv_peer : -1;
-    send_ = recv_ = nullptr;
-    state_.send_peer = state_.recv_peer = -1;
-    if (received_from >= 0) sim_.recv_overhead(rank_, received_from);
-    return true;
-  }
-
-  void reduce(int, const collective::Step& step) override {
-    const double raw = raw_bytes(step.recv);
-    sim_.busy(rank_, step.compressed ? codec_.add_s(raw) : raw * sim_.seconds_per_reduced_byte_, "reducing");
-  }
-
-  void compress(int, const collective::Step& step) override {
-    ++state_.step;
-    sim_.busy(rank_, codec_.compress_s(raw_bytes(step.local)), "compressing");
-  }
-
-  void decompress(int, const collective::Step& step) override {
-    ++state_.step;
-    const double raw = raw_bytes(step.local);
-    sim_.busy(rank_,
-              codec_.decompress_s(raw) +
-                  (step.mode == collective::RecvMode::kReduce ? raw * sim_.seconds_per_reduced_byte_ : 0.0),
-              "decompressing");
-  }
-
- private:
-  double raw_bytes(const collective::Block& block) const { return static_cast<double>(block.count * element_bytes_); }
-
-  Simulation& sim_;
-  int rank_;
-  int group_index_;
-  const trace::Group& group_;
-  const compress::CompressorCost& codec_;
-  std::uint64_t element_bytes_;
-  RankState& state_;
-  sg4::CommPtr send_;
-  sg4::CommPtr recv_;
-  int* received_ = nullptr;
-  double posted_s_ = 0;  ///< when the exchange in progress was posted
-};
-
-void Simulation::run_collective(int rank, const Op& op, std::size_t index) {
-  RankState& st = states_[static_cast<std::size_t>(rank)];
-  Membership& member = memberships_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(membership_slot(rank, op.group))];
-  st.sequence = ++member.entered;
-  const CollectivePlan& plan = planner_->plan(op, rank, index);  // planned in check_fit(): cannot throw here
-  OpRecord& record = result_.ops[static_cast<std::size_t>(rank)][index];
-  record.algorithm = algorithm_name(plan.algorithm);
-  record.error_worst_eb = plan.error_worst_eb;
-  record.error_expected_eb = plan.error_expected_eb;
-  st.plan = &plan;
-  st.group_rank = member.index;
-  st.step = -1;
-  if (options_.fast && shortcuts_->refusal(plan, op.group).empty()) {
-    run_shortcut(rank, op, plan, member.index, member.entered);
-    st.plan = nullptr;
-    return;
-  }
-  StepRunner runner(*this, rank, op.group, plan);
-  std::span<const collective::Step> steps = kept_steps(plan, member.index);
-  std::vector<collective::Step> generated;
-  if (steps.empty()) {
-    generated = plan.schedule->steps(member.index);
-    steps = generated;
-  }
-  collective::run_rank(*plan.schedule, steps, member.index, runner);
-  st.step = -1;
-  st.plan = nullptr;
-}
-
-void Simulation::run_shortcut(int rank, const Op& op, const CollectivePlan& plan, int group_rank, int sequence) {
-  auto [it, fresh] = meetings_.try_emplace(std::make_pair(op.group, sequence));
-  Meeting& meeting = it->second;
-  const auto size = static_cast<std::size_t>(plan.request.size);
-  if (fresh) {
-    meeting.barrier = sg4::Barrier::create(static_cast<unsigned>(size));
-    meeting.starts_s.assign(size, 0.0);
-    meeting.left = static_cast<int>(size);
-  }
-  meeting.starts_s[static_cast<std::size_t>(group_rank)] = sg4::Engine::get_clock();
-  // Every rank's end depends on every rank's start (CollectiveShortcuts): the last one to
-  // arrive is there before anyone's end, and nothing the others would do meanwhile touches a
-  // link or an accelerator that another operator uses.
-  meeting.barrier->wait();
-  if (meeting.ends_s.empty()) meeting.ends_s = shortcuts_->ends_s(plan, op.group, meeting.starts_s);
-  const double end_s = meeting.ends_s[static_cast<std::size_t>(group_rank)];
-  if (--meeting.left == 0) meetings_.erase(it);
-  // Reported once the simulation is over, as busy() does: the full replay would have run into
-  // an amount of work too large for SimGrid (busy periods are part of the rank's time).
-  if (!std::isfinite(end_s * speed_)) {
-    if (!non_finite_) {
-      non_finite_ = NonFiniteWork{rank, states_[static_cast<std::size_t>(rank)].op, fmt::format("ends at {:g} s", end_s)};
-    }
-    return;
-  }
-  if (end_s < sg4::Engine::get_clock()) {
-    throw std::logic_error(fmt::format("collective shortcut: group rank {} ends at {} s, before the last start {} s",
-                                       group_rank, end_s, sg4::Engine::get_clock()));
-  }
-  sg4::this_actor::sleep_until(end_s);
-}
-
-std::span<const collective::Step> Simulation::kept_steps(const CollectivePlan& plan, int group_rank) {
-  // Kept from a rank's second call of the collective on: a collective called once (a large
-  // gradient all_reduce) would only hold memory, one called in every micro-batch (tensor
-  // parallelism's) is generated once instead of at every call.
-  PlanSteps& cache = steps_[plan.schedule.get()];
-  if (cache.ranks.empty()) cache.ranks.resize(static_cast<std::size_t>(plan.request.size));
-  PlanSteps::Rank& mine = cache.ranks[static_cast<std::size_t>(group_rank)];
-  if (mine.calls < 2 && ++mine.calls == 2) mine.steps = plan.schedule->steps(group_rank);
-  return mine.steps;  // empty on the first call
-}
-
-sg4::Mailbox* Simulation::channel(ChannelKind kind, int context, int src, int dst) {
-  auto key = std::make_tuple(static_cast<int>(kind), context, src, dst);
-  auto it = channels_.find(key);
-  if (it != channels_.end()) return it->second;
-  sg4::Mailbox* box = sg4::Mailbox::by_name(fmt::format("{}{}:{}>{}", kind == kCollective ? 'c' : 'p', context, src, dst));
-  channels_.emplace(key, box);
-  return box;
 }
 
 std::uint32_t Simulation::algorithm_name(const std::string& name) {
@@ -581,7 +282,7 @@ void Simulation::check_finite() const {
     }
   }
   if (!bad) return;
-  const Op& op = trace_.ops[static_cast<std::size_t>(bad->rank)][bad->op];
+  const Op& op = trace_.program_ops(bad->rank)[bad->op];
   throw InputError(trace_.source, op.line, "",
                    fmt::format("rank {}, operator #{} '{}': its simulated time is not finite ({} on platform \"{}\"): "
                                "the trace's amounts are too large for the platform's rates",
@@ -628,15 +329,15 @@ void Simulation::install_factors() {
 
 void Simulation::rank_main(int rank) {
   RankState& st = states_[static_cast<std::size_t>(rank)];
-  const auto& ops = trace_.ops[static_cast<std::size_t>(rank)];
+  const auto& ops = trace_.program_ops(rank);
   auto& records = result_.ops[static_cast<std::size_t>(rank)];
   for (std::size_t i = 0; i < ops.size();) {
     st.op = i;
-    const Op& op = ops[i];
-    if (op.kind == OpKind::kCompute) {
+    if (ops[i].kind == OpKind::kCompute) {
       i = run_compute(rank, i);
       continue;
     }
+    const Op op = trace_.op(rank, i);  // its group or peer as this rank's
     records[i].start_s = sg4::Engine::get_clock();
     switch (op.kind) {
       case OpKind::kSend: run_send(rank, op); break;
@@ -653,13 +354,13 @@ void Simulation::rank_main(int rank) {
 std::string Simulation::describe_position(int rank) const {
   const RankState& st = states_[static_cast<std::size_t>(rank)];
   if (st.done) return fmt::format("rank {} has finished all its operators", rank);
-  const Op& op = trace_.ops[static_cast<std::size_t>(rank)][st.op];
+  const Op& op = trace_.program_ops(rank)[st.op];
   return fmt::format("rank {} is blocked in operator #{} '{}'", rank, st.op, trace_.op_name(op));
 }
 
 std::string Simulation::describe_wait(int rank) const {
   const RankState& st = states_[static_cast<std::size_t>(rank)];
-  const Op& op = trace_.ops[static_cast<std::size_t>(rank)][st.op];
+  const Op op = trace_.op(rank, st.op);
   std::string head = fmt::format("rank {}: operator #{} '{}' (line {})", rank, st.op, trace_.op_name(op), op.line);
   if (op.kind == OpKind::kCompute) {
     // Not a wait: the simulation ended while the rank computed (a stall elsewhere, or work
@@ -767,10 +468,10 @@ Result Simulation::run() {
   return std::move(result_);
 }
 
-}  // namespace
+}  // namespace detail
 
 Result simulate(const trace::Trace& trace, const topology::Platform& platform, const ReplayOptions& options) {
-  return Simulation(trace, platform, options).run();
+  return detail::Simulation(trace, platform, options).run();
 }
 
 }  // namespace ccsim::engine

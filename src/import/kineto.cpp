@@ -515,17 +515,16 @@ KinetoImport import_kineto(const std::vector<RankProfile>& profiles, const Kinet
       throw InputError(p.file, 0, "distributedInfo.rank",
                        fmt::format("rank {} but only {} rank files were given", p.rank, world));
   }
-  trace.world_size = world;
-  trace.ops.resize(static_cast<std::size_t>(world));
+  trace.one_program_per_rank(world);
 
   Book book;
   std::vector<std::vector<std::pair<std::size_t, std::string>>> group_refs(static_cast<std::size_t>(world));
   for (const auto& [rank, profile] : by_rank) {
     RankImporter importer(*profile, options, trace, book);
     result.ranks.push_back(importer.run());
-    trace.ops[static_cast<std::size_t>(rank)] = importer.take_ops();
+    std::vector<trace::Op>& ops = trace.programs[static_cast<std::size_t>(rank)].ops;
+    ops = importer.take_ops();
     // Collectives and transfers keep their measured call time (for calibrate trace; the replay simulates them).
-    std::vector<trace::Op>& ops = trace.ops[static_cast<std::size_t>(rank)];
     const std::vector<double>& op_ms = result.ranks.back().op_ms;
     for (std::size_t i = 0; i < ops.size() && i < op_ms.size(); ++i) {
       if (ops[i].kind != trace::OpKind::kCompute) ops[i].measured_s = op_ms[i] * 1e-3;
@@ -549,7 +548,8 @@ KinetoImport import_kineto(const std::vector<RankProfile>& profiles, const Kinet
     trace.groups.push_back(trace::Group{name, trace::GroupKind::kPipeline, chain, 0});
   }
   for (std::size_t r = 0; r < group_refs.size(); ++r)
-    for (const auto& [op, name] : group_refs[r]) trace.ops[r][op].group = trace.group_index(name);
+    for (const auto& [op, name] : group_refs[r]) trace.programs[r].ops[op].group = trace.group_index(name);
+  trace.index_groups();
 
   trace.description = fmt::format(
       "imported by ccsim trace import kineto from {} PyTorch profiler rank files, {} of each; compute durations "

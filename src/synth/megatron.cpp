@@ -174,9 +174,18 @@ class Builder {
   Builder(const ModelSpec& model, const Parallelism& par, trace::Trace& trace)
       : model_(model), par_(par), trace_(trace), plan_(plan_layer(model, par)), sizes_(message_sizes(model, par)) {}
 
+  /// One program per pipeline stage, shared by the stage's data-parallel replicas and
+  /// tensor-parallel peers: their operators differ only in their groups and pipeline peers,
+  /// which the program names relative to the rank ("@tensor", "@pipeline+1").
   void build() {
     make_groups();
-    for (int r = 0; r < par_.world(); ++r) build_rank(r);
+    trace_.index_groups();
+    trace_.programs.assign(static_cast<std::size_t>(par_.pp), {});
+    for (int p = 0; p < par_.pp; ++p) {
+      trace_.programs[static_cast<std::size_t>(p)].field = fmt::format("programs[{}].ops", p);
+      build_stage(p);
+    }
+    for (int r = 0; r < par_.world(); ++r) trace_.program_of[static_cast<std::size_t>(r)] = r / (par_.dp * par_.tp);
   }
 
  private:
@@ -195,7 +204,6 @@ class Builder {
         for (int d = 0; d < par_.dp; ++d) {
           std::vector<int> ranks;
           for (int t = 0; t < par_.tp; ++t) ranks.push_back(rank_of(p, d, t));
-          tp_group_[{p, d}] = static_cast<int>(trace_.groups.size());
           add(fmt::format("tp{}_{}", p, d), trace::GroupKind::kTensor, std::move(ranks));
         }
       }
@@ -205,7 +213,6 @@ class Builder {
         for (int t = 0; t < par_.tp; ++t) {
           std::vector<int> ranks;
           for (int d = 0; d < par_.dp; ++d) ranks.push_back(rank_of(p, d, t));
-          dp_group_[{p, t}] = static_cast<int>(trace_.groups.size());
           add(fmt::format("dp{}_{}", p, t), trace::GroupKind::kData, std::move(ranks));
         }
       }
@@ -231,30 +238,35 @@ class Builder {
     op.bytes = static_cast<std::uint64_t>(std::llround(bytes));
     ops_->push_back(op);
   }
-  void collective(trace::OpKind kind, int group, std::uint64_t bytes, DType dtype, const std::string& label) {
+  /// A collective on the rank's own group of `group` kind.
+  void collective(trace::OpKind kind, trace::GroupKind group, std::uint64_t bytes, DType dtype, const std::string& label) {
     trace::Op op;
     op.kind = kind;
     op.name = trace_.names.intern(trace::op_kind_name(kind));
     op.label = trace_.names.intern(label);
-    op.group = group;
+    op.relative = trace::kGroupByKind;
+    op.group = static_cast<std::int32_t>(group);
     op.bytes = bytes;
     op.dtype = dtype;
     ops_->push_back(op);
   }
-  void p2p(trace::OpKind kind, int peer, const std::string& tag, const std::string& label) {
+  /// A transfer with the rank `offset` stages away in its pipeline group.
+  void p2p(trace::OpKind kind, int offset, const std::string& tag, const std::string& label) {
     trace::Op op;
     op.kind = kind;
     op.name = trace_.names.intern(trace::op_kind_name(kind));
     op.label = trace_.names.intern(label);
     op.tag = trace_.names.intern(tag);
-    op.peer = peer;
+    op.relative = trace::kPeerInGroup;
+    op.peer_kind = trace::GroupKind::kPipeline;
+    op.peer = offset;
     op.bytes = static_cast<std::uint64_t>(sizes_.pp);
     op.dtype = model_.dtype;
     ops_->push_back(op);
   }
 
   void tp_comm(const LayerPlan::TpPoint& point, bool backward) {
-    const int group = tp_group_.at({stage_, d_});
+    const trace::GroupKind group = trace::GroupKind::kTensor;
     const std::uint64_t bytes = padded(plan_.tp_bytes, par_.tp, dtype_bytes(model_.dtype));
     const std::string label = backward ? "bwd:" + point.label : point.label;
     if (!par_.sp) {
@@ -270,7 +282,7 @@ class Builder {
   void zero3_layer(trace::OpKind kind, const std::string& label) {
     const DType dtype = kind == trace::OpKind::kAllGather ? model_.dtype : sizes_.grad_dtype;
     const double bytes = model_.layer_params() / par_.tp * dtype_bytes(dtype);
-    collective(kind, dp_group_.at({stage_, t_}), padded(bytes, par_.dp, dtype_bytes(dtype)), dtype, label);
+    collective(kind, trace::GroupKind::kData, padded(bytes, par_.dp, dtype_bytes(dtype)), dtype, label);
   }
 
   void forward(int mb) {
@@ -331,8 +343,8 @@ class Builder {
   // send_forward_recv_backward, send first in send_backward_recv_forward).
   bool first() const { return stage_ == 0; }
   bool last() const { return stage_ == par_.pp - 1; }
-  int prev() const { return rank_of(stage_ - 1, d_, t_); }
-  int next() const { return rank_of(stage_ + 1, d_, t_); }
+  static constexpr int prev() { return -1; }
+  static constexpr int next() { return 1; }
   void recv_forward(int mb) {
     if (!first()) p2p(trace::OpKind::kRecv, prev(), fmt::format("act{}", mb), "pp:act");
   }
@@ -346,12 +358,10 @@ class Builder {
     if (!first()) p2p(trace::OpKind::kSend, prev(), fmt::format("grad{}", mb), "pp:grad");
   }
 
-  void build_rank(int r) {
-    stage_ = r / (par_.dp * par_.tp);
-    d_ = (r / par_.tp) % par_.dp;
-    t_ = r % par_.tp;
+  void build_stage(int stage) {
+    stage_ = stage;
     layers_ = model_.layers / par_.pp;
-    ops_ = &trace_.ops[static_cast<std::size_t>(r)];
+    ops_ = &trace_.programs[static_cast<std::size_t>(stage)].ops;
     const int m = par_.micro_batches;
     if (par_.schedule == PipelineSchedule::kGpipe || par_.pp == 1) {
       for (int mb = 0; mb < m; ++mb) {
@@ -400,7 +410,7 @@ class Builder {
     const double params = stage_params_per_rank(model_, par_, stage_);
     const int ge = dtype_bytes(sizes_.grad_dtype);
     if (par_.dp > 1) {
-      const int group = dp_group_.at({stage_, t_});
+      const trace::GroupKind group = trace::GroupKind::kData;
       const std::uint64_t grads = padded(params * ge, par_.dp, ge);
       if (par_.zero == 0) {
         collective(trace::OpKind::kAllReduce, group, grads, sizes_.grad_dtype, "dp:grads");
@@ -414,7 +424,7 @@ class Builder {
     compute("optimizer", "adam", 10 * shard, 28 * shard);
     if (par_.dp > 1 && (par_.zero == 1 || par_.zero == 2)) {
       const int e = dtype_bytes(model_.dtype);
-      collective(trace::OpKind::kAllGather, dp_group_.at({stage_, t_}), padded(params * e, par_.dp, e), model_.dtype,
+      collective(trace::OpKind::kAllGather, trace::GroupKind::kData, padded(params * e, par_.dp, e), model_.dtype,
                  "dp:params");
     }
   }
@@ -424,9 +434,8 @@ class Builder {
   trace::Trace& trace_;
   LayerPlan plan_;
   MessageSizes sizes_;
-  std::map<std::pair<int, int>, int> tp_group_, dp_group_;
   std::vector<trace::Op>* ops_ = nullptr;
-  int stage_ = 0, d_ = 0, t_ = 0, layers_ = 0;
+  int stage_ = 0, layers_ = 0;
 };
 
 }  // namespace
@@ -449,9 +458,8 @@ trace::Trace empty_iteration(const Parallelism& par, const std::string& platform
   trace::Trace trace;
   trace.platform = platform;
   trace.placement = "tp,dp,pp";
-  trace.world_size = par.world();
   trace.iterations = 1;
-  trace.ops.resize(static_cast<std::size_t>(par.world()));
+  trace.one_program_per_rank(par.world());
   return trace;
 }
 

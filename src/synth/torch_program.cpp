@@ -249,7 +249,7 @@ class TorchBuilder {
     d_ = (r / par_.tp) % par_.dp;
     tt_ = r % par_.tp;
     layers_ = model_.layers / par_.pp;
-    ops_ = &trace_.ops[static_cast<std::size_t>(r)];
+    ops_ = &trace_.programs[static_cast<std::size_t>(r)].ops;
     compute("zero_grad", "grad_buf");
     for (int mb = 0; mb < par_.micro_batches; ++mb) forward(mb);
     for (int mb = par_.micro_batches - 1; mb >= 0; --mb) backward(mb);

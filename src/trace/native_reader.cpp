@@ -1,6 +1,7 @@
 #include "trace/native_reader.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -27,10 +28,11 @@ class NativeReader {
       doc.at("format").fail(fmt::format("expected \"{}\", got \"{}\"", kNativeFormat, format));
     }
     std::int64_t version = doc.integer("version");
-    if (version != kNativeVersion) {
-      doc.at("version").fail(fmt::format("expected {} (the only version this build reads), got \"{}\"",
-                                         kNativeVersion, doc.required("version").text()));
+    if (version != 1 && version != kNativeVersion) {
+      doc.at("version").fail(fmt::format("expected 1 or {} (the versions this build reads), got \"{}\"", kNativeVersion,
+                                         doc.required("version").text()));
     }
+    version_ = static_cast<int>(version);
     trace_.name = doc.string("name");
     trace_.description = doc.optional_string("description").value_or("");
     trace_.platform = doc.optional_string("platform").value_or("");
@@ -49,7 +51,12 @@ class NativeReader {
     if (world > (1 << 24)) doc.at("world_size").fail(fmt::format("expected at most 16777216 ranks, got \"{}\"", world));
     trace_.world_size = static_cast<int>(world);
     read_groups(doc);
-    read_ranks(doc);
+    trace_.index_groups();
+    if (version_ == 1) {
+      read_ranks(doc);
+    } else {
+      read_programs(doc);
+    }
     doc.finish();
   }
 
@@ -76,6 +83,10 @@ class NativeReader {
       Group group;
       group.line = g.line();
       group.name = g.string("name");
+      if (version_ >= 2 && group.name.starts_with('@')) {
+        g.at("name").fail(fmt::format("expected a name that does not start with '@' (\"@tensor\", ... name a rank's "
+                                      "own group in version 2), got \"{}\"", group.name));
+      }
       if (group_ids_.count(group.name) != 0) {
         g.at("name").fail(fmt::format("group \"{}\" is defined twice", group.name));
       }
@@ -116,7 +127,7 @@ class NativeReader {
 
   void read_ranks(ObjectReader& doc) {
     const Value& ranks = doc.array("ranks");
-    trace_.ops.assign(static_cast<std::size_t>(trace_.world_size), {});
+    trace_.one_program_per_rank(trace_.world_size);
     // Entries are in rank order, so that 'ranks[R].ops[K]' names rank R's operator K everywhere.
     for (std::size_t i = 0; i < ranks.items().size(); ++i) {
       ObjectReader r(ranks.items()[i], file_, json::item_path("ranks", i));
@@ -129,7 +140,7 @@ class NativeReader {
       }
       const Value& ops = r.array("ops");
       const std::string ops_path = r.member_path("ops");
-      std::vector<Op>& out = trace_.ops[i];
+      std::vector<Op>& out = trace_.programs[i].ops;
       out.reserve(ops.items().size());
       for (std::size_t k = 0; k < ops.items().size(); ++k) {
         ObjectReader o(ops.items()[k], file_, json::item_path(ops_path, k));
@@ -141,6 +152,70 @@ class NativeReader {
       doc.at("ranks").fail(fmt::format("expected {} entries (world_size), got {}", trace_.world_size,
                                        ranks.items().size()));
     }
+  }
+
+  /// Version 2: "programs", each with the ranks that run it (integers, or [first, last]
+  /// ranges) and its operators, whose partners may be relative to the rank ("@tensor",
+  /// "@pipeline+1", "@0"). Every rank runs exactly one program.
+  void read_programs(ObjectReader& doc) {
+    const Value& programs = doc.array("programs");
+    trace_.program_of.assign(static_cast<std::size_t>(trace_.world_size), -1);
+    for (std::size_t p = 0; p < programs.items().size(); ++p) {
+      ObjectReader r(programs.items()[p], file_, json::item_path("programs", p));
+      const int index = static_cast<int>(p);
+      const Value& ranks = r.array("ranks");
+      if (ranks.items().empty()) r.at("ranks").fail("expected at least one rank or range, got []");
+      for (std::size_t k = 0; k < ranks.items().size(); ++k) {
+        const Value& item = ranks.items()[k];
+        SourceRef where{file_, item.line(), json::item_path(r.member_path("ranks"), k)};
+        std::int64_t first = 0;
+        std::int64_t last = 0;
+        if (item.is_array()) {
+          if (item.items().size() != 2) where.fail(fmt::format("expected a rank or a range [first, last], got {} numbers", item.items().size()));
+          first = json::as_integer(item.items()[0], where);
+          last = json::as_integer(item.items()[1], where);
+          check_rank(first, where);
+          check_rank(last, where);
+          if (last < first) where.fail(fmt::format("expected a range [first, last] with first <= last, got [{}, {}]", first, last));
+        } else {
+          first = last = json::as_integer(item, where);
+          check_rank(first, where);
+        }
+        for (std::int64_t rank = first; rank <= last; ++rank) {
+          int& owner = trace_.program_of[static_cast<std::size_t>(rank)];
+          if (owner >= 0) {
+            where.fail(fmt::format("rank {} already runs programs[{}]; a rank runs exactly one program", rank, owner));
+          }
+          owner = index;
+        }
+      }
+      Program program;
+      program.field = r.member_path("ops");
+      const Value& ops = r.array("ops");
+      program.ops.reserve(ops.items().size());
+      for (std::size_t k = 0; k < ops.items().size(); ++k) {
+        ObjectReader o(ops.items()[k], file_, json::item_path(program.field, k));
+        program.ops.push_back(read_op(o, -1));
+      }
+      r.finish();
+      trace_.programs.push_back(std::move(program));
+    }
+    for (int rank = 0; rank < trace_.world_size; ++rank) {
+      if (trace_.program_of[static_cast<std::size_t>(rank)] < 0) {
+        doc.at("programs").fail(fmt::format("rank {} runs no program (each of the world_size {} ranks runs one)", rank,
+                                            trace_.world_size));
+      }
+    }
+  }
+
+  /// Version 2's "@KIND" (the rank's group of that kind); nullopt for a group name.
+  std::optional<GroupKind> relative_kind(const std::string& text, ObjectReader& o, std::string_view key) const {
+    if (version_ < 2 || !text.starts_with('@')) return std::nullopt;
+    auto kind = parse_group_kind(std::string_view(text).substr(1));
+    if (!kind || *kind == GroupKind::kOther) {
+      o.at(key).fail(fmt::format("expected @tensor, @pipeline or @data (the rank's own group of that kind), got \"{}\"", text));
+    }
+    return kind;
   }
 
   Op read_op(ObjectReader& o, int rank) {
@@ -197,10 +272,15 @@ class NativeReader {
   void read_p2p(ObjectReader& o, Op& op, int rank) {
     op.name = trace_.names.intern(op_kind_name(op.kind));
     read_measured(o, op);
-    std::int64_t peer = o.integer("peer");
-    if (peer < 0 || peer >= trace_.world_size) check_rank(peer, o.at("peer"));  // the location only on error
-    if (peer == rank) o.at("peer").fail(fmt::format("a rank cannot {} to itself, got \"{}\"", op_kind_name(op.kind), peer));
-    op.peer = static_cast<int>(peer);
+    const Value& peer_value = o.required("peer");
+    if (version_ >= 2 && peer_value.is_string()) {
+      read_relative_peer(o, op, peer_value.text());
+    } else {
+      std::int64_t peer = o.integer("peer");
+      if (peer < 0 || peer >= trace_.world_size) check_rank(peer, o.at("peer"));  // the location only on error
+      if (peer == rank) o.at("peer").fail(fmt::format("a rank cannot {} to itself, got \"{}\"", op_kind_name(op.kind), peer));
+      op.peer = static_cast<int>(peer);
+    }
     op.dtype = read_dtype(o, false);
     read_bytes(o, op);
     if (const Value* tag = o.optional("tag")) {
@@ -212,10 +292,34 @@ class NativeReader {
     }
   }
 
+  /// "@KIND+N" / "@KIND-N": the member N places after / before the rank in its group of KIND.
+  void read_relative_peer(ObjectReader& o, Op& op, const std::string& text) {
+    const std::size_t sign = text.find_first_of("+-");
+    auto kind = sign == std::string::npos ? std::nullopt : parse_group_kind(std::string_view(text).substr(1, sign - 1));
+    std::int64_t offset = 0;
+    bool number = sign != std::string::npos && sign + 1 < text.size() && text.size() - sign <= 9;
+    for (std::size_t i = sign + 1; number && i < text.size(); ++i) {
+      number = text[i] >= '0' && text[i] <= '9';
+      offset = offset * 10 + (text[i] - '0');
+    }
+    if (!text.starts_with('@') || !kind || *kind == GroupKind::kOther || !number || offset == 0) {
+      o.at("peer").fail(fmt::format("expected a rank or @tensor|@pipeline|@data followed by +N or -N (N >= 1: the member N "
+                                    "places after or before the rank in its group of that kind), got \"{}\"",
+                                    text));
+    }
+    op.relative |= kPeerInGroup;
+    op.peer_kind = *kind;
+    op.peer = static_cast<std::int32_t>(text[sign] == '-' ? -offset : offset);
+  }
+
   void read_collective(ObjectReader& o, Op& op, int rank) {
     op.name = trace_.names.intern(op_kind_name(op.kind));
     read_measured(o, op);
     std::string group_name = o.string("group");
+    if (auto kind = relative_kind(group_name, o, "group")) {
+      read_relative_collective(o, op, *kind);
+      return;
+    }
     auto id = group_ids_.find(group_name);
     const int group = id == group_ids_.end() ? -1 : id->second;
     if (group < 0) {
@@ -232,14 +336,16 @@ class NativeReader {
                                      group_name));
     }
     const Group& g = trace_.groups[static_cast<std::size_t>(group)];
-    if (g.index_of(rank) < 0) {
+    if (rank >= 0 && g.index_of(rank) < 0) {  // a version-2 program: validate() checks each of its ranks
       o.at("group").fail(fmt::format("rank {} is not a member of group \"{}\" (ranks {})", rank, g.name,
                                      fmt::join(g.ranks, ", ")));
     }
     op.group = group;
     op.dtype = read_dtype(o, true);
     read_bytes(o, op);
-    if (op.kind == OpKind::kBroadcast) {
+    if (op.kind == OpKind::kBroadcast && version_ >= 2 && o.required("root").is_string()) {
+      read_relative_root(o, op);
+    } else if (op.kind == OpKind::kBroadcast) {
       std::int64_t root = o.integer("root");
       // Compare as 64-bit: narrowed first, 4294967297 would read as rank 1.
       if (root < 0 || root >= trace_.world_size || g.index_of(static_cast<int>(root)) < 0) {
@@ -255,8 +361,38 @@ class NativeReader {
     }
   }
 
+  /// A collective on the rank's own group of `kind`: its size is known per rank only, so
+  /// validate() checks the sizes and the root against each rank's group.
+  void read_relative_collective(ObjectReader& o, Op& op, GroupKind kind) {
+    op.relative |= kGroupByKind;
+    op.group = static_cast<std::int32_t>(kind);
+    op.dtype = read_dtype(o, true);
+    read_bytes(o, op);
+    if (op.kind != OpKind::kBroadcast) return;
+    if (!o.required("root").is_string()) {
+      o.at("root").fail(fmt::format("expected \"@N\" (member N of the group) on a collective of \"@{}\", got \"{}\"",
+                                    group_kind_name(kind), o.required("root").text()));
+    }
+    read_relative_root(o, op);
+  }
+
+  /// "@N": member N of the collective's group.
+  void read_relative_root(ObjectReader& o, Op& op) {
+    const std::string text = o.string("root");
+    std::int64_t position = 0;
+    bool number = text.size() >= 2 && text.size() <= 9 && text[0] == '@';
+    for (std::size_t i = 1; number && i < text.size(); ++i) {
+      number = text[i] >= '0' && text[i] <= '9';
+      position = position * 10 + (text[i] - '0');
+    }
+    if (!number) o.at("root").fail(fmt::format("expected a rank or \"@N\" (member N of the group), got \"{}\"", text));
+    op.relative |= kRootInGroup;
+    op.root = static_cast<std::int32_t>(position);
+  }
+
   Trace& trace_;
   const std::string& file_;
+  int version_ = 1;
   /// Group name -> index in trace_.groups: collectives name their group, and a trace of
   /// thousands of ranks has thousands of groups (a linear search made reading quadratic).
   std::unordered_map<std::string, int> group_ids_;

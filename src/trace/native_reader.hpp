@@ -10,7 +10,7 @@ namespace ccsim::trace {
 
 /// Format tag and version of the native trace format (traces/README.md documents it).
 inline constexpr std::string_view kNativeFormat = "ccsim-trace";
-inline constexpr int kNativeVersion = 1;
+inline constexpr int kNativeVersion = 2;  ///< the version written by default; 1 still reads and writes
 
 /// Limits on the values of a trace (traces/README.md): physically meaningful maxima, far
 /// above any real job, that keep every derived time and size finite and exact.

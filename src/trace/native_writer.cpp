@@ -1,5 +1,9 @@
 #include "trace/native_writer.hpp"
 
+#include <stdexcept>
+#include <vector>
+
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 namespace ccsim::trace {
@@ -16,13 +20,25 @@ ordered op_json(const Trace& trace, const Op& op) {
     if (op.flops > 0) j["flops"] = op.flops;
     if (op.bytes > 0) j["bytes"] = op.bytes;
   } else if (is_collective(op.kind)) {
-    j["group"] = trace.groups[static_cast<std::size_t>(op.group)].name;
+    if (op.relative & kGroupByKind) {
+      j["group"] = fmt::format("@{}", group_kind_name(static_cast<GroupKind>(op.group)));
+    } else {
+      j["group"] = trace.groups[static_cast<std::size_t>(op.group)].name;
+    }
     j["bytes"] = op.bytes;
     j["dtype"] = std::string(dtype_name(op.dtype));
-    if (op.kind == OpKind::kBroadcast) j["root"] = op.root;
+    if (op.kind == OpKind::kBroadcast && (op.relative & kRootInGroup)) {
+      j["root"] = fmt::format("@{}", op.root);
+    } else if (op.kind == OpKind::kBroadcast) {
+      j["root"] = op.root;
+    }
     if (op.measured_s >= 0) j["measured_ms"] = op.measured_s * 1e3;
   } else {
-    j["peer"] = op.peer;
+    if (op.relative & kPeerInGroup) {
+      j["peer"] = fmt::format("@{}{:+d}", group_kind_name(op.peer_kind), op.peer);
+    } else {
+      j["peer"] = op.peer;
+    }
     j["bytes"] = op.bytes;
     j["dtype"] = std::string(dtype_name(op.dtype));
     if (op.tag != Names::kEmpty) j["tag"] = std::string(trace.names[op.tag]);
@@ -34,10 +50,11 @@ ordered op_json(const Trace& trace, const Op& op) {
 
 }  // namespace
 
-void write_native(const Trace& trace, std::ostream& out) {
+void write_native(const Trace& trace, std::ostream& out, int version) {
+  if (version != 1 && version != 2) throw std::invalid_argument(fmt::format("native trace version {} (1 or 2)", version));
   ordered head;
   head["format"] = "ccsim-trace";
-  head["version"] = 1;
+  head["version"] = version;
   head["name"] = trace.name;
   if (!trace.description.empty()) head["description"] = trace.description;
   if (!trace.platform.empty()) head["platform"] = trace.platform;
@@ -64,12 +81,30 @@ void write_native(const Trace& trace, std::ostream& out) {
     out << (i == 0 ? "\n    " : ",\n    ") << j.dump();
   }
   out << (trace.groups.empty() ? "],\n" : "\n  ],\n");
-  out << "  \"ranks\": [\n";
-  for (std::size_t r = 0; r < trace.ops.size(); ++r) {
-    out << "    {\"rank\": " << r << ", \"ops\": [";
-    const std::vector<Op>& ops = trace.ops[r];
-    for (std::size_t i = 0; i < ops.size(); ++i) out << (i == 0 ? "" : ", ") << op_json(trace, ops[i]).dump();
-    out << "]}" << (r + 1 < trace.ops.size() ? ",\n" : "\n");
+  if (version == 1) {
+    out << "  \"ranks\": [\n";
+    for (int r = 0; r < trace.world_size; ++r) {
+      out << "    {\"rank\": " << r << ", \"ops\": [";
+      for (std::size_t i = 0; i < trace.op_count(r); ++i) out << (i == 0 ? "" : ", ") << op_json(trace, trace.op(r, i)).dump();
+      out << "]}" << (r + 1 < trace.world_size ? ",\n" : "\n");
+    }
+  } else {
+    // The ranks of each program as ranges of consecutive ranks.
+    std::vector<std::vector<ordered>> ranks(trace.programs.size());
+    for (int r = 0; r < trace.world_size;) {
+      const int p = trace.program_of[static_cast<std::size_t>(r)];
+      int last = r;
+      while (last + 1 < trace.world_size && trace.program_of[static_cast<std::size_t>(last + 1)] == p) ++last;
+      ranks[static_cast<std::size_t>(p)].push_back(last == r ? ordered(r) : ordered::array({r, last}));
+      r = last + 1;
+    }
+    out << "  \"programs\": [\n";
+    for (std::size_t p = 0; p < trace.programs.size(); ++p) {
+      out << "    {\"ranks\": " << ordered(ranks[p]).dump() << ", \"ops\": [";
+      const std::vector<Op>& ops = trace.programs[p].ops;
+      for (std::size_t i = 0; i < ops.size(); ++i) out << (i == 0 ? "" : ", ") << op_json(trace, ops[i]).dump();
+      out << "]}" << (p + 1 < trace.programs.size() ? ",\n" : "\n");
+    }
   }
   out << "  ]\n}\n";
 }

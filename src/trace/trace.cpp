@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <array>
+#include <stdexcept>
 #include <utility>
+
+#include <fmt/format.h>
 
 namespace ccsim::trace {
 namespace {
@@ -105,8 +108,96 @@ int Trace::pipeline_stage_count() const {
 
 std::size_t Trace::op_count() const {
   std::size_t count = 0;
-  for (const auto& rank_ops : ops) count += rank_ops.size();
+  for (int p : program_of) count += programs[static_cast<std::size_t>(p)].ops.size();
   return count;
+}
+
+std::size_t Trace::program_op_count() const {
+  std::size_t count = 0;
+  for (const Program& program : programs) count += program.ops.size();
+  return count;
+}
+
+std::vector<int> Trace::ranks_per_program() const {
+  std::vector<int> count(programs.size(), 0);
+  for (int p : program_of) ++count[static_cast<std::size_t>(p)];
+  return count;
+}
+
+void Trace::one_program_per_rank(int world) {
+  world_size = world;
+  programs.assign(static_cast<std::size_t>(world), {});
+  program_of.resize(static_cast<std::size_t>(world));
+  for (int r = 0; r < world; ++r) {
+    programs[static_cast<std::size_t>(r)].field = fmt::format("ranks[{}].ops", r);
+    program_of[static_cast<std::size_t>(r)] = r;
+  }
+}
+
+std::string Trace::op_field(int rank, std::size_t k) const {
+  return fmt::format("{}[{}]", programs[static_cast<std::size_t>(program_of[static_cast<std::size_t>(rank)])].field, k);
+}
+
+void Trace::index_groups() {
+  places_.assign(static_cast<std::size_t>(world_size), Place{});
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const Group& group = groups[g];
+    if (group.kind == GroupKind::kOther) continue;
+    const auto kind = static_cast<std::size_t>(group.kind);
+    for (std::size_t i = 0; i < group.ranks.size(); ++i) {
+      Place& place = places_[static_cast<std::size_t>(group.ranks[i])];
+      place.group[kind] = static_cast<std::int32_t>(g);
+      place.position[kind] = static_cast<std::int32_t>(i);
+    }
+  }
+}
+
+int Trace::group_of_kind(int rank, GroupKind kind) const {
+  if (kind == GroupKind::kOther) return -1;
+  if (places_.size() != static_cast<std::size_t>(world_size)) throw std::logic_error("Trace::index_groups() was not called");
+  return places_[static_cast<std::size_t>(rank)].group[static_cast<std::size_t>(kind)];
+}
+
+std::string Trace::resolve(int rank, Op& op) const {
+  if (op.relative == 0) return "";
+  if (op.relative & kGroupByKind) {
+    const auto kind = static_cast<GroupKind>(op.group);
+    const int g = group_of_kind(rank, kind);
+    if (g < 0) return fmt::format("rank {} is in no {} group", rank, group_kind_name(kind));
+    op.group = g;
+  }
+  if (op.relative & kPeerInGroup) {
+    const int g = group_of_kind(rank, op.peer_kind);
+    if (g < 0) return fmt::format("rank {} is in no {} group", rank, group_kind_name(op.peer_kind));
+    const Group& group = groups[static_cast<std::size_t>(g)];
+    const std::int64_t position =
+        std::int64_t{places_[static_cast<std::size_t>(rank)].position[static_cast<std::size_t>(op.peer_kind)]} + op.peer;
+    if (position < 0 || position >= static_cast<std::int64_t>(group.ranks.size())) {
+      return fmt::format("rank {} is member {} of {} group \"{}\" ({} ranks): it has no member {}", rank,
+                         position - op.peer, group_kind_name(op.peer_kind), group.name, group.ranks.size(), position);
+    }
+    op.peer = group.ranks[static_cast<std::size_t>(position)];
+  }
+  if (op.relative & kRootInGroup) {
+    const Group& group = groups[static_cast<std::size_t>(op.group)];
+    if (op.root >= static_cast<std::int32_t>(group.ranks.size())) {
+      return fmt::format("group \"{}\" of rank {} has {} ranks: it has no member {}", group.name, rank, group.ranks.size(),
+                         op.root);
+    }
+    op.root = group.ranks[static_cast<std::size_t>(op.root)];
+  }
+  op.relative = 0;
+  return "";
+}
+
+Op Trace::op(int rank, std::size_t k) const {
+  Op op = program_ops(rank)[k];
+  if (op.relative != 0) {
+    std::string why = resolve(rank, op);
+    // Readers and builders resolve every operator of every rank once (validate()).
+    if (!why.empty()) throw std::logic_error(fmt::format("{} on rank {}: {}", op_field(rank, k), rank, why));
+  }
+  return op;
 }
 
 }  // namespace ccsim::trace

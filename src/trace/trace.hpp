@@ -50,21 +50,39 @@ class Names {
   std::unordered_map<std::string, Id> ids_;
 };
 
-/// One operator of one rank, in program order.
+/// Which partners of an operator are written relative to the rank that runs it (a version-2
+/// program shared by several ranks); Trace::op() resolves them for a rank.
+enum Relative : std::uint8_t {
+  kGroupByKind = 1,  ///< `group` is a GroupKind: the rank's tensor, pipeline or data group
+  kPeerInGroup = 2,  ///< `peer` is an offset from the rank's position in its `peer_kind` group
+  kRootInGroup = 4,  ///< `root` is a position in the operator's group
+};
+
+/// One operator of a program, in program order.
 struct Op {
   OpKind kind = OpKind::kCompute;
   DType dtype = DType::kF32;
+  std::uint8_t relative = 0;        ///< Relative bits; 0 when group, peer and root are global
+  GroupKind peer_kind = GroupKind::kOther;  ///< with kPeerInGroup: the kind of group the offset counts in
   Names::Id name = Names::kEmpty;   ///< compute: "linear", ...; others: the kind's name
   Names::Id label = Names::kEmpty;  ///< optional role, e.g. "attn.qkv" or "tp:attn"
   Names::Id tag = Names::kEmpty;    ///< send/recv matching tag
-  std::int32_t group = -1;          ///< collectives: index into Trace::groups()
-  std::int32_t peer = -1;           ///< send: destination rank; recv: source rank
-  std::int32_t root = -1;           ///< broadcast: root as a global rank
+  std::int32_t group = -1;          ///< collectives: index into Trace::groups() (see Relative)
+  std::int32_t peer = -1;           ///< send: destination rank; recv: source rank (see Relative)
+  std::int32_t root = -1;           ///< broadcast: root as a global rank (see Relative)
   std::int32_t line = 0;            ///< line in the source file, for messages
   double duration_s = -1;           ///< compute: measured duration, or < 0 if unknown
   double measured_s = -1;           ///< collectives, send/recv: measured duration of the call, < 0 if unknown (not replayed)
   double flops = 0;                 ///< compute: floating-point operations
   std::uint64_t bytes = 0;          ///< compute: bytes moved; others: message/buffer size
+};
+
+/// The operators that a class of identical ranks runs, in program order: in version 2 of the
+/// native format one program is shared by the ranks it lists (data-parallel replicas,
+/// tensor-parallel peers), in version 1 every rank has its own.
+struct Program {
+  std::vector<Op> ops;
+  std::string field;  ///< where the operators are in the source file ("ranks[3].ops", "programs[1].ops")
 };
 
 /// A named set of ranks that communicate together.
@@ -87,8 +105,8 @@ struct Hardware {
   std::string source;      ///< where the figures come from, may be empty
 };
 
-/// A training job: ranks, process groups and, per rank, its ordered operators.
-/// Built by the readers (native JSON, PyTorch) and checked by validate().
+/// A training job: ranks, process groups and the programs of operators the ranks run.
+/// Built by the readers (native JSON, PyTorch), the synthesizer and checked by validate().
 class Trace {
  public:
   std::string source;         ///< file it was read from (for messages)
@@ -103,8 +121,32 @@ class Trace {
   /// The hardware the compute durations were measured on; absent when the trace does not say.
   std::optional<Hardware> hardware;
   std::vector<Group> groups;
-  std::vector<std::vector<Op>> ops;  ///< ops[rank]
+  std::vector<Program> programs;
+  std::vector<int> program_of;  ///< per rank: the index of its program
   Names names;
+
+  /// Gives each of `world` ranks an empty program of its own (version 1's layout: readers
+  /// and builders of per-rank traces); sets world_size.
+  void one_program_per_rank(int world);
+
+  /// The number of operators of `rank`, and its k-th operator with its group, peer and root
+  /// resolved for the rank: the one way to read an operator as a rank runs it.
+  std::size_t op_count(int rank) const { return program_ops(rank).size(); }
+  Op op(int rank, std::size_t k) const;
+  /// The operators of rank's program as written, shared with the other ranks of the program
+  /// (group, peer and root may be relative: read them through op()).
+  const std::vector<Op>& program_ops(int rank) const { return programs[static_cast<std::size_t>(program_of[static_cast<std::size_t>(rank)])].ops; }
+  /// "ranks[R].ops[K]" or "programs[P].ops[K]": where rank's k-th operator is, for messages.
+  std::string op_field(int rank, std::size_t k) const;
+  /// Resolves `op`'s relative partners for `rank` in place; returns why it cannot (which
+  /// group the rank lacks, which position does not exist), or "" when it could.
+  std::string resolve(int rank, Op& op) const;
+
+  /// Indexes each rank's tensor, pipeline and data group and its position there; called once
+  /// the groups are complete, before op() resolves relative partners.
+  void index_groups();
+  /// The rank's group of `kind` (tensor, pipeline or data), or -1.
+  int group_of_kind(int rank, GroupKind kind) const;
 
   int group_index(std::string_view group_name) const;
   std::string_view op_name(const Op& op) const { return names[op.name]; }
@@ -114,7 +156,19 @@ class Trace {
   std::vector<int> pipeline_stages() const;
   /// Number of pipeline stages (1 without pipeline groups).
   int pipeline_stage_count() const;
+  /// Operators over all ranks (what a replay runs); program_op_count(): those held in memory.
   std::size_t op_count() const;
+  std::size_t program_op_count() const;
+  /// How many ranks run each program.
+  std::vector<int> ranks_per_program() const;
+
+ private:
+  /// Per rank, for each of the kinds tensor, pipeline, data: its group and its position there (-1: none).
+  struct Place {
+    std::int32_t group[3] = {-1, -1, -1};
+    std::int32_t position[3] = {-1, -1, -1};
+  };
+  std::vector<Place> places_;
 };
 
 }  // namespace ccsim::trace

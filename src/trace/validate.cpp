@@ -14,8 +14,6 @@ struct OpRef {
   std::size_t index;
 };
 
-std::string op_field(const OpRef& ref) { return fmt::format("ranks[{}].ops[{}]", ref.rank, ref.index); }
-
 struct ChannelKey {
   int src;
   int dst;
@@ -42,25 +40,72 @@ class Validator {
   explicit Validator(const Trace& trace) : trace_(trace) {}
 
   void run() {
+    check_partners();
     check_point_to_point();
     check_collectives();
   }
 
  private:
-  const Op& op(const OpRef& ref) const { return trace_.ops[static_cast<std::size_t>(ref.rank)][ref.index]; }
+  Op op(const OpRef& ref) const { return trace_.op(ref.rank, ref.index); }
 
   [[noreturn]] void fail(const OpRef& ref, const std::string& detail, const char* field_suffix = "") const {
-    throw InputError(trace_.source, op(ref).line, op_field(ref) + field_suffix, detail);
+    throw InputError(trace_.source, trace_.program_ops(ref.rank)[ref.index].line, trace_.op_field(ref.rank, ref.index) + field_suffix,
+                     detail);
   }
+
+  /// Every rank can run its program: relative partners resolve for it (a version-2 program
+  /// shared by ranks), it is a member of its collectives' groups and not its own peer. A
+  /// version-1 reader checked the rest as it read; this repeats it cheaply.
+  void check_partners() const {
+    for (int rank = 0; rank < trace_.world_size; ++rank) {
+      const std::vector<Op>& ops = trace_.program_ops(rank);
+      for (std::size_t i = 0; i < ops.size(); ++i) {
+        if (ops[i].kind == OpKind::kCompute) continue;
+        const OpRef ref{rank, i};
+        Op o = ops[i];
+        if (o.relative & kGroupByKind) {
+          Op group_only = o;
+          group_only.relative = kGroupByKind;
+          std::string why = trace_.resolve(rank, group_only);
+          if (!why.empty()) fail(ref, why, ".group");
+          o.group = group_only.group;
+          o.relative = static_cast<std::uint8_t>(o.relative & ~kGroupByKind);
+        }
+        std::string why = trace_.resolve(rank, o);
+        if (!why.empty()) fail(ref, why, o.kind == OpKind::kBroadcast ? ".root" : ".peer");
+        if (!is_collective(o.kind)) {
+          if (o.peer == rank) fail(ref, fmt::format("a rank cannot {} to itself, got \"{}\"", op_kind_name(o.kind), o.peer), ".peer");
+          continue;
+        }
+        const Group& g = trace_.groups[static_cast<std::size_t>(o.group)];
+        if (g.index_of(rank) < 0) {
+          fail(ref, fmt::format("rank {} is not a member of group \"{}\" (ranks {})", rank, g.name, fmt::join(g.ranks, ", ")),
+               ".group");
+        }
+        if (o.kind == OpKind::kBroadcast && g.index_of(o.root) < 0) {
+          fail(ref, fmt::format("expected a member of group \"{}\" (ranks {}), got \"{}\"", g.name, fmt::join(g.ranks, ", "), o.root),
+               ".root");
+        }
+        if ((o.kind == OpKind::kAllGather || o.kind == OpKind::kReduceScatter || o.kind == OpKind::kAllToAll) &&
+            o.bytes % (static_cast<std::uint64_t>(g.ranks.size()) * static_cast<std::uint64_t>(dtype_bytes(o.dtype))) != 0) {
+          fail(ref, fmt::format("{} on a group of {} ranks needs a whole number of {} elements per rank, got \"{}\"",
+                                op_kind_name(o.kind), g.ranks.size(), dtype_name(o.dtype), o.bytes),
+               ".bytes");
+        }
+      }
+    }
+  }
+
+  int line(const OpRef& ref) const { return trace_.program_ops(ref.rank)[ref.index].line; }
 
   std::string tag_text(Names::Id tag) const { return fmt::format("\"{}\"", trace_.names[tag]); }
 
   void check_point_to_point() const {
     std::unordered_map<ChannelKey, Channel, ChannelHash> channels;
     for (int rank = 0; rank < trace_.world_size; ++rank) {
-      const auto& ops = trace_.ops[static_cast<std::size_t>(rank)];
-      for (std::size_t i = 0; i < ops.size(); ++i) {
-        const Op& o = ops[i];
+      for (std::size_t i = 0; i < trace_.op_count(rank); ++i) {
+        if (trace_.program_ops(rank)[i].kind != OpKind::kSend && trace_.program_ops(rank)[i].kind != OpKind::kRecv) continue;
+        const Op o = trace_.op(rank, i);
         if (o.kind == OpKind::kSend) channels[{rank, o.peer, o.tag}].sends.push_back({rank, i});
         if (o.kind == OpKind::kRecv) channels[{o.peer, rank, o.tag}].recvs.push_back({rank, i});
       }
@@ -70,7 +115,7 @@ class Validator {
     std::string detail;
     const char* suffix = "";
     auto consider = [&](const OpRef& ref, std::string text, const char* field_suffix) {
-      if (worst == nullptr || op(ref).line < op(*worst).line) {
+      if (worst == nullptr || line(ref) < line(*worst)) {
         worst = &ref;
         detail = std::move(text);
         suffix = field_suffix;
@@ -79,8 +124,8 @@ class Validator {
     for (const auto& [key, channel] : channels) {
       std::size_t matched = std::min(channel.sends.size(), channel.recvs.size());
       for (std::size_t k = 0; k < matched; ++k) {
-        const Op& s = op(channel.sends[k]);
-        const Op& r = op(channel.recvs[k]);
+        const Op s = op(channel.sends[k]);
+        const Op r = op(channel.recvs[k]);
         if (s.bytes != r.bytes) {
           consider(channel.recvs[k],
                    fmt::format("recv of {} bytes from rank {} (tag {}) is matched by a send of {} bytes (line {})", r.bytes,
@@ -113,11 +158,12 @@ class Validator {
     std::vector<std::vector<std::vector<OpRef>>> calls(trace_.groups.size());
     for (std::size_t g = 0; g < trace_.groups.size(); ++g) calls[g].resize(trace_.groups[g].ranks.size());
     for (int rank = 0; rank < trace_.world_size; ++rank) {
-      const auto& ops = trace_.ops[static_cast<std::size_t>(rank)];
+      const std::vector<Op>& ops = trace_.program_ops(rank);
       for (std::size_t i = 0; i < ops.size(); ++i) {
         if (!is_collective(ops[i].kind)) continue;
-        const Group& group = trace_.groups[static_cast<std::size_t>(ops[i].group)];
-        calls[static_cast<std::size_t>(ops[i].group)][static_cast<std::size_t>(group.index_of(rank))].push_back({rank, i});
+        const int g = trace_.op(rank, i).group;
+        const Group& group = trace_.groups[static_cast<std::size_t>(g)];
+        calls[static_cast<std::size_t>(g)][static_cast<std::size_t>(group.index_of(rank))].push_back({rank, i});
       }
     }
     for (std::size_t g = 0; g < trace_.groups.size(); ++g) {
@@ -142,9 +188,9 @@ class Validator {
   }
 
   void compare_calls(const Group& group, std::size_t k, const OpRef& ref_a, const OpRef& ref_b) const {
-    const Op& a = op(ref_a);
-    const Op& b = op(ref_b);
-    auto where = [&](const OpRef& ref) { return fmt::format("rank {} (line {})", ref.rank, op(ref).line); };
+    const Op a = op(ref_a);
+    const Op b = op(ref_b);
+    auto where = [&](const OpRef& ref) { return fmt::format("rank {} (line {})", ref.rank, line(ref)); };
     if (a.kind != b.kind) {
       fail(ref_b, fmt::format("collective #{} on group \"{}\" is {} on rank {} but {} on {}", k + 1, group.name,
                               op_kind_name(b.kind), ref_b.rank, op_kind_name(a.kind), where(ref_a)));

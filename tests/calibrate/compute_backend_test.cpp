@@ -86,16 +86,16 @@ TEST_CASE("a backward operator is its own kind, timed by the forward curve when 
   trace::Trace t;
   t.source = "t.json";
   t.world_size = 1;
-  t.ops.resize(1);
+  t.one_program_per_rank(1);
   for (const char* label : {"mlp.up", "bwd:mlp.up"}) {
     trace::Op op;
     op.name = t.names.intern("linear");
     op.label = t.names.intern(label);
     op.flops = 4e9;
-    t.ops[0].push_back(op);
+    t.programs[0].ops.push_back(op);
   }
-  CHECK(calibrate::compute_kind(t, t.ops[0][0]) == "linear");
-  CHECK(calibrate::compute_kind(t, t.ops[0][1]) == "linear:bwd");
+  CHECK(calibrate::compute_kind(t, t.programs[0].ops[0]) == "linear");
+  CHECK(calibrate::compute_kind(t, t.programs[0].ops[1]) == "linear:bwd");
   calibrate::ComputeModel model;
   model.name = "m";
   calibrate::KindModel fwd;
@@ -107,13 +107,13 @@ TEST_CASE("a backward operator is its own kind, timed by the forward curve when 
   acc.flops = 1e9;
   trace::Trace only_forward = t;
   calibrate::adjust_compute(only_forward, acc, "p", calibrate::ComputeMode::kModel, &model);
-  CHECK(only_forward.ops[0][0].duration_s == Approx(1.0));
-  CHECK(only_forward.ops[0][1].duration_s == Approx(1.0));
+  CHECK(only_forward.programs[0].ops[0].duration_s == Approx(1.0));
+  CHECK(only_forward.programs[0].ops[1].duration_s == Approx(1.0));
   calibrate::KindModel bwd = fwd;
   bwd.kind = "linear:bwd";
   bwd.flop_rate = 8e9;
   model.kinds.push_back(bwd);
   calibrate::adjust_compute(t, acc, "p", calibrate::ComputeMode::kModel, &model);
-  CHECK(t.ops[0][0].duration_s == Approx(1.0));
-  CHECK(t.ops[0][1].duration_s == Approx(0.5));
+  CHECK(t.programs[0].ops[0].duration_s == Approx(1.0));
+  CHECK(t.programs[0].ops[1].duration_s == Approx(0.5));
 }

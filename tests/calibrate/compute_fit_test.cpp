@@ -31,7 +31,7 @@ trace::Trace make_trace(const std::vector<Spec>& specs, std::optional<trace::Har
   t.name = "synthetic";
   t.world_size = 1;
   t.hardware = std::move(hw);
-  t.ops.resize(1);
+  t.one_program_per_rank(1);
   int line = 10;
   for (const Spec& s : specs) {
     trace::Op op;
@@ -41,7 +41,7 @@ trace::Trace make_trace(const std::vector<Spec>& specs, std::optional<trace::Har
     op.bytes = s.bytes;
     op.duration_s = s.seconds;
     op.line = line++;
-    t.ops[0].push_back(op);
+    t.programs[0].ops.push_back(op);
   }
   return t;
 }
@@ -113,7 +113,7 @@ TEST_CASE("traced collectives: latency and bandwidth recovered from the least ti
   t.source = "calls.json";
   t.world_size = 2;
   t.groups.push_back(trace::Group{"tp0", trace::GroupKind::kTensor, {0, 1}, 0});
-  t.ops.resize(2);
+  t.one_program_per_rank(2);
   const double latency = 300e-6, bandwidth = 5e8;
   for (std::uint64_t bytes : {4096ULL, 65536ULL, 1048576ULL, 4194304ULL}) {
     for (int r = 0; r < 2; ++r) {
@@ -124,14 +124,14 @@ TEST_CASE("traced collectives: latency and bandwidth recovered from the least ti
       // Rank 0 arrives early and waits 1 ms more: the call's cost is rank 1's time.
       op.measured_s = latency + static_cast<double>(bytes) / bandwidth + (r == 0 ? 1e-3 : 0);
       op.name = t.names.intern("all_reduce");
-      t.ops[static_cast<std::size_t>(r)].push_back(op);
+      t.programs[static_cast<std::size_t>(r)].ops.push_back(op);
     }
   }
   trace::Op gemm;
   gemm.name = t.names.intern("linear");
   gemm.flops = 1e6;
   gemm.duration_s = 1e-3;
-  t.ops[0].push_back(gemm);
+  t.programs[0].ops.push_back(gemm);
   const calibrate::ComputeFit fit = calibrate::fit_compute({t});
   REQUIRE(fit.model.calls.size() == 1);
   const calibrate::CallModel& c = fit.model.calls[0];
@@ -158,11 +158,11 @@ TEST_CASE("rescale multiplies by the ratio of peak rates, by kind") {
   const calibrate::ComputeAdjustment a = calibrate::adjust_compute(t, acc, "fast", calibrate::ComputeMode::kRescale, nullptr);
   CHECK(a.flop_ratio == Approx(0.04));
   CHECK(a.memory_ratio == Approx(0.5));
-  CHECK(t.ops[0][0].duration_s == Approx(0.2 * 0.04));
-  CHECK(t.ops[0][1].duration_s == Approx(0.01 * 0.5));
-  CHECK(t.ops[0][2].duration_s == Approx(0.003));  // host time, kept
+  CHECK(t.programs[0].ops[0].duration_s == Approx(0.2 * 0.04));
+  CHECK(t.programs[0].ops[1].duration_s == Approx(0.01 * 0.5));
+  CHECK(t.programs[0].ops[2].duration_s == Approx(0.003));  // host time, kept
   // 0.1 FLOP/byte is below the source's ridge point (4 FLOP/byte): memory-bound whatever its name.
-  CHECK(t.ops[0][3].duration_s == Approx(0.05 * 0.5));
+  CHECK(t.programs[0].ops[3].duration_s == Approx(0.05 * 0.5));
   CHECK(a.flop_bound == 1);
   CHECK(a.memory_bound == 2);
   CHECK(a.kept == 1);
@@ -179,7 +179,7 @@ TEST_CASE("auto keeps the durations of a trace without hardware or on the same a
     trace::Trace t = make_trace({{"linear", 0, 0, 0.2}});
     const auto a = calibrate::adjust_compute(t, accelerator("x", 1e12, 0), "p", calibrate::ComputeMode::kAuto, nullptr);
     CHECK(a.summary == "compute durations as recorded (the trace does not name its hardware)");
-    CHECK(t.ops[0][0].duration_s == 0.2);
+    CHECK(t.programs[0].ops[0].duration_s == 0.2);
   }
   SECTION("same accelerator") {
     trace::Trace t = make_trace({{"linear", 0, 0, 0.2}}, trace::Hardware{"x", 1e12, 0, ""});
@@ -189,7 +189,7 @@ TEST_CASE("auto keeps the durations of a trace without hardware or on the same a
   SECTION("other accelerator: rescaled, and the report says it was the default") {
     trace::Trace t = make_trace({{"linear", 0, 0, 0.2}}, trace::Hardware{"x", 1e12, 0, ""});
     const auto a = calibrate::adjust_compute(t, accelerator("y", 4e12, 0), "p", calibrate::ComputeMode::kAuto, nullptr);
-    CHECK(t.ops[0][0].duration_s == Approx(0.05));
+    CHECK(t.programs[0].ops[0].duration_s == Approx(0.05));
     CHECK_THAT(a.summary, Contains("compute rescaled x0.25 by default (other hardware; --compute keep|rescale|model:FILE)"));
   }
   SECTION("other accelerator without peak rates: refused, with the choices") {
@@ -206,7 +206,7 @@ TEST_CASE("auto keeps the durations of a trace without hardware or on the same a
     const auto a = calibrate::adjust_compute(t, accelerator("y", 4e12, 0), "p", calibrate::ComputeMode::kKeep, nullptr);
     CHECK(a.summary == "compute durations as recorded (--compute keep): trace measured on \"x\", NOT on platform p's "
                        "accelerator \"y\"");
-    CHECK(t.ops[0][0].duration_s == 0.2);
+    CHECK(t.programs[0].ops[0].duration_s == 0.2);
   }
 }
 
@@ -222,7 +222,7 @@ TEST_CASE("a compute model recomputes each operator, and a kind it lacks is an e
                                                                  "m.json");
   trace::Trace t = make_trace({{"linear", 2e6, 0, 0.5}});
   const auto a = calibrate::adjust_compute(t, accelerator("x", 1e12, 0), "p", calibrate::ComputeMode::kModel, &model);
-  CHECK(t.ops[0][0].duration_s == Approx(1e-5 + 2e-3));
+  CHECK(t.programs[0].ops[0].duration_s == Approx(1e-5 + 2e-3));
   CHECK(a.summary == "compute from model m.json (fitted on \"x\"): x0.00402 of the recorded durations");
   trace::Trace u = make_trace({{"linear", 2e6, 0, 0.5}, {"softmax", 0, 0, 0.1}});
   CHECK_THROWS_WITH(calibrate::adjust_compute(u, accelerator("x", 1e12, 0), "p", calibrate::ComputeMode::kModel, &model),
@@ -330,15 +330,15 @@ TEST_CASE("a native trace keeps its hardware and its measured call times through
   CHECK(t.hardware->name == "GPU X");
   CHECK(t.hardware->peak_flops == 1e14);
   CHECK(t.hardware->memory_Bps == 2e12);
-  CHECK(t.ops[0][0].measured_s == Approx(1.5e-3));
-  CHECK(t.ops[1][0].measured_s < 0);
+  CHECK(t.programs[0].ops[0].measured_s == Approx(1.5e-3));
+  CHECK(t.programs[1].ops[0].measured_s < 0);
   std::ostringstream out;
-  trace::write_native(t, out);
+  trace::write_native(t, out, 1);
   const trace::Trace back = trace::parse_native(out.str(), "back.json");
   REQUIRE(back.hardware.has_value());
   CHECK(back.hardware->source == "datasheet");
-  CHECK(back.ops[0][0].measured_s == Approx(1.5e-3));
-  CHECK(back.ops[1][0].measured_s < 0);
+  CHECK(back.programs[0].ops[0].measured_s == Approx(1.5e-3));
+  CHECK(back.programs[1].ops[0].measured_s < 0);
 
   const std::string no_name = R"({"format": "ccsim-trace", "version": 1, "name": "hw", "world_size": 1,
 "hardware": {"peak_flops": 1e14}, "ranks": [{"rank": 0, "ops": []}]})";

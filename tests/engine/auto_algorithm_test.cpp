@@ -44,7 +44,7 @@ Point evaluate(const topology::Platform& platform, int p, std::uint64_t bytes) {
   for (int r = 0; r < p; ++r) placement.push_back(r);
   engine::ReplayOptions options;  // --algo auto
   engine::CollectivePlanner planner(t, platform.network, placement, options);
-  const engine::CollectivePlan& plan = planner.plan(t.ops[0][0], 0, 0);
+  const engine::CollectivePlan& plan = planner.plan(t.programs[0].ops[0], 0, 0);
 
   // Every listed algorithm that applies, by the closed form.
   const collective::GroupLinks links = engine::group_links(platform.network, placement);

@@ -250,8 +250,8 @@ std::string shortcut_refusal(const trace::Trace& t, const topology::Platform& pl
   const std::vector<int> placement = engine::place_ranks(t, platform.network, options.placement, options.oversubscribe);
   engine::CollectivePlanner planner(t, platform.network, placement, options);
   engine::CollectiveShortcuts shortcuts(t, platform.network, placement, options);
-  for (std::size_t i = 0; i < t.ops[0].size(); ++i) {
-    const trace::Op& op = t.ops[0][i];
+  for (std::size_t i = 0; i < t.programs[0].ops.size(); ++i) {
+    const trace::Op& op = t.programs[0].ops[i];
     if (trace::is_collective(op.kind)) return shortcuts.refusal(planner.plan(op, 0, i), op.group);
   }
   return "no collective";

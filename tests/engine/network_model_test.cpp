@@ -241,11 +241,24 @@ TEST_CASE("messages between CPU ranks of one core cross its link to the node hub
   // Ranks 0 and 2 share core 0: up and down its 10 GB/s, 1 us intra link.
   engine::Result r = engine::replay(make_trace(4, "", {test::send(2, n), "", test::recv(0, n), ""}), p, options);
   CHECK(op_time(r, 2, 0) == Approx(2e-6 + n / 1e10).epsilon(0.001));
-  // Under a model they pay its intra tier.
-  auto model = test_model();
+  // Under a model of processes with a core each they pay its intra tier as 2 processes per
+  // core do (topology::on_shared_cores): every cost x 2, plus the tier's core hand-off.
+  auto model = std::make_shared<topology::NetworkModel>(*test_model());
+  model->intra.handoff_s = 7e-6;
   options.network.calibrated = model;
   r = engine::replay(make_trace(4, "", {test::send(2, n), "", test::recv(0, n), ""}), p, options);
+  CHECK(op_time(r, 2, 0) == Approx(2 * formula(model->intra, n) + 7e-6).epsilon(0.001));
+  bool said = false;
+  for (const std::string& note : r.notes) said = said || note.find("2 ranks per core: the calibrated model's intra tier") == 0;
+  CHECK(said);
+  // A model fitted on runs that shared their cores as this one does applies as it is.
+  options.network.per_core = false;
+  r = engine::replay(make_trace(4, "", {test::send(2, n), "", test::recv(0, n), ""}), p, options);
   CHECK(op_time(r, 2, 0) == Approx(formula(model->intra, n)).epsilon(0.001));
+  // 2 ranks on 2 cores share nothing.
+  options.network.per_core = true;
+  r = engine::replay(make_trace(2, "", {test::send(1, n), test::recv(0, n)}), p, options);
+  CHECK(op_time(r, 1, 0) == Approx(formula(model->intra, n)).epsilon(0.001));
 }
 
 TEST_CASE("deadlocks are explained under a calibrated model", "[engine][model][deadlock]") {

@@ -1,13 +1,19 @@
 #include <catch2/catch.hpp>
 
+#include <cstring>
+#include <sstream>
+
 #include <fmt/format.h>
 
 #include "collective/ring_all_reduce.hpp"
 #include "engine_fixtures.hpp"
 #include "core/input_error.hpp"
 #include "engine/replay.hpp"
+#include "synth/megatron.hpp"
+#include "synth/model_spec.hpp"
 #include "topology/platform.hpp"
 #include "trace/native_reader.hpp"
+#include "trace/native_writer.hpp"
 
 using namespace ccsim;
 using test::make_trace;
@@ -183,7 +189,7 @@ TEST_CASE("work of a non-finite time is an input error naming the operator, not 
   trace::Trace t = make_trace(2, "",
                               {R"({"kind": "compute", "name": "linear", "duration_ms": 1}, )" + test::send(1, 64, "x"),
                                test::recv(0, 64, "x")});
-  t.ops[0][0].duration_s = 1e300;  // past any range a reader accepts
+  t.programs[0].ops[0].duration_s = 1e300;  // past any range a reader accepts
   CHECK_THROWS_WITH(engine::replay(t, test_platform(1, 2), {}),
                     "t.json:4: rank 0, operator #0 'linear': its simulated time is not finite (computing for 1e+300 s "
                     "on platform \"test\"): the trace's amounts are too large for the platform's rates");
@@ -199,4 +205,50 @@ TEST_CASE("work of a non-finite time is an input error naming the operator, not 
   CHECK_THROWS_WITH(engine::replay(c, slow, {}),
                     "t.json:5: rank 1, operator #0 'all_reduce': its simulated time is not finite (reducing for "
                     "2.048e+303 s on platform \"test\"): the trace's amounts are too large for the platform's rates");
+}
+
+TEST_CASE("a version-2 trace and its version-1 expansion replay identically", "[engine][v2]") {
+  // One program per pipeline stage shared by its tensor-parallel peers and data-parallel
+  // replicas, against one program per rank: the same simulation, bit for bit.
+  synth::Parallelism par;
+  par.tp = 2;
+  par.pp = 2;
+  par.dp = 2;
+  par.micro_batches = 3;
+  par.sp = true;
+  const trace::Trace synthesized = synth::synthesize(synth::load_model("small-gpt"), par, "local");
+  auto reread = [&](int version) {
+    std::ostringstream out;
+    trace::write_native(synthesized, out, version);
+    return trace::parse_native(out.str(), fmt::format("v{}.json", version));
+  };
+  const trace::Trace v2 = reread(2);
+  const trace::Trace v1 = reread(1);
+  CHECK(v2.programs.size() == 2);
+  CHECK(v1.programs.size() == 8);
+  REQUIRE(v2.op_count() == v1.op_count());
+  CHECK(v2.program_op_count() * 4 == v1.program_op_count());
+  const topology::Platform p = test_platform(2, 4);
+  for (bool fast : {false, true}) {
+    engine::ReplayOptions options;
+    options.fast = fast;
+    const engine::Result a = engine::replay(v2, p, options);
+    const engine::Result b = engine::replay(v1, p, options);
+    CHECK(a.makespan_s > 0);
+    CHECK(std::memcmp(&a.makespan_s, &b.makespan_s, sizeof(double)) == 0);
+    REQUIRE(a.ops.size() == b.ops.size());
+    std::size_t differ = 0;
+    for (std::size_t r = 0; r < a.ops.size(); ++r) {
+      REQUIRE(a.ops[r].size() == b.ops[r].size());
+      for (std::size_t i = 0; i < a.ops[r].size(); ++i) {
+        const engine::OpRecord& x = a.ops[r][i];
+        const engine::OpRecord& y = b.ops[r][i];
+        if (x.start_s != y.start_s || x.end_s != y.end_s || x.wait_s != y.wait_s || a.name(x.name) != b.name(y.name) ||
+            a.name(x.algorithm) != b.name(y.algorithm)) {
+          ++differ;
+        }
+      }
+    }
+    CHECK(differ == 0);
+  }
 }

@@ -17,10 +17,10 @@ CCSIM_FUZZ_TARGET(kineto) {
     options.source = "fuzz.json";
     const auto imported = ccsim::import::import_kineto({profile}, options);
     // Every imported operator has its measured duration and a breakdown row.
-    if (imported.ranks.size() != imported.trace.ops.size()) __builtin_trap();
+    if (imported.ranks.size() != imported.trace.programs.size()) __builtin_trap();
     for (std::size_t r = 0; r < imported.ranks.size(); ++r) {
-      if (imported.ranks[r].op_ms.size() != imported.trace.ops[r].size()) __builtin_trap();
-      for (const auto& op : imported.trace.ops[r]) (void)ccsim::import::breakdown_row(imported.trace, op);
+      if (imported.ranks[r].op_ms.size() != imported.trace.programs[r].ops.size()) __builtin_trap();
+      for (const auto& op : imported.trace.programs[r].ops) (void)ccsim::import::breakdown_row(imported.trace, op);
     }
   });
   return 0;

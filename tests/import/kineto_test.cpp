@@ -37,7 +37,7 @@ std::string doc(const std::vector<std::string>& events, int rank = 0, int world 
 /// The ops of one rank as "row=µs" in order.
 std::vector<std::string> ops_of(const import::KinetoImport& r, int rank = 0) {
   std::vector<std::string> out;
-  const auto& ops = r.trace.ops[static_cast<std::size_t>(rank)];
+  const auto& ops = r.trace.programs[static_cast<std::size_t>(rank)].ops;
   for (std::size_t i = 0; i < ops.size(); ++i) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "=%g", r.ranks[static_cast<std::size_t>(rank)].op_ms[i] * 1000);  // µs
@@ -98,7 +98,7 @@ TEST_CASE("kineto import: every microsecond of the iteration to exactly one oper
                                               "python_untraced=10"});
   CHECK(r.ranks[0].ops_ms == Approx(r.ranks[0].iteration_ms));
   CHECK(r.ranks[0].unknown.at("MyPythonThing") == 1);
-  const auto& ops = r.trace.ops[0];
+  const auto& ops = r.trace.programs[0].ops;
   CHECK(ops[1].flops == Approx(2.0 * 64 * 256 * 512 + 64 * 512));
   CHECK(ops[5].flops == Approx(2.0 * 64 * 512 * 256));
   CHECK(ops[2].bytes == 65536);
@@ -133,12 +133,12 @@ TEST_CASE("kineto import: send/recv peers, pipeline groups and bad ccl names", "
   REQUIRE(r.trace.groups.size() == 1);
   CHECK(r.trace.groups[0].kind == trace::GroupKind::kPipeline);
   CHECK(r.trace.groups[0].ranks == std::vector<int>{0, 1});
-  CHECK(r.trace.ops[0][1].kind == trace::OpKind::kSend);
-  CHECK(r.trace.ops[0][1].peer == 1);
-  CHECK(r.trace.ops[1][1].kind == trace::OpKind::kRecv);
-  CHECK(r.trace.ops[1][1].peer == 0);
-  CHECK(r.trace.op_label(r.trace.ops[1][1]) == "pp:act");
-  CHECK(r.trace.names[r.trace.ops[1][1].tag] == "act.mb0");
+  CHECK(r.trace.programs[0].ops[1].kind == trace::OpKind::kSend);
+  CHECK(r.trace.programs[0].ops[1].peer == 1);
+  CHECK(r.trace.programs[1].ops[1].kind == trace::OpKind::kRecv);
+  CHECK(r.trace.programs[1].ops[1].peer == 0);
+  CHECK(r.trace.op_label(r.trace.programs[1].ops[1]) == "pp:act");
+  CHECK(r.trace.names[r.trace.programs[1].ops[1].tag] == "act.mb0");
 
   const auto bad = [](const std::string& name) {
     return import::import_kineto({parse(doc({ev("Iteration#0", 0, 10), ev(name, 1, 2)}), "bad.json")}, {});
@@ -189,7 +189,7 @@ TEST_CASE("kineto import of the tp2_pp2 cuts agrees with the measurement", "[imp
       const auto& imported = step.ranks[static_cast<std::size_t>(rank)];
       // The per-rank total equals the Iteration#k duration within 1 %.
       CHECK(std::abs(imported.ops_ms - imported.iteration_ms) <= 0.01 * imported.iteration_ms);
-      const auto& ops = step.trace.ops[static_cast<std::size_t>(rank)];
+      const auto& ops = step.trace.programs[static_cast<std::size_t>(rank)].ops;
       for (std::size_t i = 0; i < ops.size(); ++i) mine[import::breakdown_row(step.trace, ops[i])] += imported.op_ms[i] / 2;
     }
     // Every row of summary.json within 3 % (0.1 ms for the tiny rows), and no row it lacks.
@@ -204,7 +204,7 @@ TEST_CASE("kineto import of the tp2_pp2 cuts agrees with the measurement", "[imp
       CHECK(rows.count(row) == 1);
     }
     // GEMMs carry FLOPs: the forward qkv of one micro-batch, [64, 256] x [256, 384] (3h/tp).
-    const auto& ops = steps[0].trace.ops[static_cast<std::size_t>(rank)];
+    const auto& ops = steps[0].trace.programs[static_cast<std::size_t>(rank)].ops;
     bool qkv = false;
     for (const auto& op : ops)
       if (import::breakdown_row(steps[0].trace, op) == "linear(attn.qkv)" && op.flops >= 2.0 * 64 * 256 * 384) qkv = true;

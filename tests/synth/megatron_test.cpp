@@ -116,8 +116,12 @@ TEST_CASE("synthesized traces validate and have the schedule's operators", "[syn
     REQUIRE(t.world_size == 8);
     CHECK(t.groups.size() == 4 + 4 + 4);  // tp (pp x dp), dp (pp x tp), pp (dp x tp)
     CHECK(t.pipeline_stage_count() == 2);
+    // One program per stage, shared by its 2 x 2 tensor-parallel and data-parallel ranks.
+    CHECK(t.programs.size() == 2);
+    CHECK(t.program_of == std::vector<int>{0, 0, 0, 0, 1, 1, 1, 1});
+    CHECK(t.program_op_count() * 4 == t.op_count());
     std::map<trace::OpKind, int> kinds;
-    for (const trace::Op& op : t.ops[0]) ++kinds[op.kind];
+    for (const trace::Op& op : t.program_ops(0)) ++kinds[op.kind];
     // Rank 0: stage 0 of 2 layers; 4 micro-batches; per layer 2 TP all_reduces forward and
     // 2 backward, then one DP all_reduce of the gradients.
     CHECK(kinds[trace::OpKind::kAllReduce] == 4 * 2 * 4 + 1);

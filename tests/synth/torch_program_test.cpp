@@ -43,7 +43,7 @@ struct Totals {
 
 std::map<Key, Totals> compute_totals(const trace::Trace& t, std::size_t rank) {
   std::map<Key, Totals> out;
-  for (const trace::Op& op : t.ops[rank]) {
+  for (const trace::Op& op : t.programs[rank].ops) {
     if (op.kind != trace::OpKind::kCompute || t.op_name(op) == "cpu_gap") continue;
     Totals& x = out[{std::string(t.op_name(op)), std::string(t.op_label(op))}];
     if (op.flops > 0 || op.bytes > 0) ++x.costed;
@@ -57,7 +57,7 @@ std::map<Key, Totals> compute_totals(const trace::Trace& t, std::size_t rank) {
 /// Collectives and transfers in program order: kind, label, bytes, peer.
 std::vector<std::tuple<std::string, std::string, std::uint64_t, int>> messages(const trace::Trace& t, std::size_t rank) {
   std::vector<std::tuple<std::string, std::string, std::uint64_t, int>> out;
-  for (const trace::Op& op : t.ops[rank]) {
+  for (const trace::Op& op : t.programs[rank].ops) {
     if (op.kind == trace::OpKind::kCompute) continue;
     out.emplace_back(std::string(trace::op_kind_name(op.kind)), std::string(t.op_label(op)), op.bytes, op.peer);
   }

@@ -49,16 +49,16 @@ TEST_CASE("a valid trace is read with its groups and operators", "[trace]") {
   REQUIRE(t.world_size == 2);
   REQUIRE(t.groups.size() == 1);
   CHECK(t.groups[0].kind == GroupKind::kTensor);
-  REQUIRE(t.ops[0].size() == 3);
-  CHECK(t.ops[0][0].kind == OpKind::kCompute);
-  CHECK(t.op_name(t.ops[0][0]) == "linear");
-  CHECK(t.op_label(t.ops[0][0]) == "qkv");
-  CHECK(t.ops[0][0].duration_s == Approx(2.5e-3));
-  CHECK(t.ops[0][0].line == 9);
-  CHECK(t.ops[0][1].kind == OpKind::kAllReduce);
-  CHECK(t.ops[0][1].bytes == 1024);
-  CHECK(t.names[t.ops[0][2].tag] == "7");
-  CHECK(t.ops[1][1].peer == 0);
+  REQUIRE(t.programs[0].ops.size() == 3);
+  CHECK(t.programs[0].ops[0].kind == OpKind::kCompute);
+  CHECK(t.op_name(t.programs[0].ops[0]) == "linear");
+  CHECK(t.op_label(t.programs[0].ops[0]) == "qkv");
+  CHECK(t.programs[0].ops[0].duration_s == Approx(2.5e-3));
+  CHECK(t.programs[0].ops[0].line == 9);
+  CHECK(t.programs[0].ops[1].kind == OpKind::kAllReduce);
+  CHECK(t.programs[0].ops[1].bytes == 1024);
+  CHECK(t.names[t.programs[0].ops[2].tag] == "7");
+  CHECK(t.programs[1].ops[1].peer == 0);
   CHECK(t.pipeline_stage_count() == 1);
 }
 
@@ -115,8 +115,8 @@ TEST_CASE("the reader checks the document header and rank entries", "[trace]") {
   wrong_format.replace(wrong_format.find("ccsim-trace"), 11, "chrome");
   CHECK(error_of(wrong_format) == "t.json:2: field 'format': expected \"ccsim-trace\", got \"chrome\"");
   std::string wrong_version = text;
-  wrong_version.replace(wrong_version.find("\"version\": 1"), 12, "\"version\": 2");
-  CHECK(error_of(wrong_version) == "t.json:3: field 'version': expected 1 (the only version this build reads), got \"2\"");
+  wrong_version.replace(wrong_version.find("\"version\": 1"), 12, "\"version\": 0");
+  CHECK(error_of(wrong_version) == "t.json:3: field 'version': expected 1 or 2 (the versions this build reads), got \"0\"");
   std::string swapped = text;
   swapped.replace(swapped.find("\"rank\": 0"), 9, "\"rank\": 1");
   CHECK(error_of(swapped) == "t.json:8: field 'ranks[0].rank': expected 0 (entries are listed in rank order), got \"1\"");
@@ -166,7 +166,7 @@ TEST_CASE("the bundled profile trace reads", "[trace]") {
   CHECK(t.platform == "qu2025-fit");
   CHECK(t.pipeline_stage_count() == 2);
   CHECK(t.pipeline_stages() == std::vector<int>{0, 1, 0, 1});
-  CHECK(t.ops[0].size() == 12);
+  CHECK(t.programs[0].ops.size() == 12);
 }
 
 TEST_CASE("an unreadable trace file names the file", "[trace]") {

@@ -1,0 +1,177 @@
+#include <cmath>
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <vector>
+
+#include <fmt/format.h>
+#include <simgrid/s4u.hpp>
+#include <simgrid/s4u/Barrier.hpp>
+
+#include "collective/step_driver.hpp"
+#include "engine/collective_plan.hpp"
+#include "engine/simulation_state.hpp"
+
+// The collective operators of a simulation: the engine's StepExecutor, which carries out a
+// rank's steps of a schedule in simulated time, and the critical-path shortcut of --fast.
+
+namespace ccsim::engine::detail {
+
+/// The engine's blocking StepExecutor: carries out one rank's steps of one collective in
+/// simulated time, keeping the rank's RankState current for explain_deadlock().
+class Simulation::StepRunner final : public collective::StepExecutor {
+ public:
+  StepRunner(Simulation& sim, int rank, int group_index, const CollectivePlan& plan)
+      : sim_(sim), rank_(rank), group_index_(group_index),
+        group_(sim.trace_.groups[static_cast<std::size_t>(group_index)]), codec_(plan.cost),
+        element_bytes_(static_cast<std::uint64_t>(plan.request.element_bytes)),
+        state_(sim.states_[static_cast<std::size_t>(rank)]) {}
+
+  void start_exchange(int, const collective::Step& step) override {
+    ++state_.step;
+    posted_s_ = sg4::Engine::get_clock();  // the send overhead below is busy time, not wait
+
+    auto wire = [&](const collective::Block& block) {
+      std::uint64_t raw = block.count * element_bytes_;
+      return step.compressed ? codec_.wire_bytes(raw) : raw;
+    };
+    if (step.send_peer >= 0) {
+      state_.send_peer = group_.ranks[static_cast<std::size_t>(step.send_peer)];
+      sim_.send_overhead(rank_, state_.send_peer);
+      posted_s_ = sg4::Engine::get_clock();
+      send_ = sim_.channel(kCollective, group_index_, rank_, state_.send_peer)->put_async(&token, wire(step.send));
+    }
+    if (step.recv_peer >= 0) {
+      state_.recv_peer = group_.ranks[static_cast<std::size_t>(step.recv_peer)];
+      recv_ = sim_.channel(kCollective, group_index_, state_.recv_peer, rank_)->get_async<int>(&received_);
+    }
+  }
+
+  bool finish_exchange(int, const collective::Step&) override {
+    if (send_) send_->wait();
+    if (recv_) recv_->wait();
+    sim_.waited_for(rank_, posted_s_, {send_.get(), recv_.get()});
+    const int received_from = recv_ ? state_.recv_peer : -1;
+    send_ = recv_ = nullptr;
+    state_.send_peer = state_.recv_peer = -1;
+    if (received_from >= 0) sim_.recv_overhead(rank_, received_from);
+    return true;
+  }
+
+  void reduce(int, const collective::Step& step) override {
+    const double raw = raw_bytes(step.recv);
+    sim_.busy(rank_, step.compressed ? codec_.add_s(raw) : raw * sim_.seconds_per_reduced_byte_, "reducing");
+  }
+
+  void compress(int, const collective::Step& step) override {
+    ++state_.step;
+    sim_.busy(rank_, codec_.compress_s(raw_bytes(step.local)), "compressing");
+  }
+
+  void decompress(int, const collective::Step& step) override {
+    ++state_.step;
+    const double raw = raw_bytes(step.local);
+    sim_.busy(rank_,
+              codec_.decompress_s(raw) +
+                  (step.mode == collective::RecvMode::kReduce ? raw * sim_.seconds_per_reduced_byte_ : 0.0),
+              "decompressing");
+  }
+
+ private:
+  double raw_bytes(const collective::Block& block) const { return static_cast<double>(block.count * element_bytes_); }
+
+  Simulation& sim_;
+  int rank_;
+  int group_index_;
+  const trace::Group& group_;
+  const compress::CompressorCost& codec_;
+  std::uint64_t element_bytes_;
+  RankState& state_;
+  sg4::CommPtr send_;
+  sg4::CommPtr recv_;
+  int* received_ = nullptr;
+  double posted_s_ = 0;  ///< when the exchange in progress was posted
+};
+
+void Simulation::run_collective(int rank, const Op& op, std::size_t index) {
+  RankState& st = states_[static_cast<std::size_t>(rank)];
+  Membership& member = memberships_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(membership_slot(rank, op.group))];
+  st.sequence = ++member.entered;
+  const CollectivePlan& plan = planner_->plan(op, rank, index);  // planned in check_fit(): cannot throw here
+  OpRecord& record = result_.ops[static_cast<std::size_t>(rank)][index];
+  record.algorithm = algorithm_name(plan.algorithm);
+  record.error_worst_eb = plan.error_worst_eb;
+  record.error_expected_eb = plan.error_expected_eb;
+  st.plan = &plan;
+  st.group_rank = member.index;
+  st.step = -1;
+  if (options_.fast && shortcuts_->refusal(plan, op.group).empty()) {
+    run_shortcut(rank, op, plan, member.index, member.entered);
+    st.plan = nullptr;
+    return;
+  }
+  StepRunner runner(*this, rank, op.group, plan);
+  std::span<const collective::Step> steps = kept_steps(plan, member.index);
+  std::vector<collective::Step> generated;
+  if (steps.empty()) {
+    generated = plan.schedule->steps(member.index);
+    steps = generated;
+  }
+  collective::run_rank(*plan.schedule, steps, member.index, runner);
+  st.step = -1;
+  st.plan = nullptr;
+}
+
+void Simulation::run_shortcut(int rank, const Op& op, const CollectivePlan& plan, int group_rank, int sequence) {
+  auto [it, fresh] = meetings_.try_emplace(std::make_pair(op.group, sequence));
+  Meeting& meeting = it->second;
+  const auto size = static_cast<std::size_t>(plan.request.size);
+  if (fresh) {
+    meeting.barrier = sg4::Barrier::create(static_cast<unsigned>(size));
+    meeting.starts_s.assign(size, 0.0);
+    meeting.left = static_cast<int>(size);
+  }
+  meeting.starts_s[static_cast<std::size_t>(group_rank)] = sg4::Engine::get_clock();
+  // Every rank's end depends on every rank's start (CollectiveShortcuts): the last one to
+  // arrive is there before anyone's end, and nothing the others would do meanwhile touches a
+  // link or an accelerator that another operator uses.
+  meeting.barrier->wait();
+  if (meeting.ends_s.empty()) meeting.ends_s = shortcuts_->ends_s(plan, op.group, meeting.starts_s);
+  const double end_s = meeting.ends_s[static_cast<std::size_t>(group_rank)];
+  if (--meeting.left == 0) meetings_.erase(it);
+  // Reported once the simulation is over, as busy() does: the full replay would have run into
+  // an amount of work too large for SimGrid (busy periods are part of the rank's time).
+  if (!std::isfinite(end_s * speed_)) {
+    if (!non_finite_) {
+      non_finite_ = NonFiniteWork{rank, states_[static_cast<std::size_t>(rank)].op, fmt::format("ends at {:g} s", end_s)};
+    }
+    return;
+  }
+  if (end_s < sg4::Engine::get_clock()) {
+    throw std::logic_error(fmt::format("collective shortcut: group rank {} ends at {} s, before the last start {} s",
+                                       group_rank, end_s, sg4::Engine::get_clock()));
+  }
+  sg4::this_actor::sleep_until(end_s);
+}
+
+std::span<const collective::Step> Simulation::kept_steps(const CollectivePlan& plan, int group_rank) {
+  // Kept from a rank's second call of the collective on: a collective called once (a large
+  // gradient all_reduce) would only hold memory, one called in every micro-batch (tensor
+  // parallelism's) is generated once instead of at every call.
+  PlanSteps& cache = steps_[plan.schedule.get()];
+  if (cache.ranks.empty()) cache.ranks.resize(static_cast<std::size_t>(plan.request.size));
+  PlanSteps::Rank& mine = cache.ranks[static_cast<std::size_t>(group_rank)];
+  if (mine.calls < 2 && ++mine.calls == 2) mine.steps = plan.schedule->steps(group_rank);
+  return mine.steps;  // empty on the first call
+}
+
+sg4::Mailbox* Simulation::channel(ChannelKind kind, int context, int src, int dst) {
+  auto key = std::make_tuple(static_cast<int>(kind), context, src, dst);
+  auto it = channels_.find(key);
+  if (it != channels_.end()) return it->second;
+  sg4::Mailbox* box = sg4::Mailbox::by_name(fmt::format("{}{}:{}>{}", kind == kCollective ? 'c' : 'p', context, src, dst));
+  channels_.emplace(key, box);
+  return box;
+}
+
+}  // namespace ccsim::engine::detail

@@ -1,0 +1,174 @@
+#pragma once
+
+// The shared state of one SimGrid simulation of a trace (engine-internal: simulation.cpp runs
+// the ranks' programs, collective_runner.cpp their collectives). Only simulation.cpp and
+// collective_runner.cpp include it.
+
+#include <cstdint>
+#include <initializer_list>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <simgrid/s4u.hpp>
+#include <simgrid/s4u/Barrier.hpp>
+
+#include "collective/step_driver.hpp"
+#include "engine/collective_plan.hpp"
+#include "engine/graph_zone.hpp"
+#include "engine/network_factors.hpp"
+#include "engine/replay.hpp"
+
+namespace ccsim::engine::detail {
+
+namespace sg4 = simgrid::s4u;
+using trace::Op;
+using trace::OpKind;
+
+/// Where a rank is, kept up to date before every blocking call so that a deadlock can be
+/// explained (which operator, which step, waiting for whom).
+struct RankState {
+  std::size_t op = 0;
+  bool done = false;
+  int step = -1;        ///< collective step in progress, -1 outside collectives
+  const CollectivePlan* plan = nullptr;  ///< collective in progress (its steps are counted on demand)
+  int group_rank = -1;  ///< the rank's index in the collective's group
+  int send_peer = -1;   ///< global ranks involved in the blocking call
+  int recv_peer = -1;
+  int sequence = 0;     ///< collective: its 1-based number among this rank's calls on the group
+  /// What the rank's accelerator is busy with ("computing", "compressing", ...), nullptr when
+  /// it is not busy; with the amount of time, for a stall inside a busy period.
+  const char* busy_with = nullptr;
+  double busy_s = 0;
+};
+
+/// The first amount of work whose simulated time is not finite (a rate too small for the
+/// amount, or an amount too large for a double): the simulation skips it and reports it.
+struct NonFiniteWork {
+  int rank = -1;
+  std::size_t op = 0;
+  std::string what;  ///< "computing for inf s", "ends at inf s"
+};
+
+/// Shared state of one simulation.
+class Simulation {
+ public:
+  Simulation(const trace::Trace& trace, const topology::Platform& platform, const ReplayOptions& options)
+      : trace_(trace), platform_(platform), options_(options) {}
+
+  Result run();
+
+ private:
+  void check_fit();
+  void prepare_result();
+  void rank_main(int rank);
+  /// Runs rank's compute operators from `first` on (one, or a run of them: see the
+  /// definition) and records their times; returns the index of the next operator.
+  std::size_t run_compute(int rank, std::size_t first);
+  /// The time compute operator `op` takes on an accelerator (a core) of its own.
+  double compute_s(const Op& op) const;
+  /// The host of the node's cores where `op` of `rank` executes, time-shared with the node's
+  /// other ranks (ReplayOptions::dedicated_durations), or nullptr: on the rank's own host.
+  sg4::Host* shared_cores(int rank, const Op& op) const;
+  /// Adds [from_s, to_s) (when not empty) to the wait of `rank`'s current operator.
+  void waited(int rank, double from_s, double to_s);
+  /// The waits of a blocking exchange posted at `posted_s` and complete now: the parts of
+  /// [posted_s, now) during which none of `comms` (started transfers) was in progress.
+  void waited_for(int rank, double posted_s, std::initializer_list<const sg4::Comm*> comms);
+  void run_send(int rank, const Op& op);
+  void run_recv(int rank, const Op& op);
+  void run_collective(int rank, const Op& op, std::size_t index);
+  /// Runs a collective whose messages cannot slow one another down as its critical path
+  /// (CollectiveShortcuts): waits for the group, then until the rank's end.
+  void run_shortcut(int rank, const Op& op, const CollectivePlan& plan, int group_rank, int sequence);
+  /// The steps of group rank `group_rank` of `plan`'s schedule, kept for the rest of the
+  /// simulation from the second call of that rank of the schedule on (by any group that runs
+  /// it); empty before (the caller generates them).
+  std::span<const collective::Step> kept_steps(const CollectivePlan& plan, int group_rank);
+  class StepRunner;
+  /// The mailbox of messages from `src` to `dst` on one channel: a process group's collectives
+  /// (context = group) or point-to-point messages with one tag (context = tag). Mailboxes exist
+  /// only for pairs that talk; messages on one are matched in order (MPI's non-overtaking).
+  enum ChannelKind : int { kPointToPoint = 0, kCollective = 1 };
+  sg4::Mailbox* channel(ChannelKind kind, int context, int src, int dst);
+  /// The id of an algorithm name in result_.names.
+  std::uint32_t algorithm_name(const std::string& name);
+  /// Occupies the rank's accelerator for `seconds` (compute, reduction, compression); `what`
+  /// says with what ("computing", ...), for stall explanations and non-finite times.
+  void busy(int rank, double seconds, const char* what, sg4::Host* on = nullptr);
+  /// Throws an InputError naming the operator whose simulated time is not finite, if any.
+  void check_finite() const;
+  /// Whether two ranks are on one node (their messages use the model's intra tier).
+  bool same_node(int a, int b) const;
+  /// The calibrated model's CPU overhead of sending to / receiving from `peer` (0 without one).
+  void send_overhead(int rank, int peer);
+  void recv_overhead(int rank, int peer);
+  /// Installs the calibrated model's latency and bandwidth factor callbacks on SimGrid's network model.
+  void install_factors();
+  int membership_slot(int rank, int group) const;
+  std::string explain_deadlock() const;
+  std::string describe_wait(int rank) const;
+  std::string describe_position(int rank) const;
+
+  const trace::Trace& trace_;
+  const topology::Platform& platform_;
+  const ReplayOptions& options_;
+  Result result_;
+  std::vector<int> placement_;
+  std::vector<int> sharing_;  ///< per accelerator (core): how many ranks it runs
+  std::string placement_policy_;
+  std::vector<RankState> states_;
+  /// Per rank: (group, index in group, collectives entered on it so far).
+  struct Membership {
+    int group;
+    int index;
+    int entered;
+  };
+  std::vector<std::vector<Membership>> memberships_;
+  GraphZone* zone_ = nullptr;
+  std::unique_ptr<NetworkFactors> factors_;  ///< the calibrated model, nullptr without one
+  std::optional<NonFiniteWork> non_finite_;
+  double speed_ = 0;
+  double seconds_per_reduced_byte_ = 0;
+  std::unique_ptr<CollectivePlanner> planner_;
+  std::unique_ptr<CollectiveShortcuts> shortcuts_;
+  /// Per collective run as its critical path, by (group, its number on the group): the ranks
+  /// that reached it, their starts and, once all are there, their ends.
+  struct Meeting {
+    simgrid::s4u::BarrierPtr barrier;
+    std::vector<double> starts_s;
+    std::vector<double> ends_s;
+    int left = 0;  ///< ranks that have not read their end yet
+  };
+  std::map<std::pair<int, int>, Meeting> meetings_;
+  std::map<std::string, std::uint32_t> algorithm_ids_;
+  struct ChannelHash {
+    std::size_t operator()(const std::tuple<int, int, int, int>& k) const {
+      std::uint64_t h = static_cast<std::uint32_t>(std::get<0>(k));
+      for (int v : {std::get<1>(k), std::get<2>(k), std::get<3>(k)}) h = h * 0x9E3779B97F4A7C15ull ^ static_cast<std::uint32_t>(v);
+      return static_cast<std::size_t>(h ^ (h >> 31));
+    }
+  };
+  std::unordered_map<std::tuple<int, int, int, int>, sg4::Mailbox*, ChannelHash> channels_;
+  /// Per schedule (shared by the groups that run the same collective) and group rank: the
+  /// steps kept by kept_steps().
+  struct PlanSteps {
+    struct Rank {
+      int calls = 0;  ///< calls so far, up to 2
+      std::vector<collective::Step> steps;
+    };
+    std::vector<Rank> ranks;
+  };
+  std::unordered_map<const collective::Schedule*, PlanSteps> steps_;
+};
+
+/// The payload of every simulated message; only sizes matter.
+inline int token = 0;
+
+}  // namespace ccsim::engine::detail

@@ -1,0 +1,173 @@
+#include <catch2/catch.hpp>
+
+#include <sstream>
+#include <string>
+
+#include "core/input_error.hpp"
+#include "trace/native_reader.hpp"
+#include "trace/native_writer.hpp"
+
+using ccsim::InputError;
+using namespace ccsim::trace;
+
+namespace {
+
+// Version 2: TP 2 x PP 2 on 4 ranks, one program per pipeline stage. Stage 0's operators are
+// on lines 14-16, stage 1's on lines 19-21.
+const std::string kStage0 = R"(      {"kind": "compute", "name": "linear", "flops": 1e9},
+      {"kind": "all_reduce", "group": "@tensor", "bytes": 1024, "dtype": "fp16"},
+      {"kind": "send", "peer": "@pipeline+1", "bytes": 64, "dtype": "fp16", "tag": "act"})";
+const std::string kStage1 = R"(      {"kind": "recv", "peer": "@pipeline-1", "bytes": 64, "dtype": "fp16", "tag": "act"},
+      {"kind": "compute", "name": "linear", "flops": 1e9},
+      {"kind": "all_reduce", "group": "@tensor", "bytes": 1024, "dtype": "fp16"})";
+
+std::string two_stages(const std::string& ops0 = kStage0, const std::string& ops1 = kStage1,
+                       const std::string& ranks0 = "[[0, 1]]", const std::string& ranks1 = "[2, 3]",
+                       const std::string& tp0 = "tp0") {
+  return "{\n"
+         "  \"format\": \"ccsim-trace\",\n"
+         "  \"version\": 2,\n"
+         "  \"name\": \"t\",\n"
+         "  \"world_size\": 4,\n"
+         "  \"groups\": [\n"
+         "    {\"name\": \"" + tp0 + "\", \"kind\": \"tensor\", \"ranks\": [0, 1]},\n"
+         "    {\"name\": \"tp1\", \"kind\": \"tensor\", \"ranks\": [2, 3]},\n"
+         "    {\"name\": \"pp0\", \"kind\": \"pipeline\", \"ranks\": [0, 2]},\n"
+         "    {\"name\": \"pp1\", \"kind\": \"pipeline\", \"ranks\": [1, 3]}\n"
+         "  ],\n"
+         "  \"programs\": [\n"
+         "    {\"ranks\": " + ranks0 + ", \"ops\": [\n" + ops0 + "\n    ]},\n"
+         "    {\"ranks\": " + ranks1 + ", \"ops\": [\n" + ops1 + "\n    ]}\n"
+         "  ]\n"
+         "}\n";
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_native(text, "t.json");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+std::string replace(std::string text, const std::string& from, const std::string& to) {
+  text.replace(text.find(from), from.size(), to);
+  return text;
+}
+
+std::string written(const Trace& t, int version) {
+  std::ostringstream out;
+  write_native(t, out, version);
+  return out.str();
+}
+
+/// Every operator of every rank, as the rank runs it, is the same in both traces.
+void check_same_ops(const Trace& a, const Trace& b) {
+  REQUIRE(a.world_size == b.world_size);
+  for (int rank = 0; rank < a.world_size; ++rank) {
+    REQUIRE(a.op_count(rank) == b.op_count(rank));
+    for (std::size_t k = 0; k < a.op_count(rank); ++k) {
+      const Op x = a.op(rank, k);
+      const Op y = b.op(rank, k);
+      CHECK(x.kind == y.kind);
+      CHECK(x.group == y.group);
+      CHECK(x.peer == y.peer);
+      CHECK(x.root == y.root);
+      CHECK(x.bytes == y.bytes);
+      CHECK(x.flops == y.flops);
+      CHECK(a.names[x.tag] == b.names[y.tag]);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("version 2: ranks of one program share its operators, partners resolved per rank", "[trace][v2]") {
+  const Trace t = parse_native(two_stages(), "t.json");
+  REQUIRE(t.world_size == 4);
+  CHECK(t.programs.size() == 2);
+  CHECK(t.program_op_count() == 6);  // held once per program
+  CHECK(t.op_count() == 12);         // run once per rank
+  CHECK(t.program_of == std::vector<int>{0, 0, 1, 1});
+  CHECK(&t.program_ops(0) == &t.program_ops(1));
+  // Rank 1: its own tensor group and the next member of its pipeline group.
+  CHECK(t.op(1, 1).group == t.group_index("tp0"));
+  CHECK(t.op(1, 2).peer == 3);
+  CHECK(t.op(0, 2).peer == 2);
+  CHECK(t.op(3, 0).peer == 1);
+  CHECK(t.op(2, 2).group == t.group_index("tp1"));
+  CHECK(t.op(2, 2).relative == 0);
+  CHECK(t.program_ops(2)[2].relative == kGroupByKind);
+  CHECK(t.op_field(3, 2) == "programs[1].ops[2]");
+  CHECK(t.op(3, 0).line == 19);
+}
+
+TEST_CASE("version 2 expands to version 1 and back without changing any rank's operators", "[trace][v2]") {
+  const Trace v2 = parse_native(two_stages(), "t.json");
+  const std::string v1_text = written(v2, 1);
+  CHECK(v1_text.find("\"version\": 1") != std::string::npos);
+  CHECK(v1_text.find("\"peer\":3") != std::string::npos);
+  CHECK(v1_text.find('@') == std::string::npos);
+  const Trace v1 = parse_native(v1_text, "v1.json");
+  CHECK(v1.programs.size() == 4);
+  check_same_ops(v2, v1);
+  const std::string v2_text = written(v2, 2);
+  CHECK(v2_text.find(R"({"ranks": [[0,1]], "ops": [)") != std::string::npos);
+  CHECK(v2_text.find(R"("peer":"@pipeline+1")") != std::string::npos);
+  const Trace again = parse_native(v2_text, "again.json");
+  CHECK(again.programs.size() == 2);
+  check_same_ops(v2, again);
+  CHECK(written(again, 2) == v2_text);
+}
+
+TEST_CASE("version 2 names what a program or a rank gets wrong", "[trace][v2]") {
+  CHECK(error_of(replace(two_stages(), "@tensor", "@model")) ==
+        "t.json:15: field 'programs[0].ops[1].group': expected @tensor, @pipeline or @data (the rank's own group of that "
+        "kind), got \"@model\"");
+  CHECK(error_of(replace(two_stages(), "@tensor", "@data")) ==
+        "t.json:15: field 'programs[0].ops[1].group': rank 0 is in no data group");
+  CHECK(error_of(replace(two_stages(), "@pipeline+1", "@pipeline+2")) ==
+        "t.json:16: field 'programs[0].ops[2].peer': rank 0 is member 0 of pipeline group \"pp0\" (2 ranks): it has no "
+        "member 2");
+  CHECK(error_of(replace(two_stages(), "@pipeline+1", "pipeline+1")) ==
+        "t.json:16: field 'programs[0].ops[2].peer': expected a rank or @tensor|@pipeline|@data followed by +N or -N "
+        "(N >= 1: the member N places after or before the rank in its group of that kind), got \"pipeline+1\"");
+  CHECK(error_of(replace(two_stages(), "@pipeline+1", "@pipeline+0")) ==
+        "t.json:16: field 'programs[0].ops[2].peer': expected a rank or @tensor|@pipeline|@data followed by +N or -N "
+        "(N >= 1: the member N places after or before the rank in its group of that kind), got \"@pipeline+0\"");
+  // A program names a group of its own: every rank that runs it must be a member.
+  CHECK(error_of(replace(two_stages(), "\"group\": \"@tensor\", \"bytes\": 1024, \"dtype\": \"fp16\"}\n    ]",
+                         "\"group\": \"tp0\", \"bytes\": 1024, \"dtype\": \"fp16\"}\n    ]")) ==
+        "t.json:21: field 'programs[1].ops[2].group': rank 2 is not a member of group \"tp0\" (ranks 0, 1)");
+  // Every rank runs exactly one program.
+  CHECK(error_of(two_stages(kStage0, kStage1, "[[0, 1]]", "[1, 2, 3]")) ==
+        "t.json:18: field 'programs[1].ranks[0]': rank 1 already runs programs[0]; a rank runs exactly one program");
+  CHECK(error_of(two_stages(kStage0, kStage1, "[[0, 1]]", "[2]")) ==
+        "t.json:12: field 'programs': rank 3 runs no program (each of the world_size 4 ranks runs one)");
+  CHECK(error_of(two_stages(kStage0, kStage1, "[[1, 0]]", "[2, 3]")) ==
+        "t.json:13: field 'programs[0].ranks[0]': expected a range [first, last] with first <= last, got [1, 0]");
+  CHECK(error_of(two_stages(kStage0, kStage1, "[[0, 4]]", "[2, 3]")) ==
+        "t.json:13: field 'programs[0].ranks[0]': expected a rank in 0..3 (world_size is 4), got \"4\"");
+  CHECK(error_of(two_stages(kStage0, kStage1, "[]", "[2, 3]")) ==
+        "t.json:13: field 'programs[0].ranks': expected at least one rank or range, got []");
+  CHECK(error_of(two_stages(kStage0, kStage1, "[[0, 1]]", "[2, 3]", "@tp0")) ==
+        "t.json:7: field 'groups[0].name': expected a name that does not start with '@' (\"@tensor\", ... name a rank's "
+        "own group in version 2), got \"@tp0\"");
+  // Version 2 has programs, not per-rank entries; other versions are refused.
+  CHECK(error_of(replace(two_stages(), "\"programs\"", "\"ranks\"")) == "t.json:1: field 'programs': missing (required)");
+  CHECK(error_of(replace(two_stages(), "\"version\": 2", "\"version\": 3")) ==
+        "t.json:3: field 'version': expected 1 or 2 (the versions this build reads), got \"3\"");
+}
+
+TEST_CASE("version 2 broadcast roots are members of the rank's group", "[trace][v2]") {
+  const std::string bcast = R"(      {"kind": "broadcast", "group": "@tensor", "bytes": 1024, "dtype": "fp16", "root": "@1"})";
+  const Trace t = parse_native(two_stages(bcast, bcast), "t.json");
+  CHECK(t.op(0, 0).root == 1);
+  CHECK(t.op(2, 0).root == 3);
+  CHECK(error_of(two_stages(replace(bcast, "@1", "@2"), bcast)) ==
+        "t.json:14: field 'programs[0].ops[0].root': group \"tp0\" of rank 0 has 2 ranks: it has no member 2");
+  CHECK(error_of(two_stages(replace(bcast, "\"@1\"", "1"), bcast)) ==
+        "t.json:14: field 'programs[0].ops[0].root': expected \"@N\" (member N of the group) on a collective of \"@tensor\", "
+        "got \"1\"");
+}
