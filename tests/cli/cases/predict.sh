@@ -48,7 +48,7 @@ for r in $RUNS; do
   error_within 5
 done
 
-# Runs generated this session with ../shared/tools/gen_traces.py (other splits and sizes,
+# Runs generated this session with the shared gen_traces.py tool (other splits and sizes,
 # tests/data/compute/gen/): as traced within 3 %, and each predicted from the others of the
 # same session (leave one out) within 8 %, but tp2_h384 (a hidden size no other run has,
 # fitted on the two unshared runs left: -9.2 %) within 10 %.
