@@ -46,6 +46,7 @@ struct PredictCommand {
   std::string trace_out;
   std::string model_out;
   bool keep_profiler = false;
+  bool scale_speed = false;  ///< --scale-machine-speed: runs scaled by the GEMM probes
   bool traced = false;  ///< replay the first run as traced instead of a synthesised trace
   bool breakdown = false;
   // Which configuration flags the command line gave (they override --config).
@@ -190,6 +191,27 @@ void run_predict(const PredictCommand& cmd) {
     std::cerr << fmt::format("predict: reading {}\n", path);
     runs.push_back(load_run(path, platform, cmd.keep_profiler));
   }
+  // The machine's speed drifts (a shared VM ran 2.3x slower one evening than another). With
+  // --scale-machine-speed, when the target's summary and a run's record the generator's GEMM
+  // probe, the run's measured times (compute and traced calls alike: the loopback backend runs
+  // on the same CPUs) are brought to the target's machine state by the ratio of the probes.
+  // Not the default: a probe of a few GEMMs scatters by 10-20 % within one session, which
+  // made predictions among runs of one session worse (tp2_pp2 left out: -4.5 -> -13.1 %).
+  std::vector<std::string> speed_notes;
+  if (target && target->gemm_probe_gflops > 0 && cmd.scale_speed) {
+    for (FitRun& run : runs) {
+      if (!run.summary || !(run.summary->gemm_probe_gflops > 0)) continue;
+      const double factor = run.summary->gemm_probe_gflops / target->gemm_probe_gflops;
+      for (trace::Program& program : run.trace.programs) {
+        for (trace::Op& op : program.ops) {
+          if (op.kind == trace::OpKind::kCompute && op.duration_s > 0) op.duration_s *= factor;
+          if (op.measured_s > 0) op.measured_s *= factor;
+        }
+      }
+      speed_notes.push_back(fmt::format("{}: GEMM probe {:.2f} GFLOP/s, the target's {:.2f}: its times x{:.4f}",
+                                        run.path, run.summary->gemm_probe_gflops, target->gemm_probe_gflops, factor));
+    }
+  }
   // Compute measured on ranks that shared cores (more ranks than the platform's cores) is
   // slower by that sharing. A synthesised target is timed by compute fitted on runs whose
   // ranks had a core each, when there are any, and the replay time-shares it on the target's
@@ -328,6 +350,7 @@ void run_predict(const PredictCommand& cmd) {
     out += "\n";
   }
   if (!sharing_note.empty()) out += fmt::format("note: {}\n", sharing_note);
+  for (const std::string& n : speed_notes) out += fmt::format("note: machine speed: {}\n", n);
   out += fmt::format("compute model ({} kinds, {} operators; least squares on absolute residuals):\n", fit.model.kinds.size(),
                      fit.compute_ops);
   out += kinds_line(fit.model);
@@ -387,6 +410,9 @@ void setup_predict(CLI::App& app) {
   sub->add_flag("--traced", cmd->traced,
                 "Replay the first run as traced (its measured compute) instead of a synthesised trace: how well the "
                 "replay reproduces a measured run");
+  sub->add_flag("--scale-machine-speed", cmd->scale_speed,
+                "Scale each run's measured times by its GEMM probe over the target's (both from summary.json): for "
+                "runs made in another state of the machine");
   sub->add_flag("--keep-profiler-overhead", cmd->keep_profiler,
                 "Fit on the profiled durations as they are (default: scaled to the iteration time summary.json "
                 "measured without the profiler)");

@@ -607,6 +607,16 @@ RunSummary read_run_summary(const std::string& path) {
       const auto text = [&](const char* key) {
         return env.contains(key) && env.at(key).is_string() ? env.at(key).get<std::string>() : std::string();
       };
+      double probe_sum = 0;
+      int probes = 0;
+      for (const char* key : {"gemm_probe_gflops_before", "gemm_probe_gflops_after"}) {
+        if (!env.contains(key) || !env.at(key).is_number()) continue;
+        const double v = env.at(key).get<double>();
+        if (!(v > 0 && v < 1e9)) continue;  // a probe of a CPU core: positive, finite, sane
+        probe_sum += v;
+        ++probes;
+      }
+      if (probes > 0) s.gemm_probe_gflops = probe_sum / probes;
       std::string cpu = text("lscpu_model_name");
       if (!cpu.empty()) {
         s.hardware = cpu;

@@ -87,6 +87,10 @@ struct RunSummary {
   std::vector<std::map<std::string, double>> rows;  ///< rows[rank]: op -> total_ms per iteration
   /// The machine, from environment.lscpu_model_name, nproc and blas ("" when absent); no peak rates.
   std::string hardware;
+  /// The machine's speed when the run was made: the mean of the generator's single-thread GEMM
+  /// probe before and after it (environment.gemm_probe_gflops_before/after), GFLOP/s; 0 when
+  /// absent or not finite and positive.
+  double gemm_probe_gflops = 0;
   std::optional<RunConfig> config;  ///< "config", when present
 };
 RunSummary read_run_summary(const std::string& path);

@@ -63,6 +63,18 @@ for r in $GEN; do
   if [ "$r" = tp2_h384 ]; then error_within 10; else error_within 8; fi
 done
 
+# Across sessions: the shared runs were made on a machine 2.3x faster (GEMM probe) than the
+# generated ones. As measured they predict tp2_h384 about half; scaled by the probes
+# (--scale-machine-speed) within 8 %.
+hostile gen-cross-session 0 '' predict "$D/tp2_pp1.json" "$D/tp1_pp2.json" "$D/tp2_pp2.json" "$D/dp2.json" \
+  --config "$G/tp2_h384.summary.json"
+grep -q '^error: -[4-6][0-9]\.' "$last_out" || fail "cross-session: expected about -50 % without the probes"
+hostile gen-cross-session-scaled 0 '' predict "$D/tp2_pp1.json" "$D/tp1_pp2.json" "$D/tp2_pp2.json" "$D/dp2.json" \
+  --config "$G/tp2_h384.summary.json" --scale-machine-speed
+grep -q '^note: machine speed: .*tp2_pp1.json: GEMM probe 5.62 GFLOP/s, the target.s 2.63: its times x2.1385' "$last_out" ||
+  fail "cross-session: the probe scaling is not said"
+error_within 8
+
 # The target given by flags, a measurement by --measured-ms, JSON output.
 hostile flags-json 0 '' predict "$D/tp2_pp1.json" "$D/dp2.json" --layers 2 --hidden 256 --dp 2 --micro-batches 4 \
   --measured-ms 582.809 --format json
