@@ -65,6 +65,21 @@ void CollectivePlanner::add_note(const std::string& note) {
   if (std::find(notes_.begin(), notes_.end(), note) == notes_.end()) notes_.push_back(note);
 }
 
+void CollectivePlanner::add_group_note(const std::string& pattern, const std::string& group) {
+  auto [it, fresh] = group_notes_.try_emplace(pattern, GroupNote{notes_.size(), {}});
+  if (fresh) notes_.emplace_back();
+  GroupNote& note = it->second;
+  if (std::find(note.groups.begin(), note.groups.end(), group) != note.groups.end()) return;
+  note.groups.push_back(group);
+  std::string name = fmt::format("\"{}\"", note.groups.front());
+  if (note.groups.size() > 1) {
+    name += fmt::format(" and {} other group{} alike", note.groups.size() - 1, note.groups.size() == 2 ? "" : "s");
+  }
+  std::string text = pattern;
+  text.replace(text.find("{group}"), 7, name);
+  notes_[note.line] = std::move(text);
+}
+
 CollectivePlan CollectivePlanner::make_plan(const trace::Op& op) {
   const trace::Group& group = trace_.groups[static_cast<std::size_t>(op.group)];
   CollectivePlan plan;
@@ -151,9 +166,10 @@ void CollectivePlanner::choose_by_cost(const trace::Op& op, const trace::Group& 
   std::vector<collective::Prediction> predictions = collective::predict_all_reduce(plan.request, links);
   plan.request.algorithm = collective::fastest(predictions).algorithm;
   const auto nodes = std::set<int>(plan.request.node_of_rank.begin(), plan.request.node_of_rank.end()).size();
-  add_note(fmt::format("auto: all_reduce of {} on \"{}\" ({} ranks on {} node{}): {}; predicted by closed form{}", format_bytes(static_cast<double>(op.bytes)),
-                       group.name, plan.request.size, nodes, nodes == 1 ? "" : "s",
-                       collective::describe(predictions, plan.request.algorithm), model));
+  add_group_note(fmt::format("auto: all_reduce of {} on {{group}} ({} ranks on {} node{}): {}; predicted by closed form{}",
+                             format_bytes(static_cast<double>(op.bytes)), plan.request.size, nodes, nodes == 1 ? "" : "s",
+                             collective::describe(predictions, plan.request.algorithm), model),
+                 group.name);
 }
 
 collective::GroupLinks group_links(const topology::Network& network, const std::vector<int>& accelerators) {

@@ -79,6 +79,15 @@ class CollectivePlanner {
   /// group's links (collective/algorithm_choice.hpp), and notes the candidates' costs.
   void choose_by_cost(const trace::Op& op, const trace::Group& group, CollectivePlan& plan);
   void add_note(const std::string& note);  ///< once
+  /// A note about a group, `pattern` holding "{group}" where its name goes: groups with the
+  /// same pattern share one line ("dp0" and 127 other groups alike), so that a job of many
+  /// identical groups does not print one line per group.
+  void add_group_note(const std::string& pattern, const std::string& group);
+  struct GroupNote {
+    std::size_t line;                ///< index in notes_
+    std::vector<std::string> groups;  ///< distinct, in first-seen order
+  };
+  std::map<std::string, GroupNote> group_notes_;
   const compress::CompressorCost& compressor_cost(DType dtype);
 };
 
