@@ -68,6 +68,17 @@ std::string run_name(const std::string& path) {
   return stem.empty() ? path : stem;
 }
 
+/// Multiplies the measured compute durations of `trace` by `factor`, and with `calls` the
+/// measured times of its collectives and transfers too.
+void scale_measured(trace::Trace& trace, double factor, bool calls) {
+  for (trace::Program& program : trace.programs) {
+    for (trace::Op& op : program.ops) {
+      if (op.kind == trace::OpKind::kCompute && op.duration_s > 0) op.duration_s *= factor;
+      if (calls && op.kind != trace::OpKind::kCompute && op.measured_s > 0) op.measured_s *= factor;
+    }
+  }
+}
+
 FitRun load_run(const std::string& path, const topology::Platform& platform, bool keep_profiler) {
   namespace fs = std::filesystem;
   FitRun run;
@@ -107,11 +118,7 @@ FitRun load_run(const std::string& path, const topology::Platform& platform, boo
   // measured operators. Compute is brought to the iteration time measured without it.
   if (!keep_profiler && run.summary && run.summary->unprofiled_ms > 0 && run.iteration_ms > 0) {
     run.profiler_factor = run.summary->unprofiled_ms / run.iteration_ms;
-    for (trace::Program& program : run.trace.programs) {
-      for (trace::Op& op : program.ops) {
-        if (op.kind == trace::OpKind::kCompute && op.duration_s > 0) op.duration_s *= run.profiler_factor;
-      }
-    }
+    scale_measured(run.trace, run.profiler_factor, false);
   }
   return run;
 }
@@ -202,12 +209,7 @@ void run_predict(const PredictCommand& cmd) {
     for (FitRun& run : runs) {
       if (!run.summary || !(run.summary->gemm_probe_gflops > 0)) continue;
       const double factor = run.summary->gemm_probe_gflops / target->gemm_probe_gflops;
-      for (trace::Program& program : run.trace.programs) {
-        for (trace::Op& op : program.ops) {
-          if (op.kind == trace::OpKind::kCompute && op.duration_s > 0) op.duration_s *= factor;
-          if (op.measured_s > 0) op.measured_s *= factor;
-        }
-      }
+      scale_measured(run.trace, factor, true);
       speed_notes.push_back(fmt::format("{}: GEMM probe {:.2f} GFLOP/s, the target's {:.2f}: its times x{:.4f}",
                                         run.path, run.summary->gemm_probe_gflops, target->gemm_probe_gflops, factor));
     }
