@@ -290,7 +290,15 @@ class RankImporter {
     const std::string text = need(e, c, key);
     const auto v = parse_int(text);
     if (!v || *v < 0) fail_event(e, "name", fmt::format("{}: expected a rank, got \"{}\"", key, text));
+    check_rank(e, key, *v);
     return static_cast<int>(*v);
+  }
+
+  /// A rank named by an event exists: it is below the number of rank files imported together.
+  void check_rank(const Event& e, std::string_view key, std::int64_t rank) const {
+    if (rank >= trace_.world_size)
+      fail_event(e, "name", fmt::format("{}: rank {} but the import has {} rank file{} (ranks 0..{})", key, rank,
+                                        trace_.world_size, trace_.world_size == 1 ? "" : "s", trace_.world_size - 1));
   }
 
   void add_comm(const Event& e) {
@@ -332,6 +340,9 @@ class RankImporter {
         const std::size_t comma = std::min(text.find(',', at), text.size());
         const auto r = parse_int(std::string_view(text).substr(at, comma - at));
         if (!r || *r < 0) fail_event(e, "name", fmt::format("ranks: expected comma-separated ranks, got \"{}\"", text));
+        check_rank(e, "ranks", *r);
+        if (std::find(ranks.begin(), ranks.end(), static_cast<int>(*r)) != ranks.end())
+          fail_event(e, "name", fmt::format("ranks: rank {} twice in \"{}\"", *r, text));
         ranks.push_back(static_cast<int>(*r));
         at = comma + 1;
       }

@@ -145,6 +145,10 @@ void Trace::index_groups() {
     if (group.kind == GroupKind::kOther) continue;
     const auto kind = static_cast<std::size_t>(group.kind);
     for (std::size_t i = 0; i < group.ranks.size(); ++i) {
+      // Readers check ranks against world_size first; a caller that did not is a bug, not bad input.
+      if (group.ranks[i] < 0 || group.ranks[i] >= world_size)
+        throw std::logic_error(fmt::format("Trace::index_groups: group \"{}\" holds rank {} of {}", group.name,
+                                           group.ranks[i], world_size));
       Place& place = places_[static_cast<std::size_t>(group.ranks[i])];
       place.group[kind] = static_cast<std::int32_t>(g);
       place.position[kind] = static_cast<std::int32_t>(i);

@@ -145,7 +145,18 @@ TEST_CASE("kineto import: send/recv peers, pipeline groups and bad ccl names", "
   };
   CHECK_THROWS_WITH(bad("ccl:all_reduce bytes=x dtype=float32 group=tp0 ranks=0"), Contains("bad.json: field 'traceEvents[1].name'") && Contains("bytes"));
   CHECK_THROWS_WITH(bad("ccl:all_reduce bytes=8 dtype=float32 group=tp0"), Contains("without ranks="));
-  CHECK_THROWS_WITH(bad("ccl:all_reduce bytes=8 dtype=float32 group=tp0 ranks=1,2"), Contains("does not hold rank 0"));
+  CHECK_THROWS_WITH(bad("ccl:all_reduce bytes=8 dtype=float32 group=tp0 ranks=1,2"),
+                    Contains("ranks: rank 1 but the import has 1 rank file (ranks 0..0)"));
+  CHECK_THROWS_WITH(bad("ccl:all_reduce bytes=8 dtype=float32 group=tp0 ranks=0,0"), Contains("rank 0 twice"));
+  CHECK_THROWS_WITH(bad("ccl:send bytes=8 dtype=float32 group=pp src=0 dst=4294967297 ranks=0"),
+                    Contains("dst: rank 4294967297 but the import has 1 rank file"));
+  {
+    // Ranks in range, but the file's own rank is not in the group.
+    std::vector<import::RankProfile> three;
+    three.push_back(parse(doc({ev("Iteration#0", 0, 10), ev("ccl:all_reduce bytes=8 dtype=float32 group=tp0 ranks=1,2", 1, 2)}, 0, 3), "bad.json"));
+    for (int rank : {1, 2}) three.push_back(parse(doc({ev("Iteration#0", 0, 10)}, rank, 3)));
+    CHECK_THROWS_WITH(import::import_kineto(three, {}), Contains("does not hold rank 0"));
+  }
   CHECK_THROWS_WITH(bad("ccl:frobnicate bytes=8"), Contains("unknown ccl operation"));
   CHECK_THROWS_WITH(bad("ccl:all_reduce bytes=8 dtype=float99 group=tp0 ranks=0"), Contains("dtype"));
 }
