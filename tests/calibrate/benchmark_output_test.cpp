@@ -8,6 +8,7 @@
 #include "core/input_error.hpp"
 #include "core/json.hpp"
 #include "topology/network_model.hpp"
+#include "support/error_of.hpp"
 
 using namespace ccsim;
 using calibrate::BenchmarkFormat;
@@ -17,12 +18,7 @@ namespace {
 std::string data(const std::string& name) { return std::string(CCSIM_SOURCE_DIR) + "/tests/data/" + name; }
 
 std::string error_of(const std::string& text, std::optional<int> ranks = std::nullopt) {
-  try {
-    calibrate::parse_benchmark_output(text, "bench.txt", ranks);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no error";
+  return ccsim::test::message_of([&] { calibrate::parse_benchmark_output(text, "bench.txt", ranks); });
 }
 
 const std::string kOsu =

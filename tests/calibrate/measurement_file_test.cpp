@@ -4,6 +4,7 @@
 
 #include "calibrate/measurement_file.hpp"
 #include "core/input_error.hpp"
+#include "support/error_of.hpp"
 
 using namespace ccsim;
 
@@ -30,12 +31,7 @@ const std::string kSeries = R"({"op": "all_reduce", "implementation": "ccsim-sch
      "time_s": {"median": 2e-6, "p90": 3e-6}})";
 
 std::string error_of(const std::string& text) {
-  try {
-    calibrate::parse_measurements(text, "m.json");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no error";
+  return ccsim::test::message_of([&] { calibrate::parse_measurements(text, "m.json"); });
 }
 
 std::string with(std::string text, const std::string& from, const std::string& to) {

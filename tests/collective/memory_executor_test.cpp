@@ -4,6 +4,7 @@
 
 #include "collective/memory_executor.hpp"
 #include "support.hpp"
+#include "support/error_of.hpp"
 
 using namespace ccsim::collective;
 using testing::ListedSchedule;
@@ -12,12 +13,7 @@ namespace {
 
 std::string error_of(const Schedule& schedule) {
   testing::Buffers buffers(static_cast<std::size_t>(schedule.size()), std::vector<double>(schedule.count(), 1.0));
-  try {
-    execute_in_memory(schedule, buffers);
-  } catch (const std::logic_error& e) {
-    return e.what();
-  }
-  return "";
+  return ccsim::test::message_of<std::logic_error>([&] { execute_in_memory(schedule, buffers); }, "");
 }
 
 }  // namespace

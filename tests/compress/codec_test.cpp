@@ -7,6 +7,7 @@
 
 #include "compress/codec.hpp"
 #include "core/input_error.hpp"
+#include "support/error_of.hpp"
 
 using ccsim::InputError;
 using namespace ccsim::compress;
@@ -14,12 +15,7 @@ using namespace ccsim::compress;
 namespace {
 
 std::string error_of(const std::string& spec, const std::string& field = "--codec") {
-  try {
-    make_codec(spec, field);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no error";
+  return ccsim::test::message_of([&] { make_codec(spec, field); });
 }
 
 }  // namespace

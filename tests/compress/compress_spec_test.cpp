@@ -4,6 +4,7 @@
 
 #include "compress/compress_spec.hpp"
 #include "core/input_error.hpp"
+#include "support/error_of.hpp"
 
 using ccsim::InputError;
 using namespace ccsim::compress;
@@ -11,12 +12,7 @@ using namespace ccsim::compress;
 namespace {
 
 std::string error_of(const std::string& text) {
-  try {
-    parse_compress_spec(text);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no error";
+  return ccsim::test::message_of([&] { parse_compress_spec(text); });
 }
 
 const std::string kModels = CCSIM_SOURCE_DIR "/models/compressors";

@@ -9,6 +9,7 @@
 #include "compress/model_reader.hpp"
 #include "core/input_error.hpp"
 #include "model_text.hpp"
+#include "support/error_of.hpp"
 
 using ccsim::DType;
 using ccsim::InputError;
@@ -26,12 +27,7 @@ Query eb(double bound) {
 }
 
 std::string error_of(const CompressorModel& model, const Query& query, DType dtype = DType::kF32) {
-  try {
-    model.evaluate(query, dtype);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no error";
+  return ccsim::test::message_of([&] { model.evaluate(query, dtype); });
 }
 
 const std::string kRates = "\"compress_Bps\": 600e9, \"decompress_Bps\": 800e9, \"source\": \"estimate\"";

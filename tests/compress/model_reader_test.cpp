@@ -7,6 +7,7 @@
 #include "compress/model_reader.hpp"
 #include "core/input_error.hpp"
 #include "model_text.hpp"
+#include "support/error_of.hpp"
 
 using ccsim::InputError;
 using namespace ccsim::compress;
@@ -15,12 +16,7 @@ using namespace ccsim::compress::test;
 namespace {
 
 std::string error_of(const std::string& text) {
-  try {
-    parse_compressor_model(text, "m.json");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no error";
+  return ccsim::test::message_of([&] { parse_compressor_model(text, "m.json"); });
 }
 
 std::string with_setting(const std::string& second) {

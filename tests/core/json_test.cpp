@@ -3,6 +3,7 @@
 #include "core/input_error.hpp"
 #include "core/json.hpp"
 #include "core/json_reader.hpp"
+#include "support/error_of.hpp"
 
 using ccsim::InputError;
 namespace json = ccsim::json;
@@ -10,12 +11,7 @@ namespace json = ccsim::json;
 namespace {
 
 std::string error_of(std::string_view text) {
-  try {
-    json::parse(text, "doc.json");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no error";
+  return ccsim::test::message_of([&] { json::parse(text, "doc.json"); });
 }
 
 }  // namespace

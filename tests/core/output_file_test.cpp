@@ -14,6 +14,7 @@
 #include "core/input_error.hpp"
 #include "core/json.hpp"
 #include "core/output_file.hpp"
+#include "support/error_of.hpp"
 
 namespace fs = std::filesystem;
 using ccsim::InputError;
@@ -52,12 +53,7 @@ std::string contents(const std::string& path) {
 void put(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 
 std::string error_of(const std::string& path, const std::string& text) {
-  try {
-    ccsim::write_output_file(path, text);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no error";
+  return ccsim::test::message_of([&] { ccsim::write_output_file(path, text); });
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include "core/input_error.hpp"
 #include "core/json.hpp"
 #include "core/toml.hpp"
+#include "support/error_of.hpp"
 
 using namespace ccsim;
 
@@ -14,12 +15,7 @@ namespace {
 json::Value read(const std::string& text) { return json::parse(toml::to_json_text(text, "s.toml", {"set"}), "s.toml"); }
 
 std::string error_of(const std::string& text) {
-  try {
-    read(text);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return ccsim::test::message_of([&] { read(text); }, "(no error)");
 }
 
 }  // namespace

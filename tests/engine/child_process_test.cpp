@@ -16,6 +16,7 @@
 #include "core/phase.hpp"
 #include "engine/child_process.hpp"
 #include "engine/replay.hpp"
+#include "support/error_of.hpp"
 
 using namespace ccsim;
 
@@ -23,12 +24,7 @@ namespace {
 
 template <typename Error>
 std::string error_of(const std::function<std::string()>& work) {
-  try {
-    engine::run_in_child(work);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error of the expected type";
+  return ccsim::test::message_of<Error>([&] { engine::run_in_child(work); }, "no error of the expected type");
 }
 
 /// True once process `pid` is gone or a zombie (its parent died: nobody here can reap it).

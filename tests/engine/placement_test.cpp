@@ -4,6 +4,7 @@
 #include "engine/placement.hpp"
 #include "engine_fixtures.hpp"
 #include "../topology/topology_fixtures.hpp"
+#include "support/error_of.hpp"
 
 using namespace ccsim;
 
@@ -29,12 +30,7 @@ trace::Trace megatron_trace() {
 }
 
 std::string error_of(const trace::Trace& t, const topology::Network& net, const std::string& policy) {
-  try {
-    engine::place_ranks(t, net, policy);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no error";
+  return ccsim::test::message_of([&] { engine::place_ranks(t, net, policy); });
 }
 
 }  // namespace

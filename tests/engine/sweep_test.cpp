@@ -10,6 +10,7 @@
 #include "core/input_error.hpp"
 #include "engine/child_process.hpp"
 #include "engine/sweep.hpp"
+#include "support/error_of.hpp"
 
 using namespace ccsim;
 
@@ -18,12 +19,7 @@ namespace {
 engine::SweepSpec parse(const std::string& text) { return engine::parse_sweep_spec(text, "s.json"); }
 
 std::string error_of(const std::string& text) {
-  try {
-    parse(text);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return ccsim::test::message_of([&] { parse(text); }, "(no error)");
 }
 
 const std::string kHead = R"({"format": "ccsim-sweep", "version": 1, )";

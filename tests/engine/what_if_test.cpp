@@ -7,6 +7,7 @@
 #include "core/input_error.hpp"
 #include "engine/what_if.hpp"
 #include "topology/platform.hpp"
+#include "support/error_of.hpp"
 
 using namespace ccsim;
 
@@ -17,12 +18,7 @@ const std::string kTiny = CCSIM_SOURCE_DIR "/tests/data/tiny.json";
 engine::WhatIf one(const std::string& setting) { return engine::parse_what_if({setting}); }
 
 std::string error_of(const std::vector<std::string>& settings) {
-  try {
-    engine::parse_what_if(settings);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return ccsim::test::message_of([&] { engine::parse_what_if(settings); }, "(no error)");
 }
 
 topology::Platform tiny_with(const std::vector<std::string>& settings) {

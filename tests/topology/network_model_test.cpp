@@ -4,6 +4,7 @@
 
 #include "core/input_error.hpp"
 #include "topology/network_model.hpp"
+#include "support/error_of.hpp"
 
 using namespace ccsim;
 using topology::parse_network_model;
@@ -33,12 +34,7 @@ const std::string kTwo = R"([{"min_bytes": 0, "latency_s": 1e-6, "bandwidth_Bps"
         {"min_bytes": 65536, "latency_s": 5e-6, "bandwidth_Bps": 4e9}])";
 
 std::string error_of(const std::string& text) {
-  try {
-    parse_network_model(text, "m.json");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no error";
+  return ccsim::test::message_of([&] { parse_network_model(text, "m.json"); });
 }
 
 }  // namespace

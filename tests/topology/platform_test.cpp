@@ -11,18 +11,14 @@
 #include "topology/platform.hpp"
 #include "topology/simgrid_xml.hpp"
 #include "topology_fixtures.hpp"
+#include "support/error_of.hpp"
 
 using namespace ccsim;
 
 namespace {
 
 std::string error_of(const std::string& text) {
-  try {
-    topology::parse_platform(text, "p.json");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no error";
+  return ccsim::test::message_of([&] { topology::parse_platform(text, "p.json"); });
 }
 
 }  // namespace

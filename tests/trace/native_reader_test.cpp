@@ -4,6 +4,7 @@
 
 #include "core/input_error.hpp"
 #include "trace/native_reader.hpp"
+#include "support/error_of.hpp"
 
 using ccsim::InputError;
 using namespace ccsim::trace;
@@ -27,12 +28,7 @@ std::string two_ranks(const std::string& ops0, const std::string& ops1, const st
 }
 
 std::string error_of(const std::string& text) {
-  try {
-    parse_native(text, "t.json");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no error";
+  return ccsim::test::message_of([&] { parse_native(text, "t.json"); });
 }
 
 const std::string kAr = R"(      {"kind": "all_reduce", "group": "tp0", "bytes": 1024, "dtype": "fp32"})";

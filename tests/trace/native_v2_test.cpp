@@ -6,6 +6,7 @@
 #include "core/input_error.hpp"
 #include "trace/native_reader.hpp"
 #include "trace/native_writer.hpp"
+#include "support/error_of.hpp"
 
 using ccsim::InputError;
 using namespace ccsim::trace;
@@ -43,12 +44,7 @@ std::string two_stages(const std::string& ops0 = kStage0, const std::string& ops
 }
 
 std::string error_of(const std::string& text) {
-  try {
-    parse_native(text, "t.json");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no error";
+  return ccsim::test::message_of([&] { parse_native(text, "t.json"); });
 }
 
 std::string replace(std::string text, const std::string& from, const std::string& to) {
