@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <optional>
 
 #include <fmt/format.h>
@@ -66,27 +67,32 @@ struct Layout {
   }
 };
 
+/// The cost of one message of `n` bytes at parameter vector `theta`.
+double message_cost(std::uint64_t n, const Layout& layout, const std::vector<double>& theta) {
+  const auto p = static_cast<std::size_t>(layout.pairs());
+  const int seg = segment_of(n, layout.breaks);
+  const auto s = static_cast<std::size_t>(seg);
+  const auto bytes = static_cast<double>(n);
+  const auto own = static_cast<std::size_t>(layout.pair_of(seg));
+  double cost = theta[own] + bytes * theta[p + own];
+  if (layout.ramp(seg)) {
+    const auto next = static_cast<std::size_t>(layout.pair_of(seg + 1));
+    const double w = topology::ramp_weight(bytes, static_cast<double>(layout.breaks[s - 1]),
+                                           static_cast<double>(layout.breaks[s]));
+    cost = (1 - w) * cost + w * (theta[next] + bytes * theta[p + next]);
+  }
+  return cost + theta[static_cast<std::size_t>(layout.overhead())];
+}
+
 /// Critical path of a schedule at parameter vector `theta`; `largest` gets the largest message.
 double evaluate(const collective::Schedule& schedule, const Layout& layout, const std::vector<double>& theta,
                 const compress::CompressorCost& compressor, std::uint64_t* largest = nullptr) {
-  const auto p = static_cast<std::size_t>(layout.pairs());
   collective::CostParams params;
   params.gamma_s_per_byte = theta[static_cast<std::size_t>(layout.gamma())];
   params.compressor = compressor;
   const collective::MessageCost message = [&](int, int, std::uint64_t n) {
     if (largest) *largest = std::max(*largest, n);
-    const int seg = segment_of(n, layout.breaks);
-    const auto s = static_cast<std::size_t>(seg);
-    const auto bytes = static_cast<double>(n);
-    const auto own = static_cast<std::size_t>(layout.pair_of(seg));
-    double cost = theta[own] + bytes * theta[p + own];
-    if (layout.ramp(seg)) {
-      const auto next = static_cast<std::size_t>(layout.pair_of(seg + 1));
-      const double w = topology::ramp_weight(bytes, static_cast<double>(layout.breaks[s - 1]),
-                                             static_cast<double>(layout.breaks[s]));
-      cost = (1 - w) * cost + w * (theta[next] + bytes * theta[p + next]);
-    }
-    return cost + theta[static_cast<std::size_t>(layout.overhead())];
+    return message_cost(n, layout, theta);
   };
   return collective::critical_path_by_message_s(schedule, params, message);
 }
@@ -98,19 +104,53 @@ struct Design {
   std::vector<std::vector<double>> columns;  // [parameter][point]
 };
 
-Design design_of(const std::vector<std::unique_ptr<collective::Schedule>>& schedules, const Layout& layout) {
-  Design d;
-  std::vector<double> theta(static_cast<std::size_t>(layout.size()), 0.0);
-  for (const auto& s : schedules) d.constant.push_back(evaluate(*s, layout, theta, {}));
-  for (int j = 0; j < layout.size(); ++j) {
-    theta.assign(theta.size(), 0.0);
-    theta[static_cast<std::size_t>(j)] = 1.0;
-    std::vector<double> column;
-    for (std::size_t i = 0; i < schedules.size(); ++i) column.push_back(evaluate(*schedules[i], layout, theta, {}) - d.constant[i]);
-    d.columns.push_back(std::move(column));
+/// Designs of the points' schedules at any layout. The search tries hundreds of layouts, and
+/// a schedule's critical path depends on the layout only through the cost of each of its
+/// message sizes (and the reduction cost): each distinct set of those is run once.
+class DesignBuilder {
+ public:
+  explicit DesignBuilder(const std::vector<std::unique_ptr<collective::Schedule>>& schedules) : schedules_(schedules) {
+    for (const auto& schedule : schedules) {
+      std::vector<std::uint64_t> sizes;
+      const collective::MessageCost record = [&](int, int, std::uint64_t n) {
+        sizes.push_back(n);
+        return 0.0;
+      };
+      collective::critical_path_by_message_s(*schedule, {}, record);
+      std::sort(sizes.begin(), sizes.end());
+      sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+      sizes_.push_back(std::move(sizes));
+    }
   }
-  return d;
-}
+
+  Design design(const Layout& layout) {
+    Design d;
+    std::vector<double> theta(static_cast<std::size_t>(layout.size()), 0.0);
+    for (std::size_t i = 0; i < schedules_.size(); ++i) d.constant.push_back(critical_path(i, layout, theta));
+    for (int j = 0; j < layout.size(); ++j) {
+      theta.assign(theta.size(), 0.0);
+      theta[static_cast<std::size_t>(j)] = 1.0;
+      std::vector<double> column;
+      for (std::size_t i = 0; i < schedules_.size(); ++i) column.push_back(critical_path(i, layout, theta) - d.constant[i]);
+      d.columns.push_back(std::move(column));
+    }
+    return d;
+  }
+
+ private:
+  /// evaluate(schedule i, layout, theta), run once per distinct key.
+  double critical_path(std::size_t i, const Layout& layout, const std::vector<double>& theta) {
+    std::vector<double> key{static_cast<double>(i), theta[static_cast<std::size_t>(layout.gamma())]};
+    for (std::uint64_t n : sizes_[i]) key.push_back(message_cost(n, layout, theta));
+    auto [it, inserted] = memo_.try_emplace(std::move(key), 0.0);
+    if (inserted) it->second = evaluate(*schedules_[i], layout, theta, {});
+    return it->second;
+  }
+
+  const std::vector<std::unique_ptr<collective::Schedule>>& schedules_;
+  std::vector<std::vector<std::uint64_t>> sizes_;  ///< per schedule: its distinct message sizes
+  std::map<std::vector<double>, double> memo_;
+};
 
 /// Weighted least squares over the `free` parameters (others 0): minimises
 /// sum ((constant + X theta - y) / y)^2 by modified Gram-Schmidt QR on normalised columns.
@@ -249,10 +289,9 @@ std::optional<Candidate> fit_rows(const Design& d, const std::vector<std::size_t
 }
 
 /// Fits at one layout on the points `rows` and scores it by BIC of the relative residuals.
-std::optional<Candidate> fit_layout(const std::vector<std::unique_ptr<collective::Schedule>>& schedules,
-                                    const std::vector<std::size_t>& rows, const std::vector<double>& y,
-                                    const Layout& layout, std::string& why) {
-  std::optional<Candidate> c = fit_rows(design_of(schedules, layout), rows, y, layout, why);
+std::optional<Candidate> fit_layout(DesignBuilder& designs, const std::vector<std::size_t>& rows,
+                                    const std::vector<double>& y, const Layout& layout, std::string& why) {
+  std::optional<Candidate> c = fit_rows(designs.design(layout), rows, y, layout, why);
   if (!c) return c;
   const double n = static_cast<double>(rows.size());
   c->criterion = n * std::log(std::max(c->ssr, 1e-300) / n) + c->free * std::log(n);
@@ -475,6 +514,7 @@ NetworkFit fit_network(const MeasurementFile& file, const SeriesChoice& choice, 
                      fmt::format("series {} has {} points to fit; at least 3 are needed", name, rows.size()));
   }
 
+  DesignBuilder designs(schedules);
   // Candidate breakpoints: between the largest messages of consecutive fitted points.
   std::vector<std::uint64_t> largest;
   {
@@ -557,7 +597,7 @@ NetworkFit fit_network(const MeasurementFile& file, const SeriesChoice& choice, 
         // More points than parameters.
         if (static_cast<int>(rows.size()) <= 2 * layout.pairs()) continue;
         ++tried;
-        std::optional<Candidate> c = fit_layout(schedules, rows, y, layout, why);
+        std::optional<Candidate> c = fit_layout(designs, rows, y, layout, why);
         if (c && (!best || c->criterion < best->criterion)) best = std::move(c);
       }
     }
@@ -568,7 +608,7 @@ NetworkFit fit_network(const MeasurementFile& file, const SeriesChoice& choice, 
   }
 
   // The critical path is a maximum over paths: check that it is linear at the fitted point.
-  Design d = design_of(schedules, best->layout);
+  Design d = designs.design(best->layout);
   NetworkFit fit;
   const int k = best->layout.segments();
   const int pairs = best->layout.pairs();
