@@ -99,9 +99,11 @@ class Simulation {
   sg4::Mailbox* channel(ChannelKind kind, int context, int src, int dst);
   /// The id of an algorithm name in result_.names.
   std::uint32_t algorithm_name(const std::string& name);
-  /// Occupies the rank's accelerator for `seconds` (compute, reduction, compression); `what`
-  /// says with what ("computing", ...), for stall explanations and non-finite times.
-  void busy(int rank, double seconds, const char* what, sg4::Host* on = nullptr);
+  /// Occupies the rank's accelerator (or `on`, a node's shared cores) for `seconds` of work
+  /// at the accelerator's speed (compute, reduction, compression); `what` says with what
+  /// ("computing", ...), for stall explanations and non-finite times. `alone`: nobody else can
+  /// run there meanwhile (--fast), so the rank sleeps instead of executing.
+  void busy(int rank, double seconds, const char* what, sg4::Host* on = nullptr, bool alone = false);
   /// Throws an InputError naming the operator whose simulated time is not finite, if any.
   void check_finite() const;
   /// Whether two ranks are on one node (their messages use the model's intra tier).
