@@ -262,8 +262,8 @@ void Simulation::busy(int rank, double seconds, const char* what, sg4::Host* on,
   st.busy_s = seconds;
   if (alone) {
     // Nobody else computes on this accelerator: the time is known, and a sleep costs SimGrid
-    // far less than an execution (no share of the host to solve for). 35 % of the CPU time
-    // of a 1,024-accelerator --fast replay (bench/results/scale.md), the same report.
+    // far less than an execution (no share of the host to solve for): a 1,024-accelerator
+    // --fast replay takes 35 % less CPU time for the same report (bench/results/scale.md).
     sg4::this_actor::sleep_for(seconds);
   } else if (on != nullptr) {
     sg4::this_actor::exec_init(seconds * speed_)->set_host(on)->wait();
