@@ -60,6 +60,7 @@ struct FitRun {
   std::optional<import::RunSummary> summary;
   double iteration_ms = -1;  ///< the imported Iteration#k, max over ranks (-1: a native trace)
   double profiler_factor = 1;  ///< compute durations were multiplied by this
+  double speed_factor = 1;     ///< --scale-machine-speed: measured times were multiplied by this
 };
 
 std::string run_name(const std::string& path) {
@@ -210,6 +211,7 @@ void run_predict(const PredictCommand& cmd) {
       if (!run.summary || !(run.summary->gemm_probe_gflops > 0)) continue;
       const double factor = run.summary->gemm_probe_gflops / target->gemm_probe_gflops;
       scale_measured(run.trace, factor, true);
+      run.speed_factor = factor;
       speed_notes.push_back(fmt::format("{}: GEMM probe {:.2f} GFLOP/s, the target's {:.2f}: its times x{:.4f}",
                                         run.path, run.summary->gemm_probe_gflops, target->gemm_probe_gflops, factor));
     }
@@ -331,9 +333,16 @@ void run_predict(const PredictCommand& cmd) {
     j["notes"] = result.notes;
     j["predicted_ms"] = predicted_ms;
     j["measured_ms"] = measured_ms > 0 ? nlohmann::ordered_json(measured_ms) : nlohmann::ordered_json();
+    j["target_gemm_probe_gflops"] = target && target->gemm_probe_gflops > 0
+                                        ? nlohmann::ordered_json(target->gemm_probe_gflops)
+                                        : nlohmann::ordered_json();
     j["error"] = measured_ms > 0 ? nlohmann::ordered_json(predicted_ms / measured_ms - 1) : nlohmann::ordered_json();
     for (const FitRun& r : runs) {
-      j["fitted_on"].push_back({{"run", r.path}, {"ranks", r.trace.world_size}, {"profiler_factor", r.profiler_factor}});
+      const bool probed = r.summary && r.summary->gemm_probe_gflops > 0;
+      j["fitted_on"].push_back(
+          {{"run", r.path}, {"ranks", r.trace.world_size}, {"profiler_factor", r.profiler_factor},
+           {"gemm_probe_gflops", probed ? nlohmann::ordered_json(r.summary->gemm_probe_gflops) : nlohmann::ordered_json()},
+           {"machine_speed_factor", r.speed_factor}});
     }
     j["backend"] = {{"latency_s", backend.model.intra.segments.front().latency_s},
                     {"bandwidth_Bps", backend.model.intra.segments.front().bandwidth_Bps},

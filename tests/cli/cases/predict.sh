@@ -74,6 +74,11 @@ hostile gen-cross-session-scaled 0 '' predict "$D/tp2_pp1.json" "$D/tp1_pp2.json
 grep -q '^note: machine speed: .*tp2_pp1.json: GEMM probe 5.62 GFLOP/s, the target.s 2.63: its times x2.1385' "$last_out" ||
   fail "cross-session: the probe scaling is not said"
 error_within 8
+hostile gen-cross-session-json 0 '' predict "$D/tp2_pp1.json" "$D/dp2.json" --config "$G/tp2_h384.summary.json" \
+  --scale-machine-speed --format json
+grep -q '"target_gemm_probe_gflops": 2.6275' "$last_out" || fail "json: no target probe"
+grep -q '"gemm_probe_gflops": 5.619' "$last_out" || fail "json: no run probe"
+grep -q '"machine_speed_factor": 2.1385' "$last_out" || fail "json: no machine speed factor"
 
 # The target given by flags, a measurement by --measured-ms, JSON output.
 hostile flags-json 0 '' predict "$D/tp2_pp1.json" "$D/dp2.json" --layers 2 --hidden 256 --dp 2 --micro-batches 4 \
