@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "report/breakdown.hpp"
+#include "support/op_record.hpp"
 
 using namespace ccsim;
 
@@ -19,8 +20,8 @@ engine::Result two_rank_result() {
   r.world_size = 2;
   r.stage = {0, 0};
   r.names = {"", "linear", "all_reduce", "compute", "qkv"};
-  r.ops = {{{1, 4, 3, 0, 0.0, 0.010}, {2, 0, 2, 64, 0.010, 0.040}},
-           {{1, 4, 3, 0, 0.0, 0.020}, {2, 0, 2, 64, 0.020, 0.040}}};
+  r.ops = {{test::record(1, 4, 3, 0, 0.0, 0.010), test::record(2, 0, 2, 64, 0.010, 0.040)},
+           {test::record(1, 4, 3, 0, 0.0, 0.020), test::record(2, 0, 2, 64, 0.020, 0.040)}};
   r.makespan_s = 0.040;
   return r;
 }
@@ -43,7 +44,7 @@ TEST_CASE("a stage table averages its ranks per operator", "[report]") {
 
 TEST_CASE("per-rank tables and name rows", "[report]") {
   engine::Result r = two_rank_result();
-  r.ops[0].push_back({1, 4, 3, 0, 0.040, 0.050});
+  r.ops[0].push_back(test::record(1, 4, 3, 0, 0.040, 0.050));
   report::BreakdownOptions options;
   options.per_rank = true;
   report::Breakdown b = report::make_breakdown(r, options);

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/timeline.hpp"
+#include "support/op_record.hpp"
 
 using namespace ccsim;
 
@@ -20,8 +21,8 @@ engine::Result result() {
   r.world_size = 2;
   r.stage = {0, 1};
   r.names = {"", "linear", "all_reduce", "compute", "qkv", "ring"};
-  r.ops = {{{1, 4, 3, 0, 0.0, 0.010}, {2, 0, 2, 64, 0.015, 0.040, 5}},
-           {{1, 0, 3, 0, 0.005, 0.020}, {2, 0, 2, 64, 0.020, 0.040, 5}}};
+  r.ops = {{test::record(1, 4, 3, 0, 0.0, 0.010), test::record(2, 0, 2, 64, 0.015, 0.040, 5)},
+           {test::record(1, 0, 3, 0, 0.005, 0.020), test::record(2, 0, 2, 64, 0.020, 0.040, 5)}};
   r.makespan_s = 0.040;
   return r;
 }
