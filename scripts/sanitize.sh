@@ -18,7 +18,7 @@ if [ -z "$clangxx" ]; then
 fi
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
 # The library at -O1 (the suite's simulations and fits need it), the CLI and the tests at -O0
-# (they compile several times faster), precompiled third-party headers, no benchmarks; the
+# (they compile about twice as fast), precompiled third-party headers, no benchmarks; the
 # libFuzzer targets link this same library (scripts/fuzz.sh builds its own, smaller tree).
 # Configured on every run, so that an old tree takes these settings.
 cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER="$clangxx" \
