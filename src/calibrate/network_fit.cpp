@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
 #include <optional>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -149,7 +149,16 @@ class DesignBuilder {
 
   const std::vector<std::unique_ptr<collective::Schedule>>& schedules_;
   std::vector<std::vector<std::uint64_t>> sizes_;  ///< per schedule: its distinct message sizes
-  std::map<std::vector<double>, double> memo_;
+  /// Hashed: the fits look keys up many thousands of times, and ordered keys of a dozen doubles
+  /// cost most of the fit (perf, in the sanitizer tree).
+  struct KeyHash {
+    std::size_t operator()(const std::vector<double>& key) const {
+      std::size_t h = key.size();
+      for (double x : key) h ^= std::hash<double>{}(x) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+      return h;
+    }
+  };
+  std::unordered_map<std::vector<double>, double, KeyHash> memo_;
 };
 
 /// Weighted least squares over the `free` parameters (others 0): minimises

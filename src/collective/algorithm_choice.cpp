@@ -21,9 +21,8 @@ int off_node_senders(const Schedule& schedule, const std::vector<int>& node_of_r
   int most = 0;
   for (int r = 0; r < schedule.size(); ++r) {
     const int node = node_of_rank[static_cast<std::size_t>(r)];
-    for (const Step& step : schedule.steps(r)) {
-      if (step.kind == StepKind::kExchange && step.send_peer >= 0 &&
-          node_of_rank[static_cast<std::size_t>(step.send_peer)] != node) {
+    for (int peer : schedule.send_peers(r)) {
+      if (node_of_rank[static_cast<std::size_t>(peer)] != node) {
         most = std::max(most, ++senders[node]);
         break;
       }

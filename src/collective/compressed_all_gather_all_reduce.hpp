@@ -18,6 +18,7 @@ class CompressedAllGatherAllReduce : public Schedule {
   using Schedule::Schedule;
   Algorithm algorithm() const override { return Algorithm::kCompressedAllGather; }
   std::vector<Step> steps(int rank) const override;
+  std::vector<int> send_peers(int rank) const override;
   double cost(const CostParams& params) const override;
 };
 

@@ -21,6 +21,7 @@ class CompressedRingAllReduce : public Schedule {
   using Schedule::Schedule;
   Algorithm algorithm() const override { return Algorithm::kCompressedRing; }
   std::vector<Step> steps(int rank) const override;
+  std::vector<int> send_peers(int rank) const override;
   double cost(const CostParams& params) const override;
 };
 

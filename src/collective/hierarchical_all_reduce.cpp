@@ -1,5 +1,6 @@
 #include "collective/hierarchical_all_reduce.hpp"
 
+#include <algorithm>
 #include <map>
 #include <stdexcept>
 
@@ -68,13 +69,29 @@ int HierarchicalAllReduce::member(int node, int local) const {
   return members_[static_cast<std::size_t>(member_slot(node, local))];
 }
 
-std::vector<Step> HierarchicalAllReduce::steps(int rank) const {
+HierarchicalAllReduce::Rings HierarchicalAllReduce::rings(int rank) const {
   const int g = ranks_per_node_;
   const int big_n = nodes();
   const int node = node_index_[static_cast<std::size_t>(rank)];
   const int local = local_index_[static_cast<std::size_t>(rank)];
-  const RingPosition intra{local, g, member(node, wrap(local - 1, g)), member(node, wrap(local + 1, g))};
-  const RingPosition inter{node, big_n, member(wrap(node - 1, big_n), local), member(wrap(node + 1, big_n), local)};
+  return Rings{RingPosition{local, g, member(node, wrap(local - 1, g)), member(node, wrap(local + 1, g))},
+               RingPosition{node, big_n, member(wrap(node - 1, big_n), local), member(wrap(node + 1, big_n), local)}};
+}
+
+std::vector<int> HierarchicalAllReduce::send_peers(int rank) const {
+  const auto [intra, inter] = rings(rank);
+  std::vector<int> peers = ring_send_peers(intra);
+  for (int peer : ring_send_peers(inter)) {
+    if (std::find(peers.begin(), peers.end(), peer) == peers.end()) peers.push_back(peer);
+  }
+  return peers;
+}
+
+std::vector<Step> HierarchicalAllReduce::steps(int rank) const {
+  const int g = ranks_per_node_;
+  const int big_n = nodes();
+  const int local = local_index_[static_cast<std::size_t>(rank)];
+  const auto [intra, inter] = rings(rank);
   const Block all = whole(*this);
   const Block mine = part(all, local, g);
   std::vector<Step> out;

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "collective/ring_phases.hpp"
 #include "collective/schedule.hpp"
 
 namespace ccsim::collective {
@@ -31,9 +32,15 @@ class HierarchicalAllReduce : public Schedule {
   int nodes() const { return size() / ranks_per_node_; }
   Algorithm algorithm() const override { return Algorithm::kHierarchical; }
   std::vector<Step> steps(int rank) const override;
+  std::vector<int> send_peers(int rank) const override;
   double cost(const CostParams& params) const override;
 
  private:
+  struct Rings {
+    RingPosition intra;  ///< the ranks of this rank's node
+    RingPosition inter;  ///< the ranks of its local index, one per node
+  };
+  Rings rings(int rank) const;
   /// Group-local rank of the rank with local index `local` on the node at position `node`.
   int member(int node, int local) const;
   int member_slot(int node, int local) const;

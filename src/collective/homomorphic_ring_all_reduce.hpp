@@ -16,6 +16,7 @@ class HomomorphicRingAllReduce : public Schedule {
   using Schedule::Schedule;
   Algorithm algorithm() const override { return Algorithm::kHomomorphicRing; }
   std::vector<Step> steps(int rank) const override;
+  std::vector<int> send_peers(int rank) const override;
   double cost(const CostParams& params) const override;
 };
 

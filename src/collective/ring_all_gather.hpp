@@ -12,6 +12,7 @@ class RingAllGather : public Schedule {
   using Schedule::Schedule;
   Algorithm algorithm() const override { return Algorithm::kRingAllGather; }
   std::vector<Step> steps(int rank) const override;
+  std::vector<int> send_peers(int rank) const override;
   double cost(const CostParams& params) const override;
 };
 

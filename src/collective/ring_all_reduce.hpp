@@ -11,6 +11,7 @@ class RingAllReduce : public Schedule {
   using Schedule::Schedule;
   Algorithm algorithm() const override { return Algorithm::kRingAllReduce; }
   std::vector<Step> steps(int rank) const override;
+  std::vector<int> send_peers(int rank) const override;
   double cost(const CostParams& params) const override;
 };
 

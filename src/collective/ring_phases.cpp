@@ -8,6 +8,11 @@ RingPosition group_ring(int rank, int size) {
   return RingPosition{rank, size, wrap(rank - 1, size), wrap(rank + 1, size)};
 }
 
+std::vector<int> ring_send_peers(const RingPosition& ring) {
+  if (ring.size < 2) return {};
+  return {ring.right};
+}
+
 void append_ring_reduce_scatter(std::vector<Step>& out, const RingPosition& ring, Block data, bool compressed) {
   const int g = ring.size;
   for (int s = 0; s < g - 1; ++s) {

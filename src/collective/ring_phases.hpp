@@ -18,6 +18,9 @@ struct RingPosition {
 /// The ring of all ranks of a group of `size`, in rank order.
 RingPosition group_ring(int rank, int size);
 
+/// Schedule::send_peers of a rank in `ring`: its right neighbour, if the ring has two ranks or more.
+std::vector<int> ring_send_peers(const RingPosition& ring);
+
 // The two phases of the ring algorithms, shared by the plain, hierarchical and homomorphic
 // schedules. `data` is split into ring.size parts (block_parts.hpp); both phases take
 // ring.size - 1 exchange steps with the neighbours, each moving one part. Nothing is

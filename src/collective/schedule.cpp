@@ -20,6 +20,17 @@ Block Schedule::chunk(int i, int parts) const {
   return Block{offset, base + (index < extra ? 1 : 0)};
 }
 
+std::vector<int> Schedule::send_peers(int rank) const { return send_peers_of(steps(rank)); }
+
+std::vector<int> send_peers_of(const std::vector<Step>& steps) {
+  std::vector<int> peers;
+  for (const Step& step : steps) {
+    if (step.kind != StepKind::kExchange || step.send_peer < 0) continue;
+    if (std::find(peers.begin(), peers.end(), step.send_peer) == peers.end()) peers.push_back(step.send_peer);
+  }
+  return peers;
+}
+
 Step exchange(int send_peer, Block send, int recv_peer, Block recv, RecvMode mode, bool compressed) {
   Step step;
   step.kind = StepKind::kExchange;

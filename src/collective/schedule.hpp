@@ -94,6 +94,10 @@ class Schedule {
   std::string_view name() const { return algorithm_info(algorithm()).name; }
   /// The steps of group-local rank `rank`, in order.
   virtual std::vector<Step> steps(int rank) const = 0;
+  /// The ranks that `rank` sends to, each once, in the order of its first send to them: by
+  /// default read off steps(rank); the ring schedules, whose O(p) steps all go to the same
+  /// neighbour, say so in O(1) (planning a group of 1,024 ranks walked 2 million steps).
+  virtual std::vector<int> send_peers(int rank) const;
   /// Closed-form time of the whole collective under the alpha-beta-gamma model.
   virtual double cost(const CostParams& params) const = 0;
 
@@ -108,6 +112,9 @@ class Schedule {
 };
 
 /// Builders for steps, so that schedules read like their textbook description.
+/// The ranks `steps` send to, each once, in the order of the first send to each.
+std::vector<int> send_peers_of(const std::vector<Step>& steps);
+
 Step exchange(int send_peer, Block send, int recv_peer, Block recv, RecvMode mode, bool compressed = false);
 Step send_only(int peer, Block block, bool compressed = false);
 Step recv_only(int peer, Block block, RecvMode mode, bool compressed = false);

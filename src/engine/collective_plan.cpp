@@ -316,12 +316,11 @@ std::string CollectiveShortcuts::decide(const CollectivePlan& plan, int group_in
   const collective::Schedule& schedule = *plan.schedule;
   const std::size_t most_paths = 64 * static_cast<std::size_t>(schedule.size()) + 1024;
   for (int r = 0; r < schedule.size(); ++r) {
-    for (const collective::Step& step : schedule.steps(r)) {
-      if (step.kind != collective::StepKind::kExchange || step.send_peer < 0) continue;
-      auto key = std::make_pair(r, static_cast<int>(step.send_peer));
+    for (int peer : schedule.send_peers(r)) {
+      auto key = std::make_pair(r, peer);
       if (entry.paths.count(key) != 0) continue;
       const int src = placement_[static_cast<std::size_t>(group.ranks[static_cast<std::size_t>(r)])];
-      const int dst = placement_[static_cast<std::size_t>(group.ranks[static_cast<std::size_t>(step.send_peer)])];
+      const int dst = placement_[static_cast<std::size_t>(group.ranks[static_cast<std::size_t>(peer)])];
       entry.paths.emplace(key, path(src, dst));
       if (entry.paths.size() > most_paths) return fmt::format("its {} ranks have more than {} sender-receiver pairs", schedule.size(), most_paths);
     }
