@@ -1,37 +1,52 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of tests/fuzz/ with clang (ASan + UBSan, build dir build-fuzz)
 # and runs each for SECONDS, one after the other; fails if any target finds a crash, a
-# sanitizer report, a leak or a timeout. CI runs it with a short time (scripts/test.sh).
-#   scripts/fuzz.sh SECONDS [TARGET...]
-# The corpus grows in build-fuzz/fuzz/corpus/TARGET across runs; findings are written to
-# build-fuzz/fuzz/artifacts/TARGET/ (minimise one with: build-fuzz/tests/fuzz/fuzz_TARGET
+# sanitizer report, a leak or a timeout. CI runs it with a short time (scripts/test.sh), on the
+# targets of the sanitizer tree (--tree build-sanitize: built there already, nothing is built).
+#   scripts/fuzz.sh [--tree DIR] SECONDS [TARGET...]
+# The corpus grows in DIR/fuzz/corpus/TARGET across runs; findings are written to
+# DIR/fuzz/artifacts/TARGET/ (minimise one with: DIR/tests/fuzz/fuzz_TARGET
 # -minimize_crash=1 -runs=10000 FILE). tests/fuzz/README.md says more.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+usage="usage: scripts/fuzz.sh [--tree DIR] SECONDS [TARGET...]  (seconds per target, a positive integer)"
+tree=
+if [ "${1:-}" = --tree ]; then
+  tree=${2:-}
+  shift 2 || { echo "$usage" >&2; exit 2; }
+  if [ ! -f "$tree/tests/fuzz/targets.txt" ]; then
+    echo "fuzz: $tree/tests/fuzz/targets.txt not found: --tree takes a build tree configured with" \
+      "-DCCSIM_FUZZ=ON whose fuzz targets are built (scripts/sanitize.sh build)" >&2
+    exit 2
+  fi
+fi
 if [ $# -lt 1 ] || ! [[ "$1" =~ ^[1-9][0-9]*$ ]]; then
-  echo "usage: scripts/fuzz.sh SECONDS [TARGET...]  (seconds per target, a positive integer)" >&2
+  echo "$usage" >&2
   exit 2
 fi
 seconds=$1
 shift
-clangxx=$(command -v clang++ || true)
-if [ -z "$clangxx" ]; then
-  echo "fuzz: clang++ not found (scripts/install-deps.sh installs clang)" >&2
-  exit 1
+
+start=$(date +%s)
+if [ -z "$tree" ]; then
+  tree=build-fuzz
+  clangxx=$(command -v clang++ || true)
+  if [ -z "$clangxx" ]; then
+    echo "fuzz: clang++ not found (scripts/install-deps.sh installs clang)" >&2
+    exit 1
+  fi
+  export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
+  # -O1 with line tables only, as libFuzzer recommends: half the compile time of -O2 -g, and
+  # stack traces still have lines. Assertions on (Boost's max-flow included: its inputs meet
+  # push-relabel's requirements since topology/analysis.cpp was fixed).
+  cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER="$clangxx" -DCCSIM_FUZZ=ON \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" >/dev/null
+  cmake --build build-fuzz --target fuzz -j"$(nproc)"
+  echo "fuzz: targets built in $(( $(date +%s) - start )) s" >&2
 fi
 
-export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
-start=$(date +%s)
-# -O1 with line tables only, as libFuzzer recommends: half the compile time of -O2 -g, and
-# stack traces still have lines. Assertions on (Boost's max-flow included: its inputs meet
-# push-relabel's requirements since topology/analysis.cpp was fixed).
-cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER="$clangxx" -DCCSIM_FUZZ=ON \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" >/dev/null
-cmake --build build-fuzz --target fuzz -j"$(nproc)"
-echo "fuzz: targets built in $(( $(date +%s) - start )) s" >&2
-
-work=build-fuzz/fuzz
+work=$tree/fuzz
 failed=()
 while read -r target seeds; do
   if [ $# -gt 0 ] && ! [[ " $* " == *" $target "* ]]; then continue; fi
@@ -46,7 +61,7 @@ while read -r target seeds; do
   log="$work/logs/$target.log"
   echo "fuzz: $target for ${seconds} s" >&2
   if ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}" UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}" \
-    "build-fuzz/tests/fuzz/fuzz_$target" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 \
+    "$tree/tests/fuzz/fuzz_$target" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 \
     -print_final_stats=1 "${dict[@]}" -artifact_prefix="$work/artifacts/$target/" \
     "$work/corpus/$target" "tests/fuzz/regressions/$target" "$work/seeds/$target" </dev/null >"$log" 2>&1; then
     awk '/^stat::number_of_executed_units/ {n = $2} /^stat::peak_rss_mb/ {m = $2}
@@ -56,7 +71,7 @@ while read -r target seeds; do
     tail -n 40 "$log" >&2
     failed+=("$target")
   fi
-done < build-fuzz/tests/fuzz/targets.txt
+done < "$tree/tests/fuzz/targets.txt"
 
 echo "fuzz: done in $(( $(date +%s) - start )) s" >&2
 if [ ${#failed[@]} -gt 0 ]; then

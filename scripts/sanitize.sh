@@ -3,9 +3,8 @@
 # (any report fatal), Debug (assertions on: ours, Boost's, libstdc++'s), -O1 with line tables.
 #   scripts/sanitize.sh                  build everything, run the whole test suite in it
 #   scripts/sanitize.sh build [TARGET]   configure and build only
-# Not part of CI (scripts/test.sh runs it with CCSIM_SANITIZE=1): measured cold on the 2-core
-# machine (2026-11-30, README.md "Testing"), this tree builds in 1,070 CPU s and the suite takes
-# 1,570 CPU s in it, about 22 minutes of wall time together, against CI's 15.
+# CI's tree: scripts/test.sh runs this, then the fuzz targets built here (README.md "Testing"
+# has the measured times).
 # SimGrid runs its ranks on threads in this build (src/engine/sg_engine.cpp): the stack
 # switching of its default contexts gives AddressSanitizer false reports. Leaks inside Open MPI,
 # UCX and their libraries are suppressed, each for a stated reason (tests/sanitizers/lsan.supp).
@@ -17,13 +16,14 @@ if [ -z "$clangxx" ]; then
   exit 1
 fi
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
-# The library at -O1 (the suite's simulations and fits need it), the CLI and the tests at -O0
-# (they compile about twice as fast), precompiled third-party headers, no benchmarks; the
-# libFuzzer targets link this same library (scripts/fuzz.sh builds its own, smaller tree).
+# The library at -O1 (the suite's simulations and fits need it), shared and bound to its own
+# functions (CCSIM_LIB_SHARED: else the -O0 copies of inline functions in the tests replace
+# its own), the CLI and the tests at -O0 (they compile about twice as fast), precompiled
+# third-party headers, no benchmarks; the libFuzzer targets link this same library.
 # Configured on every run, so that an old tree takes these settings.
 cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER="$clangxx" \
   -DCMAKE_CXX_FLAGS_DEBUG="-O0 -gline-tables-only" -DCCSIM_LIB_OPTIMIZE=-O1 -DCCSIM_SANITIZE=ON \
-  -DCCSIM_PCH=ON -DCCSIM_BENCH=OFF -DCCSIM_FUZZ=ON >/dev/null
+  -DCCSIM_PCH=ON -DCCSIM_BENCH=OFF -DCCSIM_FUZZ=ON -DCCSIM_LIB_SHARED=ON >/dev/null
 if [ "${1:-}" = build ]; then
   shift
   cmake --build build-sanitize -- -j"$(nproc)" "$@"

@@ -1,14 +1,30 @@
 #!/usr/bin/env bash
-# README command 2: install what is missing, build, and run every test.
+# README command 2 (CI's .ci/run): install what is missing, build, and run every test.
+#   scripts/test.sh                          the sanitizer tree (what CI runs)
+#   CCSIM_TEST_TREE=release scripts/test.sh  the release tree of build/ instead
+# The sanitizer tree (scripts/sanitize.sh, build-sanitize/: clang, Debug with assertions,
+# AddressSanitizer + UndefinedBehaviorSanitizer) runs the whole suite, then every libFuzzer
+# target of tests/fuzz/, linked to that same library, runs for 5 s. README.md "Testing" has
+# the measured times.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/build.sh
-# build.sh installed the notebooks' packages: a notebook that cannot run is a failure here, not a skip.
+"$PWD/scripts/install-deps.sh"
+# install-deps.sh installed the notebooks' packages: a notebook that cannot run is a failure
+# here, not a skip.
 export CCSIM_REQUIRE_NOTEBOOKS=${CCSIM_REQUIRE_NOTEBOOKS:-1}
-ctest --test-dir build --output-on-failure -j"$(nproc)"
-scripts/fuzz.sh "${CCSIM_FUZZ_SECONDS:-5}"  # every libFuzzer target of tests/fuzz/ for 5 s (clang, ASan + UBSan; about 3.5 min with the build)
-# The whole suite again under ASan and UBSan (scripts/sanitize.sh: clang, Debug, assertions on),
-# only when asked: its cold build alone outlasted CI's 15 minutes on 2 cores (2026-11-30), and
-# the cheaper tree measured since (-O0, precompiled headers) runs the suite far too slowly
-# (README.md, "Testing").
-if [ "${CCSIM_SANITIZE:-0}" = 1 ]; then scripts/sanitize.sh; fi
+fuzz_seconds=${CCSIM_FUZZ_SECONDS:-5}
+case "${CCSIM_TEST_TREE:-sanitize}" in
+  sanitize)
+    scripts/sanitize.sh
+    scripts/fuzz.sh --tree build-sanitize "$fuzz_seconds"
+    ;;
+  release)
+    scripts/build.sh
+    ctest --test-dir build --output-on-failure -j"$(nproc)"
+    scripts/fuzz.sh "$fuzz_seconds"  # its own tree, build-fuzz/: the fuzzed half of the library
+    ;;
+  *)
+    echo "test: CCSIM_TEST_TREE must be sanitize or release, got \"$CCSIM_TEST_TREE\"" >&2
+    exit 2
+    ;;
+esac
