@@ -32,23 +32,25 @@ int segment_of(std::uint64_t bytes, const std::vector<std::uint64_t>& breaks) {
 /// byte_0..P-1, reduction seconds per byte, per-message overhead (send + receive). A ramp has
 /// no parameters of its own: it starts from the values of the step before it (the cost is
 /// continuous there) and ends at the values of the step after it.
-struct Layout {
-  std::vector<std::uint64_t> breaks;
-  /// Per segment: a ramp to the next one's values (topology::CostSegment::ramp); empty: all steps.
-  std::vector<bool> ramps;
+class Layout {
+ public:
+  /// All steps, at `breaks`.
+  explicit Layout(std::vector<std::uint64_t> breaks = {}) : breaks_(std::move(breaks)) { index(); }
+  /// Segment `segment` becomes a ramp to the next one's values (topology::CostSegment::ramp).
+  void set_ramp(int segment) {
+    ramps_.at(static_cast<std::size_t>(segment)) = 1;
+    index();
+  }
+
+  const std::vector<std::uint64_t>& breaks() const { return breaks_; }
   bool ramp(int segment) const {
-    return segment >= 0 && static_cast<std::size_t>(segment) < ramps.size() && ramps[static_cast<std::size_t>(segment)];
+    return segment >= 0 && static_cast<std::size_t>(segment) < ramps_.size() && ramps_[static_cast<std::size_t>(segment)] != 0;
   }
-  int segments() const { return static_cast<int>(breaks.size()) + 1; }
-  /// The parameter pair whose values hold at the start of `segment`.
-  int pair_of(int segment) const {
-    int pair = 0;
-    for (int s = 1; s <= segment; ++s) {
-      if (!ramp(s)) ++pair;
-    }
-    return pair;
-  }
-  int pairs() const { return pair_of(segments() - 1) + 1; }
+  int segments() const { return static_cast<int>(breaks_.size()) + 1; }
+  /// The parameter pair whose values hold at the start of `segment` (a table: every message
+  /// cost of a fit asks).
+  int pair_of(int segment) const { return pair_of_[static_cast<std::size_t>(segment)]; }
+  int pairs() const { return pair_of_.back() + 1; }
   int size() const { return 2 * pairs() + 2; }
   int gamma() const { return 2 * pairs(); }
   int overhead() const { return 2 * pairs() + 1; }
@@ -65,20 +67,33 @@ struct Layout {
     if (j < 2 * p) return fmt::format("bandwidth of segment {}", segment_of_pair(j - p));
     return j == gamma() ? "reduction cost per byte" : "per-message overhead";
   }
+
+ private:
+  void index() {
+    ramps_.resize(static_cast<std::size_t>(segments()), 0);
+    pair_of_.assign(static_cast<std::size_t>(segments()), 0);
+    for (int s = 1; s < segments(); ++s) {
+      pair_of_[static_cast<std::size_t>(s)] = pair_of_[static_cast<std::size_t>(s - 1)] + (ramp(s) ? 0 : 1);
+    }
+  }
+
+  std::vector<std::uint64_t> breaks_;
+  std::vector<char> ramps_;   ///< per segment: 1 for a ramp to the next one's values
+  std::vector<int> pair_of_;  ///< per segment: pair_of()
 };
 
 /// The cost of one message of `n` bytes at parameter vector `theta`.
 double message_cost(std::uint64_t n, const Layout& layout, const std::vector<double>& theta) {
   const auto p = static_cast<std::size_t>(layout.pairs());
-  const int seg = segment_of(n, layout.breaks);
+  const int seg = segment_of(n, layout.breaks());
   const auto s = static_cast<std::size_t>(seg);
   const auto bytes = static_cast<double>(n);
   const auto own = static_cast<std::size_t>(layout.pair_of(seg));
   double cost = theta[own] + bytes * theta[p + own];
   if (layout.ramp(seg)) {
     const auto next = static_cast<std::size_t>(layout.pair_of(seg + 1));
-    const double w = topology::ramp_weight(bytes, static_cast<double>(layout.breaks[s - 1]),
-                                           static_cast<double>(layout.breaks[s]));
+    const double w = topology::ramp_weight(bytes, static_cast<double>(layout.breaks()[s - 1]),
+                                           static_cast<double>(layout.breaks()[s]));
     cost = (1 - w) * cost + w * (theta[next] + bytes * theta[p + next]);
   }
   return cost + theta[static_cast<std::size_t>(layout.overhead())];
@@ -140,11 +155,12 @@ class DesignBuilder {
  private:
   /// evaluate(schedule i, layout, theta), run once per distinct key.
   double critical_path(std::size_t i, const Layout& layout, const std::vector<double>& theta) {
-    std::vector<double> key{static_cast<double>(i), theta[static_cast<std::size_t>(layout.gamma())]};
-    for (std::uint64_t n : sizes_[i]) key.push_back(message_cost(n, layout, theta));
-    auto [it, inserted] = memo_.try_emplace(std::move(key), 0.0);
-    if (inserted) it->second = evaluate(*schedules_[i], layout, theta, {});
-    return it->second;
+    key_.assign({static_cast<double>(i), theta[static_cast<std::size_t>(layout.gamma())]});
+    for (std::uint64_t n : sizes_[i]) key_.push_back(message_cost(n, layout, theta));
+    if (auto it = memo_.find(key_); it != memo_.end()) return it->second;  // no allocation on a hit
+    const double s = evaluate(*schedules_[i], layout, theta, {});
+    memo_.emplace(key_, s);
+    return s;
   }
 
   const std::vector<std::unique_ptr<collective::Schedule>>& schedules_;
@@ -159,6 +175,7 @@ class DesignBuilder {
     }
   };
   std::unordered_map<std::vector<double>, double, KeyHash> memo_;
+  std::vector<double> key_;  ///< the key being looked up, kept for its capacity
 };
 
 /// Weighted least squares over the `free` parameters (others 0): minimises
@@ -584,13 +601,13 @@ NetworkFit fit_network(const MeasurementFile& file, const SeriesChoice& choice, 
         if (!is_protocol(breaks[static_cast<std::size_t>(seg)])) can_ramp.push_back(seg);
       }
       for (unsigned mask = 0; mask < (1u << can_ramp.size()); ++mask) {
-        Layout layout{breaks, std::vector<bool>(static_cast<std::size_t>(k), false)};
+        Layout layout(breaks);
         bool adjacent = false;  // two ramps in a row: the first would go nowhere
         for (std::size_t b = 0; b < can_ramp.size(); ++b) {
           if (((mask >> b) & 1u) == 0) continue;
           const int seg = can_ramp[b];
           adjacent = adjacent || layout.ramp(seg - 1);
-          layout.ramps[static_cast<std::size_t>(seg)] = true;
+          layout.set_ramp(seg);
         }
         if (adjacent) continue;
         // Fitted points per segment: 3 for a step, 2 beside an eager limit or at the end of a
@@ -649,7 +666,7 @@ NetworkFit fit_network(const MeasurementFile& file, const SeriesChoice& choice, 
   fit.tier.recv_overhead_s = overhead / 2;
   for (int s = 0; s < k; ++s) {
     topology::CostSegment seg;
-    seg.min_bytes = s == 0 ? 0 : best->layout.breaks[static_cast<std::size_t>(s - 1)];
+    seg.min_bytes = s == 0 ? 0 : best->layout.breaks()[static_cast<std::size_t>(s - 1)];
     const int pair = best->layout.pair_of(s);
     seg.latency_s = best->theta[static_cast<std::size_t>(pair)];
     seg.bandwidth_Bps = 1.0 / best->theta[static_cast<std::size_t>(pairs + pair)];
@@ -664,7 +681,7 @@ NetworkFit fit_network(const MeasurementFile& file, const SeriesChoice& choice, 
   if (!protocol.empty()) {
     std::vector<std::string> limits;
     for (const auto& [at, limit_name] : protocol) {
-      const bool used = std::find(best->layout.breaks.begin(), best->layout.breaks.end(), at) != best->layout.breaks.end();
+      const bool used = std::find(best->layout.breaks().begin(), best->layout.breaks().end(), at) != best->layout.breaks().end();
       limits.push_back(fmt::format("{} {} B ({})", limit_name, at + kProtocolHeaderBytes, used ? "a breakpoint" : "not chosen"));
     }
     fit.notes.push_back(fmt::format("breakpoints tried also at the MPI library's eager limits recorded by ccsim measure, "
