@@ -19,6 +19,7 @@ class CompressedAllGatherAllReduce : public Schedule {
   Algorithm algorithm() const override { return Algorithm::kCompressedAllGather; }
   std::vector<Step> steps(int rank) const override;
   std::vector<int> send_peers(int rank) const override;
+  bool uniform_ring() const override { return true; }  // every step moves the whole buffer
   double cost(const CostParams& params) const override;
 };
 

@@ -22,6 +22,7 @@ class CompressedRingAllReduce : public Schedule {
   Algorithm algorithm() const override { return Algorithm::kCompressedRing; }
   std::vector<Step> steps(int rank) const override;
   std::vector<int> send_peers(int rank) const override;
+  bool uniform_ring() const override { return count() % static_cast<std::uint64_t>(size()) == 0; }
   double cost(const CostParams& params) const override;
 };
 

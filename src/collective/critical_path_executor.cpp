@@ -135,4 +135,28 @@ std::vector<double> critical_path_ends_s(const Schedule& schedule, const CostPar
   return executor.clocks();
 }
 
+std::vector<double> uniform_ring_ends_s(const Schedule& schedule, const CostParams& params, const MessageCost& message,
+                                        double start_s) {
+  if (!schedule.uniform_ring()) {
+    throw std::logic_error(fmt::format("uniform_ring_ends_s: {} of {} ranks is not a uniform ring", schedule.name(),
+                                       schedule.size()));
+  }
+  // Rank 0 alone, its sends to its right neighbour and its receives from its left one both
+  // going to itself: each exchange is matched at once, as each rank's is by its neighbours
+  // reaching the same step at the same time.
+  std::vector<Step> steps = schedule.steps(0);
+  for (Step& step : steps) {
+    if (step.send_peer >= 0) step.send_peer = 0;
+    if (step.recv_peer >= 0) step.recv_peer = 0;
+  }
+  const int right = schedule.size() > 1 ? 1 : 0;
+  const MessageCost to_right = [&](int, int, std::uint64_t wire_bytes) { return message(0, right, wire_bytes); };
+  const double start[] = {start_s};
+  CriticalPathExecutor executor(schedule, params, to_right, start);
+  RankCursor cursor(steps, 0);
+  cursor.advance(executor);
+  if (!cursor.done()) throw std::logic_error("uniform_ring_ends_s: rank 0 stalled on itself");
+  return std::vector<double>(static_cast<std::size_t>(schedule.size()), executor.clocks()[0]);
+}
+
 }  // namespace ccsim::collective

@@ -98,6 +98,12 @@ class Schedule {
   /// default read off steps(rank); the ring schedules, whose O(p) steps all go to the same
   /// neighbour, say so in O(1) (planning a group of 1,024 ranks walked 2 million steps).
   virtual std::vector<int> send_peers(int rank) const;
+  /// True when every rank walks the same ring: rank r's steps are rank 0's with each peer
+  /// shifted by r (mod size) and with blocks of the same sizes, and each exchange sends to
+  /// r + 1 and receives from r - 1. Started together on links of equal cost, the ranks then
+  /// move in lockstep, and rank 0's walk is every rank's (uniform_ring_ends_s). False unless a
+  /// schedule says so; the ring schedules say so when their chunks are of equal size.
+  virtual bool uniform_ring() const { return false; }
   /// Closed-form time of the whole collective under the alpha-beta-gamma model.
   virtual double cost(const CostParams& params) const = 0;
 

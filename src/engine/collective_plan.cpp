@@ -385,6 +385,21 @@ const std::string& CollectiveShortcuts::refusal(const CollectivePlan& plan, int 
   return entry(plan, group).refusal;
 }
 
+bool CollectiveShortcuts::uniform_ring_links(const collective::Schedule& schedule, const Entry& e) {
+  const int p = schedule.size();
+  if (!schedule.uniform_ring() || p < 2) return false;
+  const auto first = e.paths.find({0, 1});
+  if (first == e.paths.end()) return false;
+  for (int r = 0; r < p; ++r) {
+    const auto it = e.paths.find({r, (r + 1) % p});
+    if (it == e.paths.end() || it->second.latency_s != first->second.latency_s ||
+        it->second.rate_Bps != first->second.rate_Bps) {
+      return false;
+    }
+  }
+  return true;
+}
+
 std::vector<double> CollectiveShortcuts::ends_s(const CollectivePlan& plan, int group, std::span<const double> starts_s) {
   Entry& e = entry(plan, group);
   if (!e.refusal.empty()) throw std::logic_error("CollectiveShortcuts::ends_s: the shortcut does not apply: " + e.refusal);
@@ -395,10 +410,16 @@ std::vector<double> CollectiveShortcuts::ends_s(const CollectivePlan& plan, int 
   };
   const bool same_start = std::all_of(starts_s.begin(), starts_s.end(), [&](double s) { return s == starts_s.front(); });
   if (!same_start) return collective::critical_path_ends_s(*plan.schedule, params, message, starts_s);
-  // The usual case (a collective that all its ranks reach together) is computed once.
+  // The usual case (a collective that all its ranks reach together) is computed once; for a
+  // ring whose every rank sends to its neighbour over a path of the same latency and rate,
+  // from one rank's walk (the ranks move in lockstep: uniform_ring_ends_s).
   if (e.ends_from_zero.empty()) {
-    const std::vector<double> zeros(starts_s.size(), 0.0);
-    e.ends_from_zero = collective::critical_path_ends_s(*plan.schedule, params, message, zeros);
+    if (uniform_ring_links(*plan.schedule, e)) {
+      e.ends_from_zero = collective::uniform_ring_ends_s(*plan.schedule, params, message, 0.0);
+    } else {
+      const std::vector<double> zeros(starts_s.size(), 0.0);
+      e.ends_from_zero = collective::critical_path_ends_s(*plan.schedule, params, message, zeros);
+    }
   }
   std::vector<double> ends(e.ends_from_zero);
   for (double& end : ends) end += starts_s.empty() ? 0.0 : starts_s.front();

@@ -136,6 +136,9 @@ class CollectiveShortcuts {
     std::vector<double> ends_from_zero;          ///< ends when all start at 0, computed on first use
   };
   Entry& entry(const CollectivePlan& plan, int group);
+  /// Whether `schedule` is a uniform ring whose every message to the right neighbour takes a
+  /// path of the same latency and rate as rank 0's.
+  static bool uniform_ring_links(const collective::Schedule& schedule, const Entry& e);
   std::string decide(const CollectivePlan& plan, int group, Entry& entry) const;
   Path path(int src_accelerator, int dst_accelerator) const;
 

@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 
 #include <memory>
+#include <stdexcept>
+#include <vector>
 
 #include "collective/binomial_broadcast.hpp"
 #include "collective/binomial_tree_all_reduce.hpp"
@@ -117,4 +119,57 @@ TEST_CASE("a size-dependent message cost gives the critical path by message", "[
   const MessageCost step = [](int, int, std::uint64_t n) { return n >= 65536 ? 7e-6 : 1e-6; };
   CHECK(critical_path_by_message_s(ring, params, step) ==
         Approx(6 * (chunk >= 65536 ? 7e-6 : 1e-6) + 3 * static_cast<double>(chunk) * 3e-10).epsilon(1e-12));
+}
+
+TEST_CASE("a uniform ring's walk of one rank gives every rank's end, bit for bit", "[collective][critical-path]") {
+  const CostParams params = cost_params(0, 0, 0.07e-9, codec());
+  // A size-dependent cost of the same value on every link: the lockstep holds.
+  const MessageCost message = [](int, int, std::uint64_t n) { return 1.5e-6 + (n > 4096 ? 3e-6 : 0) + 0.4e-9 * static_cast<double>(n); };
+  int claimed = 0;
+  for (int p : {1, 2, 3, 4, 5, 7, 8, 12, 16}) {
+    for (std::uint64_t count : {kCount, kCount + 1}) {
+      std::vector<std::unique_ptr<Schedule>> schedules;
+      schedules.push_back(std::make_unique<RingAllReduce>(p, count, 4));
+      schedules.push_back(std::make_unique<RingAllGather>(p, count, 4));
+      schedules.push_back(std::make_unique<RingReduceScatter>(p, count, 4));
+      schedules.push_back(std::make_unique<CompressedRingAllReduce>(p, count, 4));
+      schedules.push_back(std::make_unique<HomomorphicRingAllReduce>(p, count, 4));
+      schedules.push_back(std::make_unique<CompressedAllGatherAllReduce>(p, count, 4));
+      schedules.push_back(std::make_unique<RecursiveDoublingAllReduce>(p, count, 4));
+      schedules.push_back(std::make_unique<PairwiseAllToAll>(p, count, 4));
+      for (const auto& schedule : schedules) {
+        INFO(schedule->name() << " p=" << p << " count=" << count);
+        if (!schedule->uniform_ring()) {
+          CHECK_THROWS_AS(uniform_ring_ends_s(*schedule, params, message, 0.0), std::logic_error);
+          continue;
+        }
+        ++claimed;
+        // The claim, step by step: rank r's steps are rank 0's shifted by r, of the same
+        // sizes, and every exchange goes right and comes from the left.
+        const std::vector<Step> zero = schedule->steps(0);
+        for (int r = 0; r < p; ++r) {
+          const std::vector<Step> steps = schedule->steps(r);
+          REQUIRE(steps.size() == zero.size());
+          for (std::size_t i = 0; i < steps.size(); ++i) {
+            CHECK(steps[i].kind == zero[i].kind);
+            CHECK(steps[i].send.count == zero[i].send.count);
+            CHECK(steps[i].recv.count == zero[i].recv.count);
+            CHECK(steps[i].local.count == zero[i].local.count);
+            CHECK(steps[i].mode == zero[i].mode);
+            CHECK(steps[i].compressed == zero[i].compressed);
+            if (steps[i].kind == StepKind::kExchange) {
+              CHECK(steps[i].send_peer == (r + 1) % p);
+              CHECK(steps[i].recv_peer == (r + p - 1) % p);
+            }
+          }
+        }
+        // The numbers: those of the walk of every rank, from a common start.
+        const std::vector<double> starts(static_cast<std::size_t>(p), 0.25);
+        CHECK(uniform_ring_ends_s(*schedule, params, message, 0.25) == critical_path_ends_s(*schedule, params, message, starts));
+      }
+    }
+  }
+  // The five rings claim it with equal chunks (count divisible by p), the compressed all-gather
+  // always: kCount is divisible by every p here, kCount + 1 = 80,641 by none but 1.
+  CHECK(claimed == 9 * 6 + 6 + 8);
 }
