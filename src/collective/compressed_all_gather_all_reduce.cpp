@@ -5,8 +5,6 @@
 
 namespace ccsim::collective {
 
-std::vector<int> CompressedAllGatherAllReduce::send_peers(int rank) const { return ring_send_peers(group_ring(rank, size())); }
-
 std::vector<Step> CompressedAllGatherAllReduce::steps(int rank) const {
   const int p = size();
   std::vector<Step> out;

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "collective/schedule.hpp"
+#include "collective/ring_phases.hpp"
 
 namespace ccsim::collective {
 
@@ -13,12 +13,11 @@ namespace ccsim::collective {
 /// (p-1) n/r bytes, which grows with p. With ratio r, C/D the compress and decompress times
 /// of CostParams::compressor, along the lockstep schedule:
 ///   C(n) + (p-1) [alpha + (n/r) beta + D(n) + n gamma];  0 for p = 1 (no steps).
-class CompressedAllGatherAllReduce : public Schedule {
+class CompressedAllGatherAllReduce : public RingSchedule {
  public:
-  using Schedule::Schedule;
+  using RingSchedule::RingSchedule;
   Algorithm algorithm() const override { return Algorithm::kCompressedAllGather; }
   std::vector<Step> steps(int rank) const override;
-  std::vector<int> send_peers(int rank) const override;
   bool uniform_ring() const override { return true; }  // every step moves the whole buffer
   double cost(const CostParams& params) const override;
 };

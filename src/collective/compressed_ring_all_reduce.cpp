@@ -4,8 +4,6 @@
 
 namespace ccsim::collective {
 
-std::vector<int> CompressedRingAllReduce::send_peers(int rank) const { return ring_send_peers(group_ring(rank, size())); }
-
 std::vector<Step> CompressedRingAllReduce::steps(int rank) const {
   const int p = size();
   std::vector<Step> out;

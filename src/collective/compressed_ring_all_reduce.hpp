@@ -1,6 +1,6 @@
 #pragma once
 
-#include "collective/schedule.hpp"
+#include "collective/ring_phases.hpp"
 
 namespace ccsim::collective {
 
@@ -16,13 +16,11 @@ namespace ccsim::collective {
 ///   all-gather      C(m) + (p-1) [alpha + (m/r) beta + D(m)]
 /// i.e. 2(p-1) alpha + 2(p-1)/p (n/r) beta + (p-1)[C(m) + D(m) + m gamma] + C(m) + (p-1) D(m);
 /// 0 for p = 1 (no steps).
-class CompressedRingAllReduce : public Schedule {
+class CompressedRingAllReduce : public RingSchedule {
  public:
-  using Schedule::Schedule;
+  using RingSchedule::RingSchedule;
   Algorithm algorithm() const override { return Algorithm::kCompressedRing; }
   std::vector<Step> steps(int rank) const override;
-  std::vector<int> send_peers(int rank) const override;
-  bool uniform_ring() const override { return count() % static_cast<std::uint64_t>(size()) == 0; }
   double cost(const CostParams& params) const override;
 };
 

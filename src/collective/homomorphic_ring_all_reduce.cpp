@@ -5,8 +5,6 @@
 
 namespace ccsim::collective {
 
-std::vector<int> HomomorphicRingAllReduce::send_peers(int rank) const { return ring_send_peers(group_ring(rank, size())); }
-
 std::vector<Step> HomomorphicRingAllReduce::steps(int rank) const {
   const int p = size();
   std::vector<Step> out;

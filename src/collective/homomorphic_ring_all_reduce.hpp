@@ -1,6 +1,6 @@
 #pragma once
 
-#include "collective/schedule.hpp"
+#include "collective/ring_phases.hpp"
 
 namespace ccsim::collective {
 
@@ -11,13 +11,11 @@ namespace ccsim::collective {
 /// each chunk once. Every rank ends with the same result. With ratio r and C/D/H the
 /// compress, decompress and homomorphic-add times of CostParams::compressor:
 ///   p C(n/p) + 2(p-1) alpha + 2(p-1)/p (n/r) beta + (p-1) H(n/p) + p D(n/p);  0 for p = 1.
-class HomomorphicRingAllReduce : public Schedule {
+class HomomorphicRingAllReduce : public RingSchedule {
  public:
-  using Schedule::Schedule;
+  using RingSchedule::RingSchedule;
   Algorithm algorithm() const override { return Algorithm::kHomomorphicRing; }
   std::vector<Step> steps(int rank) const override;
-  std::vector<int> send_peers(int rank) const override;
-  bool uniform_ring() const override { return count() % static_cast<std::uint64_t>(size()) == 0; }
   double cost(const CostParams& params) const override;
 };
 

@@ -5,8 +5,6 @@
 
 namespace ccsim::collective {
 
-std::vector<int> RingAllGather::send_peers(int rank) const { return ring_send_peers(group_ring(rank, size())); }
-
 std::vector<Step> RingAllGather::steps(int rank) const {
   std::vector<Step> out;
   append_ring_all_gather(out, group_ring(rank, size()), whole(*this));

@@ -1,10 +1,6 @@
 #include "collective/ring_all_reduce.hpp"
 
-#include "collective/ring_phases.hpp"
-
 namespace ccsim::collective {
-
-std::vector<int> RingAllReduce::send_peers(int rank) const { return ring_send_peers(group_ring(rank, size())); }
 
 std::vector<Step> RingAllReduce::steps(int rank) const {
   const int p = size();

@@ -21,6 +21,16 @@ RingPosition group_ring(int rank, int size);
 /// Schedule::send_peers of a rank in `ring`: its right neighbour, if the ring has two ranks or more.
 std::vector<int> ring_send_peers(const RingPosition& ring);
 
+/// The schedules that run around the ring of all ranks of the group (group_ring): each rank
+/// sends only to its right neighbour, and the ranks walk the same ring when the buffer splits
+/// into equal chunks.
+class RingSchedule : public Schedule {
+ public:
+  using Schedule::Schedule;
+  std::vector<int> send_peers(int rank) const override { return ring_send_peers(group_ring(rank, size())); }
+  bool uniform_ring() const override { return count() % static_cast<std::uint64_t>(size()) == 0; }
+};
+
 // The two phases of the ring algorithms, shared by the plain, hierarchical and homomorphic
 // schedules. `data` is split into ring.size parts (block_parts.hpp); both phases take
 // ring.size - 1 exchange steps with the neighbours, each moving one part. Nothing is

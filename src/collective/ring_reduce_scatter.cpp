@@ -5,8 +5,6 @@
 
 namespace ccsim::collective {
 
-std::vector<int> RingReduceScatter::send_peers(int rank) const { return ring_send_peers(group_ring(rank, size())); }
-
 std::vector<Step> RingReduceScatter::steps(int rank) const {
   std::vector<Step> out;
   append_ring_reduce_scatter(out, group_ring(rank, size()), whole(*this));
