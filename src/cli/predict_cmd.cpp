@@ -35,7 +35,9 @@ namespace {
 /// `ccsim predict`: fit on traced runs, synthesise a configuration, replay it.
 struct PredictCommand {
   std::vector<std::string> runs;
-  std::string config;  ///< summary.json of the run to predict: its configuration and measured time
+  /// summary.json of the run to predict: its configuration and measured time; several are
+  /// repeats of one configuration, measured as the median of their times.
+  std::vector<std::string> config;
   std::string model = "small-gpt";
   int layers = 0, hidden = 0, heads = 0, seq = 0, vocab = 0;
   std::string act;
@@ -124,6 +126,79 @@ FitRun load_run(const std::string& path, const topology::Platform& platform, boo
   return run;
 }
 
+/// The runs of the configuration to predict (--config, each a summary.json): one run, or repeats
+/// of one configuration, whose measurement is the median of their iteration times.
+struct TargetRuns {
+  std::optional<import::RunSummary> first;  ///< the configuration (the first summary), its probe the runs' mean
+  std::vector<import::RunSummary> all;
+  double measured_ms = -1;  ///< median over the runs that measured one, max over ranks
+  std::string measured_from;
+};
+
+bool same_configuration(const import::RunConfig& a, const import::RunConfig& b, std::string& field) {
+  const std::pair<const char*, bool> checks[] = {
+      {"config.tp", a.tp == b.tp},         {"config.pp", a.pp == b.pp},
+      {"config.dp", a.dp == b.dp},         {"config.layers", a.layers == b.layers},
+      {"config.hidden", a.hidden == b.hidden}, {"config.heads", a.heads == b.heads},
+      {"config.seq", a.seq == b.seq},      {"config.vocab", a.vocab == b.vocab},
+      {"config.micro_batch", a.micro_batch == b.micro_batch},
+      {"config.num_micro_batches", a.micro_batches == b.micro_batches},
+      {"config.act", a.act == b.act}};
+  for (const auto& [name, same] : checks) {
+    if (!same) {
+      field = name;
+      return false;
+    }
+  }
+  return true;
+}
+
+TargetRuns read_targets(const std::vector<std::string>& files) {
+  TargetRuns out;
+  std::vector<double> times;
+  double probe_sum = 0;
+  int probes = 0;
+  for (const std::string& file : files) {
+    import::RunSummary s = import::read_run_summary(file);
+    if (!s.config) throw InputError(file, 0, "config", "missing: the summary names no configuration to predict");
+    if (!out.all.empty()) {
+      std::string field;
+      if (!same_configuration(*out.all.front().config, *s.config, field)) {
+        throw InputError(file, 0, field,
+                         fmt::format("differs from {}: repeated --config summaries must be runs of one configuration",
+                                     out.all.front().file));
+      }
+    }
+    if (s.unprofiled_ms > 0) times.push_back(s.unprofiled_ms);
+    if (s.gemm_probe_gflops > 0) {
+      probe_sum += s.gemm_probe_gflops;
+      ++probes;
+    }
+    out.all.push_back(std::move(s));
+  }
+  if (out.all.empty()) return out;
+  out.first = out.all.front();
+  out.first->gemm_probe_gflops = probes > 0 ? probe_sum / probes : 0;
+  if (times.empty()) return out;
+  std::vector<double> sorted = times;
+  std::sort(sorted.begin(), sorted.end());
+  const std::size_t n = sorted.size();
+  out.measured_ms = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  if (out.all.size() == 1) {
+    out.measured_from = fmt::format("{}: median iteration without the profiler, max over ranks", out.all.front().file);
+  } else {
+    std::vector<std::string> each;
+    for (const import::RunSummary& t : out.all) {
+      each.push_back(t.unprofiled_ms > 0 ? fmt::format("{} {:.3f}", t.file, t.unprofiled_ms)
+                                         : fmt::format("{} (no time without the profiler)", t.file));
+    }
+    out.measured_from = fmt::format("median of {} runs of the configuration, {:.3f} to {:.3f} ms (each its median "
+                                    "iteration without the profiler, max over ranks): {}",
+                                    n, sorted.front(), sorted.back(), fmt::join(each, ", "));
+  }
+  return out;
+}
+
 /// The model to synthesise: the preset or file, with the configuration's and the flags' sizes.
 synth::ModelSpec target_model(const PredictCommand& cmd, const std::optional<import::RunConfig>& config) {
   synth::ModelSpec m = synth::load_model(cmd.model);
@@ -145,7 +220,7 @@ synth::ModelSpec target_model(const PredictCommand& cmd, const std::optional<imp
   if (act == "relu") m.activation = synth::Activation::kRelu;
   else if (act == "gelu") m.activation = synth::Activation::kGelu;
   else if (!act.empty()) {
-    throw InputError(cmd.config.empty() ? "command line" : cmd.config, 0, cmd.act.empty() ? "config.act" : "--act",
+    throw InputError(cmd.config.empty() ? "command line" : cmd.config.front(), 0, cmd.act.empty() ? "config.act" : "--act",
                      fmt::format("expected relu or gelu, got \"{}\"", act));
   }
   if (m.hidden % m.heads != 0) {
@@ -186,11 +261,8 @@ void run_predict(const PredictCommand& cmd) {
     throw InputError("command line", 0, "--measured-ms", fmt::format("expected a positive time in ms, got \"{}\"", cmd.measured_ms));
   }
   const topology::Platform platform = read_named_platform(cmd.platform);
-  std::optional<import::RunSummary> target;
-  if (!cmd.config.empty()) {
-    target = import::read_run_summary(cmd.config);
-    if (!target->config) throw InputError(cmd.config, 0, "config", "missing: the summary names no configuration to predict");
-  }
+  const TargetRuns targets = read_targets(cmd.config);
+  const std::optional<import::RunSummary>& target = targets.first;
   if (!cmd.trace_out.empty()) check_output_path(cmd.trace_out);
   if (!cmd.model_out.empty()) check_output_path(cmd.model_out);
 
@@ -306,9 +378,9 @@ void run_predict(const PredictCommand& cmd) {
 
   double measured_ms = cmd.measured_ms;
   std::string measured_from = "--measured-ms";
-  if (measured_ms < 0 && target && target->unprofiled_ms > 0) {
-    measured_ms = target->unprofiled_ms;
-    measured_from = fmt::format("{}: median iteration without the profiler, max over ranks", cmd.config);
+  if (measured_ms < 0 && targets.measured_ms > 0) {
+    measured_ms = targets.measured_ms;
+    measured_from = targets.measured_from;
   } else if (measured_ms < 0 && cmd.traced && runs.front().summary && runs.front().summary->unprofiled_ms > 0) {
     measured_ms = runs.front().summary->unprofiled_ms;
     measured_from = fmt::format("{}: median iteration without the profiler, max over ranks", runs.front().summary->file);
@@ -337,6 +409,11 @@ void run_predict(const PredictCommand& cmd) {
                                         ? nlohmann::ordered_json(target->gemm_probe_gflops)
                                         : nlohmann::ordered_json();
     j["error"] = measured_ms > 0 ? nlohmann::ordered_json(predicted_ms / measured_ms - 1) : nlohmann::ordered_json();
+    if (cmd.measured_ms < 0) {
+      for (const import::RunSummary& t : targets.all) {
+        j["measured_runs"].push_back({{"summary", t.file}, {"unprofiled_ms", t.unprofiled_ms > 0 ? nlohmann::ordered_json(t.unprofiled_ms) : nlohmann::ordered_json()}});
+      }
+    }
     for (const FitRun& r : runs) {
       const bool probed = r.summary && r.summary->gemm_probe_gflops > 0;
       j["fitted_on"].push_back(
@@ -402,7 +479,9 @@ void setup_predict(CLI::App& app) {
       ->required();
   sub->add_option("--config", cmd->config,
                   "summary.json of the run to predict: its configuration (flags override it) and its measured "
-                  "iteration time");
+                  "iteration time; repeat it for repeated runs of one configuration, measured as the median of their "
+                  "times")
+      ->allow_extra_args(false);
   sub->add_option("--model", cmd->model, "Model preset or file the sizes apply to")->capture_default_str();
   sub->add_option("--layers", cmd->layers, "Transformer layers")->check(CLI::Range(1, 100000));
   sub->add_option("--hidden", cmd->hidden, "Hidden size (the FFN keeps the model's ratio)")->check(CLI::Range(1, 1 << 20));

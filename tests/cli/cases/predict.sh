@@ -80,6 +80,21 @@ grep -q '"target_gemm_probe_gflops": 2.6275' "$last_out" || fail "json: no targe
 grep -q '"gemm_probe_gflops": 5.619' "$last_out" || fail "json: no run probe"
 grep -q '"machine_speed_factor": 2.1385' "$last_out" || fail "json: no machine speed factor"
 
+# Repeated runs of one configuration (tests/data/compute/repeats: tp2_h256 four times, 746 to
+# 824 ms on one idle machine): measured as the median of their times, the spread said.
+R=$D/repeats
+hostile repeats 0 '' predict "$D/dp2.json" --config "$R/tp2_h256.summary.json" --config "$R/tp2_h256_rep1.summary.json" \
+  --config "$R/tp2_h256_rep2.summary.json" --config "$R/tp2_h256_rep3.summary.json"
+grep -q '^measured iteration:  768.729 ms (median of 4 runs of the configuration, 746.026 to 824.322 ms' "$last_out" ||
+  fail "repeats: not the median of the four runs"
+grep -q '^predict: small-gpt (hidden 256, 2 layers, .*TP 2 x PP 1 x DP 1' "$last_out" || fail "repeats: not their configuration"
+hostile repeats-json 0 '' predict "$D/dp2.json" --config "$R/tp2_h256.summary.json" --config "$R/tp2_h256_rep2.summary.json" \
+  --config "$R/tp2_h256_rep3.summary.json" --format json
+grep -q '"measured_ms": 749.712' "$last_out" || fail "repeats json: not the median of three"
+[ "$(grep -c '"unprofiled_ms":' "$last_out")" = 3 ] || fail "repeats json: not every run listed"
+hostile repeats-differ 1 "pp2_h256.summary.json: field 'config.tp': differs from $R/tp2_h256.summary.json: repeated --config summaries must be runs of one configuration" \
+  predict "$D/dp2.json" --config "$R/tp2_h256.summary.json" --config "$R/pp2_h256.summary.json"
+
 # The target given by flags, a measurement by --measured-ms, JSON output.
 hostile flags-json 0 '' predict "$D/tp2_pp1.json" "$D/dp2.json" --layers 2 --hidden 256 --dp 2 --micro-batches 4 \
   --measured-ms 582.809 --format json
