@@ -332,28 +332,232 @@ void Simulation::install_factors() {
   });
 }
 
-void Simulation::rank_main(int rank) {
+void Simulation::run_op(int rank, std::size_t i) {
+  const Op op = trace_.op(rank, i);  // its group or peer as this rank's
+  auto& record = result_.ops[static_cast<std::size_t>(rank)][i];
+  record.start_s = sg4::Engine::get_clock();
+  switch (op.kind) {
+    case OpKind::kSend: run_send(rank, op); break;
+    case OpKind::kRecv: run_recv(rank, op); break;
+    default: run_collective(rank, op, i); break;
+  }
+  record.end_s = sg4::Engine::get_clock();
+}
+
+void Simulation::run_individually(int rank, std::size_t first) {
   RankState& st = states_[static_cast<std::size_t>(rank)];
   const auto& ops = trace_.program_ops(rank);
-  auto& records = result_.ops[static_cast<std::size_t>(rank)];
-  for (std::size_t i = 0; i < ops.size();) {
+  for (std::size_t i = first; i < ops.size();) {
     st.op = i;
     if (ops[i].kind == OpKind::kCompute) {
       i = run_compute(rank, i);
       continue;
     }
-    const Op op = trace_.op(rank, i);  // its group or peer as this rank's
-    records[i].start_s = sg4::Engine::get_clock();
-    switch (op.kind) {
-      case OpKind::kSend: run_send(rank, op); break;
-      case OpKind::kRecv: run_recv(rank, op); break;
-      default: run_collective(rank, op, i); break;
-    }
-    records[i].end_s = sg4::Engine::get_clock();
+    run_op(rank, i);
     ++i;
   }
   st.op = ops.size();
   st.done = true;
+}
+
+void Simulation::rank_main(int rank) {
+  std::size_t first = 0;
+  if (!fusion_of_.empty() && fusion_of_[static_cast<std::size_t>(rank)] >= 0) {
+    Fusion& fusion = fusions_[static_cast<std::size_t>(fusion_of_[static_cast<std::size_t>(rank)])];
+    const int slot = fusion_slot_[static_cast<std::size_t>(rank)];
+    first = slot == 0 ? run_fused(fusion) : follow(fusion, slot);
+    if (fusion.done) return;  // the leader ran the program for all and marked them done
+  }
+  run_individually(rank, first);
+}
+
+void Simulation::plan_fusions() {
+  const topology::Network& net = platform_.network;
+  // Compute on a node's shared cores (CPU ranks) is time-shared operator by operator.
+  if (!options_.fast || net.accelerator().cpu_core) return;
+  const auto world = static_cast<std::size_t>(trace_.world_size);
+  // Per program, its first rank's group of the most collectives (ties: the first seen), by
+  // the operator index of its first collective there, and whether it can run fused there.
+  const std::size_t none = std::numeric_limits<std::size_t>::max();
+  std::vector<std::size_t> anchor(trace_.programs.size(), none);
+  std::vector<int> first_rank(trace_.programs.size(), -1);
+  for (int r = 0; r < trace_.world_size; ++r) {
+    int& f = first_rank[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(r)])];
+    if (f < 0) f = r;
+  }
+  for (std::size_t p = 0; p < trace_.programs.size(); ++p) {
+    const int r0 = first_rank[p];
+    if (r0 < 0) continue;
+    std::map<int, std::pair<int, std::size_t>> calls;  // group -> (collectives, first operator)
+    const auto& ops = trace_.programs[p].ops;
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      if (!trace::is_collective(ops[i].kind)) continue;
+      const int g = trace_.op(r0, i).group;
+      auto [it, fresh] = calls.try_emplace(g, 0, i);
+      ++it->second.first;
+    }
+    int best = 0;
+    for (const auto& [g, c] : calls) {
+      if (c.first > best || (c.first == best && c.second < anchor[p])) {
+        best = c.first;
+        anchor[p] = c.second;
+      }
+    }
+    if (anchor[p] == none) continue;
+    // Fused only where the group's collectives can run as their critical path (otherwise
+    // every one of them would be a fork, costlier than no fusion).
+    const Op op = trace_.op(r0, anchor[p]);
+    if (!shortcuts_->refusal(planner_->plan(op, r0, anchor[p]), op.group).empty()) anchor[p] = none;
+  }
+  std::vector<int> group_of(world, -1);
+  for (int r = 0; r < trace_.world_size; ++r) {
+    const std::size_t p = static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(r)]);
+    if (anchor[p] != none) group_of[static_cast<std::size_t>(r)] = trace_.op(r, anchor[p]).group;
+  }
+  fusion_of_.assign(world, -1);
+  fusion_slot_.assign(world, -1);
+  for (int r = 0; r < trace_.world_size; ++r) {
+    const int g = group_of[static_cast<std::size_t>(r)];
+    if (g < 0 || fusion_of_[static_cast<std::size_t>(r)] >= 0) continue;
+    const std::vector<int>& members = trace_.groups[static_cast<std::size_t>(g)].ranks;
+    if (members.size() < 2) continue;
+    const int program = trace_.program_of[static_cast<std::size_t>(members.front())];
+    const bool identical = std::all_of(members.begin(), members.end(), [&](int m) {
+      const auto mm = static_cast<std::size_t>(m);
+      return trace_.program_of[mm] == program && group_of[mm] == g && fusion_of_[mm] < 0 &&
+             sharing_[static_cast<std::size_t>(placement_[mm])] == 1;
+    });
+    if (!identical) continue;
+    Fusion fusion;
+    fusion.members = members;
+    fusion.group = g;
+    for (std::size_t k = 0; k < members.size(); ++k) {
+      fusion_of_[static_cast<std::size_t>(members[k])] = static_cast<int>(fusions_.size());
+      fusion_slot_[static_cast<std::size_t>(members[k])] = static_cast<int>(k);
+      fusion.go.push_back(k == 0 ? nullptr : sg4::Semaphore::create(0));
+    }
+    fusions_.push_back(std::move(fusion));
+  }
+  if (fusions_.empty()) fusion_of_.clear();
+}
+
+std::size_t Simulation::run_fused(Fusion& fusion) {
+  const int lead = fusion.members.front();
+  const auto& ops = trace_.program_ops(lead);
+  auto& lead_records = result_.ops[static_cast<std::size_t>(lead)];
+  for (std::size_t i = 0; i < ops.size();) {
+    for (int m : fusion.members) states_[static_cast<std::size_t>(m)].op = i;
+    if (ops[i].kind == OpKind::kCompute) {
+      const std::size_t next = run_compute(lead, i);
+      for (std::size_t k = 1; k < fusion.members.size(); ++k) {
+        auto& records = result_.ops[static_cast<std::size_t>(fusion.members[k])];
+        for (std::size_t j = i; j < next; ++j) {
+          records[j].start_s = lead_records[j].start_s;
+          records[j].end_s = lead_records[j].end_s;
+        }
+      }
+      i = next;
+      continue;
+    }
+    const Op op = trace_.op(lead, i);
+    if (trace::is_collective(op.kind) && op.group == fusion.group && run_fused_collective(fusion, op, i)) {
+      ++i;
+      continue;
+    }
+    // A fork: every member runs operator i as its own.
+    fusion.fork_op = i;
+    auto fork = std::make_shared<Fusion::Fork>();
+    fusion.fork = fork;
+    for (std::size_t k = 1; k < fusion.members.size(); ++k) fusion.go[k]->release();
+    run_op(lead, i);
+    if (!join(fusion, fork)) return i + 1;
+    ++i;
+  }
+  fusion.done = true;
+  for (int m : fusion.members) {
+    states_[static_cast<std::size_t>(m)].op = ops.size();
+    states_[static_cast<std::size_t>(m)].done = true;
+  }
+  for (std::size_t k = 1; k < fusion.members.size(); ++k) fusion.go[k]->release();
+  return ops.size();
+}
+
+std::size_t Simulation::follow(Fusion& fusion, int slot) {
+  const int rank = fusion.members[static_cast<std::size_t>(slot)];
+  for (;;) {
+    fusion.go[static_cast<std::size_t>(slot)]->acquire();
+    if (fusion.done) return trace_.program_ops(rank).size();
+    const std::size_t i = fusion.fork_op;
+    const std::shared_ptr<Fusion::Fork> fork = fusion.fork;
+    run_op(rank, i);
+    if (!join(fusion, fork)) return i + 1;
+  }
+}
+
+bool Simulation::join(Fusion& fusion, const std::shared_ptr<Fusion::Fork>& fork) {
+  const double now = sg4::Engine::get_clock();
+  if (fork->finished == 0) fork->first_end_s = now;
+  else if (now != fork->first_end_s) fork->ends_equal = false;
+  ++fork->finished;
+  // Members whose operators end at this instant are woken together and join before any of
+  // them runs again: after one yield, the fork's count says whether all ended now. One that
+  // ends later finds it decided (apart) and goes on alone, as the early ones did.
+  sg4::this_actor::yield();
+  if (!fork->decided) {
+    fork->decided = true;
+    fork->together = fork->finished == static_cast<int>(fusion.members.size()) && fork->ends_equal;
+    if (fork->together) ++fusion.forks;
+    else fusion.parted = true;
+  }
+  return fork->together;
+}
+
+bool Simulation::run_fused_collective(Fusion& fusion, const Op& op, std::size_t i) {
+  const int lead = fusion.members.front();
+  const CollectivePlan& plan = planner_->plan(op, lead, i);
+  if (!shortcuts_->refusal(plan, op.group).empty()) return false;
+  const double now = sg4::Engine::get_clock();
+  const std::vector<double> starts(static_cast<std::size_t>(plan.request.size), now);
+  const std::vector<double> ends = shortcuts_->ends_s(plan, op.group, starts);
+  const double end_s = ends.front();
+  if (!std::all_of(ends.begin(), ends.end(), [&](double e) { return e == end_s; })) return false;
+  // A time that is not finite, or an end before the start, is left to the members' own runs,
+  // which report it.
+  if (!std::isfinite(end_s * speed_) || end_s < now) return false;
+  const std::uint32_t algorithm = algorithm_name(plan.algorithm);
+  for (int m : fusion.members) {
+    const auto mm = static_cast<std::size_t>(m);
+    ++memberships_[mm][static_cast<std::size_t>(membership_slot(m, op.group))].entered;
+    OpRecord& record = result_.ops[mm][i];
+    record.algorithm = algorithm;
+    record.error_worst_eb = plan.error_worst_eb;
+    record.error_expected_eb = plan.error_expected_eb;
+    record.start_s = now;
+  }
+  sg4::this_actor::sleep_until(end_s);
+  const double finished_s = sg4::Engine::get_clock();
+  for (int m : fusion.members) result_.ops[static_cast<std::size_t>(m)][i].end_s = finished_s;
+  return true;
+}
+
+std::string Simulation::fusion_note() const {
+  if (fusions_.empty()) return "";
+  std::size_t parted = 0;
+  int forks = 0;
+  std::map<std::size_t, std::size_t> by_size;
+  for (const Fusion& f : fusions_) {
+    parted += f.parted ? 1 : 0;
+    forks += f.forks;
+    ++by_size[f.members.size()];
+  }
+  std::vector<std::string> sizes;
+  for (const auto& [size, count] : by_size) sizes.push_back(fmt::format("{} of {}", count, size));
+  return fmt::format("--fast: groups of ranks running one program ({} ranks, e.g. \"{}\") ran as one simulated rank "
+                     "each while in lockstep (their compute and their group's collectives; {} sends, receives or "
+                     "other collectives ran by every member and ended together); {} of {} groups went on rank by "
+                     "rank after an operator whose ends differed",
+                     fmt::join(sizes, ", "), trace_.groups[static_cast<std::size_t>(fusions_.front().group)].name, forks,
+                     parted, fusions_.size());
 }
 
 std::string Simulation::describe_position(int rank) const {
@@ -456,6 +660,7 @@ Result Simulation::run() {
   }
   speed_ = net.accelerator().flops;
   seconds_per_reduced_byte_ = 1.0 / net.accelerator().reduce_Bps;
+  plan_fusions();
 
   {
     Phase phase(fmt::format("simulating {} ranks", trace_.world_size), "reduce the trace's ranks or operators");
@@ -465,6 +670,7 @@ Result Simulation::run() {
     engine->run();
   }
 
+  if (std::string note = fusion_note(); !note.empty()) result_.notes.push_back(std::move(note));
   check_finite();
   for (const RankState& st : states_) {
     if (!st.done) throw SimulationError(explain_deadlock());

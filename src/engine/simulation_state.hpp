@@ -18,6 +18,7 @@
 
 #include <simgrid/s4u.hpp>
 #include <simgrid/s4u/Barrier.hpp>
+#include <simgrid/s4u/Semaphore.hpp>
 
 #include "collective/step_driver.hpp"
 #include "engine/collective_plan.hpp"
@@ -68,6 +69,10 @@ class Simulation {
   void check_fit();
   void prepare_result();
   void rank_main(int rank);
+  /// Runs `rank`'s operators from `first` on, each as the rank's own.
+  void run_individually(int rank, std::size_t first);
+  /// Runs operator `i` of `rank` (not a compute operator) and records its times.
+  void run_op(int rank, std::size_t i);
   /// Runs rank's compute operators from `first` on (one, or a run of them: see the
   /// definition) and records their times; returns the index of the next operator.
   std::size_t run_compute(int rank, std::size_t first);
@@ -117,6 +122,52 @@ class Simulation {
   std::string explain_deadlock() const;
   std::string describe_wait(int rank) const;
   std::string describe_position(int rank) const;
+
+  /// --fast: the ranks of a group that run one program (a version-2 trace's tensor-parallel
+  /// peers) start in lockstep and stay so while each of their operators takes the same time on
+  /// each of them: compute (each alone on its accelerator), and the group's own collectives run
+  /// as their critical path with equal ends. While they do, the group runs as one simulated
+  /// rank, its first member's (the leader's), and the others' records are copies. Any other
+  /// operator (a send, a receive, a collective on another group) is a fork: every member runs
+  /// it as its own, and if all end at the same instant they go on as one again; otherwise each
+  /// goes on alone (as the full --fast replay would have them from there).
+  struct Fusion {
+    std::vector<int> members;  ///< the group's ranks in group order; members[0] leads
+    int group = -1;
+    std::vector<sg4::SemaphorePtr> go;  ///< per member (not the leader): released for a fork or the end
+    bool done = false;  ///< the leader ran the whole program fused: the followers end
+    std::size_t fork_op = 0;  ///< the operator of the fork in progress
+    /// One fork: who finished it, and whether all did at one instant.
+    struct Fork {
+      int finished = 0;
+      double first_end_s = 0;
+      bool ends_equal = true;
+      bool decided = false;
+      bool together = false;
+    };
+    std::shared_ptr<Fork> fork;
+    int forks = 0;  ///< forks that ended together
+    bool parted = false;  ///< a fork ended apart: the members went on alone
+  };
+  std::vector<Fusion> fusions_;
+  std::vector<int> fusion_of_;    ///< per rank: index in fusions_, -1 for none (empty without --fast)
+  std::vector<int> fusion_slot_;  ///< per rank: its index in its fusion's members
+  /// Finds the groups of identical ranks that run fused (Fusion).
+  void plan_fusions();
+  /// The leader's loop: returns the operator from which the leader goes on alone (the op
+  /// count when the fusion ran to the end).
+  std::size_t run_fused(Fusion& fusion);
+  /// A follower's loop: the operator from which it goes on alone, or the op count (done).
+  std::size_t follow(Fusion& fusion, int slot);
+  /// Runs the fusion's collective `op` (operator `i`) as its critical path for all members at
+  /// once; false (nothing done) when it must run as a fork (the shortcut does not apply, or
+  /// the members' ends differ).
+  bool run_fused_collective(Fusion& fusion, const Op& op, std::size_t i);
+  /// A member that finished the fork in progress: whether all members finished it at this
+  /// instant (they go on fused).
+  bool join(Fusion& fusion, const std::shared_ptr<Fusion::Fork>& fork);
+  /// A note on the fusions, "" without any.
+  std::string fusion_note() const;
 
   const trace::Trace& trace_;
   const topology::Platform& platform_;

@@ -456,3 +456,111 @@ TEST_CASE("the critical-path shortcut does not apply where messages share links,
           "a rank may end before another one starts");
   }
 }
+
+namespace {
+
+/// Version 2: two pipeline stages of a 4-rank tensor-parallel group each (ranks 0-3 and 4-7,
+/// one program per stage), forward and backward transfers between them and a data-parallel
+/// all_reduce at the end; with `intruder`, ranks 8 and 9 (one program each) move 64 MB across
+/// the nodes at the same time.
+trace::Trace lockstep_stages(bool intruder) {
+  std::string groups = R"({"name": "tp0", "kind": "tensor", "ranks": [0, 1, 2, 3]},
+                          {"name": "tp1", "kind": "tensor", "ranks": [4, 5, 6, 7]})";
+  for (int k = 0; k < 4; ++k) {
+    groups += fmt::format(R"(, {{"name": "pp{0}", "kind": "pipeline", "ranks": [{0}, {1}]}},
+                          {{"name": "dp{0}", "kind": "data", "ranks": [{0}, {1}]}})",
+                          k, k + 4);
+  }
+  if (intruder) groups += R"(, {"name": "pp4", "kind": "pipeline", "ranks": [8, 9]})";
+  const std::string tp = R"({"kind": "all_reduce", "group": "@tensor", "bytes": 8388608, "dtype": "fp32"})";
+  const std::string dp = R"({"kind": "all_reduce", "group": "@data", "bytes": 33554432, "dtype": "fp32"})";
+  std::string programs = fmt::format(
+      R"({{"ranks": [[0, 3]], "ops": [{{"kind": "compute", "name": "c", "duration_ms": 1}}, {0},
+           {{"kind": "compute", "name": "c", "duration_ms": 0.5}}, {{"kind": "send", "peer": "@pipeline+1", "bytes": 16777216}},
+           {{"kind": "compute", "name": "c", "duration_ms": 2}}, {{"kind": "recv", "peer": "@pipeline+1", "bytes": 16777216}},
+           {0}, {1}]}},
+         {{"ranks": [[4, 7]], "ops": [{{"kind": "recv", "peer": "@pipeline-1", "bytes": 16777216}},
+           {{"kind": "compute", "name": "c", "duration_ms": 1}}, {0},
+           {{"kind": "send", "peer": "@pipeline-1", "bytes": 16777216}}, {{"kind": "compute", "name": "c", "duration_ms": 0.5}},
+           {1}]}})",
+      tp, dp);
+  if (intruder) {
+    programs += R"(, {"ranks": [8], "ops": [{"kind": "send", "peer": "@pipeline+1", "bytes": 67108864}]},
+                     {"ranks": [9], "ops": [{"kind": "recv", "peer": "@pipeline-1", "bytes": 67108864}]})";
+  }
+  return trace::parse_native(fmt::format(R"({{"format": "ccsim-trace", "version": 2, "name": "lockstep",
+    "world_size": {}, "groups": [{}], "programs": [{}]}})",
+                                         intruder ? 10 : 8, groups, programs),
+                             "lockstep.json");
+}
+
+/// The --fast note on groups of identical ranks run as one ("" without).
+std::string fusion_note(const engine::Result& r) {
+  for (const std::string& note : r.notes) {
+    if (note.find("ran as one simulated rank") != std::string::npos) return note;
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("a fast replay runs a group of identical ranks as one while they stay in lockstep, with the full replay's times",
+          "[engine][collective][shortcut][fusion]") {
+  SECTION("two pipeline stages of identical tensor-parallel ranks, one node each") {
+    const trace::Trace t = lockstep_stages(false);
+    const topology::Platform platform = test::platform(2, 4, 4, test::fat_tree(8, 1));
+    engine::ReplayOptions options;
+    options.fast = true;
+    options.placement = "rank-order";
+    const engine::Result r = engine::replay(t, platform, options);
+    CHECK_THAT(fusion_note(r), Catch::Contains("(2 of 4 ranks, e.g. \"tp0\")") &&
+                                   Catch::Contains("; 0 of 2 groups went on rank by rank"));
+    options.fast = false;
+    const engine::Result exact = engine::replay(t, platform, options);
+    CHECK(fusion_note(exact).empty());
+    CHECK(largest_difference(r, exact) <= 1e-6);
+    // Every member has its own records, the leader's times.
+    for (int rank = 1; rank < 4; ++rank) CHECK(r.ops[static_cast<std::size_t>(rank)][3].end_s == r.ops[0][3].end_s);
+  }
+  SECTION("members whose transfers end apart go on rank by rank") {
+    // Nodes of 5 accelerators and 2 NICs (local accelerator k uses NIC k % 2); ranks 8 and 9 sit
+    // on the fifth accelerators and move 64 MB through NIC 0 while the stages exchange: the
+    // members on NIC 0 (local 0 and 2) finish their transfers later than those on NIC 1.
+    const trace::Trace t = lockstep_stages(true);
+    const topology::Platform platform = test::platform(2, 5, 2, test::fat_tree(4, 1));
+    engine::ReplayOptions options;
+    options.fast = true;
+    options.placement = "map:0,1,2,3,5,6,7,8,4,9";
+    const engine::Result r = engine::replay(t, platform, options);
+    CHECK_THAT(fusion_note(r), Catch::Contains("; 2 of 2 groups went on rank by rank"));
+    CHECK(r.ops[1][3].end_s < r.ops[0][3].end_s);  // the send of rank 1 (NIC 1) ends first
+    options.fast = false;
+    const engine::Result exact = engine::replay(t, platform, options);
+    CHECK(largest_difference(r, exact) <= 1e-6);
+  }
+}
+
+TEST_CASE("a simulation result survives its trip from the child process, ranks with the previous rank's records "
+          "included",
+          "[engine]") {
+  engine::Result r;
+  r.world_size = 4;
+  r.names = {"", "c"};
+  engine::OpRecord a;
+  a.name = 1;
+  a.end_s = 1.5;
+  engine::OpRecord b = a;
+  b.end_s = 2.5;
+  r.ops = {{a, b}, {a, b}, {a, a}, {}};
+  r.makespan_s = 2.5;
+  const std::string bytes = engine::serialize(r);
+  const engine::Result back = engine::deserialize(bytes);
+  REQUIRE(back.ops.size() == 4);
+  for (std::size_t k = 0; k < 4; ++k) {
+    REQUIRE(back.ops[k].size() == r.ops[k].size());
+    for (std::size_t i = 0; i < r.ops[k].size(); ++i) CHECK(back.ops[k][i].end_s == r.ops[k][i].end_s);
+  }
+  CHECK(back.makespan_s == 2.5);
+  CHECK_THROWS_WITH(engine::deserialize(std::string_view(bytes).substr(0, bytes.size() - 3)),
+                    "truncated simulation result");
+}
