@@ -53,3 +53,15 @@ hostile scale-v2-rank-twice 1 "v2-twice.json:7: field 'programs\[1\].ranks\[0\]'
 v2_trace "$TMP/v2-none.json" @tensor @pipeline+1 '[0, 1]' '[2]'
 hostile scale-v2-rank-without-program 1 "v2-none.json:4: field 'programs': rank 3 runs no program" \
   replay "$TMP/v2-none.json" --platform "$DATA/tiny.json"
+# --fast runs each tensor-parallel pair (one program) as one rank while in lockstep (README,
+# "--fast"); a pipeline that cannot progress is explained rank by rank as without it.
+hostile scale-fused 0 '' replay "$TMP/v2-good.json" --platform dgx-h100-superpod --fast
+grep -q '^note: --fast: groups of ranks running one program (2 of 2 ranks, e.g. "tp0") ran as one simulated rank each' \
+  "$last_out" || fail "--fast did not run the tensor-parallel pairs as one"
+v2_trace "$TMP/v2-dead.json" @tensor @pipeline+1 '[[0, 1]]' '[[2, 3]]'
+# Both stages receive before they send.
+sed -i 's/{"kind": "send", "peer": "@pipeline+1", "bytes": 64}/{"kind": "recv", "peer": "@pipeline+1", "bytes": 64}, {"kind": "send", "peer": "@pipeline+1", "bytes": 64}/;
+        s/{"kind": "recv", "peer": "@pipeline-1", "bytes": 64}/{"kind": "recv", "peer": "@pipeline-1", "bytes": 64}, {"kind": "send", "peer": "@pipeline-1", "bytes": 64}/' \
+  "$TMP/v2-dead.json"
+hostile scale-fused-stall 3 "rank 1: operator #1 'recv' \(line 6\) waits for a send from rank 3" \
+  replay "$TMP/v2-dead.json" --platform dgx-h100-superpod --fast
