@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 #include <stdexcept>
 
@@ -251,14 +252,25 @@ std::uint64_t pair_key(int from, int to) {
 
 }  // namespace
 
+namespace {
+
+/// The NIC link that accelerator `a`'s messages to other nodes take (Network::route: local
+/// accelerator k uses NIC k mod nics).
+/// No link (the largest index) on a platform without NICs.
+std::uint32_t nic_link_of(const topology::Network& network, int a) {
+  if (network.nics_per_node() <= 0) return std::numeric_limits<std::uint32_t>::max();
+  return network.nic_link(network.node_of(a), (a % network.accelerators_per_node()) % network.nics_per_node());
+}
+
+}  // namespace
+
 CollectiveShortcuts::CollectiveShortcuts(const trace::Trace& trace, const topology::Network& network,
-                                         const std::vector<int>& placement, const ReplayOptions& options)
-    : trace_(trace), network_(network), placement_(placement), options_(options) {
+                                         const std::vector<int>& placement, const ReplayOptions& options,
+                                         CollectivePlanner* planner)
+    : trace_(trace), network_(network), placement_(placement), options_(options), planner_(planner) {
   ranks_on_accelerator_.assign(static_cast<std::size_t>(network.accelerator_count()), 0);
-  ranks_on_node_.assign(static_cast<std::size_t>(network.node_count()), 0);
   for (int a : placement) {
     ++ranks_on_accelerator_[static_cast<std::size_t>(a)];
-    ++ranks_on_node_[static_cast<std::size_t>(network.node_of(a))];
   }
   node_of_nic_link_.assign(network.link_count(), -1);
   accelerator_link_.assign(network.link_count(), false);
@@ -266,6 +278,10 @@ CollectiveShortcuts::CollectiveShortcuts(const trace::Trace& trace, const topolo
     for (int k = 0; k < network.nics_per_node(); ++k) node_of_nic_link_[network.nic_link(n, k)] = n;
   }
   for (int a = 0; a < network.accelerator_count(); ++a) accelerator_link_[network.intra_link(a)] = true;
+  ranks_behind_nic_.assign(network.link_count(), 0);
+  if (network.nics_per_node() > 0) {
+    for (int a : placement) ++ranks_behind_nic_[nic_link_of(network, a)];
+  }
 }
 
 CollectiveShortcuts::Path CollectiveShortcuts::path(int src_accelerator, int dst_accelerator) const {
@@ -289,7 +305,66 @@ CollectiveShortcuts::Path CollectiveShortcuts::path(int src_accelerator, int dst
   return path;
 }
 
-std::string CollectiveShortcuts::decide(const CollectivePlan& plan, int group_index, Entry& entry) const {
+void CollectiveShortcuts::bound_world_load() {
+  world_bounded_ = true;
+  if (planner_ == nullptr) return;
+  // The operators that send, once per distinct form per program (a version-2 program holds
+  // a stage's thousands of operators but a handful of forms), resolved for each of its ranks.
+  using Form = std::tuple<int, int, int, int, int, int, std::uint64_t, int>;
+  std::vector<std::vector<std::size_t>> senders(trace_.programs.size());
+  for (std::size_t p = 0; p < trace_.programs.size(); ++p) {
+    std::set<Form> seen;
+    const auto& ops = trace_.programs[p].ops;
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      const trace::Op& op = ops[i];
+      if (op.kind != trace::OpKind::kSend && !trace::is_collective(op.kind)) continue;
+      if (seen.emplace(static_cast<int>(op.kind), op.relative, static_cast<int>(op.peer_kind), op.group, op.peer, op.root,
+                       op.bytes, static_cast<int>(op.dtype))
+              .second) {
+        senders[p].push_back(i);
+      }
+    }
+  }
+  std::set<std::pair<int, int>> pairs;  // (sender, receiver), global ranks
+  for (int r = 0; r < trace_.world_size; ++r) {
+    for (std::size_t i : senders[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(r)])]) {
+      const trace::Op op = trace_.op(r, i);
+      if (op.kind == trace::OpKind::kSend) {
+        pairs.emplace(r, op.peer);
+        continue;
+      }
+      const CollectivePlan& plan = planner_->plan(op, r, i);
+      const trace::Group& group = trace_.groups[static_cast<std::size_t>(op.group)];
+      for (int peer : plan.schedule->send_peers(group.index_of(r))) pairs.emplace(r, group.ranks[static_cast<std::size_t>(peer)]);
+    }
+  }
+  std::vector<std::tuple<std::uint32_t, int, double>> crossings;  // (direction, sender, lone rate)
+  for (const auto& [src, dst] : pairs) {
+    const Path p = path(placement_[static_cast<std::size_t>(src)], placement_[static_cast<std::size_t>(dst)]);
+    for (std::uint32_t direction : p.directions) crossings.emplace_back(direction, src, p.rate_Bps);
+  }
+  std::sort(crossings.begin(), crossings.end());
+  for (std::size_t k = 0; k < crossings.size();) {
+    const auto [direction, sender, rate] = crossings[k];
+    double largest = rate;
+    std::size_t next = k + 1;
+    while (next < crossings.size() && std::get<0>(crossings[next]) == direction && std::get<1>(crossings[next]) == sender) {
+      largest = std::max(largest, std::get<2>(crossings[next]));
+      ++next;
+    }
+    world_load_[direction] += largest;
+    k = next;
+  }
+}
+
+double CollectiveShortcuts::world_load_Bps(std::uint32_t direction) {
+  if (!world_bounded_) bound_world_load();
+  if (planner_ == nullptr) return std::numeric_limits<double>::infinity();
+  const auto it = world_load_.find(direction);
+  return it == world_load_.end() ? 0.0 : it->second;
+}
+
+std::string CollectiveShortcuts::decide(const CollectivePlan& plan, int group_index, Entry& entry) {
   if (!options_.fast) return "the full replay (no --fast)";
   if (options_.network.calibrated != nullptr) {
     return "a calibrated network model charges per-message overheads and size-dependent factors";
@@ -304,11 +379,14 @@ std::string CollectiveShortcuts::decide(const CollectivePlan& plan, int group_in
   if (network_.accelerator().cpu_core) return "CPU ranks may share a core";
   const trace::Group& group = trace_.groups[static_cast<std::size_t>(group_index)];
   const bool whole_world = static_cast<int>(group.ranks.size()) == trace_.world_size;
-  std::map<int, int> group_ranks_on_node;
+  // A NIC link carries only messages with an end on an accelerator it serves: when those
+  // accelerators run only ranks of the group, it carries only the group's messages while the
+  // group's ranks there are in the collective (before and after, none of the group's).
+  std::unordered_map<std::uint32_t, int> group_ranks_behind_nic;
   for (int rank : group.ranks) {
     const int a = placement_[static_cast<std::size_t>(rank)];
     if (ranks_on_accelerator_[static_cast<std::size_t>(a)] != 1) return "ranks share an accelerator";
-    ++group_ranks_on_node[network_.node_of(a)];
+    ++group_ranks_behind_nic[nic_link_of(network_, a)];
   }
   // The messages: one path per (sender, receiver) pair of the schedule. Schedules where every
   // rank talks to every other (pairwise all_to_all) would hold p^2 paths: past 64 per rank the
@@ -338,9 +416,13 @@ std::string CollectiveShortcuts::decide(const CollectivePlan& plan, int group_in
     for (std::uint32_t direction : p.directions) {
       const std::uint32_t link = direction / 2;
       if (!accelerator_link_[link]) {
+        // Ranks outside the group may use the link: no bar when all that the job can send
+        // across it at once fits in its capacity (world_load_Bps).
         const int node = node_of_nic_link_[link];
-        if (node < 0 && !whole_world) return "its messages cross fabric links that other ranks' messages may use";
-        if (node >= 0 && group_ranks_on_node[node] != ranks_on_node_[static_cast<std::size_t>(node)]) {
+        const bool others = (node < 0 && !whole_world) ||
+                            (node >= 0 && group_ranks_behind_nic[link] != ranks_behind_nic_[link]);
+        if (others && world_load_Bps(direction) > network_.link(link).capacity_Bps * options_.network.bandwidth_factor) {
+          if (node < 0) return "its messages cross fabric links that other ranks' messages may use";
           return fmt::format("node {} has ranks outside the group that share its NIC", node);
         }
       }

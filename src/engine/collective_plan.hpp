@@ -99,9 +99,11 @@ class CollectivePlanner {
 ///  - no link of its path can bind: on every link (per direction for full-duplex links), the
 ///    lone rates of the group's senders that cross it add up to at most its capacity (a
 ///    sender has one send in flight at a time); a lone rate is its path's bottleneck;
-///  - no rank outside the group can use its path: accelerator links of the group's ranks,
-///    NIC links of nodes that hold only ranks of the group, fabric links only when the group
-///    is the whole world (a rank moves data only in its own operators);
+///  - no rank outside the group can slow it down: accelerator links of the group's ranks, NIC
+///    links whose accelerators hold only ranks of the group (a message has an end there, and
+///    a rank moves data only in its own operators), fabric links when the group is the whole
+///    world; any other link only when everything the whole job can have in flight across it
+///    at once fits in its capacity (world_load_Bps: each rank sends one message at a time);
 ///  - its ranks each have an accelerator of their own, and there is no calibrated network
 ///    model (whose per-message CPU overheads and size-dependent factors the full replay charges);
 /// and every rank's end depends on every rank's start (all_reduce, all_gather, reduce_scatter,
@@ -112,8 +114,11 @@ class CollectivePlanner {
 /// precision (1e-9 s per event) the critical path does not repeat digit for digit.
 class CollectiveShortcuts {
  public:
+  /// With `planner`, a link that ranks outside a group may use is no bar when everything the
+  /// whole job can send across it at once fits in its capacity (see world_load_Bps); without,
+  /// such links refuse the shortcut.
   CollectiveShortcuts(const trace::Trace& trace, const topology::Network& network, const std::vector<int>& placement,
-                      const ReplayOptions& options);
+                      const ReplayOptions& options, CollectivePlanner* planner = nullptr);
 
   /// Why `plan` on group `group` must run message by message; "" when the shortcut applies.
   /// Decided once per (schedule, group).
@@ -139,18 +144,28 @@ class CollectiveShortcuts {
   /// Whether `schedule` is a uniform ring whose every message to the right neighbour takes a
   /// path of the same latency and rate as rank 0's.
   static bool uniform_ring_links(const collective::Schedule& schedule, const Entry& e);
-  std::string decide(const CollectivePlan& plan, int group, Entry& entry) const;
+  std::string decide(const CollectivePlan& plan, int group, Entry& entry);
   Path path(int src_accelerator, int dst_accelerator) const;
+  /// The most that all the job's messages in flight at one time can need of link direction
+  /// `direction`: a rank has at most one send in flight (its operators run one after another,
+  /// a collective step sends one message), so the sum over the ranks that can ever send
+  /// across it (a send's peer, a peer of a collective's schedule) of the largest lone rate of
+  /// their paths across it. Computed for every direction on first use (needs the planner).
+  double world_load_Bps(std::uint32_t direction);
+  void bound_world_load();
 
   const trace::Trace& trace_;
   const topology::Network& network_;
   const std::vector<int>& placement_;
   const ReplayOptions& options_;
   std::vector<int> ranks_on_accelerator_;
-  std::vector<int> ranks_on_node_;
   std::vector<int> node_of_nic_link_;  ///< per link: the node of a NIC link, -1 for the others
+  std::vector<int> ranks_behind_nic_;  ///< per link: ranks on the accelerators a NIC link serves (0 for the others)
   std::vector<bool> accelerator_link_;
   std::map<std::pair<const collective::Schedule*, int>, Entry> entries_;
+  CollectivePlanner* planner_ = nullptr;
+  bool world_bounded_ = false;
+  std::unordered_map<std::uint32_t, double> world_load_;  ///< by link direction (world_load_Bps)
 };
 
 /// The hardware of `platform` that compressor models transfer to (its accelerator; the

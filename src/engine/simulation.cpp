@@ -53,7 +53,7 @@ void Simulation::check_fit() {
   for (int a : placement_) ++sharing_[static_cast<std::size_t>(a)];
   planner_ = std::make_unique<CollectivePlanner>(trace_, net, placement_, options_, target_hardware(platform_));
   planner_->plan_all();
-  shortcuts_ = std::make_unique<CollectiveShortcuts>(trace_, net, placement_, options_);
+  shortcuts_ = std::make_unique<CollectiveShortcuts>(trace_, net, placement_, options_, planner_.get());
 }
 
 void Simulation::prepare_result() {

@@ -249,7 +249,7 @@ std::string shortcut_refusal(const trace::Trace& t, const topology::Platform& pl
                              const engine::ReplayOptions& options) {
   const std::vector<int> placement = engine::place_ranks(t, platform.network, options.placement, options.oversubscribe);
   engine::CollectivePlanner planner(t, platform.network, placement, options);
-  engine::CollectiveShortcuts shortcuts(t, platform.network, placement, options);
+  engine::CollectiveShortcuts shortcuts(t, platform.network, placement, options, &planner);
   for (std::size_t i = 0; i < t.programs[0].ops.size(); ++i) {
     const trace::Op& op = t.programs[0].ops[i];
     if (trace::is_collective(op.kind)) return shortcuts.refusal(planner.plan(op, 0, i), op.group);
@@ -410,6 +410,64 @@ TEST_CASE("the critical-path shortcut does not apply where messages share links,
     // Each group alone would take about half as long: the NICs are shared.
     trace::Trace alone = test::make_trace(8, groups, {ops[0], "", ops[2], "", ops[4], "", ops[6], ""});
     CHECK(exact.makespan_s / engine::replay(alone, platform, options).makespan_s > 1.8);
+  }
+  SECTION("groups on separate NICs of shared nodes, and across a fabric nobody can fill") {
+    // 2 nodes of 2 accelerators with 2 NICs (local accelerator k uses NIC k): "even" and "odd"
+    // reduce at the same time, each on NICs of its own. Then 4 nodes of 1 under two leaves of a
+    // non-blocking fat-tree, groups {0, 2} and {1, 3}: their messages cross the root, where
+    // every sender of the job at once fits (each rank has one message in flight).
+    struct Case {
+      topology::Platform platform;
+      std::string groups;
+      std::vector<std::string> names;
+    };
+    std::vector<Case> cases;
+    cases.push_back({test::platform(2, 2, 2, test::fat_tree(4, 1)),
+                     R"({"name": "even", "kind": "data", "ranks": [0, 2]}, {"name": "odd", "kind": "data", "ranks": [1, 3]})",
+                     {"even", "odd", "even", "odd"}});
+    cases.push_back({test::platform(4, 1, 1, test::fat_tree(2, 2)),
+                     R"({"name": "a", "kind": "data", "ranks": [0, 2]}, {"name": "b", "kind": "data", "ranks": [1, 3]})",
+                     {"a", "b", "a", "b"}});
+    for (Case& c : cases) {
+      std::vector<std::string> ops;
+      for (int r = 0; r < 4; ++r) {
+        ops.push_back(fmt::format(R"({{"kind": "compute", "name": "c", "duration_ms": {}}},
+                                     {{"kind": "all_reduce", "group": "{}", "bytes": {}, "dtype": "fp32"}})",
+                                  0.1 * r, c.names[static_cast<std::size_t>(r)], n));
+      }
+      trace::Trace t = test::make_trace(4, c.groups, ops);
+      engine::ReplayOptions options;
+      options.fast = true;
+      options.all_reduce_algorithm = "ring";
+      options.placement = "rank-order";
+      // The refusal without the job-wide bound (no planner): others may use the links.
+      {
+        const std::vector<int> placement = engine::place_ranks(t, c.platform.network, options.placement, false);
+        engine::CollectivePlanner planner(t, c.platform.network, placement, options);
+        engine::CollectiveShortcuts alone(t, c.platform.network, placement, options);
+        engine::CollectiveShortcuts bounded(t, c.platform.network, placement, options, &planner);
+        const engine::CollectivePlan& plan = planner.plan(t.programs[0].ops[1], 0, 1);
+        CHECK(bounded.refusal(plan, 0).empty());
+        if (c.names[0] == "a") CHECK(alone.refusal(plan, 0) == "its messages cross fabric links that other ranks' messages may use");
+        else CHECK(alone.refusal(plan, 0).empty());  // the NICs serve only the group's ranks
+      }
+      engine::Result r = engine::replay(t, c.platform, options);
+      options.fast = false;
+      CHECK(largest_difference(r, engine::replay(t, c.platform, options)) <= 1e-6);
+    }
+    // The same 4 nodes under a root oversubscribed 4:1: the job's senders can fill an uplink.
+    topology::Platform thin = test::platform(4, 1, 1, test::fat_tree(2, 2, "4"));
+    std::vector<std::string> ops;
+    for (int r = 0; r < 4; ++r) {
+      ops.push_back(fmt::format(R"({{"kind": "all_reduce", "group": "{}", "bytes": {}, "dtype": "fp32"}})",
+                                r % 2 == 0 ? "a" : "b", n));
+    }
+    trace::Trace t = test::make_trace(4, cases[1].groups, ops);
+    engine::ReplayOptions options;
+    options.fast = true;
+    options.all_reduce_algorithm = "ring";
+    options.placement = "rank-order";
+    CHECK(shortcut_refusal(t, thin, options) == "its messages cross fabric links that other ranks' messages may use");
   }
   SECTION("a collective that ends at an infinite time is reported as the full replay reports it") {
     trace::Trace t = one_collective(2, "all_reduce", 4096);
