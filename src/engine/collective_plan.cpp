@@ -338,22 +338,48 @@ void CollectiveShortcuts::bound_world_load() {
       for (int peer : plan.schedule->send_peers(group.index_of(r))) pairs.emplace(r, group.ranks[static_cast<std::size_t>(peer)]);
     }
   }
-  std::vector<std::tuple<std::uint32_t, int, double>> crossings;  // (direction, sender, lone rate)
+  // Three bounds per direction, the least applies: the senders that can cross it, each at its
+  // largest rate there (one send in flight each); the receivers likewise (one receive in
+  // flight each); and on the links of an accelerator or a NIC, whose every message has an end
+  // on the accelerators it serves, those ends, each with one send and one receive at most.
+  std::vector<std::tuple<std::uint32_t, int, double>> by_sender;    // (direction, sender, lone rate)
+  std::vector<std::tuple<std::uint32_t, int, double>> by_receiver;  // (direction, receiver, lone rate)
+  std::vector<std::tuple<std::uint32_t, int, double>> by_end;       // (direction, 2 * end rank + receiving, lone rate)
   for (const auto& [src, dst] : pairs) {
-    const Path p = path(placement_[static_cast<std::size_t>(src)], placement_[static_cast<std::size_t>(dst)]);
-    for (std::uint32_t direction : p.directions) crossings.emplace_back(direction, src, p.rate_Bps);
-  }
-  std::sort(crossings.begin(), crossings.end());
-  for (std::size_t k = 0; k < crossings.size();) {
-    const auto [direction, sender, rate] = crossings[k];
-    double largest = rate;
-    std::size_t next = k + 1;
-    while (next < crossings.size() && std::get<0>(crossings[next]) == direction && std::get<1>(crossings[next]) == sender) {
-      largest = std::max(largest, std::get<2>(crossings[next]));
-      ++next;
+    const int a = placement_[static_cast<std::size_t>(src)];
+    const int b = placement_[static_cast<std::size_t>(dst)];
+    const Path p = path(a, b);
+    for (std::uint32_t direction : p.directions) {
+      by_sender.emplace_back(direction, src, p.rate_Bps);
+      by_receiver.emplace_back(direction, dst, p.rate_Bps);
+      const std::uint32_t link = direction / 2;
+      if (link == network_.intra_link(a) || link == nic_link_of(network_, a)) by_end.emplace_back(direction, 2 * src, p.rate_Bps);
+      else if (link == network_.intra_link(b) || link == nic_link_of(network_, b)) by_end.emplace_back(direction, 2 * dst + 1, p.rate_Bps);
     }
-    world_load_[direction] += largest;
-    k = next;
+  }
+  // Sums over the distinct second members of each direction's largest rates.
+  const auto sum_of_largest = [](std::vector<std::tuple<std::uint32_t, int, double>>& rows) {
+    std::unordered_map<std::uint32_t, double> sums;
+    std::sort(rows.begin(), rows.end());
+    for (std::size_t k = 0; k < rows.size();) {
+      const auto [direction, who, rate] = rows[k];
+      double largest = rate;
+      std::size_t next = k + 1;
+      while (next < rows.size() && std::get<0>(rows[next]) == direction && std::get<1>(rows[next]) == who) {
+        largest = std::max(largest, std::get<2>(rows[next]));
+        ++next;
+      }
+      sums[direction] += largest;
+      k = next;
+    }
+    return sums;
+  };
+  world_load_ = sum_of_largest(by_sender);
+  for (const auto& bound : {sum_of_largest(by_receiver), sum_of_largest(by_end)}) {
+    for (auto& [direction, load] : world_load_) {
+      const auto it = bound.find(direction);
+      if (it != bound.end()) load = std::min(load, it->second);
+    }
   }
 }
 

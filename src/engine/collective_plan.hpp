@@ -126,7 +126,6 @@ class CollectiveShortcuts {
   /// Each group rank's end time when group rank r starts at starts_s[r]; refusal() must be "".
   std::vector<double> ends_s(const CollectivePlan& plan, int group, std::span<const double> starts_s);
 
- private:
   /// A lone message between two accelerators: the sum of its links' latencies and the
   /// smallest per-flow bandwidth, as the engine's platform has them (factors applied).
   struct Path {
@@ -134,6 +133,8 @@ class CollectiveShortcuts {
     double rate_Bps = 0;
     std::vector<std::uint32_t> directions;  ///< 2 * link + direction (0 for both directions of a shared link)
   };
+
+ private:
   struct Entry {
     std::string refusal;
     std::map<std::pair<int, int>, Path> paths;  ///< by (group-local sender, receiver)
@@ -147,10 +148,14 @@ class CollectiveShortcuts {
   std::string decide(const CollectivePlan& plan, int group, Entry& entry);
   Path path(int src_accelerator, int dst_accelerator) const;
   /// The most that all the job's messages in flight at one time can need of link direction
-  /// `direction`: a rank has at most one send in flight (its operators run one after another,
-  /// a collective step sends one message), so the sum over the ranks that can ever send
-  /// across it (a send's peer, a peer of a collective's schedule) of the largest lone rate of
-  /// their paths across it. Computed for every direction on first use (needs the planner).
+  /// `direction`: a rank has at most one send and one receive in flight (its operators run one
+  /// after another, a collective step sends and receives one message), so the sum over the
+  /// ranks that can ever send across it (a send's peer, a peer of a collective's schedule) of
+  /// the largest lone rate of their paths across it, or the same over the ranks that can
+  /// receive across it, whichever is less; on an accelerator's or a NIC's link, whose
+  /// messages all have an end on the accelerators it serves, at most the sum over those ends
+  /// of their largest sending and receiving rates across it. Computed for every direction on
+  /// first use (needs the planner).
   double world_load_Bps(std::uint32_t direction);
   void bound_world_load();
 
