@@ -250,13 +250,8 @@ std::uint64_t pair_key(int from, int to) {
   return static_cast<std::uint64_t>(static_cast<std::uint32_t>(from)) << 32 | static_cast<std::uint32_t>(to);
 }
 
-}  // namespace
-
-namespace {
-
 /// The NIC link that accelerator `a`'s messages to other nodes take (Network::route: local
-/// accelerator k uses NIC k mod nics).
-/// No link (the largest index) on a platform without NICs.
+/// accelerator k uses NIC k mod nics); no link (the largest index) on a platform without NICs.
 std::uint32_t nic_link_of(const topology::Network& network, int a) {
   if (network.nics_per_node() <= 0) return std::numeric_limits<std::uint32_t>::max();
   return network.nic_link(network.node_of(a), (a % network.accelerators_per_node()) % network.nics_per_node());
