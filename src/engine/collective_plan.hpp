@@ -103,7 +103,7 @@ class CollectivePlanner {
 ///    links whose accelerators hold only ranks of the group (a message has an end there, and
 ///    a rank moves data only in its own operators), fabric links when the group is the whole
 ///    world; any other link only when everything the whole job can have in flight across it
-///    at once fits in its capacity (world_load_Bps: each rank sends one message at a time);
+///    at once fits in its capacity (world_fits: each rank sends one message and receives one at a time);
 ///  - its ranks each have an accelerator of their own, and there is no calibrated network
 ///    model (whose per-message CPU overheads and size-dependent factors the full replay charges);
 /// and every rank's end depends on every rank's start (all_reduce, all_gather, reduce_scatter,
@@ -115,7 +115,7 @@ class CollectivePlanner {
 class CollectiveShortcuts {
  public:
   /// With `planner`, a link that ranks outside a group may use is no bar when everything the
-  /// whole job can send across it at once fits in its capacity (see world_load_Bps); without,
+  /// whole job can send across it at once fits in its capacity (see world_fits); without,
   /// such links refuse the shortcut.
   CollectiveShortcuts(const trace::Trace& trace, const topology::Network& network, const std::vector<int>& placement,
                       const ReplayOptions& options, CollectivePlanner* planner = nullptr);
@@ -147,8 +147,9 @@ class CollectiveShortcuts {
   static bool uniform_ring_links(const collective::Schedule& schedule, const Entry& e);
   std::string decide(const CollectivePlan& plan, int group, Entry& entry);
   Path path(int src_accelerator, int dst_accelerator) const;
-  /// The most that all the job's messages in flight at one time can need of link direction
-  /// `direction`: a rank has at most one send and one receive in flight (its operators run one
+  /// Whether all the job's messages that can be in flight at one time across link direction
+  /// `direction` fit in its capacity, with headroom for more than one message (fits() in
+  /// collective_plan.cpp); false without the planner. Their load: a rank has at most one send and one receive in flight (its operators run one
   /// after another, a collective step sends and receives one message), so the sum over the
   /// ranks that can ever send across it (a send's peer, a peer of a collective's schedule) of
   /// the largest lone rate of their paths across it, or the same over the ranks that can
@@ -156,7 +157,7 @@ class CollectiveShortcuts {
   /// messages all have an end on the accelerators it serves, at most the sum over those ends
   /// of their largest sending and receiving rates across it. Computed for every direction on
   /// first use (needs the planner).
-  double world_load_Bps(std::uint32_t direction);
+  bool world_fits(std::uint32_t direction);
   void bound_world_load();
 
   const trace::Trace& trace_;
@@ -170,7 +171,8 @@ class CollectiveShortcuts {
   std::map<std::pair<const collective::Schedule*, int>, Entry> entries_;
   CollectivePlanner* planner_ = nullptr;
   bool world_bounded_ = false;
-  std::unordered_map<std::uint32_t, double> world_load_;  ///< by link direction (world_load_Bps)
+  /// By link direction: the least bound's load and how many messages it counts (world_fits).
+  std::unordered_map<std::uint32_t, std::pair<double, std::size_t>> world_load_;
 };
 
 /// The hardware of `platform` that compressor models transfer to (its accelerator; the
