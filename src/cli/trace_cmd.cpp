@@ -222,7 +222,7 @@ engine::Result measured_result(const trace::Trace& t, std::vector<std::string>& 
       if (op.kind == trace::OpKind::kCompute && op.duration_s >= 0) now += op.duration_s;
       else if (op.kind == trace::OpKind::kCompute) ++untimed;
       rec.end_s = now;
-      r.ops[static_cast<std::size_t>(rank)].push_back(rec);
+      r.ops.writable(static_cast<std::size_t>(rank)).push_back(rec);
     }
     r.makespan_s = std::max(r.makespan_s, now);
   }

@@ -29,6 +29,9 @@ class CriticalPathExecutor final : public StepExecutor {
         send_channel_(clock_.size(), nullptr), recv_channel_(clock_.size(), nullptr) {}
 
   const std::vector<double>& clocks() const { return clock_; }
+  /// Each rank's waits, recorded from construction with `record_waits`.
+  std::vector<std::vector<WaitInterval>>& waits() { return waits_; }
+  void record_waits() { waits_.assign(clock_.size(), {}); }
 
   double makespan_s() const { return clock_.empty() ? 0.0 : *std::max_element(clock_.begin(), clock_.end()); }
 
@@ -51,18 +54,31 @@ class CriticalPathExecutor final : public StepExecutor {
 
   bool finish_exchange(int rank, const Step& step) override {
     const auto ur = static_cast<std::size_t>(rank);
-    double end = clock_[ur];
+    const double posted = clock_[ur];
+    double end = posted;
+    // The step's transfers, [start, finish] each: a transfer starts once both sides posted it.
+    std::pair<double, double> transfers[2];
+    int count = 0;
     if (step.send_peer >= 0) {
       const auto& recvs = send_channel_[ur]->recvs;
       if (recvs.size() <= send_index_[ur]) return false;
-      end = std::max(end, std::max(clock_[ur], recvs[send_index_[ur]]) +
-                              transfer_s(rank, step.send_peer, step.send, step.compressed));
+      const double start = std::max(posted, recvs[send_index_[ur]]);
+      transfers[count++] = {start, start + transfer_s(rank, step.send_peer, step.send, step.compressed)};
     }
     if (step.recv_peer >= 0) {
       const auto& sends = recv_channel_[ur]->sends;
       if (sends.size() <= recv_index_[ur]) return false;
-      end = std::max(end, std::max(clock_[ur], sends[recv_index_[ur]]) +
-                              transfer_s(step.recv_peer, rank, step.recv, step.compressed));
+      const double start = std::max(posted, sends[recv_index_[ur]]);
+      transfers[count++] = {start, start + transfer_s(step.recv_peer, rank, step.recv, step.compressed)};
+    }
+    for (int k = 0; k < count; ++k) end = std::max(end, transfers[k].second);
+    if (!waits_.empty()) {
+      if (count == 2 && transfers[1] < transfers[0]) std::swap(transfers[0], transfers[1]);
+      double cursor = posted;
+      for (int k = 0; k < count; ++k) {
+        if (transfers[k].first > cursor) waits_[ur].push_back({cursor, transfers[k].first});
+        cursor = std::max(cursor, transfers[k].second);
+      }
     }
     clock_[ur] = end;
     return true;
@@ -101,6 +117,7 @@ class CriticalPathExecutor final : public StepExecutor {
   std::vector<Channel*> send_channel_;    ///< per rank: the channel of its current send
   std::vector<Channel*> recv_channel_;    ///< per rank: the channel of its current receive
   std::unordered_map<std::uint64_t, Channel> channels_;  ///< by (from << 32 | to); nodes stay put
+  std::vector<std::vector<WaitInterval>> waits_;  ///< per rank, when recorded (record_waits)
 
   Channel& channel(int from, int to) {
     return channels_[static_cast<std::uint64_t>(static_cast<std::uint32_t>(from)) << 32 | static_cast<std::uint32_t>(to)];
@@ -133,6 +150,18 @@ std::vector<double> critical_path_ends_s(const Schedule& schedule, const CostPar
   CriticalPathExecutor executor(schedule, params, message, starts_s);
   run_all_ranks(schedule, executor);
   return executor.clocks();
+}
+
+CriticalPathTimes critical_path_times(const Schedule& schedule, const CostParams& params, const MessageCost& message,
+                                      std::span<const double> starts_s) {
+  if (starts_s.size() != static_cast<std::size_t>(schedule.size())) {
+    throw std::logic_error(fmt::format("critical_path_times: {} starts for a schedule of {} ranks", starts_s.size(),
+                                       schedule.size()));
+  }
+  CriticalPathExecutor executor(schedule, params, message, starts_s);
+  executor.record_waits();
+  run_all_ranks(schedule, executor);
+  return {executor.clocks(), std::move(executor.waits())};
 }
 
 std::vector<double> uniform_ring_ends_s(const Schedule& schedule, const CostParams& params, const MessageCost& message,

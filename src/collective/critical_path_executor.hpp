@@ -46,11 +46,30 @@ double critical_path_by_message_s(const Schedule& schedule, const CostParams& pa
 std::vector<double> critical_path_ends_s(const Schedule& schedule, const CostParams& params, const MessageCost& message,
                                          std::span<const double> starts_s);
 
+/// An interval of a rank's time inside a collective with none of its step's transfers in
+/// progress: it has posted them and a peer has not (report/README.md, "Wait").
+struct WaitInterval {
+  double from_s = 0;
+  double to_s = 0;
+};
+
+/// What critical_path_ends_s() gives, and each rank's waits, in time order: per exchange step
+/// posted at t0 and ended at t1, the parts of [t0, t1] covered by neither of its transfers, as
+/// the engine records them for a collective run message by message. Intervals of no length
+/// are left out.
+struct CriticalPathTimes {
+  std::vector<double> ends_s;
+  std::vector<std::vector<WaitInterval>> waits;  ///< per group rank
+};
+CriticalPathTimes critical_path_times(const Schedule& schedule, const CostParams& params, const MessageCost& message,
+                                      std::span<const double> starts_s);
+
 /// critical_path_ends_s() for a schedule whose uniform_ring() is true, all of whose ranks
 /// start at `start_s`, on links where every rank's message to its right neighbour costs what
 /// rank 0's does (message(0, 1, n) for every n; the caller knows its links): the ranks move in
 /// lockstep, so rank 0's walk, with itself standing in for its neighbours, is every rank's.
-/// O(steps of one rank) instead of O(steps of all ranks); the same numbers, bit for bit.
+/// O(steps of one rank) instead of O(steps of all ranks); the same numbers, bit for bit. No rank
+/// waits: both sides of every transfer post it at the same instant.
 /// Throws std::logic_error for a schedule that is not a uniform ring.
 std::vector<double> uniform_ring_ends_s(const Schedule& schedule, const CostParams& params, const MessageCost& message,
                                         double start_s);

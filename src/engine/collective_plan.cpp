@@ -516,30 +516,39 @@ bool CollectiveShortcuts::uniform_ring_links(const collective::Schedule& schedul
   return true;
 }
 
-std::vector<double> CollectiveShortcuts::ends_s(const CollectivePlan& plan, int group, std::span<const double> starts_s) {
+collective::CriticalPathTimes CollectiveShortcuts::times(const CollectivePlan& plan, int group,
+                                                         std::span<const double> starts_s) {
   Entry& e = entry(plan, group);
-  if (!e.refusal.empty()) throw std::logic_error("CollectiveShortcuts::ends_s: the shortcut does not apply: " + e.refusal);
+  if (!e.refusal.empty()) throw std::logic_error("CollectiveShortcuts::times: the shortcut does not apply: " + e.refusal);
   const collective::CostParams params = collective::cost_params(0, 0, 1.0 / network_.accelerator().reduce_Bps, plan.cost);
   const collective::MessageCost message = [&e](int from, int to, std::uint64_t wire_bytes) {
     const Path& p = *e.by_pair.at(pair_key(from, to));
     return p.latency_s + static_cast<double>(wire_bytes) / p.rate_Bps;
   };
   const bool same_start = std::all_of(starts_s.begin(), starts_s.end(), [&](double s) { return s == starts_s.front(); });
-  if (!same_start) return collective::critical_path_ends_s(*plan.schedule, params, message, starts_s);
+  if (!same_start) return collective::critical_path_times(*plan.schedule, params, message, starts_s);
   // The usual case (a collective that all its ranks reach together) is computed once; for a
   // ring whose every rank sends to its neighbour over a path of the same latency and rate,
-  // from one rank's walk (the ranks move in lockstep: uniform_ring_ends_s).
-  if (e.ends_from_zero.empty()) {
+  // from one rank's walk (the ranks move in lockstep and none waits: uniform_ring_ends_s).
+  if (e.from_zero.ends_s.empty()) {
     if (uniform_ring_links(*plan.schedule, e)) {
-      e.ends_from_zero = collective::uniform_ring_ends_s(*plan.schedule, params, message, 0.0);
+      e.from_zero.ends_s = collective::uniform_ring_ends_s(*plan.schedule, params, message, 0.0);
+      e.from_zero.waits.assign(e.from_zero.ends_s.size(), {});
     } else {
       const std::vector<double> zeros(starts_s.size(), 0.0);
-      e.ends_from_zero = collective::critical_path_ends_s(*plan.schedule, params, message, zeros);
+      e.from_zero = collective::critical_path_times(*plan.schedule, params, message, zeros);
     }
   }
-  std::vector<double> ends(e.ends_from_zero);
-  for (double& end : ends) end += starts_s.empty() ? 0.0 : starts_s.front();
-  return ends;
+  collective::CriticalPathTimes times = e.from_zero;
+  const double start_s = starts_s.empty() ? 0.0 : starts_s.front();
+  for (double& end : times.ends_s) end += start_s;
+  for (auto& waits : times.waits) {
+    for (collective::WaitInterval& w : waits) {
+      w.from_s += start_s;
+      w.to_s += start_s;
+    }
+  }
+  return times;
 }
 
 }  // namespace ccsim::engine

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "collective/algorithm_choice.hpp"
+#include "collective/critical_path_executor.hpp"
 #include "collective/registry.hpp"
 #include "engine/replay.hpp"
 #include "topology/platform.hpp"
@@ -123,8 +124,9 @@ class CollectiveShortcuts {
   /// Why `plan` on group `group` must run message by message; "" when the shortcut applies.
   /// Decided once per (schedule, group).
   const std::string& refusal(const CollectivePlan& plan, int group);
-  /// Each group rank's end time when group rank r starts at starts_s[r]; refusal() must be "".
-  std::vector<double> ends_s(const CollectivePlan& plan, int group, std::span<const double> starts_s);
+  /// Each group rank's end time and waits when group rank r starts at starts_s[r]; refusal()
+  /// must be "".
+  collective::CriticalPathTimes times(const CollectivePlan& plan, int group, std::span<const double> starts_s);
 
   /// A lone message between two accelerators: the sum of its links' latencies and the
   /// smallest per-flow bandwidth, as the engine's platform has them (factors applied).
@@ -139,7 +141,7 @@ class CollectiveShortcuts {
     std::string refusal;
     std::map<std::pair<int, int>, Path> paths;  ///< by (group-local sender, receiver)
     std::unordered_map<std::uint64_t, const Path*> by_pair;  ///< the same by (sender << 32 | receiver), for lookups
-    std::vector<double> ends_from_zero;          ///< ends when all start at 0, computed on first use
+    collective::CriticalPathTimes from_zero;     ///< ends and waits when all start at 0, computed on first use
   };
   Entry& entry(const CollectivePlan& plan, int group);
   /// Whether `schedule` is a uniform ring whose every message to the right neighbour takes a

@@ -98,7 +98,7 @@ void Simulation::run_collective(int rank, const Op& op, std::size_t index) {
   Membership& member = memberships_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(membership_slot(rank, op.group))];
   st.sequence = ++member.entered;
   const CollectivePlan& plan = planner_->plan(op, rank, index);  // planned in check_fit(): cannot throw here
-  OpRecord& record = result_.ops[static_cast<std::size_t>(rank)][index];
+  OpRecord& record = this->record(rank, index);
   record.algorithm = algorithm_name(plan.algorithm);
   record.error_worst_eb = plan.error_worst_eb;
   record.error_expected_eb = plan.error_expected_eb;
@@ -136,8 +136,12 @@ void Simulation::run_shortcut(int rank, const Op& op, const CollectivePlan& plan
   // arrive is there before anyone's end, and nothing the others would do meanwhile touches a
   // link or an accelerator that another operator uses.
   meeting.barrier->wait();
-  if (meeting.ends_s.empty()) meeting.ends_s = shortcuts_->ends_s(plan, op.group, meeting.starts_s);
-  const double end_s = meeting.ends_s[static_cast<std::size_t>(group_rank)];
+  if (meeting.times.ends_s.empty()) meeting.times = shortcuts_->times(plan, op.group, meeting.starts_s);
+  const double end_s = meeting.times.ends_s[static_cast<std::size_t>(group_rank)];
+  // The waits the full replay would record, the first one (for the last rank to arrive) ending now.
+  for (const collective::WaitInterval& w : meeting.times.waits[static_cast<std::size_t>(group_rank)]) {
+    waited(rank, w.from_s, w.to_s);
+  }
   if (--meeting.left == 0) meetings_.erase(it);
   // Reported once the simulation is over, as busy() does: the full replay would have run into
   // an amount of work too large for SimGrid (busy periods are part of the rank's time).

@@ -68,6 +68,23 @@ class Reader {
 
 }  // namespace
 
+RankRecords::RankRecords(std::initializer_list<List> lists) {
+  lists_.reserve(lists.size());
+  for (const List& list : lists) lists_.push_back(std::make_shared<List>(list));
+}
+
+void RankRecords::resize(std::size_t ranks) {
+  const std::size_t before = lists_.size();
+  lists_.resize(ranks);
+  for (std::size_t r = before; r < ranks; ++r) lists_[r] = std::make_shared<List>();
+}
+
+RankRecords::List& RankRecords::own(std::size_t rank) {
+  std::shared_ptr<List>& list = lists_[rank];
+  if (list.use_count() > 1) list = std::make_shared<List>(*list);
+  return *list;
+}
+
 double Result::rank_end_s(int rank) const {
   const auto& records = ops[static_cast<std::size_t>(rank)];
   return records.empty() ? 0.0 : records.back().end_s;
@@ -97,13 +114,17 @@ std::string serialize(const Result& result) {
   // synthesised trace, which --fast runs as one) is written as a reference to it: the child
   // hands over a job's records in an eighth of the bytes.
   std::uint64_t bytes = 0;
-  for (const auto& records : result.ops) bytes += records.size() * sizeof(OpRecord);
+  for (std::size_t r = 0; r < result.ops.size(); ++r) {
+    if (r == 0 || !result.ops.shared(r, r - 1)) bytes += result.ops[r].size() * sizeof(OpRecord);
+  }
   w.reserve(bytes / 4 + 4096);
   w.pod<std::uint64_t>(result.ops.size());
   for (std::size_t r = 0; r < result.ops.size(); ++r) {
     const auto& records = result.ops[r];
-    const bool same = r > 0 && !records.empty() && result.ops[r - 1].size() == records.size() &&
-                      std::memcmp(result.ops[r - 1].data(), records.data(), records.size() * sizeof(OpRecord)) == 0;
+    const bool same = r > 0 && !records.empty() &&
+                      (result.ops.shared(r, r - 1) ||
+                       (result.ops[r - 1].size() == records.size() &&
+                        std::memcmp(result.ops[r - 1].data(), records.data(), records.size() * sizeof(OpRecord)) == 0));
     w.pod<std::uint8_t>(same ? 1 : 0);
     if (!same) w.vec(records);
   }
@@ -139,7 +160,8 @@ Result deserialize(std::string_view bytes) {
   for (std::size_t k = 0; k < result.ops.size(); ++k) {
     const auto same = r.pod<std::uint8_t>();
     if (same > 1 || (same == 1 && k == 0)) throw std::runtime_error("malformed simulation result");
-    result.ops[k] = same == 1 ? result.ops[k - 1] : r.vec<OpRecord>();
+    if (same == 1) result.ops.share(k, k - 1);
+    else result.ops.own(k) = r.vec<OpRecord>();
   }
   result.waits.resize(r.pod<std::uint64_t>());
   for (auto& spans : result.waits) spans = r.vec<WaitSpan>();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <initializer_list>
 #include <limits>
 #include <map>
@@ -108,19 +109,9 @@ void Simulation::prepare_result() {
     kind_name[static_cast<std::size_t>(k)] = static_cast<std::uint32_t>(result_.names.size());
     result_.names.emplace_back(trace::op_kind_name(static_cast<OpKind>(k)));
   }
+  kind_name_ = std::move(kind_name);
   result_.ops.resize(static_cast<std::size_t>(trace_.world_size));
   if (options_.wait_spans) result_.waits.resize(static_cast<std::size_t>(trace_.world_size));
-  for (int r = 0; r < trace_.world_size; ++r) {
-    const auto& ops = trace_.program_ops(r);
-    auto& records = result_.ops[static_cast<std::size_t>(r)];
-    records.resize(ops.size());
-    for (std::size_t i = 0; i < ops.size(); ++i) {
-      records[i].name = ops[i].name;
-      records[i].label = ops[i].label;
-      records[i].kind = kind_name[static_cast<std::size_t>(ops[i].kind)];
-      records[i].bytes = ops[i].kind == OpKind::kCompute ? 0 : ops[i].bytes;
-    }
-  }
   memberships_.resize(static_cast<std::size_t>(trace_.world_size));
   for (std::size_t g = 0; g < trace_.groups.size(); ++g) {
     const auto& ranks = trace_.groups[g].ranks;
@@ -128,6 +119,38 @@ void Simulation::prepare_result() {
       memberships_[static_cast<std::size_t>(ranks[i])].push_back({static_cast<int>(g), static_cast<int>(i), 0});
     }
   }
+}
+
+void Simulation::allocate_records() {
+  // The followers of a fusion read their leader's records until their own differ (Fusion).
+  for (int r = 0; r < trace_.world_size; ++r) {
+    const auto rr = static_cast<std::size_t>(r);
+    if (!fusion_of_.empty() && fusion_of_[rr] >= 0 && fusion_slot_[rr] > 0) {
+      result_.ops.share(rr, static_cast<std::size_t>(fusions_[static_cast<std::size_t>(fusion_of_[rr])].members.front()));
+      continue;
+    }
+    const auto& ops = trace_.program_ops(r);
+    auto& records = result_.ops.writable(rr);
+    records.resize(ops.size());
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      records[i].name = ops[i].name;
+      records[i].label = ops[i].label;
+      records[i].kind = kind_name_[static_cast<std::size_t>(ops[i].kind)];
+      records[i].bytes = ops[i].kind == OpKind::kCompute ? 0 : ops[i].bytes;
+    }
+  }
+}
+
+OpRecord& Simulation::record(int rank, std::size_t i) {
+  const auto r = static_cast<std::size_t>(rank);
+  if (!fusion_of_.empty() && fusion_of_[r] >= 0 && fusion_slot_[r] > 0) {
+    Fusion& fusion = fusions_[static_cast<std::size_t>(fusion_of_[r])];
+    // A follower that reads its leader's records runs only forks, into a record of its own.
+    if (result_.ops.shared(r, static_cast<std::size_t>(fusion.members.front()))) {
+      return fusion.fork_records[static_cast<std::size_t>(fusion_slot_[r])];
+    }
+  }
+  return result_.ops.writable(r)[i];
 }
 
 int Simulation::membership_slot(int rank, int group) const {
@@ -157,7 +180,7 @@ sg4::Host* Simulation::shared_cores(int rank, const Op& op) const {
 
 std::size_t Simulation::run_compute(int rank, std::size_t first) {
   const auto& ops = trace_.program_ops(rank);
-  auto& records = result_.ops[static_cast<std::size_t>(rank)];
+  auto& records = result_.ops.writable(static_cast<std::size_t>(rank));  // the leader's or a rank's own
   const double start_s = sg4::Engine::get_clock();
   // --fast: a rank alone on its accelerator computes undisturbed: its consecutive compute
   // operators are one busy period, each operator's times follow by addition, and SimGrid
@@ -227,7 +250,7 @@ std::uint32_t Simulation::algorithm_name(const std::string& name) {
 void Simulation::waited(int rank, double from_s, double to_s) {
   if (!(to_s > from_s)) return;
   const std::size_t op = states_[static_cast<std::size_t>(rank)].op;
-  result_.ops[static_cast<std::size_t>(rank)][op].wait_s += to_s - from_s;
+  record(rank, op).wait_s += to_s - from_s;
   if (options_.wait_spans) {
     result_.waits[static_cast<std::size_t>(rank)].push_back({static_cast<std::uint32_t>(op), from_s, to_s});
   }
@@ -334,14 +357,13 @@ void Simulation::install_factors() {
 
 void Simulation::run_op(int rank, std::size_t i) {
   const Op op = trace_.op(rank, i);  // its group or peer as this rank's
-  auto& record = result_.ops[static_cast<std::size_t>(rank)][i];
-  record.start_s = sg4::Engine::get_clock();
+  record(rank, i).start_s = sg4::Engine::get_clock();
   switch (op.kind) {
     case OpKind::kSend: run_send(rank, op); break;
     case OpKind::kRecv: run_recv(rank, op); break;
     default: run_collective(rank, op, i); break;
   }
-  record.end_s = sg4::Engine::get_clock();
+  record(rank, i).end_s = sg4::Engine::get_clock();
 }
 
 void Simulation::run_individually(int rank, std::size_t first) {
@@ -444,13 +466,15 @@ void Simulation::plan_fusions() {
 std::size_t Simulation::run_fused(Fusion& fusion) {
   const int lead = fusion.members.front();
   const auto& ops = trace_.program_ops(lead);
-  auto& lead_records = result_.ops[static_cast<std::size_t>(lead)];
+  const auto& lead_records = result_.ops[static_cast<std::size_t>(lead)];
   for (std::size_t i = 0; i < ops.size();) {
     for (int m : fusion.members) states_[static_cast<std::size_t>(m)].op = i;
     if (ops[i].kind == OpKind::kCompute) {
       const std::size_t next = run_compute(lead, i);
       for (std::size_t k = 1; k < fusion.members.size(); ++k) {
-        auto& records = result_.ops[static_cast<std::size_t>(fusion.members[k])];
+        const auto mk = static_cast<std::size_t>(fusion.members[k]);
+        if (result_.ops.shared(mk, static_cast<std::size_t>(lead))) continue;
+        auto& records = result_.ops.writable(mk);
         for (std::size_t j = i; j < next; ++j) {
           records[j].start_s = lead_records[j].start_s;
           records[j].end_s = lead_records[j].end_s;
@@ -468,9 +492,10 @@ std::size_t Simulation::run_fused(Fusion& fusion) {
     fusion.fork_op = i;
     auto fork = std::make_shared<Fusion::Fork>();
     fusion.fork = fork;
+    fusion.fork_records.assign(fusion.members.size(), lead_records[i]);
     for (std::size_t k = 1; k < fusion.members.size(); ++k) fusion.go[k]->release();
     run_op(lead, i);
-    if (!join(fusion, fork)) return i + 1;
+    if (!join(fusion, lead, fork)) return i + 1;
     ++i;
   }
   fusion.done = true;
@@ -490,11 +515,11 @@ std::size_t Simulation::follow(Fusion& fusion, int slot) {
     const std::size_t i = fusion.fork_op;
     const std::shared_ptr<Fusion::Fork> fork = fusion.fork;
     run_op(rank, i);
-    if (!join(fusion, fork)) return i + 1;
+    if (!join(fusion, rank, fork)) return i + 1;
   }
 }
 
-bool Simulation::join(Fusion& fusion, const std::shared_ptr<Fusion::Fork>& fork) {
+bool Simulation::join(Fusion& fusion, int rank, const std::shared_ptr<Fusion::Fork>& fork) {
   const double now = sg4::Engine::get_clock();
   if (fork->finished == 0) fork->first_end_s = now;
   else if (now != fork->first_end_s) fork->ends_equal = false;
@@ -509,7 +534,28 @@ bool Simulation::join(Fusion& fusion, const std::shared_ptr<Fusion::Fork>& fork)
     if (fork->together) ++fusion.forks;
     else fusion.parted = true;
   }
+  settle_fork_record(fusion, rank, fork->together);
   return fork->together;
+}
+
+void Simulation::settle_fork_record(Fusion& fusion, int rank, bool together) {
+  const auto r = static_cast<std::size_t>(rank);
+  const auto lead = static_cast<std::size_t>(fusion.members.front());
+  if (r == lead || !result_.ops.shared(r, lead)) return;
+  const std::size_t i = fusion.fork_op;
+  const OpRecord& mine = fusion.fork_records[static_cast<std::size_t>(fusion_slot_[r])];
+  // Ended with the others and recorded as the leader did: it goes on reading the leader's list.
+  if (together && std::memcmp(&mine, &result_.ops[lead][i], sizeof(OpRecord)) == 0) return;
+  // Otherwise a copy of its own: the leader's records up to the fork (which it ran in lockstep),
+  // its own of the fork, and the rest as not yet run (the leader may have gone on alone).
+  auto& records = result_.ops.own(r);
+  records[i] = mine;
+  for (std::size_t j = i + 1; j < records.size(); ++j) {
+    OpRecord& later = records[j];
+    later.algorithm = 0;
+    later.error_worst_eb = later.error_expected_eb = 0;
+    later.start_s = later.end_s = later.wait_s = 0;
+  }
 }
 
 bool Simulation::run_fused_collective(Fusion& fusion, const Op& op, std::size_t i) {
@@ -518,25 +564,32 @@ bool Simulation::run_fused_collective(Fusion& fusion, const Op& op, std::size_t 
   if (!shortcuts_->refusal(plan, op.group).empty()) return false;
   const double now = sg4::Engine::get_clock();
   const std::vector<double> starts(static_cast<std::size_t>(plan.request.size), now);
-  const std::vector<double> ends = shortcuts_->ends_s(plan, op.group, starts);
-  const double end_s = ends.front();
-  if (!std::all_of(ends.begin(), ends.end(), [&](double e) { return e == end_s; })) return false;
+  const collective::CriticalPathTimes times = shortcuts_->times(plan, op.group, starts);
+  const double end_s = times.ends_s.front();
+  // One record for all: equal ends, and no waits (a rank waiting inside a collective started
+  // together is one whose peers are further from it than its own: not identical).
+  if (!std::all_of(times.ends_s.begin(), times.ends_s.end(), [&](double e) { return e == end_s; })) return false;
+  if (!std::all_of(times.waits.begin(), times.waits.end(), [](const auto& w) { return w.empty(); })) return false;
   // A time that is not finite, or an end before the start, is left to the members' own runs,
   // which report it.
   if (!std::isfinite(end_s * speed_) || end_s < now) return false;
   const std::uint32_t algorithm = algorithm_name(plan.algorithm);
+  // The leader's record, and those of followers that hold their own (the others read the leader's).
+  std::vector<OpRecord*> records;
   for (int m : fusion.members) {
     const auto mm = static_cast<std::size_t>(m);
     ++memberships_[mm][static_cast<std::size_t>(membership_slot(m, op.group))].entered;
-    OpRecord& record = result_.ops[mm][i];
+    if (m != lead && result_.ops.shared(mm, static_cast<std::size_t>(lead))) continue;
+    OpRecord& record = result_.ops.writable(mm)[i];
     record.algorithm = algorithm;
     record.error_worst_eb = plan.error_worst_eb;
     record.error_expected_eb = plan.error_expected_eb;
     record.start_s = now;
+    records.push_back(&record);
   }
   sg4::this_actor::sleep_until(end_s);
   const double finished_s = sg4::Engine::get_clock();
-  for (int m : fusion.members) result_.ops[static_cast<std::size_t>(m)][i].end_s = finished_s;
+  for (OpRecord* record : records) record->end_s = finished_s;
   return true;
 }
 
@@ -661,6 +714,7 @@ Result Simulation::run() {
   speed_ = net.accelerator().flops;
   seconds_per_reduced_byte_ = 1.0 / net.accelerator().reduce_Bps;
   plan_fusions();
+  allocate_records();
 
   {
     Phase phase(fmt::format("simulating {} ranks", trace_.world_size), "reduce the trace's ranks or operators");

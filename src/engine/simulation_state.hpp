@@ -68,6 +68,13 @@ class Simulation {
  private:
   void check_fit();
   void prepare_result();
+  /// Every rank's records, named and sized from its program (after plan_fusions(): a
+  /// fusion's followers read their leader's list instead of holding one).
+  void allocate_records();
+  /// Where operator `i` of `rank` records its times: the rank's list, or, for a follower that
+  /// reads its leader's list, the record of the fork in progress (Fusion::fork_records).
+  OpRecord& record(int rank, std::size_t i);
+  std::vector<std::uint32_t> kind_name_;  ///< per OpKind: its name's index in result_.names
   void rank_main(int rank);
   /// Runs `rank`'s operators from `first` on, each as the rank's own.
   void run_individually(int rank, std::size_t first);
@@ -146,6 +153,8 @@ class Simulation {
       bool together = false;
     };
     std::shared_ptr<Fork> fork;
+    /// Per member: its record of the fork in progress while it reads the leader's records.
+    std::vector<OpRecord> fork_records;
     int forks = 0;  ///< forks that ended together
     bool parted = false;  ///< a fork ended apart: the members went on alone
   };
@@ -165,7 +174,10 @@ class Simulation {
   bool run_fused_collective(Fusion& fusion, const Op& op, std::size_t i);
   /// A member that finished the fork in progress: whether all members finished it at this
   /// instant (they go on fused).
-  bool join(Fusion& fusion, const std::shared_ptr<Fusion::Fork>& fork);
+  bool join(Fusion& fusion, int rank, const std::shared_ptr<Fusion::Fork>& fork);
+  /// After a fork: a follower that reads the leader's records takes a copy of its own unless
+  /// it ended with the others and its record of the fork is the leader's.
+  void settle_fork_record(Fusion& fusion, int rank, bool together);
   /// A note on the fusions, "" without any.
   std::string fusion_note() const;
 
@@ -196,7 +208,7 @@ class Simulation {
   struct Meeting {
     simgrid::s4u::BarrierPtr barrier;
     std::vector<double> starts_s;
-    std::vector<double> ends_s;
+    collective::CriticalPathTimes times;  ///< computed by the first rank to leave the barrier
     int left = 0;  ///< ranks that have not read their end yet
   };
   std::map<std::pair<int, int>, Meeting> meetings_;

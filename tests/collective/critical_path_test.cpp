@@ -173,3 +173,29 @@ TEST_CASE("a uniform ring's walk of one rank gives every rank's end, bit for bit
   // always: kCount is divisible by every p here, kCount + 1 = 80,641 by none but 1.
   CHECK(claimed == 9 * 6 + 6 + 8);
 }
+
+TEST_CASE("the critical path's waits are the parts of each exchange step covered by neither of its transfers",
+          "[collective][critical_path]") {
+  const CostParams params = cost_params(0, 0, 0);
+  const MessageCost second = [](int, int, std::uint64_t) { return 1.0; };
+  SECTION("a rank that arrives first waits for its peer, from its start") {
+    const RingAllReduce ring(2, 4, 4);
+    const double starts[] = {0.0, 0.5};
+    const CriticalPathTimes t = critical_path_times(ring, params, second, starts);
+    CHECK(t.ends_s == critical_path_ends_s(ring, params, second, starts));
+    REQUIRE(t.waits.size() == 2);
+    REQUIRE(t.waits[0].size() == 1);  // both transfers of the first step start at 0.5
+    CHECK(t.waits[0][0].from_s == 0.0);
+    CHECK(t.waits[0][0].to_s == 0.5);
+    CHECK(t.waits[1].empty());
+  }
+  SECTION("a gap between the step's send and its receive is a wait") {
+    // Rank 0 sends to rank 1 (there at 0: 0..1) and receives from rank 2 (there at 2: 2..3).
+    const RingAllReduce ring(3, 6, 4);
+    const double starts[] = {0.0, 0.0, 2.0};
+    const CriticalPathTimes t = critical_path_times(ring, params, second, starts);
+    REQUIRE(!t.waits[0].empty());
+    CHECK(t.waits[0][0].from_s == 1.0);
+    CHECK(t.waits[0][0].to_s == 2.0);
+  }
+}

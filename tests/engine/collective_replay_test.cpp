@@ -257,14 +257,16 @@ std::string shortcut_refusal(const trace::Trace& t, const topology::Platform& pl
   return "no collective";
 }
 
-/// The largest difference between the operator times of two results of one trace, relative to
-/// the makespan of `exact`.
+/// The largest difference between the operator times (start, end and wait) of two results of
+/// one trace, relative to the makespan of `exact`; their algorithms must be the same.
 double largest_difference(const engine::Result& r, const engine::Result& exact) {
   double worst = std::abs(r.makespan_s - exact.makespan_s);
   for (std::size_t rank = 0; rank < exact.ops.size(); ++rank) {
     for (std::size_t i = 0; i < exact.ops[rank].size(); ++i) {
+      CHECK(r.name(r.ops[rank][i].algorithm) == exact.name(exact.ops[rank][i].algorithm));
       worst = std::max({worst, std::abs(r.ops[rank][i].start_s - exact.ops[rank][i].start_s),
-                        std::abs(r.ops[rank][i].end_s - exact.ops[rank][i].end_s)});
+                        std::abs(r.ops[rank][i].end_s - exact.ops[rank][i].end_s),
+                        std::abs(r.ops[rank][i].wait_s - exact.ops[rank][i].wait_s)});
     }
   }
   return worst / exact.makespan_s;
@@ -594,8 +596,10 @@ TEST_CASE("a fast replay runs a group of identical ranks as one while they stay 
     const engine::Result exact = engine::replay(t, platform, options);
     CHECK(fusion_note(exact).empty());
     CHECK(largest_difference(r, exact) <= 1e-6);
-    // Every member has its own records, the leader's times.
-    for (int rank = 1; rank < 4; ++rank) CHECK(r.ops[static_cast<std::size_t>(rank)][3].end_s == r.ops[0][3].end_s);
+    // Every member reads the leader's records: one list, not copies.
+    for (std::size_t rank = 1; rank < 4; ++rank) CHECK(r.ops.shared(rank, 0));
+    for (std::size_t rank = 5; rank < 8; ++rank) CHECK(r.ops.shared(rank, 4));
+    CHECK_FALSE(r.ops.shared(4, 0));
   }
   SECTION("members whose transfers end apart go on rank by rank") {
     // Nodes of 5 accelerators and 2 NICs (local accelerator k uses NIC k % 2); ranks 8 and 9 sit
@@ -609,10 +613,29 @@ TEST_CASE("a fast replay runs a group of identical ranks as one while they stay 
     const engine::Result r = engine::replay(t, platform, options);
     CHECK_THAT(fusion_note(r), Catch::Contains("; 2 of 2 groups went on rank by rank"));
     CHECK(r.ops[1][3].end_s < r.ops[0][3].end_s);  // the send of rank 1 (NIC 1) ends first
+    // Members that parted hold records of their own, from the operator they parted at on.
+    for (std::size_t rank = 1; rank < 4; ++rank) CHECK_FALSE(r.ops.shared(rank, rank - 1));
     options.fast = false;
     const engine::Result exact = engine::replay(t, platform, options);
     CHECK(largest_difference(r, exact) <= 1e-6);
   }
+}
+
+TEST_CASE("ranks that share their records read what the list's writer writes, and own() gives a rank a copy", "[engine]") {
+  engine::OpRecord a;
+  a.end_s = 1.0;
+  engine::RankRecords records{{a}, {}};
+  records.share(1, 0);
+  CHECK(records.shared(1, 0));
+  records.writable(0)[0].end_s = 2.0;  // the leader writes; the follower reads it
+  CHECK(records[1][0].end_s == 2.0);
+  records.own(1)[0].end_s = 3.0;  // a copy of its own: the leader's list is unchanged
+  CHECK_FALSE(records.shared(1, 0));
+  CHECK(records[0][0].end_s == 2.0);
+  CHECK(records[1][0].end_s == 3.0);
+  records.resize(3);
+  CHECK(records[2].empty());
+  CHECK_FALSE(records.shared(2, 1));
 }
 
 TEST_CASE("a simulation result survives its trip from the child process, ranks with the previous rank's records "
@@ -636,6 +659,16 @@ TEST_CASE("a simulation result survives its trip from the child process, ranks w
     for (std::size_t i = 0; i < r.ops[k].size(); ++i) CHECK(back.ops[k][i].end_s == r.ops[k][i].end_s);
   }
   CHECK(back.makespan_s == 2.5);
+  // Ranks with the previous rank's records read one list after the trip, as ranks that shared
+  // one before it.
+  CHECK(back.ops.shared(1, 0));
+  CHECK_FALSE(back.ops.shared(2, 1));
+  CHECK_FALSE(back.ops.shared(3, 2));
+  r.ops.share(3, 2);
+  const engine::Result shared = engine::deserialize(engine::serialize(r));
+  REQUIRE(shared.ops[3].size() == 2);
+  CHECK(shared.ops.shared(3, 2));
+  CHECK(shared.ops[3][1].end_s == 1.5);
   CHECK_THROWS_WITH(engine::deserialize(std::string_view(bytes).substr(0, bytes.size() - 3)),
                     "truncated simulation result");
 }

@@ -44,7 +44,7 @@ TEST_CASE("a stage table averages its ranks per operator", "[report]") {
 
 TEST_CASE("per-rank tables and name rows", "[report]") {
   engine::Result r = two_rank_result();
-  r.ops[0].push_back(test::record(1, 4, 3, 0, 0.040, 0.050));
+  r.ops.writable(0).push_back(test::record(1, 4, 3, 0, 0.040, 0.050));
   report::BreakdownOptions options;
   options.per_rank = true;
   report::Breakdown b = report::make_breakdown(r, options);
@@ -111,7 +111,7 @@ TEST_CASE("the wait column: the mean wait of communications, blank for compute, 
   // Rank 0 enters the all_reduce at 10 ms and waits for rank 1, which enters at 20 ms.
   engine::Result r = two_rank_result();
   r.has_waits = true;
-  r.ops[0][1].wait_s = 0.010;
+  r.ops.writable(0)[1].wait_s = 0.010;
   report::Breakdown b = report::make_breakdown(r, {});
   REQUIRE(b.tables.size() == 1);
   CHECK(b.tables[0].rows[1].wait_s == Approx(0.005));
