@@ -93,15 +93,24 @@ class Simulation::StepRunner final : public collective::StepExecutor {
   double posted_s_ = 0;  ///< when the exchange in progress was posted
 };
 
-void Simulation::run_collective(int rank, const Op& op, std::size_t index) {
-  RankState& st = states_[static_cast<std::size_t>(rank)];
-  Membership& member = memberships_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(membership_slot(rank, op.group))];
-  st.sequence = ++member.entered;
-  const CollectivePlan& plan = planner_->plan(op, rank, index);  // planned in check_fit(): cannot throw here
-  OpRecord& record = this->record(rank, index);
+Simulation::Membership& Simulation::enter(int rank, int group) {
+  Membership& member = memberships_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(membership_slot(rank, group))];
+  ++member.entered;
+  return member;
+}
+
+void Simulation::label(OpRecord& record, const CollectivePlan& plan) {
   record.algorithm = algorithm_name(plan.algorithm);
   record.error_worst_eb = plan.error_worst_eb;
   record.error_expected_eb = plan.error_expected_eb;
+}
+
+void Simulation::run_collective(int rank, const Op& op, std::size_t index) {
+  RankState& st = states_[static_cast<std::size_t>(rank)];
+  Membership& member = enter(rank, op.group);
+  st.sequence = member.entered;
+  const CollectivePlan& plan = planner_->plan(op, rank, index);  // planned in check_fit(): cannot throw here
+  label(record(rank, index), plan);
   st.plan = &plan;
   st.group_rank = member.index;
   st.step = -1;

@@ -573,17 +573,14 @@ bool Simulation::run_fused_collective(Fusion& fusion, const Op& op, std::size_t 
   // A time that is not finite, or an end before the start, is left to the members' own runs,
   // which report it.
   if (!std::isfinite(end_s * speed_) || end_s < now) return false;
-  const std::uint32_t algorithm = algorithm_name(plan.algorithm);
   // The leader's record, and those of followers that hold their own (the others read the leader's).
   std::vector<OpRecord*> records;
   for (int m : fusion.members) {
     const auto mm = static_cast<std::size_t>(m);
-    ++memberships_[mm][static_cast<std::size_t>(membership_slot(m, op.group))].entered;
+    enter(m, op.group);
     if (m != lead && result_.ops.shared(mm, static_cast<std::size_t>(lead))) continue;
     OpRecord& record = result_.ops.writable(mm)[i];
-    record.algorithm = algorithm;
-    record.error_worst_eb = plan.error_worst_eb;
-    record.error_expected_eb = plan.error_expected_eb;
+    label(record, plan);
     record.start_s = now;
     records.push_back(&record);
   }

@@ -196,6 +196,10 @@ class Simulation {
     int entered;
   };
   std::vector<std::vector<Membership>> memberships_;
+  /// A rank entering a collective of `group`: its membership, with the call counted.
+  Membership& enter(int rank, int group);
+  /// The algorithm and error fields of a collective's record, from its plan.
+  void label(OpRecord& record, const CollectivePlan& plan);
   GraphZone* zone_ = nullptr;
   std::unique_ptr<NetworkFactors> factors_;  ///< the calibrated model, nullptr without one
   std::optional<NonFiniteWork> non_finite_;
