@@ -147,7 +147,7 @@ OpRecord& Simulation::record(int rank, std::size_t i) {
     Fusion& fusion = fusions_[static_cast<std::size_t>(fusion_of_[r])];
     // A follower that reads its leader's records runs only forks, into a record of its own.
     if (result_.ops.shared(r, static_cast<std::size_t>(fusion.members.front()))) {
-      return fusion.fork_records[static_cast<std::size_t>(fusion_slot_[r])];
+      return fusion.fork->records[static_cast<std::size_t>(fusion_slot_[r])];
     }
   }
   return result_.ops.writable(r)[i];
@@ -492,7 +492,8 @@ std::size_t Simulation::run_fused(Fusion& fusion) {
     fusion.fork_op = i;
     auto fork = std::make_shared<Fusion::Fork>();
     fusion.fork = fork;
-    fusion.fork_records.assign(fusion.members.size(), lead_records[i]);
+    fork->op = i;
+    fork->records.assign(fusion.members.size(), lead_records[i]);
     for (std::size_t k = 1; k < fusion.members.size(); ++k) fusion.go[k]->release();
     run_op(lead, i);
     if (!join(fusion, lead, fork)) return i + 1;
@@ -534,18 +535,20 @@ bool Simulation::join(Fusion& fusion, int rank, const std::shared_ptr<Fusion::Fo
     if (fork->together) ++fusion.forks;
     else fusion.parted = true;
   }
-  settle_fork_record(fusion, rank, fork->together);
+  settle_fork_record(fusion, rank, *fork);
   return fork->together;
 }
 
-void Simulation::settle_fork_record(Fusion& fusion, int rank, bool together) {
+void Simulation::settle_fork_record(const Fusion& fusion, int rank, const Fusion::Fork& fork) {
   const auto r = static_cast<std::size_t>(rank);
   const auto lead = static_cast<std::size_t>(fusion.members.front());
   if (r == lead || !result_.ops.shared(r, lead)) return;
-  const std::size_t i = fusion.fork_op;
-  const OpRecord& mine = fusion.fork_records[static_cast<std::size_t>(fusion_slot_[r])];
+  // The fork's own operator and records: after a fork that ended together the leader may have
+  // begun the next one before this member runs again.
+  const std::size_t i = fork.op;
+  const OpRecord& mine = fork.records[static_cast<std::size_t>(fusion_slot_[r])];
   // Ended with the others and recorded as the leader did: it goes on reading the leader's list.
-  if (together && std::memcmp(&mine, &result_.ops[lead][i], sizeof(OpRecord)) == 0) return;
+  if (fork.together && std::memcmp(&mine, &result_.ops[lead][i], sizeof(OpRecord)) == 0) return;
   // Otherwise a copy of its own: the leader's records up to the fork (which it ran in lockstep),
   // its own of the fork, and the rest as not yet run (the leader may have gone on alone).
   auto& records = result_.ops.own(r);

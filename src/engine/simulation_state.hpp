@@ -72,7 +72,7 @@ class Simulation {
   /// fusion's followers read their leader's list instead of holding one).
   void allocate_records();
   /// Where operator `i` of `rank` records its times: the rank's list, or, for a follower that
-  /// reads its leader's list, the record of the fork in progress (Fusion::fork_records).
+  /// reads its leader's list, the record of the fork in progress (Fusion::Fork::records).
   OpRecord& record(int rank, std::size_t i);
   std::vector<std::uint32_t> kind_name_;  ///< per OpKind: its name's index in result_.names
   void rank_main(int rank);
@@ -151,10 +151,11 @@ class Simulation {
       bool ends_equal = true;
       bool decided = false;
       bool together = false;
+      std::size_t op = 0;  ///< the fork's operator
+      /// Per member: its record of the fork while it reads the leader's records.
+      std::vector<OpRecord> records;
     };
     std::shared_ptr<Fork> fork;
-    /// Per member: its record of the fork in progress while it reads the leader's records.
-    std::vector<OpRecord> fork_records;
     int forks = 0;  ///< forks that ended together
     bool parted = false;  ///< a fork ended apart: the members went on alone
   };
@@ -177,7 +178,7 @@ class Simulation {
   bool join(Fusion& fusion, int rank, const std::shared_ptr<Fusion::Fork>& fork);
   /// After a fork: a follower that reads the leader's records takes a copy of its own unless
   /// it ended with the others and its record of the fork is the leader's.
-  void settle_fork_record(Fusion& fusion, int rank, bool together);
+  void settle_fork_record(const Fusion& fusion, int rank, const Fusion::Fork& fork);
   /// A note on the fusions, "" without any.
   std::string fusion_note() const;
 

@@ -601,6 +601,35 @@ TEST_CASE("a fast replay runs a group of identical ranks as one while they stay 
     for (std::size_t rank = 5; rank < 8; ++rank) CHECK(r.ops.shared(rank, 4));
     CHECK_FALSE(r.ops.shared(4, 0));
   }
+  SECTION("forks back to back: a send and then a receive, with nothing between them") {
+    const std::string tp = R"({"kind": "all_reduce", "group": "@tensor", "bytes": 8388608, "dtype": "fp32"})";
+    const trace::Trace t = trace::parse_native(
+        fmt::format(R"({{"format": "ccsim-trace", "version": 2, "name": "back-to-back", "world_size": 8,
+          "groups": [{{"name": "tp0", "kind": "tensor", "ranks": [0, 1, 2, 3]}},
+                     {{"name": "tp1", "kind": "tensor", "ranks": [4, 5, 6, 7]}},
+                     {{"name": "pp0", "kind": "pipeline", "ranks": [0, 4]}}, {{"name": "pp1", "kind": "pipeline", "ranks": [1, 5]}},
+                     {{"name": "pp2", "kind": "pipeline", "ranks": [2, 6]}}, {{"name": "pp3", "kind": "pipeline", "ranks": [3, 7]}}],
+          "programs": [
+            {{"ranks": [[0, 3]], "ops": [{{"kind": "compute", "name": "c", "duration_ms": 1}}, {0},
+              {{"kind": "send", "peer": "@pipeline+1", "bytes": 16777216}}, {{"kind": "recv", "peer": "@pipeline+1", "bytes": 4194304}},
+              {{"kind": "send", "peer": "@pipeline+1", "bytes": 1048576}}, {0}]}},
+            {{"ranks": [[4, 7]], "ops": [{{"kind": "compute", "name": "c", "duration_ms": 2}},
+              {{"kind": "recv", "peer": "@pipeline-1", "bytes": 16777216}}, {{"kind": "send", "peer": "@pipeline-1", "bytes": 4194304}},
+              {{"kind": "recv", "peer": "@pipeline-1", "bytes": 1048576}}, {0}]}}]}})",
+                    tp),
+        "back-to-back.json");
+    const topology::Platform platform = test::platform(2, 4, 4, test::fat_tree(8, 1));
+    engine::ReplayOptions options;
+    options.fast = true;
+    options.placement = "rank-order";
+    const engine::Result r = engine::replay(t, platform, options);
+    CHECK_THAT(fusion_note(r), Catch::Contains("(2 of 4 ranks") && Catch::Contains("; 0 of 2 groups went on rank by rank"));
+    for (std::size_t rank = 1; rank < 4; ++rank) CHECK(r.ops.shared(rank, 0));
+    options.fast = false;
+    const engine::Result exact = engine::replay(t, platform, options);
+    CHECK(largest_difference(r, exact) <= 1e-6);
+    CHECK(r.ops[0][2].wait_s > 0);  // stage 0 posts its first send before stage 1 receives
+  }
   SECTION("members whose transfers end apart go on rank by rank") {
     // Nodes of 5 accelerators and 2 NICs (local accelerator k uses NIC k % 2); ranks 8 and 9 sit
     // on the fifth accelerators and move 64 MB through NIC 0 while the stages exchange: the
