@@ -1,0 +1,255 @@
+// Simulation's groups of identical ranks run as one (--fast): which groups (plan_fusions), the
+// leader's and the followers' loops, forks and how they end, and the records the followers
+// read (Simulation::Fusion in engine/simulation_state.hpp).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <simgrid/s4u.hpp>
+
+#include "engine/collective_plan.hpp"
+#include "engine/simulation_state.hpp"
+
+namespace ccsim::engine {
+namespace detail {
+
+OpRecord& Simulation::record(int rank, std::size_t i) {
+  const auto r = static_cast<std::size_t>(rank);
+  if (!fusion_of_.empty() && fusion_of_[r] >= 0 && fusion_slot_[r] > 0) {
+    Fusion& fusion = fusions_[static_cast<std::size_t>(fusion_of_[r])];
+    // A follower that reads its leader's records runs only forks, into a record of its own.
+    if (result_.ops.shared(r, static_cast<std::size_t>(fusion.members.front()))) {
+      return fusion.fork->records[static_cast<std::size_t>(fusion_slot_[r])];
+    }
+  }
+  return result_.ops.writable(r)[i];
+}
+
+void Simulation::plan_fusions() {
+  const topology::Network& net = platform_.network;
+  // Compute on a node's shared cores (CPU ranks) is time-shared operator by operator.
+  if (!options_.fast || net.accelerator().cpu_core) return;
+  const auto world = static_cast<std::size_t>(trace_.world_size);
+  // Per program, its first rank's group of the most collectives (ties: the first seen), by
+  // the operator index of its first collective there, and whether it can run fused there.
+  const std::size_t none = std::numeric_limits<std::size_t>::max();
+  std::vector<std::size_t> anchor(trace_.programs.size(), none);
+  std::vector<int> first_rank(trace_.programs.size(), -1);
+  for (int r = 0; r < trace_.world_size; ++r) {
+    int& f = first_rank[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(r)])];
+    if (f < 0) f = r;
+  }
+  for (std::size_t p = 0; p < trace_.programs.size(); ++p) {
+    const int r0 = first_rank[p];
+    if (r0 < 0) continue;
+    std::map<int, std::pair<int, std::size_t>> calls;  // group -> (collectives, first operator)
+    const auto& ops = trace_.programs[p].ops;
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      if (!trace::is_collective(ops[i].kind)) continue;
+      const int g = trace_.op(r0, i).group;
+      auto [it, fresh] = calls.try_emplace(g, 0, i);
+      ++it->second.first;
+    }
+    int best = 0;
+    for (const auto& [g, c] : calls) {
+      if (c.first > best || (c.first == best && c.second < anchor[p])) {
+        best = c.first;
+        anchor[p] = c.second;
+      }
+    }
+    if (anchor[p] == none) continue;
+    // Fused only where the group's collectives can run as their critical path (otherwise
+    // every one of them would be a fork, costlier than no fusion).
+    const Op op = trace_.op(r0, anchor[p]);
+    if (!shortcuts_->refusal(planner_->plan(op, r0, anchor[p]), op.group).empty()) anchor[p] = none;
+  }
+  std::vector<int> group_of(world, -1);
+  for (int r = 0; r < trace_.world_size; ++r) {
+    const std::size_t p = static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(r)]);
+    if (anchor[p] != none) group_of[static_cast<std::size_t>(r)] = trace_.op(r, anchor[p]).group;
+  }
+  fusion_of_.assign(world, -1);
+  fusion_slot_.assign(world, -1);
+  for (int r = 0; r < trace_.world_size; ++r) {
+    const int g = group_of[static_cast<std::size_t>(r)];
+    if (g < 0 || fusion_of_[static_cast<std::size_t>(r)] >= 0) continue;
+    const std::vector<int>& members = trace_.groups[static_cast<std::size_t>(g)].ranks;
+    if (members.size() < 2) continue;
+    const int program = trace_.program_of[static_cast<std::size_t>(members.front())];
+    const bool identical = std::all_of(members.begin(), members.end(), [&](int m) {
+      const auto mm = static_cast<std::size_t>(m);
+      return trace_.program_of[mm] == program && group_of[mm] == g && fusion_of_[mm] < 0 &&
+             sharing_[static_cast<std::size_t>(placement_[mm])] == 1;
+    });
+    if (!identical) continue;
+    Fusion fusion;
+    fusion.members = members;
+    fusion.group = g;
+    for (std::size_t k = 0; k < members.size(); ++k) {
+      fusion_of_[static_cast<std::size_t>(members[k])] = static_cast<int>(fusions_.size());
+      fusion_slot_[static_cast<std::size_t>(members[k])] = static_cast<int>(k);
+      fusion.go.push_back(k == 0 ? nullptr : sg4::Semaphore::create(0));
+    }
+    fusions_.push_back(std::move(fusion));
+  }
+  if (fusions_.empty()) fusion_of_.clear();
+}
+
+std::size_t Simulation::run_fused(Fusion& fusion) {
+  const int lead = fusion.members.front();
+  const auto& ops = trace_.program_ops(lead);
+  const auto& lead_records = result_.ops[static_cast<std::size_t>(lead)];
+  for (std::size_t i = 0; i < ops.size();) {
+    for (int m : fusion.members) states_[static_cast<std::size_t>(m)].op = i;
+    if (ops[i].kind == OpKind::kCompute) {
+      const std::size_t next = run_compute(lead, i);
+      for (std::size_t k = 1; k < fusion.members.size(); ++k) {
+        const auto mk = static_cast<std::size_t>(fusion.members[k]);
+        if (result_.ops.shared(mk, static_cast<std::size_t>(lead))) continue;
+        auto& records = result_.ops.writable(mk);
+        for (std::size_t j = i; j < next; ++j) {
+          records[j].start_s = lead_records[j].start_s;
+          records[j].end_s = lead_records[j].end_s;
+        }
+      }
+      i = next;
+      continue;
+    }
+    const Op op = trace_.op(lead, i);
+    if (trace::is_collective(op.kind) && op.group == fusion.group && run_fused_collective(fusion, op, i)) {
+      ++i;
+      continue;
+    }
+    // A fork: every member runs operator i as its own.
+    fusion.fork_op = i;
+    auto fork = std::make_shared<Fusion::Fork>();
+    fusion.fork = fork;
+    fork->op = i;
+    fork->records.assign(fusion.members.size(), lead_records[i]);
+    for (std::size_t k = 1; k < fusion.members.size(); ++k) fusion.go[k]->release();
+    run_op(lead, i);
+    if (!join(fusion, lead, fork)) return i + 1;
+    ++i;
+  }
+  fusion.done = true;
+  for (int m : fusion.members) {
+    states_[static_cast<std::size_t>(m)].op = ops.size();
+    states_[static_cast<std::size_t>(m)].done = true;
+  }
+  for (std::size_t k = 1; k < fusion.members.size(); ++k) fusion.go[k]->release();
+  return ops.size();
+}
+
+std::size_t Simulation::follow(Fusion& fusion, int slot) {
+  const int rank = fusion.members[static_cast<std::size_t>(slot)];
+  for (;;) {
+    fusion.go[static_cast<std::size_t>(slot)]->acquire();
+    if (fusion.done) return trace_.program_ops(rank).size();
+    const std::size_t i = fusion.fork_op;
+    const std::shared_ptr<Fusion::Fork> fork = fusion.fork;
+    run_op(rank, i);
+    if (!join(fusion, rank, fork)) return i + 1;
+  }
+}
+
+bool Simulation::join(Fusion& fusion, int rank, const std::shared_ptr<Fusion::Fork>& fork) {
+  const double now = sg4::Engine::get_clock();
+  if (fork->finished == 0) fork->first_end_s = now;
+  else if (now != fork->first_end_s) fork->ends_equal = false;
+  ++fork->finished;
+  // Members whose operators end at this instant are woken together and join before any of
+  // them runs again: after one yield, the fork's count says whether all ended now. One that
+  // ends later finds it decided (apart) and goes on alone, as the early ones did.
+  sg4::this_actor::yield();
+  if (!fork->decided) {
+    fork->decided = true;
+    fork->together = fork->finished == static_cast<int>(fusion.members.size()) && fork->ends_equal;
+    if (fork->together) ++fusion.forks;
+    else fusion.parted = true;
+  }
+  settle_fork_record(fusion, rank, *fork);
+  return fork->together;
+}
+
+void Simulation::settle_fork_record(const Fusion& fusion, int rank, const Fusion::Fork& fork) {
+  const auto r = static_cast<std::size_t>(rank);
+  const auto lead = static_cast<std::size_t>(fusion.members.front());
+  if (r == lead || !result_.ops.shared(r, lead)) return;
+  // The fork's own operator and records: after a fork that ended together the leader may have
+  // begun the next one before this member runs again.
+  const std::size_t i = fork.op;
+  const OpRecord& mine = fork.records[static_cast<std::size_t>(fusion_slot_[r])];
+  // Ended with the others and recorded as the leader did: it goes on reading the leader's list.
+  if (fork.together && std::memcmp(&mine, &result_.ops[lead][i], sizeof(OpRecord)) == 0) return;
+  // Otherwise a copy of its own: the leader's records up to the fork (which it ran in lockstep),
+  // its own of the fork, and the rest as not yet run (the leader may have gone on alone).
+  auto& records = result_.ops.own(r);
+  records[i] = mine;
+  for (std::size_t j = i + 1; j < records.size(); ++j) {
+    OpRecord& later = records[j];
+    later.algorithm = 0;
+    later.error_worst_eb = later.error_expected_eb = 0;
+    later.start_s = later.end_s = later.wait_s = 0;
+  }
+}
+
+bool Simulation::run_fused_collective(Fusion& fusion, const Op& op, std::size_t i) {
+  const int lead = fusion.members.front();
+  const CollectivePlan& plan = planner_->plan(op, lead, i);
+  if (!shortcuts_->refusal(plan, op.group).empty()) return false;
+  const double now = sg4::Engine::get_clock();
+  const std::vector<double> starts(static_cast<std::size_t>(plan.request.size), now);
+  const collective::CriticalPathTimes times = shortcuts_->times(plan, op.group, starts);
+  const double end_s = times.ends_s.front();
+  // One record for all: equal ends, and no waits (a rank waiting inside a collective started
+  // together is one whose peers are further from it than its own: not identical).
+  if (!std::all_of(times.ends_s.begin(), times.ends_s.end(), [&](double e) { return e == end_s; })) return false;
+  if (!std::all_of(times.waits.begin(), times.waits.end(), [](const auto& w) { return w.empty(); })) return false;
+  // A time that is not finite, or an end before the start, is left to the members' own runs,
+  // which report it.
+  if (!std::isfinite(end_s * speed_) || end_s < now) return false;
+  // The leader's record, and those of followers that hold their own (the others read the leader's).
+  std::vector<OpRecord*> records;
+  for (int m : fusion.members) {
+    const auto mm = static_cast<std::size_t>(m);
+    enter(m, op.group);
+    if (m != lead && result_.ops.shared(mm, static_cast<std::size_t>(lead))) continue;
+    OpRecord& record = result_.ops.writable(mm)[i];
+    label(record, plan);
+    record.start_s = now;
+    records.push_back(&record);
+  }
+  sg4::this_actor::sleep_until(end_s);
+  const double finished_s = sg4::Engine::get_clock();
+  for (OpRecord* record : records) record->end_s = finished_s;
+  return true;
+}
+
+std::string Simulation::fusion_note() const {
+  if (fusions_.empty()) return "";
+  std::size_t parted = 0;
+  int forks = 0;
+  std::map<std::size_t, std::size_t> by_size;
+  for (const Fusion& f : fusions_) {
+    parted += f.parted ? 1 : 0;
+    forks += f.forks;
+    ++by_size[f.members.size()];
+  }
+  std::vector<std::string> sizes;
+  for (const auto& [size, count] : by_size) sizes.push_back(fmt::format("{} of {}", count, size));
+  return fmt::format("--fast: groups of ranks running one program ({} ranks, e.g. \"{}\") ran as one simulated rank "
+                     "each while in lockstep (their compute and their group's collectives; {} sends, receives or "
+                     "other collectives ran by every member and ended together); {} of {} groups went on rank by "
+                     "rank after an operator whose ends differed",
+                     fmt::join(sizes, ", "), trace_.groups[static_cast<std::size_t>(fusions_.front().group)].name, forks,
+                     parted, fusions_.size());
+}
+
+}  // namespace detail
+}  // namespace ccsim::engine
