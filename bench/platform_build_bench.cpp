@@ -117,7 +117,7 @@ void BM_BuildSimGridPlatform(benchmark::State& state) {
   ChildReport report;
   for (auto _ : state) {
     report = in_child([&] {
-      auto engine = engine::make_engine(engine::NetworkModel{}, 256, false);
+      auto engine = engine::make_engine(256, false);
       new engine::GraphZone(p.network, all, engine::GraphZoneOptions{});  // owned by SimGrid's engine
     });
     state.SetIterationTime(report.seconds);

@@ -39,7 +39,8 @@ class Simulation::StepRunner final : public collective::StepExecutor {
       state_.send_peer = group_.ranks[static_cast<std::size_t>(step.send_peer)];
       sim_.send_overhead(rank_, state_.send_peer);
       posted_s_ = sg4::Engine::get_clock();
-      send_ = sim_.channel(kCollective, group_index_, rank_, state_.send_peer)->put_async(&token, wire(step.send));
+      send_ = sim_.post_send(sim_.channel(kCollective, group_index_, rank_, state_.send_peer), rank_, state_.send_peer,
+                             wire(step.send));
     }
     if (step.recv_peer >= 0) {
       state_.recv_peer = group_.ranks[static_cast<std::size_t>(step.recv_peer)];

@@ -1,6 +1,8 @@
 #include "engine/graph_zone.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -69,7 +71,7 @@ GraphZone::GraphZone(const topology::Network& network, const std::vector<int>& p
     const double floor_Bps =
         accelerator_link[i] ? std::max(options.intra_floor_Bps, options.inter_floor_Bps) : options.inter_floor_Bps;
     // A trunk: all flows share its capacity, and each flow is also capped at one cable's
-    // bandwidth by a FATPIPE limiter (shared by nobody).
+    // bandwidth (cable_cap_Bps: the message's own bound, not a link).
     const bool trunk = link.capacity_Bps > link.bandwidth_Bps * (1 + 1e-12);
     auto make = [&](const std::string& name) {
       sg4::Link* l = zone->create_link(name, std::max(link.capacity_Bps * options.bandwidth_factor, floor_Bps));
@@ -77,21 +79,16 @@ GraphZone::GraphZone(const topology::Network& network, const std::vector<int>& p
       l->set_sharing_policy(sg4::Link::SharingPolicy::SHARED);
       return l->seal();
     };
-    auto limiter = [&](const std::string& name) -> sg4::Link* {
-      if (!trunk) return nullptr;
-      sg4::Link* l = zone->create_link(name, std::max(link.bandwidth_Bps * options.bandwidth_factor, floor_Bps));
-      l->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE);
-      return l->seal();
-    };
+    const double cable_Bps = trunk ? std::max(link.bandwidth_Bps * options.bandwidth_factor, floor_Bps)
+                                   : std::numeric_limits<double>::infinity();
+    has_cables_ = has_cables_ || trunk;
     std::string name = network.link_name(i);
-    auto direction = [](sg4::Link* l, sg4::Link* cable) {
-      return Direction{l->get_impl(), cable != nullptr ? cable->get_impl() : nullptr, l->get_latency()};
-    };
+    auto direction = [&](sg4::Link* l) { return Direction{l->get_impl(), cable_Bps, l->get_latency()}; };
     if (link.sharing == topology::Sharing::kSplitDuplex) {
-      directions_[2 * i] = direction(make(name + ":fw"), limiter(name + ":fw:cable"));
-      directions_[2 * i + 1] = direction(make(name + ":bw"), limiter(name + ":bw:cable"));
+      directions_[2 * i] = direction(make(name + ":fw"));
+      directions_[2 * i + 1] = direction(make(name + ":bw"));
     } else {
-      directions_[2 * i] = directions_[2 * i + 1] = direction(make(name), limiter(name + ":cable"));
+      directions_[2 * i] = directions_[2 * i + 1] = direction(make(name));
     }
   }
   zone->seal();
@@ -109,6 +106,24 @@ sg4::Host* GraphZone::cores_of_rank(int rank) const {
 
 int GraphZone::node_of(const sg4::Host* host) const {
   return network_.node_of(accelerator_of_netpoint_[static_cast<std::size_t>(host->get_netpoint()->id())]);
+}
+
+double GraphZone::cable_cap_Bps(const sg4::Host* src, const sg4::Host* dst) {
+  const int a = accelerator_of_netpoint_[static_cast<std::size_t>(src->get_netpoint()->id())];
+  const int b = accelerator_of_netpoint_[static_cast<std::size_t>(dst->get_netpoint()->id())];
+  double cap_Bps = std::numeric_limits<double>::infinity();
+  if (a == b || !has_cables_) return cap_Bps;
+  // Asked once per message: the pairs of a job repeat (a pipeline's neighbours, a ring's).
+  const auto key = static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)) << 32 | static_cast<std::uint32_t>(b);
+  auto [it, fresh] = cable_caps_.try_emplace(key, cap_Bps);
+  if (!fresh) return it->second;
+  cap_hops_.clear();
+  network_.route(a, b, cap_hops_);
+  for (const topology::Hop& hop : cap_hops_) {
+    cap_Bps = std::min(cap_Bps, directions_[2 * static_cast<std::size_t>(hop.link) + (hop.forward ? 0 : 1)].cable_Bps);
+  }
+  it->second = cap_Bps;
+  return cap_Bps;
 }
 
 void GraphZone::get_local_route(const simgrid::kernel::routing::NetPoint* src,
@@ -132,7 +147,6 @@ void GraphZone::get_local_route(const simgrid::kernel::routing::NetPoint* src,
   for (const topology::Hop& hop : hops_) {
     const Direction& d = directions_[2 * static_cast<std::size_t>(hop.link) + (hop.forward ? 0 : 1)];
     into->link_list_.push_back(d.link);
-    if (d.limiter != nullptr) into->link_list_.push_back(d.limiter);
     if (latency != nullptr && !unit_latency_) *latency += d.latency_s;
   }
 }

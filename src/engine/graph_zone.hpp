@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include <simgrid/kernel/routing/NetPoint.hpp>
@@ -41,7 +43,11 @@ class GraphZone final : public simgrid::kernel::routing::NetZoneImpl {
   /// Creates the zone as the platform root with one SimGrid host per accelerator of
   /// `placement` (the accelerator of each rank; per rank with options.host_per_rank) and one
   /// SimGrid link per direction (one for shared links) of each link that routes among them can
-  /// take (Network::links_used_by), plus a per-cable limiter for trunks.
+  /// take (Network::links_used_by). A trunk's per-flow limit of one cable is not a link: it is
+  /// each message's own bound (cable_cap_Bps), which the simulation sets on the message
+  /// (Comm::set_rate). (A FATPIPE link, its former form, caps a flow at the cable's rate only
+  /// among flows of equal latency: CM02 weights sharing by latency, so that with flows of
+  /// shorter routes on it a FATPIPE gave a longer route's flow its latency ratio of the cable.)
   GraphZone(const topology::Network& network, const std::vector<int>& placement, const GraphZoneOptions& options);
 
   /// The host that rank `rank` of the placement runs on.
@@ -51,6 +57,9 @@ class GraphZone final : public simgrid::kernel::routing::NetZoneImpl {
   simgrid::s4u::Host* cores_of_rank(int rank) const;
   /// The node of a host of this zone.
   int node_of(const simgrid::s4u::Host* host) const;
+  /// The most a message from `src` to `dst` may take: the smallest cable of the trunks on its
+  /// route (infinity where it crosses none).
+  double cable_cap_Bps(const simgrid::s4u::Host* src, const simgrid::s4u::Host* dst);
 
   void get_local_route(const simgrid::kernel::routing::NetPoint* src, const simgrid::kernel::routing::NetPoint* dst,
                        simgrid::kernel::routing::Route* into, double* latency) override;
@@ -66,12 +75,15 @@ class GraphZone final : public simgrid::kernel::routing::NetZoneImpl {
   /// A link direction as routes use it (kernel pointers cached: routing runs once per message).
   struct Direction {
     simgrid::kernel::resource::StandardLinkImpl* link = nullptr;
-    simgrid::kernel::resource::StandardLinkImpl* limiter = nullptr;  ///< per-flow cable limit of trunks
+    double cable_Bps = 0;  ///< per-flow limit of one cable (trunks), infinity elsewhere
     double latency_s = 0;
   };
   std::vector<Direction> directions_;          ///< 2 per network link: [2i] forward, [2i+1] backward
   std::vector<simgrid::s4u::Link*> loopback_;  ///< per accelerator shared by several ranks, nullptr otherwise
-  std::vector<topology::Hop> hops_;         ///< scratch
+  std::vector<topology::Hop> hops_;         ///< scratch of get_local_route
+  std::vector<topology::Hop> cap_hops_;     ///< scratch of cable_cap_Bps
+  bool has_cables_ = false;                 ///< some link in use is a trunk
+  std::unordered_map<std::uint64_t, double> cable_caps_;  ///< cable_cap_Bps by (src << 32 | dst accelerator)
 };
 
 }  // namespace ccsim::engine

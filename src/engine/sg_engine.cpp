@@ -14,7 +14,7 @@
 
 namespace ccsim::engine {
 
-std::unique_ptr<simgrid::s4u::Engine> make_engine(const NetworkModel& model, int stack_kib, bool log) {
+std::unique_ptr<simgrid::s4u::Engine> make_engine(int stack_kib, bool log) {
   char program[] = "ccsim";
 #if defined(CCSIM_ASAN)
   // AddressSanitizer misreads the stack switches of SimGrid's default contexts (false reports
@@ -35,18 +35,13 @@ std::unique_ptr<simgrid::s4u::Engine> make_engine(const NetworkModel& model, int
   engine->set_config("network/model:CM02");
   engine->set_config("network/crosstraffic:0");
   engine->set_config("network/weight-S:0");
-  if (model.calibrated == nullptr) {
-    // The factors are applied to the links themselves (GraphZone), so that they show in exports.
-    engine->set_config("network/TCP-gamma:0");
-    engine->set_config("network/bandwidth-factor:1");
-    engine->set_config("network/latency-factor:1");
-  } else {
-    // Factor callbacks (installed by the simulation once the zone exists) replace the factor
-    // settings, which must stay at their defaults. CM02 caps a flow at min(its bandwidth bound,
-    // TCP-gamma / (2 latency)) and reads a cap of 0 as none: with TCP-gamma 0 the per-message
-    // bandwidth bound would be dropped, so the window is made too large to ever bind instead.
-    engine->set_config("network/TCP-gamma:1e300");
-  }
+  // The platform's factors are applied to the links themselves (GraphZone), so that they show
+  // in exports; with a calibrated model the simulation installs factor callbacks, which
+  // replace the factor settings: those stay at their defaults (1 in CM02). CM02 caps a flow at
+  // min(its bandwidth bound and rate, TCP-gamma / (2 latency)) and reads a cap of 0 as none:
+  // with TCP-gamma 0 the bound and a message's rate (the cables it crosses: GraphZone) would be
+  // dropped, so the window is made too large to ever bind instead.
+  engine->set_config("network/TCP-gamma:1e300");
 #if !defined(CCSIM_ASAN)
   engine->set_config(fmt::format("contexts/stack-size:{}", stack_kib));
 #endif

@@ -205,7 +205,7 @@ void Simulation::run_send(int rank, const Op& op) {
   sg4::Mailbox* box = channel(kPointToPoint, static_cast<int>(op.tag), rank, op.peer);
   send_overhead(rank, op.peer);
   const double posted_s = sg4::Engine::get_clock();
-  sg4::CommPtr comm = box->put_async(&token, op.bytes);
+  sg4::CommPtr comm = post_send(box, rank, op.peer, op.bytes);
   comm->wait();
   waited_for(rank, posted_s, {comm.get()});
   st.send_peer = -1;
@@ -341,6 +341,16 @@ void Simulation::install_factors() {
   });
 }
 
+sg4::CommPtr Simulation::post_send(sg4::Mailbox* box, int rank, int peer, std::uint64_t bytes) {
+  sg4::CommPtr comm = box->put_init(&token, bytes);
+  // A message is bounded by its route's links (CM02) and by the cables of the trunks it crosses
+  // (GraphZone::cable_cap_Bps), which are not links.
+  const double cap_Bps = zone_->cable_cap_Bps(zone_->host_of_rank(rank), zone_->host_of_rank(peer));
+  if (cap_Bps < std::numeric_limits<double>::infinity()) comm->set_rate(cap_Bps);
+  comm->start();
+  return comm;
+}
+
 void Simulation::run_op(int rank, std::size_t i) {
   const Op op = trace_.op(rank, i);  // its group or peer as this rank's
   record(rank, i).start_s = sg4::Engine::get_clock();
@@ -448,7 +458,7 @@ Result Simulation::run() {
   prepare_result();
   states_.assign(static_cast<std::size_t>(trace_.world_size), RankState{});
 
-  std::unique_ptr<sg4::Engine> engine = make_engine(options_.network, options_.stack_kib, options_.simgrid_log);
+  std::unique_ptr<sg4::Engine> engine = make_engine(options_.stack_kib, options_.simgrid_log);
 
   GraphZoneOptions zone_options;
   zone_options.bandwidth_factor = options_.network.bandwidth_factor;

@@ -125,6 +125,8 @@ class Simulation {
   void recv_overhead(int rank, int peer);
   /// Installs the calibrated model's latency and bandwidth factor callbacks on SimGrid's network model.
   void install_factors();
+  /// Posts `rank`'s send of `bytes` to `peer` on `box`, bounded by the cables it crosses.
+  sg4::CommPtr post_send(sg4::Mailbox* box, int rank, int peer, std::uint64_t bytes);
   int membership_slot(int rank, int group) const;
   std::string explain_deadlock() const;
   std::string describe_wait(int rank) const;

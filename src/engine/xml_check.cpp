@@ -14,7 +14,7 @@ namespace ccsim::engine {
 double xml_transfer_time(const std::string& path, const std::string& src, const std::string& dst, double bytes) {
   std::string answer = run_in_child([&] {
     namespace sg4 = simgrid::s4u;
-    auto engine = make_engine(NetworkModel{}, 256, false);
+    auto engine = make_engine(256, false);
     try {
       engine->load_platform(path);
     } catch (const std::exception& e) {

@@ -88,6 +88,10 @@ std::string to_simgrid_xml(const Network& network, const std::string& platform_n
     out += fmt::format("    <link id=\"{}\" bandwidth=\"{}Bps\" latency=\"{}s\" sharing_policy=\"{}\"/>\n",
                        escape(link_id(network, id)), link.capacity_Bps * bandwidth_factor, link.latency_s * latency_factor,
                        link.sharing == Sharing::kSplitDuplex ? "SPLITDUPLEX" : "SHARED");
+    // A trunk's per-flow cable limit, as a FATPIPE link (an XML platform has no per-flow
+    // bound). Only among flows of equal latency is that the cable's rate: SimGrid weights
+    // sharing by latency, so with shorter routes on a cable a longer route's flow gets the
+    // latency ratio of it. ccsim's own engine bounds each message instead (GraphZone).
     if (is_trunk(link)) {
       out += fmt::format("    <link id=\"{}/cable\" bandwidth=\"{}Bps\" latency=\"0s\" sharing_policy=\"FATPIPE\"/>\n",
                          escape(link_id(network, id)), link.bandwidth_Bps * bandwidth_factor);

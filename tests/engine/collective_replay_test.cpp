@@ -460,8 +460,8 @@ TEST_CASE("the critical-path shortcut does not apply where messages share links,
       CHECK(largest_difference(r, engine::replay(t, c.platform, options)) <= 1e-6);
     }
     // 4 nodes under two leaves of 2 (uplinks of 20 GB/s): the job's two senders across an uplink
-    // would fill it exactly, which SimGrid's solver does not share out at the lone rates (see
-    // fits() in collective_plan.cpp); under a root oversubscribed 4:1 they overfill it.
+    // fill it exactly, and max-min sharing gives each its lone rate: the shortcut applies, with
+    // the full replay's times; under a root oversubscribed 4:1 they overfill it.
     {
       std::vector<std::string> ops;
       for (int r = 0; r < 4; ++r) {
@@ -472,8 +472,12 @@ TEST_CASE("the critical-path shortcut does not apply where messages share links,
       options.fast = true;
       options.all_reduce_algorithm = "ring";
       options.placement = "rank-order";
-      CHECK(shortcut_refusal(test::make_trace(4, cases[1].groups, ops), test::platform(4, 1, 1, test::fat_tree(2, 2)),
-                             options) == "its messages cross fabric links that other ranks' messages may use");
+      const trace::Trace t = test::make_trace(4, cases[1].groups, ops);
+      const topology::Platform full = test::platform(4, 1, 1, test::fat_tree(2, 2));
+      CHECK(shortcut_refusal(t, full, options).empty());
+      const engine::Result r = engine::replay(t, full, options);
+      options.fast = false;
+      CHECK(largest_difference(r, engine::replay(t, full, options)) <= 1e-6);
     }
     topology::Platform thin = test::platform(4, 1, 1, test::fat_tree(2, 2, "4"));
     std::vector<std::string> ops;

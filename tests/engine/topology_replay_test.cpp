@@ -125,3 +125,31 @@ TEST_CASE("the exported SimGrid XML loads and gives the same lone-transfer time"
   }
   std::remove(path.c_str());
 }
+
+TEST_CASE("a trunk's cable caps every message at its rate, whatever the latency of the routes that share it",
+          "[engine][topology]") {
+  // Leaves of 4 nodes, 2 leaves per level-2 switch, 2 of those under the root; cables of 10 GB/s,
+  // as fast as the NICs. Through leaf 0's uplink (40 GB/s): two messages to leaf 1 (up one
+  // level) and one to leaf 2 (up two, a longer route): 30 GB/s, room for all at their lone rate.
+  // SimGrid's CM02 weights sharing by route latency; when the cable limit was a FATPIPE link,
+  // the long route's message got the latency ratio of the cable while the short ones ran, and
+  // took 43.6 ms instead of its lone 26.9.
+  const topology::Platform p = test::platform(16, 1, 1, R"({"topology": "fat-tree", "source": "test", "levels": [
+    {"down": 4, "source": "test"},
+    {"down": 2, "bandwidth_Bps": 1e10, "latency_s": 3e-6, "oversubscription": 1, "source": "test"},
+    {"down": 2, "bandwidth_Bps": 1e10, "latency_s": 1e-5, "oversubscription": 1, "source": "test"}]})");
+  const std::vector<std::pair<int, int>> messages = {{0, 4}, {1, 5}, {3, 8}};
+  std::vector<std::string> ops(16);
+  for (const auto& [src, dst] : messages) {
+    ops[static_cast<std::size_t>(src)] = test::send(dst, kBytes);
+    ops[static_cast<std::size_t>(dst)] = test::recv(src, kBytes);
+  }
+  engine::ReplayOptions options;
+  options.placement = "rank-order";
+  const engine::Result r = engine::replay(test::make_trace(16, "", ops), p, options);
+  for (const auto& [src, dst] : messages) {
+    INFO(src << " -> " << dst);
+    CHECK(test::op_time(r, dst, 0) == Approx(lone_transfer(p, src, dst)).epsilon(1e-9));
+    CHECK(test::op_time(r, dst, 0) == Approx(expected(p, src, dst)).epsilon(1e-9));
+  }
+}
