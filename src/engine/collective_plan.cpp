@@ -359,7 +359,7 @@ void CollectiveShortcuts::bound_world_load() {
   }
   // Sums over the distinct second members of each direction's largest rates.
   const auto sum_of_largest = [](std::vector<std::tuple<std::uint32_t, int, double>>& rows) {
-    std::unordered_map<std::uint32_t, std::pair<double, std::size_t>> sums;  // (load, contributors)
+    std::unordered_map<std::uint32_t, double> sums;
     std::sort(rows.begin(), rows.end());
     for (std::size_t k = 0; k < rows.size();) {
       const auto [direction, who, rate] = rows[k];
@@ -369,9 +369,7 @@ void CollectiveShortcuts::bound_world_load() {
         largest = std::max(largest, std::get<2>(rows[next]));
         ++next;
       }
-      auto& [load, count] = sums[direction];
-      load += largest;
-      ++count;
+      sums[direction] += largest;
       k = next;
     }
     return sums;
@@ -380,7 +378,7 @@ void CollectiveShortcuts::bound_world_load() {
   for (const auto& bound : {sum_of_largest(by_receiver), sum_of_largest(by_end)}) {
     for (auto& [direction, load] : world_load_) {
       const auto it = bound.find(direction);
-      if (it != bound.end() && it->second.first < load.first) load = it->second;
+      if (it != bound.end() && it->second < load) load = it->second;
     }
   }
 }
@@ -390,7 +388,7 @@ bool CollectiveShortcuts::world_fits(std::uint32_t direction) {
   if (planner_ == nullptr) return false;
   const auto it = world_load_.find(direction);
   if (it == world_load_.end()) return true;
-  return fits(it->second.first, network_.link(direction / 2).capacity_Bps * options_.network.bandwidth_factor);
+  return fits(it->second, network_.link(direction / 2).capacity_Bps * options_.network.bandwidth_factor);
 }
 
 std::string CollectiveShortcuts::decide(const CollectivePlan& plan, int group_index, Entry& entry) {
@@ -461,8 +459,7 @@ std::string CollectiveShortcuts::decide(const CollectivePlan& plan, int group_in
       crossing.receivers.insert(pair.second);
     }
   }
-  // ordered: the first link that fails is named, run to run; (load, messages at once)
-  std::map<std::uint32_t, std::pair<double, std::size_t>> load_Bps;
+  std::map<std::uint32_t, double> load_Bps;  // ordered: the first link that fails is named, run to run
   for (const auto& [direction, crossing] : crossings) {
     std::vector<double> rates;
     for (const auto& [sender, rate] : crossing.sender_Bps) rates.push_back(rate);
@@ -470,11 +467,10 @@ std::string CollectiveShortcuts::decide(const CollectivePlan& plan, int group_in
     rates.resize(std::min(rates.size(), crossing.receivers.size()));
     double load = 0;
     for (double rate : rates) load += rate;
-    load_Bps[direction] = {load, rates.size()};
+    load_Bps[direction] = load;
   }
-  for (const auto& [direction, need] : load_Bps) {
+  for (const auto& [direction, load] : load_Bps) {
     const topology::Link& link = network_.link(direction / 2);
-    const double load = need.first;
     if (!fits(load, link.capacity_Bps * options_.network.bandwidth_factor)) {
       return fmt::format("its messages can share link {} (they need {:g} B/s of its {:g} B/s)",
                          network_.link_name(direction / 2), load, link.capacity_Bps * options_.network.bandwidth_factor);

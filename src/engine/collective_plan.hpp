@@ -150,8 +150,8 @@ class CollectiveShortcuts {
   std::string decide(const CollectivePlan& plan, int group, Entry& entry);
   Path path(int src_accelerator, int dst_accelerator) const;
   /// Whether all the job's messages that can be in flight at one time across link direction
-  /// `direction` fit in its capacity, with headroom for more than one message (fits() in
-  /// collective_plan.cpp); false without the planner. Their load: a rank has at most one send and one receive in flight (its operators run one
+  /// `direction` fit in its capacity (fits() in collective_plan.cpp); false without the
+  /// planner. Their load: a rank has at most one send and one receive in flight (its operators run one
   /// after another, a collective step sends and receives one message), so the sum over the
   /// ranks that can ever send across it (a send's peer, a peer of a collective's schedule) of
   /// the largest lone rate of their paths across it, or the same over the ranks that can
@@ -173,8 +173,8 @@ class CollectiveShortcuts {
   std::map<std::pair<const collective::Schedule*, int>, Entry> entries_;
   CollectivePlanner* planner_ = nullptr;
   bool world_bounded_ = false;
-  /// By link direction: the least bound's load and how many messages it counts (world_fits).
-  std::unordered_map<std::uint32_t, std::pair<double, std::size_t>> world_load_;
+  /// By link direction: the least bound's load (world_fits).
+  std::unordered_map<std::uint32_t, double> world_load_;
 };
 
 /// The hardware of `platform` that compressor models transfer to (its accelerator; the
