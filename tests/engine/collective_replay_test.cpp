@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <string>
+#include <utility>
 
 #include "collective/registry.hpp"
 #include "collective/critical_path_executor.hpp"
@@ -575,6 +577,17 @@ trace::Trace lockstep_stages(bool intruder) {
                              "lockstep.json");
 }
 
+/// The --fast replay of `t` on `platform` and its full replay, ranks placed by `placement`.
+std::pair<engine::Result, engine::Result> fast_and_full(const trace::Trace& t, const topology::Platform& platform,
+                                                        const std::string& placement) {
+  engine::ReplayOptions options;
+  options.fast = true;
+  options.placement = placement;
+  engine::Result fast = engine::replay(t, platform, options);
+  options.fast = false;
+  return {std::move(fast), engine::replay(t, platform, options)};
+}
+
 /// The --fast note on groups of identical ranks run as one ("" without).
 std::string fusion_note(const engine::Result& r) {
   for (const std::string& note : r.notes) {
@@ -589,15 +602,9 @@ TEST_CASE("a fast replay runs a group of identical ranks as one while they stay 
           "[engine][collective][shortcut][fusion]") {
   SECTION("two pipeline stages of identical tensor-parallel ranks, one node each") {
     const trace::Trace t = lockstep_stages(false);
-    const topology::Platform platform = test::platform(2, 4, 4, test::fat_tree(8, 1));
-    engine::ReplayOptions options;
-    options.fast = true;
-    options.placement = "rank-order";
-    const engine::Result r = engine::replay(t, platform, options);
+    const auto [r, exact] = fast_and_full(t, test::platform(2, 4, 4, test::fat_tree(8, 1)), "rank-order");
     CHECK_THAT(fusion_note(r), Catch::Contains("(2 of 4 ranks, e.g. \"tp0\")") &&
                                    Catch::Contains("; 0 of 2 groups went on rank by rank"));
-    options.fast = false;
-    const engine::Result exact = engine::replay(t, platform, options);
     CHECK(fusion_note(exact).empty());
     CHECK(largest_difference(r, exact) <= 1e-6);
     // Every member reads the leader's records: one list, not copies.
@@ -622,15 +629,9 @@ TEST_CASE("a fast replay runs a group of identical ranks as one while they stay 
               {{"kind": "recv", "peer": "@pipeline-1", "bytes": 1048576}}, {0}]}}]}})",
                     tp),
         "back-to-back.json");
-    const topology::Platform platform = test::platform(2, 4, 4, test::fat_tree(8, 1));
-    engine::ReplayOptions options;
-    options.fast = true;
-    options.placement = "rank-order";
-    const engine::Result r = engine::replay(t, platform, options);
+    const auto [r, exact] = fast_and_full(t, test::platform(2, 4, 4, test::fat_tree(8, 1)), "rank-order");
     CHECK_THAT(fusion_note(r), Catch::Contains("(2 of 4 ranks") && Catch::Contains("; 0 of 2 groups went on rank by rank"));
     for (std::size_t rank = 1; rank < 4; ++rank) CHECK(r.ops.shared(rank, 0));
-    options.fast = false;
-    const engine::Result exact = engine::replay(t, platform, options);
     CHECK(largest_difference(r, exact) <= 1e-6);
     CHECK(r.ops[0][2].wait_s > 0);  // stage 0 posts its first send before stage 1 receives
   }
@@ -639,17 +640,12 @@ TEST_CASE("a fast replay runs a group of identical ranks as one while they stay 
     // on the fifth accelerators and move 64 MB through NIC 0 while the stages exchange: the
     // members on NIC 0 (local 0 and 2) finish their transfers later than those on NIC 1.
     const trace::Trace t = lockstep_stages(true);
-    const topology::Platform platform = test::platform(2, 5, 2, test::fat_tree(4, 1));
-    engine::ReplayOptions options;
-    options.fast = true;
-    options.placement = "map:0,1,2,3,5,6,7,8,4,9";
-    const engine::Result r = engine::replay(t, platform, options);
+    const auto [r, exact] =
+        fast_and_full(t, test::platform(2, 5, 2, test::fat_tree(4, 1)), "map:0,1,2,3,5,6,7,8,4,9");
     CHECK_THAT(fusion_note(r), Catch::Contains("; 2 of 2 groups went on rank by rank"));
     CHECK(r.ops[1][3].end_s < r.ops[0][3].end_s);  // the send of rank 1 (NIC 1) ends first
     // Members that parted hold records of their own, from the operator they parted at on.
     for (std::size_t rank = 1; rank < 4; ++rank) CHECK_FALSE(r.ops.shared(rank, rank - 1));
-    options.fast = false;
-    const engine::Result exact = engine::replay(t, platform, options);
     CHECK(largest_difference(r, exact) <= 1e-6);
   }
 }
