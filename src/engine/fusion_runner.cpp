@@ -19,14 +19,18 @@
 namespace ccsim::engine {
 namespace detail {
 
+Simulation::Fusion* Simulation::followed_by(int rank) {
+  const auto r = static_cast<std::size_t>(rank);
+  if (fusion_of_.empty() || fusion_of_[r] < 0 || fusion_slot_[r] == 0) return nullptr;
+  return &fusions_[static_cast<std::size_t>(fusion_of_[r])];
+}
+
 OpRecord& Simulation::record(int rank, std::size_t i) {
   const auto r = static_cast<std::size_t>(rank);
-  if (!fusion_of_.empty() && fusion_of_[r] >= 0 && fusion_slot_[r] > 0) {
-    Fusion& fusion = fusions_[static_cast<std::size_t>(fusion_of_[r])];
-    // A follower that reads its leader's records runs only forks, into a record of its own.
-    if (result_.ops.shared(r, static_cast<std::size_t>(fusion.members.front()))) {
-      return fusion.fork->records[static_cast<std::size_t>(fusion_slot_[r])];
-    }
+  // A follower that reads its leader's records runs only forks, into a record of its own.
+  if (Fusion* fusion = followed_by(rank);
+      fusion != nullptr && result_.ops.shared(r, static_cast<std::size_t>(fusion->members.front()))) {
+    return fusion->fork->records[static_cast<std::size_t>(fusion_slot_[r])];
   }
   return result_.ops.writable(r)[i];
 }
@@ -127,7 +131,6 @@ std::size_t Simulation::run_fused(Fusion& fusion) {
       continue;
     }
     // A fork: every member runs operator i as its own.
-    fusion.fork_op = i;
     auto fork = std::make_shared<Fusion::Fork>();
     fusion.fork = fork;
     fork->op = i;
@@ -151,8 +154,8 @@ std::size_t Simulation::follow(Fusion& fusion, int slot) {
   for (;;) {
     fusion.go[static_cast<std::size_t>(slot)]->acquire();
     if (fusion.done) return trace_.program_ops(rank).size();
-    const std::size_t i = fusion.fork_op;
     const std::shared_ptr<Fusion::Fork> fork = fusion.fork;
+    const std::size_t i = fork->op;
     run_op(rank, i);
     if (!join(fusion, rank, fork)) return i + 1;
   }

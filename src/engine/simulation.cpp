@@ -102,12 +102,11 @@ void Simulation::prepare_result() {
   result_.stage_count = trace_.pipeline_stage_count();
   result_.names.reserve(trace_.names.size() + 8);
   for (std::size_t i = 0; i < trace_.names.size(); ++i) result_.names.emplace_back(trace_.names[static_cast<trace::Names::Id>(i)]);
-  std::vector<std::uint32_t> kind_name(8);
+  kind_name_.assign(8, 0);
   for (int k = 0; k < 8; ++k) {
-    kind_name[static_cast<std::size_t>(k)] = static_cast<std::uint32_t>(result_.names.size());
+    kind_name_[static_cast<std::size_t>(k)] = static_cast<std::uint32_t>(result_.names.size());
     result_.names.emplace_back(trace::op_kind_name(static_cast<OpKind>(k)));
   }
-  kind_name_ = std::move(kind_name);
   result_.ops.resize(static_cast<std::size_t>(trace_.world_size));
   if (options_.wait_spans) result_.waits.resize(static_cast<std::size_t>(trace_.world_size));
   memberships_.resize(static_cast<std::size_t>(trace_.world_size));
@@ -123,8 +122,8 @@ void Simulation::allocate_records() {
   // The followers of a fusion read their leader's records until their own differ (Fusion).
   for (int r = 0; r < trace_.world_size; ++r) {
     const auto rr = static_cast<std::size_t>(r);
-    if (!fusion_of_.empty() && fusion_of_[rr] >= 0 && fusion_slot_[rr] > 0) {
-      result_.ops.share(rr, static_cast<std::size_t>(fusions_[static_cast<std::size_t>(fusion_of_[rr])].members.front()));
+    if (const Fusion* fusion = followed_by(r); fusion != nullptr) {
+      result_.ops.share(rr, static_cast<std::size_t>(fusion->members.front()));
       continue;
     }
     const auto& ops = trace_.program_ops(r);

@@ -145,7 +145,6 @@ class Simulation {
     int group = -1;
     std::vector<sg4::SemaphorePtr> go;  ///< per member (not the leader): released for a fork or the end
     bool done = false;  ///< the leader ran the whole program fused: the followers end
-    std::size_t fork_op = 0;  ///< the operator of the fork in progress
     /// One fork: who finished it, and whether all did at one instant.
     struct Fork {
       int finished = 0;
@@ -164,6 +163,8 @@ class Simulation {
   std::vector<Fusion> fusions_;
   std::vector<int> fusion_of_;    ///< per rank: index in fusions_, -1 for none (empty without --fast)
   std::vector<int> fusion_slot_;  ///< per rank: its index in its fusion's members
+  /// The fusion `rank` follows (not leads), nullptr for none.
+  Fusion* followed_by(int rank);
   /// Finds the groups of identical ranks that run fused (Fusion).
   void plan_fusions();
   /// The leader's loop: returns the operator from which the leader goes on alone (the op
