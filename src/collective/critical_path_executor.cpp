@@ -141,27 +141,32 @@ double critical_path_by_message_s(const Schedule& schedule, const CostParams& pa
   return executor.makespan_s();
 }
 
-std::vector<double> critical_path_ends_s(const Schedule& schedule, const CostParams& params, const MessageCost& message,
-                                         std::span<const double> starts_s) {
+namespace {
+
+/// Runs `schedule` from `starts_s` (one per rank), recording the waits when asked; `caller`
+/// names the function in the error for a wrong number of starts.
+CriticalPathTimes run_from(const Schedule& schedule, const CostParams& params, const MessageCost& message,
+                           std::span<const double> starts_s, bool waits, const char* caller) {
   if (starts_s.size() != static_cast<std::size_t>(schedule.size())) {
-    throw std::logic_error(fmt::format("critical_path_ends_s: {} starts for a schedule of {} ranks", starts_s.size(),
-                                       schedule.size()));
+    throw std::logic_error(
+        fmt::format("{}: {} starts for a schedule of {} ranks", caller, starts_s.size(), schedule.size()));
   }
   CriticalPathExecutor executor(schedule, params, message, starts_s);
+  if (waits) executor.record_waits();
   run_all_ranks(schedule, executor);
-  return executor.clocks();
+  return {executor.clocks(), std::move(executor.waits())};
+}
+
+}  // namespace
+
+std::vector<double> critical_path_ends_s(const Schedule& schedule, const CostParams& params, const MessageCost& message,
+                                         std::span<const double> starts_s) {
+  return run_from(schedule, params, message, starts_s, false, "critical_path_ends_s").ends_s;
 }
 
 CriticalPathTimes critical_path_times(const Schedule& schedule, const CostParams& params, const MessageCost& message,
                                       std::span<const double> starts_s) {
-  if (starts_s.size() != static_cast<std::size_t>(schedule.size())) {
-    throw std::logic_error(fmt::format("critical_path_times: {} starts for a schedule of {} ranks", starts_s.size(),
-                                       schedule.size()));
-  }
-  CriticalPathExecutor executor(schedule, params, message, starts_s);
-  executor.record_waits();
-  run_all_ranks(schedule, executor);
-  return {executor.clocks(), std::move(executor.waits())};
+  return run_from(schedule, params, message, starts_s, true, "critical_path_times");
 }
 
 std::vector<double> uniform_ring_ends_s(const Schedule& schedule, const CostParams& params, const MessageCost& message,
