@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <cstdlib>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -282,6 +283,20 @@ CollectiveShortcuts::CollectiveShortcuts(const trace::Trace& trace, const topolo
   if (network.nics_per_node() > 0) {
     for (int a : placement) ++ranks_behind_nic_[nic_link_of(network, a)];
   }
+  // Per program: how many of its streams communicate (each may have a message in flight).
+  comm_streams_.assign(trace.programs.size(), 1);
+  for (std::size_t p = 0; p < trace.programs.size(); ++p) {
+    std::set<int> streams;
+    for (const trace::Op& op : trace.programs[p].ops) {
+      if (op.kind != trace::OpKind::kCompute) streams.insert(op.stream);
+    }
+    comm_streams_[p] = std::max<int>(1, static_cast<int>(streams.size()));
+    if (trace.programs[p].stream_count() > 1) comm_streams_[p] = -comm_streams_[p];  // negative: the program has streams
+  }
+}
+
+int CollectiveShortcuts::communicating_streams(int rank) const {
+  return std::abs(comm_streams_[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(rank)])]);
 }
 
 CollectiveShortcuts::Path CollectiveShortcuts::path(int src_accelerator, int dst_accelerator) const {
@@ -357,8 +372,9 @@ void CollectiveShortcuts::bound_world_load() {
       else if (link == network_.intra_link(b) || link == nic_link_of(network_, b)) by_end.emplace_back(direction, 2 * dst + 1, p.rate_Bps);
     }
   }
-  // Sums over the distinct second members of each direction's largest rates.
-  const auto sum_of_largest = [](std::vector<std::tuple<std::uint32_t, int, double>>& rows) {
+  // Sums over the distinct second members of each direction's largest rates, each times the
+  // streams of its rank that communicate (each has its own message in flight).
+  const auto sum_of_largest = [this](std::vector<std::tuple<std::uint32_t, int, double>>& rows, bool ends) {
     std::unordered_map<std::uint32_t, double> sums;
     std::sort(rows.begin(), rows.end());
     for (std::size_t k = 0; k < rows.size();) {
@@ -369,13 +385,13 @@ void CollectiveShortcuts::bound_world_load() {
         largest = std::max(largest, std::get<2>(rows[next]));
         ++next;
       }
-      sums[direction] += largest;
+      sums[direction] += largest * communicating_streams(ends ? who / 2 : who);
       k = next;
     }
     return sums;
   };
-  world_load_ = sum_of_largest(by_sender);
-  for (const auto& bound : {sum_of_largest(by_receiver), sum_of_largest(by_end)}) {
+  world_load_ = sum_of_largest(by_sender, false);
+  for (const auto& bound : {sum_of_largest(by_receiver, false), sum_of_largest(by_end, true)}) {
     for (auto& [direction, load] : world_load_) {
       const auto it = bound.find(direction);
       if (it != bound.end() && it->second < load) load = it->second;
@@ -413,6 +429,9 @@ std::string CollectiveShortcuts::decide(const CollectivePlan& plan, int group_in
   for (int rank : group.ranks) {
     const int a = placement_[static_cast<std::size_t>(rank)];
     if (ranks_on_accelerator_[static_cast<std::size_t>(a)] != 1) return "ranks share an accelerator";
+    if (comm_streams_[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(rank)])] < 0) {
+      return fmt::format("rank {} runs operators on several streams, which may overlap the collective", rank);
+    }
     ++group_ranks_behind_nic[nic_link_of(network_, a)];
   }
   // The messages: one path per (sender, receiver) pair of the schedule. Schedules where every

@@ -170,6 +170,10 @@ class CollectiveShortcuts {
   std::vector<int> node_of_nic_link_;  ///< per link: the node of a NIC link, -1 for the others
   std::vector<int> ranks_behind_nic_;  ///< per link: ranks on the accelerators a NIC link serves (0 for the others)
   std::vector<bool> accelerator_link_;
+  /// Per program: the number of its streams that communicate, negative when it has several
+  /// streams (its operators may overlap one another).
+  std::vector<int> comm_streams_;
+  int communicating_streams(int rank) const;
   std::map<std::pair<const collective::Schedule*, int>, Entry> entries_;
   CollectivePlanner* planner_ = nullptr;
   bool world_bounded_ = false;

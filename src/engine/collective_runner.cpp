@@ -25,7 +25,7 @@ class Simulation::StepRunner final : public collective::StepExecutor {
       : sim_(sim), rank_(rank), group_index_(group_index),
         group_(sim.trace_.groups[static_cast<std::size_t>(group_index)]), codec_(plan.cost),
         element_bytes_(static_cast<std::uint64_t>(plan.request.element_bytes)),
-        state_(sim.states_[static_cast<std::size_t>(rank)]) {}
+        state_(sim.state(rank)) {}
 
   void start_exchange(int, const collective::Step& step) override {
     ++state_.step;
@@ -107,7 +107,7 @@ void Simulation::label(OpRecord& record, const CollectivePlan& plan) {
 }
 
 void Simulation::run_collective(int rank, const Op& op, std::size_t index) {
-  RankState& st = states_[static_cast<std::size_t>(rank)];
+  RankState& st = state(rank);
   Membership& member = enter(rank, op.group);
   st.sequence = member.entered;
   const CollectivePlan& plan = planner_->plan(op, rank, index);  // planned in check_fit(): cannot throw here
@@ -157,7 +157,7 @@ void Simulation::run_shortcut(int rank, const Op& op, const CollectivePlan& plan
   // an amount of work too large for SimGrid (busy periods are part of the rank's time).
   if (!std::isfinite(end_s * speed_)) {
     if (!non_finite_) {
-      non_finite_ = NonFiniteWork{rank, states_[static_cast<std::size_t>(rank)].op, fmt::format("ends at {:g} s", end_s)};
+      non_finite_ = NonFiniteWork{rank, state(rank).op, fmt::format("ends at {:g} s", end_s)};
     }
     return;
   }

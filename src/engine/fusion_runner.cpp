@@ -110,7 +110,7 @@ std::size_t Simulation::run_fused(Fusion& fusion) {
   const auto& ops = trace_.program_ops(lead);
   const auto& lead_records = result_.ops[static_cast<std::size_t>(lead)];
   for (std::size_t i = 0; i < ops.size();) {
-    for (int m : fusion.members) states_[static_cast<std::size_t>(m)].op = i;
+    for (int m : fusion.members) state(m).op = i;
     if (ops[i].kind == OpKind::kCompute) {
       const std::size_t next = run_compute(lead, i);
       for (std::size_t k = 1; k < fusion.members.size(); ++k) {
@@ -142,8 +142,8 @@ std::size_t Simulation::run_fused(Fusion& fusion) {
   }
   fusion.done = true;
   for (int m : fusion.members) {
-    states_[static_cast<std::size_t>(m)].op = ops.size();
-    states_[static_cast<std::size_t>(m)].done = true;
+    state(m).op = ops.size();
+    state(m).done = true;
   }
   for (std::size_t k = 1; k < fusion.members.size(); ++k) fusion.go[k]->release();
   return ops.size();

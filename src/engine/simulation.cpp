@@ -176,7 +176,8 @@ std::size_t Simulation::run_compute(int rank, std::size_t first) {
   // operator: those run one by one.
   double total_s = 0;
   std::size_t end = first;
-  if (options_.fast && sharing_[static_cast<std::size_t>(placement_[static_cast<std::size_t>(rank)])] == 1) {
+  // A rank with streams may run other work on its accelerator meanwhile: one operator at a time.
+  if (options_.fast && lanes(rank) == 1 && sharing_[static_cast<std::size_t>(placement_[static_cast<std::size_t>(rank)])] == 1) {
     // (Work on the node's shared cores runs one operator at a time: others may join them.)
     while (end < ops.size() && ops[end].kind == OpKind::kCompute && shared_cores(rank, ops[end]) == nullptr) {
       const double seconds = compute_s(ops[end]);
@@ -193,13 +194,13 @@ std::size_t Simulation::run_compute(int rank, std::size_t first) {
     records[first].end_s = sg4::Engine::get_clock();
     return first + 1;
   }
-  states_[static_cast<std::size_t>(rank)].op = first;
+  state(rank).op = first;
   busy(rank, total_s, "computing", nullptr, /*alone=*/true);
   return end;
 }
 
 void Simulation::run_send(int rank, const Op& op) {
-  RankState& st = states_[static_cast<std::size_t>(rank)];
+  RankState& st = state(rank);
   st.send_peer = op.peer;
   sg4::Mailbox* box = channel(kPointToPoint, static_cast<int>(op.tag), rank, op.peer);
   send_overhead(rank, op.peer);
@@ -211,7 +212,7 @@ void Simulation::run_send(int rank, const Op& op) {
 }
 
 void Simulation::run_recv(int rank, const Op& op) {
-  RankState& st = states_[static_cast<std::size_t>(rank)];
+  RankState& st = state(rank);
   st.recv_peer = op.peer;
   sg4::Mailbox* box = channel(kPointToPoint, static_cast<int>(op.tag), op.peer, rank);
   const double posted_s = sg4::Engine::get_clock();
@@ -234,7 +235,7 @@ std::uint32_t Simulation::algorithm_name(const std::string& name) {
 
 void Simulation::waited(int rank, double from_s, double to_s) {
   if (!(to_s > from_s)) return;
-  const std::size_t op = states_[static_cast<std::size_t>(rank)].op;
+  const std::size_t op = state(rank).op;
   record(rank, op).wait_s += to_s - from_s;
   if (options_.wait_spans) {
     result_.waits[static_cast<std::size_t>(rank)].push_back({static_cast<std::uint32_t>(op), from_s, to_s});
@@ -259,7 +260,7 @@ void Simulation::waited_for(int rank, double posted_s, std::initializer_list<con
 
 void Simulation::busy(int rank, double seconds, const char* what, sg4::Host* on, bool alone) {
   if (seconds <= 0) return;  // NaN goes on, to be reported
-  RankState& st = states_[static_cast<std::size_t>(rank)];
+  RankState& st = state(rank);
   if (!std::isfinite(seconds * speed_)) {
     // SimGrid cannot execute an infinite amount (it crashes or never ends): skip it and fail
     // once the simulation is over, naming the operator.
@@ -362,7 +363,7 @@ void Simulation::run_op(int rank, std::size_t i) {
 }
 
 void Simulation::run_individually(int rank, std::size_t first) {
-  RankState& st = states_[static_cast<std::size_t>(rank)];
+  RankState& st = state(rank);
   const auto& ops = trace_.program_ops(rank);
   for (std::size_t i = first; i < ops.size();) {
     st.op = i;
@@ -377,7 +378,55 @@ void Simulation::run_individually(int rank, std::size_t first) {
   st.done = true;
 }
 
+RankState& Simulation::state(int rank) {
+  const int first = lane_first_[static_cast<std::size_t>(rank)];
+  if (lanes(rank) == 1) return states_[static_cast<std::size_t>(first)];
+  return states_[static_cast<std::size_t>(lane_of_actor_.at(sg4::this_actor::get_pid()))];
+}
+
+int Simulation::rank_of_lane(int lane) const {
+  const auto it = std::upper_bound(lane_first_.begin(), lane_first_.end(), lane);
+  return static_cast<int>(it - lane_first_.begin()) - 1;
+}
+
+void Simulation::wait_after(int rank, const Op& op) {
+  if (op.after_count == 0) return;
+  Streams& streams = streams_.at(rank);
+  RankState& st = state(rank);
+  const trace::Program& program = trace_.programs[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(rank)])];
+  std::unique_lock<sg4::Mutex> lock(*streams.mutex);
+  for (std::uint32_t d : program.after_of(op)) {
+    st.after = d;
+    streams.ended_one->wait(lock, [&] { return streams.ended[d] != 0; });
+  }
+  st.after = -1;
+}
+
+void Simulation::run_stream(int rank, int stream) {
+  RankState& st = state(rank);
+  Streams& streams = streams_.at(rank);
+  const auto& ops = trace_.program_ops(rank);
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    if (ops[i].stream != stream) continue;
+    st.op = i;
+    wait_after(rank, ops[i]);
+    if (ops[i].kind == OpKind::kCompute) {
+      run_compute(rank, i);
+    } else {
+      run_op(rank, i);
+    }
+    streams.ended[i] = 1;
+    streams.ended_one->notify_all();
+  }
+  st.op = ops.size();
+  st.done = true;
+}
+
 void Simulation::rank_main(int rank) {
+  if (lanes(rank) > 1) {
+    run_stream(rank, state(rank).stream);
+    return;
+  }
   std::size_t first = 0;
   if (!fusion_of_.empty() && fusion_of_[static_cast<std::size_t>(rank)] >= 0) {
     Fusion& fusion = fusions_[static_cast<std::size_t>(fusion_of_[static_cast<std::size_t>(rank)])];
@@ -389,16 +438,31 @@ void Simulation::rank_main(int rank) {
 }
 
 std::string Simulation::describe_position(int rank) const {
-  const RankState& st = states_[static_cast<std::size_t>(rank)];
-  if (st.done) return fmt::format("rank {} has finished all its operators", rank);
-  const Op& op = trace_.program_ops(rank)[st.op];
-  return fmt::format("rank {} is blocked in operator #{} '{}'", rank, st.op, trace_.op_name(op));
+  std::vector<std::string> blocked;
+  for (int lane = lane_first_[static_cast<std::size_t>(rank)]; lane < lane_first_[static_cast<std::size_t>(rank) + 1]; ++lane) {
+    const RankState& st = states_[static_cast<std::size_t>(lane)];
+    if (st.done) continue;
+    const Op& op = trace_.program_ops(rank)[st.op];
+    blocked.push_back(fmt::format("operator #{} '{}'{}", st.op, trace_.op_name(op),
+                                  lanes(rank) > 1 ? fmt::format(" (stream {})", st.stream) : std::string()));
+  }
+  if (blocked.empty()) return fmt::format("rank {} has finished all its operators", rank);
+  return fmt::format("rank {} is blocked in {}", rank, fmt::join(blocked, " and "));
 }
 
-std::string Simulation::describe_wait(int rank) const {
-  const RankState& st = states_[static_cast<std::size_t>(rank)];
+std::string Simulation::describe_wait(int lane) const {
+  const int rank = rank_of_lane(lane);
+  const RankState& st = states_[static_cast<std::size_t>(lane)];
   const Op op = trace_.op(rank, st.op);
-  std::string head = fmt::format("rank {}: operator #{} '{}' (line {})", rank, st.op, trace_.op_name(op), op.line);
+  std::string head = fmt::format("rank {}{}: operator #{} '{}' (line {})", rank,
+                                 lanes(rank) > 1 ? fmt::format(" stream {}", st.stream) : std::string(), st.op,
+                                 trace_.op_name(op), op.line);
+  if (st.after >= 0) {
+    const auto d = static_cast<std::size_t>(st.after);
+    const Op& dep = trace_.program_ops(rank)[d];
+    return fmt::format("{} waits for operator #{} '{}' (line {}, stream {}) to end", head, d, trace_.op_name(dep), dep.line,
+                       dep.stream);
+  }
   if (op.kind == OpKind::kCompute) {
     // Not a wait: the simulation ended while the rank computed (a stall elsewhere, or work
     // that SimGrid could not finish).
@@ -435,15 +499,25 @@ std::string Simulation::describe_wait(int rank) const {
 }
 
 std::string Simulation::explain_deadlock() const {
-  std::vector<int> blocked;
+  std::vector<int> blocked;  // lanes
+  int ranks = 0;
   for (int r = 0; r < trace_.world_size; ++r) {
-    if (!states_[static_cast<std::size_t>(r)].done) blocked.push_back(r);
+    bool any = false;
+    for (int lane = lane_first_[static_cast<std::size_t>(r)]; lane < lane_first_[static_cast<std::size_t>(r) + 1]; ++lane) {
+      if (states_[static_cast<std::size_t>(lane)].done) continue;
+      blocked.push_back(lane);
+      any = true;
+    }
+    ranks += any ? 1 : 0;
   }
   std::string out = fmt::format("simulation cannot progress at t={:.6f} s: {} of {} ranks are blocked",
-                                sg4::Engine::get_clock(), blocked.size(), trace_.world_size);
+                                sg4::Engine::get_clock(), ranks, trace_.world_size);
   constexpr std::size_t kShown = 8;
   for (std::size_t i = 0; i < blocked.size() && i < kShown; ++i) out += "\n  " + describe_wait(blocked[i]);
-  if (blocked.size() > kShown) out += fmt::format("\n  ... and {} more blocked ranks", blocked.size() - kShown);
+  if (blocked.size() > kShown) {
+    out += fmt::format("\n  ... and {} more blocked {}", blocked.size() - kShown,
+                       blocked.size() == static_cast<std::size_t>(ranks) ? "ranks" : "ranks or streams");
+  }
   return out;
 }
 
@@ -455,7 +529,20 @@ Result Simulation::run() {
     check_fit();
   }
   prepare_result();
-  states_.assign(static_cast<std::size_t>(trace_.world_size), RankState{});
+  // One lane (actor) per stream of each rank's program.
+  {
+    std::vector<int> streams_of_program(trace_.programs.size());
+    for (std::size_t p = 0; p < trace_.programs.size(); ++p) streams_of_program[p] = trace_.programs[p].stream_count();
+    lane_first_.assign(static_cast<std::size_t>(trace_.world_size) + 1, 0);
+    for (int r = 0; r < trace_.world_size; ++r) {
+      const int n = streams_of_program[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(r)])];
+      lane_first_[static_cast<std::size_t>(r) + 1] = lane_first_[static_cast<std::size_t>(r)] + n;
+    }
+    states_.assign(static_cast<std::size_t>(lane_first_.back()), RankState{});
+    for (int r = 0; r < trace_.world_size; ++r) {
+      for (int k = 0; k < lanes(r); ++k) states_[static_cast<std::size_t>(lane_first_[static_cast<std::size_t>(r)] + k)].stream = k;
+    }
+  }
 
   std::unique_ptr<sg4::Engine> engine = make_engine(options_.stack_kib, options_.simgrid_log);
 
@@ -494,7 +581,18 @@ Result Simulation::run() {
   {
     Phase phase(fmt::format("simulating {} ranks", trace_.world_size), "reduce the trace's ranks or operators");
     for (int r = 0; r < trace_.world_size; ++r) {
-      sg4::Actor::create(fmt::format("rank{}", r), zone_->host_of_rank(r), [this, r] { rank_main(r); });
+      if (lanes(r) == 1) {
+        sg4::Actor::create(fmt::format("rank{}", r), zone_->host_of_rank(r), [this, r] { rank_main(r); });
+        continue;
+      }
+      Streams& streams = streams_[r];
+      streams.ended.assign(trace_.op_count(r), 0);
+      streams.mutex = sg4::Mutex::create();
+      streams.ended_one = sg4::ConditionVariable::create();
+      for (int k = 0; k < lanes(r); ++k) {
+        sg4::ActorPtr actor = sg4::Actor::create(fmt::format("rank{}.stream{}", r, k), zone_->host_of_rank(r), [this, r] { rank_main(r); });
+        lane_of_actor_.emplace(actor->get_pid(), lane_first_[static_cast<std::size_t>(r)] + k);
+      }
     }
     engine->run();
   }

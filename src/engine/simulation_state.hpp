@@ -18,6 +18,8 @@
 
 #include <simgrid/s4u.hpp>
 #include <simgrid/s4u/Barrier.hpp>
+#include <simgrid/s4u/ConditionVariable.hpp>
+#include <simgrid/s4u/Mutex.hpp>
 #include <simgrid/s4u/Semaphore.hpp>
 
 #include "collective/step_driver.hpp"
@@ -37,6 +39,8 @@ using trace::OpKind;
 struct RankState {
   std::size_t op = 0;
   bool done = false;
+  int stream = 0;       ///< the stream this state is of (a rank runs one actor per stream)
+  std::int64_t after = -1;  ///< an operator of another stream that op waits for, -1 for none
   int step = -1;        ///< collective step in progress, -1 outside collectives
   const CollectivePlan* plan = nullptr;  ///< collective in progress (its steps are counted on demand)
   int group_rank = -1;  ///< the rank's index in the collective's group
@@ -76,6 +80,24 @@ class Simulation {
   OpRecord& record(int rank, std::size_t i);
   std::vector<std::uint32_t> kind_name_;  ///< per OpKind: its name's index in result_.names
   void rank_main(int rank);
+  /// A rank whose program has several streams runs one actor per stream (a lane); each runs
+  /// its stream's operators in program order, each after the operators it is `after`.
+  void run_stream(int rank, int stream);
+  /// Blocks the calling lane until the operators that `op`, one of rank's, is after have ended.
+  void wait_after(int rank, const Op& op);
+  /// The state of the calling actor's lane of `rank` (its only one for a rank without streams).
+  RankState& state(int rank);
+  /// Lanes of `rank`: states_[lane_first_[rank] .. lane_first_[rank + 1]).
+  int lanes(int rank) const { return lane_first_[static_cast<std::size_t>(rank) + 1] - lane_first_[static_cast<std::size_t>(rank)]; }
+  std::vector<int> lane_first_;
+  std::unordered_map<long, int> lane_of_actor_;  ///< by actor pid: its lane (ranks with streams only)
+  /// Per rank with streams: which of its operators have ended, and where lanes wait for them.
+  struct Streams {
+    std::vector<char> ended;
+    sg4::MutexPtr mutex;
+    sg4::ConditionVariablePtr ended_one;
+  };
+  std::unordered_map<int, Streams> streams_;
   /// Runs `rank`'s operators from `first` on, each as the rank's own.
   void run_individually(int rank, std::size_t first);
   /// Runs operator `i` of `rank` (not a compute operator) and records its times.
@@ -129,8 +151,10 @@ class Simulation {
   sg4::CommPtr post_send(sg4::Mailbox* box, int rank, int peer, std::uint64_t bytes);
   int membership_slot(int rank, int group) const;
   std::string explain_deadlock() const;
-  std::string describe_wait(int rank) const;
+  std::string describe_wait(int lane) const;
   std::string describe_position(int rank) const;
+  /// The rank of lane `lane`.
+  int rank_of_lane(int lane) const;
 
   /// --fast: the ranks of a group that run one program (a version-2 trace's tensor-parallel
   /// peers) start in lockstep and stay so while each of their operators takes the same time on
@@ -192,7 +216,7 @@ class Simulation {
   std::vector<int> placement_;
   std::vector<int> sharing_;  ///< per accelerator (core): how many ranks it runs
   std::string placement_policy_;
-  std::vector<RankState> states_;
+  std::vector<RankState> states_;  ///< per lane (lane_first_)
   /// Per rank: (group, index in group, collectives entered on it so far).
   struct Membership {
     int group;

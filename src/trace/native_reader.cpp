@@ -140,11 +140,10 @@ class NativeReader {
       }
       const Value& ops = r.array("ops");
       const std::string ops_path = r.member_path("ops");
-      std::vector<Op>& out = trace_.programs[i].ops;
-      out.reserve(ops.items().size());
+      trace_.programs[i].ops.reserve(ops.items().size());
       for (std::size_t k = 0; k < ops.items().size(); ++k) {
         ObjectReader o(ops.items()[k], file_, json::item_path(ops_path, k));
-        out.push_back(read_op(o, static_cast<int>(rank)));
+        read_op(o, static_cast<int>(rank), trace_.programs[i]);
       }
       r.finish();
     }
@@ -195,7 +194,7 @@ class NativeReader {
       program.ops.reserve(ops.items().size());
       for (std::size_t k = 0; k < ops.items().size(); ++k) {
         ObjectReader o(ops.items()[k], file_, json::item_path(program.field, k));
-        program.ops.push_back(read_op(o, -1));
+        read_op(o, -1, program);
       }
       r.finish();
       trace_.programs.push_back(std::move(program));
@@ -218,7 +217,8 @@ class NativeReader {
     return kind;
   }
 
-  Op read_op(ObjectReader& o, int rank) {
+  /// Reads one operator and appends it to `program`.
+  void read_op(ObjectReader& o, int rank, Program& program) {
     Op op;
     op.line = o.line();
     std::string kind_text = o.string("kind");
@@ -232,8 +232,34 @@ class NativeReader {
       case OpKind::kRecv: read_p2p(o, op, rank); break;
       default: read_collective(o, op, rank); break;
     }
+    const std::vector<std::uint32_t> after = read_stream(o, op, program.ops.size());
     o.finish();
-    return op;
+    program.add(op, after);
+  }
+
+  /// "stream" (0..kMaxStreams-1, 0 when absent) and "after": the earlier operators, by index
+  /// in the same list, that must end before operator `index` starts.
+  std::vector<std::uint32_t> read_stream(ObjectReader& o, Op& op, std::size_t index) {
+    op.stream = static_cast<std::uint8_t>(o.optional_non_negative_integer_at_most("stream", kMaxStreams - 1).value_or(0));
+    std::vector<std::uint32_t> after;
+    const Value* list = o.optional("after");
+    if (list == nullptr) return after;
+    const SourceRef field = o.at("after");
+    if (!list->is_array()) field.fail("expected an array of operator indices (earlier operators of this list), e.g. [12]");
+    if (list->items().size() > static_cast<std::size_t>(kMaxAfter)) {
+      field.fail(fmt::format("expected at most {} operators, got {}", kMaxAfter, list->items().size()));
+    }
+    for (std::size_t k = 0; k < list->items().size(); ++k) {
+      const SourceRef where{file_, list->items()[k].line(), json::item_path(o.member_path("after"), k)};
+      const std::int64_t dep = json::as_integer(list->items()[k], where);
+      if (index == 0) where.fail(fmt::format("the first operator of a list has no earlier operator to follow, got \"{}\"", dep));
+      if (dep < 0 || static_cast<std::size_t>(dep) >= index) {
+        where.fail(fmt::format("expected the index of an earlier operator of this list (0..{}), got \"{}\"",
+                               static_cast<std::int64_t>(index) - 1, dep));
+      }
+      after.push_back(static_cast<std::uint32_t>(dep));
+    }
+    return after;
   }
 
   void read_compute(ObjectReader& o, Op& op) {

@@ -1,5 +1,6 @@
 #include "trace/native_writer.hpp"
 
+#include <span>
 #include <stdexcept>
 #include <vector>
 
@@ -11,7 +12,7 @@ namespace {
 
 using ordered = nlohmann::ordered_json;
 
-ordered op_json(const Trace& trace, const Op& op) {
+ordered op_json(const Trace& trace, const Program& program, const Op& op) {
   ordered j;
   j["kind"] = std::string(op_kind_name(op.kind));
   if (op.kind == OpKind::kCompute) {
@@ -45,6 +46,11 @@ ordered op_json(const Trace& trace, const Op& op) {
     if (op.measured_s >= 0) j["measured_ms"] = op.measured_s * 1e3;
   }
   if (op.label != Names::kEmpty) j["label"] = std::string(trace.op_label(op));
+  if (op.stream != 0) j["stream"] = op.stream;
+  if (op.after_count > 0) {
+    std::span<const std::uint32_t> after = program.after_of(op);
+    j["after"] = std::vector<std::uint32_t>(after.begin(), after.end());
+  }
   return j;
 }
 
@@ -85,7 +91,7 @@ void write_native(const Trace& trace, std::ostream& out, int version) {
     out << "  \"ranks\": [\n";
     for (int r = 0; r < trace.world_size; ++r) {
       out << "    {\"rank\": " << r << ", \"ops\": [";
-      for (std::size_t i = 0; i < trace.op_count(r); ++i) out << (i == 0 ? "" : ", ") << op_json(trace, trace.op(r, i)).dump();
+      for (std::size_t i = 0; i < trace.op_count(r); ++i) out << (i == 0 ? "" : ", ") << op_json(trace, trace.programs[static_cast<std::size_t>(trace.program_of[static_cast<std::size_t>(r)])], trace.op(r, i)).dump();
       out << "]}" << (r + 1 < trace.world_size ? ",\n" : "\n");
     }
   } else {
@@ -102,7 +108,7 @@ void write_native(const Trace& trace, std::ostream& out, int version) {
     for (std::size_t p = 0; p < trace.programs.size(); ++p) {
       out << "    {\"ranks\": " << ordered(ranks[p]).dump() << ", \"ops\": [";
       const std::vector<Op>& ops = trace.programs[p].ops;
-      for (std::size_t i = 0; i < ops.size(); ++i) out << (i == 0 ? "" : ", ") << op_json(trace, ops[i]).dump();
+      for (std::size_t i = 0; i < ops.size(); ++i) out << (i == 0 ? "" : ", ") << op_json(trace, trace.programs[p], ops[i]).dump();
       out << "]}" << (p + 1 < trace.programs.size() ? ",\n" : "\n");
     }
   }

@@ -124,6 +124,26 @@ std::vector<int> Trace::ranks_per_program() const {
   return count;
 }
 
+void Program::add(Op op, std::span<const std::uint32_t> deps) {
+  if (deps.size() > static_cast<std::size_t>(kMaxAfter) || op.stream >= kMaxStreams) {
+    throw std::invalid_argument(fmt::format("an operator on stream {} after {} operators (at most stream {}, {} operators)",
+                                            op.stream, deps.size(), kMaxStreams - 1, kMaxAfter));
+  }
+  for (std::uint32_t d : deps) {
+    if (d >= ops.size()) throw std::invalid_argument(fmt::format("operator #{} cannot wait for operator #{}", ops.size(), d));
+  }
+  op.after_first = static_cast<std::uint32_t>(after.size());
+  op.after_count = static_cast<std::uint8_t>(deps.size());
+  after.insert(after.end(), deps.begin(), deps.end());
+  ops.push_back(op);
+}
+
+int Program::stream_count() const {
+  int streams = 1;
+  for (const Op& op : ops) streams = std::max(streams, op.stream + 1);
+  return streams;
+}
+
 void Trace::one_program_per_rank(int world) {
   world_size = world;
   programs.assign(static_cast<std::size_t>(world), {});

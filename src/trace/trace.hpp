@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -75,14 +76,37 @@ struct Op {
   double measured_s = -1;           ///< collectives, send/recv: measured duration of the call, < 0 if unknown (not replayed)
   double flops = 0;                 ///< compute: floating-point operations
   std::uint64_t bytes = 0;          ///< compute: bytes moved; others: message/buffer size
+  /// The stream the operator runs on: a rank runs each stream's operators in program order,
+  /// its streams concurrently (communication overlapping compute). 0, the main stream, for
+  /// traces without streams.
+  std::uint8_t stream = 0;
+  /// Operators of other streams that must have ended before this one starts: `after_count`
+  /// program indices, all smaller than its own, from Program::after[after_first] on.
+  std::uint8_t after_count = 0;
+  std::uint32_t after_first = 0;
 };
+
+/// Streams a rank may run (operators' `stream` in 0..kMaxStreams-1).
+inline constexpr int kMaxStreams = 64;
+/// Dependencies one operator may list in `after`.
+inline constexpr int kMaxAfter = 255;
 
 /// The operators that a class of identical ranks runs, in program order: in version 2 of the
 /// native format one program is shared by the ranks it lists (data-parallel replicas,
 /// tensor-parallel peers), in version 1 every rank has its own.
 struct Program {
   std::vector<Op> ops;
+  std::vector<std::uint32_t> after;  ///< the operators' dependencies (Op::after_first, after_count)
   std::string field;  ///< where the operators are in the source file ("ranks[3].ops", "programs[1].ops")
+
+  /// The operators that must have ended before `op` (one of ops) starts, as indices in ops.
+  std::span<const std::uint32_t> after_of(const Op& op) const {
+    return std::span<const std::uint32_t>(after).subspan(op.after_first, op.after_count);
+  }
+  /// Appends `op`, which must end after the operators `deps` (indices of earlier ones).
+  void add(Op op, std::span<const std::uint32_t> deps = {});
+  /// 1 + the largest stream of its operators (1 for a program without streams).
+  int stream_count() const;
 };
 
 /// A named set of ranks that communicate together.

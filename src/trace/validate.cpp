@@ -41,6 +41,7 @@ class Validator {
 
   void run() {
     check_partners();
+    check_streams();
     check_point_to_point();
     check_collectives();
   }
@@ -91,6 +92,39 @@ class Validator {
           fail(ref, fmt::format("{} on a group of {} ranks needs a whole number of {} elements per rank, got \"{}\"",
                                 op_kind_name(o.kind), g.ranks.size(), dtype_name(o.dtype), o.bytes),
                ".bytes");
+        }
+      }
+    }
+  }
+
+  /// A rank's collectives on one group, and its messages to or from one partner with one tag,
+  /// are each on one stream: the order in which it calls them is then its program's (MPI's and
+  /// NCCL's rule for a communicator), not a race between streams.
+  void check_streams() const {
+    for (int rank = 0; rank < trace_.world_size; ++rank) {
+      const Program& program = trace_.programs[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(rank)])];
+      if (program.stream_count() == 1) continue;
+      std::unordered_map<std::uint64_t, std::size_t> first;  // channel -> its first operator
+      for (std::size_t i = 0; i < program.ops.size(); ++i) {
+        if (program.ops[i].kind == OpKind::kCompute) continue;
+        const Op o = trace_.op(rank, i);
+        std::uint64_t key = 0;
+        std::string what;
+        if (is_collective(o.kind)) {
+          key = static_cast<std::uint64_t>(static_cast<std::uint32_t>(o.group));
+          what = fmt::format("collectives on group \"{}\"", trace_.groups[static_cast<std::size_t>(o.group)].name);
+        } else {
+          const bool send = o.kind == OpKind::kSend;
+          key = (std::uint64_t{send ? 2u : 1u} << 62) | (static_cast<std::uint64_t>(static_cast<std::uint32_t>(o.peer)) << 32) | o.tag;
+          what = fmt::format("{}s {} rank {} with tag {}", op_kind_name(o.kind), send ? "to" : "from", o.peer, tag_text(o.tag));
+        }
+        auto [it, fresh] = first.try_emplace(key, i);
+        const Op& earlier = program.ops[it->second];
+        if (!fresh && earlier.stream != o.stream) {
+          fail({rank, i}, fmt::format("rank {}'s {} must all be on one stream (their order is the program's): operator #{} "
+                                      "is on stream {}, operator #{} (line {}) on stream {}",
+                                      rank, what, i, o.stream, it->second, earlier.line, earlier.stream),
+               ".stream");
         }
       }
     }

@@ -61,7 +61,7 @@ TEST_CASE("a valid trace is read with its groups and operators", "[trace]") {
 TEST_CASE("the reader rejects malformed operators word for word", "[trace]") {
   const std::string ok1 = kAr;
   CHECK(error_of(two_ranks(R"(      {"kind": "compute", "name": "linear", "duration_ms": 1, "flop": 10})", "")) ==
-        "t.json:9: field 'ranks[0].ops[0].flop': unknown key; valid keys here: bytes, duration_ms, flops, kind, label, name");
+        "t.json:9: field 'ranks[0].ops[0].flop': unknown key; valid keys here: after, bytes, duration_ms, flops, kind, label, name, stream");
   CHECK(error_of(two_ranks(R"(      {"kind": "compute", "name": "linear"})", "")) ==
         "t.json:9: field 'ranks[0].ops[0]': a compute operator needs duration_ms or flops (or both)");
   CHECK(error_of(two_ranks(R"(      {"kind": "compute", "name": "linear", "duration_ms": "fast"})", "")) ==

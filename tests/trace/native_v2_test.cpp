@@ -73,6 +73,10 @@ void check_same_ops(const Trace& a, const Trace& b) {
       CHECK(x.bytes == y.bytes);
       CHECK(x.flops == y.flops);
       CHECK(a.names[x.tag] == b.names[y.tag]);
+      CHECK(x.stream == y.stream);
+      const auto after_a = a.programs[static_cast<std::size_t>(a.program_of[static_cast<std::size_t>(rank)])].after_of(x);
+      const auto after_b = b.programs[static_cast<std::size_t>(b.program_of[static_cast<std::size_t>(rank)])].after_of(y);
+      CHECK(std::vector<std::uint32_t>(after_a.begin(), after_a.end()) == std::vector<std::uint32_t>(after_b.begin(), after_b.end()));
     }
   }
 }
@@ -166,4 +170,48 @@ TEST_CASE("version 2 broadcast roots are members of the rank's group", "[trace][
   CHECK(error_of(two_stages(replace(bcast, "\"@1\"", "1"), bcast)) ==
         "t.json:14: field 'programs[0].ops[0].root': expected \"@N\" (member N of the group) on a collective of \"@tensor\", "
         "got \"1\"");
+}
+
+// Stage 0 with its send on stream 1 after the linear layer, and a second linear layer on
+// stream 0 after nothing: lines 14-17.
+const std::string kStreams0 = R"(      {"kind": "compute", "name": "linear", "flops": 1e9},
+      {"kind": "all_reduce", "group": "@tensor", "bytes": 1024, "dtype": "fp16"},
+      {"kind": "send", "peer": "@pipeline+1", "bytes": 64, "dtype": "fp16", "tag": "act", "stream": 1, "after": [0, 1]},
+      {"kind": "compute", "name": "linear", "flops": 1e9})";
+
+TEST_CASE("streams and dependencies are read, written and checked", "[trace][v2][streams]") {
+  const Trace t = parse_native(two_stages(kStreams0), "t.json");
+  REQUIRE(t.programs[0].ops.size() == 4);
+  CHECK(t.programs[0].stream_count() == 2);
+  CHECK(t.programs[1].stream_count() == 1);
+  const Op send = t.op(1, 2);
+  CHECK(send.stream == 1);
+  const auto after = t.programs[0].after_of(send);
+  CHECK(std::vector<std::uint32_t>(after.begin(), after.end()) == std::vector<std::uint32_t>{0, 1});
+  CHECK(t.programs[0].after_of(t.op(0, 3)).empty());
+  // Both versions keep them (version 1 writes each rank's copy of its program's indices).
+  for (int version : {1, 2}) {
+    INFO("version " << version);
+    check_same_ops(t, parse_native(written(t, version), "w.json"));
+  }
+  CHECK(written(t, 2).find(R"("stream":1,"after":[0,1])") != std::string::npos);
+
+  // What is wrong is named by file, line and field.
+  CHECK(error_of(replace(two_stages(kStreams0), "\"after\": [0, 1]", "\"after\": [0, 2]")) ==
+        "t.json:16: field 'programs[0].ops[2].after[1]': expected the index of an earlier operator of this list (0..1), "
+        "got \"2\"");
+  CHECK(error_of(replace(two_stages(kStreams0), "\"after\": [0, 1]", "\"after\": 1")) ==
+        "t.json:16: field 'programs[0].ops[2].after': expected an array of operator indices (earlier operators of this "
+        "list), e.g. [12]");
+  CHECK(error_of(replace(two_stages(kStreams0), "\"stream\": 1", "\"stream\": 64")) ==
+        "t.json:16: field 'programs[0].ops[2].stream': expected an integer from 0 to 63, got \"64\"");
+  CHECK(error_of(replace(two_stages(), "\"name\": \"linear\", \"flops\": 1e9}", "\"name\": \"linear\", \"flops\": 1e9, \"after\": [0]}")) ==
+        "t.json:14: field 'programs[0].ops[0].after[0]': the first operator of a list has no earlier operator to follow, "
+        "got \"0\"");
+  // A rank's collectives on one group are on one stream: their order is the program's.
+  CHECK(error_of(replace(two_stages(kStreams0 + R"(,
+      {"kind": "all_reduce", "group": "@tensor", "bytes": 1024, "dtype": "fp16", "stream": 1})"),
+                         "", "")) ==
+        "t.json:18: field 'programs[0].ops[4].stream': rank 0's collectives on group \"tp0\" must all be on one stream "
+        "(their order is the program's): operator #4 is on stream 1, operator #1 (line 15) on stream 0");
 }
