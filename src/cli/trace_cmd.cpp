@@ -187,7 +187,8 @@ void run_import(const ImportCommand& cmd) {
   std::cerr << report;
 }
 
-/// The trace's own durations as a "result": operators back to back per rank, compute for its
+/// The trace's own durations as a "result": operators back to back per rank (per stream, each
+/// after the operators it names), compute for its
 /// measured duration_ms, everything else for 0 (a native trace holds no measured time for
 /// collectives and transfers: the replay simulates them).
 engine::Result measured_result(const trace::Trace& t, std::vector<std::string>& notes) {
@@ -210,9 +211,21 @@ engine::Result measured_result(const trace::Trace& t, std::vector<std::string>& 
   };
   std::uint64_t untimed = 0;
   r.ops.resize(static_cast<std::size_t>(t.world_size));
+  bool streams = false;
+  for (const trace::Program& p : t.programs) streams = streams || p.stream_count() > 1;
+  if (streams) r.streams.resize(static_cast<std::size_t>(t.world_size));
   for (int rank = 0; rank < t.world_size; ++rank) {
-    double now = 0;
-    for (const trace::Op& op : t.program_ops(rank)) {
+    // Each stream's operators back to back, each after the operators it names (streams).
+    const trace::Program& program = t.programs[static_cast<std::size_t>(t.program_of[static_cast<std::size_t>(rank)])];
+    std::vector<double> stream_now(static_cast<std::size_t>(program.stream_count()), 0.0);
+    if (program.stream_count() > 1) {
+      auto table = std::make_shared<std::vector<std::uint8_t>>();
+      for (const trace::Op& op : program.ops) table->push_back(op.stream);
+      r.streams[static_cast<std::size_t>(rank)] = std::move(table);
+    }
+    for (const trace::Op& op : program.ops) {
+      double& now = stream_now[op.stream];
+      for (std::uint32_t d : program.after_of(op)) now = std::max(now, r.ops[static_cast<std::size_t>(rank)][d].end_s);
       engine::OpRecord rec;
       rec.name = id(t.op_name(op).empty() ? trace::op_kind_name(op.kind) : t.op_name(op));
       rec.label = id(t.op_label(op));
@@ -224,7 +237,7 @@ engine::Result measured_result(const trace::Trace& t, std::vector<std::string>& 
       rec.end_s = now;
       r.ops.writable(static_cast<std::size_t>(rank)).push_back(rec);
     }
-    r.makespan_s = std::max(r.makespan_s, now);
+    r.makespan_s = std::max(r.makespan_s, r.rank_end_s(rank));
   }
   if (untimed > 0)
     notes.push_back(fmt::format("{} compute operators have no duration_ms (FLOPs only): 0 ms here", untimed));

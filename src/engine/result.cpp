@@ -1,5 +1,6 @@
 #include "engine/result.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 #include <type_traits>
@@ -87,7 +88,11 @@ RankRecords::List& RankRecords::own(std::size_t rank) {
 
 double Result::rank_end_s(int rank) const {
   const auto& records = ops[static_cast<std::size_t>(rank)];
-  return records.empty() ? 0.0 : records.back().end_s;
+  if (records.empty()) return 0.0;
+  if (streams_of(rank) == nullptr) return records.back().end_s;  // operators end in program order
+  double end_s = 0;  // streams: the last operator in program order need not end last
+  for (const OpRecord& record : records) end_s = std::max(end_s, record.end_s);
+  return end_s;
 }
 
 std::string serialize(const Result& result) {
@@ -130,6 +135,21 @@ std::string serialize(const Result& result) {
   }
   w.pod<std::uint64_t>(result.waits.size());
   for (const auto& spans : result.waits) w.vec(spans);
+  // Streams: each distinct table once, then per rank its number (0: none).
+  std::vector<const std::vector<std::uint8_t>*> tables;
+  std::vector<std::uint32_t> table_of;
+  for (const auto& table : result.streams) {
+    std::uint32_t k = 0;
+    if (table != nullptr) {
+      auto it = std::find(tables.begin(), tables.end(), table.get());
+      if (it == tables.end()) it = tables.insert(tables.end(), table.get());
+      k = static_cast<std::uint32_t>(it - tables.begin()) + 1;
+    }
+    table_of.push_back(k);
+  }
+  w.pod<std::uint64_t>(tables.size());
+  for (const auto* table : tables) w.vec(*table);
+  w.vec(table_of);
   w.pod(result.makespan_s);
   w.pod(result.has_waits);
   return w.take();
@@ -165,6 +185,12 @@ Result deserialize(std::string_view bytes) {
   }
   result.waits.resize(r.pod<std::uint64_t>());
   for (auto& spans : result.waits) spans = r.vec<WaitSpan>();
+  std::vector<std::shared_ptr<const std::vector<std::uint8_t>>> tables(r.pod<std::uint64_t>());
+  for (auto& table : tables) table = std::make_shared<const std::vector<std::uint8_t>>(r.vec<std::uint8_t>());
+  for (std::uint32_t k : r.vec<std::uint32_t>()) {
+    if (k > tables.size()) throw std::runtime_error("malformed simulation result");
+    result.streams.push_back(k == 0 ? nullptr : tables[k - 1]);
+  }
   result.makespan_s = r.pod<double>();
   result.has_waits = r.pod<bool>();
   return result;

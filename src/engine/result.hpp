@@ -86,6 +86,10 @@ struct Result {
   std::vector<std::string> names;   ///< names[0] == ""
   RankRecords ops;  ///< ops[rank], in program order
   std::vector<std::vector<WaitSpan>> waits;  ///< waits[rank] in time order; empty unless recorded
+  /// Per rank whose program has streams (traces/README.md, "Streams"): the stream of each of
+  /// its operators, shared by the ranks of one program; nullptr for a rank without streams,
+  /// empty when no rank has any.
+  std::vector<std::shared_ptr<const std::vector<std::uint8_t>>> streams;
   double makespan_s = 0;            ///< when the last rank finished
   /// Whether OpRecord::wait_s was measured (a simulated replay); false for results made of a
   /// trace's own durations (`trace inspect`), whose waits are unknown, not 0.
@@ -94,6 +98,10 @@ struct Result {
   std::string_view name(std::uint32_t id) const { return names[id]; }
   /// Last end time of a rank's operators (0 without operators).
   double rank_end_s(int rank) const;
+  /// The streams of a rank's operators, nullptr when it has none (one stream).
+  const std::vector<std::uint8_t>* streams_of(int rank) const {
+    return streams.empty() ? nullptr : streams[static_cast<std::size_t>(rank)].get();
+  }
 };
 
 /// Binary (de)serialization, used to bring a Result back from the simulation's child process.

@@ -119,6 +119,21 @@ void Simulation::prepare_result() {
 }
 
 void Simulation::allocate_records() {
+  // The streams of the operators of programs that have several, one table per program.
+  std::vector<std::shared_ptr<const std::vector<std::uint8_t>>> streams(trace_.programs.size());
+  bool any = false;
+  for (std::size_t p = 0; p < trace_.programs.size(); ++p) {
+    if (trace_.programs[p].stream_count() == 1) continue;
+    auto table = std::make_shared<std::vector<std::uint8_t>>();
+    for (const Op& op : trace_.programs[p].ops) table->push_back(op.stream);
+    streams[p] = std::move(table);
+    any = true;
+  }
+  if (any) {
+    for (int r = 0; r < trace_.world_size; ++r) {
+      result_.streams.push_back(streams[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(r)])]);
+    }
+  }
   // The followers of a fusion read their leader's records until their own differ (Fusion).
   for (int r = 0; r < trace_.world_size; ++r) {
     const auto rr = static_cast<std::size_t>(r);

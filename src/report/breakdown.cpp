@@ -31,6 +31,37 @@ bool same_sequence(const engine::Result& result, const std::vector<int>& ranks) 
   return true;
 }
 
+/// Per operator of `rank`: the part of its time during which an operator of another of the
+/// rank's streams ran (all 0 for a rank without streams).
+std::vector<double> overlaps(const engine::Result& result, int rank) {
+  const auto& ops = result.ops[static_cast<std::size_t>(rank)];
+  std::vector<double> out(ops.size(), 0.0);
+  const std::vector<std::uint8_t>* streams = result.streams_of(rank);
+  if (streams == nullptr) return out;
+  const int count = 1 + *std::max_element(streams->begin(), streams->end());
+  for (int s = 0; s < count; ++s) {
+    std::vector<std::pair<double, double>> others;  // the other streams' busy time, merged
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      if ((*streams)[i] != s && ops[i].end_s > ops[i].start_s) others.emplace_back(ops[i].start_s, ops[i].end_s);
+    }
+    std::sort(others.begin(), others.end());
+    std::vector<std::pair<double, double>> merged;
+    for (const auto& span : others) {
+      if (!merged.empty() && span.first <= merged.back().second) merged.back().second = std::max(merged.back().second, span.second);
+      else merged.push_back(span);
+    }
+    std::size_t k = 0;  // a stream's operators run one after another: in time order
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      if ((*streams)[i] != s) continue;
+      while (k < merged.size() && merged[k].second <= ops[i].start_s) ++k;
+      for (std::size_t j = k; j < merged.size() && merged[j].first < ops[i].end_s; ++j) {
+        out[i] += std::min(ops[i].end_s, merged[j].second) - std::max(ops[i].start_s, merged[j].first);
+      }
+    }
+  }
+  return out;
+}
+
 Table make_table(const engine::Result& result, std::string scope, int id, std::vector<int> ranks, RowKey key) {
   Table table;
   table.scope = std::move(scope);
@@ -55,14 +86,18 @@ Table make_table(const engine::Result& result, std::string scope, int id, std::v
     }
     for (int r : table.ranks) {
       const auto& ops = result.ops[static_cast<std::size_t>(r)];
+      const std::vector<double> overlap = overlaps(result, r);
       for (std::size_t i = 0; i < ops.size(); ++i) {
         table.rows[i].time_s += (ops[i].end_s - ops[i].start_s) / n;
         table.rows[i].wait_s += ops[i].wait_s / n;
+        table.rows[i].overlap_s += overlap[i] / n;
       }
     }
   } else {
     std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> index;  // (name, label) -> row
     for (int r : table.ranks) {
+      const std::vector<double> overlap = overlaps(result, r);
+      std::size_t i = 0;
       for (const engine::OpRecord& op : result.ops[static_cast<std::size_t>(r)]) {
         auto [it, added] = index.emplace(std::make_pair(op.name, op.label), table.rows.size());
         if (added) {
@@ -78,6 +113,7 @@ Table make_table(const engine::Result& result, std::string scope, int id, std::v
         row.error_expected_eb = std::max(row.error_expected_eb, static_cast<double>(op.error_expected_eb));
         row.time_s += (op.end_s - op.start_s) / n;
         row.wait_s += op.wait_s / n;
+        row.overlap_s += overlap[i++] / n;
         if (r == table.ranks.front()) ++row.calls;
       }
     }
@@ -152,6 +188,12 @@ Breakdown make_breakdown(const engine::Result& result, const BreakdownOptions& o
   out.iterations = result.iterations;
   out.makespan_s = result.makespan_s;
   out.has_waits = result.has_waits;
+  out.has_streams = std::any_of(result.streams.begin(), result.streams.end(), [](const auto& s) { return s != nullptr; });
+  if (out.has_streams) {
+    out.notes.push_back("operators ran on several streams of a rank: their times overlap, so shares add up to more "
+                        "than 100 %; overlap ms is the part of an operator's time during which another stream of its "
+                        "rank ran an operator");
+  }
   if (options.per_stage) {
     std::vector<std::vector<int>> members(static_cast<std::size_t>(result.stage_count));
     for (int r = 0; r < result.world_size; ++r) members[static_cast<std::size_t>(result.stage[static_cast<std::size_t>(r)])].push_back(r);
@@ -193,16 +235,18 @@ void write_text(const Breakdown& b, std::ostream& out) {
     std::string head = by_op ? fmt::format("{:>5}  {:<{}}", "#", "operator", width)
                              : fmt::format("{:<{}}  {:>6}", "operator", width, "calls");
     if (labels) head += fmt::format("  {:<{}}", "label", label_width);
-    fmt::print(out, "{}  {:>11}  {:>8}{}{}\n", head, "time ms", "share %",
-               b.has_waits ? fmt::format("  {:>10}", "wait ms") : "", errors ? "  error (worst / expected)" : "");
+    fmt::print(out, "{}  {:>11}  {:>8}{}{}{}\n", head, "time ms", "share %",
+               b.has_waits ? fmt::format("  {:>10}", "wait ms") : "", b.has_streams ? fmt::format("  {:>10}", "overlap ms") : "",
+               errors ? "  error (worst / expected)" : "");
     for (std::size_t i = 0; i < t.rows.size(); ++i) {
       const Row& row = t.rows[i];
       std::string left = by_op ? fmt::format("{:>5}  {:<{}}", i + 1, row.name, width)
                                : fmt::format("{:<{}}  {:>6}", row.name, width, row.calls);
       if (labels) left += fmt::format("  {:<{}}", row.label, label_width);
       std::string error = format_error(row.error_worst_eb, row.error_expected_eb, b.error_bound_abs);
-      std::string line = fmt::format("{}  {:>11.3f}  {:>8.2f}{}{}", left, row.time_s * 1e3, row.share * 100,
+      std::string line = fmt::format("{}  {:>11.3f}  {:>8.2f}{}{}{}", left, row.time_s * 1e3, row.share * 100,
                                      b.has_waits ? fmt::format("  {:>10}", format_wait(row)) : "",
+                                     b.has_streams ? fmt::format("  {:>10.3f}", row.overlap_s * 1e3) : "",
                                      error.empty() ? "" : "  " + error);
       while (!line.empty() && line.back() == ' ') line.pop_back();
       fmt::print(out, "{}\n", line);
@@ -216,16 +260,18 @@ void write_text(const Breakdown& b, std::ostream& out) {
 }
 
 void write_csv(const Breakdown& b, std::ostream& out) {
-  out << "scope,id,row,operator,label,calls,time_ms,share_pct" << (b.has_waits ? ",wait_ms" : "") << "\n";
+  out << "scope,id,row,operator,label,calls,time_ms,share_pct" << (b.has_waits ? ",wait_ms" : "")
+      << (b.has_streams ? ",overlap_ms" : "") << "\n";
   for (const Table& t : b.tables) {
     for (std::size_t i = 0; i < t.rows.size(); ++i) {
       const Row& row = t.rows[i];
-      fmt::print(out, "{},{},{},{},{},{},{:.6f},{:.4f}{}\n", t.scope, t.id, i + 1, csv_field(row.name),
+      fmt::print(out, "{},{},{},{},{},{},{:.6f},{:.4f}{}{}\n", t.scope, t.id, i + 1, csv_field(row.name),
                  csv_field(row.label), row.calls, row.time_s * 1e3, row.share * 100,
-                 !b.has_waits ? "" : row.communication ? fmt::format(",{:.6f}", row.wait_s * 1e3) : ",");
+                 !b.has_waits ? "" : row.communication ? fmt::format(",{:.6f}", row.wait_s * 1e3) : ",",
+                 b.has_streams ? fmt::format(",{:.6f}", row.overlap_s * 1e3) : "");
     }
-    fmt::print(out, "{},{},total,total,,,{:.6f},100.0000{}\n", t.scope, t.id, t.total_s * 1e3,
-               b.has_waits ? fmt::format(",{:.6f}", t.wait_s * 1e3) : "");
+    fmt::print(out, "{},{},total,total,,,{:.6f},100.0000{}{}\n", t.scope, t.id, t.total_s * 1e3,
+               b.has_waits ? fmt::format(",{:.6f}", t.wait_s * 1e3) : "", b.has_streams ? "," : "");
   }
 }
 
@@ -263,6 +309,7 @@ void write_json(const Breakdown& b, std::ostream& out) {
       r["time_ms"] = row.time_s * 1e3;
       r["share_pct"] = row.share * 100;
       if (b.has_waits && row.communication) r["wait_ms"] = row.wait_s * 1e3;
+      if (b.has_streams) r["overlap_ms"] = row.overlap_s * 1e3;
       if (!row.algorithm.empty()) r["algorithm"] = row.algorithm;
       if (row.error_worst_eb > 0) {
         r["error_worst_eb"] = row.error_worst_eb;

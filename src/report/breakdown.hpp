@@ -26,6 +26,9 @@ struct Row {
   /// "Wait"), mean over the table's ranks.
   double wait_s = 0;
   bool communication = false;  ///< a send, receive or collective (compute rows have no wait)
+  /// Part of time_s during which an operator of another stream of the rank ran (the
+  /// operator overlapped it), mean over the table's ranks; 0 without streams.
+  double overlap_s = 0;
   std::string algorithm;    ///< collectives: the algorithm that ran (first rank's)
   double error_worst_eb = 0;     ///< compressed collectives: error of the result in units of eb
   double error_expected_eb = 0;
@@ -57,6 +60,7 @@ struct Breakdown {
   int iterations = 0;  ///< training iterations the trace holds; 0 when it does not say
   double makespan_s = 0;  ///< the whole trace
   bool has_waits = false;  ///< engine::Result::has_waits: the wait column is shown
+  bool has_streams = false;  ///< some rank ran operators on several streams: the overlap column is shown
   std::vector<Table> tables;
 };
 

@@ -7,6 +7,8 @@
 #include "engine/collective_plan.hpp"
 #include "engine/placement.hpp"
 #include "engine/replay.hpp"
+#include "engine/result.hpp"
+#include "report/breakdown.hpp"
 #include "engine_fixtures.hpp"
 #include "topology/platform.hpp"
 
@@ -83,6 +85,26 @@ TEST_CASE("an all_reduce on its own stream overlaps the backward and shares its 
       CHECK(ops[3].end_s == Approx(22e-3).epsilon(1e-6));
     }
     CHECK(r.makespan_s == Approx(22e-3).epsilon(1e-6));
+    // The report: the all_reduce ran entirely inside the backward; shares overlap.
+    const report::Breakdown b = report::make_breakdown(r, {});
+    CHECK(b.has_streams);
+    REQUIRE(b.tables.size() == 1);
+    const auto& rows = b.tables[0].rows;
+    REQUIRE(rows.size() == 4);
+    const double all_reduce_s = 2 * transfer_s + 2 * reduce_s;
+    CHECK(rows[0].overlap_s == 0);
+    CHECK(rows[1].overlap_s == Approx(all_reduce_s).epsilon(1e-6));
+    CHECK(rows[2].overlap_s == Approx(all_reduce_s).epsilon(1e-6));
+    CHECK(rows[3].overlap_s == 0);
+    CHECK(report::make_breakdown(s, {}).has_streams == false);
+    // The streams survive the trip from the simulation's child process.
+    const engine::Result back = engine::deserialize(engine::serialize(r));
+    REQUIRE(back.streams.size() == 2);
+    for (int rank : {0, 1}) {
+      REQUIRE(back.streams_of(rank) != nullptr);
+      CHECK(*back.streams_of(rank) == std::vector<std::uint8_t>{0, 0, 1, 0});
+    }
+    CHECK(back.rank_end_s(0) == r.rank_end_s(0));
   }
 }
 
