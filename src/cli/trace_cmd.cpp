@@ -63,8 +63,12 @@ void run_synth(SynthCommand cmd) {
                         cmd.par.schedule == synth::PipelineSchedule::kGpipe ? cmd.par.micro_batches
                                                                             : std::min(cmd.par.pp, cmd.par.micro_batches),
                         gib(memory.total()));
-  report += fmt::format("  messages: TP collective {}, pipeline {}, DP gradients {} ({})\n", format_bytes(sizes.tp),
-                        format_bytes(sizes.pp), format_bytes(sizes.dp_grads), dtype_name(sizes.grad_dtype));
+  report += fmt::format("  messages: TP collective {}, pipeline {}, DP gradients {} ({}){}\n", format_bytes(sizes.tp),
+                        format_bytes(sizes.pp), format_bytes(sizes.dp_grads), dtype_name(sizes.grad_dtype),
+                        cmd.par.overlap_grad_reduce && cmd.par.dp > 1
+                            ? fmt::format(" in buckets of {:.4g} M parameters on stream 1, overlapping the last backward",
+                                          cmd.par.bucket() / 1e6)
+                            : "");
   report += fmt::format("  {} operators ({} in {} programs shared by identical ranks); compute has FLOPs and bytes, no "
                         "durations: the platform's rates time it\n",
                         trace.op_count(), trace.program_op_count(), trace.programs.size());
@@ -284,6 +288,11 @@ void setup_trace(CLI::App& app) {
       ->check(CLI::IsMember({"gpipe", "1f1b"}))
       ->capture_default_str();
   synth->add_option("--zero", cmd->par.zero, "ZeRO stage: 0, 1, 2 or 3")->capture_default_str();
+  synth->add_flag("--overlap-grad-reduce", cmd->par.overlap_grad_reduce,
+                  "Reduce the gradients in buckets on a stream of their own during the last backward (Megatron's "
+                  "--overlap-grad-reduce; PyTorch DDP does this always)");
+  synth->add_option("--bucket-size", cmd->par.bucket_params,
+                    "Parameters per gradient bucket with --overlap-grad-reduce (default: Megatron's max(40M, 1M x dp))");
   synth->add_option("--platform", cmd->platform, "Platform the job runs on (NAME|FILE)")->required();
   synth->add_option("-o,--output", cmd->output, "Trace file to write ('-': stdout)")->capture_default_str();
   synth->add_option("--format-version", cmd->format_version,

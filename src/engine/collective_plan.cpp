@@ -429,8 +429,12 @@ std::string CollectiveShortcuts::decide(const CollectivePlan& plan, int group_in
   for (int rank : group.ranks) {
     const int a = placement_[static_cast<std::size_t>(rank)];
     if (ranks_on_accelerator_[static_cast<std::size_t>(a)] != 1) return "ranks share an accelerator";
-    if (comm_streams_[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(rank)])] < 0) {
-      return fmt::format("rank {} runs operators on several streams, which may overlap the collective", rank);
+    // With streams, whether another stream of a rank can run during the collective is decided
+    // per operator of a program (Simulation::run_collective): its ranks must agree, so they
+    // must run one program.
+    const int program = trace_.program_of[static_cast<std::size_t>(rank)];
+    if (comm_streams_[static_cast<std::size_t>(program)] < 0 && program != trace_.program_of[static_cast<std::size_t>(group.ranks.front())]) {
+      return fmt::format("rank {} runs operators on several streams and another program than rank {}", rank, group.ranks.front());
     }
     ++group_ranks_behind_nic[nic_link_of(network_, a)];
   }

@@ -115,7 +115,9 @@ void Simulation::run_collective(int rank, const Op& op, std::size_t index) {
   st.plan = &plan;
   st.group_rank = member.index;
   st.step = -1;
-  if (options_.fast && shortcuts_->refusal(plan, op.group).empty()) {
+  // With streams, only a collective that no other stream of the rank can overlap (the same
+  // for all its members, which run one program: CollectiveShortcuts).
+  if (options_.fast && alone(rank, index) && shortcuts_->refusal(plan, op.group).empty()) {
     run_shortcut(rank, op, plan, member.index, member.entered);
     st.plan = nullptr;
     return;

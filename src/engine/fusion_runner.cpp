@@ -51,7 +51,7 @@ void Simulation::plan_fusions() {
   }
   for (std::size_t p = 0; p < trace_.programs.size(); ++p) {
     const int r0 = first_rank[p];
-    if (r0 < 0) continue;
+    if (r0 < 0 || trace_.programs[p].stream_count() > 1) continue;  // a rank with streams runs one actor per stream
     std::map<int, std::pair<int, std::size_t>> calls;  // group -> (collectives, first operator)
     const auto& ops = trace_.programs[p].ops;
     for (std::size_t i = 0; i < ops.size(); ++i) {

@@ -191,10 +191,12 @@ std::size_t Simulation::run_compute(int rank, std::size_t first) {
   // operator: those run one by one.
   double total_s = 0;
   std::size_t end = first;
-  // A rank with streams may run other work on its accelerator meanwhile: one operator at a time.
-  if (options_.fast && lanes(rank) == 1 && sharing_[static_cast<std::size_t>(placement_[static_cast<std::size_t>(rank)])] == 1) {
-    // (Work on the node's shared cores runs one operator at a time: others may join them.)
-    while (end < ops.size() && ops[end].kind == OpKind::kCompute && shared_cores(rank, ops[end]) == nullptr) {
+  if (options_.fast && sharing_[static_cast<std::size_t>(placement_[static_cast<std::size_t>(rank)])] == 1) {
+    // (Work on the node's shared cores runs one operator at a time: others may join them. On
+    // a rank with streams, only operators that no other stream can overlap are undisturbed.)
+    const int stream = ops[first].stream;
+    while (end < ops.size() && ops[end].kind == OpKind::kCompute && shared_cores(rank, ops[end]) == nullptr &&
+           ops[end].stream == stream && (end == first || ops[end].after_count == 0) && alone(rank, end)) {
       const double seconds = compute_s(ops[end]);
       if (!std::isfinite(seconds * speed_) || !std::isfinite((total_s + std::max(seconds, 0.0)) * speed_)) break;
       records[end].start_s = start_s + total_s;
@@ -393,6 +395,11 @@ void Simulation::run_individually(int rank, std::size_t first) {
   st.done = true;
 }
 
+bool Simulation::alone(int rank, std::size_t i) const {
+  const auto& table = alone_[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(rank)])];
+  return table.empty() || table[i] != 0;
+}
+
 RankState& Simulation::state(int rank) {
   const int first = lane_first_[static_cast<std::size_t>(rank)];
   if (lanes(rank) == 1) return states_[static_cast<std::size_t>(first)];
@@ -426,12 +433,20 @@ void Simulation::run_stream(int rank, int stream) {
     st.op = i;
     wait_after(rank, ops[i]);
     if (ops[i].kind == OpKind::kCompute) {
-      run_compute(rank, i);
+      // A run of compute operators (--fast, alone on the rank) ends together.
+      const std::size_t end = run_compute(rank, i);
+      bool awaited = false;
+      for (std::size_t k = i; k < end; ++k) {
+        streams.ended[k] = 1;
+        awaited = awaited || streams.awaited[k] != 0;
+      }
+      if (awaited) streams.ended_one->notify_all();
+      i = end - 1;
     } else {
       run_op(rank, i);
+      streams.ended[i] = 1;
+      if (streams.awaited[i] != 0) streams.ended_one->notify_all();
     }
-    streams.ended[i] = 1;
-    streams.ended_one->notify_all();
   }
   st.op = ops.size();
   st.done = true;
@@ -554,6 +569,10 @@ Result Simulation::run() {
       lane_first_[static_cast<std::size_t>(r) + 1] = lane_first_[static_cast<std::size_t>(r)] + n;
     }
     states_.assign(static_cast<std::size_t>(lane_first_.back()), RankState{});
+    alone_.assign(trace_.programs.size(), {});
+    for (std::size_t p = 0; p < trace_.programs.size(); ++p) {
+      if (streams_of_program[p] > 1) alone_[p] = trace_.programs[p].alone();
+    }
     for (int r = 0; r < trace_.world_size; ++r) {
       for (int k = 0; k < lanes(r); ++k) states_[static_cast<std::size_t>(lane_first_[static_cast<std::size_t>(r)] + k)].stream = k;
     }
@@ -602,6 +621,11 @@ Result Simulation::run() {
       }
       Streams& streams = streams_[r];
       streams.ended.assign(trace_.op_count(r), 0);
+      streams.awaited.assign(trace_.op_count(r), 0);
+      const trace::Program& program = trace_.programs[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(r)])];
+      for (const Op& op : program.ops) {
+        for (std::uint32_t d : program.after_of(op)) streams.awaited[d] = 1;
+      }
       streams.mutex = sg4::Mutex::create();
       streams.ended_one = sg4::ConditionVariable::create();
       for (int k = 0; k < lanes(r); ++k) {

@@ -94,10 +94,15 @@ class Simulation {
   /// Per rank with streams: which of its operators have ended, and where lanes wait for them.
   struct Streams {
     std::vector<char> ended;
+    std::vector<char> awaited;  ///< named in some operator's `after`: its end wakes the waiting lanes
     sg4::MutexPtr mutex;
     sg4::ConditionVariablePtr ended_one;
   };
   std::unordered_map<int, Streams> streams_;
+  /// Per program with streams: trace::Program::alone() (empty for the others).
+  std::vector<std::vector<char>> alone_;
+  /// Whether operator `i` of `rank` runs alone on the rank (no other stream can run meanwhile).
+  bool alone(int rank, std::size_t i) const;
   /// Runs `rank`'s operators from `first` on, each as the rank's own.
   void run_individually(int rank, std::size_t first);
   /// Runs operator `i` of `rank` (not a compute operator) and records its times.

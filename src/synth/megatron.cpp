@@ -69,6 +69,12 @@ void check_parallelism(const ModelSpec& model, const Parallelism& par) {
   if (par.zero == 3 && par.pp > 1) {
     fail("--zero", "ZeRO-3 with pipeline parallelism is not what Megatron or DeepSpeed run; use --zero 1 or 2 with --pp");
   }
+  if (par.overlap_grad_reduce && par.zero == 3) {
+    fail("--overlap-grad-reduce", "ZeRO-3 reduces each layer's gradients as the layer's backward ends already; use it with --zero 0, 1 or 2");
+  }
+  if (!(par.bucket_params >= 0) || par.bucket_params > 1e15) {
+    fail("--bucket-size", fmt::format("expected a number of parameters in 0..1e15 (0: Megatron's default), got \"{}\"", par.bucket_params));
+  }
 }
 
 LayerPlan plan_layer(const ModelSpec& model, const Parallelism& par) {
@@ -236,7 +242,7 @@ class Builder {
     op.label = trace_.names.intern(label);
     op.flops = flops;
     op.bytes = static_cast<std::uint64_t>(std::llround(bytes));
-    ops_->push_back(op);
+    add(op);
   }
   /// A collective on the rank's own group of `group` kind.
   void collective(trace::OpKind kind, trace::GroupKind group, std::uint64_t bytes, DType dtype, const std::string& label) {
@@ -248,7 +254,7 @@ class Builder {
     op.group = static_cast<std::int32_t>(group);
     op.bytes = bytes;
     op.dtype = dtype;
-    ops_->push_back(op);
+    add(op);
   }
   /// A transfer with the rank `offset` stages away in its pipeline group.
   void p2p(trace::OpKind kind, int offset, const std::string& tag, const std::string& label) {
@@ -262,7 +268,32 @@ class Builder {
     op.peer = offset;
     op.bytes = static_cast<std::uint64_t>(sizes_.pp);
     op.dtype = model_.dtype;
-    ops_->push_back(op);
+    add(op);
+  }
+  /// Appends `op` to the stage's program: on `stream_`, after `after_` (both reset after use).
+  void add(trace::Op op) {
+    op.stream = stream_;
+    program_->add(op, after_);
+    stream_ = 0;
+    after_.clear();
+  }
+  std::uint32_t last_op() const { return static_cast<std::uint32_t>(program_->ops.size() - 1); }
+
+  // --- gradient buckets (Parallelism::overlap_grad_reduce) ---
+  static constexpr std::uint8_t kGradStream = 1;
+  bool bucketing() const { return par_.overlap_grad_reduce && par_.dp > 1 && par_.zero <= 2; }
+  /// The gradients of `params` (per rank) are ready once the last operator so far ends: a
+  /// bucket is reduced when it holds bucket() parameters, or when `flush` (the backward ends).
+  void grads_ready(double params, bool flush) {
+    pending_params_ += params;
+    if (pending_params_ <= 0 || (!flush && pending_params_ < par_.bucket())) return;
+    const int ge = dtype_bytes(sizes_.grad_dtype);
+    stream_ = kGradStream;
+    after_ = {last_op()};
+    collective(par_.zero == 0 ? trace::OpKind::kAllReduce : trace::OpKind::kReduceScatter, trace::GroupKind::kData,
+               padded(pending_params_ * ge, par_.dp, ge), sizes_.grad_dtype, "dp:grads");
+    last_bucket_ = last_op();
+    pending_params_ = 0;
   }
 
   void tp_comm(const LayerPlan::TpPoint& point, bool backward) {
@@ -310,6 +341,9 @@ class Builder {
   }
 
   void backward(int mb) {
+    // Buckets form during the backward of the iteration's last micro-batch (gradients
+    // accumulate over the others), layer by layer from the last one.
+    const bool buckets = bucketing() && ++backward_calls_ == par_.micro_batches;
     const double e = dtype_bytes(model_.dtype);
     const double tokens = static_cast<double>(par_.micro_batch_size) * seq_of(model_, par_);
     const double h = model_.hidden;
@@ -318,6 +352,7 @@ class Builder {
     if (stage_ == par_.pp - 1) {
       compute("cross_entropy", "bwd:loss", 5 * tokens * v / t, e * 2 * tokens * v / t);
       compute("linear", "bwd:lm_head", 4 * tokens * h * v / t, 2 * e * (tokens * h + v * h / t + tokens * v / t));
+      if (buckets) grads_ready(last_stage_extra_params(), false);
     }
     for (int layer = 0; layer < layers_; ++layer) {
       if (par_.zero == 3 && par_.dp > 1) zero3_layer(trace::OpKind::kAllGather, "zero3:params");
@@ -332,9 +367,19 @@ class Builder {
         }
       }
       if (par_.zero == 3 && par_.dp > 1) zero3_layer(trace::OpKind::kReduceScatter, "zero3:grads");
+      if (buckets) grads_ready(model_.layer_params() / par_.tp, false);
     }
     if (stage_ == 0) compute("embedding", "bwd:embed", tokens * h, e * 2 * tokens * h);
+    if (buckets) grads_ready(stage_ == 0 ? model_.embedding_params() / par_.tp : 0.0, true);
     (void)mb;
+  }
+  /// Parameters per rank of the last stage beyond its layers (head, and a tied head's own copy
+  /// of the word embedding): stage_params_per_rank's terms.
+  double last_stage_extra_params() const {
+    const double layers = stage_params_per_rank(model_, par_, stage_) * par_.tp -
+                          static_cast<double>(layers_) * model_.layer_params() -
+                          (stage_ == 0 ? model_.embedding_params() : 0.0);
+    return layers / par_.tp;
   }
 
   // Pipeline communication (Megatron's p2p_communication): the combined operations post
@@ -361,7 +406,9 @@ class Builder {
   void build_stage(int stage) {
     stage_ = stage;
     layers_ = model_.layers / par_.pp;
-    ops_ = &trace_.programs[static_cast<std::size_t>(stage)].ops;
+    program_ = &trace_.programs[static_cast<std::size_t>(stage)];
+    backward_calls_ = 0;
+    pending_params_ = 0;
     const int m = par_.micro_batches;
     if (par_.schedule == PipelineSchedule::kGpipe || par_.pp == 1) {
       for (int mb = 0; mb < m; ++mb) {
@@ -412,7 +459,9 @@ class Builder {
     if (par_.dp > 1) {
       const trace::GroupKind group = trace::GroupKind::kData;
       const std::uint64_t grads = padded(params * ge, par_.dp, ge);
-      if (par_.zero == 0) {
+      if (bucketing()) {
+        after_ = {last_bucket_};  // reduced in buckets during the backward: the optimizer waits for the last
+      } else if (par_.zero == 0) {
         collective(trace::OpKind::kAllReduce, group, grads, sizes_.grad_dtype, "dp:grads");
       } else if (par_.zero <= 2) {
         collective(trace::OpKind::kReduceScatter, group, grads, sizes_.grad_dtype, "dp:grads");
@@ -424,6 +473,10 @@ class Builder {
     compute("optimizer", "adam", 10 * shard, 28 * shard);
     if (par_.dp > 1 && (par_.zero == 1 || par_.zero == 2)) {
       const int e = dtype_bytes(model_.dtype);
+      if (bucketing()) {  // the data group's collectives stay on one stream
+        stream_ = kGradStream;
+        after_ = {last_op()};
+      }
       collective(trace::OpKind::kAllGather, trace::GroupKind::kData, padded(params * e, par_.dp, e), model_.dtype,
                  "dp:params");
     }
@@ -434,8 +487,13 @@ class Builder {
   trace::Trace& trace_;
   LayerPlan plan_;
   MessageSizes sizes_;
-  std::vector<trace::Op>* ops_ = nullptr;
+  trace::Program* program_ = nullptr;
   int stage_ = 0, layers_ = 0;
+  std::uint8_t stream_ = 0;            ///< the next operator's stream
+  std::vector<std::uint32_t> after_;   ///< ... and the operators it is after
+  int backward_calls_ = 0;             ///< backward passes of the stage so far
+  double pending_params_ = 0;          ///< gradients ready but not in a bucket yet
+  std::uint32_t last_bucket_ = 0;      ///< the last bucket's collective
 };
 
 }  // namespace
@@ -447,9 +505,12 @@ trace::Trace synthesize(const ModelSpec& model, const Parallelism& par, const st
   trace.name = fmt::format("{}-tp{}-pp{}-dp{}{}", model.name, par.tp, par.pp, par.dp, par.sp ? "-sp" : "");
   trace.description = fmt::format(
       "synthesized by ccsim trace synth: {} ({}), TP {} PP {} DP {}{}, {} micro-batches of {} x {} tokens, {} schedule, "
-      "ZeRO {}; FLOPs and bytes from the Megatron formulas (src/synth/megatron.hpp), no measured durations",
+      "ZeRO {}{}; FLOPs and bytes from the Megatron formulas (src/synth/megatron.hpp), no measured durations",
       model.name, model.source, par.tp, par.pp, par.dp, par.sp ? " with sequence parallelism" : "", par.micro_batches,
-      par.micro_batch_size, seq_of(model, par), par.schedule == PipelineSchedule::kGpipe ? "GPipe" : "1F1B", par.zero);
+      par.micro_batch_size, seq_of(model, par), par.schedule == PipelineSchedule::kGpipe ? "GPipe" : "1F1B", par.zero,
+      par.overlap_grad_reduce && par.dp > 1
+          ? fmt::format(", gradients reduced in buckets of {:.4g} M parameters during the last backward", par.bucket() / 1e6)
+          : "");
   Builder(model, par, trace).build();
   return trace;
 }

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <algorithm>
+
 #include <string>
 #include <vector>
 
@@ -21,6 +23,15 @@ struct Parallelism {
   int seq = 0;                 ///< s; 0: the model's
   PipelineSchedule schedule = PipelineSchedule::k1F1B;
   int zero = 0;                ///< 0 (plain DDP), 1/2 (optimizer state / + gradient sharding), 3 (+ parameters)
+  /// Megatron's --overlap-grad-reduce: the gradients of the last micro-batch's backward are
+  /// reduced in buckets on a stream of their own as their layers finish (all_reduce, or
+  /// reduce_scatter with ZeRO 1/2), overlapping the rest of the backward; the optimizer waits
+  /// for the last bucket. Off: one collective of all gradients after the backward.
+  bool overlap_grad_reduce = false;
+  /// Parameters per bucket; 0: Megatron's default, max(40 M, 1 M x dp).
+  double bucket_params = 0;
+  /// The bucket size in parameters that applies.
+  double bucket() const { return bucket_params > 0 ? bucket_params : std::max(40e6, 1e6 * dp); }
 
   int world() const { return tp * pp * dp; }
 };

@@ -144,6 +144,56 @@ int Program::stream_count() const {
   return streams;
 }
 
+std::vector<char> Program::alone() const {
+  const std::size_t n = ops.size();
+  const auto streams = static_cast<std::size_t>(stream_count());
+  std::vector<char> out(n, 1);
+  if (streams == 1) return out;
+  // Per stream, its operators' positions in it; count[s]: how many it has.
+  std::vector<std::uint32_t> position(n);
+  std::vector<std::uint32_t> count(streams, 0);
+  for (std::size_t i = 0; i < n; ++i) position[i] = count[ops[i].stream]++;
+  // ended[i][s]: operators of stream s that have ended whenever i starts (stream order and
+  // `after`, transitively: a prefix of the stream). Program order is a topological order.
+  std::vector<std::uint32_t> ended(n * streams, 0);
+  std::vector<std::size_t> last_on(streams, n);  // the latest operator of each stream so far
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint32_t* mine = &ended[i * streams];
+    auto take = [&](std::size_t j) {  // j has ended before i starts
+      const std::uint32_t* theirs = &ended[j * streams];
+      for (std::size_t s = 0; s < streams; ++s) mine[s] = std::max(mine[s], theirs[s]);
+      mine[ops[j].stream] = std::max(mine[ops[j].stream], position[j] + 1);
+    };
+    if (last_on[ops[i].stream] != n) take(last_on[ops[i].stream]);
+    for (std::uint32_t d : after_of(ops[i])) take(d);
+    last_on[ops[i].stream] = i;
+  }
+  // waiting[i][s]: position in stream s of its first operator that cannot start before i
+  // ends (count[s] when none): the operators after i on its stream and those after them.
+  std::vector<std::vector<std::uint32_t>> dependants(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::uint32_t d : after_of(ops[i])) dependants[d].push_back(static_cast<std::uint32_t>(i));
+  }
+  std::vector<std::uint32_t> waiting(n * streams);
+  std::vector<std::size_t> next_on(streams, n);
+  for (std::size_t i = n; i-- > 0;) {
+    std::uint32_t* mine = &waiting[i * streams];
+    for (std::size_t s = 0; s < streams; ++s) mine[s] = count[s];
+    auto take = [&](std::size_t j) {  // j cannot start before i ends
+      const std::uint32_t* theirs = &waiting[j * streams];
+      for (std::size_t s = 0; s < streams; ++s) mine[s] = std::min(mine[s], theirs[s]);
+      mine[ops[j].stream] = std::min(mine[ops[j].stream], position[j]);
+    };
+    if (next_on[ops[i].stream] != n) take(next_on[ops[i].stream]);
+    for (std::uint32_t j : dependants[i]) take(j);
+    next_on[ops[i].stream] = i;
+    for (std::size_t s = 0; s < streams; ++s) {
+      if (s != ops[i].stream && ended[i * streams + s] < mine[s]) out[i] = 0;  // some of stream s may run meanwhile
+    }
+  }
+  return out;
+}
+
 void Trace::one_program_per_rank(int world) {
   world_size = world;
   programs.assign(static_cast<std::size_t>(world), {});

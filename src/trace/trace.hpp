@@ -107,6 +107,10 @@ struct Program {
   void add(Op op, std::span<const std::uint32_t> deps = {});
   /// 1 + the largest stream of its operators (1 for a program without streams).
   int stream_count() const;
+  /// Per operator: whether it runs alone on its rank, whatever the timing: every operator of
+  /// the other streams has ended before it starts (through `after` and stream order) or
+  /// cannot start before it ends. All true without streams.
+  std::vector<char> alone() const;
 };
 
 /// A named set of ranks that communicate together.

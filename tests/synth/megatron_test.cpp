@@ -5,6 +5,7 @@
 
 #include "core/input_error.hpp"
 #include "synth/megatron.hpp"
+#include "trace/trace.hpp"
 #include "trace/validate.hpp"
 
 using namespace ccsim;
@@ -130,4 +131,66 @@ TEST_CASE("synthesized traces validate and have the schedule's operators", "[syn
     // Compute per micro-batch: embedding + 2 layers x 10 operators, forward and backward; optimizer.
     CHECK(kinds[trace::OpKind::kCompute] == 4 * 2 * (1 + 2 * 10) + 1);
   }
+}
+
+TEST_CASE("gradients reduced in buckets during the last backward: sizes, streams and order", "[synth][streams]") {
+  const synth::ModelSpec small = synth::load_model("small-gpt");  // 4 layers
+  for (int zero : {0, 1}) {
+    INFO("zero " << zero);
+    Parallelism par = split(2, 2, 2, 3);
+    par.zero = zero;
+    par.overlap_grad_reduce = true;
+    // A layer's gradients per rank fill a bucket (4/3 of it): one bucket per layer.
+    par.bucket_params = 0.75 * small.layer_params() / par.tp;
+    const trace::Trace t = synth::synthesize(small, par, "local");
+    CHECK_NOTHROW(trace::validate(t));
+    const auto reduce = zero == 0 ? trace::OpKind::kAllReduce : trace::OpKind::kReduceScatter;
+    for (int stage : {0, 1}) {
+      INFO("stage " << stage);
+      const trace::Program& program = t.programs[static_cast<std::size_t>(stage)];
+      CHECK(program.stream_count() == 2);
+      std::vector<std::size_t> buckets;
+      double bytes = 0;
+      for (std::size_t i = 0; i < program.ops.size(); ++i) {
+        const trace::Op& op = program.ops[i];
+        if (op.kind != reduce || t.op_label(op) != "dp:grads") continue;
+        buckets.push_back(i);
+        bytes += static_cast<double>(op.bytes);
+        CHECK(op.stream == 1);
+        REQUIRE(op.after_count == 1);
+        // After a backward operator of the last micro-batch (its layer's gradients are ready).
+        const trace::Op& ready = program.ops[program.after_of(op)[0]];
+        CHECK(ready.kind == trace::OpKind::kCompute);
+        CHECK(t.op_label(ready).substr(0, 4) == "bwd:");
+      }
+      // Stage 1: the head's gradients (less than a bucket) join layer 3's, then layer 2's;
+      // stage 0: layer 1's, layer 0's, then the embedding's when the backward ends. Every
+      // parameter of the stage is in exactly one bucket.
+      CHECK(buckets.size() == (stage == 0 ? 3u : 2u));
+      const double params = stage == 0 ? 2 * small.layer_params() + small.embedding_params()
+                                       : 2 * small.layer_params() + small.head_params() +
+                                             (small.untied_head ? 0.0 : static_cast<double>(small.vocab) * small.hidden);
+      // fp32 gradients of a bf16/fp16 model, else the model's dtype; each bucket padded to the group.
+      const double expected = params / par.tp * dtype_bytes(synth::message_sizes(small, par).grad_dtype);
+      CHECK(bytes >= expected);
+      CHECK(bytes <= expected + static_cast<double>(buckets.size()) * par.dp * 4);
+      // The optimizer waits for the last bucket, and nothing of the data group is on stream 0.
+      std::size_t optimizer = 0;
+      for (std::size_t i = 0; i < program.ops.size(); ++i) {
+        if (t.op_name(program.ops[i]) == "optimizer") optimizer = i;
+      }
+      REQUIRE(program.ops[optimizer].after_count == 1);
+      CHECK(program.after_of(program.ops[optimizer])[0] == buckets.back());
+      // Buckets form only in the last backward: the ones before it hold none.
+      std::size_t backward_ops = 0;
+      for (std::size_t i = buckets.front(); i < program.ops.size(); ++i) {
+        if (program.ops[i].kind == trace::OpKind::kCompute && t.op_label(program.ops[i]).substr(0, 4) == "bwd:") ++backward_ops;
+      }
+      CHECK(backward_ops <= 2 * 10 + 3);  // at most one micro-batch's backward after the first bucket
+    }
+  }
+  Parallelism z3 = split(2, 1, 2, 1);
+  z3.zero = 3;
+  z3.overlap_grad_reduce = true;
+  CHECK_THROWS_WITH(synth::check_parallelism(small, z3), Catch::Contains("--overlap-grad-reduce"));
 }
