@@ -413,20 +413,36 @@ int Simulation::rank_of_lane(int lane) const {
 
 void Simulation::wait_after(int rank, const Op& op) {
   if (op.after_count == 0) return;
-  Streams& streams = streams_.at(rank);
+  const Streams& streams = streams_.at(rank);
   RankState& st = state(rank);
   const trace::Program& program = trace_.programs[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(rank)])];
-  std::unique_lock<sg4::Mutex> lock(*streams.mutex);
   for (std::uint32_t d : program.after_of(op)) {
     st.after = d;
-    streams.ended_one->wait(lock, [&] { return streams.ended[d] != 0; });
+    while (streams.ended[d] == 0) sg4::this_actor::suspend();
   }
   st.after = -1;
 }
 
+void Simulation::end_ops(int rank, std::size_t first, std::size_t end) {
+  Streams& streams = streams_.at(rank);
+  bool awaited = false;
+  for (std::size_t k = first; k < end; ++k) {
+    streams.ended[k] = 1;
+    awaited = awaited || streams.awaited[k] != 0;
+  }
+  if (!awaited) return;
+  const int lane0 = lane_first_[static_cast<std::size_t>(rank)];
+  for (int k = 0; k < lanes(rank); ++k) {
+    const RankState& other = states_[static_cast<std::size_t>(lane0 + k)];
+    if (other.after < 0 || streams.ended[static_cast<std::size_t>(other.after)] == 0) continue;
+    if (sg4::ActorPtr actor = sg4::Actor::by_pid(streams.pids[static_cast<std::size_t>(k)]); actor && actor->is_suspended()) {
+      actor->resume();
+    }
+  }
+}
+
 void Simulation::run_stream(int rank, int stream) {
   RankState& st = state(rank);
-  Streams& streams = streams_.at(rank);
   const auto& ops = trace_.program_ops(rank);
   for (std::size_t i = 0; i < ops.size(); ++i) {
     if (ops[i].stream != stream) continue;
@@ -435,17 +451,11 @@ void Simulation::run_stream(int rank, int stream) {
     if (ops[i].kind == OpKind::kCompute) {
       // A run of compute operators (--fast, alone on the rank) ends together.
       const std::size_t end = run_compute(rank, i);
-      bool awaited = false;
-      for (std::size_t k = i; k < end; ++k) {
-        streams.ended[k] = 1;
-        awaited = awaited || streams.awaited[k] != 0;
-      }
-      if (awaited) streams.ended_one->notify_all();
+      end_ops(rank, i, end);
       i = end - 1;
     } else {
       run_op(rank, i);
-      streams.ended[i] = 1;
-      if (streams.awaited[i] != 0) streams.ended_one->notify_all();
+      end_ops(rank, i, i + 1);
     }
   }
   st.op = ops.size();
@@ -626,11 +636,10 @@ Result Simulation::run() {
       for (const Op& op : program.ops) {
         for (std::uint32_t d : program.after_of(op)) streams.awaited[d] = 1;
       }
-      streams.mutex = sg4::Mutex::create();
-      streams.ended_one = sg4::ConditionVariable::create();
       for (int k = 0; k < lanes(r); ++k) {
         sg4::ActorPtr actor = sg4::Actor::create(fmt::format("rank{}.stream{}", r, k), zone_->host_of_rank(r), [this, r] { rank_main(r); });
         lane_of_actor_.emplace(actor->get_pid(), lane_first_[static_cast<std::size_t>(r)] + k);
+        streams.pids.push_back(actor->get_pid());
       }
     }
     engine->run();

@@ -18,8 +18,6 @@
 
 #include <simgrid/s4u.hpp>
 #include <simgrid/s4u/Barrier.hpp>
-#include <simgrid/s4u/ConditionVariable.hpp>
-#include <simgrid/s4u/Mutex.hpp>
 #include <simgrid/s4u/Semaphore.hpp>
 
 #include "collective/step_driver.hpp"
@@ -92,12 +90,19 @@ class Simulation {
   std::vector<int> lane_first_;
   std::unordered_map<long, int> lane_of_actor_;  ///< by actor pid: its lane (ranks with streams only)
   /// Per rank with streams: which of its operators have ended, and where lanes wait for them.
+  /// A lane that waits suspends its actor (RankState::after names the operator) and the lane
+  /// that ends that operator resumes it. No lock is needed: actors run one at a time between
+  /// simcalls, so the check and the suspension cannot be separated by the end they wait for;
+  /// and an actor killed at a deadlock holds nothing to release while it unwinds (a blocked
+  /// wait on an s4u condition variable did, and hung on threads: the sanitizer build).
   struct Streams {
     std::vector<char> ended;
     std::vector<char> awaited;  ///< named in some operator's `after`: its end wakes the waiting lanes
-    sg4::MutexPtr mutex;
-    sg4::ConditionVariablePtr ended_one;
+    std::vector<long> pids;     ///< each lane's actor
   };
+  /// Marks operators [first, end) of the calling lane's rank ended and resumes the lanes
+  /// that waited for one of them.
+  void end_ops(int rank, std::size_t first, std::size_t end);
   std::unordered_map<int, Streams> streams_;
   /// Per program with streams: trace::Program::alone() (empty for the others).
   std::vector<std::vector<char>> alone_;
