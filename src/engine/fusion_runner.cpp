@@ -49,12 +49,23 @@ void Simulation::plan_fusions() {
     int& f = first_rank[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(r)])];
     if (f < 0) f = r;
   }
+  std::vector<std::size_t> until(trace_.programs.size(), 0);
   for (std::size_t p = 0; p < trace_.programs.size(); ++p) {
     const int r0 = first_rank[p];
-    if (r0 < 0 || trace_.programs[p].stream_count() > 1) continue;  // a rank with streams runs one actor per stream
-    std::map<int, std::pair<int, std::size_t>> calls;  // group -> (collectives, first operator)
+    if (r0 < 0) continue;
     const auto& ops = trace_.programs[p].ops;
-    for (std::size_t i = 0; i < ops.size(); ++i) {
+    // A rank with streams runs fused on its first stream while nothing of the others may
+    // overlap it (and none of its operators waits for another stream's).
+    until[p] = ops.size();
+    if (trace_.programs[p].stream_count() > 1) {
+      const std::vector<char>& alone = alone_[p];
+      until[p] = 0;
+      while (until[p] < ops.size() && ops[until[p]].stream == 0 && ops[until[p]].after_count == 0 && alone[until[p]] != 0) {
+        ++until[p];
+      }
+    }
+    std::map<int, std::pair<int, std::size_t>> calls;  // group -> (collectives, first operator)
+    for (std::size_t i = 0; i < until[p]; ++i) {
       if (!trace::is_collective(ops[i].kind)) continue;
       const int g = trace_.op(r0, i).group;
       auto [it, fresh] = calls.try_emplace(g, 0, i);
@@ -95,6 +106,7 @@ void Simulation::plan_fusions() {
     Fusion fusion;
     fusion.members = members;
     fusion.group = g;
+    fusion.until = until[static_cast<std::size_t>(program)];
     for (std::size_t k = 0; k < members.size(); ++k) {
       fusion_of_[static_cast<std::size_t>(members[k])] = static_cast<int>(fusions_.size());
       fusion_slot_[static_cast<std::size_t>(members[k])] = static_cast<int>(k);
@@ -109,10 +121,11 @@ std::size_t Simulation::run_fused(Fusion& fusion) {
   const int lead = fusion.members.front();
   const auto& ops = trace_.program_ops(lead);
   const auto& lead_records = result_.ops[static_cast<std::size_t>(lead)];
-  for (std::size_t i = 0; i < ops.size();) {
-    for (int m : fusion.members) state(m).op = i;
+  for (std::size_t i = 0; i < fusion.until;) {
+    for (int m : fusion.members) main_lane(m).op = i;
     if (ops[i].kind == OpKind::kCompute) {
       const std::size_t next = run_compute(lead, i);
+      for (int m : fusion.members) end_ops(m, i, next);
       for (std::size_t k = 1; k < fusion.members.size(); ++k) {
         const auto mk = static_cast<std::size_t>(fusion.members[k]);
         if (result_.ops.shared(mk, static_cast<std::size_t>(lead))) continue;
@@ -127,6 +140,7 @@ std::size_t Simulation::run_fused(Fusion& fusion) {
     }
     const Op op = trace_.op(lead, i);
     if (trace::is_collective(op.kind) && op.group == fusion.group && run_fused_collective(fusion, op, i)) {
+      for (int m : fusion.members) end_ops(m, i, i + 1);
       ++i;
       continue;
     }
@@ -137,26 +151,28 @@ std::size_t Simulation::run_fused(Fusion& fusion) {
     fork->records.assign(fusion.members.size(), lead_records[i]);
     for (std::size_t k = 1; k < fusion.members.size(); ++k) fusion.go[k]->release();
     run_op(lead, i);
+    end_ops(lead, i, i + 1);
     if (!join(fusion, lead, fork)) return i + 1;
     ++i;
   }
   fusion.done = true;
   for (int m : fusion.members) {
-    state(m).op = ops.size();
-    state(m).done = true;
+    main_lane(m).op = fusion.until;
+    main_lane(m).done = fusion.until == ops.size();
   }
   for (std::size_t k = 1; k < fusion.members.size(); ++k) fusion.go[k]->release();
-  return ops.size();
+  return fusion.until;
 }
 
 std::size_t Simulation::follow(Fusion& fusion, int slot) {
   const int rank = fusion.members[static_cast<std::size_t>(slot)];
   for (;;) {
     fusion.go[static_cast<std::size_t>(slot)]->acquire();
-    if (fusion.done) return trace_.program_ops(rank).size();
+    if (fusion.done) return fusion.until;
     const std::shared_ptr<Fusion::Fork> fork = fusion.fork;
     const std::size_t i = fork->op;
     run_op(rank, i);
+    end_ops(rank, i, i + 1);
     if (!join(fusion, rank, fork)) return i + 1;
   }
 }
@@ -239,9 +255,11 @@ std::string Simulation::fusion_note() const {
   std::size_t parted = 0;
   int forks = 0;
   std::map<std::size_t, std::size_t> by_size;
+  std::size_t streamed = 0;  // ran as one up to an operator that another stream may overlap
   for (const Fusion& f : fusions_) {
     parted += f.parted ? 1 : 0;
     forks += f.forks;
+    streamed += f.until < trace_.program_ops(f.members.front()).size() ? 1 : 0;
     ++by_size[f.members.size()];
   }
   std::vector<std::string> sizes;
@@ -251,7 +269,11 @@ std::string Simulation::fusion_note() const {
                      "other collectives ran by every member and ended together); {} of {} groups went on rank by "
                      "rank after an operator whose ends differed",
                      fmt::join(sizes, ", "), trace_.groups[static_cast<std::size_t>(fusions_.front().group)].name, forks,
-                     parted, fusions_.size());
+                     parted, fusions_.size()) +
+         (streamed == 0 ? std::string()
+                        : fmt::format("; {} groups of ranks with streams ran as one only up to their first operator "
+                                      "that another stream may overlap, then rank by rank",
+                                      streamed));
 }
 
 }  // namespace detail

@@ -134,10 +134,11 @@ void Simulation::allocate_records() {
       result_.streams.push_back(streams[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(r)])]);
     }
   }
-  // The followers of a fusion read their leader's records until their own differ (Fusion).
+  // The followers of a fusion read their leader's records until their own differ (Fusion);
+  // those of ranks with streams hold their own (their other lanes record as the fusion runs).
   for (int r = 0; r < trace_.world_size; ++r) {
     const auto rr = static_cast<std::size_t>(r);
-    if (const Fusion* fusion = followed_by(r); fusion != nullptr) {
+    if (const Fusion* fusion = followed_by(r); fusion != nullptr && fusion->until == trace_.program_ops(r).size()) {
       result_.ops.share(rr, static_cast<std::size_t>(fusion->members.front()));
       continue;
     }
@@ -424,6 +425,7 @@ void Simulation::wait_after(int rank, const Op& op) {
 }
 
 void Simulation::end_ops(int rank, std::size_t first, std::size_t end) {
+  if (lanes(rank) == 1) return;
   Streams& streams = streams_.at(rank);
   bool awaited = false;
   for (std::size_t k = first; k < end; ++k) {
@@ -441,10 +443,10 @@ void Simulation::end_ops(int rank, std::size_t first, std::size_t end) {
   }
 }
 
-void Simulation::run_stream(int rank, int stream) {
+void Simulation::run_stream(int rank, int stream, std::size_t first) {
   RankState& st = state(rank);
   const auto& ops = trace_.program_ops(rank);
-  for (std::size_t i = 0; i < ops.size(); ++i) {
+  for (std::size_t i = first; i < ops.size(); ++i) {
     if (ops[i].stream != stream) continue;
     st.op = i;
     wait_after(rank, ops[i]);
@@ -463,16 +465,18 @@ void Simulation::run_stream(int rank, int stream) {
 }
 
 void Simulation::rank_main(int rank) {
-  if (lanes(rank) > 1) {
-    run_stream(rank, state(rank).stream);
-    return;
-  }
+  const int stream = state(rank).stream;
   std::size_t first = 0;
-  if (!fusion_of_.empty() && fusion_of_[static_cast<std::size_t>(rank)] >= 0) {
+  if (stream == 0 && !fusion_of_.empty() && fusion_of_[static_cast<std::size_t>(rank)] >= 0) {
     Fusion& fusion = fusions_[static_cast<std::size_t>(fusion_of_[static_cast<std::size_t>(rank)])];
     const int slot = fusion_slot_[static_cast<std::size_t>(rank)];
     first = slot == 0 ? run_fused(fusion) : follow(fusion, slot);
-    if (fusion.done) return;  // the leader ran the program for all and marked them done
+    // The leader ran the whole program for all and marked them done.
+    if (fusion.done && fusion.until == trace_.program_ops(rank).size()) return;
+  }
+  if (lanes(rank) > 1) {
+    run_stream(rank, stream, first);
+    return;
   }
   run_individually(rank, first);
 }

@@ -80,11 +80,13 @@ class Simulation {
   void rank_main(int rank);
   /// A rank whose program has several streams runs one actor per stream (a lane); each runs
   /// its stream's operators in program order, each after the operators it is `after`.
-  void run_stream(int rank, int stream);
+  void run_stream(int rank, int stream, std::size_t first = 0);
   /// Blocks the calling lane until the operators that `op`, one of rank's, is after have ended.
   void wait_after(int rank, const Op& op);
   /// The state of the calling actor's lane of `rank` (its only one for a rank without streams).
   RankState& state(int rank);
+  /// The state of `rank`'s first lane (stream 0, the lane a fusion runs), from any actor.
+  RankState& main_lane(int rank) { return states_[static_cast<std::size_t>(lane_first_[static_cast<std::size_t>(rank)])]; }
   /// Lanes of `rank`: states_[lane_first_[rank] .. lane_first_[rank + 1]).
   int lanes(int rank) const { return lane_first_[static_cast<std::size_t>(rank) + 1] - lane_first_[static_cast<std::size_t>(rank)]; }
   std::vector<int> lane_first_;
@@ -100,8 +102,8 @@ class Simulation {
     std::vector<char> awaited;  ///< named in some operator's `after`: its end wakes the waiting lanes
     std::vector<long> pids;     ///< each lane's actor
   };
-  /// Marks operators [first, end) of the calling lane's rank ended and resumes the lanes
-  /// that waited for one of them.
+  /// Marks operators [first, end) of `rank` ended and resumes its lanes that waited for one
+  /// of them (nothing for a rank without streams).
   void end_ops(int rank, std::size_t first, std::size_t end);
   std::unordered_map<int, Streams> streams_;
   /// Per program with streams: trace::Program::alone() (empty for the others).
@@ -173,12 +175,15 @@ class Simulation {
   /// rank, its first member's (the leader's), and the others' records are copies. Any other
   /// operator (a send, a receive, a collective on another group) is a fork: every member runs
   /// it as its own, and if all end at the same instant they go on as one again; otherwise each
-  /// goes on alone (as the full --fast replay would have them from there).
+  /// goes on alone (as the full --fast replay would have them from there). Ranks with
+  /// streams run as one on their first stream up to the first operator that another stream
+  /// may overlap (trace::Program::alone()), and each on its own from there.
   struct Fusion {
     std::vector<int> members;  ///< the group's ranks in group order; members[0] leads
     int group = -1;
+    std::size_t until = 0;  ///< the operators [0, until) may run fused (the program's size without streams)
     std::vector<sg4::SemaphorePtr> go;  ///< per member (not the leader): released for a fork or the end
-    bool done = false;  ///< the leader ran the whole program fused: the followers end
+    bool done = false;  ///< the leader ran operators [0, until) fused: the followers end or go on from there
     /// One fork: who finished it, and whether all did at one instant.
     struct Fork {
       int finished = 0;
