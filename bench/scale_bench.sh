@@ -8,8 +8,10 @@
 # The collective traces and the flat platform are written by this script (small native files).
 #
 #   bench/scale_bench.sh [-b BUILD] [-o OUTDIR] [-s "64 1024 10240"] [-c "model ring chain"]
-#                        [-n CHAIN] [-- EXTRA REPLAY FLAGS]
+#                        [-n CHAIN] [-g "EXTRA SYNTH FLAGS"] [-- EXTRA REPLAY FLAGS]
 # defaults: build/, bench-out/scale, sizes "64 1024", cases "model ring chain", CHAIN 1000.
+# -g passes flags to `trace synth` (e.g. -g --overlap-grad-reduce: the gradients reduced in
+# buckets on a second stream during the last backward).
 # Prints one markdown row per run: case, wall s, CPU s (user + system), peak MiB, command;
 # the same rows go to OUTDIR/scale.md and each run's report to OUTDIR/NAME.out.
 set -euo pipefail
@@ -19,18 +21,21 @@ out=bench-out/scale
 sizes="64 1024"
 cases="model ring chain"
 chain=1000
-while getopts "b:o:s:c:n:" opt; do
+synth_flags=""
+while getopts "b:o:s:c:n:g:" opt; do
   case $opt in
     b) build=$OPTARG ;;
     o) out=$OPTARG ;;
     s) sizes=$OPTARG ;;
     c) cases=$OPTARG ;;
     n) chain=$OPTARG ;;
-    *) sed -n '2,15p' "$0" >&2; exit 2 ;;
+    g) synth_flags=$OPTARG ;;
+    *) sed -n '2,17p' "$0" >&2; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
 extra=("$@")
+read -r -a synth_extra <<< "$synth_flags"
 ccsim=$build/ccsim
 [ -x "$ccsim" ] || { echo "scale_bench: $ccsim not built" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "scale_bench: needs GNU time (/usr/bin/time)" >&2; exit 1; }
@@ -103,7 +108,7 @@ for c in $cases; do
         [ "$n" -gt 1024 ] && set_nodes=(--set "nodes=$((n / 8))")
         trace=$out/gpt3-175b-$n.json
         run "synth-$n" "$ccsim" trace synth --model gpt3-175b "${par[@]}" --micro-batches 64 \
-          --platform dgx-h100-superpod -o "$trace"
+          --platform dgx-h100-superpod "${synth_extra[@]}" -o "$trace"
         run "replay-$n" "$ccsim" replay "$trace" --platform dgx-h100-superpod "${set_nodes[@]}" "${extra[@]}"
         run "replay-cuszp-$n" "$ccsim" replay "$trace" --platform dgx-h100-superpod "${set_nodes[@]}" \
           --compress cuszp:eb=1e-3 "${extra[@]}"
