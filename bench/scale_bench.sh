@@ -2,7 +2,7 @@
 # Supercomputer-scale benchmark (issue 11): wall time, CPU time and peak memory of ccsim on
 #  - GPT-3 175B, one iteration synthesised by `ccsim trace synth` (TP 8, PP 16, DP N/128, 64
 #    micro-batches; 64 accelerators run TP 8 PP 4 DP 2) on the DGX H100 SuperPOD preset
-#    (`--set nodes=N/8` beyond its 1,024 GPUs), replayed plain and compressed (cuszp eb=1e-3);
+#    (beyond its 1,024 GPUs, a copy with a third fat-tree level: superpod_platform), replayed plain and compressed (cuszp eb=1e-3);
 #  - ring: one 1 GiB ring all_reduce over 1,024 ranks on a flat network (one switch);
 #  - chain: CHAIN (default 1,000) chained 16 MiB ring all_reduces over 256 ranks, same network.
 # The collective traces and the flat platform are written by this script (small native files).
@@ -82,6 +82,29 @@ EOF
   echo "$file"
 }
 
+# The DGX H100 SuperPOD preset grown to N accelerators: its two fat-tree levels join 1,024
+# nodes' rails at most, so beyond that a third non-blocking level joins the spines (the
+# preset refuses `--set nodes` there: a fat-tree ends in one root).
+superpod_platform() {
+  local n=$1 file=$out/dgx-h100-superpod-$1.json
+  python3 - "$n" platforms/dgx-h100-superpod.json > "$file" << 'EOF'
+import json, math, sys
+n, preset = int(sys.argv[1]), sys.argv[2]
+p = json.load(open(preset))
+nodes = n // p["node"]["accelerators"]
+p["name"] = f"dgx-h100-superpod-{n}"
+p["nodes"] = nodes
+levels = p["network"]["levels"]
+ports = nodes * (p["node"]["nics"] if p["network"].get("rails") else 1)  # one leaf port per rail
+spines = math.ceil(ports / math.prod(level["down"] for level in levels))
+if spines > 1:
+    levels.append({"down": spines, "bandwidth_Bps": levels[-1]["bandwidth_Bps"], "latency_s": levels[-1]["latency_s"],
+                   "oversubscription": 1, "source": "bench/scale_bench.sh: a third non-blocking level joining the spines"})
+json.dump(p, sys.stdout, indent=1)
+EOF
+  echo "$file"
+}
+
 # A native trace (version 2: one program that every rank runs): RANKS ranks in one group
 # calling COUNT all_reduces of BYTES each.
 all_reduce_trace() {
@@ -104,13 +127,13 @@ for c in $cases; do
     model)
       for n in $sizes; do
         if [ "$n" -eq 64 ]; then par=(--tp 8 --pp 4 --dp 2); else par=(--tp 8 --pp 16 --dp $((n / 128))); fi
-        set_nodes=()
-        [ "$n" -gt 1024 ] && set_nodes=(--set "nodes=$((n / 8))")
+        platform=dgx-h100-superpod
+        [ "$n" -gt 1024 ] && platform=$(superpod_platform "$n")
         trace=$out/gpt3-175b-$n.json
         run "synth-$n" "$ccsim" trace synth --model gpt3-175b "${par[@]}" --micro-batches 64 \
           --platform dgx-h100-superpod "${synth_extra[@]}" -o "$trace"
-        run "replay-$n" "$ccsim" replay "$trace" --platform dgx-h100-superpod "${set_nodes[@]}" "${extra[@]}"
-        run "replay-cuszp-$n" "$ccsim" replay "$trace" --platform dgx-h100-superpod "${set_nodes[@]}" \
+        run "replay-$n" "$ccsim" replay "$trace" --platform "$platform" "${extra[@]}"
+        run "replay-cuszp-$n" "$ccsim" replay "$trace" --platform "$platform" \
           --compress cuszp:eb=1e-3 "${extra[@]}"
       done
       ;;
