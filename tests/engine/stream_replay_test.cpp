@@ -26,16 +26,17 @@ using test::op_time;
 
 namespace {
 
-// One node of 2 accelerators: 1 TFLOP/s, reductions at 20 GB/s, 10 GB/s 1 us links.
-topology::Platform one_node() {
-  return topology::parse_platform(R"({
+// One node of `accelerators` (2 by default): 1 TFLOP/s, reductions at 20 GB/s, 10 GB/s 1 us links.
+topology::Platform one_node(int accelerators = 2) {
+  return topology::parse_platform(fmt::format(R"({{
   "format": "ccsim-platform", "version": 1, "name": "test", "nodes": 1,
-  "node": {"accelerators": 2,
-    "accelerator": {"model": "t", "flops": 1e12, "reduce_Bps": 2e10, "source": "test"},
-    "intra_link": {"bandwidth_Bps": 1e10, "latency_s": 1e-6, "source": "test"},
-    "nics": 1, "nic_link": {"bandwidth_Bps": 1e9, "latency_s": 5e-6, "source": "test"}},
-  "network": {"topology": "switch", "source": "test"}
-})",
+  "node": {{"accelerators": {},
+    "accelerator": {{"model": "t", "flops": 1e12, "reduce_Bps": 2e10, "source": "test"}},
+    "intra_link": {{"bandwidth_Bps": 1e10, "latency_s": 1e-6, "source": "test"}},
+    "nics": 1, "nic_link": {{"bandwidth_Bps": 1e9, "latency_s": 5e-6, "source": "test"}}}},
+  "network": {{"topology": "switch", "source": "test"}}
+}})",
+                                              accelerators),
                                   "test-platform.json");
 }
 
@@ -236,4 +237,39 @@ TEST_CASE("the fast replay runs collectives of ranks with streams as their criti
   par.overlap_grad_reduce = false;
   const engine::Result serial = engine::replay(synth::synthesize(synth::load_model("small-gpt"), par, "local"), two_nodes, options);
   CHECK(serial.makespan_s > full.makespan_s);
+}
+
+TEST_CASE("a group of ranks with streams that runs as one and then waits for itself is reported, not hung",
+          "[engine][streams][fusion][deadlock]") {
+  // Two stages of two tensor-parallel peers (one program each): compute and an all_reduce run
+  // fused; each stage then receives from the other before sending to it (the send on stream 1,
+  // after the receive), so every member of both groups waits in the receive its group forked.
+  const std::string tp = R"({"kind": "all_reduce", "group": "@tensor", "bytes": 1048576, "dtype": "fp32"})";
+  const auto stage = [&](const std::string& peer) {
+    return fmt::format(R"([{{"kind": "compute", "name": "c", "duration_ms": 1}}, {0},
+        {{"kind": "recv", "peer": "{1}", "bytes": 8}}, {{"kind": "send", "peer": "{1}", "bytes": 8, "stream": 1, "after": [2]}}])",
+                       tp, peer);
+  };
+  const trace::Trace t = trace::parse_native(
+      fmt::format(R"({{"format": "ccsim-trace", "version": 2, "name": "stuck", "world_size": 4,
+        "groups": [{{"name": "tp0", "kind": "tensor", "ranks": [0, 1]}}, {{"name": "tp1", "kind": "tensor", "ranks": [2, 3]}},
+                   {{"name": "pp0", "kind": "pipeline", "ranks": [0, 2]}}, {{"name": "pp1", "kind": "pipeline", "ranks": [1, 3]}}],
+        "programs": [{{"ranks": [[0, 1]], "ops": {0}}}, {{"ranks": [[2, 3]], "ops": {1}}}]}})",
+                  stage("@pipeline+1"), stage("@pipeline-1")),
+      "stuck.json");
+  REQUIRE(t.programs[0].alone() == std::vector<char>{1, 1, 1, 1});  // fused up to the send (stream 1)
+  for (bool fast : {true, false}) {
+    CAPTURE(fast);
+    engine::ReplayOptions options = ring(fast);
+    try {
+      engine::replay(t, one_node(4), options);
+      FAIL("the replay ended");
+    } catch (const std::exception& e) {
+      const std::string what = e.what();
+      CHECK_THAT(what, Catch::StartsWith("simulation cannot progress at t=0.001") &&
+                           Catch::Contains("4 of 4 ranks are blocked") &&
+                           Catch::Contains("rank 1 stream 0: operator #2 'recv' (line ") &&
+                           Catch::Contains("rank 3 stream 1: operator #3 'send' (line "));
+    }
+  }
 }
