@@ -295,6 +295,48 @@ CollectiveShortcuts::CollectiveShortcuts(const trace::Trace& trace, const topolo
   }
 }
 
+const std::string& CollectiveShortcuts::stream_disagreement(int group_index) {
+  auto [it, fresh] = disagreement_.try_emplace(group_index);
+  if (!fresh) return it->second;
+  const trace::Group& group = trace_.groups[static_cast<std::size_t>(group_index)];
+  const auto program_of = [&](int rank) { return trace_.program_of[static_cast<std::size_t>(rank)]; };
+  const auto has_streams = [&](int rank) { return comm_streams_[static_cast<std::size_t>(program_of(rank))] < 0; };
+  const int first = group.ranks.front();
+  if (std::none_of(group.ranks.begin(), group.ranks.end(), has_streams) ||
+      std::all_of(group.ranks.begin(), group.ranks.end(), [&](int r) { return program_of(r) == program_of(first); })) {
+    return it->second;
+  }
+  // Per member, its calls of the group in order: whether each runs alone on the rank.
+  const auto calls = [&](int rank) {
+    std::vector<char> out;
+    const trace::Program& program = trace_.programs[static_cast<std::size_t>(program_of(rank))];
+    const std::vector<char>* alone = nullptr;
+    if (program.stream_count() > 1) {
+      auto [table, made] = alone_.try_emplace(program_of(rank));
+      if (made) table->second = program.alone();
+      alone = &table->second;
+    }
+    for (std::size_t i = 0; i < program.ops.size(); ++i) {
+      if (!trace::is_collective(program.ops[i].kind) || trace_.op(rank, i).group != group_index) continue;
+      out.push_back(alone == nullptr ? 1 : (*alone)[i]);
+    }
+    return out;
+  };
+  const std::vector<char> reference = calls(first);
+  for (int rank : group.ranks) {
+    if (program_of(rank) == program_of(first)) continue;
+    const std::vector<char> mine = calls(rank);
+    for (std::size_t k = 0; k < std::min(mine.size(), reference.size()); ++k) {
+      if (mine[k] == reference[k]) continue;
+      it->second = fmt::format("rank {}'s call #{} of the group {} another of its streams and rank {}'s {}", rank, k,
+                               mine[k] != 0 ? "cannot overlap" : "may overlap", first,
+                               reference[k] != 0 ? "cannot" : "may");
+      return it->second;
+    }
+  }
+  return it->second;
+}
+
 int CollectiveShortcuts::communicating_streams(int rank) const {
   return std::abs(comm_streams_[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(rank)])]);
 }
@@ -429,15 +471,9 @@ std::string CollectiveShortcuts::decide(const CollectivePlan& plan, int group_in
   for (int rank : group.ranks) {
     const int a = placement_[static_cast<std::size_t>(rank)];
     if (ranks_on_accelerator_[static_cast<std::size_t>(a)] != 1) return "ranks share an accelerator";
-    // With streams, whether another stream of a rank can run during the collective is decided
-    // per operator of a program (Simulation::run_collective): its ranks must agree, so they
-    // must run one program.
-    const int program = trace_.program_of[static_cast<std::size_t>(rank)];
-    if (comm_streams_[static_cast<std::size_t>(program)] < 0 && program != trace_.program_of[static_cast<std::size_t>(group.ranks.front())]) {
-      return fmt::format("rank {} runs operators on several streams and another program than rank {}", rank, group.ranks.front());
-    }
     ++group_ranks_behind_nic[nic_link_of(network_, a)];
   }
+  if (const std::string& why = stream_disagreement(group_index); !why.empty()) return why;
   // The messages: one path per (sender, receiver) pair of the schedule. Schedules where every
   // rank talks to every other (pairwise all_to_all) would hold p^2 paths: past 64 per rank the
   // check would cost more than it saves, and they run message by message.

@@ -174,6 +174,14 @@ class CollectiveShortcuts {
   /// streams (its operators may overlap one another).
   std::vector<int> comm_streams_;
   int communicating_streams(int rank) const;
+  /// Why the ranks of `group` may take different paths through one of its collectives ("" when
+  /// they cannot): a rank with streams runs a collective as its critical path only where no
+  /// other stream of its own can overlap it (trace::Program::alone()), so every member must see
+  /// each call of the group alike. Ranks of one program do; the others are compared call by
+  /// call (a version-1 trace). Decided once per group.
+  const std::string& stream_disagreement(int group);
+  std::unordered_map<int, std::string> disagreement_;  ///< by group
+  std::unordered_map<int, std::vector<char>> alone_;    ///< by program: trace::Program::alone(), as needed
   std::map<std::pair<const collective::Schedule*, int>, Entry> entries_;
   CollectivePlanner* planner_ = nullptr;
   bool world_bounded_ = false;

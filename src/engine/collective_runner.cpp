@@ -116,7 +116,7 @@ void Simulation::run_collective(int rank, const Op& op, std::size_t index) {
   st.group_rank = member.index;
   st.step = -1;
   // With streams, only a collective that no other stream of the rank can overlap (the same
-  // for all its members, which run one program: CollectiveShortcuts).
+  // for all its members: CollectiveShortcuts::stream_disagreement).
   if (options_.fast && alone(rank, index) && shortcuts_->refusal(plan, op.group).empty()) {
     run_shortcut(rank, op, plan, member.index, member.entered);
     st.plan = nullptr;

@@ -175,14 +175,33 @@ TEST_CASE("the fast replay runs collectives of ranks with streams as their criti
           "them, with the full replay's times", "[engine][streams][shortcut]") {
   const topology::Platform platform = one_node();
   engine::ReplayOptions options = ring(true);
-  // One program per rank (version 1): the ranks could decide differently, so no shortcut.
-  const trace::Trace v1 = make_trace(2, kGroup, {training_step(true), training_step(true)});
-  const std::vector<int> placement = engine::place_ranks(v1, platform.network, options.placement, options.oversubscribe);
-  engine::CollectivePlanner planner(v1, platform.network, placement, options);
-  engine::CollectiveShortcuts shortcuts(v1, platform.network, placement, options, &planner);
-  const trace::Op& op = v1.programs[0].ops[2];
-  CHECK(shortcuts.refusal(planner.plan(op, 0, 2), op.group) ==
-        "rank 1 runs operators on several streams and another program than rank 0");
+  // One program per rank (version 1): the ranks must see each call of the group alike, here
+  // one that may overlap rank 0's backward and cannot overlap anything on rank 1.
+  const auto refusal = [&](const trace::Trace& v1) {
+    const std::vector<int> placement = engine::place_ranks(v1, platform.network, options.placement, options.oversubscribe);
+    engine::CollectivePlanner planner(v1, platform.network, placement, options);
+    engine::CollectiveShortcuts shortcuts(v1, platform.network, placement, options, &planner);
+    const std::size_t i = v1.programs[0].ops[0].kind == trace::OpKind::kAllReduce ? 0 : 2;
+    const trace::Op& op = v1.programs[0].ops[i];
+    return shortcuts.refusal(planner.plan(op, 0, i), op.group);
+  };
+  CHECK(refusal(make_trace(2, kGroup, {training_step(true), training_step(false)})) ==
+        "rank 1's call #0 of the group cannot overlap another of its streams and rank 0's may");
+  // Alike on both: a first all_reduce that nothing overlaps takes the shortcut, the second
+  // overlaps the backward on each and runs message by message (Simulation::alone).
+  const std::string ops = R"({"kind": "all_reduce", "group": "tp", "bytes": 4000000, "dtype": "fp32"},
+      {"kind": "compute", "name": "forward", "flops": 1e10},
+      {"kind": "compute", "name": "backward", "flops": 1e10},
+      {"kind": "all_reduce", "group": "dp", "bytes": 40000000, "dtype": "fp32", "stream": 1, "after": [1]},
+      {"kind": "compute", "name": "optimizer", "flops": 1e9, "after": [3]})";
+  const trace::Trace v1 = make_trace(2, kGroup + R"(, {"name": "tp", "kind": "tensor", "ranks": [0, 1]})", {ops, ops});
+  CHECK(v1.programs[0].alone() == std::vector<char>{1, 1, 0, 0, 1});
+  CHECK(refusal(v1).empty());
+  const engine::Result v1_fast = engine::replay(v1, platform, options);
+  engine::ReplayOptions full_options = options;
+  full_options.fast = false;
+  const engine::Result v1_full = engine::replay(v1, platform, full_options);
+  CHECK(v1_fast.makespan_s == Approx(v1_full.makespan_s).epsilon(1e-9));
 
   // A synthesised job with its gradients reduced in buckets during the last backward: the
   // tensor-parallel collectives of the other micro-batches run alone, the ones of the last
