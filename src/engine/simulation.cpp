@@ -404,7 +404,8 @@ bool Simulation::alone(int rank, std::size_t i) const {
 RankState& Simulation::state(int rank) {
   const int first = lane_first_[static_cast<std::size_t>(rank)];
   if (lanes(rank) == 1) return states_[static_cast<std::size_t>(first)];
-  return states_[static_cast<std::size_t>(lane_of_actor_.at(sg4::this_actor::get_pid()))];
+  // A lane of this rank (at(): an actor of another rank, -1 here, would be a bug, not a lane).
+  return states_.at(static_cast<std::size_t>(lane_of_actor_.at(static_cast<std::size_t>(sg4::this_actor::get_pid()))));
 }
 
 int Simulation::rank_of_lane(int lane) const {
@@ -414,7 +415,7 @@ int Simulation::rank_of_lane(int lane) const {
 
 void Simulation::wait_after(int rank, const Op& op) {
   if (op.after_count == 0) return;
-  const Streams& streams = streams_.at(rank);
+  const Streams& streams = streams_[static_cast<std::size_t>(rank)];
   RankState& st = state(rank);
   const trace::Program& program = trace_.programs[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(rank)])];
   for (std::uint32_t d : program.after_of(op)) {
@@ -426,7 +427,7 @@ void Simulation::wait_after(int rank, const Op& op) {
 
 void Simulation::end_ops(int rank, std::size_t first, std::size_t end) {
   if (lanes(rank) == 1) return;
-  Streams& streams = streams_.at(rank);
+  Streams& streams = streams_[static_cast<std::size_t>(rank)];
   bool awaited = false;
   for (std::size_t k = first; k < end; ++k) {
     streams.ended[k] = 1;
@@ -628,12 +629,13 @@ Result Simulation::run() {
 
   {
     Phase phase(fmt::format("simulating {} ranks", trace_.world_size), "reduce the trace's ranks or operators");
+    streams_.resize(static_cast<std::size_t>(trace_.world_size));
     for (int r = 0; r < trace_.world_size; ++r) {
       if (lanes(r) == 1) {
         sg4::Actor::create(fmt::format("rank{}", r), zone_->host_of_rank(r), [this, r] { rank_main(r); });
         continue;
       }
-      Streams& streams = streams_[r];
+      Streams& streams = streams_[static_cast<std::size_t>(r)];
       streams.ended.assign(trace_.op_count(r), 0);
       streams.awaited.assign(trace_.op_count(r), 0);
       const trace::Program& program = trace_.programs[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(r)])];
@@ -642,7 +644,9 @@ Result Simulation::run() {
       }
       for (int k = 0; k < lanes(r); ++k) {
         sg4::ActorPtr actor = sg4::Actor::create(fmt::format("rank{}.stream{}", r, k), zone_->host_of_rank(r), [this, r] { rank_main(r); });
-        lane_of_actor_.emplace(actor->get_pid(), lane_first_[static_cast<std::size_t>(r)] + k);
+        const auto pid = static_cast<std::size_t>(actor->get_pid());
+        if (lane_of_actor_.size() <= pid) lane_of_actor_.resize(pid + 1, -1);
+        lane_of_actor_[pid] = lane_first_[static_cast<std::size_t>(r)] + k;
         streams.pids.push_back(actor->get_pid());
       }
     }

@@ -90,7 +90,7 @@ class Simulation {
   /// Lanes of `rank`: states_[lane_first_[rank] .. lane_first_[rank + 1]).
   int lanes(int rank) const { return lane_first_[static_cast<std::size_t>(rank) + 1] - lane_first_[static_cast<std::size_t>(rank)]; }
   std::vector<int> lane_first_;
-  std::unordered_map<long, int> lane_of_actor_;  ///< by actor pid: its lane (ranks with streams only)
+  std::vector<int> lane_of_actor_;  ///< by actor pid (SimGrid numbers actors densely): its lane (ranks with streams only)
   /// Per rank with streams: which of its operators have ended, and where lanes wait for them.
   /// A lane that waits suspends its actor (RankState::after names the operator) and the lane
   /// that ends that operator resumes it. No lock is needed: actors run one at a time between
@@ -105,7 +105,7 @@ class Simulation {
   /// Marks operators [first, end) of `rank` ended and resumes its lanes that waited for one
   /// of them (nothing for a rank without streams).
   void end_ops(int rank, std::size_t first, std::size_t end);
-  std::unordered_map<int, Streams> streams_;
+  std::vector<Streams> streams_;  ///< by rank (empty for a rank without streams)
   /// Per program with streams: trace::Program::alone() (empty for the others).
   std::vector<std::vector<char>> alone_;
   /// Whether operator `i` of `rank` runs alone on the rank (no other stream can run meanwhile).
