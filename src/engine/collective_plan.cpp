@@ -293,6 +293,10 @@ CollectiveShortcuts::CollectiveShortcuts(const trace::Trace& trace, const topolo
     comm_streams_[p] = std::max<int>(1, static_cast<int>(streams.size()));
     if (trace.programs[p].stream_count() > 1) comm_streams_[p] = -comm_streams_[p];  // negative: the program has streams
   }
+  alone_.assign(trace.programs.size(), {});
+  for (std::size_t p = 0; p < trace.programs.size(); ++p) {
+    if (trace.programs[p].stream_count() > 1) alone_[p] = trace.programs[p].alone();
+  }
 }
 
 const std::string& CollectiveShortcuts::stream_disagreement(int group_index) {
@@ -310,15 +314,10 @@ const std::string& CollectiveShortcuts::stream_disagreement(int group_index) {
   const auto calls = [&](int rank) {
     std::vector<char> out;
     const trace::Program& program = trace_.programs[static_cast<std::size_t>(program_of(rank))];
-    const std::vector<char>* alone = nullptr;
-    if (program.stream_count() > 1) {
-      auto [table, made] = alone_.try_emplace(program_of(rank));
-      if (made) table->second = program.alone();
-      alone = &table->second;
-    }
+    const std::vector<char>& table = alone(program_of(rank));
     for (std::size_t i = 0; i < program.ops.size(); ++i) {
       if (!trace::is_collective(program.ops[i].kind) || trace_.op(rank, i).group != group_index) continue;
-      out.push_back(alone == nullptr ? 1 : (*alone)[i]);
+      out.push_back(table.empty() ? 1 : table[i]);
     }
     return out;
   };

@@ -127,6 +127,9 @@ class CollectiveShortcuts {
   /// Each group rank's end time and waits when group rank r starts at starts_s[r]; refusal()
   /// must be "".
   collective::CriticalPathTimes times(const CollectivePlan& plan, int group, std::span<const double> starts_s);
+  /// Per operator of `program`, whether no other stream of its rank can run while it does
+  /// (trace::Program::alone()); empty for a program without streams (all alone).
+  const std::vector<char>& alone(int program) const { return alone_[static_cast<std::size_t>(program)]; }
 
   /// A lone message between two accelerators: the sum of its links' latencies and the
   /// smallest per-flow bandwidth, as the engine's platform has them (factors applied).
@@ -181,7 +184,7 @@ class CollectiveShortcuts {
   /// call (a version-1 trace). Decided once per group.
   const std::string& stream_disagreement(int group);
   std::unordered_map<int, std::string> disagreement_;  ///< by group
-  std::unordered_map<int, std::vector<char>> alone_;    ///< by program: trace::Program::alone(), as needed
+  std::vector<std::vector<char>> alone_;               ///< by program: alone()
   std::map<std::pair<const collective::Schedule*, int>, Entry> entries_;
   CollectivePlanner* planner_ = nullptr;
   bool world_bounded_ = false;

@@ -58,7 +58,7 @@ void Simulation::plan_fusions() {
     // overlap it (and none of its operators waits for another stream's).
     until[p] = ops.size();
     if (trace_.programs[p].stream_count() > 1) {
-      const std::vector<char>& alone = alone_[p];
+      const std::vector<char>& alone = shortcuts_->alone(static_cast<int>(p));
       until[p] = 0;
       while (until[p] < ops.size() && ops[until[p]].stream == 0 && ops[until[p]].after_count == 0 && alone[until[p]] != 0) {
         ++until[p];

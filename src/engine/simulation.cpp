@@ -397,7 +397,7 @@ void Simulation::run_individually(int rank, std::size_t first) {
 }
 
 bool Simulation::alone(int rank, std::size_t i) const {
-  const auto& table = alone_[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(rank)])];
+  const auto& table = shortcuts_->alone(trace_.program_of[static_cast<std::size_t>(rank)]);
   return table.empty() || table[i] != 0;
 }
 
@@ -584,10 +584,6 @@ Result Simulation::run() {
       lane_first_[static_cast<std::size_t>(r) + 1] = lane_first_[static_cast<std::size_t>(r)] + n;
     }
     states_.assign(static_cast<std::size_t>(lane_first_.back()), RankState{});
-    alone_.assign(trace_.programs.size(), {});
-    for (std::size_t p = 0; p < trace_.programs.size(); ++p) {
-      if (streams_of_program[p] > 1) alone_[p] = trace_.programs[p].alone();
-    }
     for (int r = 0; r < trace_.world_size; ++r) {
       for (int k = 0; k < lanes(r); ++k) states_[static_cast<std::size_t>(lane_first_[static_cast<std::size_t>(r)] + k)].stream = k;
     }

@@ -106,8 +106,6 @@ class Simulation {
   /// of them (nothing for a rank without streams).
   void end_ops(int rank, std::size_t first, std::size_t end);
   std::vector<Streams> streams_;  ///< by rank (empty for a rank without streams)
-  /// Per program with streams: trace::Program::alone() (empty for the others).
-  std::vector<std::vector<char>> alone_;
   /// Whether operator `i` of `rank` runs alone on the rank (no other stream can run meanwhile).
   bool alone(int rank, std::size_t i) const;
   /// Runs `rank`'s operators from `first` on, each as the rank's own.
