@@ -40,7 +40,11 @@ void run_synth(SynthCommand cmd) {
   if (cmd.model.empty()) throw InputError("command line", 0, "--model", "expected a model preset or file, got \"\"");
   if (cmd.platform.empty()) throw InputError("command line", 0, "--platform", "expected a platform NAME|FILE, got \"\"");
   const synth::ModelSpec model = synth::load_model(cmd.model);
-  cmd.par.schedule = cmd.schedule == "gpipe" ? synth::PipelineSchedule::kGpipe : synth::PipelineSchedule::k1F1B;
+  cmd.par.schedule = cmd.schedule == "gpipe"         ? synth::PipelineSchedule::kGpipe
+                     : cmd.schedule == "interleaved" ? synth::PipelineSchedule::kInterleaved
+                                                     : synth::PipelineSchedule::k1F1B;
+  // Megatron's interleaved schedule is for 2 or more chunks: 2 unless told.
+  if (cmd.par.virtual_stages == 0) cmd.par.virtual_stages = cmd.par.schedule == synth::PipelineSchedule::kInterleaved ? 2 : 1;
   // The platform must exist and hold the job: the trace names it and the engine times the
   // operators' FLOPs and bytes with its rates.
   const topology::Platform platform = topology::read_platform(topology::find_platform(cmd.platform, platform_dirs()));
@@ -58,11 +62,9 @@ void run_synth(SynthCommand cmd) {
                                    model.name, model.total_params() / 1e9, trace.world_size, cmd.par.tp, cmd.par.pp,
                                    cmd.par.dp, cmd.par.sp ? " (sequence parallel)" : "", cmd.platform);
   report += fmt::format("  per accelerator (first stage): {:.3f} B parameters; model states {} (mixed-precision Adam, "
-                        "ZeRO {}), activations {} ({} micro-batches in flight, no recomputation): {}\n",
+                        "ZeRO {}), activations {} ({:.4g} micro-batches in flight, no recomputation): {}\n",
                         memory.params_per_rank / 1e9, gib(memory.model_states), cmd.par.zero, gib(memory.activations),
-                        cmd.par.schedule == synth::PipelineSchedule::kGpipe ? cmd.par.micro_batches
-                                                                            : std::min(cmd.par.pp, cmd.par.micro_batches),
-                        gib(memory.total()));
+                        synth::micro_batches_in_flight(cmd.par), gib(memory.total()));
   report += fmt::format("  messages: TP collective {}, pipeline {}, DP gradients {} ({}){}\n", format_bytes(sizes.tp),
                         format_bytes(sizes.pp), format_bytes(sizes.dp_grads), dtype_name(sizes.grad_dtype),
                         cmd.par.overlap_grad_reduce && cmd.par.dp > 1
@@ -284,9 +286,15 @@ void setup_trace(CLI::App& app) {
   synth->add_option("--micro-batches", cmd->par.micro_batches, "Micro-batches per iteration and replica")->capture_default_str();
   synth->add_option("--micro-batch-size", cmd->par.micro_batch_size, "Sequences per micro-batch")->capture_default_str();
   synth->add_option("--seq", cmd->par.seq, "Sequence length (default: the model's)");
-  synth->add_option("--schedule", cmd->schedule, "Pipeline schedule")
-      ->check(CLI::IsMember({"gpipe", "1f1b"}))
+  synth->add_option("--schedule", cmd->schedule,
+                    "Pipeline schedule: gpipe, 1f1b (Megatron's default) or interleaved (Megatron's virtual pipeline "
+                    "stages: each rank holds --virtual-stages model chunks)")
+      ->check(CLI::IsMember({"gpipe", "1f1b", "interleaved"}))
       ->capture_default_str();
+  cmd->par.virtual_stages = 0;
+  synth->add_option("--virtual-stages", cmd->par.virtual_stages,
+                    "Model chunks per rank with --schedule interleaved (default 2; the layers must divide into pp x V "
+                    "chunks, the micro-batches into groups of pp)");
   synth->add_option("--zero", cmd->par.zero, "ZeRO stage: 0, 1, 2 or 3")->capture_default_str();
   synth->add_flag("--overlap-grad-reduce", cmd->par.overlap_grad_reduce,
                   "Reduce the gradients in buckets on a stream of their own during the last backward (Megatron's "

@@ -40,6 +40,15 @@ double stage_params_per_rank(const ModelSpec& model, const Parallelism& par, int
 
 }  // namespace
 
+std::string_view schedule_name(PipelineSchedule s) {
+  switch (s) {
+    case PipelineSchedule::kGpipe: return "gpipe";
+    case PipelineSchedule::k1F1B: return "1f1b";
+    case PipelineSchedule::kInterleaved: return "interleaved";
+  }
+  return "?";
+}
+
 void check_parallelism(const ModelSpec& model, const Parallelism& par) {
   auto fail = [](const char* flag, const std::string& detail) { throw InputError("command line", 0, flag, detail); };
   for (auto [flag, v] : {std::pair{"--tp", par.tp}, {"--pp", par.pp}, {"--dp", par.dp}, {"--micro-batches", par.micro_batches},
@@ -68,6 +77,27 @@ void check_parallelism(const ModelSpec& model, const Parallelism& par) {
   }
   if (par.zero == 3 && par.pp > 1) {
     fail("--zero", "ZeRO-3 with pipeline parallelism is not what Megatron or DeepSpeed run; use --zero 1 or 2 with --pp");
+  }
+  if (par.virtual_stages < 1 || par.virtual_stages > (1 << 10)) {
+    fail("--virtual-stages", fmt::format("expected 1..{}, got \"{}\"", 1 << 10, par.virtual_stages));
+  }
+  if (par.schedule != PipelineSchedule::kInterleaved && par.virtual_stages > 1) {
+    fail("--virtual-stages", fmt::format("model chunks per rank ({}) need --schedule interleaved, got \"{}\"",
+                                         par.virtual_stages, schedule_name(par.schedule)));
+  }
+  if (par.schedule == PipelineSchedule::kInterleaved) {
+    // Megatron's own conditions for the interleaved schedule.
+    if (par.pp < 2) fail("--pp", "the interleaved schedule interleaves model chunks over pipeline stages: needs --pp 2 or more");
+    if (par.virtual_stages < 2) fail("--virtual-stages", "the interleaved schedule needs 2 or more model chunks per rank");
+    if (model.layers % (par.pp * par.virtual_stages) != 0) {
+      fail("--virtual-stages", fmt::format("{} has {} layers, which {} stages x {} chunks do not divide", model.name,
+                                           model.layers, par.pp, par.virtual_stages));
+    }
+    if (par.micro_batches % par.pp != 0) {
+      fail("--micro-batches", fmt::format("the interleaved schedule runs micro-batches in groups of --pp {}: {} is not a "
+                                          "multiple",
+                                          par.pp, par.micro_batches));
+    }
   }
   if (par.overlap_grad_reduce && par.zero == 3) {
     fail("--overlap-grad-reduce", "ZeRO-3 reduces each layer's gradients as the layer's backward ends already; use it with --zero 0, 1 or 2");
@@ -167,9 +197,19 @@ Memory memory_per_accelerator(const ModelSpec& model, const Parallelism& par) {
     m.params_per_rank = std::max(m.params_per_rank, stage_params_per_rank(model, par, stage));
   }
   m.model_states = model_state_bytes(m.params_per_rank, par.zero, par.dp);
-  const double in_flight = par.schedule == PipelineSchedule::kGpipe ? par.micro_batches
-                                                                    : std::min(par.pp, par.micro_batches);
-  m.activations = activation_bytes_per_layer(model, par) * (static_cast<double>(model.layers) / par.pp) * in_flight;
+  m.activations =
+      activation_bytes_per_layer(model, par) * (static_cast<double>(model.layers) / par.pp) * micro_batches_in_flight(par);
+  return m;
+}
+
+double micro_batches_in_flight(const Parallelism& par) {
+  const double m = par.micro_batches;
+  switch (par.schedule) {
+    case PipelineSchedule::kGpipe: return m;
+    case PipelineSchedule::k1F1B: return std::min<double>(par.pp, m);
+    case PipelineSchedule::kInterleaved:
+      return std::min(m, par.pp + static_cast<double>(par.pp - 1) / par.virtual_stages);
+  }
   return m;
 }
 
@@ -274,13 +314,18 @@ class Builder {
   void add(trace::Op op) {
     op.stream = stream_;
     program_->add(op, after_);
+    if (stream_ == 0) last_main_op_ = last_op();
     stream_ = 0;
     after_.clear();
   }
   std::uint32_t last_op() const { return static_cast<std::uint32_t>(program_->ops.size() - 1); }
 
+  // --- streams besides the main one ---
+  static constexpr std::uint8_t kGradStream = 1;          ///< gradient buckets
+  static constexpr std::uint8_t kForwardSendStream = 2;   ///< interleaved: activations to the next chunk
+  static constexpr std::uint8_t kBackwardSendStream = 3;  ///< interleaved: gradients to the previous chunk
+
   // --- gradient buckets (Parallelism::overlap_grad_reduce) ---
-  static constexpr std::uint8_t kGradStream = 1;
   bool bucketing() const { return par_.overlap_grad_reduce && par_.dp > 1 && par_.zero <= 2; }
   /// The gradients of `params` (per rank) are ready once the last operator so far ends: a
   /// bucket is reduced when it holds bucket() parameters, or when `flush` (the backward ends).
@@ -322,7 +367,7 @@ class Builder {
     const double h = model_.hidden;
     const double v = model_.vocab;
     const double t = par_.tp;
-    if (stage_ == 0) compute("embedding", "embed", tokens * h, e * 2 * tokens * h);
+    if (first_virtual()) compute("embedding", "embed", tokens * h, e * 2 * tokens * h);
     for (int layer = 0; layer < layers_; ++layer) {
       if (par_.zero == 3 && par_.dp > 1) zero3_layer(trace::OpKind::kAllGather, "zero3:params");
       const std::size_t n = plan_.forward.size();
@@ -333,7 +378,7 @@ class Builder {
         if (pos < n) compute(plan_.forward[pos].name, plan_.forward[pos].label, plan_.forward[pos].flops, plan_.forward[pos].bytes);
       }
     }
-    if (stage_ == par_.pp - 1) {
+    if (last_virtual()) {
       compute("linear", "lm_head", 2 * tokens * h * v / t, e * (tokens * h + v * h / t + tokens * v / t));
       compute("cross_entropy", "loss", 5 * tokens * v / t, e * 2 * tokens * v / t);
     }
@@ -342,14 +387,15 @@ class Builder {
 
   void backward(int mb) {
     // Buckets form during the backward of the iteration's last micro-batch (gradients
-    // accumulate over the others), layer by layer from the last one.
-    const bool buckets = bucketing() && ++backward_calls_ == par_.micro_batches;
+    // accumulate over the others), layer by layer from the last one; each model chunk's
+    // gradients in its own buckets (Megatron: one DDP buffer per chunk).
+    const bool buckets = bucketing() && ++backward_calls_[static_cast<std::size_t>(chunk_)] == par_.micro_batches;
     const double e = dtype_bytes(model_.dtype);
     const double tokens = static_cast<double>(par_.micro_batch_size) * seq_of(model_, par_);
     const double h = model_.hidden;
     const double v = model_.vocab;
     const double t = par_.tp;
-    if (stage_ == par_.pp - 1) {
+    if (last_virtual()) {
       compute("cross_entropy", "bwd:loss", 5 * tokens * v / t, e * 2 * tokens * v / t);
       compute("linear", "bwd:lm_head", 4 * tokens * h * v / t, 2 * e * (tokens * h + v * h / t + tokens * v / t));
       if (buckets) grads_ready(last_stage_extra_params(), false);
@@ -369,48 +415,73 @@ class Builder {
       if (par_.zero == 3 && par_.dp > 1) zero3_layer(trace::OpKind::kReduceScatter, "zero3:grads");
       if (buckets) grads_ready(model_.layer_params() / par_.tp, false);
     }
-    if (stage_ == 0) compute("embedding", "bwd:embed", tokens * h, e * 2 * tokens * h);
-    if (buckets) grads_ready(stage_ == 0 ? model_.embedding_params() / par_.tp : 0.0, true);
+    if (first_virtual()) compute("embedding", "bwd:embed", tokens * h, e * 2 * tokens * h);
+    if (buckets) grads_ready(first_virtual() ? model_.embedding_params() / par_.tp : 0.0, true);
     (void)mb;
   }
   /// Parameters per rank of the last stage beyond its layers (head, and a tied head's own copy
   /// of the word embedding): stage_params_per_rank's terms.
   double last_stage_extra_params() const {
     const double layers = stage_params_per_rank(model_, par_, stage_) * par_.tp -
-                          static_cast<double>(layers_) * model_.layer_params() -
+                          static_cast<double>(model_.layers) / par_.pp * model_.layer_params() -
                           (stage_ == 0 ? model_.embedding_params() : 0.0);
     return layers / par_.tp;
   }
 
-  // Pipeline communication (Megatron's p2p_communication): the combined operations post
-  // their receive and their send together in Megatron; here they are two blocking
-  // operations whose order pairs with the neighbour's (receive first in
-  // send_forward_recv_backward, send first in send_backward_recv_forward).
-  bool first() const { return stage_ == 0; }
-  bool last() const { return stage_ == par_.pp - 1; }
-  static constexpr int prev() { return -1; }
-  static constexpr int next() { return 1; }
+  // Pipeline communication (Megatron's p2p_communication). GPipe and 1F1B: the combined
+  // operations post their receive and their send together in Megatron; here they are two
+  // blocking operations on the main stream whose order pairs with the neighbour's (receive
+  // first in send_forward_recv_backward, send first in send_backward_recv_forward). The
+  // interleaved schedule's sends go on streams of their own (one per direction) after the
+  // chunk's last operator, so that the main stream goes on to its next receive or compute as
+  // Megatron's batched isend/irecv does; without them the wrap from the last stage to the
+  // first would deadlock.
+  // Model chunk `chunk_` of stage `stage_` is virtual stage chunk_ * pp + stage_ of pp x v.
+  int virtual_stage() const { return chunk_ * par_.pp + stage_; }
+  bool first_virtual() const { return virtual_stage() == 0; }
+  bool last_virtual() const { return virtual_stage() == par_.pp * par_.virtual_stages - 1; }
+  /// Offsets in the pipeline group of the previous and next virtual stage's rank (the first
+  /// stage's previous is the last stage, with chunks: @pipeline+(pp-1)).
+  int prev() const { return stage_ > 0 ? -1 : par_.pp - 1; }
+  int next() const { return stage_ < par_.pp - 1 ? 1 : -(par_.pp - 1); }
+  /// The tag of the message into virtual stage `to`.
+  std::string tag(const char* what, int mb, int to) const {
+    return par_.virtual_stages == 1 ? fmt::format("{}{}", what, mb) : fmt::format("{}{}.{}", what, mb, to);
+  }
+  bool interleaved() const { return par_.schedule == PipelineSchedule::kInterleaved; }
+  void on_send_stream(std::uint8_t stream) {
+    if (!interleaved()) return;
+    stream_ = stream;
+    after_ = {last_main_op_};
+  }
   void recv_forward(int mb) {
-    if (!first()) p2p(trace::OpKind::kRecv, prev(), fmt::format("act{}", mb), "pp:act");
+    if (!first_virtual()) p2p(trace::OpKind::kRecv, prev(), tag("act", mb, virtual_stage()), "pp:act");
   }
   void send_forward(int mb) {
-    if (!last()) p2p(trace::OpKind::kSend, next(), fmt::format("act{}", mb), "pp:act");
+    if (last_virtual()) return;
+    on_send_stream(kForwardSendStream);
+    p2p(trace::OpKind::kSend, next(), tag("act", mb, virtual_stage() + 1), "pp:act");
   }
   void recv_backward(int mb) {
-    if (!last()) p2p(trace::OpKind::kRecv, next(), fmt::format("grad{}", mb), "pp:grad");
+    if (!last_virtual()) p2p(trace::OpKind::kRecv, next(), tag("grad", mb, virtual_stage()), "pp:grad");
   }
   void send_backward(int mb) {
-    if (!first()) p2p(trace::OpKind::kSend, prev(), fmt::format("grad{}", mb), "pp:grad");
+    if (first_virtual()) return;
+    on_send_stream(kBackwardSendStream);
+    p2p(trace::OpKind::kSend, prev(), tag("grad", mb, virtual_stage() - 1), "pp:grad");
   }
 
   void build_stage(int stage) {
     stage_ = stage;
-    layers_ = model_.layers / par_.pp;
+    chunk_ = 0;
+    layers_ = model_.layers / (par_.pp * par_.virtual_stages);
     program_ = &trace_.programs[static_cast<std::size_t>(stage)];
-    backward_calls_ = 0;
+    backward_calls_.assign(static_cast<std::size_t>(par_.virtual_stages), 0);
     pending_params_ = 0;
     const int m = par_.micro_batches;
-    if (par_.schedule == PipelineSchedule::kGpipe || par_.pp == 1) {
+    if (interleaved()) {
+      interleaved_schedule();
+    } else if (par_.schedule == PipelineSchedule::kGpipe || par_.pp == 1) {
       for (int mb = 0; mb < m; ++mb) {
         recv_forward(mb);
         forward(mb);
@@ -453,6 +524,36 @@ class Builder {
     gradients_and_optimizer();
   }
 
+  /// Megatron's forward_backward_pipelining_with_interleaving: M x v chunk steps; step k runs
+  /// chunk (k mod pp v) / pp (backward: reversed) on micro-batch (k / pp v) pp + k mod pp;
+  /// (pp - stage - 1) 2 + (v - 1) pp forward steps of warm-up (all of them when M = pp), then
+  /// one forward one backward, then the remaining backwards.
+  void interleaved_schedule() {
+    const int pp = par_.pp, v = par_.virtual_stages, total = par_.micro_batches * v;
+    const int warmup = par_.micro_batches == pp ? total : std::min(total, (pp - stage_ - 1) * 2 + (v - 1) * pp);
+    auto step = [&](int k, bool forward_step) {
+      const int in_group = (k % (pp * v)) / pp;
+      chunk_ = forward_step ? in_group : v - 1 - in_group;
+      const int mb = (k / (pp * v)) * pp + k % pp;
+      if (forward_step) {
+        recv_forward(mb);
+        forward(mb);
+        send_forward(mb);
+      } else {
+        recv_backward(mb);
+        backward(mb);
+        send_backward(mb);
+      }
+    };
+    for (int k = 0; k < warmup; ++k) step(k, true);
+    for (int k = 0; k < total - warmup; ++k) {
+      step(k + warmup, true);
+      step(k, false);
+    }
+    for (int k = total - warmup; k < total; ++k) step(k, false);
+    chunk_ = 0;
+  }
+
   void gradients_and_optimizer() {
     const double params = stage_params_per_rank(model_, par_, stage_);
     const int ge = dtype_bytes(sizes_.grad_dtype);
@@ -488,10 +589,12 @@ class Builder {
   LayerPlan plan_;
   MessageSizes sizes_;
   trace::Program* program_ = nullptr;
-  int stage_ = 0, layers_ = 0;
+  int stage_ = 0, layers_ = 0;          ///< layers_: of one model chunk
+  int chunk_ = 0;                      ///< the model chunk the operators are of
   std::uint8_t stream_ = 0;            ///< the next operator's stream
   std::vector<std::uint32_t> after_;   ///< ... and the operators it is after
-  int backward_calls_ = 0;             ///< backward passes of the stage so far
+  std::uint32_t last_main_op_ = 0;     ///< the last operator on the main stream
+  std::vector<int> backward_calls_;    ///< backward passes of each model chunk so far
   double pending_params_ = 0;          ///< gradients ready but not in a bucket yet
   std::uint32_t last_bucket_ = 0;      ///< the last bucket's collective
 };
@@ -507,7 +610,11 @@ trace::Trace synthesize(const ModelSpec& model, const Parallelism& par, const st
       "synthesized by ccsim trace synth: {} ({}), TP {} PP {} DP {}{}, {} micro-batches of {} x {} tokens, {} schedule, "
       "ZeRO {}{}; FLOPs and bytes from the Megatron formulas (src/synth/megatron.hpp), no measured durations",
       model.name, model.source, par.tp, par.pp, par.dp, par.sp ? " with sequence parallelism" : "", par.micro_batches,
-      par.micro_batch_size, seq_of(model, par), par.schedule == PipelineSchedule::kGpipe ? "GPipe" : "1F1B", par.zero,
+      par.micro_batch_size, seq_of(model, par),
+      par.schedule == PipelineSchedule::kGpipe  ? std::string("GPipe")
+      : par.schedule == PipelineSchedule::k1F1B ? std::string("1F1B")
+                                                : fmt::format("interleaved 1F1B ({} model chunks per rank)", par.virtual_stages),
+      par.zero,
       par.overlap_grad_reduce && par.dp > 1
           ? fmt::format(", gradients reduced in buckets of {:.4g} M parameters during the last backward", par.bucket() / 1e6)
           : "");

@@ -10,7 +10,12 @@
 
 namespace ccsim::synth {
 
-enum class PipelineSchedule : std::uint8_t { kGpipe, k1F1B };
+/// GPipe (all forwards, then all backwards), 1F1B (Megatron's non-interleaved schedule) and
+/// Megatron's interleaved 1F1B (Narayanan et al. 2021, section 2.2: each rank holds
+/// `virtual_stages` model chunks, the bubble shrinks by that factor).
+enum class PipelineSchedule : std::uint8_t { kGpipe, k1F1B, kInterleaved };
+/// "gpipe", "1f1b", "interleaved": the --schedule values.
+std::string_view schedule_name(PipelineSchedule s);
 
 /// How a job splits the model and the batch, in Megatron-LM's terms.
 struct Parallelism {
@@ -22,6 +27,9 @@ struct Parallelism {
   int micro_batch_size = 1;    ///< b, sequences per micro-batch
   int seq = 0;                 ///< s; 0: the model's
   PipelineSchedule schedule = PipelineSchedule::k1F1B;
+  /// Model chunks per rank (Megatron's virtual pipeline stages); more than 1 only with the
+  /// interleaved schedule. Rank p holds chunks p, p + pp, p + 2 pp, ... of pp x v chunks.
+  int virtual_stages = 1;
   int zero = 0;                ///< 0 (plain DDP), 1/2 (optimizer state / + gradient sharding), 3 (+ parameters)
   /// Megatron's --overlap-grad-reduce: the gradients of the last micro-batch's backward are
   /// reduced in buckets on a stream of their own as their layers finish (all_reduce, or
@@ -77,7 +85,7 @@ MessageSizes message_sizes(const ModelSpec& model, const Parallelism& par);
 /// of mixed-precision Adam (Rajbhandari et al. 2020: 2 + 2 + 12 bytes per parameter, sharded
 /// over the DP group by ZeRO stage) and activations without recomputation (Korthikanti et al.
 /// 2022, eq. 2-4: s b h (34 + 5 a s / h) per layer, with TP (10 + 24/t + 5 a s / (h t)), with
-/// TP and SP (34 + 5 a s / h) / t), held for M micro-batches (GPipe) or pp (1F1B).
+/// TP and SP (34 + 5 a s / h) / t), held for micro_batches_in_flight(par) micro-batches.
 struct Memory {
   double params_per_rank = 0;
   double model_states = 0;
@@ -88,6 +96,10 @@ struct Memory {
 double model_state_bytes(double params, int zero, int dp);
 /// Activation bytes of one layer for one micro-batch (Korthikanti et al. 2022).
 double activation_bytes_per_layer(const ModelSpec& model, const Parallelism& par);
+/// Micro-batches whose activations the first stage holds at its fullest: M (GPipe), min(pp, M)
+/// (1F1B), pp (1 + (pp - 1) / (pp v)) for the interleaved schedule (Korthikanti et al. 2022,
+/// section 4.2.3; Megatron's warm-up of (pp - 1) 2 + (v - 1) pp chunk forwards, plus one).
+double micro_batches_in_flight(const Parallelism& par);
 Memory memory_per_accelerator(const ModelSpec& model, const Parallelism& par);
 
 /// Checks that the split fits the model (layers by pp, heads and hidden by tp, ...): throws

@@ -293,7 +293,8 @@ trace::Trace synthesize_torch(const ModelSpec& model, const Parallelism& par, co
     throw InputError("command line", 0, "--zero", fmt::format("the PyTorch program of the shared runs has no ZeRO, got \"{}\"", par.zero));
   }
   if (par.schedule != PipelineSchedule::kGpipe && par.pp > 1) {
-    throw InputError("command line", 0, "--schedule", "the PyTorch program of the shared runs runs GPipe, got \"1f1b\"");
+    throw InputError("command line", 0, "--schedule",
+                     fmt::format("the PyTorch program of the shared runs runs GPipe, got \"{}\"", schedule_name(par.schedule)));
   }
   if (model.activation == Activation::kSwiglu) {
     throw InputError("command line", 0, "--model", fmt::format("{} uses SwiGLU; the PyTorch program has ReLU or GELU", model.name));

@@ -194,3 +194,95 @@ TEST_CASE("gradients reduced in buckets during the last backward: sizes, streams
   z3.overlap_grad_reduce = true;
   CHECK_THROWS_WITH(synth::check_parallelism(small, z3), Catch::Contains("--overlap-grad-reduce"));
 }
+
+// Megatron's interleaved schedule (forward_backward_pipelining_with_interleaving), written out
+// by hand for stage 0 of pp 2, v 2, M 4: warm-up (pp - 1) 2 + (v - 1) pp = 4 forward steps,
+// step k on chunk (k mod 4) / 2 (backward: reversed) and micro-batch (k / 4) 2 + k mod 2.
+TEST_CASE("the interleaved schedule: Megatron's order of chunks and micro-batches, sends on streams of their own",
+          "[synth][streams]") {
+  const synth::ModelSpec small = synth::load_model("small-gpt");  // 4 layers: 2 chunks of 1 layer per stage
+  Parallelism par = split(1, 2, 1, 4);
+  par.schedule = synth::PipelineSchedule::kInterleaved;
+  par.virtual_stages = 2;
+  const trace::Trace t = synth::synthesize(small, par, "local");
+  CHECK_NOTHROW(trace::validate(t));
+  // Stage 0 holds virtual stages 0 and 2 of 4. Every forward step of it ends with a send of
+  // the activations (into virtual stage 1 or 3) and every backward step starts with the
+  // receive of a gradient (from virtual stage 1 or 3): their tags give the step order.
+  std::vector<std::string> steps;
+  const trace::Program& stage0 = t.programs[0];
+  for (const trace::Op& op : stage0.ops) {
+    const std::string tag(t.names[op.tag]);
+    if (op.kind == trace::OpKind::kSend && t.op_label(op) == "pp:act") steps.push_back("F" + tag.substr(3));
+    if (op.kind == trace::OpKind::kRecv && t.op_label(op) == "pp:grad") steps.push_back("B" + tag.substr(4));
+  }
+  // "F2.1": the forward of micro-batch 2 on chunk 0 (its output goes into virtual stage 1);
+  // "B0.2": the backward of micro-batch 0 on chunk 1 (virtual stage 2).
+  const std::vector<std::string> megatron = {"F0.1", "F1.1", "F0.3", "F1.3",                  // warm-up
+                                             "F2.1", "B0.2", "F3.1", "B1.2", "F2.3", "B0.0",  // 1F1B
+                                             "F3.3", "B1.0",                                  //
+                                             "B2.2", "B3.2", "B2.0", "B3.0"};                 // cool-down
+  CHECK(steps == megatron);
+  std::map<std::pair<trace::OpKind, std::uint8_t>, int> count;
+  for (const trace::Program& program : t.programs) {
+    for (const trace::Op& op : program.ops) {
+      if (op.kind != trace::OpKind::kSend && op.kind != trace::OpKind::kRecv) continue;
+      ++count[{op.kind, op.stream}];
+      if (op.kind == trace::OpKind::kSend) {
+        // Activations on stream 2, gradients on stream 3, each after the compute that made it.
+        CHECK(op.stream == (t.op_label(op) == "pp:act" ? 2 : 3));
+        REQUIRE(op.after_count == 1);
+        CHECK(program.ops[program.after_of(op)[0]].kind == trace::OpKind::kCompute);
+      }
+    }
+  }
+  // 4 virtual stages: 3 hops forward and 3 backward per micro-batch; receives on the main stream.
+  CHECK(count[{trace::OpKind::kSend, 2}] == 3 * 4);
+  CHECK(count[{trace::OpKind::kSend, 3}] == 3 * 4);
+  CHECK(count[{trace::OpKind::kRecv, 0}] == 2 * 3 * 4);
+  // The last stage sends its chunk 0's output to the first stage: the pipeline wraps around.
+  int wraps = 0;
+  for (std::size_t i = 0; i < t.programs[1].ops.size(); ++i) {
+    const trace::Op op = t.op(1, i);  // rank 1: stage 1
+    if (op.kind == trace::OpKind::kSend && t.op_label(op) == "pp:act") wraps += op.peer == 0;
+  }
+  CHECK(wraps == 4);  // chunk 0's output of each micro-batch
+  // The embedding on virtual stage 0 only, the head on virtual stage 3 only.
+  auto labelled = [&](int stage, std::string_view label) {
+    int n = 0;
+    for (const trace::Op& op : t.programs[static_cast<std::size_t>(stage)].ops) n += t.op_label(op) == label;
+    return n;
+  };
+  CHECK(labelled(0, "embed") == 4);
+  CHECK(labelled(1, "embed") == 0);
+  CHECK(labelled(1, "lm_head") == 4);
+  CHECK(labelled(0, "lm_head") == 0);
+}
+
+TEST_CASE("the interleaved schedule's activations in flight and its refusals", "[synth]") {
+  const synth::ModelSpec gpt3 = synth::load_model("gpt3-175b");  // 96 layers
+  Parallelism par = split(8, 16, 8, 64);
+  par.schedule = synth::PipelineSchedule::kInterleaved;
+  par.virtual_stages = 2;
+  // Korthikanti et al. 2022, section 4.2.3: p (1 + (p - 1) / (p m)) = 16 + 15 / 2.
+  CHECK(synth::micro_batches_in_flight(par) == Approx(23.5));
+  const double per_mb = synth::activation_bytes_per_layer(gpt3, par) * 96 / 16;
+  CHECK(synth::memory_per_accelerator(gpt3, par).activations == Approx(23.5 * per_mb));
+  par.micro_batches = 16;  // M = pp: every forward first (Megatron), all 16 in flight
+  CHECK(synth::micro_batches_in_flight(par) == Approx(16));
+  par.micro_batches = 64;
+  CHECK_NOTHROW(synth::check_parallelism(gpt3, par));
+  Parallelism bad = par;
+  bad.micro_batches = 24;
+  CHECK_THROWS_WITH(synth::check_parallelism(gpt3, bad), Catch::Contains("--micro-batches") && Catch::Contains("multiple"));
+  bad = par;
+  bad.virtual_stages = 5;  // 96 layers over 16 x 5 chunks
+  CHECK_THROWS_WITH(synth::check_parallelism(gpt3, bad), Catch::Contains("16 stages x 5 chunks do not divide"));
+  bad = par;
+  bad.pp = 1;
+  bad.micro_batches = 1;
+  CHECK_THROWS_WITH(synth::check_parallelism(gpt3, bad), Catch::Contains("--pp 2 or more"));
+  bad = par;
+  bad.schedule = synth::PipelineSchedule::k1F1B;
+  CHECK_THROWS_WITH(synth::check_parallelism(gpt3, bad), Catch::Contains("need --schedule interleaved"));
+}
