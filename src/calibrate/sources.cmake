@@ -7,4 +7,5 @@ target_sources(ccsim_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/compute_model.cpp
   ${CMAKE_CURRENT_LIST_DIR}/measurement_file.cpp
   ${CMAKE_CURRENT_LIST_DIR}/network_fit.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/series.cpp
 )

@@ -1,0 +1,136 @@
+#include "calibrate/series.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "collective/critical_path_executor.hpp"
+#include "collective/registry.hpp"
+#include "core/input_error.hpp"
+#include "trace/native_reader.hpp"
+
+namespace ccsim::calibrate {
+
+SeriesChoice parse_series_choice(const std::string& text, const std::string& what, const std::string& field) {
+  const auto slash = text.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == text.size() || text.find('/', slash + 1) != std::string::npos) {
+    throw InputError(what, 0, field, fmt::format("expected ALGORITHM/TRANSPORT such as ring/mpi or MPI_Allreduce/mpi, got \"{}\"", text));
+  }
+  SeriesChoice choice;
+  choice.algorithm = text.substr(0, slash);
+  choice.transport = text.substr(slash + 1);
+  return choice;
+}
+
+std::string default_series(const MeasurementFile& file) {
+  std::vector<std::string> found;
+  for (const SeriesPoint& s : file.series) {
+    if (s.op != "all_reduce") continue;
+    std::string name = s.algorithm + "/" + s.transport;
+    if (std::find(found.begin(), found.end(), name) == found.end()) found.push_back(name);
+  }
+  if (std::find(found.begin(), found.end(), "ring/mpi") != found.end()) return "ring/mpi";
+  if (found.size() == 1) return found.front();
+  throw InputError(file.file, 0, "--series",
+                   found.empty() ? std::string("no all_reduce series in this file")
+                                 : fmt::format("several all_reduce series and none is ring/mpi: choose one with --series "
+                                               "({})",
+                                               fmt::join(found, ", ")));
+}
+
+PointFit point_fit(const SeriesPoint& measured) {
+  PointFit p;
+  p.bytes = measured.bytes;
+  p.ranks = measured.group_size;
+  p.measured_s = measured.median_s;
+  p.p10_s = measured.p10_s;
+  p.p90_s = measured.p90_s;
+  return p;
+}
+
+ErrorSummary summarize(const std::vector<PointFit>& points, bool fitted) {
+  ErrorSummary e;
+  double log_sum = 0;
+  for (const PointFit& p : points) {
+    if (p.fitted != fitted) continue;
+    ++e.points;
+    log_sum += std::abs(std::log(p.predicted_s / p.measured_s));
+    e.worst = std::max(e.worst, std::abs(p.relative_error()));
+  }
+  if (e.points > 0) e.gmean = std::exp(log_sum / e.points) - 1;
+  return e;
+}
+
+std::vector<SeriesPoint> select_series(const MeasurementFile& file, const SeriesChoice& choice) {
+  std::vector<SeriesPoint> points;
+  std::vector<std::string> found;
+  for (const SeriesPoint& s : file.series) {
+    if (s.op != "all_reduce") continue;
+    std::string name = s.algorithm + "/" + s.transport;
+    if (std::find(found.begin(), found.end(), name) == found.end()) found.push_back(name);
+    if (s.algorithm == choice.algorithm && s.transport == choice.transport) points.push_back(s);
+  }
+  if (points.empty()) {
+    throw InputError(file.file, 0, "--series",
+                     fmt::format("no all_reduce series {}/{}; series here: {}", choice.algorithm, choice.transport,
+                                 fmt::join(found, ", ")));
+  }
+  for (const SeriesPoint& p : points) {
+    if (p.group_size > kMaxPredictedRanks) {
+      throw InputError(file.file, p.line, p.field,
+                       fmt::format("series {}/{} has a point on {} ranks; calibration and validation predict each point "
+                                   "along every rank's messages, which is affordable up to {} ranks (1,024 ranks already "
+                                   "take about 40 s to fit): fit a smaller group's series",
+                                   choice.algorithm, choice.transport, p.group_size, kMaxPredictedRanks));
+    }
+    if (p.bytes > trace::kMaxBytes) {
+      throw InputError(file.file, p.line, p.field,
+                       fmt::format("series {}/{} has a point of {} bytes per rank; expected at most {} (1 PiB)",
+                                   choice.algorithm, choice.transport, p.bytes, trace::kMaxBytes));
+    }
+  }
+  std::sort(points.begin(), points.end(), [](const SeriesPoint& a, const SeriesPoint& b) {
+    return a.group_size != b.group_size ? a.group_size < b.group_size : a.bytes < b.bytes;
+  });
+  for (std::size_t i = 1; i < points.size(); ++i) {
+    if (points[i].bytes == points[i - 1].bytes && points[i].group_size == points[i - 1].group_size) {
+      throw InputError(file.file, points[i].line, points[i].field,
+                       fmt::format("series {}/{} has {} bytes on {} ranks twice (also {}); one point per size expected",
+                                   choice.algorithm, choice.transport, points[i].bytes, points[i].group_size,
+                                   points[i - 1].field));
+    }
+  }
+  return points;
+}
+
+std::unique_ptr<collective::Schedule> schedule_for(const SeriesPoint& point, const SeriesChoice& choice,
+                                                    collective::Compression compression) {
+  collective::Request request;
+  request.op = collective::Collective::kAllReduce;
+  request.algorithm = point.implementation == "ccsim-schedule" ? point.algorithm : choice.library_schedule;
+  request.size = point.group_size;
+  request.element_bytes = 4;
+  request.count = point.bytes / 4;
+  request.compression = compression;
+  return collective::make_schedule(request);
+}
+
+double predict_s(const collective::Schedule& schedule, const topology::TierModel& tier, double reduce_s_per_byte,
+                 const compress::CompressorCost& compressor, double sharing) {
+  const double s = std::max(1.0, sharing);
+  const topology::TierModel shared = topology::on_shared_cores(tier, s);
+  collective::CostParams params;
+  params.gamma_s_per_byte = reduce_s_per_byte * s;
+  params.compressor = compressor;
+  params.compressor.compress_t0_s *= s;
+  params.compressor.compress_Bps /= s;
+  params.compressor.decompress_t0_s *= s;
+  params.compressor.decompress_Bps /= s;
+  params.compressor.add_t0_s *= s;
+  params.compressor.add_Bps /= s;
+  return collective::critical_path_by_message_s(schedule, params,
+                                                [&](int, int, std::uint64_t n) { return shared.message_s(n); });
+}
+
+}  // namespace ccsim::calibrate
