@@ -17,6 +17,7 @@
 #include "../topology/topology_fixtures.hpp"
 
 using namespace ccsim;
+using test::largest_difference;
 
 namespace {
 
@@ -257,21 +258,6 @@ std::string shortcut_refusal(const trace::Trace& t, const topology::Platform& pl
     if (trace::is_collective(op.kind)) return shortcuts.refusal(planner.plan(op, 0, i), op.group);
   }
   return "no collective";
-}
-
-/// The largest difference between the operator times (start, end and wait) of two results of
-/// one trace, relative to the makespan of `exact`; their algorithms must be the same.
-double largest_difference(const engine::Result& r, const engine::Result& exact) {
-  double worst = std::abs(r.makespan_s - exact.makespan_s);
-  for (std::size_t rank = 0; rank < exact.ops.size(); ++rank) {
-    for (std::size_t i = 0; i < exact.ops[rank].size(); ++i) {
-      CHECK(r.name(r.ops[rank][i].algorithm) == exact.name(exact.ops[rank][i].algorithm));
-      worst = std::max({worst, std::abs(r.ops[rank][i].start_s - exact.ops[rank][i].start_s),
-                        std::abs(r.ops[rank][i].end_s - exact.ops[rank][i].end_s),
-                        std::abs(r.ops[rank][i].wait_s - exact.ops[rank][i].wait_s)});
-    }
-  }
-  return worst / exact.makespan_s;
 }
 
 /// Each rank: computes (rank * skew_ms), then `kind` twice, computes 1 ms, then `kind` again.

@@ -1,11 +1,15 @@
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
+#include <catch2/catch.hpp>
 #include <fmt/format.h>
 
 #include "engine/result.hpp"
+#include "topology/platform.hpp"
 #include "trace/native_reader.hpp"
 
 namespace ccsim::test {
@@ -37,6 +41,37 @@ inline std::string send(int peer, std::uint64_t bytes, const std::string& tag = 
 
 inline std::string recv(int peer, std::uint64_t bytes, const std::string& tag = "") {
   return fmt::format(R"({{"kind": "recv", "peer": {}, "bytes": {}, "tag": "{}"}})", peer, bytes, tag);
+}
+
+/// Two nodes of 4 accelerators (1 TFLOP/s, 1 TB/s memory, reductions at 20 GB/s), 10 GB/s
+/// 1 us links inside a node, one 1 GB/s 5 us NIC per node, one switch.
+inline topology::Platform two_nodes_of_four() {
+  return topology::parse_platform(R"({
+  "format": "ccsim-platform", "version": 1, "name": "test", "nodes": 2,
+  "node": {"accelerators": 4,
+    "accelerator": {"model": "t", "flops": 1e12, "memory_Bps": 1e12, "reduce_Bps": 2e10, "source": "test"},
+    "intra_link": {"bandwidth_Bps": 1e10, "latency_s": 1e-6, "source": "test"},
+    "nics": 1, "nic_link": {"bandwidth_Bps": 1e9, "latency_s": 5e-6, "source": "test"}},
+  "network": {"topology": "switch", "source": "test"}
+})",
+                                  "two-nodes.json");
+}
+
+/// The largest difference between the operator times (start, end and wait) of two results of
+/// one trace, relative to the makespan of `exact`; their algorithms must be the same.
+inline double largest_difference(const engine::Result& r, const engine::Result& exact) {
+  double worst = std::abs(r.makespan_s - exact.makespan_s);
+  REQUIRE(r.ops.size() == exact.ops.size());
+  for (std::size_t rank = 0; rank < exact.ops.size(); ++rank) {
+    REQUIRE(r.ops[rank].size() == exact.ops[rank].size());
+    for (std::size_t i = 0; i < exact.ops[rank].size(); ++i) {
+      CHECK(r.name(r.ops[rank][i].algorithm) == exact.name(exact.ops[rank][i].algorithm));
+      worst = std::max({worst, std::abs(r.ops[rank][i].start_s - exact.ops[rank][i].start_s),
+                        std::abs(r.ops[rank][i].end_s - exact.ops[rank][i].end_s),
+                        std::abs(r.ops[rank][i].wait_s - exact.ops[rank][i].wait_s)});
+    }
+  }
+  return worst / exact.makespan_s;
 }
 
 }  // namespace ccsim::test
