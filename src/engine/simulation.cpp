@@ -418,9 +418,13 @@ void Simulation::wait_after(int rank, const Op& op) {
   const Streams& streams = streams_[static_cast<std::size_t>(rank)];
   RankState& st = state(rank);
   const trace::Program& program = trace_.programs[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(rank)])];
+  const sg4::SemaphorePtr& wake = streams.wake[static_cast<std::size_t>(st.stream)];
   for (std::uint32_t d : program.after_of(op)) {
     st.after = d;
-    while (streams.ended[d] == 0) sg4::this_actor::suspend();
+    while (streams.ended[d] == 0) {
+      wake->acquire();
+      st.woken = false;
+    }
   }
   st.after = -1;
 }
@@ -436,11 +440,10 @@ void Simulation::end_ops(int rank, std::size_t first, std::size_t end) {
   if (!awaited) return;
   const int lane0 = lane_first_[static_cast<std::size_t>(rank)];
   for (int k = 0; k < lanes(rank); ++k) {
-    const RankState& other = states_[static_cast<std::size_t>(lane0 + k)];
-    if (other.after < 0 || streams.ended[static_cast<std::size_t>(other.after)] == 0) continue;
-    if (sg4::ActorPtr actor = sg4::Actor::by_pid(streams.pids[static_cast<std::size_t>(k)]); actor && actor->is_suspended()) {
-      actor->resume();
-    }
+    RankState& other = states_[static_cast<std::size_t>(lane0 + k)];
+    if (other.after < 0 || other.woken || streams.ended[static_cast<std::size_t>(other.after)] == 0) continue;
+    other.woken = true;
+    streams.wake[static_cast<std::size_t>(k)]->release();
   }
 }
 
@@ -643,7 +646,7 @@ Result Simulation::run() {
         const auto pid = static_cast<std::size_t>(actor->get_pid());
         if (lane_of_actor_.size() <= pid) lane_of_actor_.resize(pid + 1, -1);
         lane_of_actor_[pid] = lane_first_[static_cast<std::size_t>(r)] + k;
-        streams.pids.push_back(actor->get_pid());
+        streams.wake.push_back(sg4::Semaphore::create(0));
       }
     }
     engine->run();

@@ -39,6 +39,7 @@ struct RankState {
   bool done = false;
   int stream = 0;       ///< the stream this state is of (a rank runs one actor per stream)
   std::int64_t after = -1;  ///< an operator of another stream that op waits for, -1 for none
+  bool woken = false;       ///< the end of `after` released this lane's semaphore
   int step = -1;        ///< collective step in progress, -1 outside collectives
   const CollectivePlan* plan = nullptr;  ///< collective in progress (its steps are counted on demand)
   int group_rank = -1;  ///< the rank's index in the collective's group
@@ -92,15 +93,18 @@ class Simulation {
   std::vector<int> lane_first_;
   std::vector<int> lane_of_actor_;  ///< by actor pid (SimGrid numbers actors densely): its lane (ranks with streams only)
   /// Per rank with streams: which of its operators have ended, and where lanes wait for them.
-  /// A lane that waits suspends its actor (RankState::after names the operator) and the lane
-  /// that ends that operator resumes it. No lock is needed: actors run one at a time between
-  /// simcalls, so the check and the suspension cannot be separated by the end they wait for;
-  /// and an actor killed at a deadlock holds nothing to release while it unwinds (a blocked
-  /// wait on an s4u condition variable did, and hung on threads: the sanitizer build).
+  /// A lane that waits acquires its own semaphore (RankState::after names the operator) and the
+  /// lane that ends that operator releases it once (RankState::woken). A semaphore counts a
+  /// release that comes before the acquire: two lanes that become ready at one instant run in
+  /// one scheduling round, and the ender may run between the waiter's check and its blocking
+  /// (a suspended actor was resumed only if its suspension had been handled already, and
+  /// otherwise slept for ever: a deadlock reported where there was none). An actor killed at a
+  /// real deadlock holds nothing to release while it unwinds (a blocked wait on an s4u
+  /// condition variable did, and hung on threads: the sanitizer build).
   struct Streams {
     std::vector<char> ended;
     std::vector<char> awaited;  ///< named in some operator's `after`: its end wakes the waiting lanes
-    std::vector<long> pids;     ///< each lane's actor
+    std::vector<sg4::SemaphorePtr> wake;  ///< each lane's
   };
   /// Marks operators [first, end) of `rank` ended and resumes its lanes that waited for one
   /// of them (nothing for a rank without streams).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <string>
 
 #include <fmt/format.h>
@@ -131,6 +132,36 @@ TEST_CASE("an operator waits for the operators it is after, on its rank's other 
     CHECK(r.rank_end_s(0) == Approx(10e-3).epsilon(1e-6));
     CHECK(r.ops[1][0].wait_s == Approx(5e-3).epsilon(1e-6));  // posted at 0, the send at 5 ms
     CHECK(r.ops[1][1].start_s == Approx(5e-3 + message_s).epsilon(1e-6));
+    CHECK(r.makespan_s == Approx(10e-3 + message_s).epsilon(1e-6));
+  }
+}
+
+TEST_CASE("a lane whose awaited operator ends at the instant it starts waiting is woken", "[engine][streams]") {
+  // Each rank computes 5 ms, then receives on stream 0 while it sends on stream 1 (after the
+  // compute), and computes 5 ms more after the send: the two messages cross at the same
+  // instant, so a rank's send ends in the scheduling round in which its main stream reaches
+  // the last compute and begins to wait for it (a lost wake-up once reported a deadlock here).
+  const std::string ops = R"({"kind": "compute", "name": "a", "flops": 5e9},
+      {"kind": "recv", "peer": PEER, "bytes": 10000000, "tag": "IN"},
+      {"kind": "send", "peer": PEER, "bytes": 10000000, "tag": "OUT", "stream": 1, "after": [0]},
+      {"kind": "compute", "name": "b", "flops": 5e9, "after": [2]})";
+  auto rank = [&](const char* peer, const char* in, const char* out) {
+    std::string text = ops;
+    for (auto [from, to] : {std::pair{"PEER", peer}, {"IN", in}, {"OUT", out}}) {
+      for (std::size_t at; (at = text.find(from)) != std::string::npos;) text.replace(at, std::strlen(from), to);
+    }
+    return text;
+  };
+  const trace::Trace t = make_trace(2, "", {rank("1", "a", "b"), rank("0", "b", "a")});
+  for (bool fast : {false, true}) {
+    INFO("fast " << fast);
+    const engine::Result r = engine::replay(t, one_node(), ring(fast));
+    const double message_s = 1e-3 + 2e-6;  // 10 MB at 10 GB/s, two 1 us links
+    for (int k : {0, 1}) {
+      CHECK(r.ops[k][1].end_s == Approx(5e-3 + message_s).epsilon(1e-6));
+      CHECK(r.ops[k][2].end_s == Approx(5e-3 + message_s).epsilon(1e-6));
+      CHECK(r.ops[k][3].start_s == Approx(5e-3 + message_s).epsilon(1e-6));
+    }
     CHECK(r.makespan_s == Approx(10e-3 + message_s).epsilon(1e-6));
   }
 }
