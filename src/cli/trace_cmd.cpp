@@ -295,6 +295,10 @@ void setup_trace(CLI::App& app) {
   synth->add_option("--virtual-stages", cmd->par.virtual_stages,
                     "Model chunks per rank with --schedule interleaved (default 2; the layers must divide into pp x V "
                     "chunks, the micro-batches into groups of pp)");
+  synth->add_flag("--overlap-p2p", cmd->par.overlap_p2p,
+                  "With --schedule interleaved: sends overlap the computations after them and a receive waits only "
+                  "before the computation that needs it (Megatron's --overlap-p2p-communication); by default each "
+                  "step's sends and receives are posted together and the next computation waits for all of them");
   synth->add_option("--zero", cmd->par.zero, "ZeRO stage: 0, 1, 2 or 3")->capture_default_str();
   synth->add_flag("--overlap-grad-reduce", cmd->par.overlap_grad_reduce,
                   "Reduce the gradients in buckets on a stream of their own during the last backward (Megatron's "

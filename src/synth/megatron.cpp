@@ -85,6 +85,11 @@ void check_parallelism(const ModelSpec& model, const Parallelism& par) {
     fail("--virtual-stages", fmt::format("model chunks per rank ({}) need --schedule interleaved, got \"{}\"",
                                          par.virtual_stages, schedule_name(par.schedule)));
   }
+  if (par.overlap_p2p && par.schedule != PipelineSchedule::kInterleaved) {
+    fail("--overlap-p2p", fmt::format("overlapping the pipeline's messages with compute is written for --schedule "
+                                      "interleaved, got \"{}\"",
+                                      schedule_name(par.schedule)));
+  }
   if (par.schedule == PipelineSchedule::kInterleaved) {
     // Megatron's own conditions for the interleaved schedule.
     if (par.pp < 2) fail("--pp", "the interleaved schedule interleaves model chunks over pipeline stages: needs --pp 2 or more");
@@ -313,6 +318,10 @@ class Builder {
   /// Appends `op` to the stage's program: on `stream_`, after `after_` (both reset after use).
   void add(trace::Op op) {
     op.stream = stream_;
+    if (stream_ == 0 && !join_.empty()) {  // the main stream waits for the last exchange
+      after_.insert(after_.end(), join_.begin(), join_.end());
+      join_.clear();
+    }
     program_->add(op, after_);
     if (stream_ == 0) last_main_op_ = last_op();
     stream_ = 0;
@@ -324,6 +333,7 @@ class Builder {
   static constexpr std::uint8_t kGradStream = 1;          ///< gradient buckets
   static constexpr std::uint8_t kForwardSendStream = 2;   ///< interleaved: activations to the next chunk
   static constexpr std::uint8_t kBackwardSendStream = 3;  ///< interleaved: gradients to the previous chunk
+  static constexpr std::uint8_t kGradRecvStream = 4;      ///< interleaved: gradients received with activations
 
   // --- gradient buckets (Parallelism::overlap_grad_reduce) ---
   bool bucketing() const { return par_.overlap_grad_reduce && par_.dp > 1 && par_.zero <= 2; }
@@ -432,10 +442,10 @@ class Builder {
   // operations post their receive and their send together in Megatron; here they are two
   // blocking operations on the main stream whose order pairs with the neighbour's (receive
   // first in send_forward_recv_backward, send first in send_backward_recv_forward). The
-  // interleaved schedule's sends go on streams of their own (one per direction) after the
-  // chunk's last operator, so that the main stream goes on to its next receive or compute as
-  // Megatron's batched isend/irecv does; without them the wrap from the last stage to the
-  // first would deadlock.
+  // interleaved schedule posts each step's sends and receives together (exchange()); blocking
+  // operations in a row would deadlock on the wrap from the last stage to the first. With
+  // overlap_p2p its sends go on streams of their own (one per direction) after the chunk's
+  // last operator and its receives just before the computation that needs them.
   // Model chunk `chunk_` of stage `stage_` is virtual stage chunk_ * pp + stage_ of pp x v.
   int virtual_stage() const { return chunk_ * par_.pp + stage_; }
   bool first_virtual() const { return virtual_stage() == 0; }
@@ -450,7 +460,7 @@ class Builder {
   }
   bool interleaved() const { return par_.schedule == PipelineSchedule::kInterleaved; }
   void on_send_stream(std::uint8_t stream) {
-    if (!interleaved()) return;
+    if (!interleaved()) return;  // (exchange() posts the batched schedule's sends)
     stream_ = stream;
     after_ = {last_main_op_};
   }
@@ -477,10 +487,13 @@ class Builder {
     layers_ = model_.layers / (par_.pp * par_.virtual_stages);
     program_ = &trace_.programs[static_cast<std::size_t>(stage)];
     backward_calls_.assign(static_cast<std::size_t>(par_.virtual_stages), 0);
+    join_.clear();
     pending_params_ = 0;
     const int m = par_.micro_batches;
-    if (interleaved()) {
-      interleaved_schedule();
+    if (interleaved() && par_.overlap_p2p) {
+      interleaved_overlapped();
+    } else if (interleaved()) {
+      interleaved_batched();
     } else if (par_.schedule == PipelineSchedule::kGpipe || par_.pp == 1) {
       for (int mb = 0; mb < m; ++mb) {
         recv_forward(mb);
@@ -524,17 +537,29 @@ class Builder {
     gradients_and_optimizer();
   }
 
-  /// Megatron's forward_backward_pipelining_with_interleaving: M x v chunk steps; step k runs
-  /// chunk (k mod pp v) / pp (backward: reversed) on micro-batch (k / pp v) pp + k mod pp;
-  /// (pp - stage - 1) 2 + (v - 1) pp forward steps of warm-up (all of them when M = pp), then
-  /// one forward one backward, then the remaining backwards.
-  void interleaved_schedule() {
+  // Megatron's forward_backward_pipelining_with_interleaving: M x v chunk steps; step k runs
+  // chunk (k mod pp v) / pp (backward: reversed) on micro-batch (k / pp v) pp + k mod pp;
+  // (pp - stage - 1) 2 + (v - 1) pp forward steps of warm-up (all of them when M = pp), then
+  // one forward one backward, then the remaining backwards.
+  int warmup_steps() const {
     const int pp = par_.pp, v = par_.virtual_stages, total = par_.micro_batches * v;
-    const int warmup = par_.micro_batches == pp ? total : std::min(total, (pp - stage_ - 1) * 2 + (v - 1) * pp);
+    return par_.micro_batches == pp ? total : std::min(total, (pp - stage_ - 1) * 2 + (v - 1) * pp);
+  }
+  /// get_model_chunk_id (Python's modulo: k may be negative).
+  int chunk_of_step(int k, bool forward_step) const {
+    const int group = par_.pp * par_.virtual_stages;
+    const int in_group = (((k % group) + group) % group) / par_.pp;
+    return forward_step ? in_group : par_.virtual_stages - 1 - in_group;
+  }
+  int micro_batch_of_step(int k) const { return (k / (par_.pp * par_.virtual_stages)) * par_.pp + k % par_.pp; }
+
+  /// The schedule's steps in Megatron's order, each step's messages just around it (overlap_p2p).
+  void interleaved_overlapped() {
+    const int total = par_.micro_batches * par_.virtual_stages;
+    const int warmup = warmup_steps();
     auto step = [&](int k, bool forward_step) {
-      const int in_group = (k % (pp * v)) / pp;
-      chunk_ = forward_step ? in_group : v - 1 - in_group;
-      const int mb = (k / (pp * v)) * pp + k % pp;
+      chunk_ = chunk_of_step(k, forward_step);
+      const int mb = micro_batch_of_step(k);
       if (forward_step) {
         recv_forward(mb);
         forward(mb);
@@ -551,6 +576,113 @@ class Builder {
       step(k, false);
     }
     for (int k = total - warmup; k < total; ++k) step(k, false);
+    chunk_ = 0;
+  }
+
+  /// One call of Megatron's p2p_communication._communicate: the activations of `forward_out`'s
+  /// step to the next virtual stage, the input gradient of `backward_out`'s step to the
+  /// previous one (-1: none, or nothing to send from the last / first virtual stage), and the
+  /// next activations of chunk `recv_forward` and gradients of chunk `recv_backward` (-1:
+  /// none), posted together after the last computation; the next computation waits for all
+  /// (join_). A chunk's messages arrive in micro-batch order: the j-th received is the j-th
+  /// micro-batch's.
+  void exchange(int forward_out, int backward_out, int recv_forward, int recv_backward) {
+    const std::uint32_t computed = last_main_op_;
+    std::vector<std::uint32_t> posted;
+    if (recv_forward >= 0) {
+      chunk_ = recv_forward;
+      int& j = received_[static_cast<std::size_t>(2 * recv_forward)];
+      p2p(trace::OpKind::kRecv, prev(), tag("act", j++, virtual_stage()), "pp:act");  // main stream, after `computed`
+    }
+    auto post = [&](std::uint8_t stream) {
+      stream_ = stream;
+      after_ = {computed};
+    };
+    if (recv_backward >= 0) {
+      chunk_ = recv_backward;
+      int& j = received_[static_cast<std::size_t>(2 * recv_backward + 1)];
+      post(kGradRecvStream);
+      p2p(trace::OpKind::kRecv, next(), tag("grad", j++, virtual_stage()), "pp:grad");
+      posted.push_back(last_op());
+    }
+    if (forward_out >= 0) {
+      chunk_ = chunk_of_step(forward_out, true);
+      if (!last_virtual()) {
+        post(kForwardSendStream);
+        p2p(trace::OpKind::kSend, next(), tag("act", micro_batch_of_step(forward_out), virtual_stage() + 1), "pp:act");
+        posted.push_back(last_op());
+      }
+    }
+    if (backward_out >= 0) {
+      chunk_ = chunk_of_step(backward_out, false);
+      if (!first_virtual()) {
+        post(kBackwardSendStream);
+        p2p(trace::OpKind::kSend, prev(), tag("grad", micro_batch_of_step(backward_out), virtual_stage() - 1), "pp:grad");
+        posted.push_back(last_op());
+      }
+    }
+    join_ = std::move(posted);
+  }
+  void forward_step(int k) {
+    chunk_ = chunk_of_step(k, true);
+    forward(micro_batch_of_step(k));
+  }
+  void backward_step(int k) {
+    chunk_ = chunk_of_step(k, false);
+    backward(micro_batch_of_step(k));
+  }
+
+  /// Megatron's default (no --overlap-p2p-communication), call by call: which chunk's tensors
+  /// each exchange receives follows its recv_prev / recv_next rules (the first stage is
+  /// pp - 1 steps ahead of the last).
+  void interleaved_batched() {
+    const int pp = par_.pp, v = par_.virtual_stages, total = par_.micro_batches * v;
+    const int warmup = warmup_steps(), remaining = total - warmup;
+    const bool all_warmup = warmup == total;
+    const bool first_stage = stage_ == 0, last_stage = stage_ == pp - 1;
+    received_.assign(static_cast<std::size_t>(2 * v), 0);
+    if (!first_stage) exchange(-1, -1, 0, -1);  // recv_forward of chunk 0 before the loop
+    for (int k = 0; k < warmup; ++k) {
+      forward_step(k);
+      const int next_chunk = chunk_of_step(k + 1, true);
+      const bool recv_prev = !(first_stage && next_chunk == 0) && k != total - 1;
+      if (k == warmup - 1 && !all_warmup) {  // send_forward_backward_recv_forward_backward
+        exchange(k, -1, recv_prev ? next_chunk : -1, last_stage ? -1 : v - 1);
+      } else {  // send_forward_recv_forward
+        exchange(k, -1, recv_prev ? next_chunk : -1, -1);
+      }
+    }
+    for (int k = 0; k < remaining; ++k) {
+      const int forward_k = k + warmup;
+      forward_step(forward_k);
+      backward_step(k);
+      int next_forward = 0, next_backward = 0;
+      bool recv_prev = true, recv_next = true;
+      if (first_stage) {
+        next_forward = chunk_of_step(forward_k - (pp - 1), true);
+        recv_prev = next_forward != v - 1;
+        ++next_forward;
+      } else {
+        next_forward = chunk_of_step(forward_k + 1, true);
+      }
+      if (last_stage) {
+        next_backward = chunk_of_step(k - (pp - 1), false);
+        recv_next = next_backward != 0;
+        --next_backward;
+      } else {
+        next_backward = chunk_of_step(k + 1, false);
+      }
+      if (k == remaining - 1) recv_prev = false;
+      exchange(forward_k, k, recv_prev ? next_forward : -1, recv_next ? next_backward : -1);
+    }
+    // recv_backward at the virtual stage of the last forward (chunk v - 1): none on the last stage.
+    if (all_warmup && !last_stage) exchange(-1, -1, -1, v - 1);
+    for (int k = remaining; k < total; ++k) {
+      backward_step(k);
+      const int next_chunk = chunk_of_step(k + 1, false);
+      const bool recv_next = !(last_stage && next_chunk == v - 1) && k != total - 1;
+      exchange(-1, k, -1, recv_next ? next_chunk : -1);  // send_backward_recv_backward
+    }
     chunk_ = 0;
   }
 
@@ -595,6 +727,8 @@ class Builder {
   std::vector<std::uint32_t> after_;   ///< ... and the operators it is after
   std::uint32_t last_main_op_ = 0;     ///< the last operator on the main stream
   std::vector<int> backward_calls_;    ///< backward passes of each model chunk so far
+  std::vector<std::uint32_t> join_;    ///< the last exchange's operators off the main stream
+  std::vector<int> received_;          ///< per chunk: activations (2 c) and gradients (2 c + 1) received
   double pending_params_ = 0;          ///< gradients ready but not in a bucket yet
   std::uint32_t last_bucket_ = 0;      ///< the last bucket's collective
 };
@@ -613,7 +747,8 @@ trace::Trace synthesize(const ModelSpec& model, const Parallelism& par, const st
       par.micro_batch_size, seq_of(model, par),
       par.schedule == PipelineSchedule::kGpipe  ? std::string("GPipe")
       : par.schedule == PipelineSchedule::k1F1B ? std::string("1F1B")
-                                                : fmt::format("interleaved 1F1B ({} model chunks per rank)", par.virtual_stages),
+                                                : fmt::format("interleaved 1F1B ({} model chunks per rank{})", par.virtual_stages,
+                                                              par.overlap_p2p ? ", messages overlapping compute" : ""),
       par.zero,
       par.overlap_grad_reduce && par.dp > 1
           ? fmt::format(", gradients reduced in buckets of {:.4g} M parameters during the last backward", par.bucket() / 1e6)

@@ -30,6 +30,11 @@ struct Parallelism {
   /// Model chunks per rank (Megatron's virtual pipeline stages); more than 1 only with the
   /// interleaved schedule. Rank p holds chunks p, p + pp, p + 2 pp, ... of pp x v chunks.
   int virtual_stages = 1;
+  /// Interleaved schedule: Megatron's --overlap-p2p-communication. Off (Megatron's default),
+  /// each step's sends and receives are posted together and the next computation waits for all
+  /// of them; on, a send overlaps the computations after it and a receive waits only before
+  /// the computation that needs it.
+  bool overlap_p2p = false;
   int zero = 0;                ///< 0 (plain DDP), 1/2 (optimizer state / + gradient sharding), 3 (+ parameters)
   /// Megatron's --overlap-grad-reduce: the gradients of the last micro-batch's backward are
   /// reduced in buckets on a stream of their own as their layers finish (all_reduce, or

@@ -70,13 +70,16 @@ TEST_CASE("the interleaved schedule shrinks the pipeline bubble by its number of
     const engine::Result plain = engine::replay(one_f_one_b, free_links(), options);
     CHECK(plain.makespan_s == Approx((par.micro_batches + par.pp - 1) * c).epsilon(0.005));
     for (int v : {2, 4}) {
-      INFO(v << " chunks per rank");
-      synth::Parallelism interleaved = par;
-      interleaved.schedule = synth::PipelineSchedule::kInterleaved;
-      interleaved.virtual_stages = v;
-      const engine::Result r = engine::replay(synth::synthesize(model, interleaved, "test"), free_links(), options);
-      CAPTURE(plain.makespan_s, r.makespan_s, c);
-      CHECK(r.makespan_s == Approx((par.micro_batches + (par.pp - 1.0) / v) * c).epsilon(0.005));
+      for (bool overlap : {false, true}) {  // Megatron's p2p calls, or messages overlapping compute
+        INFO(v << " chunks per rank, overlap_p2p " << overlap);
+        synth::Parallelism interleaved = par;
+        interleaved.schedule = synth::PipelineSchedule::kInterleaved;
+        interleaved.virtual_stages = v;
+        interleaved.overlap_p2p = overlap;
+        const engine::Result r = engine::replay(synth::synthesize(model, interleaved, "test"), free_links(), options);
+        CAPTURE(plain.makespan_s, r.makespan_s, c);
+        CHECK(r.makespan_s == Approx((par.micro_batches + (par.pp - 1.0) / v) * c).epsilon(0.005));
+      }
     }
   }
 }
@@ -97,7 +100,7 @@ TEST_CASE("the interleaved schedule replays fast as in full, with tensor and dat
   par.overlap_grad_reduce = true;
   par.bucket_params = 2e5;
   const trace::Trace t = synth::synthesize(synth::load_model("small-gpt"), par, "test");
-  for (const trace::Program& program : t.programs) CHECK(program.stream_count() == 4);
+  for (const trace::Program& program : t.programs) CHECK(program.stream_count() == 5);  // buckets, 2 sends, a receive
   const topology::Platform two_nodes = test::two_nodes_of_four();
   engine::ReplayOptions options;
   options.fast = true;

@@ -1,7 +1,10 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 #include <string>
+
+#include <fmt/format.h>
 
 #include "core/input_error.hpp"
 #include "synth/megatron.hpp"
@@ -204,6 +207,7 @@ TEST_CASE("the interleaved schedule: Megatron's order of chunks and micro-batche
   Parallelism par = split(1, 2, 1, 4);
   par.schedule = synth::PipelineSchedule::kInterleaved;
   par.virtual_stages = 2;
+  par.overlap_p2p = true;  // each step's receive just before it: the steps read off the messages
   const trace::Trace t = synth::synthesize(small, par, "local");
   CHECK_NOTHROW(trace::validate(t));
   // Stage 0 holds virtual stages 0 and 2 of 4. Every forward step of it ends with a send of
@@ -285,4 +289,69 @@ TEST_CASE("the interleaved schedule's activations in flight and its refusals", "
   bad = par;
   bad.schedule = synth::PipelineSchedule::k1F1B;
   CHECK_THROWS_WITH(synth::check_parallelism(gpt3, bad), Catch::Contains("need --schedule interleaved"));
+}
+
+// Megatron's default (no --overlap-p2p-communication): p2p_communication calls that post their
+// sends and receives together, one after each step (two in the steady state's). Written out by
+// hand from forward_backward_pipelining_with_interleaving for pp 2, v 2, M 4: the recv_prev /
+// recv_next rules (the first stage receives nothing for chunk 0 and is pp - 1 steps ahead of
+// the last; the last receives no gradient for its last chunk), the extra receive before the
+// warm-up, the warm-up's last call that also receives the first gradient.
+TEST_CASE("the interleaved schedule posts each step's sends and receives together, as Megatron's p2p calls",
+          "[synth][streams]") {
+  const synth::ModelSpec small = synth::load_model("small-gpt");
+  Parallelism par = split(1, 2, 1, 4);
+  par.schedule = synth::PipelineSchedule::kInterleaved;
+  par.virtual_stages = 2;
+  const trace::Trace t = synth::synthesize(small, par, "local");
+  CHECK_NOTHROW(trace::validate(t));
+  // Each call: its operators between two computations ("R act2.2": the receive of micro-batch
+  // 2's activations into virtual stage 2; "S grad0.1": the gradients of micro-batch 0 sent into
+  // virtual stage 1).
+  auto calls = [&](int stage) {
+    std::vector<std::string> out;
+    std::string call;
+    const trace::Program& program = t.programs[static_cast<std::size_t>(stage)];
+    for (std::size_t i = 0; i < program.ops.size(); ++i) {
+      const trace::Op& op = program.ops[i];
+      if (op.kind != trace::OpKind::kSend && op.kind != trace::OpKind::kRecv) {
+        if (!call.empty()) out.push_back(call);
+        call.clear();
+        continue;
+      }
+      call += fmt::format("{}{} {}", call.empty() ? "" : ", ", op.kind == trace::OpKind::kSend ? "S" : "R", t.names[op.tag]);
+    }
+    return out;
+  };
+  CHECK(calls(0) == std::vector<std::string>{
+                        "S act0.1", "R act0.2, S act1.1", "R act1.2, S act0.3", "R grad0.2, S act1.3",  // warm-up
+                        "R grad1.2, S act2.1, S grad0.1", "R act2.2, R grad0.0, S act3.1, S grad1.1",  // 1F1B
+                        "R act3.2, R grad1.0, S act2.3", "R grad2.2, S act3.3",                        //
+                        "R grad3.2, S grad2.1", "R grad2.0, S grad3.1", "R grad3.0"});                  // cool-down
+  CHECK(calls(1) == std::vector<std::string>{
+                        "R act0.1", "R act1.1, S act0.2", "R act0.3, S act1.2",                       // warm-up
+                        "R act1.3, S grad0.2", "R act2.1, R grad0.1, S grad1.2",                      // 1F1B
+                        "R act3.1, R grad1.1, S act2.2, S grad0.0", "R act2.3, S act3.2, S grad1.0",  //
+                        "R act3.3, S grad2.2", "R grad2.1, S grad3.2",                                //
+                        "R grad3.1, S grad2.0", "S grad3.0"});                                        // cool-down
+  // Posted together: each of a call's operators off the main stream is after the computation
+  // before the call, and the computation after the call waits for all of them.
+  for (const trace::Program& program : t.programs) {
+    for (std::size_t i = 0; i < program.ops.size(); ++i) {
+      const trace::Op& op = program.ops[i];
+      if (op.kind == trace::OpKind::kCompute || op.stream == 0) continue;
+      REQUIRE(op.after_count == 1);
+      CHECK(program.ops[program.after_of(op)[0]].kind == trace::OpKind::kCompute);
+      std::size_t next = i;
+      while (next < program.ops.size() && program.ops[next].kind != trace::OpKind::kCompute) ++next;
+      if (next == program.ops.size()) continue;
+      const auto joined = program.after_of(program.ops[next]);
+      CHECK(std::find(joined.begin(), joined.end(), static_cast<std::uint32_t>(i)) != joined.end());
+    }
+    // Nothing overlaps a computation: every compute operator runs alone on its rank.
+    const std::vector<char> alone = program.alone();
+    for (std::size_t i = 0; i < program.ops.size(); ++i) {
+      if (program.ops[i].kind == trace::OpKind::kCompute) CHECK(alone[i] == 1);
+    }
+  }
 }
