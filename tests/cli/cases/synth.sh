@@ -19,6 +19,11 @@ synth_replays interleaved-tp2-pp2-dp2 --tp 2 --pp 2 --dp 2 --micro-batches 4 --s
 grep -q "interleaved 1F1B (2 model chunks per rank)" "$TMP/interleaved-tp2-pp2-dp2.json" ||
   fail "the interleaved trace's description does not name its 2 chunks"
 synth_replays interleaved-pp2-v2-buckets --pp 2 --dp 2 --micro-batches 2 --schedule interleaved --overlap-grad-reduce
+synth_replays interleaved-overlap-p2p --tp 2 --pp 2 --micro-batches 4 --schedule interleaved --overlap-p2p
+grep -q "messages overlapping compute" "$TMP/interleaved-overlap-p2p.json" ||
+  fail "the description of the --overlap-p2p trace does not say that its messages overlap compute"
+hostile synth-overlap-p2p-1f1b 1 "'--overlap-p2p'.*--schedule interleaved, got \"1f1b\"" \
+  trace synth --model small-gpt --pp 2 --overlap-p2p --platform local
 hostile synth-interleaved-v4 1 "'--virtual-stages'.*4 layers.*2 stages x 4 chunks" \
   trace synth --model small-gpt --pp 2 --micro-batches 2 --schedule interleaved --virtual-stages 4 --platform local
 hostile synth-interleaved-m3 1 "'--micro-batches'.*--pp 2: 3 is not a multiple" \
