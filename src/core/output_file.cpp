@@ -35,7 +35,11 @@ std::vector<InputFile>& inputs() {
 std::optional<std::string> input_at(const struct stat& st) {
   std::lock_guard<std::mutex> lock(inputs_mutex);
   for (const InputFile& f : inputs()) {
-    if (f.device == st.st_dev && f.inode == st.st_ino) return f.path;
+    if (f.device != st.st_dev || f.inode != st.st_ino) continue;
+    // An input deleted since it was read frees its inode, which a new file may take: only a
+    // file that its name still reaches is the input.
+    struct stat now;
+    if (::stat(f.path.c_str(), &now) == 0 && now.st_dev == f.device && now.st_ino == f.inode) return f.path;
   }
   return std::nullopt;
 }

@@ -10,6 +10,7 @@
 #include <string>
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include "core/input_error.hpp"
 #include "core/json.hpp"
@@ -115,6 +116,30 @@ TEST_CASE("write_output_file refuses to replace an input, by any name", "[output
                                            (dir / "input.json") + "); write the output to another file");
   }
   CHECK(contents(dir / "input.json") == "{}");
+}
+
+TEST_CASE("an input deleted since it was read is no longer one, whatever file takes its inode", "[output_file]") {
+  ScratchDir dir;
+  put(dir / "input.json", "{}");
+  ccsim::json::read_file(dir / "input.json");
+  struct stat input;
+  REQUIRE(::stat((dir / "input.json").c_str(), &input) == 0);
+  ::unlink((dir / "input.json").c_str());
+  // The file systems of this machine hand a freed inode to the next file: try a few names
+  // until one lands on it (the check below holds whether or not one does).
+  std::string reused;
+  for (int i = 0; i < 16 && reused.empty(); ++i) {
+    const std::string name = dir / fmt::format("output{}.txt", i);
+    put(name, "old");
+    struct stat st;
+    REQUIRE(::stat(name.c_str(), &st) == 0);
+    if (st.st_ino == input.st_ino && st.st_dev == input.st_dev) reused = name;
+  }
+  if (reused.empty()) WARN("no file took the deleted input's inode here: the case below checks nothing new");
+  const std::string target = reused.empty() ? dir / "output0.txt" : reused;
+  CAPTURE(reused);
+  CHECK_NOTHROW(ccsim::write_output_file(target, "new"));
+  CHECK(contents(target) == "new");
 }
 
 TEST_CASE("write_output_file writes to devices and FIFOs in place", "[output_file]") {
