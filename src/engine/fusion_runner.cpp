@@ -30,15 +30,76 @@ OpRecord& Simulation::record(int rank, std::size_t i) {
   // A follower that reads its leader's records runs only forks, into a record of its own.
   if (Fusion* fusion = followed_by(rank);
       fusion != nullptr && result_.ops.shared(r, static_cast<std::size_t>(fusion->members.front()))) {
-    return fusion->fork->records[static_cast<std::size_t>(fusion_slot_[r])];
+    const Fusion::Fork& fork = *fusion->fork;
+    return fusion->fork->records[static_cast<std::size_t>(fusion_slot_[r]) * fork.width() + (i - fork.op)];
   }
   return result_.ops.writable(r)[i];
+}
+
+void Simulation::find_calls() {
+  calls_.assign(trace_.programs.size(), {});
+  // A call's operators would each pay a CPU overhead on the rank's accelerator at once: their
+  // lanes time-share it, which one actor posting them all does not.
+  if (factors_ != nullptr) {
+    for (bool same_node : {true, false}) {
+      if (factors_->send_overhead_s(same_node) != 0 || factors_->recv_overhead_s(same_node) != 0) return;
+    }
+  }
+  const auto p2p = [](const Op& op) { return op.kind == OpKind::kSend || op.kind == OpKind::kRecv; };
+  for (std::size_t p = 0; p < trace_.programs.size(); ++p) {
+    const trace::Program& program = trace_.programs[p];
+    if (program.stream_count() == 1) continue;
+    const auto& ops = program.ops;
+    std::vector<std::uint32_t>& calls = calls_[p];
+    calls.assign(ops.size(), 0);
+    const std::size_t none = ops.size();
+    std::size_t last_main = none;  // the main stream's latest operator before i
+    for (std::size_t i = 0; i < ops.size();) {
+      if (!p2p(ops[i])) {
+        if (ops[i].stream == 0) last_main = i;
+        ++i;
+        continue;
+      }
+      // [i, j): sends and receives on streams of their own (one on the main stream at most),
+      // those off it after the main stream's latest operator; the next operator of the main
+      // stream waits for them and nothing else.
+      std::size_t j = i;
+      std::vector<char> seen(static_cast<std::size_t>(program.stream_count()), 0);
+      bool ok = true, off_main = false;
+      for (; j < ops.size() && p2p(ops[j]); ++j) {
+        const Op& op = ops[j];
+        ok = ok && seen[op.stream] == 0;
+        seen[op.stream] = 1;
+        if (op.stream == 0) {
+          ok = ok && op.after_count == 0;
+        } else {
+          off_main = true;
+          const auto after = program.after_of(op);
+          ok = ok && after.size() == 1 && last_main != none && after[0] == last_main;
+        }
+      }
+      ok = ok && off_main && j < ops.size() && ops[j].stream == 0;
+      if (ok) {
+        const auto joined = program.after_of(ops[j]);
+        for (std::size_t k = i; k < j; ++k) {
+          if (ops[k].stream != 0) ok = ok && std::find(joined.begin(), joined.end(), k) != joined.end();
+        }
+        ok = ok && std::all_of(joined.begin(), joined.end(), [&](std::uint32_t d) { return d >= i && d < j; });
+      }
+      if (ok) calls[i] = static_cast<std::uint32_t>(j);
+      for (std::size_t k = i; k < j; ++k) {
+        if (ops[k].stream == 0) last_main = k;
+      }
+      i = j;
+    }
+  }
 }
 
 void Simulation::plan_fusions() {
   const topology::Network& net = platform_.network;
   // Compute on a node's shared cores (CPU ranks) is time-shared operator by operator.
   if (!options_.fast || net.accelerator().cpu_core) return;
+  find_calls();
   const auto world = static_cast<std::size_t>(trace_.world_size);
   // Per program, its first rank's group of the most collectives (ties: the first seen), by
   // the operator index of its first collective there, and whether it can run fused there.
@@ -55,13 +116,21 @@ void Simulation::plan_fusions() {
     if (r0 < 0) continue;
     const auto& ops = trace_.programs[p].ops;
     // A rank with streams runs fused on its first stream while nothing of the others may
-    // overlap it (and none of its operators waits for another stream's).
+    // overlap it (and none of its operators waits for another stream's), and through p2p
+    // calls (calls_), each a fork, and the operator that waits for a call.
     until[p] = ops.size();
     if (trace_.programs[p].stream_count() > 1) {
       const std::vector<char>& alone = shortcuts_->alone(static_cast<int>(p));
-      until[p] = 0;
-      while (until[p] < ops.size() && ops[until[p]].stream == 0 && ops[until[p]].after_count == 0 && alone[until[p]] != 0) {
-        ++until[p];
+      const std::vector<std::uint32_t>& calls = calls_[p];
+      std::size_t& u = until[p];
+      std::size_t joins = ops.size();  // the operator that waits for the last call run through
+      for (u = 0; u < ops.size();) {
+        if (!calls.empty() && calls[u] != 0) {
+          u = joins = calls[u];
+          continue;
+        }
+        if (ops[u].stream != 0 || (ops[u].after_count != 0 && u != joins) || alone[u] == 0) break;
+        ++u;
       }
     }
     std::map<int, std::pair<int, std::size_t>> calls;  // group -> (collectives, first operator)
@@ -144,16 +213,20 @@ std::size_t Simulation::run_fused(Fusion& fusion) {
       ++i;
       continue;
     }
-    // A fork: every member runs operator i as its own.
+    // A fork: every member runs operator i (or the p2p call from i) as its own.
+    const std::vector<std::uint32_t>& calls = calls_[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(lead)])];
     auto fork = std::make_shared<Fusion::Fork>();
     fusion.fork = fork;
     fork->op = i;
-    fork->records.assign(fusion.members.size(), lead_records[i]);
+    fork->end = !calls.empty() && calls[i] != 0 ? calls[i] : i + 1;
+    for (std::size_t k = 0; k < fusion.members.size(); ++k) {
+      fork->records.insert(fork->records.end(), lead_records.begin() + static_cast<std::ptrdiff_t>(i),
+                           lead_records.begin() + static_cast<std::ptrdiff_t>(fork->end));
+    }
     for (std::size_t k = 1; k < fusion.members.size(); ++k) fusion.go[k]->release();
-    run_op(lead, i);
-    end_ops(lead, i, i + 1);
-    if (!join(fusion, lead, fork)) return i + 1;
-    ++i;
+    run_fork(lead, *fork);
+    if (!join(fusion, lead, fork)) return fork->end;
+    i = fork->end;
   }
   fusion.done = true;
   for (int m : fusion.members) {
@@ -170,11 +243,18 @@ std::size_t Simulation::follow(Fusion& fusion, int slot) {
     fusion.go[static_cast<std::size_t>(slot)]->acquire();
     if (fusion.done) return fusion.until;
     const std::shared_ptr<Fusion::Fork> fork = fusion.fork;
-    const std::size_t i = fork->op;
-    run_op(rank, i);
-    end_ops(rank, i, i + 1);
-    if (!join(fusion, rank, fork)) return i + 1;
+    run_fork(rank, *fork);
+    if (!join(fusion, rank, fork)) return fork->end;
   }
+}
+
+void Simulation::run_fork(int rank, const Fusion::Fork& fork) {
+  if (fork.width() == 1) {
+    run_op(rank, fork.op);
+  } else {
+    run_call(rank, fork.op, fork.end);
+  }
+  end_ops(rank, fork.op, fork.end);
 }
 
 bool Simulation::join(Fusion& fusion, int rank, const std::shared_ptr<Fusion::Fork>& fork) {
@@ -200,17 +280,17 @@ void Simulation::settle_fork_record(const Fusion& fusion, int rank, const Fusion
   const auto r = static_cast<std::size_t>(rank);
   const auto lead = static_cast<std::size_t>(fusion.members.front());
   if (r == lead || !result_.ops.shared(r, lead)) return;
-  // The fork's own operator and records: after a fork that ended together the leader may have
+  // The fork's own operators and records: after a fork that ended together the leader may have
   // begun the next one before this member runs again.
-  const std::size_t i = fork.op;
-  const OpRecord& mine = fork.records[static_cast<std::size_t>(fusion_slot_[r])];
+  const std::size_t w = fork.width();
+  const OpRecord* mine = &fork.records[static_cast<std::size_t>(fusion_slot_[r]) * w];
   // Ended with the others and recorded as the leader did: it goes on reading the leader's list.
-  if (fork.together && std::memcmp(&mine, &result_.ops[lead][i], sizeof(OpRecord)) == 0) return;
+  if (fork.together && std::memcmp(mine, &result_.ops[lead][fork.op], w * sizeof(OpRecord)) == 0) return;
   // Otherwise a copy of its own: the leader's records up to the fork (which it ran in lockstep),
   // its own of the fork, and the rest as not yet run (the leader may have gone on alone).
   auto& records = result_.ops.own(r);
-  records[i] = mine;
-  for (std::size_t j = i + 1; j < records.size(); ++j) {
+  std::copy(mine, mine + w, records.begin() + static_cast<std::ptrdiff_t>(fork.op));
+  for (std::size_t j = fork.end; j < records.size(); ++j) {
     OpRecord& later = records[j];
     later.algorithm = 0;
     later.error_worst_eb = later.error_expected_eb = 0;
@@ -272,7 +352,8 @@ std::string Simulation::fusion_note() const {
                      parted, fusions_.size()) +
          (streamed == 0 ? std::string()
                         : fmt::format("; {} groups of ranks with streams ran as one only up to their first operator "
-                                      "that another stream may overlap, then rank by rank",
+                                      "that another stream may overlap (other than a call of sends and receives posted "
+                                      "together), then rank by rank",
                                       streamed));
 }
 

@@ -380,6 +380,36 @@ void Simulation::run_op(int rank, std::size_t i) {
   record(rank, i).end_s = sg4::Engine::get_clock();
 }
 
+void Simulation::run_call(int rank, std::size_t first, std::size_t end) {
+  RankState& st = state(rank);
+  const double posted_s = sg4::Engine::get_clock();
+  std::vector<sg4::CommPtr> comms;
+  std::vector<int*> received(end - first, nullptr);  // get_async's payload slots
+  for (std::size_t k = first; k < end; ++k) {
+    const Op op = trace_.op(rank, k);
+    record(rank, k).start_s = posted_s;
+    if (op.kind == OpKind::kSend) {
+      st.send_peer = op.peer;
+      comms.push_back(post_send(channel(kPointToPoint, static_cast<int>(op.tag), rank, op.peer), rank, op.peer, op.bytes));
+    } else {
+      st.recv_peer = op.peer;
+      comms.push_back(channel(kPointToPoint, static_cast<int>(op.tag), op.peer, rank)->get_async<int>(&received[k - first]));
+    }
+  }
+  st.op = first;
+  for (const sg4::CommPtr& comm : comms) comm->wait();
+  // Each operator as its own lane records it: waiting from the post to its transfer's start,
+  // ended when its transfer finished.
+  for (std::size_t k = first; k < end; ++k) {
+    const sg4::Comm& comm = *comms[k - first];
+    st.op = k;
+    waited(rank, posted_s, comm.get_start_time());
+    record(rank, k).end_s = comm.get_finish_time();
+  }
+  st.op = first;
+  st.send_peer = st.recv_peer = -1;
+}
+
 void Simulation::run_individually(int rank, std::size_t first) {
   RankState& st = state(rank);
   const auto& ops = trace_.program_ops(rank);
@@ -469,12 +499,29 @@ void Simulation::run_stream(int rank, int stream, std::size_t first) {
 }
 
 void Simulation::rank_main(int rank) {
-  const int stream = state(rank).stream;
+  RankState& st = state(rank);
+  const int stream = st.stream;
   std::size_t first = 0;
-  if (stream == 0 && !fusion_of_.empty() && fusion_of_[static_cast<std::size_t>(rank)] >= 0) {
-    Fusion& fusion = fusions_[static_cast<std::size_t>(fusion_of_[static_cast<std::size_t>(rank)])];
-    const int slot = fusion_slot_[static_cast<std::size_t>(rank)];
+  const auto r = static_cast<std::size_t>(rank);
+  const bool fused = !fusion_of_.empty() && fusion_of_[r] >= 0;
+  if (fused && stream != 0) {
+    // The fusion runs the p2p calls of this lane's stream: it goes on from where its rank's
+    // first lane leaves the fusion (meanwhile it names its first operator and what that waits for).
+    const auto& ops = trace_.program_ops(rank);
+    for (st.op = 0; st.op < ops.size() && ops[st.op].stream != stream;) ++st.op;
+    if (st.op < ops.size() && ops[st.op].after_count != 0) {
+      st.after = trace_.programs[static_cast<std::size_t>(trace_.program_of[r])].after_of(ops[st.op])[0];
+    }
+    lanes_go_[r]->acquire();
+    st.after = -1;
+    first = individual_from_[r];
+  }
+  if (stream == 0 && fused) {
+    Fusion& fusion = fusions_[static_cast<std::size_t>(fusion_of_[r])];
+    const int slot = fusion_slot_[r];
     first = slot == 0 ? run_fused(fusion) : follow(fusion, slot);
+    individual_from_[r] = first;
+    for (int k = 1; k < lanes(rank); ++k) lanes_go_[r]->release();
     // The leader ran the whole program for all and marked them done.
     if (fusion.done && fusion.until == trace_.program_ops(rank).size()) return;
   }
@@ -629,6 +676,13 @@ Result Simulation::run() {
   {
     Phase phase(fmt::format("simulating {} ranks", trace_.world_size), "reduce the trace's ranks or operators");
     streams_.resize(static_cast<std::size_t>(trace_.world_size));
+    if (!fusion_of_.empty()) {
+      individual_from_.assign(static_cast<std::size_t>(trace_.world_size), 0);
+      lanes_go_.resize(static_cast<std::size_t>(trace_.world_size));
+      for (int r = 0; r < trace_.world_size; ++r) {
+        if (fusion_of_[static_cast<std::size_t>(r)] >= 0 && lanes(r) > 1) lanes_go_[static_cast<std::size_t>(r)] = sg4::Semaphore::create(0);
+      }
+    }
     for (int r = 0; r < trace_.world_size; ++r) {
       if (lanes(r) == 1) {
         sg4::Actor::create(fmt::format("rank{}", r), zone_->host_of_rank(r), [this, r] { rank_main(r); });

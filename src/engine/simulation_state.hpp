@@ -179,7 +179,8 @@ class Simulation {
   /// it as its own, and if all end at the same instant they go on as one again; otherwise each
   /// goes on alone (as the full --fast replay would have them from there). Ranks with
   /// streams run as one on their first stream up to the first operator that another stream
-  /// may overlap (trace::Program::alone()), and each on its own from there.
+  /// may overlap (trace::Program::alone()), except for p2p calls (calls_), which are forks,
+  /// and each on its own from there; their other lanes start where the first leaves the fusion.
   struct Fusion {
     std::vector<int> members;  ///< the group's ranks in group order; members[0] leads
     int group = -1;
@@ -193,8 +194,10 @@ class Simulation {
       bool ends_equal = true;
       bool decided = false;
       bool together = false;
-      std::size_t op = 0;  ///< the fork's operator
-      /// Per member: its record of the fork while it reads the leader's records.
+      std::size_t op = 0;   ///< the fork's (first) operator
+      std::size_t end = 0;  ///< one past its last: op + 1, or the end of a p2p call (calls_)
+      std::size_t width() const { return end - op; }
+      /// Per member (width() each): its records of the fork while it reads the leader's records.
       std::vector<OpRecord> records;
     };
     std::shared_ptr<Fork> fork;
@@ -202,6 +205,20 @@ class Simulation {
     bool parted = false;  ///< a fork ended apart: the members went on alone
   };
   std::vector<Fusion> fusions_;
+  /// --fast, per program: at the first operator of a p2p call (a run of sends and receives
+  /// posted together, each on a stream of its own, that the next operator of the main stream
+  /// waits for: the interleaved schedule's Megatron calls), one past its last; 0 elsewhere.
+  /// A fused group runs a call as one fork in which each member posts all of it at once and
+  /// waits for all (run_call), as its lanes would.
+  std::vector<std::vector<std::uint32_t>> calls_;
+  void find_calls();
+  /// Runs the p2p call [first, end) of `rank` in the calling actor: every operator posted now,
+  /// each recorded with its own end and waits (the times its own lane would record).
+  void run_call(int rank, std::size_t first, std::size_t end);
+  /// Per rank of a fusion: where its lanes other than the first go on on their own (released
+  /// by its first lane once its fusion has ended for it; they wait on lanes_go_).
+  std::vector<std::size_t> individual_from_;
+  std::vector<sg4::SemaphorePtr> lanes_go_;
   std::vector<int> fusion_of_;    ///< per rank: index in fusions_, -1 for none (empty without --fast)
   std::vector<int> fusion_slot_;  ///< per rank: its index in its fusion's members
   /// The fusion `rank` follows (not leads), nullptr for none.
@@ -213,6 +230,8 @@ class Simulation {
   std::size_t run_fused(Fusion& fusion);
   /// A follower's loop: the operator from which it goes on alone, or the op count (done).
   std::size_t follow(Fusion& fusion, int slot);
+  /// Runs a fork's operator or call as `rank`'s own and marks them ended.
+  void run_fork(int rank, const Fusion::Fork& fork);
   /// Runs the fusion's collective `op` (operator `i`) as its critical path for all members at
   /// once; false (nothing done) when it must run as a fork (the shortcut does not apply, or
   /// the members' ends differ).

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 
 #include <fmt/format.h>
@@ -110,4 +111,21 @@ TEST_CASE("the interleaved schedule replays fast as in full, with tensor and dat
   CAPTURE(fast.makespan_s, full.makespan_s);
   CHECK(full.makespan_s > 0);
   CHECK(test::largest_difference(fast, full) <= 1e-6);
+
+  // Without buckets the tensor-parallel peers of a stage stay one simulated rank through the
+  // whole program: each p2p call is a fork whose members' ends agree.
+  par.overlap_grad_reduce = false;
+  const trace::Trace calls = synth::synthesize(synth::load_model("small-gpt"), par, "test");
+  options.fast = true;
+  const engine::Result calls_fast = engine::replay(calls, two_nodes, options);
+  options.fast = false;
+  const engine::Result calls_full = engine::replay(calls, two_nodes, options);
+  CHECK(test::largest_difference(calls_fast, calls_full) <= 1e-6);
+  const auto note = std::find_if(calls_fast.notes.begin(), calls_fast.notes.end(),
+                                 [](const std::string& n) { return n.find("ran as one simulated rank") != std::string::npos; });
+  REQUIRE(note != calls_fast.notes.end());
+  CAPTURE(*note);
+  CHECK(note->find("0 of 4 groups went on rank by rank") != std::string::npos);
+  CHECK(note->find("only up to their first operator") == std::string::npos);
+  CHECK(note->find("; 0 sends, receives") == std::string::npos);
 }
