@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <new>
 #include <stdexcept>
 #include <vector>
@@ -31,6 +32,7 @@ enum class Outcome : char {
   kSimulationError = 'S',
   kInputError = 'I',
   kOutOfMemory = 'M',
+  kResourceError = 'R',  ///< a ResourceError of the work itself (a system limit it checked)
   kOtherError = 'E',
 };
 
@@ -84,6 +86,8 @@ std::string run_and_encode(const std::function<std::string()>& work) {
     return static_cast<char>(Outcome::kSimulationError) + std::string(e.what());
   } catch (const InputError& e) {
     return encode_input_error(e);
+  } catch (const ResourceError& e) {
+    return static_cast<char>(Outcome::kResourceError) + std::string(e.what());
   } catch (const std::bad_alloc&) {
     // What failed is freed by now: there is memory again for the message.
     return static_cast<char>(Outcome::kOutOfMemory) + Phase::out_of_memory_message();
@@ -101,6 +105,7 @@ std::string decode(const std::string& answer) {
     case Outcome::kSimulationError: throw SimulationError(std::string(payload));
     case Outcome::kInputError: throw_input_error(payload);
     case Outcome::kOutOfMemory: throw ResourceError(fmt::format("the simulation process ran {}", payload));
+    case Outcome::kResourceError: throw ResourceError(std::string(payload));
     case Outcome::kOtherError: break;
   }
   throw std::runtime_error(std::string(payload));
@@ -223,6 +228,28 @@ std::string encode_outcome(const std::function<std::string()>& work) { return ru
 std::string decode_outcome(const std::string& answer) { return decode(answer); }
 bool is_value_outcome(const std::string& answer) {
   return !answer.empty() && answer[0] == static_cast<char>(Outcome::kValue);
+}
+
+std::string actor_mapping_refusal(std::size_t actors, long in_use, long limit) {
+  if (limit <= 0) return "";
+  // Beyond the actors: SimGrid's and the libraries' own mappings as the simulation grows.
+  constexpr long kMargin = 1024;
+  const long needed = in_use + 2 * static_cast<long>(actors) + kMargin;
+  if (needed <= limit) return "";
+  return fmt::format("{} SimGrid actors (one per simulated rank and stream), each a stack and its guard page: {} memory "
+                     "mappings with the {} this process holds, more than this system allows one process "
+                     "(vm.max_map_count = {}); raise the limit (sysctl -w vm.max_map_count={}) or replay fewer ranks "
+                     "(--fast runs a fused group's other streams only once it parts)",
+                     actors, 2 * actors, in_use, limit, (needed + 65535) / 65536 * 65536);
+}
+
+std::string actor_mapping_refusal(std::size_t actors) {
+  long limit = 0;
+  if (std::ifstream max("/proc/sys/vm/max_map_count"); !(max >> limit)) return "";
+  long in_use = 0;
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);) ++in_use;
+  return actor_mapping_refusal(actors, in_use, limit);
 }
 
 }  // namespace ccsim::engine

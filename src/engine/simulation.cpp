@@ -19,6 +19,7 @@
 
 #include "collective/registry.hpp"
 #include "collective/step_driver.hpp"
+#include "engine/child_process.hpp"
 #include "engine/collective_plan.hpp"
 #include "core/input_error.hpp"
 #include "core/phase.hpp"
@@ -499,29 +500,14 @@ void Simulation::run_stream(int rank, int stream, std::size_t first) {
 }
 
 void Simulation::rank_main(int rank) {
-  RankState& st = state(rank);
-  const int stream = st.stream;
+  const int stream = state(rank).stream;
   std::size_t first = 0;
   const auto r = static_cast<std::size_t>(rank);
-  const bool fused = !fusion_of_.empty() && fusion_of_[r] >= 0;
-  if (fused && stream != 0) {
-    // The fusion runs the p2p calls of this lane's stream: it goes on from where its rank's
-    // first lane leaves the fusion (meanwhile it names its first operator and what that waits for).
-    const auto& ops = trace_.program_ops(rank);
-    for (st.op = 0; st.op < ops.size() && ops[st.op].stream != stream;) ++st.op;
-    if (st.op < ops.size() && ops[st.op].after_count != 0) {
-      st.after = trace_.programs[static_cast<std::size_t>(trace_.program_of[r])].after_of(ops[st.op])[0];
-    }
-    lanes_go_[r]->acquire();
-    st.after = -1;
-    first = individual_from_[r];
-  }
-  if (stream == 0 && fused) {
+  if (stream == 0 && !fusion_of_.empty() && fusion_of_[r] >= 0) {
     Fusion& fusion = fusions_[static_cast<std::size_t>(fusion_of_[r])];
     const int slot = fusion_slot_[r];
     first = slot == 0 ? run_fused(fusion) : follow(fusion, slot);
-    individual_from_[r] = first;
-    for (int k = 1; k < lanes(rank); ++k) lanes_go_[r]->release();
+    for (int k = 1; k < lanes(rank); ++k) start_lane(rank, k, first);
     // The leader ran the whole program for all and marked them done.
     if (fusion.done && fusion.until == trace_.program_ops(rank).size()) return;
   }
@@ -530,6 +516,42 @@ void Simulation::rank_main(int rank) {
     return;
   }
   run_individually(rank, first);
+}
+
+void Simulation::park_lanes(int rank) {
+  const auto& ops = trace_.program_ops(rank);
+  const trace::Program& program = trace_.programs[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(rank)])];
+  for (int k = 1; k < lanes(rank); ++k) {
+    RankState& st = states_[static_cast<std::size_t>(lane_first_[static_cast<std::size_t>(rank)] + k)];
+    for (st.op = 0; st.op < ops.size() && ops[st.op].stream != k;) ++st.op;
+    if (st.op == ops.size()) {
+      st.done = true;
+    } else if (ops[st.op].after_count != 0) {
+      st.after = program.after_of(ops[st.op])[0];
+    }
+  }
+}
+
+void Simulation::start_lane(int rank, int stream, std::size_t first) {
+  const auto& ops = trace_.program_ops(rank);
+  const int lane = lane_first_[static_cast<std::size_t>(rank)] + stream;
+  RankState& st = states_[static_cast<std::size_t>(lane)];
+  std::size_t i = first;
+  while (i < ops.size() && ops[i].stream != stream) ++i;
+  if (i == ops.size()) {  // nothing left on this stream: no actor
+    st.op = ops.size();
+    st.done = true;
+    return;
+  }
+  st.done = false;
+  st.after = -1;
+  // Known as the lane before it runs: created by a running actor, it may run before create()
+  // returns to its creator.
+  sg4::ActorPtr actor = sg4::Actor::init(fmt::format("rank{}.stream{}", rank, stream), zone_->host_of_rank(rank));
+  const auto pid = static_cast<std::size_t>(actor->get_pid());
+  if (lane_of_actor_.size() <= pid) lane_of_actor_.resize(pid + 1, -1);
+  lane_of_actor_[pid] = lane;
+  actor->start([this, rank, stream, first] { run_stream(rank, stream, first); });
 }
 
 std::string Simulation::describe_position(int rank) const {
@@ -675,14 +697,21 @@ Result Simulation::run() {
 
   {
     Phase phase(fmt::format("simulating {} ranks", trace_.world_size), "reduce the trace's ranks or operators");
-    streams_.resize(static_cast<std::size_t>(trace_.world_size));
-    if (!fusion_of_.empty()) {
-      individual_from_.assign(static_cast<std::size_t>(trace_.world_size), 0);
-      lanes_go_.resize(static_cast<std::size_t>(trace_.world_size));
-      for (int r = 0; r < trace_.world_size; ++r) {
-        if (fusion_of_[static_cast<std::size_t>(r)] >= 0 && lanes(r) > 1) lanes_go_[static_cast<std::size_t>(r)] = sg4::Semaphore::create(0);
-      }
+    // The actors started now: a lane per rank, and its rank's other streams that hold
+    // operators unless a fusion runs them first (start_lane).
+    std::vector<std::size_t> streams_with_ops(trace_.programs.size(), 0);
+    for (std::size_t p = 0; p < trace_.programs.size(); ++p) {
+      std::vector<char> has(static_cast<std::size_t>(trace_.programs[p].stream_count()), 0);
+      for (const Op& op : trace_.programs[p].ops) has[op.stream] = 1;
+      streams_with_ops[p] = static_cast<std::size_t>(std::count(has.begin() + 1, has.end(), 1));
     }
+    std::size_t actors = 0;
+    for (int r = 0; r < trace_.world_size; ++r) {
+      const bool fused = !fusion_of_.empty() && fusion_of_[static_cast<std::size_t>(r)] >= 0;
+      actors += 1 + (fused ? 0 : streams_with_ops[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(r)])]);
+    }
+    if (std::string refusal = actor_mapping_refusal(actors); !refusal.empty()) throw ResourceError(refusal);
+    streams_.resize(static_cast<std::size_t>(trace_.world_size));
     for (int r = 0; r < trace_.world_size; ++r) {
       if (lanes(r) == 1) {
         sg4::Actor::create(fmt::format("rank{}", r), zone_->host_of_rank(r), [this, r] { rank_main(r); });
@@ -695,12 +724,17 @@ Result Simulation::run() {
       for (const Op& op : program.ops) {
         for (std::uint32_t d : program.after_of(op)) streams.awaited[d] = 1;
       }
-      for (int k = 0; k < lanes(r); ++k) {
-        sg4::ActorPtr actor = sg4::Actor::create(fmt::format("rank{}.stream{}", r, k), zone_->host_of_rank(r), [this, r] { rank_main(r); });
-        const auto pid = static_cast<std::size_t>(actor->get_pid());
-        if (lane_of_actor_.size() <= pid) lane_of_actor_.resize(pid + 1, -1);
-        lane_of_actor_[pid] = lane_first_[static_cast<std::size_t>(r)] + k;
-        streams.wake.push_back(sg4::Semaphore::create(0));
+      for (int k = 0; k < lanes(r); ++k) streams.wake.push_back(sg4::Semaphore::create(0));
+      // The first lane (rank_main: the fusion, then its stream); the others now, or when the
+      // rank leaves its fusion (start_lane).
+      sg4::ActorPtr actor = sg4::Actor::create(fmt::format("rank{}.stream0", r), zone_->host_of_rank(r), [this, r] { rank_main(r); });
+      const auto pid = static_cast<std::size_t>(actor->get_pid());
+      if (lane_of_actor_.size() <= pid) lane_of_actor_.resize(pid + 1, -1);
+      lane_of_actor_[pid] = lane_first_[static_cast<std::size_t>(r)];
+      if (!fusion_of_.empty() && fusion_of_[static_cast<std::size_t>(r)] >= 0) {
+        park_lanes(r);
+      } else {
+        for (int k = 1; k < lanes(r); ++k) start_lane(r, k, 0);
       }
     }
     engine->run();

@@ -215,10 +215,15 @@ class Simulation {
   /// Runs the p2p call [first, end) of `rank` in the calling actor: every operator posted now,
   /// each recorded with its own end and waits (the times its own lane would record).
   void run_call(int rank, std::size_t first, std::size_t end);
-  /// Per rank of a fusion: where its lanes other than the first go on on their own (released
-  /// by its first lane once its fusion has ended for it; they wait on lanes_go_).
-  std::vector<std::size_t> individual_from_;
-  std::vector<sg4::SemaphorePtr> lanes_go_;
+  /// Starts the actor of lane `stream` of `rank` at operator `first` (run_stream), or marks
+  /// the lane done when it has no operator from there. A rank of a fusion starts its lanes
+  /// other than the first when its first lane leaves the fusion (the fusion runs their p2p
+  /// calls before): until then they name their first operator and what it waits for. An
+  /// actor is two memory mappings, and a process has about 65,530: 10,240 ranks of 5 streams
+  /// would not start.
+  void start_lane(int rank, int stream, std::size_t first);
+  /// Lanes of `rank` other than the first: first operator and dependency, before they start.
+  void park_lanes(int rank);
   std::vector<int> fusion_of_;    ///< per rank: index in fusions_, -1 for none (empty without --fast)
   std::vector<int> fusion_slot_;  ///< per rank: its index in its fusion's members
   /// The fusion `rank` follows (not leads), nullptr for none.
