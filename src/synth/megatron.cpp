@@ -438,14 +438,14 @@ class Builder {
     return layers / par_.tp;
   }
 
-  // Pipeline communication (Megatron's p2p_communication). GPipe and 1F1B: the combined
-  // operations post their receive and their send together in Megatron; here they are two
-  // blocking operations on the main stream whose order pairs with the neighbour's (receive
-  // first in send_forward_recv_backward, send first in send_backward_recv_forward). The
-  // interleaved schedule posts each step's sends and receives together (exchange()); blocking
-  // operations in a row would deadlock on the wrap from the last stage to the first. With
-  // overlap_p2p its sends go on streams of their own (one per direction) after the chunk's
-  // last operator and its receives just before the computation that needs them.
+  // Pipeline communication (Megatron's p2p_communication). A lone send or receive blocks the
+  // main stream (send_forward, recv_backward, ...); Megatron's combined operations
+  // (send_forward_recv_backward, send_backward_recv_forward, and the interleaved schedule's
+  // calls) post their sends and receives together and wait for all (p2p_call): blocking
+  // operations in a row would serialise the two messages, and deadlock on the interleaved
+  // schedule's wrap from the last stage to the first. With overlap_p2p the interleaved
+  // schedule's sends go on streams of their own (one per direction) after the chunk's last
+  // operator and its receives just before the computation that needs them.
   // Model chunk `chunk_` of stage `stage_` is virtual stage chunk_ * pp + stage_ of pp x v.
   int virtual_stage() const { return chunk_ * par_.pp + stage_; }
   bool first_virtual() const { return virtual_stage() == 0; }
@@ -459,6 +459,8 @@ class Builder {
     return par_.virtual_stages == 1 ? fmt::format("{}{}", what, mb) : fmt::format("{}{}.{}", what, mb, to);
   }
   bool interleaved() const { return par_.schedule == PipelineSchedule::kInterleaved; }
+  bool first() const { return stage_ == 0; }
+  bool last() const { return stage_ == par_.pp - 1; }
   void on_send_stream(std::uint8_t stream) {
     if (!interleaved()) return;  // (exchange() posts the batched schedule's sends)
     stream_ = stream;
@@ -517,14 +519,14 @@ class Builder {
       for (int i = 0; i < remaining; ++i) {
         const int fmb = warmup + i;
         forward(fmb);
-        recv_backward(i);  // send_forward_recv_backward: receive first
-        send_forward(fmb);
+        // send_forward_recv_backward and send_backward_recv_forward: one call each (none on the
+        // last and the first stage respectively, which have no such neighbour).
+        if (!last()) p2p_call({{true, true, 0, fmb}, {false, false, 0, i}});
         backward(i);
         if (i == remaining - 1) {
           send_backward(i);
-        } else {
-          send_backward(i);  // send_backward_recv_forward: send first
-          recv_forward(fmb + 1);
+        } else if (!first()) {
+          p2p_call({{true, false, 0, i}, {false, true, 0, fmb + 1}});
         }
       }
       for (int i = 0; i < warmup; ++i) {
@@ -579,49 +581,68 @@ class Builder {
     chunk_ = 0;
   }
 
-  /// One call of Megatron's p2p_communication._communicate: the activations of `forward_out`'s
-  /// step to the next virtual stage, the input gradient of `backward_out`'s step to the
-  /// previous one (-1: none, or nothing to send from the last / first virtual stage), and the
-  /// next activations of chunk `recv_forward` and gradients of chunk `recv_backward` (-1:
-  /// none), posted together after the last computation; the next computation waits for all
-  /// (join_). A chunk's messages arrive in micro-batch order: the j-th received is the j-th
-  /// micro-batch's.
-  void exchange(int forward_out, int backward_out, int recv_forward, int recv_backward) {
+  /// A message of a p2p call: activations (forward) or gradients of micro-batch `mb`, sent
+  /// out of or received into model chunk `chunk` of this stage.
+  struct Message {
+    bool send = false;
+    bool forward = true;
+    int chunk = 0;
+    int mb = 0;
+  };
+  /// One call of Megatron's p2p_communication._communicate (batch_isend_irecv, then a wait for
+  /// all): its messages posted together after the last computation, the first receive on the
+  /// main stream, a second on a stream of its own, the sends on streams of their own by
+  /// direction, each after that computation; the next operator of the main stream waits for
+  /// all (join_).
+  void p2p_call(const std::vector<Message>& messages) {
     const std::uint32_t computed = last_main_op_;
     std::vector<std::uint32_t> posted;
-    if (recv_forward >= 0) {
-      chunk_ = recv_forward;
-      int& j = received_[static_cast<std::size_t>(2 * recv_forward)];
-      p2p(trace::OpKind::kRecv, prev(), tag("act", j++, virtual_stage()), "pp:act");  // main stream, after `computed`
+    bool main_taken = false;
+    for (const Message& m : messages) {
+      if (m.send) continue;
+      chunk_ = m.chunk;
+      const bool on_main = !main_taken;
+      main_taken = true;
+      if (!on_main) {
+        stream_ = kGradRecvStream;
+        after_ = {computed};
+      }
+      p2p(trace::OpKind::kRecv, m.forward ? prev() : next(), tag(m.forward ? "act" : "grad", m.mb, virtual_stage()),
+          m.forward ? "pp:act" : "pp:grad");
+      if (!on_main) posted.push_back(last_op());
     }
-    auto post = [&](std::uint8_t stream) {
-      stream_ = stream;
+    for (const Message& m : messages) {
+      if (!m.send) continue;
+      chunk_ = m.chunk;
+      stream_ = m.forward ? kForwardSendStream : kBackwardSendStream;
       after_ = {computed};
-    };
-    if (recv_backward >= 0) {
-      chunk_ = recv_backward;
-      int& j = received_[static_cast<std::size_t>(2 * recv_backward + 1)];
-      post(kGradRecvStream);
-      p2p(trace::OpKind::kRecv, next(), tag("grad", j++, virtual_stage()), "pp:grad");
+      p2p(trace::OpKind::kSend, m.forward ? next() : prev(),
+          tag(m.forward ? "act" : "grad", m.mb, virtual_stage() + (m.forward ? 1 : -1)), m.forward ? "pp:act" : "pp:grad");
       posted.push_back(last_op());
+    }
+    join_ = std::move(posted);
+  }
+
+  /// The interleaved schedule's call: the activations of step `forward_out` to the next virtual
+  /// stage, the input gradient of step `backward_out` to the previous one (-1: none, or nothing
+  /// to send from the last / first virtual stage), and the next activations of chunk
+  /// `recv_forward` and gradients of chunk `recv_backward` (-1: none). A chunk's messages
+  /// arrive in micro-batch order: the j-th received is the j-th micro-batch's.
+  void exchange(int forward_out, int backward_out, int recv_forward, int recv_backward) {
+    std::vector<Message> messages;
+    if (recv_forward >= 0) messages.push_back({false, true, recv_forward, received_[static_cast<std::size_t>(2 * recv_forward)]++});
+    if (recv_backward >= 0) {
+      messages.push_back({false, false, recv_backward, received_[static_cast<std::size_t>(2 * recv_backward + 1)]++});
     }
     if (forward_out >= 0) {
       chunk_ = chunk_of_step(forward_out, true);
-      if (!last_virtual()) {
-        post(kForwardSendStream);
-        p2p(trace::OpKind::kSend, next(), tag("act", micro_batch_of_step(forward_out), virtual_stage() + 1), "pp:act");
-        posted.push_back(last_op());
-      }
+      if (!last_virtual()) messages.push_back({true, true, chunk_, micro_batch_of_step(forward_out)});
     }
     if (backward_out >= 0) {
       chunk_ = chunk_of_step(backward_out, false);
-      if (!first_virtual()) {
-        post(kBackwardSendStream);
-        p2p(trace::OpKind::kSend, prev(), tag("grad", micro_batch_of_step(backward_out), virtual_stage() - 1), "pp:grad");
-        posted.push_back(last_op());
-      }
+      if (!first_virtual()) messages.push_back({true, false, chunk_, micro_batch_of_step(backward_out)});
     }
-    join_ = std::move(posted);
+    p2p_call(messages);
   }
   void forward_step(int k) {
     chunk_ = chunk_of_step(k, true);

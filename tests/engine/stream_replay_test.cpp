@@ -247,7 +247,7 @@ TEST_CASE("the fast replay runs collectives of ranks with streams as their criti
   const trace::Trace t = synth::synthesize(synth::load_model("small-gpt"), par, "local");
   REQUIRE(t.programs.size() == 2);
   for (const trace::Program& program : t.programs) {
-    CHECK(program.stream_count() == 2);
+    CHECK(program.stream_count() >= 2);  // the buckets' stream 1, the pipeline calls' sends
     const std::vector<char> alone = program.alone();
     const auto overlapped = std::count(alone.begin(), alone.end(), 0);
     CHECK(overlapped > 0);

@@ -35,6 +35,23 @@ double sum_flops(const std::vector<synth::ComputeCost>& ops, std::initializer_li
   return sum;
 }
 
+// The p2p operators of `stage`'s program between two computations, one string per call
+// ("R act2.2": the receive of micro-batch 2's activations into virtual stage 2; "S grad0.1": the
+// gradients of micro-batch 0 sent into virtual stage 1; without chunks "S act1").
+std::vector<std::string> p2p_calls(const trace::Trace& t, int stage) {
+  std::vector<std::string> out;
+  std::string call;
+  for (const trace::Op& op : t.programs[static_cast<std::size_t>(stage)].ops) {
+    if (op.kind != trace::OpKind::kSend && op.kind != trace::OpKind::kRecv) {
+      if (!call.empty()) out.push_back(call);
+      call.clear();
+      continue;
+    }
+    call += fmt::format("{}{} {}", call.empty() ? "" : ", ", op.kind == trace::OpKind::kSend ? "S" : "R", t.names[op.tag]);
+  }
+  return out;
+}
+
 }  // namespace
 
 // Published parameter counts: the Hugging Face checkpoints of Llama 2 7B (6,738,415,616),
@@ -151,7 +168,9 @@ TEST_CASE("gradients reduced in buckets during the last backward: sizes, streams
     for (int stage : {0, 1}) {
       INFO("stage " << stage);
       const trace::Program& program = t.programs[static_cast<std::size_t>(stage)];
-      CHECK(program.stream_count() == 2);
+      // Buckets on stream 1; the pipeline's calls send on streams 2 (activations, stage 0) and
+      // 3 (gradients, stage 1).
+      CHECK(program.stream_count() == (stage == 0 ? 3 : 4));
       std::vector<std::size_t> buckets;
       double bytes = 0;
       for (std::size_t i = 0; i < program.ops.size(); ++i) {
@@ -305,24 +324,7 @@ TEST_CASE("the interleaved schedule posts each step's sends and receives togethe
   par.virtual_stages = 2;
   const trace::Trace t = synth::synthesize(small, par, "local");
   CHECK_NOTHROW(trace::validate(t));
-  // Each call: its operators between two computations ("R act2.2": the receive of micro-batch
-  // 2's activations into virtual stage 2; "S grad0.1": the gradients of micro-batch 0 sent into
-  // virtual stage 1).
-  auto calls = [&](int stage) {
-    std::vector<std::string> out;
-    std::string call;
-    const trace::Program& program = t.programs[static_cast<std::size_t>(stage)];
-    for (std::size_t i = 0; i < program.ops.size(); ++i) {
-      const trace::Op& op = program.ops[i];
-      if (op.kind != trace::OpKind::kSend && op.kind != trace::OpKind::kRecv) {
-        if (!call.empty()) out.push_back(call);
-        call.clear();
-        continue;
-      }
-      call += fmt::format("{}{} {}", call.empty() ? "" : ", ", op.kind == trace::OpKind::kSend ? "S" : "R", t.names[op.tag]);
-    }
-    return out;
-  };
+  auto calls = [&](int stage) { return p2p_calls(t, stage); };
   CHECK(calls(0) == std::vector<std::string>{
                         "S act0.1", "R act0.2, S act1.1", "R act1.2, S act0.3", "R grad0.2, S act1.3",  // warm-up
                         "R grad1.2, S act2.1, S grad0.1", "R act2.2, R grad0.0, S act3.1, S grad1.1",  // 1F1B
@@ -354,4 +356,25 @@ TEST_CASE("the interleaved schedule posts each step's sends and receives togethe
       if (program.ops[i].kind == trace::OpKind::kCompute) CHECK(alone[i] == 1);
     }
   }
+}
+
+// Megatron's 1F1B (forward_backward_pipelining_without_interleaving) for pp 2, M 4, by hand:
+// stage 0 warms up with one forward and its blocking send; in the steady state each forward
+// is followed by send_forward_recv_backward, one call, and each backward but the last by
+// send_backward_recv_forward (nothing on the first stage); the cool-down receives alone.
+TEST_CASE("1F1B posts Megatron's combined sends and receives as one call", "[synth][streams]") {
+  Parallelism par = split(1, 2, 1, 4);
+  const trace::Trace t = synth::synthesize(synth::load_model("small-gpt"), par, "local");
+  CHECK_NOTHROW(trace::validate(t));
+  CHECK(p2p_calls(t, 0) == std::vector<std::string>{"S act0", "R grad0, S act1", "R grad1, S act2", "R grad2, S act3",
+                                                      "R grad3"});
+  CHECK(p2p_calls(t, 1) == std::vector<std::string>{"R act0", "R act1, S grad0", "R act2, S grad1", "R act3, S grad2",
+                                                      "S grad3"});
+  // A single send or receive blocks the main stream; a call's send is on a stream of its own.
+  for (const trace::Program& program : t.programs) {
+    for (const trace::Op& op : program.ops) {
+      if (op.kind == trace::OpKind::kRecv) CHECK(op.stream == 0);
+    }
+  }
+  CHECK(t.programs[0].ops.front().kind == trace::OpKind::kCompute);
 }
