@@ -39,12 +39,27 @@ std::vector<double> overlaps(const engine::Result& result, int rank) {
   const std::vector<std::uint8_t>* streams = result.streams_of(rank);
   if (streams == nullptr) return out;
   const int count = 1 + *std::max_element(streams->begin(), streams->end());
+  // Each stream's busy spans in time order (a stream runs its operators one after another):
+  // the other streams' spans of a stream are their merge, not a sort of them all.
+  using Spans = std::vector<std::pair<double, double>>;
+  std::vector<Spans> spans(static_cast<std::size_t>(count));
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    if (ops[i].end_s > ops[i].start_s) spans[(*streams)[i]].emplace_back(ops[i].start_s, ops[i].end_s);
+  }
+  for (Spans& list : spans) {
+    if (!std::is_sorted(list.begin(), list.end())) std::sort(list.begin(), list.end());
+  }
+  Spans others, merging;
   for (int s = 0; s < count; ++s) {
-    std::vector<std::pair<double, double>> others;  // the other streams' busy time, merged
-    for (std::size_t i = 0; i < ops.size(); ++i) {
-      if ((*streams)[i] != s && ops[i].end_s > ops[i].start_s) others.emplace_back(ops[i].start_s, ops[i].end_s);
+    if (spans[static_cast<std::size_t>(s)].empty()) continue;  // no operator of s takes time: nothing to add
+    others.clear();  // the other streams' busy time, merged
+    for (int t = 0; t < count; ++t) {
+      if (t == s) continue;
+      const Spans& list = spans[static_cast<std::size_t>(t)];
+      merging.resize(others.size() + list.size());
+      std::merge(others.begin(), others.end(), list.begin(), list.end(), merging.begin());
+      others.swap(merging);
     }
-    std::sort(others.begin(), others.end());
     std::vector<std::pair<double, double>> merged;
     for (const auto& span : others) {
       if (!merged.empty() && span.first <= merged.back().second) merged.back().second = std::max(merged.back().second, span.second);
