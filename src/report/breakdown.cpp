@@ -33,7 +33,31 @@ bool same_sequence(const engine::Result& result, const std::vector<int>& ranks) 
 
 /// Per operator of `rank`: the part of its time during which an operator of another of the
 /// rank's streams ran (all 0 for a rank without streams).
-std::vector<double> overlaps(const engine::Result& result, int rank) {
+/// overlaps() of the ranks of one table in turn: the members of a group that ran as one share
+/// their records (and their program's streams), so each group's is computed once.
+class Overlaps {
+ public:
+  explicit Overlaps(const engine::Result& result) : result_(result) {}
+  const std::vector<double>& of(int rank) {
+    const auto& ops = result_.ops[static_cast<std::size_t>(rank)];
+    const std::vector<std::uint8_t>* streams = result_.streams_of(rank);
+    if (ops.data() != records_ || streams != streams_ || ops.size() != last_.size()) {
+      last_ = overlaps(result_, rank);
+      records_ = ops.data();
+      streams_ = streams;
+    }
+    return last_;
+  }
+
+ private:
+  static std::vector<double> overlaps(const engine::Result& result, int rank);
+  const engine::Result& result_;
+  const engine::OpRecord* records_ = nullptr;
+  const std::vector<std::uint8_t>* streams_ = nullptr;
+  std::vector<double> last_;
+};
+
+std::vector<double> Overlaps::overlaps(const engine::Result& result, int rank) {
   const auto& ops = result.ops[static_cast<std::size_t>(rank)];
   std::vector<double> out(ops.size(), 0.0);
   const std::vector<std::uint8_t>* streams = result.streams_of(rank);
@@ -99,9 +123,10 @@ Table make_table(const engine::Result& result, std::string scope, int id, std::v
       table.rows[i].error_expected_eb = first[i].error_expected_eb;
       table.rows[i].communication = is_communication(result, first[i]);
     }
+    Overlaps overlaps(result);
     for (int r : table.ranks) {
       const auto& ops = result.ops[static_cast<std::size_t>(r)];
-      const std::vector<double> overlap = overlaps(result, r);
+      const std::vector<double>& overlap = overlaps.of(r);
       for (std::size_t i = 0; i < ops.size(); ++i) {
         table.rows[i].time_s += (ops[i].end_s - ops[i].start_s) / n;
         table.rows[i].wait_s += ops[i].wait_s / n;
@@ -110,8 +135,9 @@ Table make_table(const engine::Result& result, std::string scope, int id, std::v
     }
   } else {
     std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> index;  // (name, label) -> row
+    Overlaps overlaps(result);
     for (int r : table.ranks) {
-      const std::vector<double> overlap = overlaps(result, r);
+      const std::vector<double>& overlap = overlaps.of(r);
       std::size_t i = 0;
       for (const engine::OpRecord& op : result.ops[static_cast<std::size_t>(r)]) {
         auto [it, added] = index.emplace(std::make_pair(op.name, op.label), table.rows.size());
