@@ -452,7 +452,7 @@ void Simulation::wait_after(int rank, const Op& op) {
   const sg4::SemaphorePtr& wake = streams.wake[static_cast<std::size_t>(st.stream)];
   for (std::uint32_t d : program.after_of(op)) {
     st.after = d;
-    while (streams.ended[d] == 0) {
+    while (!has_ended(rank, d)) {
       wake->acquire();
       st.woken = false;
     }
@@ -460,19 +460,24 @@ void Simulation::wait_after(int rank, const Op& op) {
   st.after = -1;
 }
 
+bool Simulation::has_ended(int rank, std::size_t op) const {
+  const Awaited& awaited = awaited_[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(rank)])];
+  const std::int32_t k = awaited.ordinal[op];
+  return k >= 0 && streams_[static_cast<std::size_t>(rank)].ended[static_cast<std::size_t>(k)] != 0;
+}
+
 void Simulation::end_ops(int rank, std::size_t first, std::size_t end) {
   if (lanes(rank) == 1) return;
   Streams& streams = streams_[static_cast<std::size_t>(rank)];
-  bool awaited = false;
-  for (std::size_t k = first; k < end; ++k) {
-    streams.ended[k] = 1;
-    awaited = awaited || streams.awaited[k] != 0;
-  }
-  if (!awaited) return;
+  // Only the ends that others wait for are kept: those in [first, end).
+  const std::vector<std::uint32_t>& awaited = awaited_[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(rank)])].ops;
+  auto it = std::lower_bound(awaited.begin(), awaited.end(), static_cast<std::uint32_t>(first));
+  if (it == awaited.end() || *it >= end) return;
+  for (; it != awaited.end() && *it < end; ++it) streams.ended[static_cast<std::size_t>(it - awaited.begin())] = 1;
   const int lane0 = lane_first_[static_cast<std::size_t>(rank)];
   for (int k = 0; k < lanes(rank); ++k) {
     RankState& other = states_[static_cast<std::size_t>(lane0 + k)];
-    if (other.after < 0 || other.woken || streams.ended[static_cast<std::size_t>(other.after)] == 0) continue;
+    if (other.after < 0 || other.woken || !has_ended(rank, static_cast<std::size_t>(other.after))) continue;
     other.woken = true;
     streams.wake[static_cast<std::size_t>(k)]->release();
   }
@@ -712,18 +717,28 @@ Result Simulation::run() {
     }
     if (std::string refusal = actor_mapping_refusal(actors); !refusal.empty()) throw ResourceError(refusal);
     streams_.resize(static_cast<std::size_t>(trace_.world_size));
+    awaited_.assign(trace_.programs.size(), {});
+    for (std::size_t p = 0; p < trace_.programs.size(); ++p) {
+      const trace::Program& program = trace_.programs[p];
+      if (program.stream_count() == 1) continue;
+      Awaited& awaited = awaited_[p];
+      awaited.ordinal.assign(program.ops.size(), -1);
+      for (const Op& op : program.ops) {
+        for (std::uint32_t d : program.after_of(op)) awaited.ordinal[d] = 0;
+      }
+      for (std::size_t i = 0; i < program.ops.size(); ++i) {
+        if (awaited.ordinal[i] < 0) continue;
+        awaited.ordinal[i] = static_cast<std::int32_t>(awaited.ops.size());
+        awaited.ops.push_back(static_cast<std::uint32_t>(i));
+      }
+    }
     for (int r = 0; r < trace_.world_size; ++r) {
       if (lanes(r) == 1) {
         sg4::Actor::create(fmt::format("rank{}", r), zone_->host_of_rank(r), [this, r] { rank_main(r); });
         continue;
       }
       Streams& streams = streams_[static_cast<std::size_t>(r)];
-      streams.ended.assign(trace_.op_count(r), 0);
-      streams.awaited.assign(trace_.op_count(r), 0);
-      const trace::Program& program = trace_.programs[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(r)])];
-      for (const Op& op : program.ops) {
-        for (std::uint32_t d : program.after_of(op)) streams.awaited[d] = 1;
-      }
+      streams.ended.assign(awaited_[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(r)])].ops.size(), 0);
       for (int k = 0; k < lanes(r); ++k) streams.wake.push_back(sg4::Semaphore::create(0));
       // The first lane (rank_main: the fusion, then its stream); the others now, or when the
       // rank leaves its fusion (start_lane).

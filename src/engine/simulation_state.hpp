@@ -102,10 +102,17 @@ class Simulation {
   /// real deadlock holds nothing to release while it unwinds (a blocked wait on an s4u
   /// condition variable did, and hung on threads: the sanitizer build).
   struct Streams {
-    std::vector<char> ended;
-    std::vector<char> awaited;  ///< named in some operator's `after`: its end wakes the waiting lanes
+    std::vector<char> ended;  ///< by Awaited ordinal: whether that operator of the rank has ended
     std::vector<sg4::SemaphorePtr> wake;  ///< each lane's
   };
+  /// Per program: the operators named in some operator's `after` (only their ends wake lanes
+  /// or are waited for), in program order, and each operator's ordinal among them (-1: none).
+  struct Awaited {
+    std::vector<std::uint32_t> ops;
+    std::vector<std::int32_t> ordinal;
+  };
+  std::vector<Awaited> awaited_;  ///< by program (empty for a program without streams)
+  bool has_ended(int rank, std::size_t op) const;
   /// Marks operators [first, end) of `rank` ended and resumes its lanes that waited for one
   /// of them (nothing for a rank without streams).
   void end_ops(int rank, std::size_t first, std::size_t end);
