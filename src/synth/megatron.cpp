@@ -1,3 +1,6 @@
+// The trace one iteration of a Megatron job produces (Builder): per pipeline stage one program
+// of compute operators, tensor-parallel collectives, the pipeline schedule's sends and
+// receives, and the data-parallel collectives; the formulas are in megatron_model.cpp.
 #include "synth/megatron.hpp"
 
 #include <algorithm>
@@ -11,214 +14,12 @@
 namespace ccsim::synth {
 namespace {
 
-int seq_of(const ModelSpec& model, const Parallelism& par) { return par.seq > 0 ? par.seq : model.seq; }
-
-/// Gradients travel in fp32 for bf16 models (Megatron accumulates and all-reduces them in
-/// fp32 by default with bf16), in the model's dtype otherwise.
-DType grad_dtype_of(const ModelSpec& model) { return model.dtype == DType::kBF16 ? DType::kF32 : model.dtype; }
-
 /// Rounds a collective's buffer up to a multiple of `parts` elements of `e` bytes (the
 /// padding real implementations add so that every rank gets an equal share).
 std::uint64_t padded(double bytes, int parts, int e) {
   const double unit = static_cast<double>(parts) * e;
   return static_cast<std::uint64_t>(std::ceil(bytes / unit) * unit);
 }
-
-/// Parameters one rank of stage `stage` holds (vocabulary-parallel embedding and head over TP).
-double stage_params_per_rank(const ModelSpec& model, const Parallelism& par, int stage) {
-  const double layers = static_cast<double>(model.layers) / par.pp;
-  double params = layers * model.layer_params();
-  if (stage == 0) params += model.embedding_params();
-  if (stage == par.pp - 1) {
-    params += model.head_params();
-    // A tied head on a last stage that is not the first keeps its own copy of the word
-    // embedding (Megatron synchronises the two copies' gradients).
-    if (!model.untied_head && par.pp > 1) params += static_cast<double>(model.vocab) * model.hidden;
-  }
-  return params / par.tp;
-}
-
-}  // namespace
-
-std::string_view schedule_name(PipelineSchedule s) {
-  switch (s) {
-    case PipelineSchedule::kGpipe: return "gpipe";
-    case PipelineSchedule::k1F1B: return "1f1b";
-    case PipelineSchedule::kInterleaved: return "interleaved";
-  }
-  return "?";
-}
-
-void check_parallelism(const ModelSpec& model, const Parallelism& par) {
-  auto fail = [](const char* flag, const std::string& detail) { throw InputError("command line", 0, flag, detail); };
-  for (auto [flag, v] : {std::pair{"--tp", par.tp}, {"--pp", par.pp}, {"--dp", par.dp}, {"--micro-batches", par.micro_batches},
-                         {"--micro-batch-size", par.micro_batch_size}}) {
-    if (v < 1 || v > (1 << 20)) fail(flag, fmt::format("expected 1..{}, got \"{}\"", 1 << 20, v));
-  }
-  if (static_cast<double>(par.tp) * par.pp * par.dp > (1 << 24)) {
-    fail("--dp", fmt::format("tp x pp x dp = {} ranks; at most 16777216", static_cast<double>(par.tp) * par.pp * par.dp));
-  }
-  if (par.seq < 0 || par.seq > (1 << 24)) fail("--seq", fmt::format("expected 1..{}, got \"{}\"", 1 << 24, par.seq));
-  if (par.zero < 0 || par.zero > 3) fail("--zero", fmt::format("expected 0, 1, 2 or 3, got \"{}\"", par.zero));
-  if (model.layers % par.pp != 0) {
-    fail("--pp", fmt::format("{} has {} layers, which {} pipeline stages do not divide", model.name, model.layers, par.pp));
-  }
-  if (model.heads % par.tp != 0 || model.ffn % par.tp != 0 || model.hidden % par.tp != 0) {
-    fail("--tp", fmt::format("{} has {} heads, hidden {} and FFN {}; tensor parallelism {} must divide all three",
-                             model.name, model.heads, model.hidden, model.ffn, par.tp));
-  }
-  if (model.kv_heads % par.tp != 0 && par.tp % model.kv_heads != 0) {
-    fail("--tp", fmt::format("{} has {} KV heads; tensor parallelism {} must divide them or be a multiple",
-                             model.name, model.kv_heads, par.tp));
-  }
-  if (par.sp && par.tp == 1) fail("--sp", "sequence parallelism splits the sequence over the TP group: needs --tp > 1");
-  if (par.sp && seq_of(model, par) % par.tp != 0) {
-    fail("--seq", fmt::format("sequence parallelism needs the sequence ({}) divisible by --tp {}", seq_of(model, par), par.tp));
-  }
-  if (par.zero == 3 && par.pp > 1) {
-    fail("--zero", "ZeRO-3 with pipeline parallelism is not what Megatron or DeepSpeed run; use --zero 1 or 2 with --pp");
-  }
-  if (par.virtual_stages < 1 || par.virtual_stages > (1 << 10)) {
-    fail("--virtual-stages", fmt::format("expected 1..{}, got \"{}\"", 1 << 10, par.virtual_stages));
-  }
-  if (par.schedule != PipelineSchedule::kInterleaved && par.virtual_stages > 1) {
-    fail("--virtual-stages", fmt::format("model chunks per rank ({}) need --schedule interleaved, got \"{}\"",
-                                         par.virtual_stages, schedule_name(par.schedule)));
-  }
-  if (par.overlap_p2p && par.schedule != PipelineSchedule::kInterleaved) {
-    fail("--overlap-p2p", fmt::format("overlapping the pipeline's messages with compute is written for --schedule "
-                                      "interleaved, got \"{}\"",
-                                      schedule_name(par.schedule)));
-  }
-  if (par.schedule == PipelineSchedule::kInterleaved) {
-    // Megatron's own conditions for the interleaved schedule.
-    if (par.pp < 2) fail("--pp", "the interleaved schedule interleaves model chunks over pipeline stages: needs --pp 2 or more");
-    if (par.virtual_stages < 2) fail("--virtual-stages", "the interleaved schedule needs 2 or more model chunks per rank");
-    if (model.layers % (par.pp * par.virtual_stages) != 0) {
-      fail("--virtual-stages", fmt::format("{} has {} layers, which {} stages x {} chunks do not divide", model.name,
-                                           model.layers, par.pp, par.virtual_stages));
-    }
-    if (par.micro_batches % par.pp != 0) {
-      fail("--micro-batches", fmt::format("the interleaved schedule runs micro-batches in groups of --pp {}: {} is not a "
-                                          "multiple",
-                                          par.pp, par.micro_batches));
-    }
-  }
-  if (par.overlap_grad_reduce && par.zero == 3) {
-    fail("--overlap-grad-reduce", "ZeRO-3 reduces each layer's gradients as the layer's backward ends already; use it with --zero 0, 1 or 2");
-  }
-  if (!(par.bucket_params >= 0) || par.bucket_params > 1e15) {
-    fail("--bucket-size", fmt::format("expected a number of parameters in 0..1e15 (0: Megatron's default), got \"{}\"", par.bucket_params));
-  }
-}
-
-LayerPlan plan_layer(const ModelSpec& model, const Parallelism& par) {
-  const double b = par.micro_batch_size;
-  const double s = seq_of(model, par);
-  const double h = model.hidden;
-  const double t = par.tp;
-  const double heads = model.heads / t;  // per rank
-  const double kv = static_cast<double>(model.kv_heads) * model.head_dim();
-  const double qkv = h + 2 * kv;
-  const double f = model.ffn;
-  const double k = model.activation == Activation::kSwiglu ? 2 : 1;  // SwiGLU: gate and up
-  const double e = dtype_bytes(model.dtype);
-  const double tokens = b * s;
-  const double sp = par.sp ? t : 1;  // the norms run on s/t tokens with sequence parallelism
-
-  LayerPlan plan;
-  auto op = [&](std::string name, std::string label, double flops, double bytes) {
-    plan.forward.push_back({std::move(name), std::move(label), flops, bytes});
-  };
-  op("layernorm", "attn.norm", 8 * tokens * h / sp, e * 2 * tokens * h / sp);
-  plan.tp_points.push_back({1, true, "tp:attn.in"});
-  op("linear", "attn.qkv", 2 * tokens * h * qkv / t, e * (tokens * h + h * qkv / t + tokens * qkv / t));
-  op("baddbmm", "attn.scores", 2 * b * s * s * h / t, e * (2 * tokens * h / t + b * heads * s * s));
-  op("softmax", "attn.softmax", 5 * b * heads * s * s, e * 2 * b * heads * s * s);
-  op("bmm", "attn.ctx", 2 * b * s * s * h / t, e * (b * heads * s * s + 2 * tokens * h / t));
-  op("linear", "attn.out", 2 * tokens * h * h / t, e * (tokens * h / t + h * h / t + tokens * h));
-  plan.tp_points.push_back({6, false, "tp:attn"});
-  op("layernorm", "mlp.norm", 8 * tokens * h / sp, e * 2 * tokens * h / sp);
-  plan.tp_points.push_back({7, true, "tp:mlp.in"});
-  op("linear", "mlp.up", 2 * tokens * h * f * k / t, e * (tokens * h + h * f * k / t + tokens * f * k / t));
-  const double act_flops = model.activation == Activation::kRelu ? 1 : model.activation == Activation::kGelu ? 8 : 6;
-  op(std::string(activation_name(model.activation)), "mlp.act", act_flops * tokens * f / t,
-     e * (tokens * f * k / t + tokens * f / t));
-  op("linear", "mlp.down", 2 * tokens * f * h / t, e * (tokens * f / t + f * h / t + tokens * h));
-  plan.tp_points.push_back({10, false, "tp:mlp"});
-
-  // Backward: each operator's gradient costs twice its forward (input and weight gradients
-  // for the matrix products, the same factor for the element-wise ones), in reverse order.
-  for (auto it = plan.forward.rbegin(); it != plan.forward.rend(); ++it) {
-    plan.backward.push_back({it->name, "bwd:" + it->label, 2 * it->flops, 2 * it->bytes});
-  }
-  plan.tp_bytes = tokens * h * e;
-  if (par.tp == 1) plan.tp_points.clear();
-  return plan;
-}
-
-MessageSizes message_sizes(const ModelSpec& model, const Parallelism& par) {
-  MessageSizes m;
-  const double e = dtype_bytes(model.dtype);
-  const double tokens = static_cast<double>(par.micro_batch_size) * seq_of(model, par);
-  m.tp = par.tp > 1 ? tokens * model.hidden * e : 0;
-  m.pp = par.pp > 1 ? tokens * model.hidden * e / (par.sp ? par.tp : 1) : 0;
-  m.grad_dtype = grad_dtype_of(model);
-  double params = 0;
-  for (int stage = 0; stage < par.pp; ++stage) params = std::max(params, stage_params_per_rank(model, par, stage));
-  m.dp_grads = par.dp > 1 ? params * dtype_bytes(m.grad_dtype) : 0;
-  m.zero3_layer = par.zero == 3 ? model.layer_params() / par.tp * e : 0;
-  return m;
-}
-
-double model_state_bytes(double params, int zero, int dp) {
-  // Mixed-precision Adam: 2 (16-bit weights) + 2 (16-bit gradients) + 12 (fp32 master
-  // weights, momentum, variance) bytes per parameter; ZeRO shards the last 12 (stage 1),
-  // also the gradients (stage 2) and also the weights (stage 3) over the DP group.
-  const double n = dp;
-  switch (zero) {
-    case 1: return params * (4 + 12 / n);
-    case 2: return params * (2 + 14 / n);
-    case 3: return params * 16 / n;
-    default: return params * 16;
-  }
-}
-
-double activation_bytes_per_layer(const ModelSpec& model, const Parallelism& par) {
-  const double s = seq_of(model, par);
-  const double b = par.micro_batch_size;
-  const double h = model.hidden;
-  const double a = model.heads;
-  const double t = par.tp;
-  const double sbh = s * b * h;
-  if (par.tp == 1) return sbh * (34 + 5 * a * s / h);
-  if (!par.sp) return sbh * (10 + 24 / t + 5 * a * s / (h * t));
-  return sbh * (34 + 5 * a * s / h) / t;
-}
-
-Memory memory_per_accelerator(const ModelSpec& model, const Parallelism& par) {
-  Memory m;
-  for (int stage = 0; stage < par.pp; ++stage) {
-    m.params_per_rank = std::max(m.params_per_rank, stage_params_per_rank(model, par, stage));
-  }
-  m.model_states = model_state_bytes(m.params_per_rank, par.zero, par.dp);
-  m.activations =
-      activation_bytes_per_layer(model, par) * (static_cast<double>(model.layers) / par.pp) * micro_batches_in_flight(par);
-  return m;
-}
-
-double micro_batches_in_flight(const Parallelism& par) {
-  const double m = par.micro_batches;
-  switch (par.schedule) {
-    case PipelineSchedule::kGpipe: return m;
-    case PipelineSchedule::k1F1B: return std::min<double>(par.pp, m);
-    case PipelineSchedule::kInterleaved:
-      return std::min(m, par.pp + static_cast<double>(par.pp - 1) / par.virtual_stages);
-  }
-  return m;
-}
-
-namespace {
 
 class Builder {
  public:
@@ -373,7 +174,7 @@ class Builder {
 
   void forward(int mb) {
     const double e = dtype_bytes(model_.dtype);
-    const double tokens = static_cast<double>(par_.micro_batch_size) * seq_of(model_, par_);
+    const double tokens = static_cast<double>(par_.micro_batch_size) * sequence_length(model_, par_);
     const double h = model_.hidden;
     const double v = model_.vocab;
     const double t = par_.tp;
@@ -401,7 +202,7 @@ class Builder {
     // gradients in its own buckets (Megatron: one DDP buffer per chunk).
     const bool buckets = bucketing() && ++backward_calls_[static_cast<std::size_t>(chunk_)] == par_.micro_batches;
     const double e = dtype_bytes(model_.dtype);
-    const double tokens = static_cast<double>(par_.micro_batch_size) * seq_of(model_, par_);
+    const double tokens = static_cast<double>(par_.micro_batch_size) * sequence_length(model_, par_);
     const double h = model_.hidden;
     const double v = model_.vocab;
     const double t = par_.tp;
@@ -765,7 +566,7 @@ trace::Trace synthesize(const ModelSpec& model, const Parallelism& par, const st
       "synthesized by ccsim trace synth: {} ({}), TP {} PP {} DP {}{}, {} micro-batches of {} x {} tokens, {} schedule, "
       "ZeRO {}{}; FLOPs and bytes from the Megatron formulas (src/synth/megatron.hpp), no measured durations",
       model.name, model.source, par.tp, par.pp, par.dp, par.sp ? " with sequence parallelism" : "", par.micro_batches,
-      par.micro_batch_size, seq_of(model, par),
+      par.micro_batch_size, sequence_length(model, par),
       par.schedule == PipelineSchedule::kGpipe  ? std::string("GPipe")
       : par.schedule == PipelineSchedule::k1F1B ? std::string("1F1B")
                                                 : fmt::format("interleaved 1F1B ({} model chunks per rank{})", par.virtual_stages,

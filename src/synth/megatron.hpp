@@ -76,6 +76,12 @@ struct LayerPlan {
 
 LayerPlan plan_layer(const ModelSpec& model, const Parallelism& par);
 
+/// The sequence length s: the split's, or the model's when it sets none.
+int sequence_length(const ModelSpec& model, const Parallelism& par);
+/// Parameters one rank of stage `stage` holds (vocabulary-parallel embedding and head over TP;
+/// a tied head on a last stage that is not the first keeps its own copy of the embedding).
+double stage_params_per_rank(const ModelSpec& model, const Parallelism& par, int stage);
+
 /// Sizes of the messages of the job (bytes).
 struct MessageSizes {
   double tp = 0;              ///< each TP collective's buffer

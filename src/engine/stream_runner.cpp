@@ -1,0 +1,184 @@
+// Simulation's streams: a rank runs each stream as a lane (an actor), a lane waits for the
+// operators of other streams it is after (wait_after, end_ops), the lanes of a rank in a fusion
+// start when it leaves the fusion (start_lane), and a p2p call runs in one actor as a fork of a
+// fusion (run_call). The engine's other parts: simulation.cpp (operators, run()),
+// fusion_runner.cpp (groups run as one), collective_runner.cpp (collectives).
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <simgrid/s4u.hpp>
+
+#include "engine/collective_plan.hpp"
+#include "engine/graph_zone.hpp"
+#include "engine/simulation_state.hpp"
+
+namespace ccsim::engine {
+namespace detail {
+
+void Simulation::run_call(int rank, std::size_t first, std::size_t end) {
+  RankState& st = state(rank);
+  const double posted_s = sg4::Engine::get_clock();
+  std::vector<sg4::CommPtr> comms;
+  std::vector<int*> received(end - first, nullptr);  // get_async's payload slots
+  for (std::size_t k = first; k < end; ++k) {
+    const Op op = trace_.op(rank, k);
+    record(rank, k).start_s = posted_s;
+    if (op.kind == OpKind::kSend) {
+      st.send_peer = op.peer;
+      comms.push_back(post_send(channel(kPointToPoint, static_cast<int>(op.tag), rank, op.peer), rank, op.peer, op.bytes));
+    } else {
+      st.recv_peer = op.peer;
+      comms.push_back(channel(kPointToPoint, static_cast<int>(op.tag), op.peer, rank)->get_async<int>(&received[k - first]));
+    }
+  }
+  st.op = first;
+  for (const sg4::CommPtr& comm : comms) comm->wait();
+  // Each operator as its own lane records it: waiting from the post to its transfer's start,
+  // ended when its transfer finished.
+  for (std::size_t k = first; k < end; ++k) {
+    const sg4::Comm& comm = *comms[k - first];
+    st.op = k;
+    waited(rank, posted_s, comm.get_start_time());
+    record(rank, k).end_s = comm.get_finish_time();
+  }
+  st.op = first;
+  st.send_peer = st.recv_peer = -1;
+}
+
+bool Simulation::alone(int rank, std::size_t i) const {
+  const auto& table = shortcuts_->alone(trace_.program_of[static_cast<std::size_t>(rank)]);
+  return table.empty() || table[i] != 0;
+}
+
+RankState& Simulation::state(int rank) {
+  const int first = lane_first_[static_cast<std::size_t>(rank)];
+  if (lanes(rank) == 1) return states_[static_cast<std::size_t>(first)];
+  // A lane of this rank (at(): an actor of another rank, -1 here, would be a bug, not a lane).
+  return states_.at(static_cast<std::size_t>(lane_of_actor_.at(static_cast<std::size_t>(sg4::this_actor::get_pid()))));
+}
+
+int Simulation::rank_of_lane(int lane) const {
+  const auto it = std::upper_bound(lane_first_.begin(), lane_first_.end(), lane);
+  return static_cast<int>(it - lane_first_.begin()) - 1;
+}
+
+void Simulation::wait_after(int rank, const Op& op) {
+  if (op.after_count == 0) return;
+  const Streams& streams = streams_[static_cast<std::size_t>(rank)];
+  RankState& st = state(rank);
+  const trace::Program& program = trace_.programs[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(rank)])];
+  const sg4::SemaphorePtr& wake = streams.wake[static_cast<std::size_t>(st.stream)];
+  for (std::uint32_t d : program.after_of(op)) {
+    st.after = d;
+    while (!has_ended(rank, d)) {
+      wake->acquire();
+      st.woken = false;
+    }
+  }
+  st.after = -1;
+}
+
+bool Simulation::has_ended(int rank, std::size_t op) const {
+  const Awaited& awaited = awaited_[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(rank)])];
+  const std::int32_t k = awaited.ordinal[op];
+  return k >= 0 && streams_[static_cast<std::size_t>(rank)].ended[static_cast<std::size_t>(k)] != 0;
+}
+
+void Simulation::end_ops(int rank, std::size_t first, std::size_t end) {
+  if (lanes(rank) == 1) return;
+  Streams& streams = streams_[static_cast<std::size_t>(rank)];
+  // Only the ends that others wait for are kept: those in [first, end).
+  const std::vector<std::uint32_t>& awaited = awaited_[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(rank)])].ops;
+  auto it = std::lower_bound(awaited.begin(), awaited.end(), static_cast<std::uint32_t>(first));
+  if (it == awaited.end() || *it >= end) return;
+  for (; it != awaited.end() && *it < end; ++it) streams.ended[static_cast<std::size_t>(it - awaited.begin())] = 1;
+  const int lane0 = lane_first_[static_cast<std::size_t>(rank)];
+  for (int k = 0; k < lanes(rank); ++k) {
+    RankState& other = states_[static_cast<std::size_t>(lane0 + k)];
+    if (other.after < 0 || other.woken || !has_ended(rank, static_cast<std::size_t>(other.after))) continue;
+    other.woken = true;
+    streams.wake[static_cast<std::size_t>(k)]->release();
+  }
+}
+
+void Simulation::run_stream(int rank, int stream, std::size_t first) {
+  RankState& st = state(rank);
+  const auto& ops = trace_.program_ops(rank);
+  for (std::size_t i = first; i < ops.size(); ++i) {
+    if (ops[i].stream != stream) continue;
+    st.op = i;
+    wait_after(rank, ops[i]);
+    if (ops[i].kind == OpKind::kCompute) {
+      // A run of compute operators (--fast, alone on the rank) ends together.
+      const std::size_t end = run_compute(rank, i);
+      end_ops(rank, i, end);
+      i = end - 1;
+    } else {
+      run_op(rank, i);
+      end_ops(rank, i, i + 1);
+    }
+  }
+  st.op = ops.size();
+  st.done = true;
+}
+
+void Simulation::rank_main(int rank) {
+  const int stream = state(rank).stream;
+  std::size_t first = 0;
+  const auto r = static_cast<std::size_t>(rank);
+  if (stream == 0 && !fusion_of_.empty() && fusion_of_[r] >= 0) {
+    Fusion& fusion = fusions_[static_cast<std::size_t>(fusion_of_[r])];
+    const int slot = fusion_slot_[r];
+    first = slot == 0 ? run_fused(fusion) : follow(fusion, slot);
+    for (int k = 1; k < lanes(rank); ++k) start_lane(rank, k, first);
+    // The leader ran the whole program for all and marked them done.
+    if (fusion.done && fusion.until == trace_.program_ops(rank).size()) return;
+  }
+  if (lanes(rank) > 1) {
+    run_stream(rank, stream, first);
+    return;
+  }
+  run_individually(rank, first);
+}
+
+void Simulation::park_lanes(int rank) {
+  const auto& ops = trace_.program_ops(rank);
+  const trace::Program& program = trace_.programs[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(rank)])];
+  for (int k = 1; k < lanes(rank); ++k) {
+    RankState& st = states_[static_cast<std::size_t>(lane_first_[static_cast<std::size_t>(rank)] + k)];
+    for (st.op = 0; st.op < ops.size() && ops[st.op].stream != k;) ++st.op;
+    if (st.op == ops.size()) {
+      st.done = true;
+    } else if (ops[st.op].after_count != 0) {
+      st.after = program.after_of(ops[st.op])[0];
+    }
+  }
+}
+
+void Simulation::start_lane(int rank, int stream, std::size_t first) {
+  const auto& ops = trace_.program_ops(rank);
+  const int lane = lane_first_[static_cast<std::size_t>(rank)] + stream;
+  RankState& st = states_[static_cast<std::size_t>(lane)];
+  std::size_t i = first;
+  while (i < ops.size() && ops[i].stream != stream) ++i;
+  if (i == ops.size()) {  // nothing left on this stream: no actor
+    st.op = ops.size();
+    st.done = true;
+    return;
+  }
+  st.done = false;
+  st.after = -1;
+  // Known as the lane before it runs: created by a running actor, it may run before create()
+  // returns to its creator.
+  sg4::ActorPtr actor = sg4::Actor::init(fmt::format("rank{}.stream{}", rank, stream), zone_->host_of_rank(rank));
+  const auto pid = static_cast<std::size_t>(actor->get_pid());
+  if (lane_of_actor_.size() <= pid) lane_of_actor_.resize(pid + 1, -1);
+  lane_of_actor_[pid] = lane;
+  actor->start([this, rank, stream, first] { run_stream(rank, stream, first); });
+}
+
+}  // namespace detail
+}  // namespace ccsim::engine
