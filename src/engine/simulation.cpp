@@ -218,13 +218,22 @@ std::size_t Simulation::run_compute(int rank, std::size_t first) {
   return end;
 }
 
+sg4::CommPtr Simulation::post_p2p(int rank, const Op& op, int** received) {
+  RankState& st = state(rank);
+  if (op.kind == OpKind::kSend) {
+    st.send_peer = op.peer;
+    return post_send(channel(kPointToPoint, static_cast<int>(op.tag), rank, op.peer), rank, op.peer, op.bytes);
+  }
+  st.recv_peer = op.peer;
+  return channel(kPointToPoint, static_cast<int>(op.tag), op.peer, rank)->get_async<int>(received);
+}
+
 void Simulation::run_send(int rank, const Op& op) {
   RankState& st = state(rank);
-  st.send_peer = op.peer;
-  sg4::Mailbox* box = channel(kPointToPoint, static_cast<int>(op.tag), rank, op.peer);
+  st.send_peer = op.peer;  // named while the overhead is paid
   send_overhead(rank, op.peer);
   const double posted_s = sg4::Engine::get_clock();
-  sg4::CommPtr comm = post_send(box, rank, op.peer, op.bytes);
+  sg4::CommPtr comm = post_p2p(rank, op, nullptr);
   comm->wait();
   waited_for(rank, posted_s, {comm.get()});
   st.send_peer = -1;
@@ -232,11 +241,9 @@ void Simulation::run_send(int rank, const Op& op) {
 
 void Simulation::run_recv(int rank, const Op& op) {
   RankState& st = state(rank);
-  st.recv_peer = op.peer;
-  sg4::Mailbox* box = channel(kPointToPoint, static_cast<int>(op.tag), op.peer, rank);
   const double posted_s = sg4::Engine::get_clock();
   int* received = nullptr;
-  sg4::CommPtr comm = box->get_async<int>(&received);
+  sg4::CommPtr comm = post_p2p(rank, op, &received);
   comm->wait();
   waited_for(rank, posted_s, {comm.get()});
   st.recv_peer = -1;

@@ -170,6 +170,9 @@ class Simulation {
   void install_factors();
   /// Posts `rank`'s send of `bytes` to `peer` on `box`, bounded by the cables it crosses.
   sg4::CommPtr post_send(sg4::Mailbox* box, int rank, int peer, std::uint64_t bytes);
+  /// Posts the message of send or receive `op` of `rank` on its point-to-point channel (a
+  /// receive's payload lands in *received) and names the peer in the rank's state.
+  sg4::CommPtr post_p2p(int rank, const Op& op, int** received);
   int membership_slot(int rank, int group) const;
   std::string explain_deadlock() const;
   std::string describe_wait(int lane) const;

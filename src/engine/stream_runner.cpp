@@ -26,13 +26,7 @@ void Simulation::run_call(int rank, std::size_t first, std::size_t end) {
   for (std::size_t k = first; k < end; ++k) {
     const Op op = trace_.op(rank, k);
     record(rank, k).start_s = posted_s;
-    if (op.kind == OpKind::kSend) {
-      st.send_peer = op.peer;
-      comms.push_back(post_send(channel(kPointToPoint, static_cast<int>(op.tag), rank, op.peer), rank, op.peer, op.bytes));
-    } else {
-      st.recv_peer = op.peer;
-      comms.push_back(channel(kPointToPoint, static_cast<int>(op.tag), op.peer, rank)->get_async<int>(&received[k - first]));
-    }
+    comms.push_back(post_p2p(rank, op, &received[k - first]));
   }
   st.op = first;
   for (const sg4::CommPtr& comm : comms) comm->wait();
