@@ -7,6 +7,7 @@
 #include "cli/render.hpp"
 #include "cli/simulation_flags.hpp"
 #include "core/input_error.hpp"
+#include "core/phase.hpp"
 #include "engine/replay.hpp"
 #include "report/timeline.hpp"
 #include "report/breakdown.hpp"
@@ -36,6 +37,7 @@ void run_replay(const ReplayCommand& cmd) {
   engine::Result result = engine::replay(trace, platform, options);
   note_settings(cmd.flags, result);
 
+  Phase phase("writing the report", "");
   report::BreakdownOptions view;
   view.key = cmd.rows == "name" ? report::RowKey::kName : report::RowKey::kOperator;
   view.per_rank = cmd.per_rank;

@@ -1,6 +1,9 @@
 #include "core/phase.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 
@@ -40,12 +43,20 @@ void publish() {
   s.mirror[n] = '\0';
 }
 
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+bool print_times() {
+  static const bool on = std::getenv("CCSIM_PHASE_TIMES") != nullptr;
+  return on;
+}
+
 }  // namespace
 
 Phase::Phase(std::string what, std::string hint)
     : previous_what_(std::move(state().what)),
       previous_hint_(std::move(state().hint)),
-      uncaught_(std::uncaught_exceptions()) {
+      uncaught_(std::uncaught_exceptions()),
+      started_s_(print_times() ? now_s() : 0) {
   State& s = state();
   s.what = std::move(what);
   s.hint = std::move(hint);
@@ -55,6 +66,7 @@ Phase::Phase(std::string what, std::string hint)
 
 Phase::~Phase() {
   State& s = state();
+  if (print_times()) fmt::print(stderr, "ccsim: {:.2f} s {}\n", now_s() - started_s_, s.what);
   if (std::uncaught_exceptions() > uncaught_ && !s.failed) {
     // Swapped, not copied: no allocation while an exception (perhaps bad_alloc) unwinds.
     s.failed_what.swap(s.what);

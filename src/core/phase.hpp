@@ -11,6 +11,8 @@ namespace ccsim {
 /// instead of a bare "std::bad_alloc". Phases nest: the destructor restores the enclosing one,
 /// except when an exception leaves the phase: then the phase it left stays the one reported
 /// (what() and hint()) until the next phase starts. One per process: set only on the main thread.
+/// With CCSIM_PHASE_TIMES set in the environment, each phase that ends prints its wall time
+/// to stderr ("ccsim: 12.34 s reading the trace ..."): where a long run spends it.
 class Phase {
  public:
   Phase(std::string what, std::string hint);
@@ -34,6 +36,7 @@ class Phase {
   std::string previous_what_;
   std::string previous_hint_;
   int uncaught_;  ///< std::uncaught_exceptions() when the phase started
+  double started_s_;  ///< steady clock, for CCSIM_PHASE_TIMES
 };
 
 }  // namespace ccsim

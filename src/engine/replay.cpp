@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/phase.hpp"
 #include "engine/child_process.hpp"
 #include "engine/network_factors.hpp"
 #include "engine/simulation.hpp"
@@ -21,7 +22,13 @@ std::string NetworkModel::describe() const {
 }
 
 Result replay(const trace::Trace& trace, const topology::Platform& platform, const ReplayOptions& options) {
-  return deserialize(run_in_child([&] { return serialize(simulate(trace, platform, options)); }));
+  std::string bytes = run_in_child([&] {
+    Result result = simulate(trace, platform, options);
+    Phase phase(fmt::format("passing the result of {} ranks to the parent process", trace.world_size), "");
+    return serialize(result);
+  });
+  Phase phase(fmt::format("reading the result of {} ranks ({} MB)", trace.world_size, bytes.size() / 1000000), "");
+  return deserialize(bytes);
 }
 
 }  // namespace ccsim::engine

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/input_error.hpp"
+#include "core/phase.hpp"
 #include "core/json.hpp"
 #include "core/json_reader.hpp"
 #include "trace/validate.hpp"
@@ -429,8 +430,12 @@ class NativeReader {
 Trace parse_native(std::string_view text, const std::string& source) {
   Trace trace;
   trace.source = source;
-  Value root = json::parse(text, source);
-  NativeReader(trace, source).read(root);
+  {
+    Phase phase(fmt::format("reading the trace {}", source), "");
+    Value root = json::parse(text, source);
+    NativeReader(trace, source).read(root);
+  }
+  Phase phase(fmt::format("checking the trace {} ({} ranks)", source, trace.world_size), "");
   validate(trace);
   return trace;
 }

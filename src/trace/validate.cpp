@@ -1,6 +1,10 @@
 #include "trace/validate.hpp"
 
+#include <algorithm>
+#include <span>
+#include <tuple>
 #include <unordered_map>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -21,23 +25,18 @@ struct ChannelKey {
   bool operator==(const ChannelKey&) const = default;
 };
 
-struct ChannelHash {
-  std::size_t operator()(const ChannelKey& key) const {
-    std::uint64_t h = static_cast<std::uint32_t>(key.src);
-    h = h * 0x9E3779B97F4A7C15ull ^ static_cast<std::uint32_t>(key.dst);
-    h = h * 0x9E3779B97F4A7C15ull ^ key.tag;
-    return static_cast<std::size_t>(h ^ (h >> 29));
-  }
-};
-
-struct Channel {
-  std::vector<OpRef> sends;
-  std::vector<OpRef> recvs;
-};
-
 class Validator {
  public:
-  explicit Validator(const Trace& trace) : trace_(trace) {}
+  explicit Validator(const Trace& trace) : trace_(trace), comm_(trace.programs.size()) {
+    // The checks below concern only the operators that communicate: most are compute (97
+    // million operators at 10,240 ranks, 3 % of them communicating).
+    for (std::size_t p = 0; p < trace.programs.size(); ++p) {
+      const std::vector<Op>& ops = trace.programs[p].ops;
+      for (std::size_t i = 0; i < ops.size(); ++i) {
+        if (ops[i].kind != OpKind::kCompute) comm_[p].push_back(i);
+      }
+    }
+  }
 
   void run() {
     check_partners();
@@ -48,6 +47,11 @@ class Validator {
 
  private:
   Op op(const OpRef& ref) const { return trace_.op(ref.rank, ref.index); }
+
+  /// The indices of `rank`'s operators that are not compute, in program order.
+  const std::vector<std::size_t>& comm(int rank) const {
+    return comm_[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(rank)])];
+  }
 
   [[noreturn]] void fail(const OpRef& ref, const std::string& detail, const char* field_suffix = "") const {
     throw InputError(trace_.source, trace_.program_ops(ref.rank)[ref.index].line, trace_.op_field(ref.rank, ref.index) + field_suffix,
@@ -60,8 +64,7 @@ class Validator {
   void check_partners() const {
     for (int rank = 0; rank < trace_.world_size; ++rank) {
       const std::vector<Op>& ops = trace_.program_ops(rank);
-      for (std::size_t i = 0; i < ops.size(); ++i) {
-        if (ops[i].kind == OpKind::kCompute) continue;
+      for (std::size_t i : comm(rank)) {
         const OpRef ref{rank, i};
         Op o = ops[i];
         if (o.relative & kGroupByKind) {
@@ -105,22 +108,20 @@ class Validator {
       const Program& program = trace_.programs[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(rank)])];
       if (program.stream_count() == 1) continue;
       std::unordered_map<std::uint64_t, std::size_t> first;  // channel -> its first operator
-      for (std::size_t i = 0; i < program.ops.size(); ++i) {
-        if (program.ops[i].kind == OpKind::kCompute) continue;
+      for (std::size_t i : comm(rank)) {
         const Op o = trace_.op(rank, i);
-        std::uint64_t key = 0;
-        std::string what;
-        if (is_collective(o.kind)) {
-          key = static_cast<std::uint64_t>(static_cast<std::uint32_t>(o.group));
-          what = fmt::format("collectives on group \"{}\"", trace_.groups[static_cast<std::size_t>(o.group)].name);
-        } else {
-          const bool send = o.kind == OpKind::kSend;
-          key = (std::uint64_t{send ? 2u : 1u} << 62) | (static_cast<std::uint64_t>(static_cast<std::uint32_t>(o.peer)) << 32) | o.tag;
-          what = fmt::format("{}s {} rank {} with tag {}", op_kind_name(o.kind), send ? "to" : "from", o.peer, tag_text(o.tag));
-        }
+        const bool send = o.kind == OpKind::kSend;
+        const std::uint64_t key =
+            is_collective(o.kind)
+                ? static_cast<std::uint64_t>(static_cast<std::uint32_t>(o.group))
+                : (std::uint64_t{send ? 2u : 1u} << 62) | (static_cast<std::uint64_t>(static_cast<std::uint32_t>(o.peer)) << 32) | o.tag;
         auto [it, fresh] = first.try_emplace(key, i);
         const Op& earlier = program.ops[it->second];
         if (!fresh && earlier.stream != o.stream) {
+          const std::string what =
+              is_collective(o.kind)
+                  ? fmt::format("collectives on group \"{}\"", trace_.groups[static_cast<std::size_t>(o.group)].name)
+                  : fmt::format("{}s {} rank {} with tag {}", op_kind_name(o.kind), send ? "to" : "from", o.peer, tag_text(o.tag));
           fail({rank, i}, fmt::format("rank {}'s {} must all be on one stream (their order is the program's): operator #{} "
                                       "is on stream {}, operator #{} (line {}) on stream {}",
                                       rank, what, i, o.stream, it->second, earlier.line, earlier.stream),
@@ -135,14 +136,44 @@ class Validator {
   std::string tag_text(Names::Id tag) const { return fmt::format("\"{}\"", trace_.names[tag]); }
 
   void check_point_to_point() const {
-    std::unordered_map<ChannelKey, Channel, ChannelHash> channels;
+    // Every send and receive, sorted by channel (sender, receiver, tag), then sends before
+    // receives, each in program order: one flat array, where a map of channels would allocate
+    // two lists per channel (a million channels at 10,240 ranks, one message each).
+    struct Message {
+      int src;
+      int dst;
+      Names::Id tag;
+      bool recv;
+      OpRef ref;
+      auto key() const { return std::make_tuple(src, dst, tag, recv, ref.index); }
+    };
+    std::vector<Message> messages;
     for (int rank = 0; rank < trace_.world_size; ++rank) {
-      for (std::size_t i = 0; i < trace_.op_count(rank); ++i) {
-        if (trace_.program_ops(rank)[i].kind != OpKind::kSend && trace_.program_ops(rank)[i].kind != OpKind::kRecv) continue;
+      const std::vector<Op>& ops = trace_.program_ops(rank);
+      for (std::size_t i : comm(rank)) {
+        if (ops[i].kind != OpKind::kSend && ops[i].kind != OpKind::kRecv) continue;
         const Op o = trace_.op(rank, i);
-        if (o.kind == OpKind::kSend) channels[{rank, o.peer, o.tag}].sends.push_back({rank, i});
-        if (o.kind == OpKind::kRecv) channels[{o.peer, rank, o.tag}].recvs.push_back({rank, i});
+        if (o.kind == OpKind::kSend) messages.push_back({rank, o.peer, o.tag, false, {rank, i}});
+        else messages.push_back({o.peer, rank, o.tag, true, {rank, i}});
       }
+    }
+    std::sort(messages.begin(), messages.end(), [](const Message& a, const Message& b) { return a.key() < b.key(); });
+    struct Channel {
+      ChannelKey key;
+      std::span<const Message> sends;
+      std::span<const Message> recvs;
+    };
+    std::vector<Channel> channels;
+    for (std::size_t i = 0; i < messages.size();) {
+      const Message& m = messages[i];
+      std::size_t j = i;
+      while (j < messages.size() && messages[j].src == m.src && messages[j].dst == m.dst && messages[j].tag == m.tag) ++j;
+      std::size_t k = i;
+      while (k < j && !messages[k].recv) ++k;
+      channels.push_back({{m.src, m.dst, m.tag},
+                          std::span<const Message>(messages.data() + i, k - i),
+                          std::span<const Message>(messages.data() + k, j - k)});
+      i = j;
     }
     // Report the earliest problem in file order so that the message is stable.
     const OpRef* worst = nullptr;
@@ -155,20 +186,21 @@ class Validator {
         suffix = field_suffix;
       }
     };
-    for (const auto& [key, channel] : channels) {
+    for (const Channel& channel : channels) {
+      const ChannelKey& key = channel.key;
       std::size_t matched = std::min(channel.sends.size(), channel.recvs.size());
       for (std::size_t k = 0; k < matched; ++k) {
-        const Op s = op(channel.sends[k]);
-        const Op r = op(channel.recvs[k]);
+        const Op s = op(channel.sends[k].ref);
+        const Op r = op(channel.recvs[k].ref);
         if (s.bytes != r.bytes) {
-          consider(channel.recvs[k],
+          consider(channel.recvs[k].ref,
                    fmt::format("recv of {} bytes from rank {} (tag {}) is matched by a send of {} bytes (line {})", r.bytes,
                                key.src, tag_text(key.tag), s.bytes, s.line),
                    ".bytes");
         }
       }
       for (std::size_t k = matched; k < channel.sends.size(); ++k) {
-        consider(channel.sends[k],
+        consider(channel.sends[k].ref,
                  fmt::format("send #{} from rank {} to rank {} with tag {} has no matching recv "
                              "(rank {} posts {} recv{} from rank {} with this tag)",
                              k + 1, key.src, key.dst, tag_text(key.tag), key.dst, channel.recvs.size(),
@@ -176,7 +208,7 @@ class Validator {
                  "");
       }
       for (std::size_t k = matched; k < channel.recvs.size(); ++k) {
-        consider(channel.recvs[k],
+        consider(channel.recvs[k].ref,
                  fmt::format("recv #{} on rank {} from rank {} with tag {} has no matching send "
                              "(rank {} posts {} send{} to rank {} with this tag)",
                              k + 1, key.dst, key.src, tag_text(key.tag), key.src, channel.sends.size(),
@@ -193,7 +225,7 @@ class Validator {
     for (std::size_t g = 0; g < trace_.groups.size(); ++g) calls[g].resize(trace_.groups[g].ranks.size());
     for (int rank = 0; rank < trace_.world_size; ++rank) {
       const std::vector<Op>& ops = trace_.program_ops(rank);
-      for (std::size_t i = 0; i < ops.size(); ++i) {
+      for (std::size_t i : comm(rank)) {
         if (!is_collective(ops[i].kind)) continue;
         const int g = trace_.op(rank, i).group;
         const Group& group = trace_.groups[static_cast<std::size_t>(g)];
@@ -250,6 +282,7 @@ class Validator {
   }
 
   const Trace& trace_;
+  std::vector<std::vector<std::size_t>> comm_;  ///< per program: comm()
 };
 
 }  // namespace
