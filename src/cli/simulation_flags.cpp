@@ -108,7 +108,9 @@ void add_simulation_flags(CLI::App* sub, SimulationFlags& flags, bool compress) 
                 "Run each rank's consecutive compute operators as one busy period where the rank is alone on its "
                 "accelerator, and each collective whose messages cannot slow one another down (links of its own) as "
                 "its critical path: faster on compute-heavy traces and large collectives, times as the full replay's "
-                "up to floating-point rounding (the last digits of a printed time may differ)");
+                "up to floating-point rounding (the last digits of a printed time may differ); and a ring of more "
+                "than 16 steps whose messages may share links, reached by its members together, in 16 coarse steps "
+                "(not exact where the links' sharing changes within one; the report notes it)");
   sub->add_option("--compute", flags.compute,
                   "Compute durations on the platform: 'keep' (as recorded), 'rescale' (by the ratio of the trace's "
                   "hardware peak FLOP/s or memory bandwidth to the platform accelerator's), 'model:FILE' (from a compute "

@@ -131,6 +131,12 @@ class CollectiveShortcuts {
   /// (trace::Program::alone()); empty for a program without streams (all alone).
   const std::vector<char>& alone(int program) const { return alone_[static_cast<std::size_t>(program)]; }
 
+  /// Why the ranks of `group` may take different paths through one of its collectives ("" when
+  /// they cannot): a rank with streams runs a collective as its critical path only where no
+  /// other stream of its own can overlap it (trace::Program::alone()), so every member must see
+  /// each call of the group alike. Ranks of one program do; the others are compared call by
+  /// call (a version-1 trace). Decided once per group.
+  const std::string& stream_disagreement(int group);
   /// A lone message between two accelerators: the sum of its links' latencies and the
   /// smallest per-flow bandwidth, as the engine's platform has them (factors applied).
   struct Path {
@@ -177,12 +183,6 @@ class CollectiveShortcuts {
   /// streams (its operators may overlap one another).
   std::vector<int> comm_streams_;
   int communicating_streams(int rank) const;
-  /// Why the ranks of `group` may take different paths through one of its collectives ("" when
-  /// they cannot): a rank with streams runs a collective as its critical path only where no
-  /// other stream of its own can overlap it (trace::Program::alone()), so every member must see
-  /// each call of the group alike. Ranks of one program do; the others are compared call by
-  /// call (a version-1 trace). Decided once per group.
-  const std::string& stream_disagreement(int group);
   std::unordered_map<int, std::string> disagreement_;  ///< by group
   std::vector<std::vector<char>> alone_;               ///< by program: alone()
   std::map<std::pair<const collective::Schedule*, int>, Entry> entries_;

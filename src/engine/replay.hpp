@@ -83,7 +83,10 @@ struct ReplayOptions {
   /// operator's times follow by addition), and a collective whose messages cannot slow one
   /// another down runs as its critical path (CollectiveShortcuts, engine/collective_plan.hpp).
   /// The times are those of the full replay up to floating-point rounding and SimGrid's timing
-  /// precision (the last digits of a printed time may differ), so it is opt-in.
+  /// precision (the last digits of a printed time may differ), so it is opt-in. One shortcut
+  /// is not exact: an uncompressed ring of more than 16 steps whose messages may share links,
+  /// reached by its members together, runs in 16 coarse steps (Simulation::RingFlow; within
+  /// 1 % of the full replay's iteration in the tests), and the report notes it.
   bool fast = false;
   /// Record each interval a rank waits for its peers (Result::waits, for timelines); the total
   /// per operator (OpRecord::wait_s) is always recorded. Off by default: a large replay waits

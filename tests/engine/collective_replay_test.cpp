@@ -36,21 +36,6 @@ trace::Trace one_collective(int p, const std::string& kind, std::uint64_t bytes)
   return test::make_trace(p, group_of(p), ops);
 }
 
-/// A compressor model with round numbers: ratio 8, 40 GB/s compress, 80 GB/s decompress,
-/// 160 GB/s homomorphic add, 5 us per call.
-std::shared_ptr<const compress::CompressorModel> test_compressor(bool homomorphic, bool summable) {
-  return std::make_shared<const compress::CompressorModel>(compress::parse_compressor_model(fmt::format(R"({{
-  "format": "ccsim-compressor", "version": 1, "name": "test", "description": "test", "kind": "error-bounded",
-  "homomorphic": {}, "summable": {}, "hardware": "test", "source": "test",
-  "where": {{"default": "accelerator", "staging_Bps": 1e10, "source": "test"}},
-  "error_mode": "ABS", "dtype": "fp32",
-  "settings": [{{"error_bound": 1e-3, "ratio": 8, "compress_Bps": 4e10, "decompress_Bps": 8e10, {}"t0_s": 5e-6,
-                "source": "test"}}]}})",
-                                                                                                        homomorphic, summable,
-                                                                                                        homomorphic ? R"("add_Bps": 1.6e11, )" : ""),
-                                                                                            "test.json"));
-}
-
 }  // namespace
 
 TEST_CASE("every schedule's closed form matches its SimGrid replay without contention", "[engine][collective]") {
@@ -128,7 +113,7 @@ TEST_CASE("compressed all_reduce: closed form and replay agree, bytes on the wir
       INFO(c.algorithm << " p=" << p);
       topology::Platform platform = test::platform(p, 1, 1, test::fat_tree(p, 1));
       engine::ReplayOptions options;
-      options.compression.model = test_compressor(c.homomorphic, c.summable);
+      options.compression.model = test::round_compressor(c.homomorphic, c.summable);
       options.compression.query.error_bound = 1e-3;
       engine::Result r = engine::replay(one_collective(p, "all_reduce", n), platform, options);
       CHECK(r.name(r.ops[0][0].algorithm) == c.algorithm);  // the automatic choice for this compressor
@@ -154,7 +139,7 @@ TEST_CASE("compressed all_reduce: closed form and replay agree, bytes on the wir
   engine::ReplayOptions plain;
   plain.all_reduce_algorithm = "ring";
   engine::ReplayOptions squeezed;
-  squeezed.compression.model = test_compressor(false, true);
+  squeezed.compression.model = test::round_compressor(false, true);
   squeezed.compression.query.error_bound = 1e-3;
   const double t_plain = engine::replay(one_collective(2, "all_reduce", n), platform, plain).makespan_s;
   const double t_comp = engine::replay(one_collective(2, "all_reduce", n), platform, squeezed).makespan_s;
@@ -172,7 +157,7 @@ TEST_CASE("compression occupies the accelerator and competes with compute", "[en
   engine::ReplayOptions options;
   options.placement = "map:0,1,0,1";
   options.oversubscribe = true;
-  options.compression.model = test_compressor(false, true);
+  options.compression.model = test::round_compressor(false, true);
   options.compression.query.error_bound = 1e-3;
   engine::Result r = engine::replay(t, platform, options);
   CHECK(test::op_time(r, 0, 0) > 0.050 * 1.05);
@@ -186,7 +171,7 @@ TEST_CASE("small all_reduces stay plain below --compress-min-bytes", "[engine][c
   std::vector<std::string> ops(2, R"({"kind": "all_reduce", "group": "g", "bytes": 1024, "dtype": "fp32"},
                                      {"kind": "all_reduce", "group": "g", "bytes": 67108864, "dtype": "fp32"})");
   engine::ReplayOptions options;
-  options.compression.model = test_compressor(false, true);
+  options.compression.model = test::round_compressor(false, true);
   options.compression.query.error_bound = 1e-3;
   options.compression.min_bytes = 1 << 20;
   engine::Result r = engine::replay(test::make_trace(2, group_of(2), ops), platform, options);
@@ -199,7 +184,7 @@ TEST_CASE("integer all_reduces stay exact under compression", "[engine][collecti
   topology::Platform platform = test::platform(2, 1, 1, test::fat_tree(2, 1));
   std::vector<std::string> ops(2, R"({"kind": "all_reduce", "group": "g", "bytes": 4194304, "dtype": "int32"})");
   engine::ReplayOptions options;
-  options.compression.model = test_compressor(false, true);
+  options.compression.model = test::round_compressor(false, true);
   options.compression.query.error_bound = 1e-3;
   engine::Result r = engine::replay(test::make_trace(2, group_of(2), ops), platform, options);
   CHECK(r.name(r.ops[0][0].algorithm) == "ring");
@@ -237,7 +222,7 @@ TEST_CASE("a configuration that cannot run is an input error at the operator", "
   // A compressor query the model cannot answer.
   topology::Platform platform = test::platform(2, 1, 1, test::fat_tree(2, 1));
   engine::ReplayOptions bits;
-  bits.compression.model = test_compressor(false, true);
+  bits.compression.model = test::round_compressor(false, true);
   bits.compression.query.bits = 8;
   std::vector<std::string> ops(2, R"({"kind": "all_reduce", "group": "g", "bytes": 4096, "dtype": "fp32"})");
   CHECK_THROWS_WITH(engine::replay(test::make_trace(2, group_of(2), ops), platform, bits),
@@ -329,7 +314,7 @@ TEST_CASE("a collective whose messages cannot slow one another down runs as its 
     trace::Trace t = skewed_collectives(5, group_of(5), "g", "all_reduce", 256ull << 20, 0.4);
     engine::ReplayOptions options;
     options.fast = true;
-    options.compression.model = test_compressor(homomorphic, true);
+    options.compression.model = test::round_compressor(homomorphic, true);
     options.compression.query.error_bound = 1e-3;
     CHECK(shortcut_refusal(t, platform, options).empty());
     engine::Result r = engine::replay(t, platform, options);
