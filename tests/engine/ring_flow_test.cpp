@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "engine/replay.hpp"
+#include "synth/megatron.hpp"
+#include "synth/model_spec.hpp"
 #include "engine_fixtures.hpp"
 #include "../topology/topology_fixtures.hpp"
 
@@ -108,8 +110,8 @@ TEST_CASE("a ring whose messages share links runs under --fast as one message pe
           if (skew_ms == 0) CHECK_THAT(ring_note(c.fast), Catch::StartsWith("--fast: 2 ring collectives (e.g. on \"g\")"));
           else CHECK_THAT(ring_note(c.fast), !Catch::StartsWith("--fast: 2 ring collectives"));
           CHECK(ring_note(c.full).empty());
-          CHECK(c.makespan <= 0.01);
-          CHECK(c.ends <= 0.01);
+          CHECK(c.makespan <= 0.01);  // measured: 2.3e-5 at most
+          CHECK(c.ends <= 0.01);      // measured: 1.7e-4 at most
         }
       }
     }
@@ -144,7 +146,7 @@ TEST_CASE("a ring whose messages share links runs under --fast as one message pe
           continue;
         }
         CHECK_THAT(ring_note(c.fast), Catch::StartsWith("--fast: 2 ring collectives"));
-        CHECK(c.makespan <= 0.01);
+        CHECK(c.makespan <= 0.01);  // measured: 1.8e-3 at most (offset 2 ms)
         CHECK(c.ends <= 0.01);
       }
     }
@@ -162,7 +164,7 @@ TEST_CASE("a ring whose messages share links runs under --fast as one message pe
     ops.push_back(fmt::format("{}, {}", compute(2), test::recv(80, 256ull << 20)));
     const Comparison c = compare(test::make_trace(82, group_json("g", iota(0, 80)), ops), platform, options);
     CHECK_THAT(ring_note(c.fast), Catch::StartsWith("--fast: 1 ring collectives"));
-    CHECK(c.makespan <= 0.01);
+    CHECK(c.makespan <= 0.01);  // measured: 9.0e-4
     CHECK(c.ends <= 0.01);
   }
 }
@@ -194,4 +196,26 @@ TEST_CASE("a fast replay keeps step by step what a ring flow would change: other
   const Comparison c = compare(t, platform, options);
   CHECK(ring_note(c.fast).empty());
   CHECK(test::largest_difference(c.fast, c.full) <= 1e-6);
+}
+
+TEST_CASE("a synthesised job's gradient rings run as ring flows under --fast, within 1 % of the full replay",
+          "[engine][collective][shortcut][pipeline]") {
+  // The small GPT at TP 2, PP 2, DP 24 (96 ranks, the gradient rings 46 steps) on 24 nodes of
+  // 4 under a root 4:1 oversubscribed: each node's 4 gradient rings share its NIC, and those
+  // crossing the root its uplinks. Stages end their backward at different times, so the rings
+  // of one stage overlap the others' and the pipeline's last messages.
+  synth::Parallelism par;
+  par.tp = 2;
+  par.pp = 2;
+  par.dp = 24;
+  par.micro_batches = 4;
+  const trace::Trace t = synth::synthesize(synth::load_model("small-gpt"), par, "test");
+  const topology::Platform platform = test::platform(24, 4, 1, test::fat_tree(12, 2, "4"));
+  engine::ReplayOptions options;
+  options.all_reduce_algorithm = "ring";
+  const Comparison c = compare(t, platform, options);
+  CAPTURE(c.fast.makespan_s, c.full.makespan_s, ring_note(c.fast));
+  CHECK_THAT(ring_note(c.fast), Catch::StartsWith("--fast: 4 ring collectives"));
+  CHECK(c.makespan <= 0.01);  // measured: 2.5e-15
+  CHECK(c.ends <= 0.01);      // measured: 3.0e-4
 }
