@@ -45,6 +45,19 @@ void publish() {
 
 double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
+/// This process's peak resident memory so far (VmHWM), MiB; 0 where /proc does not say.
+long peak_mib() {
+  std::FILE* status = std::fopen("/proc/self/status", "r");
+  if (status == nullptr) return 0;
+  char line[256];
+  long kib = 0;
+  while (std::fgets(line, sizeof line, status) != nullptr) {
+    if (std::sscanf(line, "VmHWM: %ld kB", &kib) == 1) break;
+  }
+  std::fclose(status);
+  return kib / 1024;
+}
+
 bool print_times() {
   static const bool on = std::getenv("CCSIM_PHASE_TIMES") != nullptr;
   return on;
@@ -66,7 +79,7 @@ Phase::Phase(std::string what, std::string hint)
 
 Phase::~Phase() {
   State& s = state();
-  if (print_times()) fmt::print(stderr, "ccsim: {:.2f} s {}\n", now_s() - started_s_, s.what);
+  if (print_times()) fmt::print(stderr, "ccsim: {:.2f} s, peak {} MiB so far: {}\n", now_s() - started_s_, peak_mib(), s.what);
   if (std::uncaught_exceptions() > uncaught_ && !s.failed) {
     // Swapped, not copied: no allocation while an exception (perhaps bad_alloc) unwinds.
     s.failed_what.swap(s.what);

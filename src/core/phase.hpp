@@ -12,7 +12,8 @@ namespace ccsim {
 /// except when an exception leaves the phase: then the phase it left stays the one reported
 /// (what() and hint()) until the next phase starts. One per process: set only on the main thread.
 /// With CCSIM_PHASE_TIMES set in the environment, each phase that ends prints its wall time
-/// to stderr ("ccsim: 12.34 s reading the trace ..."): where a long run spends it.
+/// and the process's peak resident memory so far to stderr ("ccsim: 12.34 s, peak 380 MiB so
+/// far: reading the trace ..."): where a long run spends them (a replay runs in a child process).
 class Phase {
  public:
   Phase(std::string what, std::string hint);

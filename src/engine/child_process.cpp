@@ -81,7 +81,9 @@ std::string encode_input_error(const InputError& e) {
 
 std::string run_and_encode(const std::function<std::string()>& work) {
   try {
-    return static_cast<char>(Outcome::kValue) + work();
+    std::string value = work();
+    value.insert(value.begin(), static_cast<char>(Outcome::kValue));  // in place where it has room (serialize)
+    return value;
   } catch (const SimulationError& e) {
     return static_cast<char>(Outcome::kSimulationError) + std::string(e.what());
   } catch (const InputError& e) {
@@ -96,12 +98,16 @@ std::string run_and_encode(const std::function<std::string()>& work) {
   }
 }
 
-std::string decode(const std::string& answer) {
+std::string decode(std::string&& answer) {
   if (answer.empty()) throw std::runtime_error("the simulation process returned nothing");
+  if (static_cast<Outcome>(answer[0]) == Outcome::kValue) {
+    answer.erase(0, 1);  // in place: a job's result is hundreds of MB
+    return std::move(answer);
+  }
   std::string_view payload(answer);
   payload.remove_prefix(1);
   switch (static_cast<Outcome>(answer[0])) {
-    case Outcome::kValue: return std::string(payload);
+    case Outcome::kValue: break;
     case Outcome::kSimulationError: throw SimulationError(std::string(payload));
     case Outcome::kInputError: throw_input_error(payload);
     case Outcome::kOutOfMemory: throw ResourceError(fmt::format("the simulation process ran {}", payload));
@@ -217,7 +223,7 @@ std::string run_in_child(const std::function<std::string()>& work) {
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (WIFSIGNALED(status)) throw_died(WTERMSIG(status), phase.text());
-  return decode(answer);
+  return decode(std::move(answer));
 }
 
 }  // namespace ccsim::engine
@@ -225,7 +231,7 @@ std::string run_in_child(const std::function<std::string()>& work) {
 namespace ccsim::engine {
 
 std::string encode_outcome(const std::function<std::string()>& work) { return run_and_encode(work); }
-std::string decode_outcome(const std::string& answer) { return decode(answer); }
+std::string decode_outcome(const std::string& answer) { return decode(std::string(answer)); }
 bool is_value_outcome(const std::string& answer) {
   return !answer.empty() && answer[0] == static_cast<char>(Outcome::kValue);
 }

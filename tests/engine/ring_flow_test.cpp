@@ -80,7 +80,7 @@ std::string ring_note(const engine::Result& r) {
 
 }  // namespace
 
-TEST_CASE("a ring whose messages share links runs under --fast as one message per neighbour, within 1 % of the "
+TEST_CASE("a ring whose messages share links runs under --fast in coarse steps, within 1 % of the "
           "full replay", "[engine][collective][shortcut]") {
   const std::uint64_t n = 80ull << 20;
   engine::ReplayOptions options;
