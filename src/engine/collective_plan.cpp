@@ -414,9 +414,14 @@ void CollectiveShortcuts::bound_world_load() {
     }
   }
   // Sums over the distinct second members of each direction's largest rates, each times the
-  // streams of its rank that communicate (each has its own message in flight).
+  // streams of its rank that communicate (each has its own message in flight). On a fabric
+  // link (not an accelerator's or a NIC's) the messages of a rank together take no more than
+  // its accelerator's link carries, and those of the ranks behind one NIC no more than the
+  // NIC: they all go through both.
   const auto sum_of_largest = [this](std::vector<std::tuple<std::uint32_t, int, double>>& rows, bool ends) {
     std::unordered_map<std::uint32_t, double> sums;
+    std::map<std::pair<std::uint32_t, std::uint32_t>, double> behind_nic;  // (fabric direction, NIC link) -> load
+    const double factor = options_.network.bandwidth_factor;
     std::sort(rows.begin(), rows.end());
     for (std::size_t k = 0; k < rows.size();) {
       const auto [direction, who, rate] = rows[k];
@@ -426,8 +431,23 @@ void CollectiveShortcuts::bound_world_load() {
         largest = std::max(largest, std::get<2>(rows[next]));
         ++next;
       }
-      sums[direction] += largest * communicating_streams(ends ? who / 2 : who);
+      const int rank = ends ? who / 2 : who;
+      const std::uint32_t link = direction / 2;
+      double load = largest * communicating_streams(rank);
+      if (!ends && !accelerator_link_[link] && node_of_nic_link_[link] < 0) {
+        const int a = placement_[static_cast<std::size_t>(rank)];
+        load = std::min(load, network_.link(network_.intra_link(a)).capacity_Bps * factor);
+        const std::uint32_t nic = nic_link_of(network_, a);
+        if (nic < network_.link_count()) {
+          behind_nic[{direction, nic}] += load;
+          load = 0;
+        }
+      }
+      sums[direction] += load;
       k = next;
+    }
+    for (const auto& [key, load] : behind_nic) {
+      sums[key.first] += std::min(load, network_.link(key.second).capacity_Bps * factor);
     }
     return sums;
   };

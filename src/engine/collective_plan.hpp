@@ -127,6 +127,10 @@ class CollectiveShortcuts {
   /// Each group rank's end time and waits when group rank r starts at starts_s[r]; refusal()
   /// must be "".
   collective::CriticalPathTimes times(const CollectivePlan& plan, int group, std::span<const double> starts_s);
+  /// Whether link direction `direction` (2 * link + d, d = 1 for the backward direction of a
+  /// split-duplex link) can never bind a message: everything the whole job can have in
+  /// flight across it at once fits in its capacity (world_fits; false without the planner).
+  bool never_binds(std::uint32_t direction) { return world_fits(direction); }
   /// Per operator of `program`, whether no other stream of its rank can run while it does
   /// (trace::Program::alone()); empty for a program without streams (all alone).
   const std::vector<char>& alone(int program) const { return alone_[static_cast<std::size_t>(program)]; }

@@ -71,7 +71,7 @@ GraphZone::GraphZone(const topology::Network& network, const std::vector<int>& p
     const double floor_Bps =
         accelerator_link[i] ? std::max(options.intra_floor_Bps, options.inter_floor_Bps) : options.inter_floor_Bps;
     // A trunk: all flows share its capacity, and each flow is also capped at one cable's
-    // bandwidth (cable_cap_Bps: the message's own bound, not a link).
+    // bandwidth (flow_cap_Bps: the message's own bound, not a link).
     const bool trunk = link.capacity_Bps > link.bandwidth_Bps * (1 + 1e-12);
     auto make = [&](const std::string& name) {
       sg4::Link* l = zone->create_link(name, std::max(link.capacity_Bps * options.bandwidth_factor, floor_Bps));
@@ -81,9 +81,11 @@ GraphZone::GraphZone(const topology::Network& network, const std::vector<int>& p
     };
     const double cable_Bps = trunk ? std::max(link.bandwidth_Bps * options.bandwidth_factor, floor_Bps)
                                    : std::numeric_limits<double>::infinity();
-    has_cables_ = has_cables_ || trunk;
+    has_caps_ = has_caps_ || trunk;
     std::string name = network.link_name(i);
-    auto direction = [&](sg4::Link* l) { return Direction{l->get_impl(), cable_Bps, l->get_latency()}; };
+    auto direction = [&](sg4::Link* l) {
+      return Direction{l->get_impl(), cable_Bps, l->get_latency(), l->get_bandwidth(), false};
+    };
     if (link.sharing == topology::Sharing::kSplitDuplex) {
       directions_[2 * i] = direction(make(name + ":fw"));
       directions_[2 * i + 1] = direction(make(name + ":bw"));
@@ -108,22 +110,40 @@ int GraphZone::node_of(const sg4::Host* host) const {
   return network_.node_of(accelerator_of_netpoint_[static_cast<std::size_t>(host->get_netpoint()->id())]);
 }
 
-double GraphZone::cable_cap_Bps(const sg4::Host* src, const sg4::Host* dst) {
+double GraphZone::flow_cap_Bps(const sg4::Host* src, const sg4::Host* dst) {
   const int a = accelerator_of_netpoint_[static_cast<std::size_t>(src->get_netpoint()->id())];
   const int b = accelerator_of_netpoint_[static_cast<std::size_t>(dst->get_netpoint()->id())];
   double cap_Bps = std::numeric_limits<double>::infinity();
-  if (a == b || !has_cables_) return cap_Bps;
+  if (a == b || !has_caps_) return cap_Bps;
   // Asked once per message: the pairs of a job repeat (a pipeline's neighbours, a ring's).
   const auto key = static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)) << 32 | static_cast<std::uint32_t>(b);
-  auto [it, fresh] = cable_caps_.try_emplace(key, cap_Bps);
+  auto [it, fresh] = flow_caps_.try_emplace(key, cap_Bps);
   if (!fresh) return it->second;
   cap_hops_.clear();
   network_.route(a, b, cap_hops_);
   for (const topology::Hop& hop : cap_hops_) {
-    cap_Bps = std::min(cap_Bps, directions_[2 * static_cast<std::size_t>(hop.link) + (hop.forward ? 0 : 1)].cable_Bps);
+    const Direction& d = directions_[2 * static_cast<std::size_t>(hop.link) + (hop.forward ? 0 : 1)];
+    cap_Bps = std::min(cap_Bps, d.cable_Bps);
+    if (d.left_out) cap_Bps = std::min(cap_Bps, d.bandwidth_Bps);
   }
   it->second = cap_Bps;
   return cap_Bps;
+}
+
+std::pair<std::size_t, std::size_t> GraphZone::leave_out(const std::vector<char>& out) {
+  std::size_t left = 0, links = 0;
+  for (std::size_t i = 0; i < directions_.size(); ++i) {
+    Direction& d = directions_[i];
+    if (d.link == nullptr) continue;
+    const bool shared = i % 2 == 1 && directions_[i - 1].link == d.link;  // one link for both directions
+    if (i < out.size() && out[i] != 0) {
+      d.left_out = has_caps_ = true;
+      left += shared ? 0 : 1;
+    }
+    links += shared ? 0 : 1;
+  }
+  flow_caps_.clear();
+  return {left, links};
 }
 
 void GraphZone::get_local_route(const simgrid::kernel::routing::NetPoint* src,
@@ -146,7 +166,7 @@ void GraphZone::get_local_route(const simgrid::kernel::routing::NetPoint* src,
   }
   for (const topology::Hop& hop : hops_) {
     const Direction& d = directions_[2 * static_cast<std::size_t>(hop.link) + (hop.forward ? 0 : 1)];
-    into->link_list_.push_back(d.link);
+    if (!d.left_out) into->link_list_.push_back(d.link);
     if (latency != nullptr && !unit_latency_) *latency += d.latency_s;
   }
 }

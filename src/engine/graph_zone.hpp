@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <simgrid/kernel/routing/NetPoint.hpp>
@@ -44,7 +45,7 @@ class GraphZone final : public simgrid::kernel::routing::NetZoneImpl {
   /// `placement` (the accelerator of each rank; per rank with options.host_per_rank) and one
   /// SimGrid link per direction (one for shared links) of each link that routes among them can
   /// take (Network::links_used_by). A trunk's per-flow limit of one cable is not a link: it is
-  /// each message's own bound (cable_cap_Bps), which the simulation sets on the message
+  /// each message's own bound (flow_cap_Bps), which the simulation sets on the message
   /// (Comm::set_rate). (A FATPIPE link, its former form, caps a flow at the cable's rate only
   /// among flows of equal latency: CM02 weights sharing by latency, so that with flows of
   /// shorter routes on it a FATPIPE gave a longer route's flow its latency ratio of the cable.)
@@ -58,8 +59,17 @@ class GraphZone final : public simgrid::kernel::routing::NetZoneImpl {
   /// The node of a host of this zone.
   int node_of(const simgrid::s4u::Host* host) const;
   /// The most a message from `src` to `dst` may take: the smallest cable of the trunks on its
-  /// route (infinity where it crosses none).
-  double cable_cap_Bps(const simgrid::s4u::Host* src, const simgrid::s4u::Host* dst);
+  /// route and the bandwidth of the link directions left out of it (leave_out), infinity
+  /// where it crosses none.
+  double flow_cap_Bps(const simgrid::s4u::Host* src, const simgrid::s4u::Host* dst);
+  /// Leaves link direction 2 * link + d (d = 1: backward) out of every route from now on where
+  /// `out[2 * link + d]` (a direction that no set of messages that can be in flight at once
+  /// can fill, so that it never binds a flow's max-min share): its latency stays in the
+  /// route, and its bandwidth bounds each message through it (flow_cap_Bps). SimGrid then
+  /// solves the sharing of the links that can bind only: the fabric of a non-blocking
+  /// fat-tree no longer ties every message of the job into one system. Before any route.
+  /// Returns the number of SimGrid links left out and of those in the zone.
+  std::pair<std::size_t, std::size_t> leave_out(const std::vector<char>& out);
 
   void get_local_route(const simgrid::kernel::routing::NetPoint* src, const simgrid::kernel::routing::NetPoint* dst,
                        simgrid::kernel::routing::Route* into, double* latency) override;
@@ -77,13 +87,15 @@ class GraphZone final : public simgrid::kernel::routing::NetZoneImpl {
     simgrid::kernel::resource::StandardLinkImpl* link = nullptr;
     double cable_Bps = 0;  ///< per-flow limit of one cable (trunks), infinity elsewhere
     double latency_s = 0;
+    double bandwidth_Bps = 0;  ///< the link's capacity
+    bool left_out = false;     ///< leave_out()
   };
   std::vector<Direction> directions_;          ///< 2 per network link: [2i] forward, [2i+1] backward
   std::vector<simgrid::s4u::Link*> loopback_;  ///< per accelerator shared by several ranks, nullptr otherwise
   std::vector<topology::Hop> hops_;         ///< scratch of get_local_route
-  std::vector<topology::Hop> cap_hops_;     ///< scratch of cable_cap_Bps
-  bool has_cables_ = false;                 ///< some link in use is a trunk
-  std::unordered_map<std::uint64_t, double> cable_caps_;  ///< cable_cap_Bps by (src << 32 | dst accelerator)
+  std::vector<topology::Hop> cap_hops_;     ///< scratch of flow_cap_Bps
+  bool has_caps_ = false;                   ///< some link in use is a trunk, or left out
+  std::unordered_map<std::uint64_t, double> flow_caps_;  ///< flow_cap_Bps by (src << 32 | dst accelerator)
 };
 
 }  // namespace ccsim::engine

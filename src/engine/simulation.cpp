@@ -342,6 +342,32 @@ void Simulation::recv_overhead(int rank, int peer) {
   if (factors_ != nullptr) busy(rank, factors_->recv_overhead_s(same_node(rank, peer)), "receiving");
 }
 
+void Simulation::leave_out_links() {
+  const topology::Network& net = platform_.network;
+  if (!options_.fast || factors_ != nullptr || net.accelerator().cpu_core) return;
+  if (std::any_of(sharing_.begin(), sharing_.end(), [](int ranks) { return ranks > 1; })) return;
+  // A message's own ends stay (the links of its accelerators and NICs): a SimGrid flow on an
+  // empty route would not be bounded by its rate, and the ends do not tie a job together.
+  std::vector<char> end(net.link_count(), 0);
+  for (int a = 0; a < net.accelerator_count(); ++a) end[net.intra_link(a)] = 1;
+  for (int node = 0; node < net.node_count(); ++node) {
+    for (int k = 0; k < net.nics_per_node(); ++k) end[net.nic_link(node, k)] = 1;
+  }
+  std::vector<char> out(2 * static_cast<std::size_t>(net.link_count()), 0);
+  for (std::uint32_t link = 0; link < net.link_count(); ++link) {
+    if (end[link] != 0) continue;
+    const bool split = net.link(link).sharing == topology::Sharing::kSplitDuplex;
+    for (std::uint32_t d = 0; d < 2; ++d) out[2 * link + d] = shortcuts_->never_binds(2 * link + (split ? d : 0)) ? 1 : 0;
+  }
+  const auto [left, links] = zone_->leave_out(out);
+  if (left == 0) return;
+  result_.notes.push_back(fmt::format(
+      "--fast: {} of the {} simulated links could never be filled by the messages the job can have in flight across "
+      "each at once, and were left out of SimGrid's sharing (a message keeps their latency and is bounded by their "
+      "bandwidth): the same times, from smaller systems to solve",
+      left, links));
+}
+
 void Simulation::install_factors() {
   // Every route reports a latency of 1 s (GraphZoneOptions::unit_latency), which the latency
   // factor turns into the tier's latency; the bandwidth factor turns the route's bottleneck
@@ -370,8 +396,8 @@ void Simulation::install_factors() {
 sg4::CommPtr Simulation::post_send(sg4::Mailbox* box, int rank, int peer, std::uint64_t bytes) {
   sg4::CommPtr comm = box->put_init(&token, bytes);
   // A message is bounded by its route's links (CM02) and by the cables of the trunks it crosses
-  // (GraphZone::cable_cap_Bps), which are not links.
-  const double cap_Bps = zone_->cable_cap_Bps(zone_->host_of_rank(rank), zone_->host_of_rank(peer));
+  // and by the links left out of its route (GraphZone::flow_cap_Bps), which are not links there.
+  const double cap_Bps = zone_->flow_cap_Bps(zone_->host_of_rank(rank), zone_->host_of_rank(peer));
   if (cap_Bps < std::numeric_limits<double>::infinity()) comm->set_rate(cap_Bps);
   comm->start();
   return comm;
@@ -539,6 +565,7 @@ Result Simulation::run() {
                 "reduce the platform's size (nodes, levels, groups, routers)");
     zone_ = new GraphZone(net, placement_, zone_options);
     if (factors_ != nullptr) install_factors();
+    leave_out_links();
   }
   speed_ = net.accelerator().flops;
   seconds_per_reduced_byte_ = 1.0 / net.accelerator().reduce_Bps;

@@ -9,6 +9,8 @@
 #include "engine/replay.hpp"
 #include "engine/xml_check.hpp"
 #include "engine_fixtures.hpp"
+#include "synth/megatron.hpp"
+#include "synth/model_spec.hpp"
 #include "topology/simgrid_xml.hpp"
 #include "../topology/topology_fixtures.hpp"
 
@@ -151,5 +153,50 @@ TEST_CASE("a trunk's cable caps every message at its rate, whatever the latency 
     INFO(src << " -> " << dst);
     CHECK(test::op_time(r, dst, 0) == Approx(lone_transfer(p, src, dst)).epsilon(1e-9));
     CHECK(test::op_time(r, dst, 0) == Approx(expected(p, src, dst)).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("fabric links that the job's messages can never fill are left out of SimGrid's sharing under --fast, with "
+          "the full replay's times", "[engine][topology][shortcut]") {
+  // The small GPT at TP 2, PP 2, DP 8 (32 ranks) on 8 nodes of 4 under a non-blocking root:
+  // every leaf uplink carries at most what its 4 nodes' NICs send (each rank's messages
+  // together take no more than its NIC, however many streams it sends on), so no fabric link
+  // can bind. With the interleaved schedule and --overlap-p2p a rank has several messages in
+  // flight on its streams. Under a root 4:1 oversubscribed the uplinks can bind: they stay.
+  const synth::ModelSpec model = synth::load_model("small-gpt");
+  synth::Parallelism par;
+  par.tp = 2;
+  par.pp = 2;
+  par.dp = 8;
+  par.micro_batches = 4;
+  synth::Parallelism interleaved = par;
+  interleaved.schedule = synth::PipelineSchedule::kInterleaved;
+  interleaved.virtual_stages = 2;
+  interleaved.overlap_p2p = true;
+  const auto left_out = [](const engine::Result& r) {
+    for (const std::string& note : r.notes) {
+      if (note.find("left out of SimGrid's sharing") != std::string::npos) return note;
+    }
+    return std::string();
+  };
+  for (const synth::Parallelism& p : {par, interleaved}) {
+    for (const char* oversubscription : {"1", "4"}) {
+      INFO((p.overlap_p2p ? "interleaved, --overlap-p2p" : "1F1B") << ", root " << oversubscription << ":1");
+      const trace::Trace t = synth::synthesize(model, p, "test");
+      const topology::Platform platform = test::platform(8, 4, 1, test::fat_tree(4, 2, oversubscription));
+      engine::ReplayOptions options;
+      options.all_reduce_algorithm = "ring";
+      options.fast = true;
+      const engine::Result fast = engine::replay(t, platform, options);
+      options.fast = false;
+      const engine::Result full = engine::replay(t, platform, options);
+      CHECK(test::largest_difference(fast, full) <= 1e-6);
+      CHECK(left_out(full).empty());
+      if (std::string(oversubscription) == "1") {
+        CHECK_THAT(left_out(fast), Catch::StartsWith("--fast: 4 of the "));  // the 2 uplinks, 2 directions each
+      } else {
+        CHECK(left_out(fast).empty());
+      }
+    }
   }
 }
