@@ -86,7 +86,9 @@ struct ReplayOptions {
   /// precision (the last digits of a printed time may differ), so it is opt-in. One shortcut
   /// is not exact: an uncompressed ring of more than 16 steps whose messages may share links,
   /// reached by its members together, runs in 16 coarse steps (Simulation::RingFlow; within
-  /// 1 % of the full replay's iteration in the tests), and the report notes it.
+  /// 1 % of the full replay's iteration in the tests), and the report notes it. Fabric links
+  /// that the job cannot fill are left out of SimGrid's sharing (Simulation::leave_out_links:
+  /// same times, smaller systems to solve).
   bool fast = false;
   /// Record each interval a rank waits for its peers (Result::waits, for timelines); the total
   /// per operator (OpRecord::wait_s) is always recorded. Off by default: a large replay waits
