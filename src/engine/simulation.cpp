@@ -364,7 +364,7 @@ void Simulation::leave_out_links() {
   result_.notes.push_back(fmt::format(
       "--fast: {} of the {} simulated links could never be filled by the messages the job can have in flight across "
       "each at once, and were left out of SimGrid's sharing (a message keeps their latency and is bounded by their "
-      "bandwidth): the same times, from smaller systems to solve",
+      "bandwidth): the same max-min shares, from smaller systems to solve",
       left, links));
 }
 
