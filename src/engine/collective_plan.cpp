@@ -434,7 +434,7 @@ void CollectiveShortcuts::bound_world_load() {
       const int rank = ends ? who / 2 : who;
       const std::uint32_t link = direction / 2;
       double load = largest * communicating_streams(rank);
-      if (!ends && !accelerator_link_[link] && node_of_nic_link_[link] < 0) {
+      if (!ends && fabric_link(link)) {
         const int a = placement_[static_cast<std::size_t>(rank)];
         load = std::min(load, network_.link(network_.intra_link(a)).capacity_Bps * factor);
         const std::uint32_t nic = nic_link_of(network_, a);

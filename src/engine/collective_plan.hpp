@@ -148,6 +148,10 @@ class CollectiveShortcuts {
     double rate_Bps = 0;
     std::vector<std::uint32_t> directions;  ///< 2 * link + direction (0 for both directions of a shared link)
   };
+  Path path(int src_accelerator, int dst_accelerator) const;
+  /// Whether `link` belongs to the fabric: neither an accelerator's link nor a NIC's (those
+  /// carry only messages with an end on the accelerators they serve).
+  bool fabric_link(std::uint32_t link) const { return !accelerator_link_[link] && node_of_nic_link_[link] < 0; }
 
  private:
   struct Entry {
@@ -161,7 +165,6 @@ class CollectiveShortcuts {
   /// path of the same latency and rate as rank 0's.
   static bool uniform_ring_links(const collective::Schedule& schedule, const Entry& e);
   std::string decide(const CollectivePlan& plan, int group, Entry& entry);
-  Path path(int src_accelerator, int dst_accelerator) const;
   /// Whether all the job's messages that can be in flight at one time across link direction
   /// `direction` fit in its capacity (fits() in collective_plan.cpp); false without the
   /// planner. Their load: a rank has at most one send and one receive in flight (its operators run one

@@ -1,7 +1,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <limits>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -155,9 +154,8 @@ void Simulation::run_ring_flow(int rank, const Op& op, const RingFlow& flow) {
   const trace::Group& group = trace_.groups[static_cast<std::size_t>(op.group)];
   const int to = group.ranks[static_cast<std::size_t>(flow.send_peer)];
   const int from = group.ranks[static_cast<std::size_t>(flow.recv_peer)];
-  std::vector<sg4::Link*> links;
-  double latency_s = 0;  // the receive path's, paid once per step (CM02 without TCP-gamma)
-  zone_->host_of_rank(from)->route_to(zone_->host_of_rank(rank), links, &latency_s);
+  // The receive path's latency, paid once per step (CM02 without TCP-gamma).
+  const double latency_s = shortcuts_->path(placement_[static_cast<std::size_t>(from)], placement_[static_cast<std::size_t>(rank)]).latency_s;
   sg4::Mailbox* out = channel(kCollective, op.group, rank, to);
   sg4::Mailbox* in = channel(kCollective, op.group, from, rank);
   RankState& st = state(rank);
@@ -191,16 +189,13 @@ bool Simulation::ring_in_step(int rank, const RingFlow& flow, const Op& op, int 
   if (fresh) {
     meeting.left = size;
     meeting.arrivals = sg4::Semaphore::create(0);
-    // The first member's ring alone: its bytes over its send path's bottleneck, and its steps' latencies.
+    // The first member's ring alone: its bytes at its send path's lone rate, and its steps' latencies.
     const int to = trace_.groups[static_cast<std::size_t>(op.group)].ranks[static_cast<std::size_t>(flow.send_peer)];
-    std::vector<sg4::Link*> links;
-    double latency_s = 0;
-    zone_->host_of_rank(rank)->route_to(zone_->host_of_rank(to), links, &latency_s);
-    double bottleneck_Bps = std::numeric_limits<double>::infinity();
-    for (const sg4::Link* link : links) bottleneck_Bps = std::min(bottleneck_Bps, link->get_bandwidth());
+    const CollectiveShortcuts::Path alone =
+        shortcuts_->path(placement_[static_cast<std::size_t>(rank)], placement_[static_cast<std::size_t>(to)]);
     double bytes = 0;
     for (const RingFlow::Chunk& chunk : flow.chunks) bytes += static_cast<double>(chunk.bytes);
-    meeting.deadline_s = now + kRingSkew * (bytes / bottleneck_Bps + flow.exchanges * latency_s);
+    meeting.deadline_s = now + kRingSkew * (bytes / alone.rate_Bps + flow.exchanges * alone.latency_s);
   }
   if (!meeting.decided) {
     if (++meeting.arrived == size) {

@@ -348,14 +348,9 @@ void Simulation::leave_out_links() {
   if (std::any_of(sharing_.begin(), sharing_.end(), [](int ranks) { return ranks > 1; })) return;
   // A message's own ends stay (the links of its accelerators and NICs): a SimGrid flow on an
   // empty route would not be bounded by its rate, and the ends do not tie a job together.
-  std::vector<char> end(net.link_count(), 0);
-  for (int a = 0; a < net.accelerator_count(); ++a) end[net.intra_link(a)] = 1;
-  for (int node = 0; node < net.node_count(); ++node) {
-    for (int k = 0; k < net.nics_per_node(); ++k) end[net.nic_link(node, k)] = 1;
-  }
   std::vector<char> out(2 * static_cast<std::size_t>(net.link_count()), 0);
   for (std::uint32_t link = 0; link < net.link_count(); ++link) {
-    if (end[link] != 0) continue;
+    if (!shortcuts_->fabric_link(link)) continue;
     const bool split = net.link(link).sharing == topology::Sharing::kSplitDuplex;
     for (std::uint32_t d = 0; d < 2; ++d) out[2 * link + d] = shortcuts_->never_binds(2 * link + (split ? d : 0)) ? 1 : 0;
   }

@@ -178,16 +178,15 @@ class Simulation {
   bool runs_as_ring_flows(const CollectivePlan& plan, int group);
   std::map<std::pair<const collective::Schedule*, int>, bool> ring_schedules_;
   void run_ring_flow(int rank, const Op& op, const RingFlow& flow);
-  /// Whether all members of the ring reach call `sequence` of its group within kRingSkew of
-  /// the first one's ring alone (its bytes over its send path's bottleneck, and its steps'
-  /// latencies) after the first one: they run it as ring flows, leaving together with the
-  /// last; otherwise each goes on step by step at that deadline or at its arrival, whichever
-  /// is later. Either way a member waits at most the tolerance more than the full replay
-  /// would. A coarse step lets data travel several ranks at once around a ring whose members
-  /// start apart (a step sends the block received in the step before): 80-rank rings whose
-  /// members started 0.05 ms apart came out 5 % fast. Members of data-parallel replicas
-  /// reach their gradients' ring microseconds apart (their pipeline messages took paths of
-  /// different latencies).
+  /// Whether all members of the ring reach call `sequence` of its group within kRingSkew of the first
+  /// one's ring alone (its bytes at its send path's lone rate and its steps' latencies,
+  /// CollectiveShortcuts::path) after the first one: they run it as ring flows, leaving together with
+  /// the last; otherwise each goes on step by step at that deadline or at its arrival, whichever is
+  /// later. Either way a member waits at most the tolerance more than the full replay would. A coarse
+  /// step lets data travel several ranks at once around a ring whose members start apart (a step
+  /// sends the block received in the step before): 80-rank rings whose members started 0.05 ms apart
+  /// came out 5 % fast. Members of data-parallel replicas reach their gradients' ring microseconds
+  /// apart (their pipeline messages took paths of different latencies).
   bool ring_in_step(int rank, const RingFlow& flow, const Op& op, int sequence);
   static constexpr double kRingSkew = 1e-3;
   std::size_t ring_flow_calls_ = 0;  ///< collectives (group calls) run as ring flows
