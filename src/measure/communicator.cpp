@@ -5,9 +5,11 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <bit>
 #include <limits>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -262,11 +264,29 @@ std::string Communicator::processor_name() {
   return std::string(text, static_cast<std::size_t>(length));
 }
 
-int Communicator::usable_cores() {
+int Communicator::node_cores(bool across_nodes) {
+  // Each process's affinity as a bit mask; OR-ed over the processes of its node.
   cpu_set_t set;
   CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
-  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  std::vector<unsigned char> mask(CPU_SETSIZE / 8, 0);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0) {
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+      if (CPU_ISSET(cpu, &set)) mask[static_cast<std::size_t>(cpu / 8)] |= static_cast<unsigned char>(1u << (cpu % 8));
+    }
+  } else {
+    const int all = std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, CPU_SETSIZE);
+    for (int cpu = 0; cpu < all; ++cpu) mask[static_cast<std::size_t>(cpu / 8)] |= static_cast<unsigned char>(1u << (cpu % 8));
+  }
+  MPI_Comm node = MPI_COMM_NULL;
+  check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
+  const int status = MPI_Allreduce(MPI_IN_PLACE, mask.data(), to_int(mask.size(), "node_cores"), MPI_UNSIGNED_CHAR,
+                                   MPI_BOR, node);
+  MPI_Comm_free(&node);
+  check(status, "MPI_Allreduce");
+  int cores = 0;
+  for (unsigned char byte : mask) cores += std::popcount(byte);
+  if (across_nodes) check(MPI_Allreduce(MPI_IN_PLACE, &cores, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce");
+  return cores;
 }
 
 MpiSession::MpiSession(int& argc, char**& argv) {

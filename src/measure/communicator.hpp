@@ -63,9 +63,11 @@ class Communicator {
   static std::vector<std::pair<std::string, std::uint64_t>> protocol_limits();
   /// This process's host name (MPI_Get_processor_name).
   static std::string processor_name();
-  /// The cores this process may run on (its CPU affinity: `taskset -c 0 mpirun ...` gives 1),
-  /// or the machine's when the affinity cannot be read.
-  static int usable_cores();
+  /// The cores the processes of this node may run on together: the union of their CPU
+  /// affinities (mpirun binding 2 processes to a core each: 2; `taskset -c 0 mpirun -np 2
+  /// --bind-to none`: 1; a process whose affinity cannot be read counts the machine's cores).
+  /// With `across_nodes`, the smallest over the nodes. Collective over MPI_COMM_WORLD.
+  static int node_cores(bool across_nodes);
 
  private:
   struct Impl;

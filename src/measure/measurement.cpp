@@ -217,8 +217,10 @@ nlohmann::ordered_json run_measurements(const MeasureOptions& options) {
   machine["nodes"] = std::set<std::string>(hosts.begin(), hosts.end()).size();
   machine["hosts"] = hosts;
   machine["cpu"] = cpu_model();
-  // The cores the processes could run on (their affinity), which is what they shared.
-  machine["cores_per_node"] = static_cast<int>(world.min(static_cast<double>(Communicator::usable_cores())));
+  // The cores the processes of a node could run on together (the union of their affinities),
+  // which is what they shared; not one process's affinity: mpirun binds each of 2 processes to
+  // a core of its own, and each alone sees 1 core.
+  machine["cores_per_node"] = Communicator::node_cores(true);
   machine["mpi_library"] = Communicator::library_version();
   {
     nlohmann::ordered_json limits = nlohmann::ordered_json::object();

@@ -127,7 +127,7 @@ UcxWorld::Impl::Impl() {
   int local = 1;
   MPI_Comm_size(node, &local);
   MPI_Comm_free(&node);
-  yield_when_idle_ = local > Communicator::usable_cores();
+  yield_when_idle_ = local > Communicator::node_cores(false);
   try {
     ucp_config_t* config = nullptr;
     check_ucx(ucp_config_read(nullptr, nullptr, &config), "ucp_config_read");

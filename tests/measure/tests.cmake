@@ -15,6 +15,9 @@ function(ccsim_measure_run name np expect)
     COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/measure/run_measure.sh $<TARGET_FILE:ccsim-measure> ${np} ${expect} -- ${ARGN})
   set_tests_properties(measure.${name} PROPERTIES RUN_SERIAL TRUE TIMEOUT 700)
 endfunction()
+add_test(NAME measure.cores_per_node
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/measure/cores_per_node.sh $<TARGET_FILE:ccsim-measure>)
+set_tests_properties(measure.cores_per_node PROPERTIES RUN_SERIAL TRUE TIMEOUT 300)
 set(ccsim_measure_transports mpi)
 set(ucx "")  # series expected over UCX too
 set(ucx_plain "")
