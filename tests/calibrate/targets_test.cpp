@@ -9,8 +9,9 @@
 #include "calibrate/measurement_file.hpp"
 #include "calibrate/network_fit.hpp"
 
-// The calibration issue's targets, on the measurements of this machine committed in
-// tests/data/measure/ (bench/collect_calibration.sh: 2-core VM, Open MPI 4.1.4, UCX 1.13.1):
+// The calibration issue's targets, on the measurements of two machines of this project
+// committed in tests/data/measure/ (an AMD EPYC VM) and tests/data/measure/xeon/ (an Intel
+// Xeon VM) (bench/collect_calibration.sh: 2-core VMs, Open MPI 4.1.4, UCX 1.13.1):
 //   1. fitted on alternate sizes of one series (np2), the other half within 5 % gmean and
 //      15 % worst;
 //   2. a model fitted at 2 ranks predicts the same series at 4 ranks within 10 % gmean.
@@ -21,45 +22,56 @@ using namespace ccsim;
 
 namespace {
 
-std::string measured(const std::string& name) { return std::string(CCSIM_SOURCE_DIR) + "/tests/data/measure/" + name + ".json"; }
+// `machine`: "" for the measurements of the AMD EPYC VM (tests/data/measure/), "xeon/" for the
+// Intel Xeon VM's (tests/data/measure/xeon/).
+std::string measured(const std::string& machine, const std::string& name) {
+  return std::string(CCSIM_SOURCE_DIR) + "/tests/data/measure/" + machine + name + ".json";
+}
 
 struct Achieved {
   calibrate::ErrorSummary fitted;
   calibrate::ErrorSummary held_out;
   calibrate::ErrorSummary np4;  // fitted on all np2 sizes, every np4 point held out
   double handoff_s = 0;         // the core hand-off the np4 prediction used
+  bool np4_measured = false;
 };
 
-Achieved run(const std::string& network, const std::string& series) {
+Achieved run(const std::string& machine, const std::string& network, const std::string& series) {
   const calibrate::SeriesChoice choice = calibrate::parse_series_choice(series, "test", "series");
   Achieved a;
-  const calibrate::MeasurementFile np2 = calibrate::read_measurements(measured(network + "-np2"));
+  const calibrate::MeasurementFile np2 = calibrate::read_measurements(measured(machine, network + "-np2"));
   const calibrate::NetworkFit half = calibrate::fit_network(np2, choice, calibrate::FitMode::kAlternate);
   a.fitted = half.fitted;
   a.held_out = half.held_out;
   calibrate::NetworkFit all = calibrate::fit_network(np2, choice, calibrate::FitMode::kAll);
   // The core hand-off, from the same series on 2 processes pinned to one core, where measured.
-  if (std::filesystem::exists(measured(network + "-np2-1core"))) {
-    const calibrate::MeasurementFile pinned = calibrate::read_measurements(measured(network + "-np2-1core"));
+  if (std::filesystem::exists(measured(machine, network + "-np2-1core"))) {
+    const calibrate::MeasurementFile pinned = calibrate::read_measurements(measured(machine, network + "-np2-1core"));
     const bool has = std::any_of(pinned.series.begin(), pinned.series.end(), [&](const calibrate::SeriesPoint& s) {
       return s.algorithm == choice.algorithm && s.transport == choice.transport;
     });
     if (has) all.tier.handoff_s = calibrate::fit_handoff(pinned, choice, all.tier, all.reduce_s_per_byte).handoff_s;
   }
   a.handoff_s = all.tier.handoff_s;
-  const calibrate::MeasurementFile np4 = calibrate::read_measurements(measured(network + "-np4"));
   std::vector<calibrate::PointFit> points;
-  for (const calibrate::SeriesPoint& s : calibrate::select_series(np4, choice)) {
-    calibrate::PointFit p = calibrate::point_fit(s);
-    p.predicted_s = calibrate::predict_s(*calibrate::schedule_for(s, choice), all.tier, all.reduce_s_per_byte, {},
-                                         calibrate::core_sharing(np4));
-    points.push_back(p);
+  const std::string np4_path = measured(machine, network + "-np4");
+  if (std::filesystem::exists(np4_path)) {  // not measured on the Xeon's slow link
+    const calibrate::MeasurementFile np4 = calibrate::read_measurements(np4_path);
+    for (const calibrate::SeriesPoint& s : calibrate::select_series(np4, choice)) {
+      calibrate::PointFit p = calibrate::point_fit(s);
+      p.predicted_s = calibrate::predict_s(*calibrate::schedule_for(s, choice), all.tier, all.reduce_s_per_byte, {},
+                                           calibrate::core_sharing(np4));
+      points.push_back(p);
+    }
   }
-  a.np4 = calibrate::summarize(points, false);
-  WARN(fmt::format("{:<6} {:<18} np2 fitted gmean {:5.1f}% worst {:5.1f}% | held-out gmean {:5.1f}% worst {:5.1f}% | "
-                   "np2->np4 gmean {:5.1f}% worst {:5.1f}% (hand-off {:.2f} us)",
-                   network, series, a.fitted.gmean * 100, a.fitted.worst * 100, a.held_out.gmean * 100,
-                   a.held_out.worst * 100, a.np4.gmean * 100, a.np4.worst * 100, a.handoff_s * 1e6));
+  a.np4_measured = !points.empty();
+  if (a.np4_measured) a.np4 = calibrate::summarize(points, false);
+  const std::string np4 = a.np4_measured ? fmt::format("np2->np4 gmean {:5.1f}% worst {:5.1f}% (hand-off {:.2f} us)",
+                                                       a.np4.gmean * 100, a.np4.worst * 100, a.handoff_s * 1e6)
+                                         : std::string("np4 not measured");
+  WARN(fmt::format("{:<5} {:<6} {:<18} np2 fitted gmean {:5.1f}% worst {:5.1f}% | held-out gmean {:5.1f}% worst {:5.1f}% | {}",
+                   machine.empty() ? "epyc" : machine.substr(0, machine.size() - 1), network, series,
+                   a.fitted.gmean * 100, a.fitted.worst * 100, a.held_out.gmean * 100, a.held_out.worst * 100, np4));
   return a;
 }
 
@@ -91,23 +103,34 @@ Achieved run(const std::string& network, const std::string& series) {
 //   there) nor the model shows. On 1gbit the np4 run (an older file) is pathological: 1 KiB
 //   takes 77 ms instead of 41 us (TCP retransmission timers under the shaped, oversubscribed
 //   link).
+// The Xeon VM (tests/data/measure/xeon/, 2026-12-02, the same script):
+// - target 1: shm ring/mpi 3.9 % / 11.4 % (met), tcp ring/mpi 6.0 % / 15.0 % (gmean 1 point
+//   over, worst at the bound), 1gbit ring/mpi 16.1 % / 66.4 %; MPI_Allreduce 12.5-30.8 %.
+// - target 2: shm ring/mpi 12.8 % (hand-off 0.27 us), tcp ring/mpi 13.8 % (hand-off 2.39 us).
+//   The misses sit where they sit on the EPYC: shm messages under the eager limit (2-8 KiB
+//   buffers, -22..-34 %) and the cache transition (4-16 MiB, -8..-27 %); TCP 4-15 % slower
+//   than x 2 at every size but the largest.
 TEST_CASE("calibration targets on this machine's measurements", "[calibrate][targets]") {
   struct Bound {
+    const char* machine;
     const char* network;
     const char* series;
     double held_out_gmean, held_out_worst, np4_gmean;
   };
   const Bound bounds[] = {
-      {"shm", "ring/mpi", 0.06, 0.12, 0.29},    {"shm", "MPI_Allreduce/mpi", 0.09, 0.35, 0.83},
-      {"tcp", "ring/mpi", 0.05, 0.16, 0.16},    {"tcp", "MPI_Allreduce/mpi", 0.21, 0.76, 0.29},
-      {"1gbit", "ring/mpi", 0.16, 0.53, 22.80}, {"1gbit", "MPI_Allreduce/mpi", 0.27, 0.63, 21.33},
+      {"", "shm", "ring/mpi", 0.06, 0.12, 0.29},        {"", "shm", "MPI_Allreduce/mpi", 0.09, 0.35, 0.83},
+      {"", "tcp", "ring/mpi", 0.05, 0.16, 0.16},        {"", "tcp", "MPI_Allreduce/mpi", 0.21, 0.76, 0.29},
+      {"", "1gbit", "ring/mpi", 0.16, 0.53, 22.80},     {"", "1gbit", "MPI_Allreduce/mpi", 0.27, 0.63, 21.33},
+      {"xeon/", "shm", "ring/mpi", 0.04, 0.12, 0.13},   {"xeon/", "shm", "MPI_Allreduce/mpi", 0.13, 0.55, 0.34},
+      {"xeon/", "tcp", "ring/mpi", 0.07, 0.16, 0.14},   {"xeon/", "tcp", "MPI_Allreduce/mpi", 0.22, 1.03, 0.41},
+      {"xeon/", "1gbit", "ring/mpi", 0.17, 0.67, 0},    {"xeon/", "1gbit", "MPI_Allreduce/mpi", 0.31, 0.89, 0},
   };
 
   for (const Bound& b : bounds) {
-    INFO(b.network << " " << b.series);
-    const Achieved a = run(b.network, b.series);
+    INFO(b.machine << b.network << " " << b.series);
+    const Achieved a = run(b.machine, b.network, b.series);
     CHECK(a.held_out.gmean < b.held_out_gmean);
     CHECK(a.held_out.worst < b.held_out_worst);
-    CHECK(a.np4.gmean < b.np4_gmean);
+    if (a.np4_measured) CHECK(a.np4.gmean < b.np4_gmean);
   }
 }
