@@ -7,6 +7,7 @@
 #include "core/input_error.hpp"
 #include "core/json.hpp"
 #include "core/json_reader.hpp"
+#include "trace/native_reader.hpp"
 
 namespace ccsim::calibrate {
 namespace {
@@ -92,6 +93,7 @@ MeasurementFile parse_measurements(std::string_view text, const std::string& sou
   m.nodes = read_count(machine, "nodes");
   m.cpu = machine.optional_string("cpu").value_or("");
   m.cores_per_node = static_cast<int>(machine.optional_integer_in("cores_per_node", 1, 1 << 24).value_or(0));
+  m.memory_Bps = machine.optional_number_in("memory_Bps", 0, trace::kMaxMemoryBps, true).value_or(0);
   if (const json::Value* limits = machine.optional("protocol_limits")) {
     if (!limits->is_object()) machine.at("protocol_limits").fail("expected an object, " + json::got(*limits));
     ObjectReader r(*limits, source, machine.member_path("protocol_limits"));
@@ -101,7 +103,7 @@ MeasurementFile parse_measurements(std::string_view text, const std::string& sou
     }
     r.finish();
   }
-  machine.allow({"hosts", "mpi_library", "transports", "environment", "ucx"});
+  machine.allow({"hosts", "mpi_library", "transports", "environment", "ucx", "memory_source"});
   machine.finish();
 
   const json::Value& series = doc.array("series");

@@ -43,6 +43,9 @@ struct MeasurementFile {
   int nodes = 0;
   int cores_per_node = 0;  ///< 0: not recorded
   std::string cpu;
+  /// Single-core memory bandwidth of the machine (machine.memory_Bps, bytes/s; 0: not recorded,
+  /// as in files written before 2026-12-02).
+  double memory_Bps = 0;
   /// The MPI library's protocol limits recorded by ccsim measure (machine.protocol_limits:
   /// "btl_tcp_eager_limit" -> 65536, ...), by name.
   std::vector<std::pair<std::string, std::uint64_t>> protocol_limits;

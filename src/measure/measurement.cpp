@@ -17,6 +17,7 @@
 #include "collective/error_model.hpp"
 #include "collective/ring_all_gather.hpp"
 #include "compress/codec.hpp"
+#include "compress/codec_benchmark.hpp"
 #include "core/input_error.hpp"
 #include "core/output_file.hpp"
 #include "core/parse.hpp"
@@ -221,6 +222,12 @@ nlohmann::ordered_json run_measurements(const MeasureOptions& options) {
   // which is what they shared; not one process's affinity: mpirun binds each of 2 processes to
   // a core of its own, and each alone sees 1 core.
   machine["cores_per_node"] = Communicator::node_cores(true);
+  // The single-core memory bandwidth, the same probe as ccsim_compressor_bench's, by rank 0
+  // before any series: what a memory-bound compressor model measured on other hardware scales
+  // by (validate --compress).
+  const double memory_Bps = world.max(root ? compress::measure_memcpy_Bps(std::size_t{64} << 20, 10) : 0.0);
+  machine["memory_Bps"] = memory_Bps;
+  machine["memory_source"] = "single-core memcpy of 64 MiB, best of 10 (thread CPU time), rank 0";
   machine["mpi_library"] = Communicator::library_version();
   {
     nlohmann::ordered_json limits = nlohmann::ordered_json::object();

@@ -10,6 +10,9 @@ if doc.get("format") != "ccsim-measurements" or doc.get("version") != 1:
     errors.append("not a ccsim-measurements v1 document")
 if doc["machine"]["processes"] != np:
     errors.append(f"{doc['machine']['processes']} processes, expected {np}")
+# Single-core memcpy: between 100 MB/s (a floor no machine that runs this suite is under) and 1 TB/s.
+if not 1e8 < doc["machine"].get("memory_Bps", 0) < 1e12:
+    errors.append(f"memory bandwidth {doc['machine'].get('memory_Bps')} B/s: expected a single-core memcpy rate")
 if doc["failed_checks"] != 0:
     errors.append(f"{doc['failed_checks']} failed checks")
 seen = set()
