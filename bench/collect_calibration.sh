@@ -64,19 +64,27 @@ pinned() {  # NETWORK ARGS...
   taskset -c 0 mpirun -np 2 --bind-to none --mca mpi_yield_when_idle 1 build/ccsim-measure --sizes "$(sizes 2)" \
     "${common[@]}" "$@" -o "$out/$network-np2-1core.json"
 }
-for np in 2 4; do
-  run shm "$np" --algo mpi,ring --transport mpi,ucx
-done
-[ "${PINNED:-1}" = 1 ] && pinned shm --algo ring --transport mpi
+# NETWORKS (default "shm tcp 1gbit"): the networks to measure, e.g. NETWORKS=1gbit.
+networks=" ${NETWORKS:-shm tcp 1gbit} "
+if [[ $networks == *" shm "* ]]; then
+  for np in 2 4; do
+    run shm "$np" --algo mpi,ring --transport mpi,ucx
+  done
+  [ "${PINNED:-1}" = 1 ] && pinned shm --algo ring --transport mpi
+fi
 eval "$(scripts/slowlink.sh env)"
-for np in 2 4; do
-  run tcp "$np" --algo mpi,ring --transport mpi,ucx
-done
-[ "${PINNED:-1}" = 1 ] && pinned tcp --algo ring --transport mpi
-scripts/slowlink.sh up --rate 1gbit
-trap 'scripts/slowlink.sh down' EXIT
-# Over MPI only, and 2 processes only unless asked (NP_1GBIT="2 4"): the slow link's runs take
-# the longest, and 4 processes through it stall on TCP's retransmission timers.
-for np in ${NP_1GBIT:-2}; do
-  run 1gbit "$np" --algo mpi,ring,compressed-ring --codec ccsz:rel=1e-3 --transport mpi
-done
+if [[ $networks == *" tcp "* ]]; then
+  for np in 2 4; do
+    run tcp "$np" --algo mpi,ring --transport mpi,ucx
+  done
+  [ "${PINNED:-1}" = 1 ] && pinned tcp --algo ring --transport mpi
+fi
+if [[ $networks == *" 1gbit "* ]]; then
+  scripts/slowlink.sh up --rate 1gbit
+  trap 'scripts/slowlink.sh down' EXIT
+  # Over MPI only, and 2 processes only unless asked (NP_1GBIT="2 4"): the slow link's runs take
+  # the longest, and 4 processes through it stall on TCP's retransmission timers.
+  for np in ${NP_1GBIT:-2}; do
+    run 1gbit "$np" --algo mpi,ring,compressed-ring --codec ccsz:rel=1e-3 --transport mpi
+  done
+fi

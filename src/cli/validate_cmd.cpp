@@ -59,7 +59,21 @@ void run_validate(ValidateCommand cmd) {
     }
     compress::CompressSpec spec = compress::parse_compress_spec(cmd.compress);
     compress::CompressorModel codec = compress::load_compressor(spec, compressor_dirs());
-    compress::Evaluation evaluation = codec.evaluate(spec.query, DType::kF32);
+    // The codec ran on the measured machine's CPU: a model measured on another CPU transfers
+    // to it by the model's rule (memory-bound: by the memory bandwidth the file records).
+    const std::string& measured_on = codec.info().measured_device;
+    const bool elsewhere = !file.cpu.empty() && !measured_on.empty() && file.cpu != measured_on;
+    compress::TargetHardware machine;
+    if (elsewhere) {
+      machine.platform = fmt::format("the machine of {} ({})", cmd.measurements, file.cpu);
+      machine.host_memory_Bps = file.memory_Bps;
+      machine.accelerator_memory_Bps = file.memory_Bps;  // the codec runs on the CPU wherever the model places it
+    }
+    compress::Evaluation evaluation = codec.evaluate(spec.query, DType::kF32, machine);
+    if (!elsewhere && !measured_on.empty() && file.cpu == measured_on) {
+      evaluation.notes.push_back(fmt::format("{}: measured on {}, the CPU of {}: used as measured", codec.name(),
+                                             measured_on, cmd.measurements));
+    }
     compressor = evaluation.cost;
     compression = collective::compression_of(codec);
     compressor_line = fmt::format("compressor {} ({}): ratio {:.4g}, compress {}, decompress {}\n", cmd.compress,

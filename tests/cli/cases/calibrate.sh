@@ -23,3 +23,17 @@ hostile shared-core-unshared 1 'tcp-np2.json.*machine.cores_per_node.*2 processe
   calibrate network "$DATA/measure/tcp-np2.json" --shared-core "$DATA/measure/tcp-np2.json"
 hostile shared-core-missing 1 'nonexistent.json' \
   calibrate network "$DATA/measure/tcp-np2.json" --shared-core "$TMP/nonexistent.json"
+# A compressor model measured on another CPU transfers to the measured machine by its rule
+# (ccsz: memory-bound, measured on the AMD EPYC at 6.017 GB/s; the Xeon file records 5.605).
+hostile xeon-fit 0 '' calibrate network "$DATA/measure/xeon/1gbit-np2.json" --fit all -o "$TMP/xeon-1gbit.json"
+hostile xeon-compressed-transfer 0 '' validate "$DATA/measure/xeon/1gbit-np2.json" --model "$TMP/xeon-1gbit.json" \
+  --series compressed-ring/mpi --compress ccsz:eb=1e-3,range=5.53e-3 --measured-ratio
+grep -q 'measured on AMD EPYC (memory 6.017 GB/s), throughputs scaled x0.932 to the host of the machine of .*xeon/1gbit-np2.json (Intel(R) Xeon(R) Processor) (memory 5.605 GB/s' "$last_out" ||
+  fail "validate does not scale ccsz to the Xeon's memory bandwidth"
+grep -q 'compress 3.459 GB/s, decompress 6.536 GB/s' "$last_out" || fail "ccsz's throughputs not scaled x0.932 (3.675 and 6.884 GB/s on the EPYC)"
+# The same CPU: as measured, and said.
+hostile epyc-compressed-same-cpu 0 '' validate "$DATA/measure/1gbit-np2.json" --model 1gbit-np2-ring-mpi \
+  --series compressed-ring/mpi --compress ccsz:eb=1e-3,range=5.53e-3 --measured-ratio
+grep -q 'ccsz: measured on AMD EPYC, the CPU of .*measure/1gbit-np2.json: used as measured' "$last_out" ||
+  fail "validate does not say the compressor model is used as measured on its own CPU"
+grep -q 'compress 3.675 GB/s, decompress 6.884 GB/s' "$last_out" || fail "ccsz's throughputs changed on the CPU they were measured on"
