@@ -209,25 +209,32 @@ double measure_memcpy_Bps(std::size_t bytes, int repetitions) {
   return static_cast<double>(bytes) / *std::min_element(times.begin(), times.end());
 }
 
-MachineInfo MachineInfo::detect() {
-  const int memcpy_repetitions = 10;
-  MachineInfo info;
+double measure_memory_Bps() { return measure_memcpy_Bps(std::size_t{64} << 20, 10); }
+
+std::string cpu_model_name() {
   std::ifstream cpuinfo("/proc/cpuinfo");
   std::string line;
   while (std::getline(cpuinfo, line)) {
-    if (line.rfind("model name", 0) == 0 && info.cpu.empty()) {
-      std::size_t colon = line.find(':');
-      if (colon != std::string::npos) info.cpu = line.substr(line.find_first_not_of(" \t", colon + 1));
+    if (line.rfind("model name", 0) == 0) {
+      const std::size_t colon = line.find(':');
+      if (colon != std::string::npos && line.find_first_not_of(" \t", colon + 1) != std::string::npos) {
+        return line.substr(line.find_first_not_of(" \t", colon + 1));
+      }
     }
   }
-  if (info.cpu.empty()) info.cpu = "unknown CPU";
+  return "unknown CPU";
+}
+
+MachineInfo MachineInfo::detect() {
+  MachineInfo info;
+  info.cpu = cpu_model_name();
   info.cores = static_cast<int>(std::thread::hardware_concurrency());
-  info.memcpy_Bps = measure_memcpy_Bps(std::size_t{64} << 20, memcpy_repetitions);
+  info.memcpy_Bps = measure_memory_Bps();
   return info;
 }
 
 std::string MachineInfo::describe() const {
-  return fmt::format("{}, {} cores; single-core memcpy of 64 MiB (best of 10): {:.1f} GB/s", cpu, cores, memcpy_Bps / 1e9);
+  return fmt::format("{}, {} cores; {}: {:.1f} GB/s", cpu, cores, kMemoryProbe, memcpy_Bps / 1e9);
 }
 
 std::string bench_json(const MachineInfo& machine, const std::vector<BenchData>& data,
@@ -239,7 +246,7 @@ std::string bench_json(const MachineInfo& machine, const std::vector<BenchData>&
   doc["machine"] = {{"cpu", machine.cpu},
                     {"cores", machine.cores},
                     {"memory_Bps", machine.memcpy_Bps},
-                    {"memory_source", "single-core memcpy of 64 MiB, best of 10 (thread CPU time)"}};
+                    {"memory_source", kMemoryProbe}};
   doc["timing"] =
       "times are medians over the repetitions after one warm-up of the thread CPU time (CLOCK_THREAD_CPUTIME_ID) of "
       "one repetition: all its calls, the slowest thread's when threads > 1";

@@ -59,6 +59,12 @@ CodecMeasurement measure_codec_chunks(const Codec& codec, std::span<const float>
 
 /// Single-core memcpy bandwidth (bytes copied per second, best of `repetitions`) on a buffer of `bytes`.
 double measure_memcpy_Bps(std::size_t bytes, int repetitions);
+/// The machine's memory bandwidth as the compressor benchmark and ccsim measure record it
+/// (kMemoryProbe), the figure a memory-bound compressor model scales by.
+double measure_memory_Bps();
+inline constexpr const char* kMemoryProbe = "single-core memcpy of 64 MiB, best of 10 (thread CPU time)";
+/// The CPU's model name from /proc/cpuinfo ("unknown CPU" when it has none).
+std::string cpu_model_name();
 
 /// Where the figures were measured.
 struct MachineInfo {

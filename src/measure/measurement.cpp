@@ -50,18 +50,6 @@ std::string env_summary() {
   return fmt::format("{}", fmt::join(vars, " "));
 }
 
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.starts_with("model name")) {
-      auto colon = line.find(':');
-      if (colon != std::string::npos) return line.substr(colon + 2);
-    }
-  }
-  return "unknown";
-}
-
 }  // namespace
 
 std::string absolute_codec_spec(const std::string& spec, double value_range) {
@@ -217,7 +205,7 @@ nlohmann::ordered_json run_measurements(const MeasureOptions& options) {
   machine["processes"] = world.size();
   machine["nodes"] = std::set<std::string>(hosts.begin(), hosts.end()).size();
   machine["hosts"] = hosts;
-  machine["cpu"] = cpu_model();
+  machine["cpu"] = compress::cpu_model_name();
   // The cores the processes of a node could run on together (the union of their affinities),
   // which is what they shared; not one process's affinity: mpirun binds each of 2 processes to
   // a core of its own, and each alone sees 1 core.
@@ -225,9 +213,8 @@ nlohmann::ordered_json run_measurements(const MeasureOptions& options) {
   // The single-core memory bandwidth, the same probe as ccsim_compressor_bench's, by rank 0
   // before any series: what a memory-bound compressor model measured on other hardware scales
   // by (validate --compress).
-  const double memory_Bps = world.max(root ? compress::measure_memcpy_Bps(std::size_t{64} << 20, 10) : 0.0);
-  machine["memory_Bps"] = memory_Bps;
-  machine["memory_source"] = "single-core memcpy of 64 MiB, best of 10 (thread CPU time), rank 0";
+  machine["memory_Bps"] = world.max(root ? compress::measure_memory_Bps() : 0.0);
+  machine["memory_source"] = fmt::format("{}, rank 0", compress::kMemoryProbe);
   machine["mpi_library"] = Communicator::library_version();
   {
     nlohmann::ordered_json limits = nlohmann::ordered_json::object();
