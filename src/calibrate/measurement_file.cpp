@@ -103,6 +103,22 @@ MeasurementFile parse_measurements(std::string_view text, const std::string& sou
     }
     r.finish();
   }
+  if (const json::Value* affinity = machine.optional("affinity")) {
+    if (!affinity->is_array()) machine.at("affinity").fail("expected an array, " + json::got(*affinity));
+    const std::string path = machine.member_path("affinity");
+    for (std::size_t i = 0; i < affinity->items().size(); ++i) {
+      const json::Value& item = affinity->items()[i];
+      if (!item.is_string()) {
+        throw InputError(source, item.line(), json::item_path(path, i), fmt::format("expected a string, a CPU list such as \"0-1\"; got {} {}", json::Value::type_name(item.type()), item.describe()));
+      }
+      m.affinity.push_back(item.text());
+    }
+    if (m.affinity.size() != static_cast<std::size_t>(m.processes)) {
+      throw InputError(source, affinity->line(), path,
+                       fmt::format("{} entries for {} processes (machine.processes): expected one per process",
+                                   m.affinity.size(), m.processes));
+    }
+  }
   machine.allow({"hosts", "mpi_library", "transports", "environment", "ucx", "memory_source"});
   machine.finish();
 
@@ -133,6 +149,18 @@ double core_sharing(const MeasurementFile& file) {
   const int nodes = std::max(file.nodes, 1);
   const int per_node = (file.processes + nodes - 1) / nodes;
   return per_node > file.cores_per_node ? static_cast<double>(per_node) / file.cores_per_node : 1.0;
+}
+
+std::string affinity_summary(const MeasurementFile& file) {
+  if (file.affinity.empty()) return "";
+  if (std::all_of(file.affinity.begin(), file.affinity.end(), [&](const std::string& a) { return a == file.affinity.front(); })) {
+    return fmt::format("every process on CPUs {}", file.affinity.front());
+  }
+  constexpr std::size_t kShown = 16;
+  std::string out = "per process: ";
+  for (std::size_t i = 0; i < std::min(kShown, file.affinity.size()); ++i) out += (i > 0 ? " | " : "") + file.affinity[i];
+  if (file.affinity.size() > kShown) out += fmt::format(" | ... ({} processes)", file.affinity.size());
+  return out;
 }
 
 MeasurementFile read_measurements(const std::string& path) { return parse_measurements(json::read_file(path), path); }

@@ -46,6 +46,8 @@ struct MeasurementFile {
   /// Single-core memory bandwidth of the machine (machine.memory_Bps, bytes/s; 0: not recorded,
   /// as in files written before 2026-12-02).
   double memory_Bps = 0;
+  /// Each process's CPUs (machine.affinity, per world rank: "0", "0-1"); empty when not recorded.
+  std::vector<std::string> affinity;
   /// The MPI library's protocol limits recorded by ccsim measure (machine.protocol_limits:
   /// "btl_tcp_eager_limit" -> 65536, ...), by name.
   std::vector<std::pair<std::string, std::uint64_t>> protocol_limits;
@@ -59,6 +61,10 @@ struct MeasurementFile {
 /// CPU, and a busy-polling MPI process on a shared core gets that share of it, so every
 /// message and reduction of such a run takes this factor longer than the network model says.
 double core_sharing(const MeasurementFile& file);
+/// How the processes could use the CPUs (machine.affinity): "every process on CPUs 0-1" or
+/// "per process: 0 | 1" (the first 16); "" when the file does not record it. Processes bound
+/// to cores and processes the OS moves among them time the same series differently.
+std::string affinity_summary(const MeasurementFile& file);
 
 /// Reads a measurement file strictly: the keys calibration uses are checked (type, range),
 /// the other documented keys are allowed, anything else is an InputError naming file, line

@@ -583,6 +583,11 @@ NetworkFit fit_network(const MeasurementFile& file, const SeriesChoice& choice, 
                                     "by {:g} (shared memory and loopback TCP move every byte with a CPU)",
                                     file.processes, file.cores_per_node, sharing, sharing, sharing));
   }
+  if (const std::string affinity = affinity_summary(file); !affinity.empty()) {
+    fit.notes.push_back(fmt::format("CPU affinity of the measured processes: {} (processes bound to cores and processes "
+                                    "the OS moves among them time a series differently)",
+                                    affinity));
+  }
   fit.fitted = summarize(fit.points, true);
   fit.held_out = summarize(fit.points, false);
   return fit;

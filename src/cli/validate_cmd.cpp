@@ -124,6 +124,9 @@ void run_validate(ValidateCommand cmd) {
                        tier.handoff_s > 0 ? fmt::format(", plus its core hand-off of {:.3f} us per message", tier.handoff_s * 1e6)
                                           : std::string(", and the model has no core hand-off (calibrate network --shared-core)"));
   }
+  if (const std::string affinity = calibrate::affinity_summary(file); !affinity.empty()) {
+    out += fmt::format("CPU affinity of the measured processes: {}\n", affinity);
+  }
   if (cmd.measured_ratio && compressed_series) out += "wire bytes: each point's measured ratio (--measured-ratio), not the compressor model's\n";
   out += "error = predicted / measured - 1; gmean error = exp(mean |ln(predicted / measured)|) - 1\n";
   if (cmd.format == "json") {

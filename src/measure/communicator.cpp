@@ -24,6 +24,22 @@ void check(int code, const char* call) {
   throw std::runtime_error(fmt::format("{} failed: {}", call, std::string(text, static_cast<std::size_t>(length))));
 }
 
+/// The CPUs this process may run on, ascending (all the machine's when the affinity cannot be read).
+std::vector<int> affinity_cpu_ids() {
+  std::vector<int> cpus;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0) {
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+      if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
+    }
+  } else {
+    const int all = std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, CPU_SETSIZE);
+    for (int cpu = 0; cpu < all; ++cpu) cpus.push_back(cpu);
+  }
+  return cpus;
+}
+
 int to_int(std::size_t n, const char* what) {
   if (n > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
     throw std::runtime_error(fmt::format("{}: {} elements exceed MPI's int count", what, n));
@@ -264,19 +280,22 @@ std::string Communicator::processor_name() {
   return std::string(text, static_cast<std::size_t>(length));
 }
 
+std::string Communicator::affinity_cpus() {
+  const std::vector<int> cpus = affinity_cpu_ids();
+  std::string out;
+  for (std::size_t i = 0; i < cpus.size();) {
+    std::size_t j = i;
+    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
+    out += fmt::format("{}{}", out.empty() ? "" : ",", j == i ? fmt::format("{}", cpus[i]) : fmt::format("{}-{}", cpus[i], cpus[j]));
+    i = j + 1;
+  }
+  return out;
+}
+
 int Communicator::node_cores(bool across_nodes) {
   // Each process's affinity as a bit mask; OR-ed over the processes of its node.
-  cpu_set_t set;
-  CPU_ZERO(&set);
   std::vector<unsigned char> mask(CPU_SETSIZE / 8, 0);
-  if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0) {
-    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-      if (CPU_ISSET(cpu, &set)) mask[static_cast<std::size_t>(cpu / 8)] |= static_cast<unsigned char>(1u << (cpu % 8));
-    }
-  } else {
-    const int all = std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, CPU_SETSIZE);
-    for (int cpu = 0; cpu < all; ++cpu) mask[static_cast<std::size_t>(cpu / 8)] |= static_cast<unsigned char>(1u << (cpu % 8));
-  }
+  for (int cpu : affinity_cpu_ids()) mask[static_cast<std::size_t>(cpu / 8)] |= static_cast<unsigned char>(1u << (cpu % 8));
   MPI_Comm node = MPI_COMM_NULL;
   check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
   const int status = MPI_Allreduce(MPI_IN_PLACE, mask.data(), to_int(mask.size(), "node_cores"), MPI_UNSIGNED_CHAR,

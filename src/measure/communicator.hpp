@@ -68,6 +68,8 @@ class Communicator {
   /// --bind-to none`: 1; a process whose affinity cannot be read counts the machine's cores).
   /// With `across_nodes`, the smallest over the nodes. Collective over MPI_COMM_WORLD.
   static int node_cores(bool across_nodes);
+  /// The CPUs this process may run on, as a list of ids and ranges ("0", "0-1", "0,2-3").
+  static std::string affinity_cpus();
 
  private:
   struct Impl;

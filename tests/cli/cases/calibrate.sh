@@ -37,3 +37,20 @@ hostile epyc-compressed-same-cpu 0 '' validate "$DATA/measure/1gbit-np2.json" --
 grep -q 'ccsz: measured on AMD EPYC, the CPU of .*measure/1gbit-np2.json: used as measured' "$last_out" ||
   fail "validate does not say the compressor model is used as measured on its own CPU"
 grep -q 'compress 3.675 GB/s, decompress 6.884 GB/s' "$last_out" || fail "ccsz's throughputs changed on the CPU they were measured on"
+# machine.affinity: one CPU list per process, named when not.
+python3 - "$DATA/measure/shm-np2.json" "$TMP" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+doc["machine"]["affinity"] = ["0"]
+json.dump(doc, open(sys.argv[2] + "/affinity-short.json", "w"), indent=1)
+doc["machine"]["affinity"] = ["0", 1]
+json.dump(doc, open(sys.argv[2] + "/affinity-number.json", "w"), indent=1)
+doc["machine"]["affinity"] = ["0", "1"]
+json.dump(doc, open(sys.argv[2] + "/affinity-bound.json", "w"), indent=1)
+PY
+hostile affinity-short 1 'affinity-short.json:[0-9]+: field .machine.affinity.: 1 entries for 2 processes' \
+  calibrate network "$TMP/affinity-short.json"
+hostile affinity-number 1 'affinity-number.json:[0-9]+: field .machine.affinity\[1\].: expected a string, a CPU list such as "0-1"; got a number 1' \
+  calibrate network "$TMP/affinity-number.json"
+hostile affinity-bound 0 '' calibrate network "$TMP/affinity-bound.json"
+grep -q 'note: CPU affinity of the measured processes: per process: 0 | 1' "$last_out" || fail "calibrate network does not say how the processes were bound"
