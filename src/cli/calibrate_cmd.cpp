@@ -181,7 +181,8 @@ void run_calibrate_network(CalibrateNetworkCommand cmd) {
     (cmd.tier == "inter" ? model.has_inter : model.has_intra) = true;
     (cmd.tier == "inter" ? model.inter : model.intra) = fit.tier;
     model.reduce_s_per_byte = fit.reduce_s_per_byte;
-    model.fitted_on = topology::FitRecord{cmd.measurements, cmd.series, fit.points.front().ranks, fit.fitted_on};
+    model.fitted_on = topology::FitRecord{cmd.measurements, cmd.series, fit.points.front().ranks, fit.fitted_on,
+                                          calibrate::affinity_summary(file)};
     write_output(cmd.output, topology::write_network_model(model));
     out += fmt::format("wrote {}\n", cmd.output);
   }

@@ -126,6 +126,12 @@ void run_validate(ValidateCommand cmd) {
   }
   if (const std::string affinity = calibrate::affinity_summary(file); !affinity.empty()) {
     out += fmt::format("CPU affinity of the measured processes: {}\n", affinity);
+    const std::string fitted = model.fitted_on ? model.fitted_on->affinity : std::string();
+    if (!fitted.empty() && fitted != affinity && model.fitted_on->file != cmd.measurements) {
+      out += fmt::format("note: the model was fitted on processes with another CPU affinity ({}): processes bound to "
+                         "cores and processes the OS moves among them time a series differently\n",
+                         fitted);
+    }
   }
   if (cmd.measured_ratio && compressed_series) out += "wire bytes: each point's measured ratio (--measured-ratio), not the compressor model's\n";
   out += "error = predicted / measured - 1; gmean error = exp(mean |ln(predicted / measured)|) - 1\n";

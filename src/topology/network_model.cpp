@@ -165,6 +165,7 @@ NetworkModel parse_network_model(std::string_view text, const std::string& sourc
       const json::Value& item = list.items()[i];
       record.bytes.push_back(json::as_non_negative_integer(item, SourceRef{source, item.line(), json::item_path(path, i)}));
     }
+    record.affinity = fit.optional_string("affinity").value_or("");
     fit.finish();
     model.fitted_on = std::move(record);
   }
@@ -193,6 +194,7 @@ std::string write_network_model(const NetworkModel& model) {
     fit["series"] = model.fitted_on->series;
     fit["ranks"] = model.fitted_on->ranks;
     fit["bytes"] = model.fitted_on->bytes;
+    if (!model.fitted_on->affinity.empty()) fit["affinity"] = model.fitted_on->affinity;
     doc["fitted_on"] = std::move(fit);
   }
   return doc.dump(1) + "\n";

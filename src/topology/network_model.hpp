@@ -63,6 +63,9 @@ struct FitRecord {
   std::string series;  ///< ALGORITHM/TRANSPORT, e.g. ring/mpi
   int ranks = 0;
   std::vector<std::uint64_t> bytes;  ///< each rank's buffer, one per fitted point
+  /// The measured processes' CPU affinity (calibrate::affinity_summary: "per process: 0 | 1"),
+  /// "" when the measurement did not record it.
+  std::string affinity;
 };
 
 /// A size-dependent network model (models/network/NAME.json, format "ccsim-network-model"):

@@ -54,3 +54,17 @@ hostile affinity-number 1 'affinity-number.json:[0-9]+: field .machine.affinity\
   calibrate network "$TMP/affinity-number.json"
 hostile affinity-bound 0 '' calibrate network "$TMP/affinity-bound.json"
 grep -q 'note: CPU affinity of the measured processes: per process: 0 | 1' "$last_out" || fail "calibrate network does not say how the processes were bound"
+# A model keeps the affinity of the processes it was fitted on, and validate notes another.
+hostile affinity-fit 0 '' calibrate network "$TMP/affinity-bound.json" --fit all -o "$TMP/affinity-model.json"
+python3 - "$DATA/measure/shm-np4.json" "$TMP" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+doc["machine"]["affinity"] = ["0-1"] * 4
+json.dump(doc, open(sys.argv[2] + "/affinity-np4.json", "w"), indent=1)
+PY
+hostile affinity-validate 0 '' validate "$TMP/affinity-np4.json" --model "$TMP/affinity-model.json"
+grep -q '^CPU affinity of the measured processes: every process on CPUs 0-1$' "$last_out" || fail "validate does not print the processes' affinity"
+grep -q '^note: the model was fitted on processes with another CPU affinity (per process: 0 | 1)' "$last_out" ||
+  fail "validate does not note that the model was fitted on processes bound otherwise"
+hostile affinity-validate-same 0 '' validate "$TMP/affinity-bound.json" --model "$TMP/affinity-model.json"
+if grep -q 'another CPU affinity' "$last_out"; then fail "validate notes another affinity on the file the model was fitted on"; fi
