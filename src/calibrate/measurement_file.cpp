@@ -109,7 +109,9 @@ MeasurementFile parse_measurements(std::string_view text, const std::string& sou
     for (std::size_t i = 0; i < affinity->items().size(); ++i) {
       const json::Value& item = affinity->items()[i];
       if (!item.is_string()) {
-        throw InputError(source, item.line(), json::item_path(path, i), fmt::format("expected a string, a CPU list such as \"0-1\"; got {} {}", json::Value::type_name(item.type()), item.describe()));
+        throw InputError(source, item.line(), json::item_path(path, i),
+                         fmt::format("expected a string, a CPU list such as \"0-1\"; got {} {}",
+                                     json::Value::type_name(item.type()), item.describe()));
       }
       m.affinity.push_back(item.text());
     }
@@ -153,8 +155,9 @@ double core_sharing(const MeasurementFile& file) {
 
 std::string affinity_summary(const MeasurementFile& file) {
   if (file.affinity.empty()) return "";
-  if (std::all_of(file.affinity.begin(), file.affinity.end(), [&](const std::string& a) { return a == file.affinity.front(); })) {
-    return fmt::format("every process on CPUs {}", file.affinity.front());
+  const std::string& first = file.affinity.front();
+  if (std::all_of(file.affinity.begin(), file.affinity.end(), [&](const std::string& a) { return a == first; })) {
+    return fmt::format("every process on CPUs {}", first);
   }
   constexpr std::size_t kShown = 16;
   std::string out = "per process: ";

@@ -286,7 +286,8 @@ std::string Communicator::affinity_cpus() {
   for (std::size_t i = 0; i < cpus.size();) {
     std::size_t j = i;
     while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
-    out += fmt::format("{}{}", out.empty() ? "" : ",", j == i ? fmt::format("{}", cpus[i]) : fmt::format("{}-{}", cpus[i], cpus[j]));
+    if (!out.empty()) out += ",";
+    out += j == i ? fmt::format("{}", cpus[i]) : fmt::format("{}-{}", cpus[i], cpus[j]);
     i = j + 1;
   }
   return out;
