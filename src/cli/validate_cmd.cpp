@@ -70,7 +70,7 @@ void run_validate(ValidateCommand cmd) {
       machine.accelerator_memory_Bps = file.memory_Bps;  // the codec runs on the CPU wherever the model places it
     }
     compress::Evaluation evaluation = codec.evaluate(spec.query, DType::kF32, machine);
-    if (!elsewhere && !measured_on.empty() && file.cpu == measured_on) {
+    if (!measured_on.empty() && file.cpu == measured_on) {
       evaluation.notes.push_back(fmt::format("{}: measured on {}, the CPU of {}: used as measured", codec.name(),
                                              measured_on, cmd.measurements));
     }

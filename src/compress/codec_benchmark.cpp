@@ -217,9 +217,8 @@ std::string cpu_model_name() {
   while (std::getline(cpuinfo, line)) {
     if (line.rfind("model name", 0) == 0) {
       const std::size_t colon = line.find(':');
-      if (colon != std::string::npos && line.find_first_not_of(" \t", colon + 1) != std::string::npos) {
-        return line.substr(line.find_first_not_of(" \t", colon + 1));
-      }
+      const std::size_t name = colon == std::string::npos ? colon : line.find_first_not_of(" \t", colon + 1);
+      if (name != std::string::npos) return line.substr(name);
     }
   }
   return "unknown CPU";
