@@ -220,18 +220,36 @@ engine::Result measured_result(const trace::Trace& t, std::vector<std::string>& 
   bool streams = false;
   for (const trace::Program& p : t.programs) streams = streams || p.stream_count() > 1;
   if (streams) r.streams.resize(static_cast<std::size_t>(t.world_size));
+  // The records depend on the program alone: the ranks of one program (a class of identical
+  // ranks, traces/README.md) read its first rank's list, so that a trace of 10,240 ranks and
+  // 16 programs costs 16 programs, not 10,240 copies.
+  std::vector<int> first_of(t.programs.size(), -1);
+  std::vector<std::uint64_t> program_ranks(t.programs.size(), 0);
+  for (const int p : t.program_of) ++program_ranks[static_cast<std::size_t>(p)];
   for (int rank = 0; rank < t.world_size; ++rank) {
+    const auto program_index = static_cast<std::size_t>(t.program_of[static_cast<std::size_t>(rank)]);
+    const trace::Program& program = t.programs[program_index];
+    const auto ri = static_cast<std::size_t>(rank);
+    if (const int first = first_of[program_index]; first >= 0) {
+      const auto fi = static_cast<std::size_t>(first);
+      r.ops.share(ri, fi);
+      if (streams) r.streams[ri] = r.streams[fi];
+      r.makespan_s = std::max(r.makespan_s, r.rank_end_s(rank));
+      continue;
+    }
+    first_of[program_index] = rank;
     // Each stream's operators back to back, each after the operators it names (streams).
-    const trace::Program& program = t.programs[static_cast<std::size_t>(t.program_of[static_cast<std::size_t>(rank)])];
     std::vector<double> stream_now(static_cast<std::size_t>(program.stream_count()), 0.0);
     if (program.stream_count() > 1) {
       auto table = std::make_shared<std::vector<std::uint8_t>>();
       for (const trace::Op& op : program.ops) table->push_back(op.stream);
-      r.streams[static_cast<std::size_t>(rank)] = std::move(table);
+      r.streams[ri] = std::move(table);
     }
+    engine::RankRecords::List& records = r.ops.writable(ri);
+    records.reserve(program.ops.size());
     for (const trace::Op& op : program.ops) {
       double& now = stream_now[op.stream];
-      for (std::uint32_t d : program.after_of(op)) now = std::max(now, r.ops[static_cast<std::size_t>(rank)][d].end_s);
+      for (std::uint32_t d : program.after_of(op)) now = std::max(now, records[d].end_s);
       engine::OpRecord rec;
       rec.name = id(t.op_name(op).empty() ? trace::op_kind_name(op.kind) : t.op_name(op));
       rec.label = id(t.op_label(op));
@@ -239,9 +257,9 @@ engine::Result measured_result(const trace::Trace& t, std::vector<std::string>& 
       rec.bytes = op.kind == trace::OpKind::kCompute ? 0 : op.bytes;
       rec.start_s = now;
       if (op.kind == trace::OpKind::kCompute && op.duration_s >= 0) now += op.duration_s;
-      else if (op.kind == trace::OpKind::kCompute) ++untimed;
+      else if (op.kind == trace::OpKind::kCompute) untimed += program_ranks[program_index];
       rec.end_s = now;
-      r.ops.writable(static_cast<std::size_t>(rank)).push_back(rec);
+      records.push_back(rec);
     }
     r.makespan_s = std::max(r.makespan_s, r.rank_end_s(rank));
   }

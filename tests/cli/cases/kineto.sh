@@ -22,3 +22,56 @@ hostile import-no-dur 1 "rank0.json: field 'traceEvents\[0\].dur': missing" trac
 hostile import-missing 1 'nowhere: no such file' trace import kineto "$TMP/nowhere" -o "$TMP/out.json"
 hostile import-bad-iteration 1 'no Iteration#7' trace import kineto "$K" --iteration 7 -o "$TMP/out.json"
 hostile inspect-missing 1 'nope.json' trace inspect "$TMP/nope.json"
+
+# trace inspect of a version-2 trace (programs shared by classes of ranks, one with a second
+# stream) prints what its version-1 expansion prints, rank by rank: the ranks of one program
+# read one record list (a 10,240-rank trace of 16 programs costs 16, not 10,240).
+cat > "$TMP/v2.json" << 'V2'
+{"format": "ccsim-trace", "version": 2, "name": "classes", "world_size": 4,
+ "groups": [{"name": "tp0", "kind": "tensor", "ranks": [0, 1]}, {"name": "tp1", "kind": "tensor", "ranks": [2, 3]},
+            {"name": "pp0", "kind": "pipeline", "ranks": [0, 2]}, {"name": "pp1", "kind": "pipeline", "ranks": [1, 3]}],
+ "programs": [
+  {"ranks": [[0, 1]], "ops": [
+    {"kind": "compute", "name": "linear", "flops": 1e9, "duration_ms": 2.5},
+    {"kind": "all_reduce", "group": "@tensor", "bytes": 1024, "dtype": "fp16", "stream": 1, "after": [0]},
+    {"kind": "compute", "name": "gelu", "flops": 1e6, "duration_ms": 0.75},
+    {"kind": "send", "peer": "@pipeline+1", "bytes": 64, "dtype": "fp16", "tag": "act", "after": [1]}]},
+  {"ranks": [2, 3], "ops": [
+    {"kind": "recv", "peer": "@pipeline-1", "bytes": 64, "dtype": "fp16", "tag": "act"},
+    {"kind": "compute", "name": "linear", "flops": 1e9, "duration_ms": 4},
+    {"kind": "compute", "name": "softmax", "flops": 1e6},
+    {"kind": "all_reduce", "group": "@tensor", "bytes": 1024, "dtype": "fp16"}]}]}
+V2
+{
+  echo '{"format": "ccsim-trace", "version": 1, "name": "classes", "world_size": 4,'
+  echo ' "groups": [{"name": "tp0", "kind": "tensor", "ranks": [0, 1]}, {"name": "tp1", "kind": "tensor", "ranks": [2, 3]},'
+  echo '            {"name": "pp0", "kind": "pipeline", "ranks": [0, 2]}, {"name": "pp1", "kind": "pipeline", "ranks": [1, 3]}],'
+  echo ' "ranks": ['
+  for r in 0 1; do
+    echo "  {\"rank\": $r, \"ops\": ["
+    echo '    {"kind": "compute", "name": "linear", "flops": 1e9, "duration_ms": 2.5},'
+    echo "    {\"kind\": \"all_reduce\", \"group\": \"tp0\", \"bytes\": 1024, \"dtype\": \"fp16\", \"stream\": 1, \"after\": [0]},"
+    echo '    {"kind": "compute", "name": "gelu", "flops": 1e6, "duration_ms": 0.75},'
+    echo "    {\"kind\": \"send\", \"peer\": $((r + 2)), \"bytes\": 64, \"dtype\": \"fp16\", \"tag\": \"act\", \"after\": [1]}]},"
+  done
+  for r in 2 3; do
+    echo "  {\"rank\": $r, \"ops\": ["
+    echo "    {\"kind\": \"recv\", \"peer\": $((r - 2)), \"bytes\": 64, \"dtype\": \"fp16\", \"tag\": \"act\"},"
+    echo '    {"kind": "compute", "name": "linear", "flops": 1e9, "duration_ms": 4},'
+    echo '    {"kind": "compute", "name": "softmax", "flops": 1e6},'
+    echo "    {\"kind\": \"all_reduce\", \"group\": \"tp1\", \"bytes\": 1024, \"dtype\": \"fp16\"}]}$([ "$r" = 3 ] || echo ,)"
+  done
+  echo ' ]}'
+} > "$TMP/v1.json"
+for view in "" "--rows operator"; do
+  # shellcheck disable=SC2086
+  hostile "inspect-v2${view:+-operator}" 0 '' trace inspect "$TMP/v2.json" --per-rank $view --format csv
+  cp "$last_out" "$TMP/inspect-v2.csv"
+  # shellcheck disable=SC2086
+  hostile "inspect-v1${view:+-operator}" 0 '' trace inspect "$TMP/v1.json" --per-rank $view --format csv
+  cmp -s "$TMP/inspect-v2.csv" "$last_out" || fail "inspect ($view): version 2 and its version-1 expansion differ"
+done
+hostile inspect-v2-text 0 '' trace inspect "$TMP/v2.json"
+grep -q '^note: 2 compute operators have no duration_ms' "$last_out" ||
+  fail "inspect: the untimed operators of both ranks of a program are not counted"
+grep -q 'trace total 4.000 ms' "$last_out" || fail "inspect: not the longest rank's end (4 ms)"
