@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # slowlink.sh: an emulated slow network link on one machine, for real MPI/UCX measurements.
 #
-#   scripts/slowlink.sh up --rate 1gbit [--ports 20000-20999] [--duplex full|half] [--burst 15k]
+#   scripts/slowlink.sh up --rate 1gbit [--ports 20000-20999] [--duplex full|half] [--burst 3k] [--mtu 1500]
 #   scripts/slowlink.sh down
 #   scripts/slowlink.sh status
 #   eval "$(scripts/slowlink.sh env [--ports A-B])"   # pins OpenMPI's TCP BTL and UCX's TCP to lo
 #
 # How: an htb root qdisc (handle c51:) on lo, and nothing on any other interface. Its default
-# class c51:1 is unlimited (100gbit), so other loopback traffic is untouched. TCP packets
+# class c51:1 is unlimited (100gbit), so other loopback traffic is not slowed (it does use the
+# link's packet size while up, --mtu below). TCP packets
 # (IPv4 and IPv6) whose destination or source port lies in the range go to rate-limited
 # classes; u32 filters match a port range as aligned power-of-two blocks (port/mask), one
 # filter per block. On lo every packet leaves through lo once, so both directions of a
@@ -26,26 +27,24 @@
 # outside it; a range that overlaps it works, but then a client port may fall into the
 # range by chance (the script warns).
 #
-# Burst: htb sends at loopback speed while a class has tokens, and lo's MTU is 64 KiB (one
-# TSO segment is up to 64 KiB), so the smallest useful burst is about one segment; a smaller
-# one is rounded up by the packet (tokens go negative), a larger one lets that much through
-# unshaped at the start of each transfer. Measured here with --rate 1gbit --burst 15k
-# (scripts/slowlink_probe.py, one fresh TCP connection per size, Debian 12, kernel 6.18, a
-# busy 2-core VM; 1gbit = 125 MB/s of frames, about 124 MB/s of TCP payload):
-#      size       in range (20001)    out of range (30001)
-#      1 MiB         ~ 115 MB/s          ~ 300-1000 MB/s
-#      4 MiB         ~ 122 MB/s          ~ 700-1500 MB/s
-#      16 MiB        ~ 123 MB/s          ~ 700-1500 MB/s
-#      64 MiB        ~ 124 MB/s          ~ 700-1500 MB/s
-# (out of range is bound by python and the machine's load, not by the link; one connection,
-# both directions at once at 1gbit: full ~ 118 MB/s each way, half ~ 61 MB/s each way.)
-# Real runs, 2 processes, 1gbit full, `eval "$(scripts/slowlink.sh env)"`:
-#   OpenMPI 4.1 ob1/tcp one way:  16 MiB ~ 105 MB/s, 64 MiB ~ 107 MB/s (unshaped here: 134, 209)
-#   UCX 1.13 tcp (tests ucx_transport_test): 16 MiB one way 172-233 ms (72-98 MB/s; unshaped
-#   here 107 ms), both ways at once 286-314 ms (~ 55 MB/s each); all its traffic in c51:10/11.
-# With --burst 1m a 1 MiB transfer reaches ~ 200 MB/s (the burst goes at loopback speed);
-# with 15k or 64k it stays at or below the rate (~ 55-115 MB/s, connection set-up included).
-#
+# Packets (--mtu, default 1500): htb charges a packet when it sends it, so a class with any
+# tokens left sends its next packet at loopback speed, however large, and the tokens go
+# negative. lo's own MTU is 64 KiB and TCP hands it segments of up to 64 KiB (GSO), so with
+# lo as it is each message of up to about 64 KiB went out at once, and only the next one paid
+# for it: measured here (2 processes, ring all_reduce over Open MPI's TCP BTL, 1gbit, --burst
+# 15k), a 64 KiB all_reduce took 170 us where the link needs 524 us (32 KiB each way, twice),
+# and a compressed all_reduce, whose small messages are spaced by the codec's work, looked
+# faster than any 1 Gbit/s link would carry it. While up, lo's MTU and its largest GSO packet
+# are --mtu (an Ethernet frame's 1500 bytes by default), so htb shapes frame by frame as a
+# real link's serialisation does; down restores both. Measured the same way with --mtu 1500
+# --burst 3k: 8 KiB 66 us (the link: 65.5), 16 KiB 135.5 (131), 64 KiB 582 (524; headers and
+# acknowledgements), and the other loopback traffic (ports out of range) uses 1500-byte
+# packets too while the link is up. --mtu 65536 keeps lo's packets (the behaviour before).
+# Large transfers stay erratic either way: 16-32 MiB at 70-115 MB/s with repetitions
+# -30..+25 % about the median (TCP on a shared 2-core VM), with any leaf queue tried.
+# Burst: what a class may send at once after idling: 3k (two frames) by default; a smaller one
+# is rounded up by the packet. (Measurements before 2026-12-02 were made with lo's packets and
+# a burst of 15k: tests/data/README.md says which.)
 # Needs root and tc (iproute2) with the htb scheduler. Idempotent: `up` replaces an earlier
 # slowlink, `down` with nothing set up is fine. Refuses to replace a root qdisc on lo that it
 # did not create. Exit codes: 0 ok, 1 error, 2 usage.
@@ -55,10 +54,11 @@ readonly kDev=lo
 readonly kHandle=c51
 readonly kState=/run/ccsim-slowlink.conf
 readonly kDefaultPorts=20000-20999
-readonly kDefaultBurst=15k
+readonly kDefaultBurst=3k
+readonly kDefaultMtu=1500
 
 die() { echo "slowlink: error: $*" >&2; exit 1; }
-usage_error() { echo "slowlink: $*" >&2; echo "usage: $0 up --rate RATE [--ports A-B] [--duplex full|half] [--burst SIZE] | down | status | env [--ports A-B]" >&2; exit 2; }
+usage_error() { echo "slowlink: $*" >&2; echo "usage: $0 up --rate RATE [--ports A-B] [--duplex full|half] [--burst SIZE] [--mtu BYTES] | down | status | env [--ports A-B]" >&2; exit 2; }
 
 need_tc() {
   command -v tc >/dev/null 2>&1 || die "tc not found (install iproute2)"
@@ -101,15 +101,38 @@ root_qdisc_owner() {
   fi
 }
 
+# lo's MTU and its largest GSO packet ("MTU GSO"; GSO empty where ip does not show it).
+link_packets() {
+  local line mtu gso
+  line=$(ip -d link show dev "$kDev")
+  mtu=$(grep -o ' mtu [0-9]*' <<<"$line" | head -n1 | awk '{print $2}')
+  gso=$(grep -o 'gso_max_size [0-9]*' <<<"$line" | head -n1 | awk '{print $2}')
+  echo "$mtu ${gso:-}"
+}
+# set_packets MTU [GSO]
+set_packets() {
+  ip link set dev "$kDev" mtu "$1"
+  if [ -n "${2-}" ]; then ip link set dev "$kDev" gso_max_size "$2"; fi
+}
+# Restores lo's packets saved in the settings file by up, if any.
+restore_packets() {
+  [ -r "$kState" ] || return 0
+  local orig_mtu="" orig_gso=""
+  eval "$(grep -E '^orig_(mtu|gso)=[0-9]*$' "$kState" || true)"
+  [ -n "$orig_mtu" ] || return 0
+  set_packets "$orig_mtu" "$orig_gso"
+}
+
 cmd_up() {
-  local rate="" ports=$kDefaultPorts duplex=full burst=$kDefaultBurst
+  local rate="" ports=$kDefaultPorts duplex=full burst=$kDefaultBurst mtu=$kDefaultMtu
   while (($#)); do
     case $1 in
       --rate) rate=${2-}; shift 2 || usage_error "--rate needs a value" ;;
       --ports) ports=${2-}; shift 2 || usage_error "--ports needs a value" ;;
       --duplex) duplex=${2-}; shift 2 || usage_error "--duplex needs a value" ;;
       --burst) burst=${2-}; shift 2 || usage_error "--burst needs a value" ;;
-      *) usage_error "up: unknown option \"$1\" (valid: --rate, --ports, --duplex, --burst)" ;;
+      --mtu) mtu=${2-}; shift 2 || usage_error "--mtu needs a value" ;;
+      *) usage_error "up: unknown option \"$1\" (valid: --rate, --ports, --duplex, --burst, --mtu)" ;;
     esac
   done
   [ -n "$rate" ] || usage_error "up: --rate is required (e.g. --rate 1gbit)"
@@ -119,6 +142,10 @@ cmd_up() {
   [[ $burst =~ ^[0-9]+(k|kb|m|mb|b)?$ ]] ||
     usage_error "--burst: expected a size in bytes with optional k/m suffix (e.g. 15k), got \"$burst\""
   case $duplex in full | half) ;; *) usage_error "--duplex: expected full or half, got \"$duplex\"" ;; esac
+  if ! [[ $mtu =~ ^[0-9]{1,5}$ ]] || ((10#$mtu < 1280 || 10#$mtu > 65536)); then
+    usage_error "--mtu: expected a packet size in bytes from 1280 (IPv6's minimum) to 65536, got \"$mtu\""
+  fi
+  mtu=$((10#$mtu))
   parse_ports "$ports"
   need_tc
   need_root
@@ -131,6 +158,11 @@ cmd_up() {
     none) ;;
     *) die "$kDev already has a root qdisc that slowlink did not create (${owner#foreign: }); remove it first" ;;
   esac
+  # lo's own packets, to restore on down: those an earlier up saved, else lo's now.
+  local orig_mtu="" orig_gso=""
+  if [ -r "$kState" ]; then eval "$(grep -E '^orig_(mtu|gso)=[0-9]*$' "$kState" || true)"; fi
+  if [ -z "$orig_mtu" ]; then read -r orig_mtu orig_gso < <(link_packets); fi
+  [ -n "$orig_mtu" ] || die "cannot read the MTU of $kDev (ip -d link show dev $kDev)"
 
   local eph_lo eph_hi
   read -r eph_lo eph_hi </proc/sys/net/ipv4/ip_local_port_range || true
@@ -141,7 +173,8 @@ cmd_up() {
   local to_class=$kHandle:10 from_class=$kHandle:10
   [ "$duplex" = full ] && from_class=$kHandle:11
   # Any failure below leaves a half-built qdisc: remove it rather than leave lo shaped oddly.
-  trap 'tc qdisc del dev "$kDev" root 2>/dev/null || true; rm -f "$kState"' ERR
+  trap 'tc qdisc del dev "$kDev" root 2>/dev/null || true; set_packets "$orig_mtu" "$orig_gso" 2>/dev/null || true; rm -f "$kState"' ERR
+  set_packets "$mtu" "${orig_gso:+$mtu}"
   tc qdisc add dev "$kDev" root handle "$kHandle:" htb default 1
   tc class add dev "$kDev" parent "$kHandle:" classid "$kHandle:1" htb rate 100gbit burst 1m cburst 1m quantum 200000
   tc class add dev "$kDev" parent "$kHandle:" classid "$kHandle:10" htb rate "$rate" ceil "$rate" burst "$burst" cburst "$burst" quantum 66000
@@ -159,9 +192,10 @@ cmd_up() {
     tc filter add dev "$kDev" parent "$kHandle:" protocol ipv6 prio 4 u32 \
       match ip6 protocol 6 0xff match ip6 sport "$port" "$mask" flowid "$from_class"
   done < <(port_blocks "$port_min" "$port_max")
-  printf 'rate=%s\nports=%s\nduplex=%s\nburst=%s\n' "$rate" "$ports" "$duplex" "$burst" >"$kState"
+  printf 'rate=%s\nports=%s\nduplex=%s\nburst=%s\nmtu=%s\norig_mtu=%s\norig_gso=%s\n' "$rate" "$ports" "$duplex" "$burst" \
+    "$mtu" "$orig_mtu" "$orig_gso" >"$kState"
   trap - ERR
-  echo "slowlink: up on $kDev: TCP ports $ports at $rate ($duplex duplex, burst $burst)"
+  echo "slowlink: up on $kDev: TCP ports $ports at $rate ($duplex duplex, burst $burst, packets of $mtu bytes)"
 }
 
 cmd_down() {
@@ -171,9 +205,9 @@ cmd_down() {
   local owner
   owner=$(root_qdisc_owner)
   case $owner in
-    ours) tc qdisc del dev "$kDev" root; rm -f "$kState"; echo "slowlink: down" ;;
-    none) rm -f "$kState"; echo "slowlink: down (nothing was set up)" ;;
-    *) rm -f "$kState"; echo "slowlink: down (the root qdisc of $kDev is not slowlink's, left alone: ${owner#foreign: })" ;;
+    ours) tc qdisc del dev "$kDev" root; restore_packets; rm -f "$kState"; echo "slowlink: down" ;;
+    none) restore_packets; rm -f "$kState"; echo "slowlink: down (nothing was set up)" ;;
+    *) restore_packets; rm -f "$kState"; echo "slowlink: down (the root qdisc of $kDev is not slowlink's, left alone: ${owner#foreign: })" ;;
   esac
 }
 
@@ -188,10 +222,10 @@ cmd_status() {
   fi
   if [ -r "$kState" ]; then
     # shellcheck disable=SC1090
-    local rate ports duplex burst
+    local rate ports duplex burst mtu="" orig_mtu="" orig_gso=""
     # shellcheck source=/dev/null
     . "$kState"
-    echo "slowlink: up on $kDev: TCP ports $ports at $rate ($duplex duplex, burst $burst)"
+    echo "slowlink: up on $kDev: TCP ports $ports at $rate ($duplex duplex, burst $burst, packets of ${mtu:-?} bytes; lo's own ${orig_mtu:-?})"
   else
     echo "slowlink: up on $kDev (settings file $kState missing)"
   fi

@@ -121,6 +121,14 @@ MeasurementFile parse_measurements(std::string_view text, const std::string& sou
                                    m.affinity.size(), m.processes));
     }
   }
+  if (const json::Value* link = machine.optional("emulated_link")) {
+    if (!link->is_object()) machine.at("emulated_link").fail("expected an object of the link's settings, " + json::got(*link));
+    ObjectReader r(*link, source, machine.member_path("emulated_link"));
+    std::vector<std::string> settings;
+    for (const auto& member : link->members()) settings.push_back(member.first + " " + r.string(member.first));
+    r.finish();
+    m.emulated_link = fmt::format("{}", fmt::join(settings, ", "));
+  }
   machine.allow({"hosts", "mpi_library", "transports", "environment", "ucx", "memory_source"});
   machine.finish();
 

@@ -48,6 +48,10 @@ struct MeasurementFile {
   double memory_Bps = 0;
   /// Each process's CPUs (machine.affinity, per world rank: "0", "0-1"); empty when not recorded.
   std::vector<std::string> affinity;
+  /// The link scripts/slowlink.sh emulated during the run (machine.emulated_link), as
+  /// "key value, ..." in the file's order; empty when none was up (or not recorded, before
+  /// 2026-12-02).
+  std::string emulated_link;
   /// The MPI library's protocol limits recorded by ccsim measure (machine.protocol_limits:
   /// "btl_tcp_eager_limit" -> 65536, ...), by name.
   std::vector<std::pair<std::string, std::uint64_t>> protocol_limits;

@@ -588,6 +588,11 @@ NetworkFit fit_network(const MeasurementFile& file, const SeriesChoice& choice, 
                                     "the OS moves among them time a series differently)",
                                     affinity));
   }
+  if (!file.emulated_link.empty()) {
+    fit.notes.push_back(fmt::format("measured through the link scripts/slowlink.sh emulated: {} (the model describes "
+                                    "that link)",
+                                    file.emulated_link));
+  }
   fit.fitted = summarize(fit.points, true);
   fit.held_out = summarize(fit.points, false);
   return fit;

@@ -133,6 +133,7 @@ void run_validate(ValidateCommand cmd) {
                          fitted);
     }
   }
+  if (!file.emulated_link.empty()) out += fmt::format("link emulated by scripts/slowlink.sh: {}\n", file.emulated_link);
   if (cmd.measured_ratio && compressed_series) out += "wire bytes: each point's measured ratio (--measured-ratio), not the compressor model's\n";
   out += "error = predicted / measured - 1; gmean error = exp(mean |ln(predicted / measured)|) - 1\n";
   if (cmd.format == "json") {

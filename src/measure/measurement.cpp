@@ -50,6 +50,22 @@ std::string env_summary() {
   return fmt::format("{}", fmt::join(vars, " "));
 }
 
+/// The settings of the link scripts/slowlink.sh emulates, from the file it keeps while the link
+/// is up (`KEY=VALUE` lines: rate, ports, duplex, burst, mtu, orig_mtu, orig_gso); an empty
+/// object when none is up. A series measured through the link then says how it was shaped:
+/// packets of lo's 64 KiB or of an Ethernet frame time small messages very differently.
+ordered_json emulated_link() {
+  ordered_json link = ordered_json::object();
+  std::ifstream in(kSlowlinkSettings);
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto eq = line.find('=');
+    if (eq == std::string::npos || eq == 0) continue;
+    link[line.substr(0, eq)] = line.substr(eq + 1);
+  }
+  return link;
+}
+
 }  // namespace
 
 std::string absolute_codec_spec(const std::string& spec, double value_range) {
@@ -226,6 +242,7 @@ nlohmann::ordered_json run_measurements(const MeasureOptions& options) {
   }
   machine["transports"] = transports_note();
   machine["environment"] = env_summary();
+  if (ordered_json link = emulated_link(); !link.empty()) machine["emulated_link"] = std::move(link);
 #ifdef CCSIM_HAVE_UCX
   machine["ucx"] = UcxWorld::describe();
 #endif

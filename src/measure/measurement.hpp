@@ -49,6 +49,10 @@ struct MeasureOptions {
   std::string command_line;
 };
 
+/// Where scripts/slowlink.sh keeps the settings of the link it emulates while it is up;
+/// `ccsim measure` records them as machine.emulated_link.
+inline constexpr const char* kSlowlinkSettings = "/run/ccsim-slowlink.conf";
+
 /// Runs the measurements on every process of the world (a collective call) and returns the
 /// measurement document (format "ccsim-measurements", see measure/README.md) on rank 0,
 /// null elsewhere. Progress and a summary table go to stderr on rank 0. Every result is

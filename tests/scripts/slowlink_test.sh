@@ -2,6 +2,8 @@
 # Tests scripts/slowlink.sh for real: sets up the shaped link on lo, checks the tc state,
 # times a transfer to a port in the range (rate limited) and one outside it (not), tears
 # down and checks that lo and every other interface are as before.
+# With a ccsim-measure binary and mpirun as arguments, also measures through the link and checks
+# that the measurement records its settings (machine.emulated_link).
 # Needs root and tc with htb; otherwise prints why and exits 77 (ctest: skipped).
 # Runs under a lock so that two test runs on one machine do not shape each other's link.
 set -uo pipefail
@@ -10,6 +12,8 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 slowlink=$root/scripts/slowlink.sh
 probe=$root/scripts/slowlink_probe.py
 python=$(command -v python3 || true)
+measure=${1-}
+mpirun=${2-}
 
 skip() { echo "SKIP: $*"; exit 77; }
 [ "$(id -u)" -eq 0 ] || skip "not root (slowlink changes qdiscs on lo)"
@@ -31,6 +35,13 @@ others_state() { for dev in $(ls /sys/class/net); do [ "$dev" = lo ] || tc qdisc
 tc_config() { tc qdisc show dev lo; tc class show dev lo; tc filter show dev lo; }
 
 others_before=$(others_state)
+# lo's MTU and largest GSO packet, "MTU GSO".
+lo_packets() {
+  local line
+  line=$(ip -d link show dev lo)
+  echo "$(grep -o ' mtu [0-9]*' <<<"$line" | head -n1 | awk '{print $2}') $(grep -o 'gso_max_size [0-9]*' <<<"$line" | awk '{print $2}')"
+}
+packets_before=$(lo_packets)
 trap '"$slowlink" down >/dev/null 2>&1' EXIT
 
 # Tearing down when nothing is set up is fine.
@@ -53,15 +64,23 @@ expect_usage_error '--rate: expected a number with a tc unit' up --rate fast
 expect_usage_error '--rate is required' up
 expect_usage_error '--ports: expected 1 <= A <= B <= 65535, got "5-3"' up --rate 1gbit --ports 5-3
 expect_usage_error '--duplex: expected full or half, got "quarter"' up --rate 1gbit --duplex quarter
+expect_usage_error '--mtu: expected a packet size in bytes from 1280' up --rate 1gbit --mtu 100
 expect_usage_error 'unknown command "sideways"' sideways
 tc qdisc show dev lo root | grep -q '^qdisc noqueue' && pass "lo untouched after bad input" ||
   fail "lo changed after bad input: $(tc qdisc show dev lo)"
 
-# Up twice is the same state.
-"$slowlink" up --rate 1gbit --ports 20000-20999 --burst 15k >/dev/null || fail "up failed"
+# Up twice is the same state; the second up keeps lo's own packets to restore.
+"$slowlink" up --rate 1gbit --ports 20000-20999 --burst 3k --mtu 9000 >/dev/null || fail "up failed"
 first=$(tc_config)
-"$slowlink" up --rate 1gbit --ports 20000-20999 --burst 15k >/dev/null || fail "second up failed"
+[ "$(lo_packets)" = "9000 9000" ] && pass "while up, lo's MTU and largest GSO packet are --mtu 9000" ||
+  fail "while up with --mtu 9000, lo's packets are $(lo_packets)"
+"$slowlink" up --rate 1gbit --ports 20000-20999 --burst 3k >/dev/null || fail "second up failed"
 second=$(tc_config)
+[ "$(lo_packets)" = "1500 1500" ] && pass "while up, lo's packets are an Ethernet frame's by default (1500)" ||
+  fail "while up, lo's packets are $(lo_packets), expected 1500 1500"
+status=$("$slowlink" status)
+grep -q "packets of 1500 bytes; lo's own ${packets_before%% *})" <<<"$status" && pass "status names the packets and lo's own" ||
+  fail "status: ${status%%$'\n'*}"
 [ "$first" = "$second" ] && pass "up twice gives the same tc state" || fail "up twice differs:
 $first
 ---
@@ -76,6 +95,22 @@ filters=$(grep -c 'flowid' <<<"$second")
 [ "$filters" -eq 24 ] && pass "24 u32 filters" || fail "expected 24 filters, got $filters"
 grep -q 'match 00004e20/0000ffe0 at 20' <<<"$second" && pass "first block 20000/0xffe0 on the IPv4 dport (low half of the word at 20)" ||
   fail "no filter for the block 20000/0xffe0 on the IPv4 dport"
+
+# A measurement through the link records how it was shaped (the settings file of up).
+if [ -n "$measure" ] && [ -n "$mpirun" ]; then
+  meas_dir=$(mktemp -d)
+  if (eval "$("$slowlink" env)"
+      OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "$mpirun" -np 2 --bind-to none --oversubscribe \
+        "$measure" --sizes 4KiB --reps 3 --warmup 1 --algo ring --transport mpi -o "$meas_dir/m.json") \
+      >"$meas_dir/log" 2>&1; then
+    link=$("$python" -c 'import json, sys; print(json.load(open(sys.argv[1]))["machine"].get("emulated_link"))' "$meas_dir/m.json")
+    [ "$link" = "{'rate': '1gbit', 'ports': '20000-20999', 'duplex': 'full', 'burst': '3k', 'mtu': '1500', 'orig_mtu': '${packets_before%% *}', 'orig_gso': '${packets_before##* }'}" ] &&
+      pass "a measurement through the link records it: $link" || fail "machine.emulated_link of a measurement through the link: $link"
+  else
+    fail "ccsim-measure through the link failed: $(tail -5 "$meas_dir/log")"
+  fi
+  rm -rf "$meas_dir"
+fi
 
 class_bytes() { tc -s class show dev lo | awk -v c="$1" '$3 == c {getline; print $2}'; }
 mb_per_s() { "$python" "$probe" "$@" | awk '{print $4}'; }
@@ -116,6 +151,8 @@ out=$("$slowlink" down 2>&1) || fail "down failed: $out"
 tc qdisc show dev lo root | grep -q '^qdisc noqueue' && pass "lo back to noqueue" ||
   fail "lo not clean after down: $(tc qdisc show dev lo)"
 [ -z "$(tc filter show dev lo)" ] && pass "no filters left on lo" || fail "filters left on lo"
+[ "$(lo_packets)" = "$packets_before" ] && pass "lo's MTU and GSO packet restored ($packets_before)" ||
+  fail "lo's packets $(lo_packets) after down, were $packets_before"
 [ ! -e /run/ccsim-slowlink.conf ] && pass "settings file removed" || fail "settings file left"
 "$slowlink" status | grep -qx 'slowlink: down' && pass "status: down" || fail "status after down: $("$slowlink" status)"
 [ "$others_before" = "$(others_state)" ] && pass "other interfaces untouched" || fail "qdiscs of other interfaces changed"
