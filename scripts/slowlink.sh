@@ -1,29 +1,36 @@
 #!/usr/bin/env bash
 # slowlink.sh: an emulated slow network link on one machine, for real MPI/UCX measurements.
 #
-#   scripts/slowlink.sh up --rate 1gbit [--ports 20000-20999] [--duplex full|half] [--burst 3k] [--mtu 1500]
+#   scripts/slowlink.sh up --rate 1gbit [--ports 20000-20063] [--links per-port|shared] [--duplex full|half]
+#                          [--burst 3k] [--mtu 1500]
 #   scripts/slowlink.sh down
 #   scripts/slowlink.sh status
 #   eval "$(scripts/slowlink.sh env [--ports A-B])"   # pins OpenMPI's TCP BTL and UCX's TCP to lo
 #
 # How: an htb root qdisc (handle c51:) on lo, and nothing on any other interface. Its default
 # class c51:1 is unlimited (100gbit), so other loopback traffic is not slowed (it does use the
-# link's packet size while up, --mtu below). TCP packets
-# (IPv4 and IPv6) whose destination or source port lies in the range go to rate-limited
-# classes; u32 filters match a port range as aligned power-of-two blocks (port/mask), one
-# filter per block. On lo every packet leaves through lo once, so both directions of a
-# connection meet in the same qdisc:
-#   --duplex full: packets to a port in the range (client -> listener) go to c51:10 and
-#                  packets from a port in the range (listener -> client) to c51:11, each at
-#                  the rate. That separates the two directions of one connection, not the
-#                  two directions between two processes: OpenMPI's TCP BTL and UCX's TCP
-#                  transport let each side connect to the other's listener, so data both
-#                  ways is "to a listener" and shares c51:10 (acks go to c51:11). Measured:
-#                  MPI and UCX both ways at once get ~55 MB/s each at 1gbit in full mode as
-#                  in half mode; one connection used both ways (the probe) gets ~120 MB/s each.
-#   --duplex half: one class c51:10 for both directions.
+# link's packet size while up, --mtu below). TCP packets (IPv4 and IPv6) whose destination or
+# source port lies in the range go to rate-limited classes. On lo every packet leaves through
+# lo once, so both directions of a connection meet in the same qdisc.
+#   --links per-port (default): every port of the range has its own classes, c51:1000+i for
+#                  packets to port min+i and c51:2000+i for packets from it (one u32 filter
+#                  per port, direction and IP version; at most 256 ports). Each MPI or UCX
+#                  process listens on its own port and each pair of processes talks over one
+#                  connection, so a message is charged either to its receiver's port (the
+#                  sender connected to it) or to its sender's (the receiver did): in a ring
+#                  or between pairs, each class carries one flow and every process has a
+#                  full-duplex link of the rate to itself, as nodes with a NIC each would.
+#                  Measured (1gbit, 2 processes, ring all_reduce of 16 MiB, 2 rounds of 5):
+#                  144.2 ms, p10..p90 143.9..146.5 (the link: 134.2 ms plus headers).
+#   --links shared: two classes for all, c51:10 for packets to a port in the range (client ->
+#                  listener) and c51:11 for packets from one, each at the rate: the two
+#                  directions of one connection, not of a pair of processes, so messages of
+#                  several processes share a class. The same 16 MiB all_reduce: 284.8 ms,
+#                  p10..p90 236.4..285.4 (half the rate, most of the time); at 4 processes
+#                  846.9 ms where per-port links take 408.3 (the link: 201.3).
+#   --duplex half: one class per port (per-port) or one for all (shared) for both directions.
 # Ports: MPI and UCX listen on a port of the range and connect from an ephemeral port
-# (net.ipv4.ip_local_port_range, 32768-60999 here). The default range 20000-20999 lies
+# (net.ipv4.ip_local_port_range, 32768-60999 here). The default range 20000-20063 lies
 # outside it; a range that overlaps it works, but then a client port may fall into the
 # range by chance (the script warns).
 #
@@ -53,12 +60,13 @@ set -euo pipefail
 readonly kDev=lo
 readonly kHandle=c51
 readonly kState=/run/ccsim-slowlink.conf
-readonly kDefaultPorts=20000-20999
+readonly kDefaultPorts=20000-20063
 readonly kDefaultBurst=3k
 readonly kDefaultMtu=1500
+readonly kMaxPerPort=256
 
 die() { echo "slowlink: error: $*" >&2; exit 1; }
-usage_error() { echo "slowlink: $*" >&2; echo "usage: $0 up --rate RATE [--ports A-B] [--duplex full|half] [--burst SIZE] [--mtu BYTES] | down | status | env [--ports A-B]" >&2; exit 2; }
+usage_error() { echo "slowlink: $*" >&2; echo "usage: $0 up --rate RATE [--ports A-B] [--links per-port|shared] [--duplex full|half] [--burst SIZE] [--mtu BYTES] | down | status | env [--ports A-B]" >&2; exit 2; }
 
 need_tc() {
   command -v tc >/dev/null 2>&1 || die "tc not found (install iproute2)"
@@ -124,7 +132,7 @@ restore_packets() {
 }
 
 cmd_up() {
-  local rate="" ports=$kDefaultPorts duplex=full burst=$kDefaultBurst mtu=$kDefaultMtu
+  local rate="" ports=$kDefaultPorts duplex=full burst=$kDefaultBurst mtu=$kDefaultMtu links=per-port
   while (($#)); do
     case $1 in
       --rate) rate=${2-}; shift 2 || usage_error "--rate needs a value" ;;
@@ -132,7 +140,8 @@ cmd_up() {
       --duplex) duplex=${2-}; shift 2 || usage_error "--duplex needs a value" ;;
       --burst) burst=${2-}; shift 2 || usage_error "--burst needs a value" ;;
       --mtu) mtu=${2-}; shift 2 || usage_error "--mtu needs a value" ;;
-      *) usage_error "up: unknown option \"$1\" (valid: --rate, --ports, --duplex, --burst, --mtu)" ;;
+      --links) links=${2-}; shift 2 || usage_error "--links needs a value" ;;
+      *) usage_error "up: unknown option \"$1\" (valid: --rate, --ports, --duplex, --burst, --mtu, --links)" ;;
     esac
   done
   [ -n "$rate" ] || usage_error "up: --rate is required (e.g. --rate 1gbit)"
@@ -142,11 +151,15 @@ cmd_up() {
   [[ $burst =~ ^[0-9]+(k|kb|m|mb|b)?$ ]] ||
     usage_error "--burst: expected a size in bytes with optional k/m suffix (e.g. 15k), got \"$burst\""
   case $duplex in full | half) ;; *) usage_error "--duplex: expected full or half, got \"$duplex\"" ;; esac
+  case $links in shared | per-port) ;; *) usage_error "--links: expected shared or per-port, got \"$links\"" ;; esac
   if ! [[ $mtu =~ ^[0-9]{1,5}$ ]] || ((10#$mtu < 1280 || 10#$mtu > 65536)); then
     usage_error "--mtu: expected a packet size in bytes from 1280 (IPv6's minimum) to 65536, got \"$mtu\""
   fi
   mtu=$((10#$mtu))
   parse_ports "$ports"
+  if [ "$links" = per-port ] && ((port_max - port_min >= kMaxPerPort)); then
+    usage_error "--links per-port: at most $kMaxPerPort ports (a pair of classes and four filters each), got $ports ($((port_max - port_min + 1)))"
+  fi
   need_tc
   need_root
   ip link show dev "$kDev" >/dev/null 2>&1 || die "no interface $kDev"
@@ -177,25 +190,45 @@ cmd_up() {
   set_packets "$mtu" "${orig_gso:+$mtu}"
   tc qdisc add dev "$kDev" root handle "$kHandle:" htb default 1
   tc class add dev "$kDev" parent "$kHandle:" classid "$kHandle:1" htb rate 100gbit burst 1m cburst 1m quantum 200000
-  tc class add dev "$kDev" parent "$kHandle:" classid "$kHandle:10" htb rate "$rate" ceil "$rate" burst "$burst" cburst "$burst" quantum 66000
-  if [ "$duplex" = full ]; then
-    tc class add dev "$kDev" parent "$kHandle:" classid "$kHandle:11" htb rate "$rate" ceil "$rate" burst "$burst" cburst "$burst" quantum 66000
+  if [ "$links" = per-port ]; then
+    # Each port of the range its own classes (tc -batch: a few hundred commands).
+    local batch i cls_to cls_from
+    batch=$(mktemp)
+    for ((i = 0; i <= port_max - port_min; i++)); do
+      cls_to=$(printf '%x' $((0x1000 + i)))
+      cls_from=$cls_to
+      [ "$duplex" = full ] && cls_from=$(printf '%x' $((0x2000 + i)))
+      echo "class add dev $kDev parent $kHandle: classid $kHandle:$cls_to htb rate $rate ceil $rate burst $burst cburst $burst quantum 66000"
+      [ "$cls_from" = "$cls_to" ] ||
+        echo "class add dev $kDev parent $kHandle: classid $kHandle:$cls_from htb rate $rate ceil $rate burst $burst cburst $burst quantum 66000"
+      echo "filter add dev $kDev parent $kHandle: protocol ip prio 1 u32 match ip protocol 6 0xff match ip dport $((port_min + i)) 0xffff flowid $kHandle:$cls_to"
+      echo "filter add dev $kDev parent $kHandle: protocol ip prio 2 u32 match ip protocol 6 0xff match ip sport $((port_min + i)) 0xffff flowid $kHandle:$cls_from"
+      echo "filter add dev $kDev parent $kHandle: protocol ipv6 prio 3 u32 match ip6 protocol 6 0xff match ip6 dport $((port_min + i)) 0xffff flowid $kHandle:$cls_to"
+      echo "filter add dev $kDev parent $kHandle: protocol ipv6 prio 4 u32 match ip6 protocol 6 0xff match ip6 sport $((port_min + i)) 0xffff flowid $kHandle:$cls_from"
+    done >"$batch"
+    tc -batch "$batch"
+    rm -f "$batch"
+  else
+    tc class add dev "$kDev" parent "$kHandle:" classid "$kHandle:10" htb rate "$rate" ceil "$rate" burst "$burst" cburst "$burst" quantum 66000
+    if [ "$duplex" = full ]; then
+      tc class add dev "$kDev" parent "$kHandle:" classid "$kHandle:11" htb rate "$rate" ceil "$rate" burst "$burst" cburst "$burst" quantum 66000
+    fi
+    local port mask
+    while read -r port mask; do
+      tc filter add dev "$kDev" parent "$kHandle:" protocol ip prio 1 u32 \
+        match ip protocol 6 0xff match ip dport "$port" "$mask" flowid "$to_class"
+      tc filter add dev "$kDev" parent "$kHandle:" protocol ip prio 2 u32 \
+        match ip protocol 6 0xff match ip sport "$port" "$mask" flowid "$from_class"
+      tc filter add dev "$kDev" parent "$kHandle:" protocol ipv6 prio 3 u32 \
+        match ip6 protocol 6 0xff match ip6 dport "$port" "$mask" flowid "$to_class"
+      tc filter add dev "$kDev" parent "$kHandle:" protocol ipv6 prio 4 u32 \
+        match ip6 protocol 6 0xff match ip6 sport "$port" "$mask" flowid "$from_class"
+    done < <(port_blocks "$port_min" "$port_max")
   fi
-  local port mask
-  while read -r port mask; do
-    tc filter add dev "$kDev" parent "$kHandle:" protocol ip prio 1 u32 \
-      match ip protocol 6 0xff match ip dport "$port" "$mask" flowid "$to_class"
-    tc filter add dev "$kDev" parent "$kHandle:" protocol ip prio 2 u32 \
-      match ip protocol 6 0xff match ip sport "$port" "$mask" flowid "$from_class"
-    tc filter add dev "$kDev" parent "$kHandle:" protocol ipv6 prio 3 u32 \
-      match ip6 protocol 6 0xff match ip6 dport "$port" "$mask" flowid "$to_class"
-    tc filter add dev "$kDev" parent "$kHandle:" protocol ipv6 prio 4 u32 \
-      match ip6 protocol 6 0xff match ip6 sport "$port" "$mask" flowid "$from_class"
-  done < <(port_blocks "$port_min" "$port_max")
-  printf 'rate=%s\nports=%s\nduplex=%s\nburst=%s\nmtu=%s\norig_mtu=%s\norig_gso=%s\n' "$rate" "$ports" "$duplex" "$burst" \
-    "$mtu" "$orig_mtu" "$orig_gso" >"$kState"
+  printf 'rate=%s\nports=%s\nduplex=%s\nlinks=%s\nburst=%s\nmtu=%s\norig_mtu=%s\norig_gso=%s\n' "$rate" "$ports" "$duplex" \
+    "$links" "$burst" "$mtu" "$orig_mtu" "$orig_gso" >"$kState"
   trap - ERR
-  echo "slowlink: up on $kDev: TCP ports $ports at $rate ($duplex duplex, burst $burst, packets of $mtu bytes)"
+  echo "slowlink: up on $kDev: TCP ports $ports at $rate ($duplex duplex, $links links, burst $burst, packets of $mtu bytes)"
 }
 
 cmd_down() {
@@ -222,10 +255,10 @@ cmd_status() {
   fi
   if [ -r "$kState" ]; then
     # shellcheck disable=SC1090
-    local rate ports duplex burst mtu="" orig_mtu="" orig_gso=""
+    local rate ports duplex burst mtu="" orig_mtu="" orig_gso="" links=""
     # shellcheck source=/dev/null
     . "$kState"
-    echo "slowlink: up on $kDev: TCP ports $ports at $rate ($duplex duplex, burst $burst, packets of ${mtu:-?} bytes; lo's own ${orig_mtu:-?})"
+    echo "slowlink: up on $kDev: TCP ports $ports at $rate ($duplex duplex, ${links:-?} links, burst $burst, packets of ${mtu:-?} bytes; lo's own ${orig_mtu:-?})"
   else
     echo "slowlink: up on $kDev (settings file $kState missing)"
   fi

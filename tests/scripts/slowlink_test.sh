@@ -31,7 +31,7 @@ fi
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 pass() { echo "ok: $*"; }
-others_state() { for dev in $(ls /sys/class/net); do [ "$dev" = lo ] || tc qdisc show dev "$dev"; done; }
+others_state() { for dev in /sys/class/net/*; do dev=${dev##*/}; [ "$dev" = lo ] || tc qdisc show dev "$dev"; done; }
 tc_config() { tc qdisc show dev lo; tc class show dev lo; tc filter show dev lo; }
 
 others_before=$(others_state)
@@ -65,21 +65,23 @@ expect_usage_error '--rate is required' up
 expect_usage_error '--ports: expected 1 <= A <= B <= 65535, got "5-3"' up --rate 1gbit --ports 5-3
 expect_usage_error '--duplex: expected full or half, got "quarter"' up --rate 1gbit --duplex quarter
 expect_usage_error '--mtu: expected a packet size in bytes from 1280' up --rate 1gbit --mtu 100
+expect_usage_error '--links: expected shared or per-port, got "star"' up --rate 1gbit --links star
+expect_usage_error '--links per-port: at most 256 ports (a pair of classes and four filters each), got 20000-20999 (1000)' up --rate 1gbit --ports 20000-20999
 expect_usage_error 'unknown command "sideways"' sideways
 tc qdisc show dev lo root | grep -q '^qdisc noqueue' && pass "lo untouched after bad input" ||
   fail "lo changed after bad input: $(tc qdisc show dev lo)"
 
 # Up twice is the same state; the second up keeps lo's own packets to restore.
-"$slowlink" up --rate 1gbit --ports 20000-20999 --burst 3k --mtu 9000 >/dev/null || fail "up failed"
+"$slowlink" up --rate 1gbit --ports 20000-20999 --links shared --burst 3k --mtu 9000 >/dev/null || fail "up failed"
 first=$(tc_config)
 [ "$(lo_packets)" = "9000 9000" ] && pass "while up, lo's MTU and largest GSO packet are --mtu 9000" ||
   fail "while up with --mtu 9000, lo's packets are $(lo_packets)"
-"$slowlink" up --rate 1gbit --ports 20000-20999 --burst 3k >/dev/null || fail "second up failed"
+"$slowlink" up --rate 1gbit --ports 20000-20999 --links shared --burst 3k >/dev/null || fail "second up failed"
 second=$(tc_config)
 [ "$(lo_packets)" = "1500 1500" ] && pass "while up, lo's packets are an Ethernet frame's by default (1500)" ||
   fail "while up, lo's packets are $(lo_packets), expected 1500 1500"
 status=$("$slowlink" status)
-grep -q "packets of 1500 bytes; lo's own ${packets_before%% *})" <<<"$status" && pass "status names the packets and lo's own" ||
+grep -q "shared links, burst 3k, packets of 1500 bytes; lo's own ${packets_before%% *})" <<<"$status" && pass "status names the packets and lo's own" ||
   fail "status: ${status%%$'\n'*}"
 [ "$first" = "$second" ] && pass "up twice gives the same tc state" || fail "up twice differs:
 $first
@@ -95,22 +97,6 @@ filters=$(grep -c 'flowid' <<<"$second")
 [ "$filters" -eq 24 ] && pass "24 u32 filters" || fail "expected 24 filters, got $filters"
 grep -q 'match 00004e20/0000ffe0 at 20' <<<"$second" && pass "first block 20000/0xffe0 on the IPv4 dport (low half of the word at 20)" ||
   fail "no filter for the block 20000/0xffe0 on the IPv4 dport"
-
-# A measurement through the link records how it was shaped (the settings file of up).
-if [ -n "$measure" ] && [ -n "$mpirun" ]; then
-  meas_dir=$(mktemp -d)
-  if (eval "$("$slowlink" env)"
-      OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "$mpirun" -np 2 --bind-to none --oversubscribe \
-        "$measure" --sizes 4KiB --reps 3 --warmup 1 --algo ring --transport mpi -o "$meas_dir/m.json") \
-      >"$meas_dir/log" 2>&1; then
-    link=$("$python" -c 'import json, sys; print(json.load(open(sys.argv[1]))["machine"].get("emulated_link"))' "$meas_dir/m.json")
-    [ "$link" = "{'rate': '1gbit', 'ports': '20000-20999', 'duplex': 'full', 'burst': '3k', 'mtu': '1500', 'orig_mtu': '${packets_before%% *}', 'orig_gso': '${packets_before##* }'}" ] &&
-      pass "a measurement through the link records it: $link" || fail "machine.emulated_link of a measurement through the link: $link"
-  else
-    fail "ccsim-measure through the link failed: $(tail -5 "$meas_dir/log")"
-  fi
-  rm -rf "$meas_dir"
-fi
 
 class_bytes() { tc -s class show dev lo | awk -v c="$1" '$3 == c {getline; print $2}'; }
 mb_per_s() { "$python" "$probe" "$@" | awk '{print $4}'; }
@@ -145,6 +131,41 @@ else
 fi
 ((shaped_after == shaped_before)) && pass "the out-of-range transfer bypassed the shaped classes" ||
   fail "the shaped classes counted $((shaped_after - shaped_before)) bytes of the out-of-range transfer"
+
+# Per-port links (the default): a pair of classes per port of the range, each transfer charged
+# to its own port's class.
+"$slowlink" up --rate 1gbit >/dev/null || fail "up with per-port links failed"
+config=$(tc_config)
+classes=$(grep -c '^class htb c51:[12]0[0-9a-f][0-9a-f] root prio 0 rate 1Gbit' <<<"$config")
+[ "$classes" -eq 128 ] && pass "128 classes for the 64 ports of the default range" || fail "expected 128 port classes, got $classes"
+filters=$(grep -c 'flowid' <<<"$config")
+[ "$filters" -eq 256 ] && pass "256 u32 filters (port, direction, IP version)" || fail "expected 256 filters, got $filters"
+shaped_before=$(class_bytes c51:1001)
+rate=$(mb_per_s --port 20001 --src-port $((src + 20)) --sizes 32M)
+shaped_after=$(class_bytes c51:1001)
+if awk -v r="$rate" 'BEGIN {exit !(r >= 60 && r <= 140)}'; then
+  pass "32 MiB to port 20001 through its own class at $rate MB/s (expected 60..140)"
+else
+  fail "32 MiB to port 20001 through its own class at ${rate:-?} MB/s, expected 60..140"
+fi
+((shaped_after - shaped_before >= 32 * 1048576)) && pass "the transfer to port 20001 went through c51:1001" ||
+  fail "c51:1001 counted $((shaped_after - shaped_before)) bytes, expected >= 32 MiB"
+
+# A measurement through the link records how it was shaped (the settings file of up).
+if [ -n "$measure" ] && [ -n "$mpirun" ]; then
+  meas_dir=$(mktemp -d)
+  if (eval "$("$slowlink" env)"
+      OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "$mpirun" -np 2 --bind-to none --oversubscribe \
+        "$measure" --sizes 4KiB --reps 3 --warmup 1 --algo ring --transport mpi -o "$meas_dir/m.json") \
+      >"$meas_dir/log" 2>&1; then
+    link=$("$python" -c 'import json, sys; print(json.load(open(sys.argv[1]))["machine"].get("emulated_link"))' "$meas_dir/m.json")
+    [ "$link" = "{'rate': '1gbit', 'ports': '20000-20063', 'duplex': 'full', 'links': 'per-port', 'burst': '3k', 'mtu': '1500', 'orig_mtu': '${packets_before%% *}', 'orig_gso': '${packets_before##* }'}" ] &&
+      pass "a measurement through the link records it: $link" || fail "machine.emulated_link of a measurement through the link: $link"
+  else
+    fail "ccsim-measure through the link failed: $(tail -5 "$meas_dir/log")"
+  fi
+  rm -rf "$meas_dir"
+fi
 
 # Down: lo back to its default, status says so, other interfaces never touched.
 out=$("$slowlink" down 2>&1) || fail "down failed: $out"
