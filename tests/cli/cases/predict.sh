@@ -63,6 +63,17 @@ for r in $GEN; do
   if [ "$r" = tp2_h384 ]; then error_within 10; else error_within 8; fi
 done
 
+# The waiting a synthesised trace leaves out, from the fitted runs replayed as traced: dp2_h512's
+# two ranks wait 442 ms each at their gradient all_reduce (the runs without collectives and the
+# runs left out of the fit are not listed).
+hostile gen-waits 0 '' predict "$G/pp2_h256.json" "$G/dp2_h512.json" "$G/tp2_dp2.json" "$G/pp4_h256.json" \
+  --config "$G/tp2_h384.summary.json"
+grep -q '^note: replayed as traced, the fitted runs. ranks waited at their collectives for peers whose measured compute ran longer, per rank: dp2_h512.json 442.0 ms (10.9 % of its compute); the synthesised ranks' "$last_out" ||
+  fail "predict does not say the waiting of the fitted runs' ranks"
+hostile gen-waits-json 0 '' predict "$G/pp2_h256.json" "$G/dp2_h512.json" --config "$G/tp2_h384.summary.json" --format json
+grep -q '"collective_wait_ms": 442.0' "$last_out" || fail "json: no collective_wait_ms of dp2_h512"
+grep -q '"collective_wait_ms": null' "$last_out" || fail "json: pp2_h256 (no collectives) has a collective wait"
+
 # Across sessions: the shared runs were made on a machine 2.3x faster (GEMM probe) than the
 # generated ones. As measured they predict tp2_h384 about half; scaled by the probes
 # (--scale-machine-speed) within 8 %.
