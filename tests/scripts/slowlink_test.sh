@@ -102,17 +102,22 @@ class_bytes() { tc -s class show dev lo | awk -v c="$1" '$3 == c {getline; print
 mb_per_s() { "$python" "$probe" "$@" | awk '{print $4}'; }
 src=$((31000 + RANDOM % 1500))
 
-# In range: 1gbit = 125 MB/s; generous bounds.
-shaped_before=$(class_bytes c51:10)
-rate=$(mb_per_s --port 20001 --src-port "$src" --sizes 32M)
-shaped_after=$(class_bytes c51:10)
-if awk -v r="$rate" 'BEGIN {exit !(r >= 60 && r <= 140)}'; then
-  pass "32 MiB to port 20001 (in range) at $rate MB/s (expected 60..140)"
-else
-  fail "32 MiB to port 20001 (in range) at ${rate:-?} MB/s, expected 60..140"
-fi
-((shaped_after - shaped_before >= 32 * 1048576)) && pass "the in-range transfer went through c51:10" ||
-  fail "c51:10 counted $((shaped_after - shaped_before)) bytes, expected >= 32 MiB"
+# shaped_transfer CLASS SRC_PORT: 32 MiB to port 20001 (in range) from SRC_PORT at 1gbit = 125
+# MB/s (generous bounds), all of it counted by CLASS.
+shaped_transfer() {
+  local class=$1 before after rate
+  before=$(class_bytes "$class")
+  rate=$(mb_per_s --port 20001 --src-port "$2" --sizes 32M)
+  after=$(class_bytes "$class")
+  if awk -v r="$rate" 'BEGIN {exit !(r >= 60 && r <= 140)}'; then
+    pass "32 MiB to port 20001 (in range) at $rate MB/s (expected 60..140)"
+  else
+    fail "32 MiB to port 20001 (in range) at ${rate:-?} MB/s, expected 60..140"
+  fi
+  ((after - before >= 32 * 1048576)) && pass "the in-range transfer went through $class" ||
+    fail "$class counted $((after - before)) bytes, expected >= 32 MiB"
+}
+shaped_transfer c51:10 "$src"
 
 # Out of range: faster than the 125 MB/s class could carry (best of 3; unshaped loopback
 # runs at GB/s on an idle machine and 170+ MB/s under a load of 10 on 2 cores), and no
@@ -140,16 +145,7 @@ classes=$(grep -c '^class htb c51:[12]0[0-9a-f][0-9a-f] root prio 0 rate 1Gbit' 
 [ "$classes" -eq 128 ] && pass "128 classes for the 64 ports of the default range" || fail "expected 128 port classes, got $classes"
 filters=$(grep -c 'flowid' <<<"$config")
 [ "$filters" -eq 256 ] && pass "256 u32 filters (port, direction, IP version)" || fail "expected 256 filters, got $filters"
-shaped_before=$(class_bytes c51:1001)
-rate=$(mb_per_s --port 20001 --src-port $((src + 20)) --sizes 32M)
-shaped_after=$(class_bytes c51:1001)
-if awk -v r="$rate" 'BEGIN {exit !(r >= 60 && r <= 140)}'; then
-  pass "32 MiB to port 20001 through its own class at $rate MB/s (expected 60..140)"
-else
-  fail "32 MiB to port 20001 through its own class at ${rate:-?} MB/s, expected 60..140"
-fi
-((shaped_after - shaped_before >= 32 * 1048576)) && pass "the transfer to port 20001 went through c51:1001" ||
-  fail "c51:1001 counted $((shaped_after - shaped_before)) bytes, expected >= 32 MiB"
+shaped_transfer c51:1001 $((src + 20))
 
 # A measurement through the link records how it was shaped (the settings file of up).
 if [ -n "$measure" ] && [ -n "$mpirun" ]; then
