@@ -403,13 +403,13 @@ void run_predict(const PredictCommand& cmd) {
   if (!cmd.traced) {
     engine::ReplayOptions as_traced = options;
     as_traced.dedicated_durations = false;
+    as_traced.compute = "compute as measured";
     for (FitRun& r : runs) {
       const bool fitted = std::find(left_out.begin(), left_out.end(), r.path) == left_out.end();
       const bool collectives = std::any_of(r.trace.programs.begin(), r.trace.programs.end(), [](const trace::Program& p) {
         return std::any_of(p.ops.begin(), p.ops.end(), [](const trace::Op& op) { return trace::is_collective(op.kind); });
       });
       if (r.trace.world_size < 2 || !fitted || !collectives) continue;
-      as_traced.compute = "compute as measured";
       const engine::Result traced = engine::replay(r.trace, platform, as_traced);
       std::tie(r.collective_wait_ms, r.compute_ms) = collective_wait_and_compute_ms(r.trace, traced);
     }

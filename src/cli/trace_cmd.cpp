@@ -234,7 +234,6 @@ engine::Result measured_result(const trace::Trace& t, std::vector<std::string>& 
       const auto fi = static_cast<std::size_t>(first);
       r.ops.share(ri, fi);
       if (streams) r.streams[ri] = r.streams[fi];
-      r.makespan_s = std::max(r.makespan_s, r.rank_end_s(rank));
       continue;
     }
     first_of[program_index] = rank;
@@ -261,7 +260,7 @@ engine::Result measured_result(const trace::Trace& t, std::vector<std::string>& 
       rec.end_s = now;
       records.push_back(rec);
     }
-    r.makespan_s = std::max(r.makespan_s, r.rank_end_s(rank));
+    r.makespan_s = std::max(r.makespan_s, r.rank_end_s(rank));  // the program's other ranks end alike
   }
   if (untimed > 0)
     notes.push_back(fmt::format("{} compute operators have no duration_ms (FLOPs only): 0 ms here", untimed));
