@@ -47,8 +47,13 @@
 # --burst 3k: 8 KiB 66 us (the link: 65.5), 16 KiB 135.5 (131), 64 KiB 582 (524; headers and
 # acknowledgements), and the other loopback traffic (ports out of range) uses 1500-byte
 # packets too while the link is up. --mtu 65536 keeps lo's packets (the behaviour before).
-# Large transfers stay erratic either way: 16-32 MiB at 70-115 MB/s with repetitions
-# -30..+25 % about the median (TCP on a shared 2-core VM), with any leaf queue tried.
+# Large transfers stay erratic: from 16-32 MiB up a run moves at the rate or at about half of
+# it, with any leaf queue, mpi_yield_when_idle, 16 MiB TCP buffers or acks sent around the
+# shaper. Frames cost CPU: over a ring all_reduce of 64 KiB-48 MiB on 2 busy-polling processes
+# (2 cores, 1 % idle) softirq took 34 % of the CPU with --mtu 1500 and 8 % with --mtu 9000
+# (jumbo frames, --burst 19k), whose large transfers ran mostly at the rate (16 MiB 138.9 ms,
+# 48 MiB 415.2; the link: 134.2, 402.7; 32 MiB still 411.9, p10..p90 276.5..546.8) but whose
+# 64 KiB took 0.39 ms, less than the link's 0.52 (two jumbo frames of burst).
 # Burst: what a class may send at once after idling: 3k (two frames) by default; a smaller one
 # is rounded up by the packet. (Measurements before 2026-12-02 were made with lo's packets and
 # a burst of 15k: tests/data/README.md says which.)
