@@ -5,7 +5,8 @@
 # pinned to one core), over three networks:
 #   shm    Open MPI's default (shared memory between the processes), UCX's default
 #   tcp    Open MPI's TCP BTL and UCX's TCP transport on lo, unshaped
-#   1gbit  Open MPI's TCP BTL through scripts/slowlink.sh up --rate 1gbit (2 processes)
+#   1gbit  Open MPI's TCP BTL through scripts/slowlink.sh up --rate 1gbit (its defaults: 1500-byte
+#          frames, a full-duplex link per process; 2 processes, NP_1GBIT="2 4" for 4 too)
 # About 25 minutes.
 # Writes OUTDIR/NETWORK-npN.json and NETWORK-np2-1core.json (default OUTDIR: tests/data/measure).
 # Needs root (tc).
