@@ -20,8 +20,9 @@
 #                  sender connected to it) or to its sender's (the receiver did): in a ring
 #                  or between pairs, each class carries one flow and every process has a
 #                  full-duplex link of the rate to itself, as nodes with a NIC each would.
-#                  Measured (1gbit, 2 processes, ring all_reduce of 16 MiB, 2 rounds of 5):
-#                  144.2 ms, p10..p90 143.9..146.5 (the link: 134.2 ms plus headers).
+#                  Measured in one run (1gbit, 2 processes, ring all_reduce of 16 MiB, 2
+#                  rounds of 5): 144.2 ms, p10..p90 143.9..146.5 (the link: 134.2 ms plus
+#                  headers); longer runs still meet the erratic large transfers below.
 #   --links shared: two classes for all, c51:10 for packets to a port in the range (client ->
 #                  listener) and c51:11 for packets from one, each at the rate: the two
 #                  directions of one connection, not of a pair of processes, so messages of
