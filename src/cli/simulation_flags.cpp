@@ -104,13 +104,18 @@ void add_simulation_flags(CLI::App* sub, SimulationFlags& flags, bool compress) 
                   "Calibrated network model: NAME of models/network/ or a file (size-dependent latency, bandwidth and "
                   "per-message overheads per tier); default: the one the platform names, else SimGrid's plain flow model");
   sub->add_flag("--simgrid-log", flags.simgrid_log, "Show SimGrid's own log on stderr");
-  sub->add_flag("--fast", flags.fast,
+  CLI::Option* fast = sub->add_flag("--fast", flags.fast,
                 "Run each rank's consecutive compute operators as one busy period where the rank is alone on its "
                 "accelerator, and each collective whose messages cannot slow one another down (links of its own) as "
                 "its critical path: faster on compute-heavy traces and large collectives, times as the full replay's "
                 "up to floating-point rounding (the last digits of a printed time may differ); and a ring of more "
                 "than 16 steps whose messages may share links, reached by its members together, in 16 coarse steps "
-                "(not exact where the links' sharing changes within one; the report notes it)");
+                "(not exact where the links' sharing changes within one; the report notes it); and data-parallel "
+                "replicas that copy another replica in simulated time (they talk only to themselves but for their "
+                "data-parallel collectives, over routes alike that no other replica shares) once");
+  sub->add_flag("--every-replica", flags.every_replica,
+                "With --fast: simulate every data-parallel replica, none as a copy of another (to check the copies)")
+      ->needs(fast);
   sub->add_option("--compute", flags.compute,
                   "Compute durations on the platform: 'keep' (as recorded), 'rescale' (by the ratio of the trace's "
                   "hardware peak FLOP/s or memory bandwidth to the platform accelerator's), 'model:FILE' (from a compute "
@@ -189,6 +194,7 @@ engine::ReplayOptions replay_options(const SimulationFlags& given, const topolog
   options.oversubscribe = flags.oversubscribe;
   options.simgrid_log = flags.simgrid_log;
   options.fast = flags.fast;
+  options.fold_replicas = !flags.every_replica;
   if (!flags.compress.empty()) {
     compress::CompressSpec spec = compress::parse_compress_spec(flags.compress);
     options.compression.model =

@@ -26,6 +26,7 @@ struct SimulationFlags {
   std::string compute = "auto";  ///< auto|keep|rescale|model:FILE (calibrate::ComputeMode)
   std::vector<std::string> settings;  ///< --set KEY=VALUE, in order (engine/what_if.hpp)
   bool fast = false;  ///< --fast (engine::ReplayOptions::fast)
+  bool every_replica = false;  ///< --every-replica (not engine::ReplayOptions::fold_replicas)
 };
 
 /// Registers --platform, --algo, --placement, --oversubscribe, --network-model, --simgrid-log and, with

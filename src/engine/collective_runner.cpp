@@ -264,18 +264,40 @@ void Simulation::run_shortcut(int rank, const Op& op, const CollectivePlan& plan
   auto [it, fresh] = meetings_.try_emplace(std::make_pair(op.group, sequence));
   Meeting& meeting = it->second;
   const auto size = static_cast<std::size_t>(plan.request.size);
+  // Members of folded replicas (ReplicaFolding) are not simulated: each starts when the
+  // simulated member that stands for it does.
+  const std::vector<int>* stand_in =
+      stand_ins_.empty() || stand_ins_[static_cast<std::size_t>(op.group)].empty() ? nullptr : &stand_ins_[static_cast<std::size_t>(op.group)];
   if (fresh) {
-    meeting.barrier = sg4::Barrier::create(static_cast<unsigned>(size));
+    std::size_t simulated = size;
+    if (stand_in != nullptr) {
+      simulated = 0;
+      for (std::size_t i = 0; i < size; ++i) simulated += (*stand_in)[i] == static_cast<int>(i) ? 1 : 0;
+    }
+    meeting.barrier = sg4::Barrier::create(static_cast<unsigned>(simulated));
     meeting.starts_s.assign(size, 0.0);
-    meeting.left = static_cast<int>(size);
+    meeting.left = static_cast<int>(simulated);
   }
   meeting.starts_s[static_cast<std::size_t>(group_rank)] = sg4::Engine::get_clock();
   // Every rank's end depends on every rank's start (CollectiveShortcuts): the last one to
   // arrive is there before anyone's end, and nothing the others would do meanwhile touches a
   // link or an accelerator that another operator uses.
   meeting.barrier->wait();
-  if (meeting.times.ends_s.empty()) meeting.times = shortcuts_->times(plan, op.group, meeting.starts_s);
-  const double end_s = meeting.times.ends_s[static_cast<std::size_t>(group_rank)];
+  if (meeting.times.ends_s.empty()) {
+    if (stand_in != nullptr) {
+      for (std::size_t i = 0; i < size; ++i) meeting.starts_s[i] = meeting.starts_s[static_cast<std::size_t>((*stand_in)[i])];
+    }
+    meeting.times = shortcuts_->times(plan, op.group, meeting.starts_s);
+  }
+  double end_s = meeting.times.ends_s[static_cast<std::size_t>(group_rank)];
+  if (stand_in != nullptr) {
+    // The latest of the ranks it stands for (equal where the critical path treats them alike).
+    const double own_s = end_s;
+    for (std::size_t i = 0; i < size; ++i) {
+      if ((*stand_in)[i] == group_rank) end_s = std::max(end_s, meeting.times.ends_s[i]);
+    }
+    fold_lag_s_ = std::max(fold_lag_s_, end_s - own_s);
+  }
   // The waits the full replay would record, the first one (for the last rank to arrive) ending now.
   for (const collective::WaitInterval& w : meeting.times.waits[static_cast<std::size_t>(group_rank)]) {
     waited(rank, w.from_s, w.to_s);

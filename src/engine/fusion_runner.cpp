@@ -168,7 +168,7 @@ void Simulation::plan_fusions() {
     const int program = trace_.program_of[static_cast<std::size_t>(members.front())];
     const bool identical = std::all_of(members.begin(), members.end(), [&](int m) {
       const auto mm = static_cast<std::size_t>(m);
-      return trace_.program_of[mm] == program && group_of[mm] == g && fusion_of_[mm] < 0 &&
+      return trace_.program_of[mm] == program && group_of[mm] == g && fusion_of_[mm] < 0 && !folded(m) &&
              sharing_[static_cast<std::size_t>(placement_[mm])] == 1;
     });
     if (!identical) continue;

@@ -146,6 +146,18 @@ std::pair<std::size_t, std::size_t> GraphZone::leave_out(const std::vector<char>
   return {left, links};
 }
 
+void GraphZone::shared_links(int src, int dst, std::vector<std::uint32_t>& into) const {
+  into.clear();
+  std::vector<topology::Hop> hops;
+  network_.route(src, dst, hops);
+  for (const topology::Hop& hop : hops) {
+    std::size_t i = 2 * static_cast<std::size_t>(hop.link) + (hop.forward ? 0 : 1);
+    if (directions_[i].left_out || directions_[i].link == nullptr) continue;
+    if (i % 2 == 1 && directions_[i - 1].link == directions_[i].link) --i;  // one link for both directions
+    into.push_back(static_cast<std::uint32_t>(i));
+  }
+}
+
 void GraphZone::get_local_route(const simgrid::kernel::routing::NetPoint* src,
                                 const simgrid::kernel::routing::NetPoint* dst, simgrid::kernel::routing::Route* into,
                                 double* latency) {

@@ -70,6 +70,13 @@ class GraphZone final : public simgrid::kernel::routing::NetZoneImpl {
   /// fat-tree no longer ties every message of the job into one system. Before any route.
   /// Returns the number of SimGrid links left out and of those in the zone.
   std::pair<std::size_t, std::size_t> leave_out(const std::vector<char>& out);
+  /// What SimGrid shares among the messages from accelerator `src` to `dst` (src != dst): in
+  /// route order, the link directions of the route that are not left out, each as the index of
+  /// its SimGrid link (2 * link + d; 2 * link for both directions of a shared link).
+  void shared_links(int src, int dst, std::vector<std::uint32_t>& into) const;
+  /// A SimGrid link of shared_links(): its capacity and its per-flow (cable) limit.
+  double capacity_Bps(std::uint32_t index) const { return directions_[index].bandwidth_Bps; }
+  double cable_Bps(std::uint32_t index) const { return directions_[index].cable_Bps; }
 
   void get_local_route(const simgrid::kernel::routing::NetPoint* src, const simgrid::kernel::routing::NetPoint* dst,
                        simgrid::kernel::routing::Route* into, double* latency) override;

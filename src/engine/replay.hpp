@@ -90,6 +90,10 @@ struct ReplayOptions {
   /// that the job cannot fill are left out of SimGrid's sharing (Simulation::leave_out_links:
   /// same times, smaller systems to solve).
   bool fast = false;
+  /// With `fast`: data-parallel replicas that are copies of another replica in simulated time
+  /// are simulated once (engine/replica_fold.hpp). Off only to compare with the replay that
+  /// simulates every replica.
+  bool fold_replicas = true;
   /// Record each interval a rank waits for its peers (Result::waits, for timelines); the total
   /// per operator (OpRecord::wait_s) is always recorded. Off by default: a large replay waits
   /// in many collective steps.

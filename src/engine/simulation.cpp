@@ -139,6 +139,7 @@ void Simulation::allocate_records() {
   // those of ranks with streams hold their own (their other lanes record as the fusion runs).
   for (int r = 0; r < trace_.world_size; ++r) {
     const auto rr = static_cast<std::size_t>(r);
+    if (folded(r)) continue;  // its image's list, once the simulation is over (unfold)
     if (const Fusion* fusion = followed_by(r); fusion != nullptr && fusion->until == trace_.program_ops(r).size()) {
       result_.ops.share(rr, static_cast<std::size_t>(fusion->members.front()));
       continue;
@@ -363,6 +364,57 @@ void Simulation::leave_out_links() {
       left, links));
 }
 
+void Simulation::fold() {
+  const topology::Network& net = platform_.network;
+  if (!options_.fast || !options_.fold_replicas || factors_ != nullptr || net.accelerator().cpu_core) return;
+  if (std::any_of(sharing_.begin(), sharing_.end(), [](int ranks) { return ranks > 1; })) return;
+  folding_ = fold_replicas(trace_, net, placement_, *planner_, *shortcuts_, *zone_);
+  if (!folding_.refusal.empty()) {
+    result_.notes.push_back(fmt::format("--fast: the {} data-parallel replicas were simulated one by one: {}",
+                                        folding_.replicas, folding_.refusal));
+    return;
+  }
+  if (folding_.image.empty()) return;
+  stand_ins_.assign(trace_.groups.size(), {});
+  for (std::size_t g = 0; g < trace_.groups.size(); ++g) {
+    const trace::Group& group = trace_.groups[g];
+    if (group.kind != trace::GroupKind::kData) continue;
+    std::vector<int>& stand_in = stand_ins_[g];
+    for (std::size_t i = 0; i < group.ranks.size(); ++i) {
+      const int m = group.ranks[i];
+      stand_in.push_back(folded(m) ? group.index_of(folding_.image[static_cast<std::size_t>(m)]) : static_cast<int>(i));
+    }
+  }
+}
+
+void Simulation::unfold() {
+  if (folding_.image.empty()) return;
+  for (int r = 0; r < trace_.world_size; ++r) {
+    if (!folded(r)) continue;
+    const int image = folding_.image[static_cast<std::size_t>(r)];
+    result_.ops.share(static_cast<std::size_t>(r), static_cast<std::size_t>(image));
+    if (options_.wait_spans) result_.waits[static_cast<std::size_t>(r)] = result_.waits[static_cast<std::size_t>(image)];
+    for (int k = 0; k < lanes(r); ++k) {
+      states_[static_cast<std::size_t>(lane_first_[static_cast<std::size_t>(r)] + k)] =
+          states_[static_cast<std::size_t>(lane_first_[static_cast<std::size_t>(image)] + k)];
+    }
+  }
+  const auto world = static_cast<std::size_t>(trace_.world_size);
+  const auto copies = static_cast<std::size_t>(std::count_if(folding_.image.begin(), folding_.image.end(), [](int i) { return i >= 0; }));
+  std::string note = fmt::format(
+      "--fast: the {} data-parallel replicas ran as {} simulated {} ({} of {} ranks): the others talk only to "
+      "themselves but for their data-parallel collectives (which ran as their critical path), and their messages take "
+      "routes of the same latencies and rates, sharing links with no other replica, as those of the replica they "
+      "copy, whose times they took (--every-replica simulates each)",
+      folding_.replicas, folding_.simulated, folding_.simulated == 1 ? "one" : "ones", world - copies, world);
+  if (fold_lag_s_ > 0) {
+    note += fmt::format("; members of a data-parallel collective that started it together ended up to {:.3g} us apart, "
+                        "and a simulated rank ended it with the latest of the ranks it stood for",
+                        fold_lag_s_ * 1e6);
+  }
+  result_.notes.push_back(std::move(note));
+}
+
 void Simulation::install_factors() {
   // Every route reports a latency of 1 s (GraphZoneOptions::unit_latency), which the latency
   // factor turns into the tier's latency; the bandwidth factor turns the route's bottleneck
@@ -467,6 +519,7 @@ std::string Simulation::describe_wait(int lane) const {
   const trace::Group& group = trace_.groups[static_cast<std::size_t>(op.group)];
   std::vector<std::string> absent;
   for (int member : group.ranks) {
+    if (folded(member)) continue;  // stood for by a simulated member
     int slot = membership_slot(member, op.group);
     if (memberships_[static_cast<std::size_t>(member)][static_cast<std::size_t>(slot)].entered < st.sequence) {
       absent.push_back(describe_position(member));
@@ -493,13 +546,18 @@ std::string Simulation::explain_deadlock() const {
     bool any = false;
     for (int lane = lane_first_[static_cast<std::size_t>(r)]; lane < lane_first_[static_cast<std::size_t>(r) + 1]; ++lane) {
       if (states_[static_cast<std::size_t>(lane)].done) continue;
-      blocked.push_back(lane);
+      if (!folded(r)) blocked.push_back(lane);  // a folded rank is where its image is
       any = true;
     }
     ranks += any ? 1 : 0;
   }
   std::string out = fmt::format("simulation cannot progress at t={:.6f} s: {} of {} ranks are blocked",
                                 sg4::Engine::get_clock(), ranks, trace_.world_size);
+  if (!folding_.image.empty()) {
+    out += fmt::format(" (--fast simulated {} of the {} data-parallel replicas: the ranks of the others are where their "
+                       "copies are, and are not listed)",
+                       folding_.simulated, folding_.replicas);
+  }
   constexpr std::size_t kShown = 8;
   for (std::size_t i = 0; i < blocked.size() && i < kShown; ++i) out += "\n  " + describe_wait(blocked[i]);
   if (blocked.size() > kShown) {
@@ -561,6 +619,7 @@ Result Simulation::run() {
     zone_ = new GraphZone(net, placement_, zone_options);
     if (factors_ != nullptr) install_factors();
     leave_out_links();
+    fold();
   }
   speed_ = net.accelerator().flops;
   seconds_per_reduced_byte_ = 1.0 / net.accelerator().reduce_Bps;
@@ -568,7 +627,11 @@ Result Simulation::run() {
   allocate_records();
 
   {
-    Phase phase(fmt::format("simulating {} ranks", trace_.world_size), "reduce the trace's ranks or operators");
+    Phase phase(folding_.image.empty()
+                    ? fmt::format("simulating {} ranks", trace_.world_size)
+                    : fmt::format("simulating {} ranks ({} of {} data-parallel replicas)", trace_.world_size,
+                                  folding_.simulated, folding_.replicas),
+                "reduce the trace's ranks or operators");
     // The actors started now: a lane per rank, and its rank's other streams that hold
     // operators unless a fusion runs them first (start_lane).
     std::vector<std::size_t> streams_with_ops(trace_.programs.size(), 0);
@@ -579,6 +642,7 @@ Result Simulation::run() {
     }
     std::size_t actors = 0;
     for (int r = 0; r < trace_.world_size; ++r) {
+      if (folded(r)) continue;
       const bool fused = !fusion_of_.empty() && fusion_of_[static_cast<std::size_t>(r)] >= 0;
       actors += 1 + (fused ? 0 : streams_with_ops[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(r)])]);
     }
@@ -600,6 +664,7 @@ Result Simulation::run() {
       }
     }
     for (int r = 0; r < trace_.world_size; ++r) {
+      if (folded(r)) continue;
       if (lanes(r) == 1) {
         sg4::Actor::create(fmt::format("rank{}", r), zone_->host_of_rank(r), [this, r] { rank_main(r); });
         continue;
@@ -621,6 +686,7 @@ Result Simulation::run() {
     }
     engine->run();
   }
+  unfold();
 
   if (std::string note = fusion_note(); !note.empty()) result_.notes.push_back(std::move(note));
   if (ring_flow_calls_ > 0) {

@@ -24,6 +24,7 @@
 #include "engine/collective_plan.hpp"
 #include "engine/graph_zone.hpp"
 #include "engine/network_factors.hpp"
+#include "engine/replica_fold.hpp"
 #include "engine/replay.hpp"
 
 namespace ccsim::engine::detail {
@@ -228,6 +229,19 @@ class Simulation {
   /// (55 % of an interleaved 10,240-accelerator replay was that solve). Not with a calibrated
   /// model (its factors read a route's links) nor with ranks that share an accelerator.
   void leave_out_links();
+  /// --fast: decides which data-parallel replicas run as copies of another (ReplicaFolding)
+  /// and notes it; after leave_out_links().
+  void fold();
+  ReplicaFolding folding_;
+  /// Per group with folded members (data-parallel groups): for each position, the position of
+  /// the simulated member that stands for it (its own for a simulated one); empty otherwise.
+  std::vector<std::vector<int>> stand_ins_;
+  /// The most a simulated rank's end of a data-parallel collective came after its own (the
+  /// latest of the ranks it stands for, run_shortcut).
+  double fold_lag_s_ = 0;
+  bool folded(int rank) const { return folding_.folded(rank); }
+  /// After the simulation: every folded rank takes its image's records, waits and state.
+  void unfold();
   /// Installs the calibrated model's latency and bandwidth factor callbacks on SimGrid's network model.
   void install_factors();
   /// Posts `rank`'s send of `bytes` to `peer` on `box`, bounded by the cables it crosses.

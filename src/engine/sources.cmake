@@ -8,6 +8,7 @@ target_sources(ccsim_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/network_factors.cpp
   ${CMAKE_CURRENT_LIST_DIR}/placement.cpp
   ${CMAKE_CURRENT_LIST_DIR}/replay.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/replica_fold.cpp
   ${CMAKE_CURRENT_LIST_DIR}/result.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sg_engine.cpp
   ${CMAKE_CURRENT_LIST_DIR}/simulation.cpp

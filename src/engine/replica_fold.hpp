@@ -1,0 +1,53 @@
+#pragma once
+
+// Engine-internal: which data-parallel replicas a --fast replay simulates once (Simulation).
+
+#include <string>
+#include <vector>
+
+#include "topology/network.hpp"
+#include "trace/trace.hpp"
+
+namespace ccsim::engine {
+
+class CollectivePlanner;
+class CollectiveShortcuts;
+class GraphZone;
+
+/// --fast: the data-parallel replicas of a job that run as copies of another replica, and
+/// which replica each copies. Replica d of a job is the set of ranks at position d of their
+/// data-parallel group. A replica is a copy of replica e, its ranks' times exactly those of
+/// e's ranks at the same positions, when
+///  - each of its ranks runs the program of its counterpart in e, and every operator's
+///    partners (a send's peer, a collective's group other than the data-parallel one) are the
+///    counterparts of the partner's in e: the replica talks only to itself, but through the
+///    data-parallel collectives;
+///  - every data-parallel collective runs as its critical path (CollectiveShortcuts): its
+///    messages are no SimGrid activity, and its members, which reach it at one instant, end
+///    at the times the critical path gives;
+///  - its messages meet in SimGrid as e's do: each message's route has the latency, the lone
+///    rate and the per-flow bound of its counterpart's in e, and the links SimGrid shares
+///    (those not left out, Simulation::leave_out_links) correspond one to one, with equal
+///    capacities, to e's, and carry messages of this replica only.
+/// Then the max-min sharing of the replica's messages is e's at every instant, and so is every
+/// time. Ranks that share an accelerator, CPU ranks and calibrated network models are not
+/// folded (the caller's conditions). The one difference from the full --fast replay: members
+/// of a data-parallel collective that start together may end apart (their ring's hops differ
+/// in latency); a simulated rank then ends it with the latest of the ranks it stands for
+/// (Simulation::run_shortcut), and the note says by how much.
+struct ReplicaFolding {
+  /// Per rank: the simulated rank whose times it takes, -1 for a simulated rank; empty when
+  /// no replica is folded.
+  std::vector<int> image;
+  int replicas = 0;   ///< data-parallel replicas (the size of the data groups); 0 without data groups
+  int simulated = 0;  ///< replicas simulated
+  std::string refusal;  ///< why no replica was folded; "" when some were, or there are none to fold
+  bool folded(int rank) const { return !image.empty() && image[static_cast<std::size_t>(rank)] >= 0; }
+};
+
+/// Decides the folding of `trace`'s replicas on the zone (after GraphZone::leave_out).
+ReplicaFolding fold_replicas(const trace::Trace& trace, const topology::Network& network,
+                             const std::vector<int>& placement, CollectivePlanner& planner,
+                             CollectiveShortcuts& shortcuts, GraphZone& zone);
+
+}  // namespace ccsim::engine

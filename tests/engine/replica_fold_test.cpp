@@ -1,0 +1,163 @@
+// --fast simulates data-parallel replicas that copy another replica once (engine/replica_fold.hpp):
+// checked here against the fast replay that simulates every replica and against the full replay.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "engine/replay.hpp"
+#include "synth/megatron.hpp"
+#include "synth/model_spec.hpp"
+#include "trace/native_reader.hpp"
+#include "engine_fixtures.hpp"
+#include "../topology/topology_fixtures.hpp"
+
+using namespace ccsim;
+
+namespace {
+
+/// The --fast note on data-parallel replicas ("" without).
+std::string replica_note(const engine::Result& r) {
+  for (const std::string& note : r.notes) {
+    if (note.find("data-parallel replicas") != std::string::npos) return note;
+  }
+  return "";
+}
+
+/// The small GPT of the shared traces, TP 2, PP 2, DP 4, 4 micro-batches: 16 ranks in Megatron's
+/// order (rank = stage * 8 + replica * 2 + tensor rank), one node of 2 accelerators per
+/// (stage, replica): replica d on nodes d and 4 + d.
+trace::Trace small_job() {
+  synth::Parallelism par;
+  par.tp = 2;
+  par.pp = 2;
+  par.dp = 4;
+  par.micro_batches = 4;
+  return synth::synthesize(synth::load_model("small-gpt"), par, "test");
+}
+
+/// 8 nodes of 2 accelerators and 2 NICs on a two-level fat-tree with leaves of `leaf` NIC ports.
+topology::Platform eight_nodes(int leaf, const std::string& oversubscription = "1") {
+  return test::platform(8, 2, 2, test::fat_tree(leaf, 16, oversubscription));
+}
+
+struct Runs {
+  engine::Result folded;  ///< --fast
+  engine::Result every;   ///< --fast --every-replica
+  engine::Result full;    ///< without --fast
+};
+
+Runs run_three(const trace::Trace& t, const topology::Platform& platform, engine::ReplayOptions options = {}) {
+  Runs runs;
+  options.fast = true;
+  runs.folded = engine::replay(t, platform, options);
+  options.fold_replicas = false;
+  runs.every = engine::replay(t, platform, options);
+  options.fast = false;
+  runs.full = engine::replay(t, platform, options);
+  return runs;
+}
+
+}  // namespace
+
+TEST_CASE("a fast replay simulates data-parallel replicas that copy another replica once, with the times of the "
+          "replays that simulate every replica",
+          "[engine][fold]") {
+  const trace::Trace t = small_job();
+  SECTION("all replicas alike: one simulated") {
+    // Leaves of 4 ports (2 nodes): every replica's stages sit on two leaves.
+    const Runs r = run_three(t, eight_nodes(4));
+    CHECK_THAT(replica_note(r.folded), Catch::StartsWith("--fast: the 4 data-parallel replicas ran as 1 simulated one "
+                                                          "(4 of 16 ranks): the others talk only to themselves"));
+    CHECK(replica_note(r.every).empty());
+    CHECK(replica_note(r.full).empty());
+    CAPTURE(r.folded.makespan_s, r.every.makespan_s, r.full.makespan_s);
+    CHECK(test::largest_difference(r.folded, r.every) <= 1e-12);
+    CHECK(test::largest_difference(r.folded, r.full) <= 1e-6);
+  }
+  SECTION("replicas on one leaf and across two: two simulated, and ends of the gradients' ring apart") {
+    // Leaves of 10 ports (5 nodes): replica 0 (nodes 0 and 4) on one leaf, the others across
+    // two, whose routes take the root's latency too. A data-parallel group spans both leaves:
+    // its ring's members end microseconds apart.
+    const Runs r = run_three(t, eight_nodes(10));
+    const std::string note = replica_note(r.folded);
+    CHECK_THAT(note, Catch::StartsWith("--fast: the 4 data-parallel replicas ran as 2 simulated ones (8 of 16 ranks)"));
+    CHECK_THAT(note, Catch::Contains("; members of a data-parallel collective that started it together ended up to 6 us "
+                                     "apart, and a simulated rank ended it with the latest of the ranks it stood for"));
+    CAPTURE(r.folded.makespan_s, r.every.makespan_s, r.full.makespan_s);
+    // Issue 11's bound for a shortcut that is not exact: 1 % of the iteration. Measured: the
+    // same makespan, and operators up to 1.36e-3 of it later (the latest end of a ring).
+    CHECK(std::abs(r.folded.makespan_s - r.every.makespan_s) <= 0.01 * r.every.makespan_s);
+    CHECK(test::largest_difference(r.folded, r.every) <= 2e-3);
+    CHECK(test::largest_difference(r.folded, r.full) <= 2e-3);
+  }
+  SECTION("compressed gradients") {
+    engine::ReplayOptions options;
+    options.compression.model = test::round_compressor(false, false);
+    options.compression.query.error_bound = 1e-3;
+    options.all_reduce_algorithm = "compressed-ring";
+    const Runs r = run_three(t, eight_nodes(4), options);
+    CHECK_THAT(replica_note(r.folded), Catch::StartsWith("--fast: the 4 data-parallel replicas ran as 1 simulated one"));
+    CAPTURE(r.folded.algorithm);
+    CHECK(std::any_of(r.folded.names.begin(), r.folded.names.end(), [](const std::string& n) { return n == "compressed-ring"; }));
+    CHECK(test::largest_difference(r.folded, r.every) <= 1e-12);
+    CHECK(test::largest_difference(r.folded, r.full) <= 1e-6);
+  }
+}
+
+TEST_CASE("replicas that could slow one another down or that are no copies of one another are each simulated, and "
+          "the note says why",
+          "[engine][fold]") {
+  SECTION("an oversubscribed fabric: a link two replicas' messages share can bind") {
+    const trace::Trace t = small_job();
+    engine::ReplayOptions options;
+    options.fast = true;
+    const topology::Platform platform = eight_nodes(8, "4");
+    const engine::Result r = engine::replay(t, platform, options);
+    CHECK(replica_note(r) ==
+          "--fast: the 4 data-parallel replicas were simulated one by one: a level2 link on the route from rank 2 to "
+          "rank 10 (replica 1) carries messages of replica 0 too, and their sharing of it can bind");
+    options.fold_replicas = false;
+    CHECK(test::largest_difference(r, engine::replay(t, platform, options)) == 0);
+  }
+  SECTION("gradients that run message by message") {
+    const engine::Result r = engine::replay(small_job(), eight_nodes(2, "4"), [] {
+      engine::ReplayOptions options;
+      options.fast = true;
+      return options;
+    }());
+    CHECK_THAT(replica_note(r), Catch::StartsWith("--fast: the 4 data-parallel replicas were simulated one by one: the "
+                                                  "all_reduce on \"dp0_0\" (operator #") &&
+                                    Catch::Contains(" of rank 0) runs message by message: its messages cross fabric links"));
+  }
+  SECTION("ranks that do not share their counterpart's program (a version-1 trace)") {
+    const std::string ar = R"({"kind": "all_reduce", "group": "dp", "bytes": 1048576, "dtype": "fp32"})";
+    const trace::Trace t = test::make_trace(2, R"({"name": "dp", "kind": "data", "ranks": [0, 1]})", {ar, ar});
+    engine::ReplayOptions options;
+    options.fast = true;
+    const engine::Result r = engine::replay(t, test::two_nodes_of_four(), options);
+    CHECK(replica_note(r) ==
+          "--fast: the 2 data-parallel replicas were simulated one by one: rank 1 (replica 1) does not run the program "
+          "of rank 0 (replica 0)");
+  }
+  SECTION("a pipeline that crosses replicas") {
+    // Replica 0 is ranks 0 and 2, replica 1 ranks 1 and 3; the pipeline groups pair 0 with 3
+    // and 1 with 2: replica 1's rank 1 sends to rank 2 of replica 0.
+    const trace::Trace t = trace::parse_native(R"({"format": "ccsim-trace", "version": 2, "name": "cross", "world_size": 4,
+      "groups": [{"name": "dp0", "kind": "data", "ranks": [0, 1]}, {"name": "dp1", "kind": "data", "ranks": [2, 3]},
+                 {"name": "pp0", "kind": "pipeline", "ranks": [0, 3]}, {"name": "pp1", "kind": "pipeline", "ranks": [1, 2]}],
+      "programs": [
+        {"ranks": [[0, 1]], "ops": [{"kind": "send", "peer": "@pipeline+1", "bytes": 1048576},
+          {"kind": "all_reduce", "group": "@data", "bytes": 1048576, "dtype": "fp32"}]},
+        {"ranks": [[2, 3]], "ops": [{"kind": "recv", "peer": "@pipeline-1", "bytes": 1048576},
+          {"kind": "all_reduce", "group": "@data", "bytes": 1048576, "dtype": "fp32"}]}]})",
+                                                 "cross.json");
+    engine::ReplayOptions options;
+    options.fast = true;
+    const engine::Result r = engine::replay(t, test::two_nodes_of_four(), options);
+    CHECK(replica_note(r) ==
+          "--fast: the 2 data-parallel replicas were simulated one by one: operator #0 of rank 1 (send rank 2) is no "
+          "copy of rank 0's in replica 0");
+  }
+}
