@@ -221,10 +221,18 @@ const CollectivePlan& CollectivePlanner::plan(const trace::Op& op, int rank, std
 }
 
 void CollectivePlanner::plan_all() {
+  // A plan depends on the operator's form only (group, kind, size, dtype, root): each rank
+  // plans the first operator of each form of its program, the first failing one in program
+  // order as the operator-by-operator walk would find it.
+  std::vector<std::vector<std::uint32_t>> collectives(trace_.programs.size());
+  for (std::size_t p = 0; p < trace_.programs.size(); ++p) {
+    for (std::uint32_t i : trace_.programs[p].partner_forms(true)) {
+      if (trace::is_collective(trace_.programs[p].ops[i].kind)) collectives[p].push_back(i);
+    }
+  }
   for (int rank = 0; rank < trace_.world_size; ++rank) {
-    const auto& ops = trace_.program_ops(rank);
-    for (std::size_t i = 0; i < ops.size(); ++i) {
-      if (trace::is_collective(ops[i].kind)) plan(trace_.op(rank, i), rank, i);
+    for (std::uint32_t i : collectives[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(rank)])]) {
+      plan(trace_.op(rank, i), rank, i);
     }
   }
 }
@@ -366,19 +374,11 @@ void CollectiveShortcuts::bound_world_load() {
   if (planner_ == nullptr) return;
   // The operators that send, once per distinct form per program (a version-2 program holds
   // a stage's thousands of operators but a handful of forms), resolved for each of its ranks.
-  using Form = std::tuple<int, int, int, int, int, int, std::uint64_t, int>;
-  std::vector<std::vector<std::size_t>> senders(trace_.programs.size());
+  std::vector<std::vector<std::uint32_t>> senders(trace_.programs.size());
   for (std::size_t p = 0; p < trace_.programs.size(); ++p) {
-    std::set<Form> seen;
-    const auto& ops = trace_.programs[p].ops;
-    for (std::size_t i = 0; i < ops.size(); ++i) {
-      const trace::Op& op = ops[i];
-      if (op.kind != trace::OpKind::kSend && !trace::is_collective(op.kind)) continue;
-      if (seen.emplace(static_cast<int>(op.kind), op.relative, static_cast<int>(op.peer_kind), op.group, op.peer, op.root,
-                       op.bytes, static_cast<int>(op.dtype))
-              .second) {
-        senders[p].push_back(i);
-      }
+    for (std::uint32_t i : trace_.programs[p].partner_forms(true)) {
+      const trace::OpKind kind = trace_.programs[p].ops[i].kind;
+      if (kind == trace::OpKind::kSend || trace::is_collective(kind)) senders[p].push_back(i);
     }
   }
   std::set<std::pair<int, int>> pairs;  // (sender, receiver), global ranks

@@ -89,16 +89,18 @@ ReplicaFolding fold_replicas(const trace::Trace& trace, const topology::Network&
   };
   const auto rep = [&](int r) { return replica[static_cast<std::size_t>(r)]; };
 
-  // The operators with partners, per program.
-  std::vector<std::vector<std::uint32_t>> talks(trace.programs.size());
+  // The operators with partners, per program, and the first of each form (Program::partner_forms).
+  std::vector<std::vector<std::uint32_t>> talks(trace.programs.size()), forms(trace.programs.size());
   for (std::size_t p = 0; p < trace.programs.size(); ++p) {
     const auto& ops = trace.programs[p].ops;
     for (std::size_t k = 0; k < ops.size(); ++k) {
       if (ops[k].kind != OpKind::kCompute) talks[p].push_back(static_cast<std::uint32_t>(k));
     }
+    forms[p] = trace.programs[p].partner_forms(false);
   }
 
-  // Every rank runs its counterpart's program in replica 0, with the counterparts' partners.
+  // Every rank runs its counterpart's program in replica 0, with the counterparts' partners
+  // (operators of one form have the same partners).
   std::vector<char> group_copies(groups.size(), 0);
   for (int x = 0; x < trace.world_size; ++x) {
     const int d = rep(x);
@@ -109,7 +111,7 @@ ReplicaFolding fold_replicas(const trace::Trace& trace, const topology::Network&
       out.refusal = fmt::format("rank {} (replica {}) does not run the program of rank {} (replica 0)", x, d, y);
       return out;
     }
-    for (std::uint32_t k : talks[p]) {
+    for (std::uint32_t k : forms[p]) {
       const Op ox = trace.op(x, k);
       const Op oy = trace.op(y, k);
       if (ox.kind == OpKind::kSend || ox.kind == OpKind::kRecv) {

@@ -314,6 +314,7 @@ void Simulation::check_finite() const {
   if (!bad) {
     // Work is finite, but a time may still overflow (a message too large for its bandwidth).
     for (int r = 0; r < trace_.world_size && !bad; ++r) {
+      if (r > 0 && result_.ops.shared(static_cast<std::size_t>(r), static_cast<std::size_t>(r) - 1)) continue;  // read already
       const auto& records = result_.ops[static_cast<std::size_t>(r)];
       for (std::size_t i = 0; i < records.size() && !bad; ++i) {
         if (!std::isfinite(records[i].start_s) || !std::isfinite(records[i].end_s)) {
@@ -701,7 +702,10 @@ Result Simulation::run() {
   for (const RankState& st : states_) {
     if (!st.done) throw SimulationError(explain_deadlock());
   }
-  for (int r = 0; r < trace_.world_size; ++r) result_.makespan_s = std::max(result_.makespan_s, result_.rank_end_s(r));
+  for (int r = 0; r < trace_.world_size; ++r) {
+    if (r > 0 && result_.ops.shared(static_cast<std::size_t>(r), static_cast<std::size_t>(r) - 1)) continue;  // the same end
+    result_.makespan_s = std::max(result_.makespan_s, result_.rank_end_s(r));
+  }
   return std::move(result_);
 }
 

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <set>
 #include <stdexcept>
+#include <tuple>
 #include <utility>
 
 #include <fmt/format.h>
@@ -136,6 +138,22 @@ void Program::add(Op op, std::span<const std::uint32_t> deps) {
   op.after_count = static_cast<std::uint8_t>(deps.size());
   after.insert(after.end(), deps.begin(), deps.end());
   ops.push_back(op);
+}
+
+std::vector<std::uint32_t> Program::partner_forms(bool sizes) const {
+  using Form = std::tuple<int, int, int, int, int, int, std::uint64_t, int>;
+  std::set<Form> seen;
+  std::vector<std::uint32_t> first;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const Op& op = ops[i];
+    if (op.kind == OpKind::kCompute) continue;
+    if (seen.emplace(static_cast<int>(op.kind), op.relative, static_cast<int>(op.peer_kind), op.group, op.peer, op.root,
+                     sizes ? op.bytes : 0, sizes ? static_cast<int>(op.dtype) : 0)
+            .second) {
+      first.push_back(static_cast<std::uint32_t>(i));
+    }
+  }
+  return first;
 }
 
 int Program::stream_count() const {

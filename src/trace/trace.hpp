@@ -107,6 +107,12 @@ struct Program {
   void add(Op op, std::span<const std::uint32_t> deps = {});
   /// 1 + the largest stream of its operators (1 for a program without streams).
   int stream_count() const;
+  /// The first operator of each distinct form among those with partners (all but compute), in
+  /// program order: a form is what resolving partners for a rank reads (kind, relative bits,
+  /// group, peer and root as written), with `sizes` also bytes and dtype. A rank's operators
+  /// of one form have the same partners: checks per rank and partner need only these (a
+  /// program of thousands of operators has a few dozen forms).
+  std::vector<std::uint32_t> partner_forms(bool sizes) const;
   /// Per operator: whether it runs alone on its rank, whatever the timing: every operator of
   /// the other streams has ended before it starts (through `after` and stream order) or
   /// cannot start before it ends. All true without streams.
