@@ -92,6 +92,25 @@ TEST_CASE("a fast replay simulates data-parallel replicas that copy another repl
     CHECK(test::largest_difference(r.folded, r.every) <= 2e-3);
     CHECK(test::largest_difference(r.folded, r.full) <= 2e-3);
   }
+  SECTION("the waits of a timeline") {
+    engine::ReplayOptions options;
+    options.wait_spans = true;
+    const Runs r = run_three(t, eight_nodes(4), options);
+    REQUIRE(r.folded.waits.size() == 16);
+    std::size_t spans = 0;
+    for (std::size_t rank = 0; rank < 16; ++rank) {
+      const auto& folded = r.folded.waits[rank];
+      const auto& every = r.every.waits[rank];
+      REQUIRE(folded.size() == every.size());
+      spans += folded.size();
+      for (std::size_t k = 0; k < folded.size(); ++k) {
+        CHECK(folded[k].op == every[k].op);
+        CHECK(std::abs(folded[k].start_s - every[k].start_s) <= 1e-12 * r.every.makespan_s);
+        CHECK(std::abs(folded[k].end_s - every[k].end_s) <= 1e-12 * r.every.makespan_s);
+      }
+    }
+    CHECK(spans > 0);
+  }
   SECTION("compressed gradients") {
     engine::ReplayOptions options;
     options.compression.model = test::round_compressor(false, false);
