@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <array>
-#include <set>
+#include <map>
 #include <stdexcept>
 #include <tuple>
 #include <utility>
@@ -140,18 +140,20 @@ void Program::add(Op op, std::span<const std::uint32_t> deps) {
   ops.push_back(op);
 }
 
-std::vector<std::uint32_t> Program::partner_forms(bool sizes) const {
-  using Form = std::tuple<int, int, int, int, int, int, std::uint64_t, int>;
-  std::set<Form> seen;
+std::vector<std::uint32_t> Program::partner_forms(bool sizes, std::vector<std::int32_t>* form_of) const {
+  using Form = std::tuple<int, int, int, int, int, int, Names::Id, std::uint64_t, int>;
+  std::map<Form, std::int32_t> seen;
   std::vector<std::uint32_t> first;
+  if (form_of != nullptr) form_of->assign(ops.size(), -1);
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const Op& op = ops[i];
     if (op.kind == OpKind::kCompute) continue;
-    if (seen.emplace(static_cast<int>(op.kind), op.relative, static_cast<int>(op.peer_kind), op.group, op.peer, op.root,
-                     sizes ? op.bytes : 0, sizes ? static_cast<int>(op.dtype) : 0)
-            .second) {
-      first.push_back(static_cast<std::uint32_t>(i));
-    }
+    const auto [it, fresh] = seen.try_emplace(Form{static_cast<int>(op.kind), op.relative, static_cast<int>(op.peer_kind),
+                                                   op.group, op.peer, op.root, op.tag, sizes ? op.bytes : 0,
+                                                   sizes ? static_cast<int>(op.dtype) : 0},
+                                              static_cast<std::int32_t>(first.size()));
+    if (fresh) first.push_back(static_cast<std::uint32_t>(i));
+    if (form_of != nullptr) (*form_of)[i] = it->second;
   }
   return first;
 }

@@ -109,10 +109,11 @@ struct Program {
   int stream_count() const;
   /// The first operator of each distinct form among those with partners (all but compute), in
   /// program order: a form is what resolving partners for a rank reads (kind, relative bits,
-  /// group, peer and root as written), with `sizes` also bytes and dtype. A rank's operators
-  /// of one form have the same partners: checks per rank and partner need only these (a
-  /// program of thousands of operators has a few dozen forms).
-  std::vector<std::uint32_t> partner_forms(bool sizes) const;
+  /// group, peer and root as written) and the tag, with `sizes` also bytes and dtype. A rank's
+  /// operators of one form have the same partners and channel: checks per rank and partner
+  /// need only these (a program of thousands of operators has a few dozen forms). With
+  /// `form_of`, it gets each operator's form (its index in the result; -1 for compute).
+  std::vector<std::uint32_t> partner_forms(bool sizes, std::vector<std::int32_t>* form_of = nullptr) const;
   /// Per operator: whether it runs alone on its rank, whatever the timing: every operator of
   /// the other streams has ended before it starts (through `after` and stream order) or
   /// cannot start before it ends. All true without streams.

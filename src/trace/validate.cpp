@@ -1,6 +1,8 @@
 #include "trace/validate.hpp"
 
 #include <algorithm>
+#include <map>
+#include <set>
 #include <span>
 #include <tuple>
 #include <unordered_map>
@@ -27,7 +29,8 @@ struct ChannelKey {
 
 class Validator {
  public:
-  explicit Validator(const Trace& trace) : trace_(trace), comm_(trace.programs.size()), forms_(trace.programs.size()) {
+  explicit Validator(const Trace& trace)
+      : trace_(trace), comm_(trace.programs.size()), forms_(trace.programs.size()), form_of_(trace.programs.size()) {
     // The checks below concern only the operators that communicate: most are compute (97
     // million operators at 10,240 ranks, 3 % of them communicating).
     for (std::size_t p = 0; p < trace.programs.size(); ++p) {
@@ -35,15 +38,19 @@ class Validator {
       for (std::size_t i = 0; i < ops.size(); ++i) {
         if (ops[i].kind != OpKind::kCompute) comm_[p].push_back(i);
       }
-      forms_[p] = trace.programs[p].partner_forms(true);
+      forms_[p] = trace.programs[p].partner_forms(true, &form_of_[p]);
     }
   }
 
   void run() {
     check_partners();
-    check_streams();
-    check_point_to_point();
-    check_collectives();
+    // Each check first by operator forms (a rank's operators of one form share partners and
+    // channel, and ranks of one program share the sequences of its forms): sound, and linear in
+    // ranks times forms instead of ranks times operators. Where it cannot tell, the check
+    // operator by operator decides, and names the problem.
+    if (!streams_agree_by_form()) check_streams();
+    if (!messages_match_by_form()) check_point_to_point();
+    if (!collectives_match_by_form()) check_collectives();
   }
 
  private:
@@ -135,6 +142,138 @@ class Validator {
   }
 
   int line(const OpRef& ref) const { return trace_.program_ops(ref.rank)[ref.index].line; }
+
+  /// The program of `rank`.
+  std::size_t program(int rank) const { return static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(rank)]); }
+
+  /// check_streams by form: every form's operators on one stream, and the forms of one channel
+  /// of a rank on one stream. True when that holds (then check_streams would pass).
+  bool streams_agree_by_form() const {
+    std::vector<std::vector<int>> stream_of_form(trace_.programs.size());
+    for (std::size_t p = 0; p < trace_.programs.size(); ++p) {
+      const Program& program = trace_.programs[p];
+      if (program.stream_count() == 1) continue;
+      std::vector<int>& streams = stream_of_form[p];
+      streams.assign(forms_[p].size(), -1);
+      for (std::size_t i : comm_[p]) {
+        int& s = streams[static_cast<std::size_t>(form_of_[p][i])];
+        if (s >= 0 && s != program.ops[i].stream) return false;
+        s = program.ops[i].stream;
+      }
+    }
+    std::unordered_map<std::uint64_t, int> stream;  // channel -> stream
+    for (int rank = 0; rank < trace_.world_size; ++rank) {
+      const std::vector<int>& streams = stream_of_form[program(rank)];
+      if (streams.empty()) continue;
+      stream.clear();
+      const std::vector<std::uint32_t>& forms = forms_[program(rank)];
+      for (std::size_t f = 0; f < forms.size(); ++f) {
+        const Op o = trace_.op(rank, forms[f]);
+        const bool send = o.kind == OpKind::kSend;
+        const std::uint64_t key =
+            is_collective(o.kind)
+                ? static_cast<std::uint64_t>(static_cast<std::uint32_t>(o.group))
+                : (std::uint64_t{send ? 2u : 1u} << 62) | (static_cast<std::uint64_t>(static_cast<std::uint32_t>(o.peer)) << 32) | o.tag;
+        if (stream.try_emplace(key, streams[f]).first->second != streams[f]) return false;
+      }
+    }
+    return true;
+  }
+
+  /// A sequence of operators of a program: those of some of its forms, in program order.
+  using FormSet = std::vector<std::int32_t>;
+  const std::vector<std::uint32_t>& select(std::size_t p, const FormSet& forms) const {
+    auto [it, fresh] = selected_.try_emplace({p, forms});
+    if (fresh) {
+      for (std::size_t i : comm_[p]) {
+        if (std::binary_search(forms.begin(), forms.end(), form_of_[p][i])) it->second.push_back(static_cast<std::uint32_t>(i));
+      }
+    }
+    return it->second;
+  }
+  mutable std::map<std::pair<std::size_t, FormSet>, std::vector<std::uint32_t>> selected_;
+
+  /// check_point_to_point by form: the sends of a channel (sender, receiver, tag) are the
+  /// operators of the sender's program of the forms that resolve to it, and so are its
+  /// receives; channels of equal (programs, forms) match alike. True when every channel's
+  /// sends and receives pair up with equal sizes.
+  bool messages_match_by_form() const {
+    struct Sides {
+      FormSet sends, recvs;
+    };
+    std::map<std::tuple<int, int, Names::Id>, Sides> channels;
+    for (int rank = 0; rank < trace_.world_size; ++rank) {
+      const std::vector<std::uint32_t>& forms = forms_[program(rank)];
+      for (std::size_t f = 0; f < forms.size(); ++f) {
+        const OpKind kind = trace_.program_ops(rank)[forms[f]].kind;
+        if (kind != OpKind::kSend && kind != OpKind::kRecv) continue;
+        const Op o = trace_.op(rank, forms[f]);
+        if (kind == OpKind::kSend) channels[{rank, o.peer, o.tag}].sends.push_back(static_cast<std::int32_t>(f));
+        else channels[{o.peer, rank, o.tag}].recvs.push_back(static_cast<std::int32_t>(f));
+      }
+    }
+    std::map<std::tuple<std::size_t, FormSet, std::size_t, FormSet>, bool> decided;
+    for (const auto& [key, sides] : channels) {
+      const int src = std::get<0>(key), dst = std::get<1>(key);
+      if (sides.sends.empty() || sides.recvs.empty()) return false;  // a message with no partner
+      if (src < 0 || src >= trace_.world_size || dst < 0 || dst >= trace_.world_size) return false;
+      const std::size_t ps = program(src), pr = program(dst);
+      auto [it, fresh] = decided.try_emplace({ps, sides.sends, pr, sides.recvs}, false);
+      if (fresh) {
+        const std::vector<std::uint32_t>& sends = select(ps, sides.sends);
+        const std::vector<std::uint32_t>& recvs = select(pr, sides.recvs);
+        bool match = sends.size() == recvs.size();
+        for (std::size_t k = 0; k < sends.size() && match; ++k) {
+          match = trace_.programs[ps].ops[sends[k]].bytes == trace_.programs[pr].ops[recvs[k]].bytes;
+        }
+        it->second = match;
+      }
+      if (!it->second) return false;
+    }
+    return true;
+  }
+
+  /// check_collectives by form: a member's calls on a group are the operators of its
+  /// program of the forms that resolve to the group; members of equal (program, forms) call
+  /// alike, and the others are compared call by call as written (kind, size, dtype, root; the
+  /// group, and so a root relative to it, is the same). True when every member's calls agree
+  /// with the first member's.
+  bool collectives_match_by_form() const {
+    // Per group, per member: its program and forms there.
+    std::vector<std::vector<std::pair<std::size_t, FormSet>>> calls(trace_.groups.size());
+    for (std::size_t g = 0; g < trace_.groups.size(); ++g) calls[g].resize(trace_.groups[g].ranks.size());
+    for (int rank = 0; rank < trace_.world_size; ++rank) {
+      const std::vector<std::uint32_t>& forms = forms_[program(rank)];
+      for (std::size_t f = 0; f < forms.size(); ++f) {
+        if (!is_collective(trace_.program_ops(rank)[forms[f]].kind)) continue;
+        const int g = trace_.op(rank, forms[f]).group;
+        const int member = trace_.groups[static_cast<std::size_t>(g)].index_of(rank);
+        if (member < 0) return false;
+        auto& mine = calls[static_cast<std::size_t>(g)][static_cast<std::size_t>(member)];
+        mine.first = program(rank);
+        mine.second.push_back(static_cast<std::int32_t>(f));
+      }
+    }
+    std::set<std::pair<std::pair<std::size_t, FormSet>, std::pair<std::size_t, FormSet>>> alike;  // compared already
+    for (std::size_t g = 0; g < trace_.groups.size(); ++g) {
+      const auto& members = calls[g];
+      for (std::size_t m = 1; m < members.size(); ++m) {
+        if (members[m] == members[0] || !alike.emplace(members[0], members[m]).second) continue;
+        const std::vector<std::uint32_t>& a = select(members[0].first, members[0].second);
+        const std::vector<std::uint32_t>& b = select(members[m].first, members[m].second);
+        if (a.size() != b.size()) return false;
+        for (std::size_t k = 0; k < a.size(); ++k) {
+          const Op& x = trace_.programs[members[0].first].ops[a[k]];
+          const Op& y = trace_.programs[members[m].first].ops[b[k]];
+          if (x.kind != y.kind || x.bytes != y.bytes || x.dtype != y.dtype || x.root != y.root ||
+              (x.relative & kRootInGroup) != (y.relative & kRootInGroup)) {
+            return false;
+          }
+        }
+      }
+    }
+    return true;
+  }
 
   std::string tag_text(Names::Id tag) const { return fmt::format("\"{}\"", trace_.names[tag]); }
 
@@ -287,6 +426,7 @@ class Validator {
   const Trace& trace_;
   std::vector<std::vector<std::size_t>> comm_;  ///< per program: comm()
   std::vector<std::vector<std::uint32_t>> forms_;  ///< per program: Program::partner_forms(true)
+  std::vector<std::vector<std::int32_t>> form_of_;  ///< per program: each operator's form
 };
 
 }  // namespace

@@ -215,3 +215,32 @@ TEST_CASE("streams and dependencies are read, written and checked", "[trace][v2]
         "t.json:18: field 'programs[0].ops[4].stream': rank 0's collectives on group \"tp0\" must all be on one stream "
         "(their order is the program's): operator #4 is on stream 1, operator #1 (line 15) on stream 0");
 }
+
+TEST_CASE("version 2 messages and calls that do not match are named as version 1's are, whatever their operators' forms",
+          "[trace][v2]") {
+  // Validation checks a program's operator forms first (a rank's operators of one form share
+  // partners): a problem between forms or between programs falls to the check operator by
+  // operator, which names it.
+  CHECK(error_of(replace(two_stages(), "\"peer\": \"@pipeline-1\", \"bytes\": 64", "\"peer\": \"@pipeline-1\", \"bytes\": 128")) ==
+        "t.json:19: field 'programs[1].ops[0].bytes': recv of 128 bytes from rank 0 (tag \"act\") is matched by a send "
+        "of 64 bytes (line 16)");
+  // Two calls on the pipeline group, of other sizes in the two programs.
+  const std::string pp0 = kStage0 + R"(,
+      {"kind": "all_reduce", "group": "@pipeline", "bytes": 32, "dtype": "fp16"})";
+  const std::string pp1 = kStage1 + R"(,
+      {"kind": "all_reduce", "group": "@pipeline", "bytes": 64, "dtype": "fp16"})";
+  CHECK(error_of(two_stages(pp0, pp1)) ==
+        "t.json:23: field 'programs[1].ops[3].bytes': all_reduce #1 on group \"pp0\" has 64 bytes on rank 2 but 32 bytes "
+        "on rank 0 (line 17)");
+  CHECK_NOTHROW(parse_native(two_stages(pp0, replace(pp1, "\"bytes\": 64, \"dtype\": \"fp16\"}", "\"bytes\": 32, \"dtype\": \"fp16\"}")), "t.json"));
+  // Two forms that are one channel for rank 0 (@pipeline+1 and rank 2) but not for rank 1.
+  const std::string two_sends = kStage0 + R"(,
+      {"kind": "send", "peer": 2, "bytes": 64, "dtype": "fp16", "tag": "act", "stream": 1})";
+  CHECK(error_of(two_stages(two_sends)) ==
+        "t.json:17: field 'programs[0].ops[3].stream': rank 0's sends to rank 2 with tag \"act\" must all be on one "
+        "stream (their order is the program's): operator #3 is on stream 1, operator #2 (line 16) on stream 0");
+  // The same send on stream 0: one stream, but rank 0 sends twice and rank 2 receives once.
+  CHECK(error_of(two_stages(replace(two_sends, ", \"stream\": 1}", "}"))) ==
+        "t.json:17: field 'programs[0].ops[3]': send #2 from rank 0 to rank 2 with tag \"act\" has no matching recv "
+        "(rank 2 posts 1 recv from rank 0 with this tag)");
+}
