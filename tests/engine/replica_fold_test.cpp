@@ -180,3 +180,29 @@ TEST_CASE("replicas that could slow one another down or that are no copies of on
           "copy of rank 0's in replica 0");
   }
 }
+
+TEST_CASE("a deadlock of folded replicas names the simulated ranks and says that the others are copies",
+          "[engine][fold][deadlock]") {
+  // Replica 0 is ranks 0 and 2, replica 1 ranks 1 and 3; ranks 0 and 1 call their tensor group
+  // first, ranks 2 and 3 their pipeline group (the same members): crossed collectives.
+  const trace::Trace t = trace::parse_native(R"({"format": "ccsim-trace", "version": 2, "name": "crossed", "world_size": 4,
+      "groups": [{"name": "dp0", "kind": "data", "ranks": [0, 1]}, {"name": "dp1", "kind": "data", "ranks": [2, 3]},
+                 {"name": "tp0", "kind": "tensor", "ranks": [0, 2]}, {"name": "tp1", "kind": "tensor", "ranks": [1, 3]},
+                 {"name": "pp0", "kind": "pipeline", "ranks": [0, 2]}, {"name": "pp1", "kind": "pipeline", "ranks": [1, 3]}],
+      "programs": [
+        {"ranks": [[0, 1]], "ops": [{"kind": "all_reduce", "group": "@tensor", "bytes": 64, "dtype": "fp32"},
+          {"kind": "all_reduce", "group": "@pipeline", "bytes": 64, "dtype": "fp32"}]},
+        {"ranks": [[2, 3]], "ops": [{"kind": "all_reduce", "group": "@pipeline", "bytes": 64, "dtype": "fp32"},
+          {"kind": "all_reduce", "group": "@tensor", "bytes": 64, "dtype": "fp32"}]}]})",
+                                             "crossed.json");
+  engine::ReplayOptions options;
+  options.fast = true;
+  CHECK_THROWS_WITH(
+      engine::replay(t, test::two_nodes_of_four(), options),
+      "simulation cannot progress at t=0.000000 s: 4 of 4 ranks are blocked (--fast simulated 1 of the 2 data-parallel "
+      "replicas: the ranks of the others are where their copies are, and are not listed)\n"
+      "  rank 0: operator #0 'all_reduce' (line 6) on group \"tp0\" (its collective #1 on this group) waits for members "
+      "that never reached it: rank 2 is blocked in operator #0 'all_reduce'\n"
+      "  rank 2: operator #0 'all_reduce' (line 8) on group \"pp0\" (its collective #1 on this group) waits for "
+      "members that never reached it: rank 0 is blocked in operator #0 'all_reduce'");
+}
