@@ -40,6 +40,17 @@ class Validator {
       }
       forms_[p] = trace.programs[p].partner_forms(true, &form_of_[p]);
     }
+    // Each rank's groups and its position there (Group::index_of searches a group's ranks: a
+    // data-parallel group of 80 replicas, asked for each rank and form, grew with the job).
+    positions_.resize(static_cast<std::size_t>(std::max(trace.world_size, 0)));
+    for (std::size_t g = 0; g < trace.groups.size(); ++g) {
+      const std::vector<int>& ranks = trace.groups[g].ranks;
+      for (std::size_t i = 0; i < ranks.size(); ++i) {
+        if (ranks[i] >= 0 && ranks[i] < trace.world_size) {
+          positions_[static_cast<std::size_t>(ranks[i])].emplace_back(static_cast<int>(g), static_cast<int>(i));
+        }
+      }
+    }
   }
 
   void run() {
@@ -92,11 +103,11 @@ class Validator {
           continue;
         }
         const Group& g = trace_.groups[static_cast<std::size_t>(o.group)];
-        if (g.index_of(rank) < 0) {
+        if (position(o.group, rank) < 0) {
           fail(ref, fmt::format("rank {} is not a member of group \"{}\" (ranks {})", rank, g.name, fmt::join(g.ranks, ", ")),
                ".group");
         }
-        if (o.kind == OpKind::kBroadcast && g.index_of(o.root) < 0) {
+        if (o.kind == OpKind::kBroadcast && position(o.group, o.root) < 0) {
           fail(ref, fmt::format("expected a member of group \"{}\" (ranks {}), got \"{}\"", g.name, fmt::join(g.ranks, ", "), o.root),
                ".root");
         }
@@ -142,6 +153,15 @@ class Validator {
   }
 
   int line(const OpRef& ref) const { return trace_.program_ops(ref.rank)[ref.index].line; }
+
+  /// The position of `rank` in group `g`, -1 when it is not a member (Group::index_of).
+  int position(int g, int rank) const {
+    if (rank < 0 || rank >= trace_.world_size) return -1;
+    for (const auto& [group, index] : positions_[static_cast<std::size_t>(rank)]) {
+      if (group == g) return index;
+    }
+    return -1;
+  }
 
   /// The program of `rank`.
   std::size_t program(int rank) const { return static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(rank)]); }
@@ -247,7 +267,7 @@ class Validator {
       for (std::size_t f = 0; f < forms.size(); ++f) {
         if (!is_collective(trace_.program_ops(rank)[forms[f]].kind)) continue;
         const int g = trace_.op(rank, forms[f]).group;
-        const int member = trace_.groups[static_cast<std::size_t>(g)].index_of(rank);
+        const int member = position(g, rank);
         if (member < 0) return false;
         auto& mine = calls[static_cast<std::size_t>(g)][static_cast<std::size_t>(member)];
         mine.first = program(rank);
@@ -370,8 +390,7 @@ class Validator {
       for (std::size_t i : comm(rank)) {
         if (!is_collective(ops[i].kind)) continue;
         const int g = trace_.op(rank, i).group;
-        const Group& group = trace_.groups[static_cast<std::size_t>(g)];
-        calls[static_cast<std::size_t>(g)][static_cast<std::size_t>(group.index_of(rank))].push_back({rank, i});
+        calls[static_cast<std::size_t>(g)][static_cast<std::size_t>(position(g, rank))].push_back({rank, i});
       }
     }
     for (std::size_t g = 0; g < trace_.groups.size(); ++g) {
@@ -427,6 +446,7 @@ class Validator {
   std::vector<std::vector<std::size_t>> comm_;  ///< per program: comm()
   std::vector<std::vector<std::uint32_t>> forms_;  ///< per program: Program::partner_forms(true)
   std::vector<std::vector<std::int32_t>> form_of_;  ///< per program: each operator's form
+  std::vector<std::vector<std::pair<int, int>>> positions_;  ///< per rank: (group, its position there)
 };
 
 }  // namespace
