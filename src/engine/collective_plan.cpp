@@ -606,8 +606,22 @@ collective::CriticalPathTimes CollectiveShortcuts::times(const CollectivePlan& p
       e.from_zero.ends_s = collective::uniform_ring_ends_s(*plan.schedule, params, message, 0.0);
       e.from_zero.waits.assign(e.from_zero.ends_s.size(), {});
     } else {
-      const std::vector<double> zeros(starts_s.size(), 0.0);
-      e.from_zero = collective::critical_path_times(*plan.schedule, params, message, zeros);
+      // Groups whose messages take paths of the same latencies and rates, position by
+      // position, with the same schedule and codec, end alike: the data-parallel groups of a
+      // rail-optimised fabric, one per rail (8 walks of a 1,280-rank ring were most of a
+      // 10,240-accelerator replay whose replicas --fast folds).
+      std::vector<double> links = {plan.cost.ratio,         plan.cost.compress_t0_s,   plan.cost.compress_Bps,
+                                   plan.cost.decompress_t0_s, plan.cost.decompress_Bps, plan.cost.add_t0_s,
+                                   plan.cost.add_Bps};
+      for (const auto& [pair, path] : e.paths) {
+        links.insert(links.end(), {static_cast<double>(pair.first), static_cast<double>(pair.second), path.latency_s, path.rate_Bps});
+      }
+      auto [alike, fresh] = from_zero_by_links_.try_emplace(std::make_pair(plan.schedule.get(), std::move(links)));
+      if (fresh) {
+        const std::vector<double> zeros(starts_s.size(), 0.0);
+        alike->second = collective::critical_path_times(*plan.schedule, params, message, zeros);
+      }
+      e.from_zero = alike->second;
     }
   }
   collective::CriticalPathTimes times = e.from_zero;

@@ -193,6 +193,8 @@ class CollectiveShortcuts {
   std::unordered_map<int, std::string> disagreement_;  ///< by group
   std::vector<std::vector<char>> alone_;               ///< by program: alone()
   std::map<std::pair<const collective::Schedule*, int>, Entry> entries_;
+  /// Entry::from_zero of groups that are alike: by schedule, and codec costs and paths as figures.
+  std::map<std::pair<const collective::Schedule*, std::vector<double>>, collective::CriticalPathTimes> from_zero_by_links_;
   CollectivePlanner* planner_ = nullptr;
   bool world_bounded_ = false;
   /// By link direction: the least bound's load (world_fits).
