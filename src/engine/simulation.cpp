@@ -365,57 +365,6 @@ void Simulation::leave_out_links() {
       left, links));
 }
 
-void Simulation::fold() {
-  const topology::Network& net = platform_.network;
-  if (!options_.fast || !options_.fold_replicas || factors_ != nullptr || net.accelerator().cpu_core) return;
-  if (std::any_of(sharing_.begin(), sharing_.end(), [](int ranks) { return ranks > 1; })) return;
-  folding_ = fold_replicas(trace_, net, placement_, *planner_, *shortcuts_, *zone_);
-  if (!folding_.refusal.empty()) {
-    result_.notes.push_back(fmt::format("--fast: the {} data-parallel replicas were simulated one by one: {}",
-                                        folding_.replicas, folding_.refusal));
-    return;
-  }
-  if (folding_.image.empty()) return;
-  stand_ins_.assign(trace_.groups.size(), {});
-  for (std::size_t g = 0; g < trace_.groups.size(); ++g) {
-    const trace::Group& group = trace_.groups[g];
-    if (group.kind != trace::GroupKind::kData) continue;
-    std::vector<int>& stand_in = stand_ins_[g];
-    for (std::size_t i = 0; i < group.ranks.size(); ++i) {
-      const int m = group.ranks[i];
-      stand_in.push_back(folded(m) ? group.index_of(folding_.image[static_cast<std::size_t>(m)]) : static_cast<int>(i));
-    }
-  }
-}
-
-void Simulation::unfold() {
-  if (folding_.image.empty()) return;
-  for (int r = 0; r < trace_.world_size; ++r) {
-    if (!folded(r)) continue;
-    const int image = folding_.image[static_cast<std::size_t>(r)];
-    result_.ops.share(static_cast<std::size_t>(r), static_cast<std::size_t>(image));
-    if (options_.wait_spans) result_.waits[static_cast<std::size_t>(r)] = result_.waits[static_cast<std::size_t>(image)];
-    for (int k = 0; k < lanes(r); ++k) {
-      states_[static_cast<std::size_t>(lane_first_[static_cast<std::size_t>(r)] + k)] =
-          states_[static_cast<std::size_t>(lane_first_[static_cast<std::size_t>(image)] + k)];
-    }
-  }
-  const auto world = static_cast<std::size_t>(trace_.world_size);
-  const auto copies = static_cast<std::size_t>(std::count_if(folding_.image.begin(), folding_.image.end(), [](int i) { return i >= 0; }));
-  std::string note = fmt::format(
-      "--fast: the {} data-parallel replicas ran as {} simulated {} ({} of {} ranks): the others talk only to "
-      "themselves but for their data-parallel collectives (which ran as their critical path), and their messages take "
-      "routes of the same latencies and rates, sharing links with no other replica, as those of the replica they "
-      "copy, whose times they took (--every-replica simulates each)",
-      folding_.replicas, folding_.simulated, folding_.simulated == 1 ? "one" : "ones", world - copies, world);
-  if (fold_lag_s_ > 0) {
-    note += fmt::format("; members of a data-parallel collective that started it together ended up to {:.3g} us apart, "
-                        "and a simulated rank ended it with the latest of the ranks it stood for",
-                        fold_lag_s_ * 1e6);
-  }
-  result_.notes.push_back(std::move(note));
-}
-
 void Simulation::install_factors() {
   // Every route reports a latency of 1 s (GraphZoneOptions::unit_latency), which the latency
   // factor turns into the tier's latency; the bandwidth factor turns the route's bottleneck

@@ -42,6 +42,12 @@ topology::Platform eight_nodes(int leaf, const std::string& oversubscription = "
   return test::platform(8, 2, 2, test::fat_tree(leaf, 16, oversubscription));
 }
 
+engine::ReplayOptions fast() {
+  engine::ReplayOptions options;
+  options.fast = true;
+  return options;
+}
+
 struct Runs {
   engine::Result folded;  ///< --fast
   engine::Result every;   ///< --fast --every-replica
@@ -130,8 +136,7 @@ TEST_CASE("replicas that could slow one another down or that are no copies of on
           "[engine][fold]") {
   SECTION("an oversubscribed fabric: a link two replicas' messages share can bind") {
     const trace::Trace t = small_job();
-    engine::ReplayOptions options;
-    options.fast = true;
+    engine::ReplayOptions options = fast();
     const topology::Platform platform = eight_nodes(8, "4");
     const engine::Result r = engine::replay(t, platform, options);
     CHECK(replica_note(r) ==
@@ -141,11 +146,7 @@ TEST_CASE("replicas that could slow one another down or that are no copies of on
     CHECK(test::largest_difference(r, engine::replay(t, platform, options)) == 0);
   }
   SECTION("gradients that run message by message") {
-    const engine::Result r = engine::replay(small_job(), eight_nodes(2, "4"), [] {
-      engine::ReplayOptions options;
-      options.fast = true;
-      return options;
-    }());
+    const engine::Result r = engine::replay(small_job(), eight_nodes(2, "4"), fast());
     CHECK_THAT(replica_note(r), Catch::StartsWith("--fast: the 4 data-parallel replicas were simulated one by one: the "
                                                   "all_reduce on \"dp0_0\" (operator #") &&
                                     Catch::Contains(" of rank 0) runs message by message: its messages cross fabric links"));
@@ -153,9 +154,7 @@ TEST_CASE("replicas that could slow one another down or that are no copies of on
   SECTION("ranks that do not share their counterpart's program (a version-1 trace)") {
     const std::string ar = R"({"kind": "all_reduce", "group": "dp", "bytes": 1048576, "dtype": "fp32"})";
     const trace::Trace t = test::make_trace(2, R"({"name": "dp", "kind": "data", "ranks": [0, 1]})", {ar, ar});
-    engine::ReplayOptions options;
-    options.fast = true;
-    const engine::Result r = engine::replay(t, test::two_nodes_of_four(), options);
+    const engine::Result r = engine::replay(t, test::two_nodes_of_four(), fast());
     CHECK(replica_note(r) ==
           "--fast: the 2 data-parallel replicas were simulated one by one: rank 1 (replica 1) does not run the program "
           "of rank 0 (replica 0)");
@@ -172,9 +171,7 @@ TEST_CASE("replicas that could slow one another down or that are no copies of on
         {"ranks": [[2, 3]], "ops": [{"kind": "recv", "peer": "@pipeline-1", "bytes": 1048576},
           {"kind": "all_reduce", "group": "@data", "bytes": 1048576, "dtype": "fp32"}]}]})",
                                                  "cross.json");
-    engine::ReplayOptions options;
-    options.fast = true;
-    const engine::Result r = engine::replay(t, test::two_nodes_of_four(), options);
+    const engine::Result r = engine::replay(t, test::two_nodes_of_four(), fast());
     CHECK(replica_note(r) ==
           "--fast: the 2 data-parallel replicas were simulated one by one: operator #0 of rank 1 (send rank 2) is no "
           "copy of rank 0's in replica 0");
@@ -195,10 +192,8 @@ TEST_CASE("a deadlock of folded replicas names the simulated ranks and says that
         {"ranks": [[2, 3]], "ops": [{"kind": "all_reduce", "group": "@pipeline", "bytes": 64, "dtype": "fp32"},
           {"kind": "all_reduce", "group": "@tensor", "bytes": 64, "dtype": "fp32"}]}]})",
                                              "crossed.json");
-  engine::ReplayOptions options;
-  options.fast = true;
   CHECK_THROWS_WITH(
-      engine::replay(t, test::two_nodes_of_four(), options),
+      engine::replay(t, test::two_nodes_of_four(), fast()),
       "simulation cannot progress at t=0.000000 s: 4 of 4 ranks are blocked (--fast simulated 1 of the 2 data-parallel "
       "replicas: the ranks of the others are where their copies are, and are not listed)\n"
       "  rank 0: operator #0 'all_reduce' (line 6) on group \"tp0\" (its collective #1 on this group) waits for members "
