@@ -10,6 +10,15 @@ hostile scale-fast 0 '' replay "$TMP/scale.json" --platform dgx-h100-superpod --
 grep -q '^note: --fast: consecutive compute operators of a rank alone on its accelerator ran as one busy period' \
   "$last_out" || fail "--fast is not said in the notes"
 head -1 "$last_out" | cmp -s - "$TMP/scale-full.txt" || fail "--fast changed the iteration time: $(head -1 "$last_out")"
+# The data-parallel replicas are copies: --fast simulates one, --every-replica both, and the
+# report is the same but for the note. --every-replica alone is a usage error.
+grep -q '^note: --fast: the 2 data-parallel replicas ran as 1 simulated one (4 of 8 ranks)' "$last_out" ||
+  fail "--fast did not fold the replicas"
+grep -v '^note' "$last_out" > "$TMP/scale-folded.txt"
+hostile scale-every-replica 0 '' replay "$TMP/scale.json" --platform dgx-h100-superpod --rows name --fast --every-replica
+grep -q 'data-parallel replicas' "$last_out" && fail "--every-replica folded replicas"
+grep -v '^note' "$last_out" | cmp -s - "$TMP/scale-folded.txt" || fail "--every-replica changed the report"
+hostile scale-every-replica-alone 107 '^--every-replica requires --fast$' replay "$TMP/scale.json" --platform dgx-h100-superpod --every-replica
 # compare takes it too (both of its replays).
 hostile scale-compare-fast 0 '' compare "$TMP/scale.json" --platform dgx-h100-superpod --compress int8 --fast
 grep -q 'note: --fast' "$last_out" || fail "compare --fast is not said in the notes"
