@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <unordered_map>
 
@@ -548,6 +549,17 @@ NetworkFit fit_network(const MeasurementFile& file, const SeriesChoice& choice, 
     seg.ramp = best->layout.ramp(s);
     fit.tier.segments.push_back(seg);
   }
+  // The smallest message of the fitted points: below it the model has no data (TierModel::floor_bytes).
+  std::uint64_t smallest = std::numeric_limits<std::uint64_t>::max();
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (!fit.points[i].fitted) continue;
+    const collective::MessageCost record = [&](int, int, std::uint64_t n) {
+      if (n > 0) smallest = std::min(smallest, n);
+      return 0.0;
+    };
+    collective::critical_path_by_message_s(*schedules[i], {}, record);
+  }
+  if (smallest != std::numeric_limits<std::uint64_t>::max()) fit.tier.floor_bytes = smallest;
   fit.reduce_s_per_byte = best->theta[static_cast<std::size_t>(best->layout.gamma())];
   fit.notes.push_back(fmt::format("{} segment{} chosen by BIC of the relative residuals among {} layouts (1..{} "
                                   "segments, breakpoints between fitted sizes, fitted points: 3 per step, 2 after a ramp or beside an eager limit, 1 per ramp; inner segments "

@@ -104,6 +104,10 @@ std::string tier_report(const topology::TierModel& tier, double reduce_s_per_byt
     out += fmt::format("{:>7}  {:>10}  {:>10.3f}  {:>12}  {}\n", i + 1, format_bytes(static_cast<double>(s.min_bytes)),
                        s.latency_s * 1e6, format_rate(s.bandwidth_Bps), next);
   }
+  if (tier.floor_bytes > 0) {
+    out += fmt::format("below {} (the smallest message fitted) a message costs what one of {} does\n",
+                       format_bytes(static_cast<double>(tier.floor_bytes)), format_bytes(static_cast<double>(tier.floor_bytes)));
+  }
   return out;
 }
 

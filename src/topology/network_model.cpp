@@ -22,6 +22,14 @@ double ramp_weight(double bytes, double from, double to) {
 
 CostSegment TierModel::at(double bytes) const {
   if (segments.empty()) throw std::logic_error("TierModel::at: a tier without segments");
+  if (bytes < static_cast<double>(floor_bytes)) {
+    const double floor = static_cast<double>(floor_bytes);
+    TierModel above = *this;
+    above.floor_bytes = 0;
+    CostSegment s = above.at(floor);
+    s.latency_s += (floor - bytes) / s.bandwidth_Bps;
+    return s;
+  }
   // Segments are sorted by min_bytes: the last one not above `bytes` (the first covers everything below).
   auto it = std::upper_bound(segments.begin(), segments.end(), bytes,
                              [](double b, const CostSegment& s) { return b < static_cast<double>(s.min_bytes); });
@@ -69,6 +77,7 @@ TierModel read_tier(ObjectReader tier) {
   model.send_overhead_s = tier.number_in("send_overhead_s", 0, kMaxTime_s);
   model.recv_overhead_s = tier.number_in("recv_overhead_s", 0, kMaxTime_s);
   model.handoff_s = tier.optional_number_in("shared_core_handoff_s", 0, kMaxTime_s).value_or(0);
+  model.floor_bytes = tier.optional_non_negative_integer("floor_bytes").value_or(0);
   const json::Value& list = tier.array("segments");
   const std::string list_path = tier.member_path("segments");
   if (list.items().empty()) tier.at("segments").fail("expected at least one segment, got []");
@@ -104,6 +113,7 @@ nlohmann::ordered_json tier_json(const TierModel& tier) {
   t["send_overhead_s"] = tier.send_overhead_s;
   t["recv_overhead_s"] = tier.recv_overhead_s;
   if (tier.handoff_s > 0) t["shared_core_handoff_s"] = tier.handoff_s;
+  if (tier.floor_bytes > 0) t["floor_bytes"] = tier.floor_bytes;
   nlohmann::ordered_json segments = nlohmann::ordered_json::array();
   for (const CostSegment& s : tier.segments) {
     nlohmann::ordered_json j;

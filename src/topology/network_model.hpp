@@ -40,11 +40,18 @@ struct TierModel {
   /// one core (`calibrate network --shared-core`); 0 when not measured. Optional key
   /// `shared_core_handoff_s`.
   double handoff_s = 0;
+  /// The smallest message the tier was fitted on (0: none said). A smaller message costs what
+  /// one of floor_bytes does: below its data the model does not follow its first segment's
+  /// line further down (on a loopback link a 189-byte message took what a 512-byte one did,
+  /// not the 3 us less that the line gives). Optional key `floor_bytes`; `calibrate network`
+  /// writes it.
+  std::uint64_t floor_bytes = 0;
 
   /// The latency and bandwidth that apply to a message of `bytes`: its segment's (the last one
   /// whose min_bytes <= bytes; the first also covers smaller messages), or on a ramp the
-  /// interpolation between that segment and the next. min_bytes and ramp of the result are
-  /// the segment's.
+  /// interpolation between that segment and the next; below floor_bytes, those of floor_bytes
+  /// with the latency raised by the bytes short of it at the bandwidth (so that the message
+  /// costs what one of floor_bytes does). min_bytes and ramp of the result are the segment's.
   CostSegment at(double bytes) const;
   /// send overhead + latency + bytes / bandwidth + receive overhead.
   double message_s(std::uint64_t bytes) const;

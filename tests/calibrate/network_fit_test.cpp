@@ -79,6 +79,8 @@ TEST_CASE("fitting alternate sizes holds the others out", "[calibrate][fit]") {
   CHECK(fit.fitted_on.front() == 1024);
   CHECK(fit.fitted_on.back() == (64u << 20));
   CHECK(fit.held_out.gmean < 0.03);
+  // The smallest message fitted: a ring of 2 sends halves, 512 bytes at 1 KiB.
+  CHECK(fit.tier.floor_bytes == 512);
 }
 
 TEST_CASE("fit errors name the series", "[calibrate][fit]") {

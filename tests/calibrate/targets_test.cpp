@@ -107,6 +107,10 @@ Achieved run(const std::string& machine, const std::string& network, const std::
 // - target 1: shm ring/mpi 3.9 % / 11.4 % (met), tcp ring/mpi 6.0 % / 15.0 % (gmean 1 point
 //   over, worst at the bound), 1gbit ring/mpi 16.7 % / 51.7 %; MPI_Allreduce 12.5-24.6 %.
 // - target 2: shm ring/mpi 12.8 % (hand-off 0.27 us), tcp ring/mpi 13.8 % (hand-off 2.39 us).
+//   Since a fitted model no longer follows its first segment below the smallest message it
+//   was fitted on (TierModel::floor_bytes; 4 processes send 256-byte messages at 1 KiB, 2 sent
+//   512): shm ring/mpi 13.3 %, tcp 13.7 %; 1gbit frames 61.1 % (was 63.2), per-port 25.6 %
+//   (28.2); the EPYC's within 0.1 point.
 //   The misses sit where they sit on the EPYC: shm messages under the eager limit (2-8 KiB
 //   buffers, -22..-34 %) and the cache transition (4-16 MiB, -8..-27 %); TCP 4-15 % slower
 //   than x 2 at every size but the largest.
@@ -139,12 +143,12 @@ TEST_CASE("calibration targets on this machine's measurements", "[calibrate][tar
       {"", "shm", "ring/mpi", 0.06, 0.12, 0.29},        {"", "shm", "MPI_Allreduce/mpi", 0.09, 0.35, 0.83},
       {"", "tcp", "ring/mpi", 0.05, 0.16, 0.16},        {"", "tcp", "MPI_Allreduce/mpi", 0.21, 0.76, 0.29},
       {"", "1gbit", "ring/mpi", 0.16, 0.53, 22.80},     {"", "1gbit", "MPI_Allreduce/mpi", 0.27, 0.63, 21.33},
-      {"xeon/", "shm", "ring/mpi", 0.04, 0.12, 0.13},   {"xeon/", "shm", "MPI_Allreduce/mpi", 0.13, 0.55, 0.34},
+      {"xeon/", "shm", "ring/mpi", 0.04, 0.12, 0.14},   {"xeon/", "shm", "MPI_Allreduce/mpi", 0.13, 0.55, 0.34},
       {"xeon/", "tcp", "ring/mpi", 0.07, 0.16, 0.14},   {"xeon/", "tcp", "MPI_Allreduce/mpi", 0.22, 1.03, 0.41},
       {"xeon/", "1gbit", "ring/mpi", 0.18, 0.53, 0},    {"xeon/", "1gbit", "MPI_Allreduce/mpi", 0.25, 0.71, 0},
-      {"xeon/", "1gbit-mtu1500", "ring/mpi", 0.07, 0.21, 0.64},
+      {"xeon/", "1gbit-mtu1500", "ring/mpi", 0.07, 0.21, 0.62},
       {"xeon/", "1gbit-mtu1500", "MPI_Allreduce/mpi", 0.11, 0.25, 0.18},
-      {"xeon/", "1gbit-perport", "ring/mpi", 0.12, 0.45, 0.29},
+      {"xeon/", "1gbit-perport", "ring/mpi", 0.12, 0.45, 0.26},
       {"xeon/", "1gbit-perport", "MPI_Allreduce/mpi", 0.10, 0.34, 0.17},
   };
 

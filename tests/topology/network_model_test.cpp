@@ -141,3 +141,21 @@ TEST_CASE("network model reader errors name file, line and field", "[topology][n
   "fited_on": [])")) == "m.json:16: field 'fited_on': unknown key; valid keys here: description, fitted_on, format, "
                         "hardware, name, reduce_s_per_byte, source, tiers, version");
 }
+
+TEST_CASE("below the smallest message a tier was fitted on, a message costs what one of that size does",
+          "[topology][network-model]") {
+  std::string text = model_json(kTwo);
+  text.replace(text.find("\"segments\": "), 12, "\"floor_bytes\": 512, \"segments\": ");
+  const topology::NetworkModel m = parse_network_model(text, "m.json");
+  CHECK(m.intra.floor_bytes == 512);
+  // 3 us overheads, 1 us latency, 512 bytes at 1 GB/s, for 100 bytes as for 512.
+  CHECK(m.intra.message_s(100) == Approx(4e-6 + 512e-9).epsilon(1e-12));
+  CHECK(m.intra.message_s(512) == Approx(4e-6 + 512e-9).epsilon(1e-12));
+  CHECK(m.intra.at(100).latency_s == Approx(1e-6 + 412e-9).epsilon(1e-12));
+  CHECK(m.intra.message_s(1000) == Approx(5e-6).epsilon(1e-12));  // above it, the segment's line
+  // Shared cores stretch the floor's cost like any other.
+  CHECK(topology::on_shared_cores(m.intra, 2).message_s(100) == Approx(2 * (4e-6 + 512e-9)).epsilon(1e-12));
+  CHECK(parse_network_model(topology::write_network_model(m), "w.json").intra.floor_bytes == 512);  // written back
+  text.replace(text.find("\"floor_bytes\": 512"), 18, "\"floor_bytes\": -1");
+  CHECK_THAT(error_of(text), Catch::Contains("field 'tiers.intra.floor_bytes'"));
+}

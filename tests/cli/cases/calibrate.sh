@@ -39,13 +39,16 @@ grep -q 'ccsz: measured on AMD EPYC, the CPU of .*measure/1gbit-np2.json: used a
 grep -q 'compress 3.675 GB/s, decompress 6.884 GB/s' "$last_out" || fail "ccsz's throughputs changed on the CPU they were measured on"
 # The Xeon's slow link emulated frame by frame (scripts/slowlink.sh --mtu 1500, the default
 # since 2026-12-02): the compressed ring, predicted by the network fitted on the uncompressed
-# series and the transferred compressor model, within 10.2 % gmean (11.6 % on 1gbit-np2.json,
-# where htb let the compressed ring's small, spaced messages out at loopback speed).
+# series and the transferred compressor model, within 8.3 % gmean (11.6 % on 1gbit-np2.json,
+# where htb let the compressed ring's small, spaced messages out at loopback speed; 10.2 % here
+# while the model followed its first segment's line below the smallest message it was fitted
+# on: a compressed 1 KiB all_reduce sends 189-byte messages, the fit's smallest was 512 B, and
+# the line gave them 3 us less than 512 B take, -38 % at 1 KiB; TierModel::floor_bytes).
 hostile xeon-frames-fit 0 '' calibrate network "$DATA/measure/xeon/1gbit-mtu1500-np2.json" --fit all -o "$TMP/xeon-frames.json"
 hostile xeon-frames-compressed 0 '' validate "$DATA/measure/xeon/1gbit-mtu1500-np2.json" --model "$TMP/xeon-frames.json" \
   --series compressed-ring/mpi --compress ccsz:eb=1e-3,range=5.53e-3 --measured-ratio
 gmean=$(sed -n 's/^held-out  33 points: gmean error \([0-9.]*\)%.*/\1/p' "$last_out")
-awk -v g="${gmean:-999}" 'BEGIN { exit !(g <= 10.3) }' || fail "compressed ring on the frame-by-frame link: gmean ${gmean:-?} %, expected <= 10.3 %"
+awk -v g="${gmean:-999}" 'BEGIN { exit !(g <= 8.4) }' || fail "compressed ring on the frame-by-frame link: gmean ${gmean:-?} %, expected <= 8.4 %"
 # machine.affinity: one CPU list per process, named when not.
 python3 - "$DATA/measure/shm-np2.json" "$TMP" <<'PY'
 import json, sys
