@@ -22,24 +22,21 @@ double ramp_weight(double bytes, double from, double to) {
 
 CostSegment TierModel::at(double bytes) const {
   if (segments.empty()) throw std::logic_error("TierModel::at: a tier without segments");
-  if (bytes < static_cast<double>(floor_bytes)) {
-    const double floor = static_cast<double>(floor_bytes);
-    TierModel above = *this;
-    above.floor_bytes = 0;
-    CostSegment s = above.at(floor);
-    s.latency_s += (floor - bytes) / s.bandwidth_Bps;
-    return s;
-  }
-  // Segments are sorted by min_bytes: the last one not above `bytes` (the first covers everything below).
-  auto it = std::upper_bound(segments.begin(), segments.end(), bytes,
-                             [](double b, const CostSegment& s) { return b < static_cast<double>(s.min_bytes); });
+  // Below the floor, the floor's values, and the bytes short of it as latency.
+  const double floor = static_cast<double>(floor_bytes);
+  const double b = std::max(bytes, floor);
+  // Segments are sorted by min_bytes: the last one not above `b` (the first covers everything below).
+  auto it = std::upper_bound(segments.begin(), segments.end(), b,
+                             [](double x, const CostSegment& s) { return x < static_cast<double>(s.min_bytes); });
   const std::size_t i = it == segments.begin() ? 0 : static_cast<std::size_t>(it - segments.begin()) - 1;
   CostSegment s = segments[i];
-  if (!s.ramp || i + 1 >= segments.size()) return s;
-  const CostSegment& next = segments[i + 1];
-  const double w = ramp_weight(bytes, static_cast<double>(s.min_bytes), static_cast<double>(next.min_bytes));
-  s.latency_s = (1 - w) * s.latency_s + w * next.latency_s;
-  s.bandwidth_Bps = 1.0 / ((1 - w) / s.bandwidth_Bps + w / next.bandwidth_Bps);
+  if (s.ramp && i + 1 < segments.size()) {
+    const CostSegment& next = segments[i + 1];
+    const double w = ramp_weight(b, static_cast<double>(s.min_bytes), static_cast<double>(next.min_bytes));
+    s.latency_s = (1 - w) * s.latency_s + w * next.latency_s;
+    s.bandwidth_Bps = 1.0 / ((1 - w) / s.bandwidth_Bps + w / next.bandwidth_Bps);
+  }
+  if (bytes < floor) s.latency_s += (floor - bytes) / s.bandwidth_Bps;
   return s;
 }
 
