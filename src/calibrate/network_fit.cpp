@@ -135,6 +135,9 @@ class DesignBuilder {
     }
   }
 
+  /// Schedule i's distinct message sizes, ascending.
+  const std::vector<std::uint64_t>& sizes(std::size_t i) const { return sizes_[i]; }
+
   Design design(const Layout& layout) {
     Design d;
     std::vector<double> theta(static_cast<std::size_t>(layout.size()), 0.0);
@@ -553,11 +556,9 @@ NetworkFit fit_network(const MeasurementFile& file, const SeriesChoice& choice, 
   std::uint64_t smallest = std::numeric_limits<std::uint64_t>::max();
   for (std::size_t i = 0; i < points.size(); ++i) {
     if (!fit.points[i].fitted) continue;
-    const collective::MessageCost record = [&](int, int, std::uint64_t n) {
-      if (n > 0) smallest = std::min(smallest, n);
-      return 0.0;
-    };
-    collective::critical_path_by_message_s(*schedules[i], {}, record);
+    const auto& sizes = designs.sizes(i);
+    const auto first = std::upper_bound(sizes.begin(), sizes.end(), std::uint64_t{0});  // the smallest of more than 0
+    if (first != sizes.end()) smallest = std::min(smallest, *first);
   }
   if (smallest != std::numeric_limits<std::uint64_t>::max()) fit.tier.floor_bytes = smallest;
   fit.reduce_s_per_byte = best->theta[static_cast<std::size_t>(best->layout.gamma())];
