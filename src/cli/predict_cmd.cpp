@@ -153,7 +153,25 @@ struct TargetRuns {
   std::vector<import::RunSummary> all;
   double measured_ms = -1;  ///< median over the runs that measured one, max over ranks
   std::string measured_from;
+  std::vector<double> steps_ms;  ///< every timed step of the runs (max over ranks)
+  int runs_with_steps = 0;
 };
+
+/// How much the measurement itself scatters: its timed steps (max over ranks) about their
+/// median, and the prediction against the slowest and the fastest; "" with fewer than 2 steps.
+std::string spread_line(const std::vector<double>& steps_ms, int runs, double predicted_ms) {
+  if (steps_ms.size() < 2) return "";
+  std::vector<double> sorted = steps_ms;
+  std::sort(sorted.begin(), sorted.end());
+  const std::size_t n = sorted.size();
+  const double median = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  const double lo = sorted.front(), hi = sorted.back();
+  return fmt::format("measurement spread: {} timed steps{} (each max over ranks) span {:.3f} to {:.3f} ms, {:+.1f} to "
+                     "{:+.1f} % about their median {:.3f} ms; against one step the prediction errs {:+.2f} % (the "
+                     "slowest) to {:+.2f} % (the fastest)\n",
+                     n, runs > 1 ? fmt::format(" of {} runs", runs) : std::string(), lo, hi, 100 * (lo / median - 1),
+                     100 * (hi / median - 1), median, 100 * (predicted_ms / hi - 1), 100 * (predicted_ms / lo - 1));
+}
 
 bool same_configuration(const import::RunConfig& a, const import::RunConfig& b, std::string& field) {
   const std::pair<const char*, bool> checks[] = {
@@ -190,6 +208,10 @@ TargetRuns read_targets(const std::vector<std::string>& files) {
       }
     }
     if (s.unprofiled_ms > 0) times.push_back(s.unprofiled_ms);
+    if (!s.unprofiled_step_ms.empty()) {
+      out.steps_ms.insert(out.steps_ms.end(), s.unprofiled_step_ms.begin(), s.unprofiled_step_ms.end());
+      ++out.runs_with_steps;
+    }
     if (s.gemm_probe_gflops > 0) {
       probe_sum += s.gemm_probe_gflops;
       ++probes;
@@ -417,12 +439,18 @@ void run_predict(const PredictCommand& cmd) {
 
   double measured_ms = cmd.measured_ms;
   std::string measured_from = "--measured-ms";
+  std::vector<double> steps_ms;  // the measurement's timed steps, when it comes from summaries
+  int step_runs = 0;
   if (measured_ms < 0 && targets.measured_ms > 0) {
     measured_ms = targets.measured_ms;
     measured_from = targets.measured_from;
+    steps_ms = targets.steps_ms;
+    step_runs = targets.runs_with_steps;
   } else if (measured_ms < 0 && cmd.traced && runs.front().summary && runs.front().summary->unprofiled_ms > 0) {
     measured_ms = runs.front().summary->unprofiled_ms;
     measured_from = fmt::format("{}: median iteration without the profiler, max over ranks", runs.front().summary->file);
+    steps_ms = runs.front().summary->unprofiled_step_ms;
+    step_runs = 1;
   }
 
   if (!cmd.trace_out.empty()) {
@@ -448,6 +476,7 @@ void run_predict(const PredictCommand& cmd) {
                                         ? nlohmann::ordered_json(target->gemm_probe_gflops)
                                         : nlohmann::ordered_json();
     j["error"] = measured_ms > 0 ? nlohmann::ordered_json(predicted_ms / measured_ms - 1) : nlohmann::ordered_json();
+    j["measured_steps_ms"] = steps_ms.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(steps_ms);
     if (cmd.measured_ms < 0) {
       for (const import::RunSummary& t : targets.all) {
         j["measured_runs"].push_back({{"summary", t.file}, {"unprofiled_ms", t.unprofiled_ms > 0 ? nlohmann::ordered_json(t.unprofiled_ms) : nlohmann::ordered_json()}});
@@ -508,6 +537,7 @@ void run_predict(const PredictCommand& cmd) {
   if (measured_ms > 0) {
     out += fmt::format("measured iteration:  {:.3f} ms ({})\n", measured_ms, measured_from);
     out += fmt::format("error: {:+.2f} %\n", 100 * (predicted_ms / measured_ms - 1));
+    out += spread_line(steps_ms, step_runs, predicted_ms);
   }
   if (cmd.breakdown) {
     report::BreakdownOptions view;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -594,6 +595,35 @@ std::vector<std::string> kineto_rank_files(const std::vector<std::string>& input
   return files;
 }
 
+namespace {
+
+/// Folds one rank's `unprofiled_step_ms` (ranks[index]) into `steps`, each step's max over the
+/// ranks read so far: a step of the iteration ends when its last rank does.
+void read_steps(const std::string& path, const nlohmann::json& rank, std::size_t index, std::vector<double>& steps) {
+  if (!rank.contains("unprofiled_step_ms")) return;
+  const std::string field = fmt::format("ranks[{}].unprofiled_step_ms", index);
+  const nlohmann::json& times = rank.at("unprofiled_step_ms");
+  if (!times.is_array() || times.empty()) {
+    throw InputError(path, 0, field, fmt::format("expected a list of step times in ms, got {}", times.dump()));
+  }
+  if (!steps.empty() && times.size() != steps.size()) {
+    throw InputError(path, 0, field,
+                     fmt::format("has {} steps, but the ranks before it have {}: every rank times the same steps",
+                                 times.size(), steps.size()));
+  }
+  steps.resize(times.size(), 0.0);
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    const double ms = times[i].is_number() ? times[i].get<double>() : -1;
+    if (!(ms > 0) || !std::isfinite(ms)) {
+      throw InputError(path, 0, fmt::format("{}[{}]", field, i),
+                       fmt::format("expected a positive time in ms, got {}", times[i].dump()));
+    }
+    steps[i] = std::max(steps[i], ms);
+  }
+}
+
+}  // namespace
+
 RunSummary read_run_summary(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw InputError(path, 0, "", "cannot open the file");
@@ -639,9 +669,11 @@ RunSummary read_run_summary(const std::string& path) {
       }
     }
     if (doc.contains("ranks")) {
+      std::size_t index = 0;
       for (const auto& r : doc.at("ranks")) {
         const auto rank = r.at("rank").get<std::size_t>();
         if (s.rows.size() <= rank) s.rows.resize(rank + 1);
+        read_steps(path, r, index++, s.unprofiled_step_ms);
         if (!r.contains("breakdown")) continue;
         for (const auto& row : r.at("breakdown")) s.rows[rank][row.at("op").get<std::string>()] = row.at("total_ms").get<double>();
       }

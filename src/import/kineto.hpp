@@ -84,6 +84,9 @@ struct RunSummary {
   double unprofiled_ms = -1;  ///< median per step without the profiler, max over ranks
   double profiled_ms = -1;    ///< ... with the profiler
   std::vector<double> unprofiled_rank_ms, profiled_rank_ms;  ///< per rank (may be empty)
+  /// Each timed step without the profiler, max over ranks (ranks[].unprofiled_step_ms; empty
+  /// when the summary has none): how much the measurement itself scatters.
+  std::vector<double> unprofiled_step_ms;
   std::vector<std::map<std::string, double>> rows;  ///< rows[rank]: op -> total_ms per iteration
   /// The machine, from environment.lscpu_model_name, nproc and blas ("" when absent); no peak rates.
   std::string hardware;

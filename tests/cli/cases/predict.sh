@@ -73,6 +73,12 @@ grep -q '^note: replayed as traced, the fitted runs. ranks waited at their colle
 hostile gen-waits-json 0 '' predict "$G/pp2_h256.json" "$G/dp2_h512.json" --config "$G/tp2_h384.summary.json" --format json
 grep -q '"collective_wait_ms": 442.0' "$last_out" || fail "json: no collective_wait_ms of dp2_h512"
 grep -q '"collective_wait_ms": null' "$last_out" || fail "json: pp2_h256 (no collectives) has a collective wait"
+# The measurement's own scatter: tp2_h384's five timed steps (max over ranks, from its summary),
+# and the prediction against the slowest and the fastest.
+grep -q '"measured_steps_ms": \[' "$last_out" || fail "json: no measured steps"
+hostile gen-spread 0 '' predict "$G/pp2_h256.json" "$G/dp2_h512.json" --config "$G/tp2_h384.summary.json"
+grep -q '^measurement spread: 5 timed steps (each max over ranks) span 1488.584 to 1603.091 ms, -4.2 to +3.1 % about their median 1554.446 ms; against one step the prediction errs -1[0-9]\.[0-9][0-9] % (the slowest) to -[0-9]\.[0-9][0-9] % (the fastest)$' \
+  "$last_out" || fail "predict does not say the spread of the measured steps"
 
 # Across sessions: the shared runs were made on a machine 2.3x faster (GEMM probe) than the
 # generated ones. As measured they predict tp2_h384 about half; scaled by the probes
@@ -120,6 +126,14 @@ grep -q '"kind": "linear:bwd"' "$TMP/m.json" || fail "the model has no backward 
 # Bad input.
 hostile no-run 1 "$TMP/nope: no such run" predict "$TMP/nope"
 hostile config-not-summary 1 "dp2.json: field 'config': missing" predict "$D/dp2.json" --config "$D/dp2.json"
+# A summary whose timed steps are not positive times, or differ in number between ranks.
+sed 's/"unprofiled_step_ms": \[/"unprofiled_step_ms": [-3, /' "$D/dp2.summary.json" >"$TMP/bad_steps.summary.json"
+hostile bad-steps 1 "bad_steps.summary.json: field 'ranks\[0\].unprofiled_step_ms\[0\]': expected a positive time in ms, got -3" \
+  predict "$D/dp2.json" --config "$TMP/bad_steps.summary.json"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["ranks"][1]["unprofiled_step_ms"].pop(); json.dump(d, open(sys.argv[2], "w"))' \
+  "$D/dp2.summary.json" "$TMP/short_steps.summary.json"
+hostile short-steps 1 "short_steps.summary.json: field 'ranks\[1\].unprofiled_step_ms': has 4 steps, but the ranks before it have 5: every rank times the same steps" \
+  predict "$D/dp2.json" --config "$TMP/short_steps.summary.json"
 hostile gelu-unfitted 1 'operator kind "gelu" is not in compute model' predict "$D/dp2.json" --act gelu
 hostile tp-not-divisor 1 "field '--tp'" predict "$D/dp2.json" --tp 3
 hostile heads-not-divisor 1 "field '--heads': expected a divisor of hidden 512, got \"7\"" predict "$D/dp2.json" --heads 7
