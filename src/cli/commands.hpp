@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "calibrate/network_fit.hpp"
+#include "core/output_file.hpp"
 #include "topology/network_model.hpp"
 #include "topology/platform.hpp"
 
@@ -67,6 +68,9 @@ std::string tier_report(const topology::TierModel& tier, double reduce_s_per_byt
 /// Writes `text` to `path`, or to stdout for "-" ("" is an error): never half-way, never over an input
 /// of the command, and a write error is an InputError (see write_output_file, core/output_file.hpp).
 void write_output(const std::string& path, const std::string& text);
+/// write_output of an output made chunk by chunk (core/output_file.hpp, OutputProducer): never
+/// whole in memory, and `path` is replaced only when all of it was made.
+void write_output(const std::string& path, const OutputProducer& produce);
 /// Throws the InputError write_output would throw for `path` ("", or an input read so far):
 /// called once the inputs are read, before long work.
 void check_output_path(const std::string& path);

@@ -44,4 +44,13 @@ void write_output(const std::string& path, const std::string& text) {
   }
 }
 
+void write_output(const std::string& path, const OutputProducer& produce) {
+  check_output_path(path);
+  if (path == "-") {
+    write_stdout(produce);
+  } else {
+    write_output_file(path, produce);
+  }
+}
+
 }  // namespace ccsim::cli

@@ -41,8 +41,9 @@ void run_replay(const ReplayCommand& cmd) {
   report::BreakdownOptions view;
   view.key = cmd.rows == "name" ? report::RowKey::kName : report::RowKey::kOperator;
   view.per_rank = cmd.per_rank;
+  view.ranks_on_demand = true;  // each rank's table made as it is written: never all in memory
   report::Breakdown breakdown = report::make_breakdown(result, view);
-  write_output(cmd.output, render(breakdown, cmd.format));
+  write_output(cmd.output, rendering(breakdown, cmd.format));
   write_timeline_file(cmd.timeline, {{"", &result}});
 }
 

@@ -282,8 +282,9 @@ void run_inspect(const InspectCommand& cmd) {
   report::BreakdownOptions view;
   view.key = cmd.rows == "name" ? report::RowKey::kName : report::RowKey::kOperator;
   view.per_rank = cmd.per_rank;
+  view.ranks_on_demand = true;  // each rank's table made as it is written: never all in memory
   const report::Breakdown breakdown = report::make_breakdown(result, view);
-  write_output("-", render(breakdown, cmd.format));
+  write_output("-", rendering(breakdown, cmd.format));
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <iostream>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -63,6 +64,14 @@ bool write_all(int fd, std::string_view text) {
   return true;
 }
 
+/// Runs `produce` with a sink that writes to `fd`; an error of the write is an InputError
+/// naming `path` (and stops `produce`, whose exception it is).
+void produce_into(const std::string& path, int fd, const OutputProducer& produce) {
+  produce([&](std::string_view chunk) {
+    if (!write_all(fd, chunk)) fail(path, std::strerror(errno));
+  });
+}
+
 /// The descriptor that `path` names by itself (/dev/stdout, /dev/fd/3, /proc/self/fd/3), if any.
 std::optional<int> descriptor_path(const std::string& path) {
   if (path == "/dev/stdin") return 0;
@@ -77,12 +86,12 @@ std::optional<int> descriptor_path(const std::string& path) {
   return std::nullopt;
 }
 
-void write_descriptor(const std::string& path, int fd, std::string_view text) {
+void write_descriptor(const std::string& path, int fd, const OutputProducer& produce) {
   if (fd == 1 || fd == 2) {
     std::cout.flush();
     std::fflush(fd == 1 ? stdout : stderr);
   }
-  if (!write_all(fd, text)) fail(path, std::strerror(errno));
+  produce_into(path, fd, produce);
 }
 
 /// Where `path` leads after following symbolic links of its last component (the directories on
@@ -109,9 +118,9 @@ std::string follow_links(const std::string& path) {
   fail(path, std::strerror(ELOOP));
 }
 
-/// Writes `text` to a unique temporary file in the directory of `target` and renames it onto
-/// `target`; the temporary file is removed whatever fails.
-void replace_file(const std::string& path, const std::string& target, std::string_view text, mode_t mode) {
+/// Writes what `produce` makes to a unique temporary file in the directory of `target` and
+/// renames it onto `target`; the temporary file is removed whatever fails (`produce` too).
+void replace_file(const std::string& path, const std::string& target, const OutputProducer& produce, mode_t mode) {
   const std::size_t slash = target.rfind('/');
   const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : target.substr(0, slash);
   const std::string base = slash == std::string::npos ? target : target.substr(slash + 1);
@@ -122,7 +131,15 @@ void replace_file(const std::string& path, const std::string& target, std::strin
   if (fd < 0) fail(path, fmt::format("cannot create a file in directory {}: {}", dir, std::strerror(errno)));
   int error = 0;
   if (::fchmod(fd, mode) != 0) error = errno;
-  if (error == 0 && !write_all(fd, text)) error = errno;
+  if (error == 0) {
+    try {
+      produce_into(path, fd, produce);
+    } catch (...) {
+      ::close(fd);
+      ::unlink(temporary.c_str());
+      throw;
+    }
+  }
   if (::close(fd) != 0 && error == 0) error = errno;
   if (error == 0 && ::rename(temporary.c_str(), target.c_str()) != 0) error = errno;
   if (error != 0) {
@@ -158,29 +175,72 @@ void note_input_file(const std::string& path) {
 }
 
 void write_output_file(const std::string& path, std::string_view text) {
+  write_output_file(path, [text](const OutputSink& sink) { sink(text); });
+}
+
+void write_output_file(const std::string& path, const OutputProducer& produce) {
   if (path.empty()) throw InputError("\"\"", 0, "", "cannot write: the file name is empty");
   const std::string target = follow_links(path);
-  if (auto fd = descriptor_path(target)) return write_descriptor(path, *fd, text);
+  if (auto fd = descriptor_path(target)) return write_descriptor(path, *fd, produce);
 
   struct stat st;
   if (::stat(target.c_str(), &st) != 0) {
     if (errno != ENOENT) fail(path, std::strerror(errno));
     const mode_t mask = ::umask(0);
     ::umask(mask);
-    return replace_file(path, target, text, 0666 & ~mask);
+    return replace_file(path, target, produce, 0666 & ~mask);
   }
   refuse_input(path, st);
-  if (S_ISREG(st.st_mode)) return replace_file(path, target, text, st.st_mode & 07777);
+  if (S_ISREG(st.st_mode)) return replace_file(path, target, produce, st.st_mode & 07777);
 
   // A FIFO, a device, a socket: no rename (it would replace the special file by a regular one).
   const int fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) fail(path, std::strerror(errno));
-  int error = write_all(fd, text) ? 0 : errno;
-  if (::close(fd) != 0 && error == 0) error = errno;
-  if (error != 0) fail(path, std::strerror(error));
+  try {
+    produce_into(path, fd, produce);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  if (::close(fd) != 0) fail(path, std::strerror(errno));
 }
 
-void write_stdout(std::string_view text) { write_descriptor("standard output", 1, text); }
+void write_stdout(std::string_view text) {
+  write_descriptor("standard output", 1, [text](const OutputSink& sink) { sink(text); });
+}
+
+void write_stdout(const OutputProducer& produce) { write_descriptor("standard output", 1, produce); }
+
+SinkStream::Buffer::Buffer(OutputSink sink) : sink_(std::move(sink)), space_(std::size_t{1} << 20, '\0') {
+  setp(space_.data(), space_.data() + space_.size());
+}
+
+void SinkStream::Buffer::drain() {
+  const std::size_t n = static_cast<std::size_t>(pptr() - pbase());
+  setp(space_.data(), space_.data() + space_.size());  // emptied even when the sink throws
+  if (n > 0) sink_(std::string_view(space_.data(), n));
+}
+
+SinkStream::Buffer::int_type SinkStream::Buffer::overflow(int_type c) {
+  drain();
+  if (!traits_type::eq_int_type(c, traits_type::eof())) {
+    *pptr() = traits_type::to_char_type(c);
+    pbump(1);
+  }
+  return traits_type::not_eof(c);
+}
+
+int SinkStream::Buffer::sync() {
+  drain();
+  return 0;
+}
+
+SinkStream::SinkStream(OutputSink sink) : std::ostream(nullptr), buffer_(std::move(sink)) {
+  rdbuf(&buffer_);
+  exceptions(std::ios::badbit);  // the sink's exception (a write error) reaches the writer's caller
+}
+
+SinkStream::~SinkStream() = default;
 
 std::optional<std::string> flush_stdout() {
   // std::cout writes through stdio's stdout (synced, the default): one flush sends both, and

@@ -1,6 +1,9 @@
 #pragma once
 
+#include <functional>
 #include <optional>
+#include <ostream>
+#include <streambuf>
 #include <string>
 #include <string_view>
 
@@ -22,6 +25,45 @@ void note_input_file(const std::string& path);
 /// A failure is an InputError naming `path` and the system's reason; no temporary file remains.
 void write_output_file(const std::string& path, std::string_view text);
 
+/// Takes each chunk of an output in turn.
+using OutputSink = std::function<void(std::string_view)>;
+/// Makes an output chunk by chunk into the sink it is given, so that a large output (a report
+/// of every rank) is never whole in memory.
+using OutputProducer = std::function<void(const OutputSink&)>;
+
+/// An ostream whose text goes to an OutputSink in chunks of 1 MiB, for the writers of reports
+/// that take a std::ostream. flush() hands over the rest: call it at the end (the destructor
+/// does not, since it could not report a write error). An exception of the sink (a write
+/// error) leaves the stream by the output call or flush() that met it.
+class SinkStream : public std::ostream {
+ public:
+  explicit SinkStream(OutputSink sink);
+  ~SinkStream() override;
+  SinkStream(const SinkStream&) = delete;
+  SinkStream& operator=(const SinkStream&) = delete;
+
+ private:
+  class Buffer : public std::streambuf {
+   public:
+    explicit Buffer(OutputSink sink);
+    void drain();  ///< hands what is buffered to the sink
+
+   protected:
+    int_type overflow(int_type c) override;
+    int sync() override;
+
+   private:
+    OutputSink sink_;  // a copy: the caller's may be a temporary
+    std::string space_;
+  };
+  Buffer buffer_;
+};
+
+/// write_output_file of what `produce` makes, written as it comes: into the temporary file (so
+/// that `path` is replaced only when all of it was made and written: an exception of `produce`
+/// leaves `path` as it was, and no temporary file), or to the descriptor or special file.
+void write_output_file(const std::string& path, const OutputProducer& produce);
+
 /// Throws the InputError of write_output_file for an output that is an input noted so far:
 /// for a check before long work.
 void check_output_file(const std::string& path);
@@ -29,6 +71,8 @@ void check_output_file(const std::string& path);
 /// Writes `text` to standard output now (after what stdio and std::cout hold). A write error
 /// (a full disk, a closed pipe) is an InputError for "standard output" with the reason.
 void write_stdout(std::string_view text);
+/// write_stdout of what `produce` makes, chunk by chunk.
+void write_stdout(const OutputProducer& produce);
 
 /// Flushes stdio's and std::cout's standard output; the message of a write error, if any
 /// ("standard output: cannot write: No space left on device"). Call before exiting.

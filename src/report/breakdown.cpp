@@ -257,10 +257,20 @@ Breakdown make_breakdown(const engine::Result& result, const BreakdownOptions& o
       }
     }
   }
-  if (options.per_rank) {
+  if (options.per_rank && options.ranks_on_demand) {
+    out.later_count = static_cast<std::size_t>(std::max(0, result.world_size));
+    out.later_table = [&result, key = options.key](std::size_t r) {
+      return make_table(result, "rank", static_cast<int>(r), {static_cast<int>(r)}, key);
+    };
+  } else if (options.per_rank) {
     for (int r = 0; r < result.world_size; ++r) out.tables.push_back(make_table(result, "rank", r, {r}, options.key));
   }
   return out;
+}
+
+void for_each_table(const Breakdown& b, const std::function<void(const Table&)>& visit) {
+  for (const Table& t : b.tables) visit(t);
+  for (std::size_t i = 0; i < b.later_count; ++i) visit(b.later_table(i));
 }
 
 void write_text(const Breakdown& b, std::ostream& out) {
@@ -272,7 +282,7 @@ void write_text(const Breakdown& b, std::ostream& out) {
   if (!b.placement.empty()) fmt::print(out, "placement: {}\n", b.placement);
   if (!b.compression.empty() && b.compression != "none") fmt::print(out, "compression: {}\n", b.compression);
   for (const std::string& note : b.notes) fmt::print(out, "note: {}\n", note);
-  for (const Table& t : b.tables) {
+  for_each_table(b, [&](const Table& t) {
     if (t.scope == "stage") {
       fmt::print(out, "\nPipeline stage {} (rank{} {}{})\n", t.id, t.ranks.size() == 1 ? "" : "s", format_ranks(t.ranks),
                  t.ranks.size() == 1 ? "" : fmt::format(", mean over {} ranks", t.ranks.size()));
@@ -310,13 +320,13 @@ void write_text(const Breakdown& b, std::ostream& out) {
     if (labels) total += fmt::format("  {:<{}}", "", label_width);
     fmt::print(out, "{}  {:>11.3f}  {:>8.2f}{}\n", total, t.total_s * 1e3, 100.0,
                b.has_waits ? fmt::format("  {:>10.3f}", t.wait_s * 1e3) : "");
-  }
+  });
 }
 
 void write_csv(const Breakdown& b, std::ostream& out) {
   out << "scope,id,row,operator,label,calls,time_ms,share_pct" << (b.has_waits ? ",wait_ms" : "")
       << (b.has_streams ? ",overlap_ms" : "") << "\n";
-  for (const Table& t : b.tables) {
+  for_each_table(b, [&](const Table& t) {
     for (std::size_t i = 0; i < t.rows.size(); ++i) {
       const Row& row = t.rows[i];
       fmt::print(out, "{},{},{},{},{},{},{:.6f},{:.4f}{}{}\n", t.scope, t.id, i + 1, csv_field(row.name),
@@ -326,7 +336,7 @@ void write_csv(const Breakdown& b, std::ostream& out) {
     }
     fmt::print(out, "{},{},total,total,,,{:.6f},100.0000{}{}\n", t.scope, t.id, t.total_s * 1e3,
                b.has_waits ? fmt::format(",{:.6f}", t.wait_s * 1e3) : "", b.has_streams ? "," : "");
-  }
+  });
 }
 
 void write_json(const Breakdown& b, std::ostream& out) {
@@ -345,8 +355,13 @@ void write_json(const Breakdown& b, std::ostream& out) {
   doc["iterations"] = b.iterations > 0 ? nlohmann::ordered_json(b.iterations) : nlohmann::ordered_json();
   doc["trace_total_ms"] = b.makespan_s * 1e3;
   doc["iteration_ms"] = b.iterations > 0 ? nlohmann::ordered_json(b.makespan_s * 1e3 / b.iterations) : nlohmann::ordered_json();
-  doc["tables"] = nlohmann::ordered_json::array();
-  for (const Table& t : b.tables) {
+  // The document but its tables, then each table as it is made (the layout of dump(2), so
+  // that a report of every rank is never one document in memory).
+  std::string head = doc.dump(2);
+  head.resize(head.size() - 2);  // "\n}"
+  out << head << ",\n  \"tables\": [";
+  bool first = true;
+  for_each_table(b, [&](const Table& t) {
     nlohmann::ordered_json table;
     table["scope"] = t.scope;
     table["id"] = t.id;
@@ -371,9 +386,19 @@ void write_json(const Breakdown& b, std::ostream& out) {
       }
       table["rows"].push_back(std::move(r));
     }
-    doc["tables"].push_back(std::move(table));
-  }
-  out << doc.dump(2) << "\n";
+    // Indented as an element of the root's "tables" (two levels down); a JSON string holds
+    // no raw newline, so every newline of the dump starts a line.
+    const std::string text = table.dump(2);
+    out << (first ? "\n    " : ",\n    ");
+    first = false;
+    std::size_t from = 0;
+    for (std::size_t nl = text.find('\n'); nl != std::string::npos; from = nl + 1, nl = text.find('\n', from)) {
+      out.write(text.data() + from, static_cast<std::streamsize>(nl + 1 - from));
+      out << "    ";
+    }
+    out.write(text.data() + from, static_cast<std::streamsize>(text.size() - from));
+  });
+  out << (first ? "]\n}\n" : "\n  ]\n}\n");
 }
 
 }  // namespace ccsim::report

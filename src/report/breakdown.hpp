@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -62,12 +63,24 @@ struct Breakdown {
   bool has_waits = false;  ///< engine::Result::has_waits: the wait column is shown
   bool has_streams = false;  ///< some rank ran operators on several streams: the overlap column is shown
   std::vector<Table> tables;
+  /// Tables made one at a time as they are written, after `tables`
+  /// (BreakdownOptions::ranks_on_demand): `later_table(i)` makes the i-th of `later_count`.
+  std::size_t later_count = 0;
+  std::function<Table(std::size_t)> later_table;
 };
+
+/// Calls `visit` with each table of `b` in order: `tables`, then the tables made on demand,
+/// each made, visited and let go in turn.
+void for_each_table(const Breakdown& b, const std::function<void(const Table&)>& visit);
 
 struct BreakdownOptions {
   RowKey key = RowKey::kOperator;
   bool per_stage = true;
   bool per_rank = false;
+  /// With per_rank: each rank's table is made when it is written (Breakdown::later_table), so
+  /// that the tables of 10,240 ranks are never in memory at once. The breakdown then reads the
+  /// result: it must not outlive it.
+  bool ranks_on_demand = false;
 };
 
 /// Builds the per-operator breakdown from a simulation result. A stage whose ranks do not

@@ -173,3 +173,43 @@ TEST_CASE("write_output_file reports the system's reason with the path and leave
   CHECK(error_of("", "x") == "\"\": cannot write: the file name is empty");
   CHECK(dir.entries() == std::vector<std::string>{"sub"});
 }
+
+TEST_CASE("an output made chunk by chunk is written as it comes and replaces the file only when whole",
+          "[output_file]") {
+  ScratchDir dir;
+  // Through SinkStream: 3 MiB and a bit, handed over in chunks of at most 1 MiB.
+  std::vector<std::size_t> chunks;
+  const std::string line(1000, 'x');
+  ccsim::write_output_file(dir / "out.txt", [&](const ccsim::OutputSink& sink) {
+    ccsim::SinkStream out([&](std::string_view chunk) {
+      chunks.push_back(chunk.size());
+      sink(chunk);
+    });
+    for (int i = 0; i < 3200; ++i) out << line << '\n';
+    out.flush();
+  });
+  CHECK(contents(dir / "out.txt").size() == 3200 * 1001);
+  REQUIRE(chunks.size() == 4);
+  CHECK(chunks[0] == std::size_t{1} << 20);
+  CHECK(chunks[3] == 3200 * 1001 - 3 * (std::size_t{1} << 20));
+
+  // A producer that fails half-way leaves the file as it was, and no temporary file.
+  CHECK_THROWS_WITH(ccsim::write_output_file(dir / "out.txt",
+                                             [](const ccsim::OutputSink& sink) {
+                                               sink("half of it");
+                                               throw InputError("trace.json", 3, "ops", "bad");
+                                             }),
+                    "trace.json:3: field 'ops': bad");
+  CHECK(contents(dir / "out.txt").size() == 3200 * 1001);
+  CHECK(dir.entries() == std::vector<std::string>{"out.txt"});
+
+  // A write error met by the stream leaves it by the output call or flush() that met it.
+  const std::string message = ccsim::test::message_of([&] {
+    ccsim::write_output_file("/dev/full", [&](const ccsim::OutputSink& sink) {
+      ccsim::SinkStream out(sink);
+      out << "x";
+      out.flush();
+    });
+  });
+  CHECK(message == "/dev/full: cannot write: No space left on device");
+}

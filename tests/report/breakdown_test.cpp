@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "report/breakdown.hpp"
 #include "support/op_record.hpp"
 
@@ -56,6 +58,45 @@ TEST_CASE("per-rank tables and name rows", "[report]") {
   CHECK(b.tables[1].scope == "rank");
   CHECK(b.tables[1].total_s == Approx(0.050));
   CHECK(b.tables[2].rows[1].time_s == Approx(0.020));
+}
+
+TEST_CASE("rank tables made as they are written render as the tables made at once", "[report]") {
+  engine::Result r = two_rank_result();
+  r.has_waits = true;
+  r.ops.writable(0)[1].wait_s = 0.010;
+  r.ops.writable(0).push_back(test::record(1, 4, 3, 0, 0.040, 0.050));
+  for (const bool stages : {true, false}) {
+    report::BreakdownOptions at_once;
+    at_once.per_rank = true;
+    at_once.per_stage = stages;
+    report::BreakdownOptions on_demand = at_once;
+    on_demand.ranks_on_demand = true;
+    const report::Breakdown a = report::make_breakdown(r, at_once);
+    const report::Breakdown b = report::make_breakdown(r, on_demand);
+    CHECK(a.tables.size() == (stages ? 3U : 2U));
+    CHECK(b.tables.size() == (stages ? 1U : 0U));
+    CHECK(b.later_count == 2);
+    for (auto write : {report::write_text, report::write_csv, report::write_json}) {
+      std::ostringstream one, other;
+      write(a, one);
+      write(b, other);
+      CHECK(one.str() == other.str());
+    }
+    // The JSON written table by table is the document nlohmann writes whole.
+    std::ostringstream json;
+    report::write_json(b, json);
+    const nlohmann::ordered_json doc = nlohmann::ordered_json::parse(json.str());
+    CHECK(json.str() == doc.dump(2) + "\n");
+    CHECK(doc["tables"].size() == (stages ? 3U : 2U));
+  }
+  // No table at all: an empty list.
+  report::BreakdownOptions none;
+  none.per_stage = false;
+  std::ostringstream json;
+  report::write_json(report::make_breakdown(r, none), json);
+  const nlohmann::ordered_json doc = nlohmann::ordered_json::parse(json.str());
+  CHECK(json.str() == doc.dump(2) + "\n");
+  CHECK(doc["tables"].empty());
 }
 
 TEST_CASE("text, csv and json renderings", "[report]") {
