@@ -308,7 +308,6 @@ ComputeAdjustment adjust_compute(trace::Trace& trace, const topology::Accelerato
   out.flop_ratio = hw.peak_flops / acc.flops;
   const bool memory = hw.memory_Bps > 0 && acc.memory_Bps > 0;
   out.memory_ratio = memory ? hw.memory_Bps / acc.memory_Bps : out.flop_ratio;
-  int memory_by_flops = 0;
   const std::vector<int> ranks = trace.ranks_per_program();
   for (std::size_t r = 0; r < trace.programs.size(); ++r) {
     const int n = ranks[r];  // operators are counted per rank that runs them
@@ -328,7 +327,6 @@ ComputeAdjustment adjust_compute(trace::Trace& trace, const topology::Accelerato
       }
       if (memory_bound) {
         out.memory_bound += n;
-        if (!memory) memory_by_flops += n;
         op.duration_s *= out.memory_ratio;
       } else {
         out.flop_bound += n;

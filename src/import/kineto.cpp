@@ -627,6 +627,10 @@ void read_steps(const std::string& path, const nlohmann::json& rank, std::size_t
 RunSummary read_run_summary(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw InputError(path, 0, "", "cannot open the file");
+  return read_run_summary(in, path);
+}
+
+RunSummary read_run_summary(std::istream& in, const std::string& path) {
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(in);
@@ -669,9 +673,24 @@ RunSummary read_run_summary(const std::string& path) {
       }
     }
     if (doc.contains("ranks")) {
+      // A rank is a process of the run: 0 .. world_size - 1 (its rows are indexed by it).
+      long long world = static_cast<long long>(doc.at("ranks").size());
+      if (doc.contains("world_size")) {
+        const nlohmann::json& w = doc.at("world_size");
+        if (!w.is_number_integer() || w.get<long long>() < 1 || w.get<long long>() > (1 << 20)) {
+          throw InputError(path, 0, "world_size", fmt::format("expected an integer 1..{}, got {}", 1 << 20, w.dump()));
+        }
+        world = w.get<long long>();
+      }
       std::size_t index = 0;
       for (const auto& r : doc.at("ranks")) {
-        const auto rank = r.at("rank").get<std::size_t>();
+        const nlohmann::json& id = r.at("rank");
+        if (!id.is_number_integer() || id.get<long long>() < 0 || id.get<long long>() >= world) {
+          throw InputError(path, 0, fmt::format("ranks[{}].rank", index),
+                           fmt::format("expected a rank 0..{} of the run's {} processes, got {}", world - 1, world,
+                                       id.dump()));
+        }
+        const auto rank = static_cast<std::size_t>(id.get<long long>());
         if (s.rows.size() <= rank) s.rows.resize(rank + 1);
         read_steps(path, r, index++, s.unprofiled_step_ms);
         if (!r.contains("breakdown")) continue;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <map>
 #include <optional>
 #include <string>
@@ -97,5 +98,7 @@ struct RunSummary {
   std::optional<RunConfig> config;  ///< "config", when present
 };
 RunSummary read_run_summary(const std::string& path);
+/// The same, read from `in` (`path` names it in errors).
+RunSummary read_run_summary(std::istream& in, const std::string& path);
 
 }  // namespace ccsim::import

@@ -132,6 +132,16 @@ hostile bad-steps 1 "bad_steps.summary.json: field 'ranks\[0\].unprofiled_step_m
   predict "$D/dp2.json" --config "$TMP/bad_steps.summary.json"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["ranks"][1]["unprofiled_step_ms"].pop(); json.dump(d, open(sys.argv[2], "w"))' \
   "$D/dp2.summary.json" "$TMP/short_steps.summary.json"
+# A rank that is no process of the run (its rows are indexed by it), or a world size out of range.
+for bad in '-1' '1000000000000' '1.5'; do
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["ranks"][1]["rank"]=json.loads(sys.argv[3]); json.dump(d, open(sys.argv[2], "w"))' \
+    "$D/dp2.summary.json" "$TMP/bad_rank.summary.json" "$bad"
+  hostile "bad-rank-$bad" 1 "bad_rank.summary.json: field 'ranks\[1\].rank': expected a rank 0..1 of the run's 2 processes, got $bad\$" \
+    predict "$D/dp2.json" --config "$TMP/bad_rank.summary.json"
+done
+sed 's/"world_size": 2,/"world_size": 0,/' "$D/dp2.summary.json" >"$TMP/bad_world.summary.json"
+hostile bad-world 1 "bad_world.summary.json: field 'world_size': expected an integer 1..1048576, got 0" \
+  predict "$D/dp2.json" --config "$TMP/bad_world.summary.json"
 hostile short-steps 1 "short_steps.summary.json: field 'ranks\[1\].unprofiled_step_ms': has 4 steps, but the ranks before it have 5: every rank times the same steps" \
   predict "$D/dp2.json" --config "$TMP/short_steps.summary.json"
 hostile gelu-unfitted 1 'operator kind "gelu" is not in compute model' predict "$D/dp2.json" --act gelu
