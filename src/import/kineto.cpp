@@ -636,6 +636,8 @@ RunSummary read_run_summary(std::istream& in, const std::string& path) {
     doc = nlohmann::json::parse(in);
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError(path, 0, "", fmt::format("byte {}: malformed JSON ({})", e.byte, e.what()));
+  } catch (const nlohmann::json::exception& e) {  // a number out of range (1e400): out_of_range
+    throw InputError(path, 0, "", fmt::format("malformed JSON ({})", e.what()));
   }
   RunSummary s;
   s.file = path;
