@@ -102,26 +102,12 @@ class_bytes() { tc -s class show dev lo | awk -v c="$1" '$3 == c {getline; print
 mb_per_s() { "$python" "$probe" "$@" | awk '{print $4}'; }
 src=$((31000 + RANDOM % 1500))
 
-# shaped_transfer CLASS SRC_PORT: 32 MiB to port 20001 (in range) from SRC_PORT at 1gbit = 125
-# MB/s (generous bounds), all of it counted by CLASS.
-shaped_transfer() {
-  local class=$1 before after rate
-  before=$(class_bytes "$class")
-  rate=$(mb_per_s --port 20001 --src-port "$2" --sizes 32M)
-  after=$(class_bytes "$class")
-  if awk -v r="$rate" 'BEGIN {exit !(r >= 60 && r <= 140)}'; then
-    pass "32 MiB to port 20001 (in range) at $rate MB/s (expected 60..140)"
-  else
-    fail "32 MiB to port 20001 (in range) at ${rate:-?} MB/s, expected 60..140"
-  fi
-  ((after - before >= 32 * 1048576)) && pass "the in-range transfer went through $class" ||
-    fail "$class counted $((after - before)) bytes, expected >= 32 MiB"
-}
-shaped_transfer c51:10 "$src"
-
-# Out of range: faster than the 125 MB/s class could carry (best of 3; unshaped loopback
-# runs at GB/s on an idle machine and 170+ MB/s under a load of 10 on 2 cores), and no
-# byte through the shaped classes (the check that does not depend on the machine's load).
+# Out of range first: no byte through the shaped classes (the check that does not depend on the
+# machine's load), and faster than the 125 MB/s class could carry (best of 3; unshaped loopback
+# runs at GB/s on an idle machine and 170+ MB/s under a load of 10 on 2 cores). That best is
+# what the machine moves unshaped now: on a machine that cannot move more than the link
+# carries (a VM in a slow spell: 119 MB/s once), no rate tells shaped from unshaped, and the
+# rate checks that need it say so and stand aside; the class counters are checked regardless.
 shaped_before=$(($(class_bytes c51:10) + $(class_bytes c51:11)))
 best=0
 for i in 1 2 3; do
@@ -130,12 +116,33 @@ for i in 1 2 3; do
 done
 shaped_after=$(($(class_bytes c51:10) + $(class_bytes c51:11)))
 if awk -v r="$best" 'BEGIN {exit !(r > 150)}'; then
+  fast_machine=1
   pass "32 MiB to port 30001 (out of range) at $best MB/s (expected > 150)"
 else
-  fail "32 MiB to port 30001 (out of range) at $best MB/s, expected > 150 (not shaped)"
+  fast_machine=0
+  echo "note: 32 MiB to port 30001 (out of range) at $best MB/s: this machine moves no more than the link carries now, so the transfers' rates are not checked against the link (the class counters are)"
 fi
 ((shaped_after == shaped_before)) && pass "the out-of-range transfer bypassed the shaped classes" ||
   fail "the shaped classes counted $((shaped_after - shaped_before)) bytes of the out-of-range transfer"
+
+# shaped_transfer CLASS SRC_PORT: 32 MiB to port 20001 (in range) from SRC_PORT at 1gbit = 125
+# MB/s (generous bounds: never above 140; at least 60 where the machine moves more than 150
+# unshaped), all of it counted by CLASS.
+shaped_transfer() {
+  local class=$1 before after rate low=60
+  [ "$fast_machine" = 1 ] || low=0
+  before=$(class_bytes "$class")
+  rate=$(mb_per_s --port 20001 --src-port "$2" --sizes 32M)
+  after=$(class_bytes "$class")
+  if awk -v r="$rate" -v low="$low" 'BEGIN {exit !(r > 0 && r >= low && r <= 140)}'; then
+    pass "32 MiB to port 20001 (in range) at $rate MB/s (expected $low..140)"
+  else
+    fail "32 MiB to port 20001 (in range) at ${rate:-?} MB/s, expected $low..140"
+  fi
+  ((after - before >= 32 * 1048576)) && pass "the in-range transfer went through $class" ||
+    fail "$class counted $((after - before)) bytes, expected >= 32 MiB"
+}
+shaped_transfer c51:10 "$src"
 
 # Per-port links (the default): a pair of classes per port of the range, each transfer charged
 # to its own port's class.
