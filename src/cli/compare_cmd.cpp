@@ -42,8 +42,9 @@ void run_compare(const CompareCommand& cmd) {
   report::BreakdownOptions view;
   view.key = cmd.rows == "name" ? report::RowKey::kName : report::RowKey::kOperator;
   view.per_rank = cmd.per_rank;
+  view.ranks_on_demand = true;  // each rank's tables paired as they are written: never all in memory
   report::Comparison comparison = report::compare(plain_result, compressed_result, view);
-  write_output(cmd.output, render(comparison, cmd.format));
+  write_output(cmd.output, rendering(comparison, cmd.format));
   write_timeline_file(cmd.timeline, {{"plain", &plain_result}, {"compressed", &compressed_result}});
 }
 

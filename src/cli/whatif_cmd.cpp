@@ -61,6 +61,7 @@ void run_trace(const WhatIfCommand& cmd) {
   report::BreakdownOptions view;
   view.key = cmd.rows == "name" ? report::RowKey::kName : report::RowKey::kOperator;
   view.per_rank = cmd.per_rank;
+  view.ranks_on_demand = true;  // each rank's tables paired as they are written: never all in memory
   report::Comparison comparison = report::compare(baseline, changed, view);
   comparison.a_label = "baseline";
   comparison.b_label = "what_if";
@@ -70,7 +71,7 @@ void run_trace(const WhatIfCommand& cmd) {
   for (const std::string& note : baseline.notes) notes.push_back("baseline: " + note);
   for (const std::string& note : changed.notes) notes.push_back("what_if: " + note);
   comparison.notes = notes;
-  write_output(cmd.output, render(comparison, cmd.format));
+  write_output(cmd.output, rendering(comparison, cmd.format));
   write_timeline_file(cmd.timeline, {{"baseline", &baseline}, {"what_if", &changed}});
 }
 

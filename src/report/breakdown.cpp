@@ -9,6 +9,8 @@
 #include <fmt/ostream.h>
 #include <nlohmann/json.hpp>
 
+#include "report/json_tables.hpp"
+
 namespace ccsim::report {
 namespace {
 
@@ -355,50 +357,35 @@ void write_json(const Breakdown& b, std::ostream& out) {
   doc["iterations"] = b.iterations > 0 ? nlohmann::ordered_json(b.iterations) : nlohmann::ordered_json();
   doc["trace_total_ms"] = b.makespan_s * 1e3;
   doc["iteration_ms"] = b.iterations > 0 ? nlohmann::ordered_json(b.makespan_s * 1e3 / b.iterations) : nlohmann::ordered_json();
-  // The document but its tables, then each table as it is made (the layout of dump(2), so
-  // that a report of every rank is never one document in memory).
-  std::string head = doc.dump(2);
-  head.resize(head.size() - 2);  // "\n}"
-  out << head << ",\n  \"tables\": [";
-  bool first = true;
-  for_each_table(b, [&](const Table& t) {
-    nlohmann::ordered_json table;
-    table["scope"] = t.scope;
-    table["id"] = t.id;
-    table["ranks"] = t.ranks;
-    table["rows_by"] = t.key == RowKey::kOperator ? "operator" : "name";
-    table["total_ms"] = t.total_s * 1e3;
-    if (b.has_waits) table["wait_ms"] = t.wait_s * 1e3;
-    table["rows"] = nlohmann::ordered_json::array();
-    for (const Row& row : t.rows) {
-      nlohmann::ordered_json r;
-      r["operator"] = row.name;
-      if (!row.label.empty()) r["label"] = row.label;
-      r["calls"] = row.calls;
-      r["time_ms"] = row.time_s * 1e3;
-      r["share_pct"] = row.share * 100;
-      if (b.has_waits && row.communication) r["wait_ms"] = row.wait_s * 1e3;
-      if (b.has_streams) r["overlap_ms"] = row.overlap_s * 1e3;
-      if (!row.algorithm.empty()) r["algorithm"] = row.algorithm;
-      if (row.error_worst_eb > 0) {
-        r["error_worst_eb"] = row.error_worst_eb;
-        r["error_expected_eb"] = row.error_expected_eb;
+  write_json_with_tables(out, doc, [&](const auto& emit) {
+    for_each_table(b, [&](const Table& t) {
+      nlohmann::ordered_json table;
+      table["scope"] = t.scope;
+      table["id"] = t.id;
+      table["ranks"] = t.ranks;
+      table["rows_by"] = t.key == RowKey::kOperator ? "operator" : "name";
+      table["total_ms"] = t.total_s * 1e3;
+      if (b.has_waits) table["wait_ms"] = t.wait_s * 1e3;
+      table["rows"] = nlohmann::ordered_json::array();
+      for (const Row& row : t.rows) {
+        nlohmann::ordered_json r;
+        r["operator"] = row.name;
+        if (!row.label.empty()) r["label"] = row.label;
+        r["calls"] = row.calls;
+        r["time_ms"] = row.time_s * 1e3;
+        r["share_pct"] = row.share * 100;
+        if (b.has_waits && row.communication) r["wait_ms"] = row.wait_s * 1e3;
+        if (b.has_streams) r["overlap_ms"] = row.overlap_s * 1e3;
+        if (!row.algorithm.empty()) r["algorithm"] = row.algorithm;
+        if (row.error_worst_eb > 0) {
+          r["error_worst_eb"] = row.error_worst_eb;
+          r["error_expected_eb"] = row.error_expected_eb;
+        }
+        table["rows"].push_back(std::move(r));
       }
-      table["rows"].push_back(std::move(r));
-    }
-    // Indented as an element of the root's "tables" (two levels down); a JSON string holds
-    // no raw newline, so every newline of the dump starts a line.
-    const std::string text = table.dump(2);
-    out << (first ? "\n    " : ",\n    ");
-    first = false;
-    std::size_t from = 0;
-    for (std::size_t nl = text.find('\n'); nl != std::string::npos; from = nl + 1, nl = text.find('\n', from)) {
-      out.write(text.data() + from, static_cast<std::streamsize>(nl + 1 - from));
-      out << "    ";
-    }
-    out.write(text.data() + from, static_cast<std::streamsize>(text.size() - from));
+      emit(table);
+    });
   });
-  out << (first ? "]\n}\n" : "\n  ]\n}\n");
 }
 
 }  // namespace ccsim::report

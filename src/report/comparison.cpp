@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <ostream>
 #include <stdexcept>
 
@@ -9,66 +10,80 @@
 #include <fmt/ostream.h>
 #include <nlohmann/json.hpp>
 
+#include "report/json_tables.hpp"
+
 namespace ccsim::report {
 namespace {
 
 double speedup(double plain, double compressed) { return compressed > 0 ? plain / compressed : 1.0; }
 
+/// The rows of two runs' tables of one scope, paired by position.
+ComparedTable pair_tables(const Table& ta, const Table& tb) {
+  if (ta.rows.size() != tb.rows.size()) throw std::logic_error("compare: the runs are not of the same trace");
+  ComparedTable table;
+  table.scope = ta.scope;
+  table.id = ta.id;
+  table.ranks = ta.ranks;
+  table.key = ta.key;
+  table.plain_total_s = ta.total_s;
+  table.compressed_total_s = tb.total_s;
+  table.plain_wait_s = ta.wait_s;
+  table.compressed_wait_s = tb.wait_s;
+  for (std::size_t i = 0; i < ta.rows.size(); ++i) {
+    ComparedRow row;
+    row.name = ta.rows[i].name;
+    row.label = ta.rows[i].label;
+    row.plain_algorithm = ta.rows[i].algorithm;
+    row.compressed_algorithm = tb.rows[i].algorithm;
+    row.plain_s = ta.rows[i].time_s;
+    row.compressed_s = tb.rows[i].time_s;
+    row.plain_wait_s = ta.rows[i].wait_s;
+    row.compressed_wait_s = tb.rows[i].wait_s;
+    row.communication = ta.rows[i].communication;
+    row.error_worst_eb = tb.rows[i].error_worst_eb;
+    row.error_expected_eb = tb.rows[i].error_expected_eb;
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
 }  // namespace
 
 Comparison compare(const engine::Result& plain, const engine::Result& compressed, const BreakdownOptions& options) {
-  Breakdown a = make_breakdown(plain, options);
-  Breakdown b = make_breakdown(compressed, options);
-  if (a.tables.size() != b.tables.size()) throw std::logic_error("compare: the runs are not of the same trace");
+  auto a = std::make_shared<const Breakdown>(make_breakdown(plain, options));
+  auto b = std::make_shared<const Breakdown>(make_breakdown(compressed, options));
+  if (a->tables.size() != b->tables.size() || a->later_count != b->later_count) {
+    throw std::logic_error("compare: the runs are not of the same trace");
+  }
   Comparison c;
-  c.trace_name = a.trace_name;
-  c.platform_name = a.platform_name;
-  c.network_model = a.network_model;
-  c.placement = a.placement;
-  c.plain_algorithms = a.algorithm;
-  c.compressed_algorithms = b.algorithm;
-  c.compression = b.compression;
-  c.compute = a.compute;
-  c.a_compression = a.compression;
-  c.notes = b.notes;
+  c.trace_name = a->trace_name;
+  c.platform_name = a->platform_name;
+  c.network_model = a->network_model;
+  c.placement = a->placement;
+  c.plain_algorithms = a->algorithm;
+  c.compressed_algorithms = b->algorithm;
+  c.compression = b->compression;
+  c.compute = a->compute;
+  c.a_compression = a->compression;
+  c.notes = b->notes;
   c.error_bound_abs = compressed.error_bound_abs;
-  c.world_size = a.world_size;
-  c.stage_count = a.stage_count;
-  c.iterations = a.iterations;
-  c.plain_makespan_s = a.makespan_s;
-  c.compressed_makespan_s = b.makespan_s;
-  c.has_waits = a.has_waits && b.has_waits;
-  for (std::size_t t = 0; t < a.tables.size(); ++t) {
-    const Table& ta = a.tables[t];
-    const Table& tb = b.tables[t];
-    if (ta.rows.size() != tb.rows.size()) throw std::logic_error("compare: the runs are not of the same trace");
-    ComparedTable table;
-    table.scope = ta.scope;
-    table.id = ta.id;
-    table.ranks = ta.ranks;
-    table.key = ta.key;
-    table.plain_total_s = ta.total_s;
-    table.compressed_total_s = tb.total_s;
-    table.plain_wait_s = ta.wait_s;
-    table.compressed_wait_s = tb.wait_s;
-    for (std::size_t i = 0; i < ta.rows.size(); ++i) {
-      ComparedRow row;
-      row.name = ta.rows[i].name;
-      row.label = ta.rows[i].label;
-      row.plain_algorithm = ta.rows[i].algorithm;
-      row.compressed_algorithm = tb.rows[i].algorithm;
-      row.plain_s = ta.rows[i].time_s;
-      row.compressed_s = tb.rows[i].time_s;
-      row.plain_wait_s = ta.rows[i].wait_s;
-      row.compressed_wait_s = tb.rows[i].wait_s;
-      row.communication = ta.rows[i].communication;
-      row.error_worst_eb = tb.rows[i].error_worst_eb;
-      row.error_expected_eb = tb.rows[i].error_expected_eb;
-      table.rows.push_back(std::move(row));
-    }
-    c.tables.push_back(std::move(table));
+  c.world_size = a->world_size;
+  c.stage_count = a->stage_count;
+  c.iterations = a->iterations;
+  c.plain_makespan_s = a->makespan_s;
+  c.compressed_makespan_s = b->makespan_s;
+  c.has_waits = a->has_waits && b->has_waits;
+  for (std::size_t t = 0; t < a->tables.size(); ++t) c.tables.push_back(pair_tables(a->tables[t], b->tables[t]));
+  if (a->later_count > 0) {
+    c.later_count = a->later_count;
+    c.later_table = [a, b](std::size_t i) { return pair_tables(a->later_table(i), b->later_table(i)); };
   }
   return c;
+}
+
+void for_each_table(const Comparison& c, const std::function<void(const ComparedTable&)>& visit) {
+  for (const ComparedTable& t : c.tables) visit(t);
+  for (std::size_t i = 0; i < c.later_count; ++i) visit(c.later_table(i));
 }
 
 namespace {
@@ -128,7 +143,7 @@ void write_text(const Comparison& c, std::ostream& out) {
     return c.has_waits ? fmt::format("  {:>{}}  {:>{}}", a_text, a_wait_width, b_text, b_wait_width) : std::string();
   };
   auto wait = [](bool communication, double s) { return communication ? fmt::format("{:.3f}", s * 1e3) : ""; };
-  for (const ComparedTable& t : c.tables) {
+  for_each_table(c, [&](const ComparedTable& t) {
     if (t.scope == "stage") {
       fmt::print(out, "\nPipeline stage {} (rank{} {})\n", t.id, t.ranks.size() == 1 ? "" : "s", format_ranks(t.ranks));
     } else {
@@ -161,7 +176,7 @@ void write_text(const Comparison& c, std::ostream& out) {
                t.plain_total_s * 1e3, t.compressed_total_s * 1e3,
                waits(wait(true, t.plain_wait_s), wait(true, t.compressed_wait_s)),
                speedup(t.plain_total_s, t.compressed_total_s));
-  }
+  });
 }
 
 void write_csv(const Comparison& c, std::ostream& out) {
@@ -173,7 +188,7 @@ void write_csv(const Comparison& c, std::ostream& out) {
     if (!c.has_waits) return std::string();
     return communication ? fmt::format(",{:.6f},{:.6f}", a_s * 1e3, b_s * 1e3) : std::string(",,");
   };
-  for (const ComparedTable& t : c.tables) {
+  for_each_table(c, [&](const ComparedTable& t) {
     for (std::size_t i = 0; i < t.rows.size(); ++i) {
       const ComparedRow& row = t.rows[i];
       fmt::print(out, "{},{},{},{},{},{:.6f},{:.6f},{:.6f},{},{},{:.6g},{:.6g}{}\n", t.scope, t.id, i + 1,
@@ -184,7 +199,7 @@ void write_csv(const Comparison& c, std::ostream& out) {
     fmt::print(out, "{},{},total,total,,{:.6f},{:.6f},{:.6f},,,,{}\n", t.scope, t.id, t.plain_total_s * 1e3,
                t.compressed_total_s * 1e3, speedup(t.plain_total_s, t.compressed_total_s),
                waits(true, t.plain_wait_s, t.compressed_wait_s));
-  }
+  });
 }
 
 void write_json(const Comparison& c, std::ostream& out) {
@@ -218,43 +233,43 @@ void write_json(const Comparison& c, std::ostream& out) {
   doc[b + "_iteration_ms"] = per_iteration(c.compressed_makespan_s);
   if (what_if) doc["change_percent"] = c.plain_makespan_s > 0 ? (c.compressed_makespan_s / c.plain_makespan_s - 1) * 100 : 0.0;
   doc["speedup"] = speedup(c.plain_makespan_s, c.compressed_makespan_s);
-  doc["tables"] = nlohmann::ordered_json::array();
-  for (const ComparedTable& t : c.tables) {
-    nlohmann::ordered_json table;
-    table["scope"] = t.scope;
-    table["id"] = t.id;
-    table["ranks"] = t.ranks;
-    table[a + "_total_ms"] = t.plain_total_s * 1e3;
-    table[b + "_total_ms"] = t.compressed_total_s * 1e3;
-    if (c.has_waits) {
-      table[a + "_wait_ms"] = t.plain_wait_s * 1e3;
-      table[b + "_wait_ms"] = t.compressed_wait_s * 1e3;
-    }
-    table["rows"] = nlohmann::ordered_json::array();
-    for (const ComparedRow& row : t.rows) {
-      nlohmann::ordered_json r;
-      r["operator"] = row.name;
-      if (!row.label.empty()) r["label"] = row.label;
-      r[a + "_ms"] = row.plain_s * 1e3;
-      r[b + "_ms"] = row.compressed_s * 1e3;
-      if (c.has_waits && row.communication) {
-        r[a + "_wait_ms"] = row.plain_wait_s * 1e3;
-        r[b + "_wait_ms"] = row.compressed_wait_s * 1e3;
+  write_json_with_tables(out, doc, [&](const auto& emit) {
+    for_each_table(c, [&](const ComparedTable& t) {
+      nlohmann::ordered_json table;
+      table["scope"] = t.scope;
+      table["id"] = t.id;
+      table["ranks"] = t.ranks;
+      table[a + "_total_ms"] = t.plain_total_s * 1e3;
+      table[b + "_total_ms"] = t.compressed_total_s * 1e3;
+      if (c.has_waits) {
+        table[a + "_wait_ms"] = t.plain_wait_s * 1e3;
+        table[b + "_wait_ms"] = t.compressed_wait_s * 1e3;
       }
-      if (row.is_collective()) {
-        r["speedup"] = speedup(row.plain_s, row.compressed_s);
-        r[a + "_algorithm"] = row.plain_algorithm;
-        r[b + "_algorithm"] = row.compressed_algorithm;
+      table["rows"] = nlohmann::ordered_json::array();
+      for (const ComparedRow& row : t.rows) {
+        nlohmann::ordered_json r;
+        r["operator"] = row.name;
+        if (!row.label.empty()) r["label"] = row.label;
+        r[a + "_ms"] = row.plain_s * 1e3;
+        r[b + "_ms"] = row.compressed_s * 1e3;
+        if (c.has_waits && row.communication) {
+          r[a + "_wait_ms"] = row.plain_wait_s * 1e3;
+          r[b + "_wait_ms"] = row.compressed_wait_s * 1e3;
+        }
+        if (row.is_collective()) {
+          r["speedup"] = speedup(row.plain_s, row.compressed_s);
+          r[a + "_algorithm"] = row.plain_algorithm;
+          r[b + "_algorithm"] = row.compressed_algorithm;
+        }
+        if (row.compressed()) {
+          r["error_worst_eb"] = row.error_worst_eb;
+          r["error_expected_eb"] = row.error_expected_eb;
+        }
+        table["rows"].push_back(std::move(r));
       }
-      if (row.compressed()) {
-        r["error_worst_eb"] = row.error_worst_eb;
-        r["error_expected_eb"] = row.error_expected_eb;
-      }
-      table["rows"].push_back(std::move(r));
-    }
-    doc["tables"].push_back(std::move(table));
-  }
-  out << doc.dump(2) << "\n";
+      emit(table);
+    });
+  });
 }
 
 }  // namespace ccsim::report

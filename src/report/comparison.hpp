@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -63,10 +64,19 @@ struct Comparison {
   double compressed_makespan_s = 0;
   bool has_waits = false;  ///< both runs measured their waits: the wait columns are shown
   std::vector<ComparedTable> tables;
+  /// Tables made one at a time as they are written, after `tables` (the runs' per-rank tables
+  /// with BreakdownOptions::ranks_on_demand): `later_table(i)` makes the i-th of `later_count`.
+  std::size_t later_count = 0;
+  std::function<ComparedTable(std::size_t)> later_table;
 };
+
+/// Calls `visit` with each table of `c` in order: `tables`, then those made on demand.
+void for_each_table(const Comparison& c, const std::function<void(const ComparedTable&)>& visit);
 
 /// Pairs the breakdowns of two runs of the same trace (rows match by position). With
 /// assumptions, the text and JSON forms describe a baseline and a what-if run (`ccsim whatif`).
+/// With `options.ranks_on_demand`, the per-rank tables are paired as they are written, and the
+/// comparison reads both results: it must not outlive them.
 Comparison compare(const engine::Result& plain, const engine::Result& compressed, const BreakdownOptions& options);
 
 void write_text(const Comparison& comparison, std::ostream& out);

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/breakdown.hpp"
+#include "report/comparison.hpp"
 #include "support/op_record.hpp"
 
 using namespace ccsim;
@@ -76,7 +77,9 @@ TEST_CASE("rank tables made as they are written render as the tables made at onc
     CHECK(a.tables.size() == (stages ? 3U : 2U));
     CHECK(b.tables.size() == (stages ? 1U : 0U));
     CHECK(b.later_count == 2);
-    for (auto write : {report::write_text, report::write_csv, report::write_json}) {
+    for (auto write : {static_cast<void (*)(const report::Breakdown&, std::ostream&)>(report::write_text),
+                       static_cast<void (*)(const report::Breakdown&, std::ostream&)>(report::write_csv),
+                       static_cast<void (*)(const report::Breakdown&, std::ostream&)>(report::write_json)}) {
       std::ostringstream one, other;
       write(a, one);
       write(b, other);
@@ -97,6 +100,36 @@ TEST_CASE("rank tables made as they are written render as the tables made at onc
   const nlohmann::ordered_json doc = nlohmann::ordered_json::parse(json.str());
   CHECK(json.str() == doc.dump(2) + "\n");
   CHECK(doc["tables"].empty());
+}
+
+TEST_CASE("a comparison pairs per-rank tables made as they are written as it pairs tables made at once", "[report]") {
+  engine::Result plain = two_rank_result();
+  plain.has_waits = true;
+  plain.ops.writable(0)[1].wait_s = 0.010;
+  engine::Result compressed = plain;
+  compressed.ops.writable(0)[1].end_s = compressed.ops.writable(1)[1].end_s = 0.030;
+  compressed.makespan_s = 0.030;
+  report::BreakdownOptions at_once;
+  at_once.per_rank = true;
+  report::BreakdownOptions on_demand = at_once;
+  on_demand.ranks_on_demand = true;
+  const report::Comparison a = report::compare(plain, compressed, at_once);
+  const report::Comparison b = report::compare(plain, compressed, on_demand);
+  CHECK(a.tables.size() == 3);
+  CHECK(b.tables.size() == 1);
+  CHECK(b.later_count == 2);
+  for (auto write : {static_cast<void (*)(const report::Comparison&, std::ostream&)>(report::write_text),
+                     static_cast<void (*)(const report::Comparison&, std::ostream&)>(report::write_csv),
+                     static_cast<void (*)(const report::Comparison&, std::ostream&)>(report::write_json)}) {
+    std::ostringstream one, other;
+    write(a, one);
+    write(b, other);
+    CHECK(one.str() == other.str());
+  }
+  std::ostringstream json;
+  report::write_json(b, json);
+  CHECK(json.str() == nlohmann::ordered_json::parse(json.str()).dump(2) + "\n");
+  CHECK(json.str().find("\"compressed_total_ms\": 30.0") != std::string::npos);
 }
 
 TEST_CASE("text, csv and json renderings", "[report]") {
