@@ -47,6 +47,9 @@ BenchMeasurement read_measurement(const json::Value& value, const std::string& f
     r.at("data").fail(fmt::format("expected one of the data files ({}), got \"{}\"", fmt::join(names, ", "), m.data));
   }
   m.rel = r.non_negative("rel");
+  // A relative bound is a fraction of the value range (0 for quantizers, which have none): the
+  // fitted model's setting must be one the model reader accepts.
+  if (m.rel >= 1) r.at("rel").fail(fmt::format("expected a relative bound below 1, got \"{:g}\"", m.rel));
   m.tolerance = r.non_negative("tolerance");
   std::int64_t threads = r.positive_integer("threads");
   if (threads > 4096) r.at("threads").fail(fmt::format("expected at most 4096, got \"{}\"", threads));

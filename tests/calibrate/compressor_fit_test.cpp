@@ -105,6 +105,12 @@ TEST_CASE("benchmark file errors name file, line and field word for word", "[cal
   CHECK(bench_error(bench("    {" + kPoint + ", \"data\": \"g.f32\"}").replace(
             bench("").find("\"cores\": 2"), 10, "\"cores\": 0")) ==
         "b.json:5: field 'machine.cores': expected a positive integer, got \"0\"");
+  // A relative bound of 1 or more is no setting a compressor model can have (a fuzz finding:
+  // the fit wrote a model its reader refused).
+  std::string point = kPoint;
+  point.replace(point.find("\"rel\": 0"), 8, "\"rel\": 1.01");
+  CHECK(bench_error(bench("    {" + point + ", \"data\": \"g.f32\"}")) ==
+        "b.json:11: field 'measurements[0].rel': expected a relative bound below 1, got \"1.01\"");
 }
 
 TEST_CASE("a fit with one chunk size is refused with the bench file named", "[calibrate]") {
