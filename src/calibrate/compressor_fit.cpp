@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compress/codec_benchmark.hpp"
+#include "compress/model_reader.hpp"
 #include "core/input_error.hpp"
 #include "core/json.hpp"
 #include "core/json_reader.hpp"
@@ -379,7 +380,19 @@ CompressorFit fit_compressor(const CompressorBench& bench, const CompressorFitOp
   std::string notes = "Multi-core figures (threads on parts of the data) are printed by the benchmark, not modelled here.";
   if (any_clamped) notes += " Some fixed costs came out negative and were clamped to 0 (--clamp-t0); see the settings.";
   doc["notes"] = notes;
-  return {doc.dump(2) + "\n", report};
+  std::string model = doc.dump(2) + "\n";
+  // The model must be one ccsim reads: measurements far outside what a compressor does (a
+  // ratio of 1e-9, a rate of 1 B/s) fit to values its reader refuses, and are refused here, by
+  // the bench file's name, rather than written.
+  try {
+    (void)compress::parse_compressor_model(model, "the fitted model");
+  } catch (const InputError& e) {
+    throw InputError(bench.file, 0, "measurements",
+                     fmt::format("fit to a model outside what a compressor model may hold ({}: {}): the measurements "
+                                 "of that setting are not a compressor's",
+                                 e.field().empty() ? "the model" : e.field(), e.detail()));
+  }
+  return {std::move(model), report};
 }
 
 }  // namespace ccsim::calibrate

@@ -113,6 +113,22 @@ TEST_CASE("benchmark file errors name file, line and field word for word", "[cal
         "b.json:11: field 'measurements[0].rel': expected a relative bound below 1, got \"1.01\"");
 }
 
+TEST_CASE("a fit to a model ccsim would not read is refused with the bench file named", "[calibrate]") {
+  // A fuzz finding: measurements of a ratio of 1e-9 (compressed 10^9 times the raw bytes) fit
+  // to a setting whose ratio the model reader refuses; the fit wrote it.
+  const CompressorBench b =
+      read_compressor_bench(std::string(CCSIM_SOURCE_DIR) + "/tests/fuzz/regressions/compressor_bench/ratio-1e-9.json");
+  std::string message;
+  try {
+    fit_compressor(b, {});
+  } catch (const InputError& e) {
+    message = e.what();
+  }
+  CHECK(message.find("ratio-1e-9.json: field 'measurements': fit to a model outside what a compressor model may hold "
+                     "(settings[1].ratio: expected a number from 0.1 to 1e+06, got \"1.129e-09\"): the measurements "
+                     "of that setting are not a compressor's") != std::string::npos);
+}
+
 TEST_CASE("a fit with one chunk size is refused with the bench file named", "[calibrate]") {
   CompressorBench b = parse_compressor_bench(bench("    {" + kPoint + ", \"data\": \"g.f32\"}"), "b.json");
   CompressorFitOptions options;
