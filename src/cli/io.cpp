@@ -36,12 +36,7 @@ void check_output_path(const std::string& path) {
 }
 
 void write_output(const std::string& path, const std::string& text) {
-  check_output_path(path);
-  if (path == "-") {
-    write_stdout(text);
-  } else {
-    write_output_file(path, text);
-  }
+  write_output(path, [&text](const OutputSink& sink) { sink(text); });
 }
 
 void write_output(const std::string& path, const OutputProducer& produce) {
