@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Makes real training runs of other splits and sizes and predicts each from the others: the
+# experiment behind the README's tables of `ccsim predict` (and tests/data/compute/gen2/).
+#
+#   bench/predict_runs.sh [--generate ROUNDS] DIR [NAME...]
+#
+# --generate ROUNDS: runs every configuration NAME ROUNDS times with the shared tool
+#   gen_traces.py (GEN_TRACES, default ../shared/tools/gen_traces.py, under /usr/bin/python3 with
+#   Debian's python3-torch), in rounds: each round runs every configuration once, so that a slow
+#   spell of the machine falls on all of them. Each run is imported (`ccsim trace import kineto
+#   RUN --hardware local`) to DIR/NAME.json (round 0) or DIR/NAME_repK.json (round K), and its
+#   summary.json copied to DIR/NAME.summary.json or DIR/NAME_repK.summary.json. NAME is one of
+#   the configurations below (default: all of them).
+# Then, with or without --generate, for each NAME with DIR/NAME.json (default: every such NAME
+#   in DIR): its trace replayed as traced, and its iteration predicted from the round-0 traces of
+#   the others (leave one out), against its round-0 run and, where DIR/NAME_rep*.summary.json
+#   exist, against the median of all its runs. Prints a Markdown table; the predictions' full
+#   reports are written to REPORTS (default DIR/predict).
+# CCSIM: the ccsim binary (default build/ccsim).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ccsim=${CCSIM:-build/ccsim}
+usage="usage: bench/predict_runs.sh [--generate ROUNDS] DIR [NAME...]"
+
+# name -> gen_traces.py arguments (the configurations of tests/data/compute/gen2/)
+declare -A CONFIGS=(
+  [tp2_h256]="--tp 2 --layers 2 --hidden 256"
+  [tp2_h384]="--tp 2 --layers 2 --hidden 384"
+  [tp2_h512]="--tp 2 --layers 2 --hidden 512"
+  [pp2_h256]="--pp 2 --layers 4 --hidden 256"
+  [pp2_h384]="--pp 2 --layers 4 --hidden 384"
+  [dp2_h256]="--dp 2 --layers 2 --hidden 256"
+  [dp2_h512]="--dp 2 --layers 2 --hidden 512"
+  [tp2_dp2_h256]="--tp 2 --dp 2 --layers 2 --hidden 256"
+  [pp4_h256]="--pp 4 --layers 4 --hidden 256"
+)
+ORDER="tp2_h256 tp2_h384 tp2_h512 pp2_h256 pp2_h384 dp2_h256 dp2_h512 tp2_dp2_h256 pp4_h256"
+
+rounds=0
+if [ "${1:-}" = --generate ]; then
+  [[ "${2:-}" =~ ^[1-9][0-9]*$ ]] || { echo "predict_runs: --generate takes a number of rounds, got '${2:-}'" >&2; exit 2; }
+  rounds=$2
+  shift 2
+fi
+[ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
+dir=$1
+shift
+names=("$@")
+[ -x "$ccsim" ] || { echo "predict_runs: $ccsim: not built (scripts/build.sh, or CCSIM=PATH)" >&2; exit 1; }
+
+if [ "$rounds" -gt 0 ]; then
+  [ ${#names[@]} -gt 0 ] || read -r -a names <<<"$ORDER"
+  for n in "${names[@]}"; do
+    [ -n "${CONFIGS[$n]:-}" ] || { echo "predict_runs: unknown configuration '$n' (known: $ORDER)" >&2; exit 2; }
+  done
+  gen=${GEN_TRACES:-../shared/tools/gen_traces.py}
+  [ -f "$gen" ] || { echo "predict_runs: $gen: no such file (GEN_TRACES=PATH)" >&2; exit 1; }
+  /usr/bin/python3 -c 'import torch' 2>/dev/null ||
+    { echo "predict_runs: /usr/bin/python3 has no torch (apt-get install -y python3-torch)" >&2; exit 1; }
+  mkdir -p "$dir/runs"
+  for ((k = 0; k < rounds; k++)); do
+    for n in "${names[@]}"; do
+      run=$n
+      [ "$k" -gt 0 ] && run=${n}_rep$k
+      # shellcheck disable=SC2086  # the configuration's arguments are words
+      /usr/bin/python3 "$gen" --out "$dir/runs" --max-idle-wait 120 --name "$run" ${CONFIGS[$n]} | { grep -v '^   rank' || true; }
+      "$ccsim" trace import kineto "$dir/runs/$run" --hardware local -o "$dir/$run.json" >/dev/null
+      cp "$dir/runs/$run/summary.json" "$dir/$run.summary.json"
+    done
+  done
+elif [ ${#names[@]} -eq 0 ]; then
+  for f in "$dir"/*.json; do
+    b=$(basename "$f" .json)
+    case $b in *.summary | *_rep[0-9]*) continue ;; esac
+    names+=("$b")
+  done
+fi
+[ ${#names[@]} -ge 2 ] || { echo "predict_runs: $dir: fewer than 2 runs (NAME.json with NAME.summary.json) to predict from one another" >&2; exit 1; }
+for n in "${names[@]}"; do
+  for f in "$dir/$n.json" "$dir/$n.summary.json"; do
+    [ -f "$f" ] || { echo "predict_runs: $f: no such file" >&2; exit 1; }
+  done
+done
+
+reports=${REPORTS:-$dir/predict}
+mkdir -p "$reports"
+# The number after PREFIX on the first line that starts with it: value "^error: " FILE.
+value() { sed -n "s/$1\\([-+0-9.]*\\).*/\\1/p" "$2" | head -1; }
+# predict OUT ARGS...: ccsim predict ARGS into OUT; its error, if any, said whole.
+predict() {
+  local out=$1
+  shift
+  "$ccsim" predict "$@" >"$out" 2>"$out.err" || { echo "predict_runs: ccsim predict $* failed:" >&2; cat "$out.err" >&2; exit 1; }
+  rm -f "$out.err"
+}
+echo "| run | as traced | measured (round 0) | predicted | error | median of its runs | error |"
+echo "|---|---:|---:|---:|---:|---:|---:|"
+for n in "${names[@]}"; do
+  fit=()
+  for o in "${names[@]}"; do [ "$o" = "$n" ] || fit+=("$dir/$o.json"); done
+  predict "$reports/$n.traced.txt" "$dir/$n.json" --traced
+  predict "$reports/$n.loo.txt" "${fit[@]}" --config "$dir/$n.summary.json"
+  reps=()
+  for s in "$dir/${n}"_rep[0-9]*.summary.json; do [ -f "$s" ] && reps+=(--config "$s"); done
+  median="-" median_error="-"
+  if [ ${#reps[@]} -gt 0 ]; then
+    predict "$reports/$n.median.txt" "${fit[@]}" --config "$dir/$n.summary.json" "${reps[@]}"
+    median="$(value '^measured iteration: *' "$reports/$n.median.txt") ms ($((${#reps[@]} / 2 + 1)) runs)"
+    median_error="$(value '^error: ' "$reports/$n.median.txt") %"
+  fi
+  printf '| %s | %s %% | %s ms | %s ms | %s %% | %s | %s |\n' "$n" \
+    "$(value '^error: ' "$reports/$n.traced.txt")" \
+    "$(value '^measured iteration: *' "$reports/$n.loo.txt")" \
+    "$(value '^predicted iteration: *' "$reports/$n.loo.txt")" \
+    "$(value '^error: ' "$reports/$n.loo.txt")" "$median" "$median_error"
+done
