@@ -9,8 +9,9 @@
 #   Debian's python3-torch), in rounds: each round runs every configuration once, so that a slow
 #   spell of the machine falls on all of them. Each run is imported (`ccsim trace import kineto
 #   RUN --hardware local`) to DIR/NAME.json (round 0) or DIR/NAME_repK.json (round K), and its
-#   summary.json copied to DIR/NAME.summary.json or DIR/NAME_repK.summary.json. NAME is one of
-#   the configurations below (default: all of them).
+#   summary.json copied to DIR/NAME.summary.json or DIR/NAME_repK.summary.json (the rank files
+#   stay in DIR/runs/, with what the import said). NAME is one of the configurations below
+#   (default: all of them).
 # Then, with or without --generate, for each NAME with DIR/NAME.json (default: every such NAME
 #   in DIR): its trace replayed as traced, and its iteration predicted from the round-0 traces of
 #   the others (leave one out), against its round-0 run and, where DIR/NAME_rep*.summary.json
@@ -64,7 +65,8 @@ if [ "$rounds" -gt 0 ]; then
       [ "$k" -gt 0 ] && run=${n}_rep$k
       # shellcheck disable=SC2086  # the configuration's arguments are words
       /usr/bin/python3 "$gen" --out "$dir/runs" --max-idle-wait 120 --name "$run" ${CONFIGS[$n]} | { grep -v '^   rank' || true; }
-      "$ccsim" trace import kineto "$dir/runs/$run" --hardware local -o "$dir/$run.json" >/dev/null
+      "$ccsim" trace import kineto "$dir/runs/$run" --hardware local -o "$dir/$run.json" >"$dir/runs/$run.import.txt" 2>&1 ||
+        { echo "predict_runs: ccsim trace import kineto $dir/runs/$run failed:" >&2; cat "$dir/runs/$run.import.txt" >&2; exit 1; }
       cp "$dir/runs/$run/summary.json" "$dir/$run.summary.json"
     done
   done
