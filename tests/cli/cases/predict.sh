@@ -1,7 +1,7 @@
 # ccsim predict: replays of the shared runs as traced (tests/data/compute/NAME.json with
 # NAME.summary.json beside it) must reproduce their measured iteration time (without the
 # profiler) within 3 %; predictions of each run from the others (leave one out) within the
-# bounds below (README, "Predicting untraced configurations": what the errors are). Bad input
+# bounds below (bench/results/predict.md: what the errors are). Bad input
 # exits 1 naming file and field.
 D=$DATA/compute
 RUNS="tp2_pp1 tp1_pp2 tp2_pp2 dp2"
