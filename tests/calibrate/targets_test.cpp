@@ -16,7 +16,8 @@
 //      15 % worst;
 //   2. a model fitted at 2 ranks predicts the same series at 4 ranks within 10 % gmean.
 // Each case checks what the honest model achieves (the bound just above it) and WARNs the
-// figures; where that misses the target the comment at the case says which and why.
+// figures; where that misses the target the comment at the case says which and why
+// (bench/results/calibration.md has the table of every machine).
 
 using namespace ccsim;
 
