@@ -54,14 +54,25 @@ done
 # fitted on the two unshared runs left: -9.2 %) within 10 %.
 G=$D/gen
 GEN="tp2_h384 pp2_h256 dp2_h512 tp2_dp2 pp4_h256"
-for r in $GEN; do
-  hostile "gen-traced-$r" 0 '' predict "$G/$r.json" --traced
-  error_within 3
+# others DIR "NAMES" R: fit=(DIR/NAME.json of every NAME but R).
+others() {
   fit=()
-  for o in $GEN; do [ "$o" = "$r" ] || fit+=("$G/$o.json"); done
-  hostile "gen-loo-$r" 0 '' predict "${fit[@]}" --config "$G/$r.summary.json"
-  if [ "$r" = tp2_h384 ]; then error_within 10; else error_within 8; fi
-done
+  local o
+  for o in $2; do [ "$o" = "$3" ] || fit+=("$1/$o.json"); done
+}
+# generated_set PREFIX DIR "NAMES" WIDE: each run as traced within 3 %, and predicted from the
+# others against its own measurement within 8 % (the run WIDE within 10 %).
+generated_set() {
+  local r
+  for r in $3; do
+    hostile "$1-traced-$r" 0 '' predict "$2/$r.json" --traced
+    error_within 3
+    others "$2" "$3" "$r"
+    hostile "$1-loo-$r" 0 '' predict "${fit[@]}" --config "$2/$r.summary.json"
+    if [ "$r" = "$4" ]; then error_within 10; else error_within 8; fi
+  done
+}
+generated_set gen "$G" "$GEN" tp2_h384
 
 # A second generated set (tests/data/compute/gen2/): nine configurations, three rounds on one
 # idle machine, each round running every configuration once. Fitted on the round-0 traces of the
@@ -72,13 +83,9 @@ done
 #   within 10 %.
 G2=$D/gen2
 GEN2="tp2_h256 tp2_h384 tp2_h512 pp2_h256 pp2_h384 dp2_h256 dp2_h512 tp2_dp2_h256 pp4_h256"
+generated_set gen2 "$G2" "$GEN2" ''
 for r in $GEN2; do
-  hostile "gen2-traced-$r" 0 '' predict "$G2/$r.json" --traced
-  error_within 3
-  fit=()
-  for o in $GEN2; do [ "$o" = "$r" ] || fit+=("$G2/$o.json"); done
-  hostile "gen2-loo-$r" 0 '' predict "${fit[@]}" --config "$G2/$r.summary.json"
-  error_within 8
+  others "$G2" "$GEN2" "$r"
   hostile "gen2-loo-median-$r" 0 '' predict "${fit[@]}" --config "$G2/$r.summary.json" \
     --config "$G2/${r}_rep1.summary.json" --config "$G2/${r}_rep2.summary.json"
   grep -q '^measured iteration: .*(median of 3 runs of the configuration' "$last_out" ||
