@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Makes real training runs of other splits and sizes and predicts each from the others: the
-# experiment behind the README's tables of `ccsim predict` (and tests/data/compute/gen2/).
+# experiment behind bench/results/predict.md (and tests/data/compute/gen2/).
 #
 #   bench/predict_runs.sh [--generate ROUNDS] DIR [NAME...]
 #
