@@ -16,7 +16,7 @@
 #   in DIR): its trace replayed as traced, and its iteration predicted from the round-0 traces of
 #   the others (leave one out), against its round-0 run and, where DIR/NAME_rep*.summary.json
 #   exist, against the median of all its runs. Prints a Markdown table; the predictions' full
-#   reports are written to REPORTS (default DIR/predict).
+#   reports are written to REPORTS (default: a new temporary directory, named on stderr).
 # CCSIM: the ccsim binary (default build/ccsim).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -84,8 +84,13 @@ for n in "${names[@]}"; do
   done
 done
 
-reports=${REPORTS:-$dir/predict}
-mkdir -p "$reports"
+if [ -n "${REPORTS:-}" ]; then
+  reports=$REPORTS
+  mkdir -p "$reports"
+else
+  reports=$(mktemp -d "${TMPDIR:-/tmp}/predict_runs.XXXXXX")
+fi
+echo "predict_runs: the reports of ccsim predict go to $reports" >&2
 # The number after PREFIX on the first line that starts with it: value "^error: " FILE.
 value() { sed -n "s/$1\\([-+0-9.]*\\).*/\\1/p" "$2" | head -1; }
 # predict OUT ARGS...: ccsim predict ARGS into OUT; its error, if any, said whole.

@@ -27,9 +27,11 @@ grep -q '^measured iteration: .*median of 3 runs' "$out/reports/dp2_h512.median.
 # Named runs only, and one without repeats: its median columns are empty.
 mkdir "$out/two"
 for n in tp2_h256 dp2_h256; do cp "$src/tests/data/compute/gen2/$n.json" "$src/tests/data/compute/gen2/$n.summary.json" "$out/two/"; done
-CCSIM=$ccsim "$src/bench/predict_runs.sh" "$out/two" >"$out/two.md"
+TMPDIR=$out CCSIM=$ccsim "$src/bench/predict_runs.sh" "$out/two" >"$out/two.md" 2>"$out/two.err"
 grep -q '^| tp2_h256 | -2.97 % | 335.061 ms | [0-9.]* ms | [-+][0-9.]* % | - | - |$' "$out/two.md" || fail "two runs: $(cat "$out/two.md")"
-[ -s "$out/two/predict/dp2_h256.loo.txt" ] || fail "reports not in DIR/predict by default"
+reports=$(sed -n 's/^predict_runs: the reports of ccsim predict go to //p' "$out/two.err")
+[ -n "$reports" ] && [ -s "$reports/dp2_h256.loo.txt" ] || fail "by default the reports are not where stderr says: $(cat "$out/two.err")"
+[ ! -e "$out/two/predict" ] || fail "the reports were written beside the runs"
 
 # Bad input: a message naming what is wrong, a non-zero exit.
 refuse() {  # RC REGEX ARGS...
