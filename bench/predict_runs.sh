@@ -17,7 +17,8 @@
 #   the others (leave one out), against its round-0 run and, where DIR/NAME_rep*.summary.json
 #   exist, against the median of all its runs. Prints a Markdown table; the predictions' full
 #   reports are written to REPORTS (default: a new temporary directory, named on stderr).
-# CCSIM: the ccsim binary (default build/ccsim).
+# CCSIM: the ccsim binary (default build/ccsim). PREDICT_ARGS: more arguments for every ccsim
+#   predict, split at spaces (e.g. PREDICT_ARGS="--flop-exponent 1": one FLOP rate per kind).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ccsim=${CCSIM:-build/ccsim}
@@ -97,7 +98,8 @@ value() { sed -n "s/$1\\([-+0-9.]*\\).*/\\1/p" "$2" | head -1; }
 predict() {
   local out=$1
   shift
-  "$ccsim" predict "$@" >"$out" 2>"$out.err" || { echo "predict_runs: ccsim predict $* failed:" >&2; cat "$out.err" >&2; exit 1; }
+  # shellcheck disable=SC2086  # PREDICT_ARGS is split at spaces on purpose
+  "$ccsim" predict "$@" ${PREDICT_ARGS:-} >"$out" 2>"$out.err" || { echo "predict_runs: ccsim predict $* failed:" >&2; cat "$out.err" >&2; exit 1; }
   rm -f "$out.err"
 }
 echo "| run | as traced | measured (round 0) | predicted | error | median of its runs | error |"

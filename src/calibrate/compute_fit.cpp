@@ -168,8 +168,78 @@ NnlsResult fit_relative_nnls(const std::vector<std::vector<double>>& columns, co
   return best;
 }
 
+namespace {
+
+/// FlopExponent::kFit for one kind (fit_kind's comment): replaces `r` (fitted with exponent 1)
+/// and sets m.flop_exponent, m.flop_reference when an exponent pays for itself.
+void fit_exponent(const std::string& kind, const std::vector<CostSample>& samples, std::vector<std::vector<double>> cols,
+                  const std::vector<double>& t, const std::vector<bool>& allowed, int max_terms, FitObjective objective,
+                  NnlsResult& r, KindModel& m, std::vector<std::string>& notes) {
+  std::vector<double> flops;
+  for (const CostSample& s : samples) {
+    if (s.flops > 0) flops.push_back(s.flops);
+  }
+  std::sort(flops.begin(), flops.end());
+  const auto distinct = static_cast<int>(std::unique(flops.begin(), flops.end()) - flops.begin());
+  // The exponent is a parameter like the terms: with the terms it may use, at most distinct - 1
+  // of them (fit_kind), and it needs 3 FLOP counts or more, spanning a factor of 2.
+  if (max_terms < 2 || distinct < 3 || flops[static_cast<std::size_t>(distinct) - 1] < 2 * flops.front()) return;
+  std::vector<double> all;
+  for (const CostSample& s : samples) {
+    if (s.flops > 0) all.push_back(s.flops);
+  }
+  std::nth_element(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(all.size() / 2), all.end());
+  const double reference = all[all.size() / 2];
+  // The exponent replaces the byte term: with both, a GEMM's bytes (which grow slower than its
+  // FLOPs) and a low exponent trade off against each other, and the curve leaves the data badly.
+  std::vector<bool> power_allowed = allowed;
+  power_allowed[2] = false;
+  NnlsResult best;
+  double best_p = 1;
+  for (int step = 50; step <= 150; ++step) {
+    if (step == 100) continue;
+    const double p = step / 100.0;
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+      const double f = samples[i].flops;
+      cols[1][i] = f > 0 ? f * std::pow(f / reference, p - 1) : 0.0;
+    }
+    NnlsResult rp = fit_relative_nnls(cols, t, power_allowed, max_terms - 1, objective);
+    if (!rp.ok || !(rp.x[1] > 0)) continue;
+    if (!best.ok || rp.sse < best.sse) {
+      best = std::move(rp);
+      best_p = p;
+    }
+  }
+  // At an end of the range the data asks for a steeper or flatter curve than any machine's
+  // rate has: what it fits is not the FLOPs, and p = 1 stays.
+  if (!best.ok || best_p <= 0.5 || best_p >= 1.5) {
+    if (best.ok) {
+      notes.push_back(fmt::format("{}: the FLOP exponent fitted to the end of its range ({:.2f}), so one FLOP rate is kept", kind, best_p));
+    }
+    return;
+  }
+  const double n = static_cast<double>(samples.size());
+  const auto bic = [&](double sse, double terms) { return n * std::log(std::max(sse, 1e-300) / n) + terms * std::log(n); };
+  const double terms = static_cast<double>(std::count_if(best.x.begin(), best.x.end(), [](double v) { return v > 0; }));
+  const double terms_one = static_cast<double>(std::count_if(r.x.begin(), r.x.end(), [](double v) { return v > 0; }));
+  if (!(bic(best.sse, terms + 1) < bic(r.sse, terms_one))) return;
+  r = std::move(best);
+  m.flop_exponent = best_p;
+  m.flop_reference = reference;
+  static const char* kPowerNames[3] = {"overhead", "flops^p", "bytes"};
+  m.form = form_of(power_allowed, kPowerNames);
+  if (max_terms - 1 < static_cast<int>(std::count(power_allowed.begin(), power_allowed.end(), true))) {
+    m.form += fmt::format(" (at most {} term{} and the exponent: {} distinct points)", max_terms - 1, max_terms == 2 ? "" : "s",
+                          m.distinct);
+  }
+  notes.push_back(fmt::format("{}: time grows as flops^{:.2f} over {:.4g}-{:.4g} FLOPs; its flop_rate holds at {:.4g} FLOPs", kind,
+                              best_p, flops.front(), flops[static_cast<std::size_t>(distinct) - 1], reference));
+}
+
+}  // namespace
+
 KindModel fit_kind(const std::string& kind, const std::vector<CostSample>& samples, std::vector<std::string>& notes,
-                   FitObjective objective) {
+                   FitObjective objective, FlopExponent exponent) {
   KindModel m;
   m.kind = kind;
   m.points = static_cast<int>(samples.size());
@@ -201,6 +271,7 @@ KindModel fit_kind(const std::string& kind, const std::vector<CostSample>& sampl
     // Cannot happen with the overhead column alone (a column of ones); kept as a guard.
     throw InputError(kind, 0, "", "no least-squares solution for this operator kind");
   }
+  if (exponent == FlopExponent::kFit && r.x[1] > 0) fit_exponent(kind, samples, cols, t, allowed, max_terms, objective, r, m, notes);
   m.overhead_s = r.x[0];
   m.flop_rate = r.x[1] > 0 ? 1 / r.x[1] : 0;
   m.byte_rate = r.x[2] > 0 ? 1 / r.x[2] : 0;
@@ -291,7 +362,7 @@ void collect_calls(const trace::Trace& trace, std::map<std::pair<trace::OpKind, 
 
 }  // namespace
 
-ComputeFit fit_compute(const std::vector<trace::Trace>& traces, FitObjective objective) {
+ComputeFit fit_compute(const std::vector<trace::Trace>& traces, FitObjective objective, FlopExponent exponent) {
   ComputeFit fit;
   std::map<std::string, std::vector<CostSample>> by_kind;
   std::vector<std::string> order;  // kinds in order of first appearance
@@ -349,7 +420,7 @@ ComputeFit fit_compute(const std::vector<trace::Trace>& traces, FitObjective obj
       }
     }
     fit.compute_ops += static_cast<int>(samples.size());
-    fit.model.kinds.push_back(fit_kind(kind, samples, fit.notes, objective));
+    fit.model.kinds.push_back(fit_kind(kind, samples, fit.notes, objective, exponent));
   }
   for (const auto& [key, samples] : calls) {
     fit.calls += static_cast<int>(samples.size());

@@ -34,13 +34,28 @@ NnlsResult fit_relative_nnls(const std::vector<std::vector<double>>& columns, co
                              const std::vector<bool>& allowed, int max_terms,
                              FitObjective objective = FitObjective::kRelative);
 
+/// Whether the FLOP term may grow as a power of the FLOPs other than 1 (KindModel::flop_exponent).
+enum class FlopExponent : std::uint8_t {
+  kOne,  ///< time = ... + flops / flop_rate: one rate for every size
+  kFit,  ///< the exponent is fitted too, and kept where it pays for itself (below)
+};
+
 /// Fits overhead + flops / flop_rate + bytes / byte_rate to the samples of one operator kind
 /// (all with time_s > 0). The number of terms is bounded by the distinct (flops, bytes)
 /// points (at most distinct - 1 terms, at least one), so that a kind with few distinct
 /// points gets a simpler model; `form` says which terms were allowed. Notes explain any
 /// simplification.
+/// With FlopExponent::kFit, a kind whose FLOP term is used and whose operators have at least
+/// 3 distinct FLOP counts spanning a factor of 2 or more is also fitted with the FLOP term
+/// flops / flop_rate * (flops / reference)^(p - 1), p from 0.50 to 1.50 in steps of 0.01 and the
+/// reference the median FLOPs of its operators. The exponent replaces the byte term (a GEMM's
+/// bytes grow more slowly than its FLOPs, so the two trade off and the curve leaves the data)
+/// and counts as a term towards the distinct - 1 above. It is kept when it pays for its
+/// parameter by the Bayesian information criterion (n ln(SSE / n) + terms ln n) and lies inside
+/// the range (at 0.50 or 1.50 the data asks for more than a FLOP rate's size dependence: a note
+/// says so), else p = 1.
 KindModel fit_kind(const std::string& kind, const std::vector<CostSample>& samples, std::vector<std::string>& notes,
-                   FitObjective objective = FitObjective::kRelative);
+                   FitObjective objective = FitObjective::kRelative, FlopExponent exponent = FlopExponent::kOne);
 
 /// Fits latency + bytes / bandwidth to calls of one collective kind (flops unused).
 CallModel fit_calls(trace::OpKind kind, int ranks, const std::vector<CostSample>& samples, std::vector<std::string>& notes,
@@ -71,6 +86,7 @@ struct ComputeFit {
 /// Fits a compute model (and the traced collectives' cost) to the measured operators of
 /// `traces`. An InputError when no operator has a measured duration. The hardware is the
 /// traces' (they must agree; "unknown" when none names it).
-ComputeFit fit_compute(const std::vector<trace::Trace>& traces, FitObjective objective = FitObjective::kRelative);
+ComputeFit fit_compute(const std::vector<trace::Trace>& traces, FitObjective objective = FitObjective::kRelative,
+                       FlopExponent exponent = FlopExponent::kOne);
 
 }  // namespace ccsim::calibrate

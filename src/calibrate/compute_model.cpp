@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cmath>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -21,6 +22,8 @@ using json::Value;
 
 constexpr double kMaxSeconds = trace::kMaxDurationMs * 1e-3;
 constexpr double kMaxError = 1e6;
+constexpr double kMinExponent = 0.25;  // time ~ flops^p: outside [0.25, 4] no machine behaves so
+constexpr double kMaxExponent = 4;
 constexpr double kMinRate = 1e3;   // per second: a rate below is a typo, and 1e24 FLOPs over it stay finite  // a relative error of 10^8 %: anything larger is not a fit
 
 void read_hardware(ObjectReader& doc, trace::Hardware& hw) {
@@ -50,6 +53,20 @@ KindModel read_kind(ObjectReader& k) {
   m.overhead_s = k.number_in("overhead_s", 0, kMaxSeconds);
   m.flop_rate = rate(k, "flop_rate", trace::kMaxPeakFlops);
   m.byte_rate = rate(k, "byte_rate", trace::kMaxMemoryBps);
+  if (k.optional("flop_exponent") != nullptr) {
+    m.flop_exponent = k.number_in("flop_exponent", kMinExponent, kMaxExponent);
+    if (m.flop_exponent != 1 && m.flop_rate == 0) {
+      k.at("flop_exponent").fail(fmt::format("is {} but flop_rate is 0: an exponent needs the FLOP term", m.flop_exponent));
+    }
+  }
+  if (m.flop_exponent != 1) {
+    if (k.optional("flop_reference") == nullptr) {
+      k.here().fail(fmt::format("flop_exponent {} needs \"flop_reference\", the FLOPs at which flop_rate holds", m.flop_exponent));
+    }
+    m.flop_reference = k.number_in("flop_reference", 1, trace::kMaxFlops);
+  } else if (k.optional("flop_reference") != nullptr) {
+    m.flop_reference = k.number_in("flop_reference", 0, trace::kMaxFlops);
+  }
   m.points = static_cast<int>(k.integer_in("points", 1, 1'000'000'000));
   m.distinct = static_cast<int>(k.integer_in("distinct_points", 1, m.points));
   m.form = k.optional_string("form").value_or("");
@@ -81,9 +98,15 @@ CallModel read_call(ObjectReader& c) {
 
 }  // namespace
 
+double KindModel::flop_rate_at(double flops) const {
+  if (flop_rate <= 0) return 0;
+  if (flop_exponent == 1 || flops <= 0 || flop_reference <= 0) return flop_rate;
+  return flop_rate * std::pow(flops / flop_reference, 1 - flop_exponent);
+}
+
 double KindModel::predict_s(double flops, double bytes) const {
   double t = overhead_s;
-  if (flop_rate > 0) t += flops / flop_rate;
+  if (flop_rate > 0 && flops > 0) t += flops / flop_rate_at(flops);
   if (byte_rate > 0) t += bytes / byte_rate;
   return t;
 }
@@ -173,6 +196,10 @@ std::string write_compute_model(const ComputeModel& model) {
     j["kind"] = k.kind;
     j["overhead_s"] = k.overhead_s;
     j["flop_rate"] = k.flop_rate;
+    if (k.flop_exponent != 1) {
+      j["flop_exponent"] = k.flop_exponent;
+      j["flop_reference"] = k.flop_reference;
+    }
     j["byte_rate"] = k.byte_rate;
     j["points"] = k.points;
     j["distinct_points"] = k.distinct;

@@ -15,12 +15,18 @@ inline constexpr std::string_view kComputeModelFormat = "ccsim-compute-model";
 inline constexpr int kComputeModelVersion = 1;
 
 /// The fitted time of one compute operator kind on one machine:
-/// overhead_s + flops / flop_rate + bytes / byte_rate (a rate of 0 means the term is absent).
+/// overhead_s + flops / flop_rate * (flops / flop_reference)^(flop_exponent - 1) + bytes / byte_rate
+/// (a rate of 0 means the term is absent). With flop_exponent 1 (the default) the FLOP term is
+/// flops / flop_rate; otherwise flop_rate is the rate at flop_reference FLOPs, and the rate of
+/// an operator of f FLOPs is flop_rate * (f / flop_reference)^(1 - flop_exponent): above 1, larger
+/// operators run at a lower rate (on a CPU, GEMMs whose operands leave the caches).
 struct KindModel {
   std::string kind;
   double overhead_s = 0;
-  double flop_rate = 0;  ///< FLOP/s; 0: no FLOP term
-  double byte_rate = 0;  ///< bytes/s; 0: no byte term
+  double flop_rate = 0;       ///< FLOP/s (at flop_reference FLOPs when flop_exponent != 1); 0: no FLOP term
+  double flop_exponent = 1;   ///< time of the FLOP term ~ flops^flop_exponent
+  double flop_reference = 0;  ///< FLOPs at which flop_rate holds; > 0 when flop_exponent != 1
+  double byte_rate = 0;       ///< bytes/s; 0: no byte term
   int points = 0;        ///< operators the fit used
   int distinct = 0;      ///< distinct (flops, bytes) pairs among them
   std::string form;      ///< the terms the fit was allowed, e.g. "overhead + flops + bytes"
@@ -28,6 +34,8 @@ struct KindModel {
   double worst_error = 0;
 
   double predict_s(double flops, double bytes) const;
+  /// The FLOP rate of an operator of `flops` FLOPs (flop_rate when flop_exponent is 1); 0 without a FLOP term.
+  double flop_rate_at(double flops) const;
 };
 
 /// The effective cost of one traced collective kind (or send/recv) on groups of `ranks`:

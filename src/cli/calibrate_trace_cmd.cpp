@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <optional>
@@ -26,6 +27,7 @@ struct CalibrateTraceCommand {
   bool output_given = false;
   std::string name;
   std::string network_model;  ///< NAME|FILE: what MPI costs for the same calls, side by side
+  std::string flop_exponent = "fit";
 };
 
 std::string flop_rate_text(double rate) {
@@ -38,6 +40,18 @@ std::string flop_rate_text(double rate) {
 std::string byte_rate_text(double rate) { return rate > 0 ? format_rate(rate) : std::string("-"); }
 
 }  // namespace
+
+void add_flop_exponent_option(CLI::App* sub, std::string& value) {
+  sub->add_option("--flop-exponent", value,
+                  "fit: an operator kind's FLOP term may grow as flops^p (p from 0.5 to 1.5, fitted where it pays for "
+                  "its parameter; models/README.md); 1: one FLOP rate per kind")
+      ->check(CLI::IsMember({"fit", "1"}))
+      ->capture_default_str();
+}
+
+calibrate::FlopExponent flop_exponent_choice(const std::string& value) {
+  return value == "1" ? calibrate::FlopExponent::kOne : calibrate::FlopExponent::kFit;
+}
 
 /// What the calibrated network model (an MPI series) predicts for one call of `c` at `bytes`
 /// on its intra tier: the critical path of the schedule ccsim would choose for MPI_Allreduce,
@@ -64,14 +78,25 @@ std::string compute_fit_report(const calibrate::ComputeFit& fit, const topology:
   std::string out = fmt::format("measured on \"{}\": {} compute operators of {} kinds, {} collective and transfer calls\n",
                                 m.hardware.name, fit.compute_ops, m.kinds.size(), fit.calls);
   out += "error = predicted / measured - 1; gmean error = exp(mean |ln(predicted / measured)|) - 1\n";
+  const bool any_exponent =
+      std::any_of(m.kinds.begin(), m.kinds.end(), [](const calibrate::KindModel& k) { return k.flop_exponent != 1; });
   out += "compute: time = overhead + flops / flop_rate + bytes / byte_rate, least squares on relative residuals, "
          "parameters >= 0\n";
-  out += fmt::format("{:<16}  {:>6}  {:>8}  {:>11}  {:>14}  {:>12}  {:>7}  {:>7}  {}\n", "kind", "points", "distinct",
-                     "overhead_us", "flop_rate", "byte_rate", "gmean", "worst", "terms");
+  if (any_exponent) {
+    out += "  where p != 1 the FLOP term is flops / flop_rate x (flops / at_flops)^(p - 1): flop_rate is the rate at at_flops FLOPs\n";
+  }
+  out += fmt::format("{:<16}  {:>6}  {:>8}  {:>11}  {:>14}", "kind", "points", "distinct", "overhead_us", "flop_rate");
+  if (any_exponent) out += fmt::format("  {:>4}  {:>9}", "p", "at_flops");
+  out += fmt::format("  {:>12}  {:>7}  {:>7}  {}\n", "byte_rate", "gmean", "worst", "terms");
   for (const calibrate::KindModel& k : m.kinds) {
-    out += fmt::format("{:<16}  {:>6}  {:>8}  {:>11.3f}  {:>14}  {:>12}  {:>6.1f}%  {:>6.1f}%  {}\n", k.kind, k.points,
-                       k.distinct, k.overhead_s * 1e6, flop_rate_text(k.flop_rate), byte_rate_text(k.byte_rate),
-                       k.gmean_error * 100, k.worst_error * 100, k.form);
+    out += fmt::format("{:<16}  {:>6}  {:>8}  {:>11.3f}  {:>14}", k.kind, k.points, k.distinct, k.overhead_s * 1e6,
+                       flop_rate_text(k.flop_rate));
+    if (any_exponent) {
+      out += k.flop_exponent != 1 ? fmt::format("  {:>4.2f}  {:>9.3g}", k.flop_exponent, k.flop_reference)
+                                  : fmt::format("  {:>4}  {:>9}", k.flop_rate > 0 ? "1" : "-", "-");
+    }
+    out += fmt::format("  {:>12}  {:>6.1f}%  {:>6.1f}%  {}\n", byte_rate_text(k.byte_rate), k.gmean_error * 100,
+                       k.worst_error * 100, k.form);
   }
   if (!m.calls.empty()) {
     out += "traced collectives and transfers: time = latency + bytes / bandwidth per call (a call's time: the least "
@@ -123,7 +148,8 @@ void run_calibrate_trace(const CalibrateTraceCommand& cmd) {
   traces.reserve(cmd.traces.size());
   for (const std::string& path : cmd.traces) traces.push_back(trace::read_native(path));
   if (cmd.output_given) check_output_path(cmd.output);
-  calibrate::ComputeFit fit = calibrate::fit_compute(traces);
+  calibrate::ComputeFit fit =
+      calibrate::fit_compute(traces, calibrate::FitObjective::kRelative, flop_exponent_choice(cmd.flop_exponent));
   std::string out = fmt::format("calibrate trace: {}\n", fmt::join(cmd.traces, ", "));
   std::optional<topology::NetworkModel> mpi;
   if (!cmd.network_model.empty()) {
@@ -137,7 +163,8 @@ void run_calibrate_trace(const CalibrateTraceCommand& cmd) {
                  : !cmd.output.empty() && cmd.output != "-"                          ? std::filesystem::path(cmd.output).stem().string()
                                                                                      : std::string("compute");
     model.description = fmt::format(
-        "per operator kind: overhead + flops / flop_rate + bytes / byte_rate, fitted by ccsim calibrate trace on the "
+        "per operator kind: overhead + flops / flop_rate + bytes / byte_rate (or overhead + flops^p, where p != 1 is "
+        "fitted), fitted by ccsim calibrate trace on the "
         "measured operators of {} trace(s); collectives: latency + bytes / bandwidth of the traced backend",
         cmd.traces.size());
     model.command = fmt::format("ccsim calibrate trace {} -o {}", fmt::join(cmd.traces, " "), cmd.output);
@@ -154,7 +181,8 @@ void setup_calibrate_trace(CLI::App& calibrate) {
   CLI::App* sub = calibrate.add_subcommand(
       "trace",
       "Fit a compute model to the measured operators of native traces: per operator kind overhead + flops / flop_rate + "
-      "bytes / byte_rate (non-negative least squares on relative residuals), and the traced backend's per-call "
+      "bytes / byte_rate, or overhead + flops^p where a rate that depends on the size pays for itself (non-negative "
+      "least squares on relative residuals), and the traced backend's per-call "
       "collective cost latency + bytes / bandwidth");
   sub->add_option("traces", cmd->traces, "Native traces with measured durations (ccsim trace import kineto)")->required();
   sub->add_option("-o,--output", cmd->output, "Write the model here (models/compute/NAME.json; format in models/README.md)");
@@ -162,6 +190,7 @@ void setup_calibrate_trace(CLI::App& calibrate) {
   sub->add_option("--network-model", cmd->network_model,
                   "A calibrated MPI network model (NAME of models/network/ or a file, e.g. local-tcp): print what it "
                   "predicts for the traced calls next to their measured cost");
+  add_flop_exponent_option(sub, cmd->flop_exponent);
   sub->callback([cmd, sub] {
     cmd->output_given = sub->count("--output") > 0;
     run_calibrate_trace(*cmd);

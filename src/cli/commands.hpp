@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "calibrate/compute_fit.hpp"
 #include "calibrate/network_fit.hpp"
 #include "core/output_file.hpp"
 #include "topology/network_model.hpp"
@@ -56,6 +57,11 @@ topology::Platform read_named_platform(const std::string& name, const topology::
 /// Shared by calibrate network and validate: the measurement file (any format of
 /// calibrate::read_any_measurements), --series and --ranks.
 void add_measurement_input(CLI::App* sub, std::string& measurements, std::string& series, int& ranks);
+
+/// Shared by calibrate trace and predict: --flop-exponent fit|1 (calibrate::FlopExponent),
+/// bound to `value` ("fit" or "1"), and its meaning.
+void add_flop_exponent_option(CLI::App* sub, std::string& value);
+calibrate::FlopExponent flop_exponent_choice(const std::string& value);
 
 /// Shared by calibrate and validate: the point table with fitted / held-out errors, and a tier.
 std::string calibration_report(const std::vector<calibrate::PointFit>& points);

@@ -51,6 +51,7 @@ struct PredictCommand {
   bool scale_speed = false;  ///< --scale-machine-speed: runs scaled by the GEMM probes
   bool traced = false;  ///< replay the first run as traced instead of a synthesised trace
   bool breakdown = false;
+  std::string flop_exponent = "fit";  ///< --flop-exponent: fit | 1
   // Which configuration flags the command line gave (they override --config).
   bool given_tp = false, given_pp = false, given_dp = false, given_mb = false, given_mbs = false;
 };
@@ -289,7 +290,12 @@ std::string kinds_line(const calibrate::ComputeModel& model) {
   for (const calibrate::KindModel& k : model.kinds) {
     std::string terms;
     if (k.overhead_s > 0) terms += fmt::format("{:.1f} us", k.overhead_s * 1e6);
-    if (k.flop_rate > 0) terms += fmt::format("{}flops / {:.3g} GFLOP/s", terms.empty() ? "" : " + ", k.flop_rate / 1e9);
+    if (k.flop_rate > 0 && k.flop_exponent != 1) {
+      terms += fmt::format("{}flops / ({:.3g} GFLOP/s x (flops / {:.4g})^{:.2f})", terms.empty() ? "" : " + ", k.flop_rate / 1e9,
+                           k.flop_reference, 1 - k.flop_exponent);
+    } else if (k.flop_rate > 0) {
+      terms += fmt::format("{}flops / {:.3g} GFLOP/s", terms.empty() ? "" : " + ", k.flop_rate / 1e9);
+    }
     if (k.byte_rate > 0) terms += fmt::format("{}bytes / {:.3g} GB/s", terms.empty() ? "" : " + ", k.byte_rate / 1e9);
     if (terms.empty()) terms = "0";
     out += fmt::format("    {:<16} {} ({} operators)\n", k.kind, terms, k.points);
@@ -365,7 +371,7 @@ void run_predict(const PredictCommand& cmd) {
                                 "cores in the replay",
                                 sharing_note.empty() ? "" : "; ", target_world, cores);
   }
-  calibrate::ComputeFit fit = calibrate::fit_compute(traces, calibrate::FitObjective::kTotal);
+  calibrate::ComputeFit fit = calibrate::fit_compute(traces, calibrate::FitObjective::kTotal, flop_exponent_choice(cmd.flop_exponent));
   fit.model.name = "predict";
   fit.model.description = "fitted by ccsim predict (least squares on absolute residuals: each kind's total time kept)";
   const topology::AcceleratorSpec& acc = platform.network.accelerator();
@@ -590,6 +596,7 @@ void setup_predict(CLI::App& app) {
                 "Fit on the profiled durations as they are (default: scaled to the iteration time summary.json "
                 "measured without the profiler)");
   sub->add_flag("--breakdown", cmd->breakdown, "Also print the replay's per-operator breakdown");
+  add_flop_exponent_option(sub, cmd->flop_exponent);
   sub->add_option("-f,--format", cmd->format, "Output format: text or json")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();

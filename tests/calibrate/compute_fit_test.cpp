@@ -108,6 +108,63 @@ TEST_CASE("compute fit keeps parameters non-negative and uses the simpler model 
   }
 }
 
+TEST_CASE("compute fit: a FLOP exponent is fitted where it pays for itself, and only there") {
+  using calibrate::FitObjective;
+  using calibrate::FlopExponent;
+  std::vector<std::string> notes;
+  SECTION("time ~ flops^1.2 (a rate that falls with size) is recovered, with the rate at the median size") {
+    std::vector<calibrate::CostSample> samples;
+    for (double f : {1e6, 3e6, 1e7, 3e7, 1e8}) samples.push_back({f, f / 50, 1e-3 * std::pow(f / 1e7, 1.2)});
+    for (FitObjective objective : {FitObjective::kRelative, FitObjective::kTotal}) {
+      notes.clear();
+      const calibrate::KindModel m = calibrate::fit_kind("linear", samples, notes, objective, FlopExponent::kFit);
+      CHECK(m.flop_exponent == Approx(1.2).epsilon(1e-9));
+      CHECK(m.flop_reference == 1e7);
+      CHECK(m.flop_rate == Approx(1e10).epsilon(1e-6));  // 1e7 FLOPs in 1 ms
+      CHECK(m.flop_rate_at(1e8) == Approx(1e10 * std::pow(10.0, -0.2)).epsilon(1e-6));
+      CHECK(m.overhead_s == Approx(0).margin(1e-12));
+      CHECK(m.byte_rate == 0);  // the exponent takes the byte term's place
+      CHECK(m.form == "overhead + flops^p");
+      CHECK(m.gmean_error < 1e-6);
+      CHECK(m.predict_s(3e7, 0) == Approx(1e-3 * std::pow(3.0, 1.2)).epsilon(1e-6));
+      REQUIRE(!notes.empty());
+      CHECK_THAT(notes.back(), Contains("linear: time grows as flops^1.20 over 1e+06-1e+08 FLOPs; its flop_rate holds at 1e+07 FLOPs"));
+    }
+    // Asked for one rate, the same samples get one.
+    const calibrate::KindModel one = calibrate::fit_kind("linear", samples, notes, FitObjective::kTotal, FlopExponent::kOne);
+    CHECK(one.flop_exponent == 1);
+    CHECK(one.flop_reference == 0);
+  }
+  SECTION("a kind of one rate plus noise keeps exponent 1: the exponent does not pay for itself") {
+    std::vector<calibrate::CostSample> samples;
+    const double wiggle[] = {1.02, 0.98, 0.98, 1.02, 1.02, 0.98, 1.0, 1.0};  // no trend with size
+    int i = 0;
+    for (double f : {1e6, 2e6, 4e6, 8e6, 1.6e7, 3.2e7, 6.4e7, 1.28e8}) samples.push_back({f, 0, f / 5e9 * wiggle[i++]});
+    for (FitObjective objective : {FitObjective::kRelative, FitObjective::kTotal}) {
+      const calibrate::KindModel m = calibrate::fit_kind("linear", samples, notes, objective, FlopExponent::kFit);
+      CHECK(m.flop_exponent == 1);
+      CHECK(m.flop_rate == Approx(5e9).epsilon(0.02));
+    }
+  }
+  SECTION("too few distinct points or too narrow a range: no exponent") {
+    std::vector<calibrate::CostSample> two;
+    for (double f : {1e6, 1e8}) two.push_back({f, 0, 1e-3 * std::pow(f / 1e7, 1.2)});
+    CHECK(calibrate::fit_kind("linear", two, notes, FitObjective::kTotal, FlopExponent::kFit).flop_exponent == 1);
+    std::vector<calibrate::CostSample> narrow;
+    for (double f : {1e7, 1.3e7, 1.6e7, 1.9e7}) narrow.push_back({f, 0, 1e-3 * std::pow(f / 1e7, 1.2)});
+    CHECK(calibrate::fit_kind("linear", narrow, notes, FitObjective::kTotal, FlopExponent::kFit).flop_exponent == 1);
+  }
+  SECTION("an exponent at the end of its range is not kept, and a note says why") {
+    std::vector<calibrate::CostSample> samples;
+    for (double f : {1e6, 3e6, 1e7, 3e7, 1e8}) samples.push_back({f, 0, 1e-3 * std::pow(f / 1e7, 2.0)});
+    notes.clear();
+    const calibrate::KindModel m = calibrate::fit_kind("linear", samples, notes, FitObjective::kTotal, FlopExponent::kFit);
+    CHECK(m.flop_exponent == 1);
+    REQUIRE(!notes.empty());
+    CHECK_THAT(notes.back(), Contains("linear: the FLOP exponent fitted to the end of its range (1.50), so one FLOP rate is kept"));
+  }
+}
+
 TEST_CASE("traced collectives: latency and bandwidth recovered from the least time of each call") {
   trace::Trace t;
   t.source = "calls.json";
@@ -245,6 +302,16 @@ TEST_CASE("compute model files: bad fields name file, line and field") {
                              "broadcast, all_to_all, send, recv, got \"allreduce\""));
   CHECK_THROWS_WITH(calibrate::parse_compute_model(head + R"({"kind": "linear", "overhead_s": 0, "flop_rate": 0, "byte_rate": 0, "points": 2, "distinct_points": 2, "gmean_error": 0, "worst_error": 0})" + "]}", "m.json"),
                     "m.json:2: field 'kinds[0]': kind \"linear\" has no non-zero parameter: it would take no time");
+  const std::string kind_head = R"({"kind": "linear", "overhead_s": 0, "byte_rate": 0, "points": 2, "distinct_points": 2, "gmean_error": 0, "worst_error": 0, )";
+  CHECK_NOTHROW(calibrate::parse_compute_model(head + kind_head + R"("flop_rate": 1e9, "flop_exponent": 1.1, "flop_reference": 1e7})" + "]}", "m.json"));
+  CHECK_THROWS_WITH(calibrate::parse_compute_model(head + kind_head + R"("flop_rate": 1e9, "flop_exponent": 1.1})" + "]}", "m.json"),
+                    "m.json:2: field 'kinds[0]': flop_exponent 1.1 needs \"flop_reference\", the FLOPs at which flop_rate holds");
+  CHECK_THROWS_WITH(calibrate::parse_compute_model(head + kind_head + R"("flop_rate": 1e9, "flop_exponent": 9, "flop_reference": 1e7})" + "]}", "m.json"),
+                    Contains("m.json:2: field 'kinds[0].flop_exponent'"));
+  CHECK_THROWS_WITH(calibrate::parse_compute_model(head + kind_head + R"("flop_rate": 1e9, "flop_exponent": 1.1, "flop_reference": 0})" + "]}", "m.json"),
+                    Contains("m.json:2: field 'kinds[0].flop_reference'"));
+  CHECK_THROWS_WITH(calibrate::parse_compute_model(head + R"({"kind": "linear", "overhead_s": 1e-5, "byte_rate": 0, "points": 2, "distinct_points": 2, "gmean_error": 0, "worst_error": 0, "flop_rate": 0, "flop_exponent": 1.1, "flop_reference": 1e7})" + "]}", "m.json"),
+                    Contains("m.json:2: field 'kinds[0].flop_exponent': is 1.1 but flop_rate is 0"));
   CHECK_THROWS_WITH(calibrate::parse_compute_model(R"({"format": "ccsim-trace", "version": 1})", "m.json"),
                     Contains("m.json:1: field 'format': expected \"ccsim-compute-model\", got \"ccsim-trace\""));
 }
@@ -264,7 +331,16 @@ TEST_CASE("compute model written and read back is the same model") {
     CHECK(back.kinds[i].overhead_s == fit.model.kinds[i].overhead_s);
     CHECK(back.kinds[i].flop_rate == fit.model.kinds[i].flop_rate);
     CHECK(back.kinds[i].byte_rate == fit.model.kinds[i].byte_rate);
+    CHECK(back.kinds[i].flop_exponent == 1);
   }
+  // An exponent and its reference travel too.
+  calibrate::ComputeModel m = fit.model;
+  m.kinds[0].flop_exponent = 1.13;
+  m.kinds[0].flop_reference = 8e6;
+  const calibrate::ComputeModel back2 = calibrate::parse_compute_model(calibrate::write_compute_model(m), "rt.json");
+  CHECK(back2.kinds[0].flop_exponent == 1.13);
+  CHECK(back2.kinds[0].flop_reference == 8e6);
+  CHECK(back2.kinds[0].predict_s(3e7, 200) == m.kinds[0].predict_s(3e7, 200));
 }
 
 TEST_CASE("compute model fitted on the imported PyTorch profile of tests/data/kineto/tp2_pp2") {
