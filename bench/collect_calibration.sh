@@ -5,8 +5,9 @@
 # pinned to one core), over three networks:
 #   shm    Open MPI's default (shared memory between the processes), UCX's default
 #   tcp    Open MPI's TCP BTL and UCX's TCP transport on lo, unshaped
-#   1gbit  Open MPI's TCP BTL through scripts/slowlink.sh up --rate 1gbit (its defaults: 1500-byte
-#          frames, a full-duplex link per process; 2 processes, NP_1GBIT="2 4" for 4 too)
+#   1gbit  Open MPI's TCP BTL through scripts/slowlink.sh up --rate 1gbit $SLOWLINK_ARGS (its
+#          defaults: 9000-byte frames, a full-duplex link per process, packets in order, cubic;
+#          2 processes, NP_1GBIT="2 4" for 4 too)
 # About 25 minutes.
 # Writes OUTDIR/NETWORK-npN.json and NETWORK-np2-1core.json (default OUTDIR: tests/data/measure).
 # Needs root (tc).
@@ -81,7 +82,8 @@ if [[ $networks == *" tcp "* ]]; then
   [ "${PINNED:-1}" = 1 ] && pinned tcp --algo ring --transport mpi
 fi
 if [[ $networks == *" 1gbit "* ]]; then
-  scripts/slowlink.sh up --rate 1gbit
+  # shellcheck disable=SC2086  # SLOWLINK_ARGS (e.g. "--mtu 9000 --burst 19k") split on purpose
+  scripts/slowlink.sh up --rate 1gbit ${SLOWLINK_ARGS:-}
   trap 'scripts/slowlink.sh down' EXIT
   # Over MPI only, and 2 processes only unless asked (NP_1GBIT="2 4"): the slow link's runs take
   # the longest, and 4 processes through it stall on TCP's retransmission timers.

@@ -2,7 +2,7 @@
 # slowlink.sh: an emulated slow network link on one machine, for real MPI/UCX measurements.
 #
 #   scripts/slowlink.sh up --rate 1gbit [--ports 20000-20063] [--links per-port|shared] [--duplex full|half]
-#                          [--burst 3k] [--mtu 1500]
+#                          [--burst 19k] [--mtu 9000] [--rps on|off] [--congestion cubic|keep|NAME]
 #   scripts/slowlink.sh down
 #   scripts/slowlink.sh status
 #   eval "$(scripts/slowlink.sh env [--ports A-B])"   # pins OpenMPI's TCP BTL and UCX's TCP to lo
@@ -35,29 +35,45 @@
 # outside it; a range that overlaps it works, but then a client port may fall into the
 # range by chance (the script warns).
 #
-# Packets (--mtu, default 1500): htb charges a packet when it sends it, so a class with any
-# tokens left sends its next packet at loopback speed, however large, and the tokens go
-# negative. lo's own MTU is 64 KiB and TCP hands it segments of up to 64 KiB (GSO), so with
-# lo as it is each message of up to about 64 KiB went out at once, and only the next one paid
-# for it: measured here (2 processes, ring all_reduce over Open MPI's TCP BTL, 1gbit, --burst
-# 15k), a 64 KiB all_reduce took 170 us where the link needs 524 us (32 KiB each way, twice),
-# and a compressed all_reduce, whose small messages are spaced by the codec's work, looked
-# faster than any 1 Gbit/s link would carry it. While up, lo's MTU and its largest GSO packet
-# are --mtu (an Ethernet frame's 1500 bytes by default), so htb shapes frame by frame as a
-# real link's serialisation does; down restores both. Measured the same way with --mtu 1500
-# --burst 3k: 8 KiB 66 us (the link: 65.5), 16 KiB 135.5 (131), 64 KiB 582 (524; headers and
-# acknowledgements), and the other loopback traffic (ports out of range) uses 1500-byte
-# packets too while the link is up. --mtu 65536 keeps lo's packets (the behaviour before).
-# Large transfers stay erratic: from 16-32 MiB up a run moves at the rate or at about half of
-# it, with any leaf queue, mpi_yield_when_idle, 16 MiB TCP buffers or acks sent around the
-# shaper. Frames cost CPU: over a ring all_reduce of 64 KiB-48 MiB on 2 busy-polling processes
-# (2 cores, 1 % idle) softirq took 34 % of the CPU with --mtu 1500 and 8 % with --mtu 9000
-# (jumbo frames, --burst 19k), whose large transfers ran mostly at the rate (16 MiB 138.9 ms,
-# 48 MiB 415.2; the link: 134.2, 402.7; 32 MiB still 411.9, p10..p90 276.5..546.8) but whose
-# 64 KiB took 0.39 ms, less than the link's 0.52 (two jumbo frames of burst).
-# Burst: what a class may send at once after idling: 3k (two frames) by default; a smaller one
-# is rounded up by the packet. (Measurements before 2026-12-02 were made with lo's packets and
-# a burst of 15k: tests/data/README.md says which.)
+# Packets (--mtu, default 9000: jumbo frames): htb charges a packet when it sends it, so a
+# class with any tokens left sends its next packet at loopback speed, however large, and the
+# tokens go negative. lo's own MTU is 64 KiB and TCP hands it segments of up to 64 KiB (GSO), so
+# with lo as it is each message of up to about 64 KiB went out at once, and only the next one
+# paid for it: measured here (2 processes, ring all_reduce over Open MPI's TCP BTL, 1gbit,
+# --burst 15k), a 64 KiB all_reduce took 170 us where the link needs 524 us (32 KiB each way,
+# twice), and a compressed all_reduce, whose small messages are spaced by the codec's work,
+# looked faster than any 1 Gbit/s link would carry it. While up, lo's MTU and its largest GSO
+# packet are --mtu, so htb shapes frame by frame as a real link's serialisation does; down
+# restores both. The other loopback traffic (ports out of range) uses those packets too while
+# the link is up. --mtu 65536 keeps lo's packets (the behaviour before 2026-12-02).
+# Burst: what a class may send at once after idling (--burst, default 19k: two jumbo frames; a
+# smaller one is rounded up by the packet).
+# Packets in order (--rps, default on): htb hands a packet to lo from whichever CPU runs the
+# qdisc at that moment (the sender's, or the one whose timer fires when a class may send
+# again), and lo delivers it through that CPU's backlog; two CPUs' backlogs drain independently,
+# so the packets of one connection arrive out of order. TCP reads the reordering as loss:
+# measured here (1gbit, --mtu 1500, 2 processes, ring all_reduce of 32 MiB over Open MPI's TCP
+# BTL, 5 repetitions) 33,000-47,000 segments were retransmitted per run (nstat TcpRetransSegs;
+# TCPSACKReorder, TCPDSACKRecv: the receiver had them already), and the retransmissions took
+# the link's capacity: 480-757 ms where the link needs 278. Receive packet steering on lo
+# (/sys/class/net/lo/queues/rx-*/rps_cpus: every CPU) puts all packets of a connection into one
+# CPU's backlog, chosen by the connection's hash: in order, 0-1 retransmissions per run. This
+# was the "rate or half of it from run to run" of the large transfers measured before
+# 2026-12-02 (tests/data/measure/*/1gbit-*.json without "rps" in machine.emulated_link).
+# Congestion control (--congestion, default cubic): the host's default here is bbr, which
+# paces by its estimate of the path; through the shaper its 32 MiB all_reduces came out at the
+# link's time or 1.5 times it, phase by phase (275 or 420 ms, --mtu 9000). With cubic every
+# repetition of 4 and 32 MiB took 34 and 275 ms (the link: 33.5 and 270). --congestion keep
+# leaves the host's choice. Both settings are the host's (every TCP connection's congestion
+# control, lo's packet steering): up saves them and down restores them.
+# Why jumbo frames: frames cost CPU. With packets in order and cubic, at --mtu 1500 (--burst 3k)
+# the kernel's packet work (softirq) took 57 % of both CPUs for a 32 MiB all_reduce, which then
+# ran at 60 % of the link's rate (461-471 ms), however few the filters: the "link" was the
+# CPU. A model fitted on such a run does not transfer to the compressed ring, whose fewer bytes
+# cost less CPU (on 2026-12-02, bench/results/calibration.md: 13.4 % gmean against 7.8 % with
+# jumbo frames). At --mtu 9000 softirq took 15-21 % and 1-64 MiB ran at the link's rate, each
+# size's repetitions within +-1-3 %. Small messages then pay about 57 us per all_reduce up to
+# 16 KiB (28 us per hop; 1 GbE's own is 20-50 us), against 14 us at --mtu 1500.
 # Needs root and tc (iproute2) with the htb scheduler. Idempotent: `up` replaces an earlier
 # slowlink, `down` with nothing set up is fine. Refuses to replace a root qdisc on lo that it
 # did not create. Exit codes: 0 ok, 1 error, 2 usage.
@@ -67,12 +83,12 @@ readonly kDev=lo
 readonly kHandle=c51
 readonly kState=/run/ccsim-slowlink.conf
 readonly kDefaultPorts=20000-20063
-readonly kDefaultBurst=3k
-readonly kDefaultMtu=1500
+readonly kDefaultBurst=19k
+readonly kDefaultMtu=9000
 readonly kMaxPerPort=256
 
 die() { echo "slowlink: error: $*" >&2; exit 1; }
-usage_error() { echo "slowlink: $*" >&2; echo "usage: $0 up --rate RATE [--ports A-B] [--links per-port|shared] [--duplex full|half] [--burst SIZE] [--mtu BYTES] | down | status | env [--ports A-B]" >&2; exit 2; }
+usage_error() { echo "slowlink: $*" >&2; echo "usage: $0 up --rate RATE [--ports A-B] [--links per-port|shared] [--duplex full|half] [--burst SIZE] [--mtu BYTES] [--rps on|off] [--congestion NAME|keep] | down | status | env [--ports A-B]" >&2; exit 2; }
 
 need_tc() {
   command -v tc >/dev/null 2>&1 || die "tc not found (install iproute2)"
@@ -137,8 +153,50 @@ restore_packets() {
   set_packets "$orig_mtu" "$orig_gso"
 }
 
+# lo's receive queues' packet steering masks, "QUEUE=MASK+QUEUE=MASK..." (MASK as sysfs writes
+# it; no spaces, so that the settings file can be sourced).
+rps_masks() {
+  local q out=""
+  for q in /sys/class/net/"$kDev"/queues/rx-*/rps_cpus; do
+    [ -r "$q" ] || continue
+    q=${q%/rps_cpus}
+    out+="${q##*/}=$(tr -d '\n' <"$q/rps_cpus")+"
+  done
+  echo "${out%+}"
+}
+# set_rps "QUEUE=MASK+..." (rps_masks' format) or "all": every CPU of this machine.
+set_rps() {
+  local item q mask
+  if [ "$1" = all ]; then
+    local n cpus
+    n=$(nproc --all)
+    cpus=$(printf '%x' $(((1 << (n < 31 ? n : 31)) - 1)))
+    for q in /sys/class/net/"$kDev"/queues/rx-*; do echo "$cpus" >"$q/rps_cpus"; done
+    return
+  fi
+  local items
+  IFS=+ read -r -a items <<<"$1"
+  for item in "${items[@]}"; do
+    q=${item%%=*}
+    mask=${item#*=}
+    [[ $q =~ ^rx-[0-9]+$ && $mask =~ ^[0-9a-f,]+$ ]] || continue
+    echo "$mask" >/sys/class/net/"$kDev"/queues/"$q"/rps_cpus
+  done
+}
+congestion_now() { cat /proc/sys/net/ipv4/tcp_congestion_control; }
+set_congestion() { echo "$1" >/proc/sys/net/ipv4/tcp_congestion_control; }
+# Restores the host settings up saved (packet steering, congestion control), if any.
+restore_host() {
+  [ -r "$kState" ] || return 0
+  local orig_rps orig_cc
+  orig_rps=$(sed -n 's/^orig_rps=//p' "$kState")
+  orig_cc=$(sed -n 's/^orig_cc=//p' "$kState")
+  if [ -n "$orig_rps" ]; then set_rps "$orig_rps" || true; fi
+  if [[ $orig_cc =~ ^[a-z0-9_]+$ ]]; then set_congestion "$orig_cc" || true; fi
+}
+
 cmd_up() {
-  local rate="" ports=$kDefaultPorts duplex=full burst=$kDefaultBurst mtu=$kDefaultMtu links=per-port
+  local rate="" ports=$kDefaultPorts duplex=full burst=$kDefaultBurst mtu=$kDefaultMtu links=per-port rps=on congestion=cubic
   while (($#)); do
     case $1 in
       --rate) rate=${2-}; shift 2 || usage_error "--rate needs a value" ;;
@@ -147,7 +205,9 @@ cmd_up() {
       --burst) burst=${2-}; shift 2 || usage_error "--burst needs a value" ;;
       --mtu) mtu=${2-}; shift 2 || usage_error "--mtu needs a value" ;;
       --links) links=${2-}; shift 2 || usage_error "--links needs a value" ;;
-      *) usage_error "up: unknown option \"$1\" (valid: --rate, --ports, --duplex, --burst, --mtu, --links)" ;;
+      --rps) rps=${2-}; shift 2 || usage_error "--rps needs a value" ;;
+      --congestion) congestion=${2-}; shift 2 || usage_error "--congestion needs a value" ;;
+      *) usage_error "up: unknown option \"$1\" (valid: --rate, --ports, --duplex, --burst, --mtu, --links, --rps, --congestion)" ;;
     esac
   done
   [ -n "$rate" ] || usage_error "up: --rate is required (e.g. --rate 1gbit)"
@@ -162,6 +222,13 @@ cmd_up() {
     usage_error "--mtu: expected a packet size in bytes from 1280 (IPv6's minimum) to 65536, got \"$mtu\""
   fi
   mtu=$((10#$mtu))
+  case $rps in on | off) ;; *) usage_error "--rps: expected on or off, got \"$rps\"" ;; esac
+  if [ "$congestion" != keep ]; then
+    local available
+    available=$(cat /proc/sys/net/ipv4/tcp_available_congestion_control 2>/dev/null || true)
+    [[ " $available " == *" $congestion "* ]] ||
+      usage_error "--congestion: expected keep or one of this kernel's (${available:-none listed}), got \"$congestion\""
+  fi
   parse_ports "$ports"
   if [ "$links" = per-port ] && ((port_max - port_min >= kMaxPerPort)); then
     usage_error "--links per-port: at most $kMaxPerPort ports (a pair of classes and four filters each), got $ports ($((port_max - port_min + 1)))"
@@ -182,6 +249,14 @@ cmd_up() {
   if [ -r "$kState" ]; then eval "$(grep -E '^orig_(mtu|gso)=[0-9]*$' "$kState" || true)"; fi
   if [ -z "$orig_mtu" ]; then read -r orig_mtu orig_gso < <(link_packets); fi
   [ -n "$orig_mtu" ] || die "cannot read the MTU of $kDev (ip -d link show dev $kDev)"
+  # The host's packet steering and congestion control likewise.
+  local orig_rps="" orig_cc=""
+  if [ -r "$kState" ]; then
+    orig_rps=$(sed -n 's/^orig_rps=//p' "$kState")
+    orig_cc=$(sed -n 's/^orig_cc=//p' "$kState")
+  fi
+  [ -n "$orig_rps" ] || orig_rps=$(rps_masks)
+  [ -n "$orig_cc" ] || orig_cc=$(congestion_now)
 
   local eph_lo eph_hi
   read -r eph_lo eph_hi </proc/sys/net/ipv4/ip_local_port_range || true
@@ -192,8 +267,10 @@ cmd_up() {
   local to_class=$kHandle:10 from_class=$kHandle:10
   [ "$duplex" = full ] && from_class=$kHandle:11
   # Any failure below leaves a half-built qdisc: remove it rather than leave lo shaped oddly.
-  trap 'tc qdisc del dev "$kDev" root 2>/dev/null || true; set_packets "$orig_mtu" "$orig_gso" 2>/dev/null || true; rm -f "$kState"' ERR
+  trap 'tc qdisc del dev "$kDev" root 2>/dev/null || true; set_packets "$orig_mtu" "$orig_gso" 2>/dev/null || true; set_rps "$orig_rps" 2>/dev/null || true; set_congestion "$orig_cc" 2>/dev/null || true; rm -f "$kState"' ERR
   set_packets "$mtu" "${orig_gso:+$mtu}"
+  if [ "$rps" = on ]; then set_rps all; else set_rps "$orig_rps"; fi
+  if [ "$congestion" != keep ]; then set_congestion "$congestion"; else set_congestion "$orig_cc"; fi
   tc qdisc add dev "$kDev" root handle "$kHandle:" htb default 1
   tc class add dev "$kDev" parent "$kHandle:" classid "$kHandle:1" htb rate 100gbit burst 1m cburst 1m quantum 200000
   if [ "$links" = per-port ]; then
@@ -231,10 +308,10 @@ cmd_up() {
         match ip6 protocol 6 0xff match ip6 sport "$port" "$mask" flowid "$from_class"
     done < <(port_blocks "$port_min" "$port_max")
   fi
-  printf 'rate=%s\nports=%s\nduplex=%s\nlinks=%s\nburst=%s\nmtu=%s\norig_mtu=%s\norig_gso=%s\n' "$rate" "$ports" "$duplex" \
-    "$links" "$burst" "$mtu" "$orig_mtu" "$orig_gso" >"$kState"
+  printf 'rate=%s\nports=%s\nduplex=%s\nlinks=%s\nburst=%s\nmtu=%s\nrps=%s\ncongestion=%s\norig_mtu=%s\norig_gso=%s\norig_rps=%s\norig_cc=%s\n' \
+    "$rate" "$ports" "$duplex" "$links" "$burst" "$mtu" "$rps" "$(congestion_now)" "$orig_mtu" "$orig_gso" "$orig_rps" "$orig_cc" >"$kState"
   trap - ERR
-  echo "slowlink: up on $kDev: TCP ports $ports at $rate ($duplex duplex, $links links, burst $burst, packets of $mtu bytes)"
+  echo "slowlink: up on $kDev: TCP ports $ports at $rate ($duplex duplex, $links links, burst $burst, packets of $mtu bytes, packet steering $rps, congestion control $(congestion_now))"
 }
 
 cmd_down() {
@@ -244,9 +321,9 @@ cmd_down() {
   local owner
   owner=$(root_qdisc_owner)
   case $owner in
-    ours) tc qdisc del dev "$kDev" root; restore_packets; rm -f "$kState"; echo "slowlink: down" ;;
-    none) restore_packets; rm -f "$kState"; echo "slowlink: down (nothing was set up)" ;;
-    *) restore_packets; rm -f "$kState"; echo "slowlink: down (the root qdisc of $kDev is not slowlink's, left alone: ${owner#foreign: })" ;;
+    ours) tc qdisc del dev "$kDev" root; restore_packets; restore_host; rm -f "$kState"; echo "slowlink: down" ;;
+    none) restore_packets; restore_host; rm -f "$kState"; echo "slowlink: down (nothing was set up)" ;;
+    *) restore_packets; restore_host; rm -f "$kState"; echo "slowlink: down (the root qdisc of $kDev is not slowlink's, left alone: ${owner#foreign: })" ;;
   esac
 }
 
@@ -261,10 +338,10 @@ cmd_status() {
   fi
   if [ -r "$kState" ]; then
     # shellcheck disable=SC1090
-    local rate ports duplex burst mtu="" orig_mtu="" orig_gso="" links=""
+    local rate ports duplex burst mtu="" orig_mtu="" orig_gso="" links="" rps="" congestion="" orig_rps="" orig_cc=""
     # shellcheck source=/dev/null
     . "$kState"
-    echo "slowlink: up on $kDev: TCP ports $ports at $rate ($duplex duplex, ${links:-?} links, burst $burst, packets of ${mtu:-?} bytes; lo's own ${orig_mtu:-?})"
+    echo "slowlink: up on $kDev: TCP ports $ports at $rate ($duplex duplex, ${links:-?} links, burst $burst, packets of ${mtu:-?} bytes; lo's own ${orig_mtu:-?}; packet steering ${rps:-?} ($(rps_masks)), congestion control ${congestion:-?}; the host's own: steering ${orig_rps:-?}, ${orig_cc:-?})"
   else
     echo "slowlink: up on $kDev (settings file $kState missing)"
   fi

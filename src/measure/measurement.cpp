@@ -51,7 +51,8 @@ std::string env_summary() {
 }
 
 /// The settings of the link scripts/slowlink.sh emulates, from the file it keeps while the link
-/// is up (`KEY=VALUE` lines: rate, ports, duplex, links, burst, mtu, orig_mtu, orig_gso); an empty
+/// is up (`KEY=VALUE` lines: rate, ports, duplex, links, burst, mtu, rps, congestion and the
+/// host's own orig_mtu, orig_gso, orig_rps, orig_cc); an empty
 /// object when none is up. A series measured through the link then says how it was shaped:
 /// packets of lo's 64 KiB or of an Ethernet frame time small messages very differently.
 ordered_json emulated_link() {

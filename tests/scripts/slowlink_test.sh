@@ -42,7 +42,12 @@ lo_packets() {
   echo "$(grep -o ' mtu [0-9]*' <<<"$line" | head -n1 | awk '{print $2}') $(grep -o 'gso_max_size [0-9]*' <<<"$line" | awk '{print $2}')"
 }
 packets_before=$(lo_packets)
-trap '"$slowlink" down >/dev/null 2>&1' EXIT
+# The host settings up changes and down restores: lo's packet steering, TCP congestion control.
+rps_now() { cat /sys/class/net/lo/queues/rx-0/rps_cpus; }
+cc_now() { cat /proc/sys/net/ipv4/tcp_congestion_control; }
+rps_before=$(rps_now)
+cc_before=$(cc_now)
+trap '"$slowlink" down >/dev/null 2>&1; echo "$rps_before" >/sys/class/net/lo/queues/rx-0/rps_cpus; echo "$cc_before" >/proc/sys/net/ipv4/tcp_congestion_control' EXIT
 
 # Tearing down when nothing is set up is fine.
 out=$("$slowlink" down 2>&1) && pass "down with nothing set up: $out" || fail "down with nothing set up: $out"
@@ -67,21 +72,32 @@ expect_usage_error '--duplex: expected full or half, got "quarter"' up --rate 1g
 expect_usage_error '--mtu: expected a packet size in bytes from 1280' up --rate 1gbit --mtu 100
 expect_usage_error '--links: expected shared or per-port, got "star"' up --rate 1gbit --links star
 expect_usage_error '--links per-port: at most 256 ports (a pair of classes and four filters each), got 20000-20999 (1000)' up --rate 1gbit --ports 20000-20999
+expect_usage_error '--rps: expected on or off, got "maybe"' up --rate 1gbit --rps maybe
+expect_usage_error '--congestion: expected keep or one of this kernel' up --rate 1gbit --congestion warp
 expect_usage_error 'unknown command "sideways"' sideways
 tc qdisc show dev lo root | grep -q '^qdisc noqueue' && pass "lo untouched after bad input" ||
   fail "lo changed after bad input: $(tc qdisc show dev lo)"
 
 # Up twice is the same state; the second up keeps lo's own packets to restore.
-"$slowlink" up --rate 1gbit --ports 20000-20999 --links shared --burst 3k --mtu 9000 >/dev/null || fail "up failed"
+"$slowlink" up --rate 1gbit --ports 20000-20999 --links shared --burst 3k --mtu 1500 --rps off --congestion keep >/dev/null ||
+  fail "up failed"
 first=$(tc_config)
-[ "$(lo_packets)" = "9000 9000" ] && pass "while up, lo's MTU and largest GSO packet are --mtu 9000" ||
-  fail "while up with --mtu 9000, lo's packets are $(lo_packets)"
+[ "$(lo_packets)" = "1500 1500" ] && pass "while up, lo's MTU and largest GSO packet are --mtu 1500" ||
+  fail "while up with --mtu 1500, lo's packets are $(lo_packets)"
+[ "$(rps_now)" = "$rps_before" ] && [ "$(cc_now)" = "$cc_before" ] &&
+  pass "--rps off --congestion keep leave steering ($rps_before) and congestion control ($cc_before) alone" ||
+  fail "--rps off --congestion keep: steering $(rps_now), congestion control $(cc_now), were $rps_before, $cc_before"
 "$slowlink" up --rate 1gbit --ports 20000-20999 --links shared --burst 3k >/dev/null || fail "second up failed"
 second=$(tc_config)
-[ "$(lo_packets)" = "1500 1500" ] && pass "while up, lo's packets are an Ethernet frame's by default (1500)" ||
-  fail "while up, lo's packets are $(lo_packets), expected 1500 1500"
+[ "$(lo_packets)" = "9000 9000" ] && pass "while up, lo's packets are jumbo frames by default (9000)" ||
+  fail "while up, lo's packets are $(lo_packets), expected 9000 9000"
+all_cpus=$(printf '%x' $(((1 << $(nproc --all)) - 1)))
+[ "$(rps_now)" = "$all_cpus" ] && pass "while up, lo steers each connection's packets to one CPU (rps_cpus $all_cpus)" ||
+  fail "while up, lo's rps_cpus is $(rps_now), expected $all_cpus"
+[ "$(cc_now)" = cubic ] && pass "while up, TCP's congestion control is cubic" || fail "while up, congestion control $(cc_now)"
 status=$("$slowlink" status)
-grep -q "shared links, burst 3k, packets of 1500 bytes; lo's own ${packets_before%% *})" <<<"$status" && pass "status names the packets and lo's own" ||
+grep -q "shared links, burst 3k, packets of 9000 bytes; lo's own ${packets_before%% *}; packet steering on (rx-0=$all_cpus), congestion control cubic; the host's own: steering rx-0=$rps_before, $cc_before)" <<<"$status" &&
+  pass "status names the packets, steering, congestion control and the host's own" ||
   fail "status: ${status%%$'\n'*}"
 [ "$first" = "$second" ] && pass "up twice gives the same tc state" || fail "up twice differs:
 $first
@@ -162,7 +178,7 @@ if [ -n "$measure" ] && [ -n "$mpirun" ]; then
         "$measure" --sizes 4KiB --reps 3 --warmup 1 --algo ring --transport mpi -o "$meas_dir/m.json") \
       >"$meas_dir/log" 2>&1; then
     link=$("$python" -c 'import json, sys; print(json.load(open(sys.argv[1]))["machine"].get("emulated_link"))' "$meas_dir/m.json")
-    [ "$link" = "{'rate': '1gbit', 'ports': '20000-20063', 'duplex': 'full', 'links': 'per-port', 'burst': '3k', 'mtu': '1500', 'orig_mtu': '${packets_before%% *}', 'orig_gso': '${packets_before##* }'}" ] &&
+    [ "$link" = "{'rate': '1gbit', 'ports': '20000-20063', 'duplex': 'full', 'links': 'per-port', 'burst': '19k', 'mtu': '9000', 'rps': 'on', 'congestion': 'cubic', 'orig_mtu': '${packets_before%% *}', 'orig_gso': '${packets_before##* }', 'orig_rps': 'rx-0=$rps_before', 'orig_cc': '$cc_before'}" ] &&
       pass "a measurement through the link records it: $link" || fail "machine.emulated_link of a measurement through the link: $link"
   else
     fail "ccsim-measure through the link failed: $(tail -5 "$meas_dir/log")"
@@ -178,6 +194,9 @@ tc qdisc show dev lo root | grep -q '^qdisc noqueue' && pass "lo back to noqueue
 [ "$(lo_packets)" = "$packets_before" ] && pass "lo's MTU and GSO packet restored ($packets_before)" ||
   fail "lo's packets $(lo_packets) after down, were $packets_before"
 [ ! -e /run/ccsim-slowlink.conf ] && pass "settings file removed" || fail "settings file left"
+[ "$(rps_now)" = "$rps_before" ] && [ "$(cc_now)" = "$cc_before" ] &&
+  pass "steering ($rps_before) and congestion control ($cc_before) restored" ||
+  fail "after down: steering $(rps_now), congestion control $(cc_now), were $rps_before, $cc_before"
 "$slowlink" status | grep -qx 'slowlink: down' && pass "status: down" || fail "status after down: $("$slowlink" status)"
 [ "$others_before" = "$(others_state)" ] && pass "other interfaces untouched" || fail "qdiscs of other interfaces changed"
 
