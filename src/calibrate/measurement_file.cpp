@@ -1,6 +1,9 @@
 #include "calibrate/measurement_file.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <regex>
 
 #include <fmt/format.h>
 
@@ -125,7 +128,19 @@ MeasurementFile parse_measurements(std::string_view text, const std::string& sou
     if (!link->is_object()) machine.at("emulated_link").fail("expected an object of the link's settings, " + json::got(*link));
     ObjectReader r(*link, source, machine.member_path("emulated_link"));
     std::vector<std::string> settings;
-    for (const auto& member : link->members()) settings.push_back(member.first + " " + r.string(member.first));
+    std::string rate, links;
+    for (const auto& member : link->members()) {
+      const std::string value = r.string(member.first);
+      settings.push_back(member.first + " " + value);
+      if (member.first == "rate") rate = value;
+      if (member.first == "links") links = value;
+    }
+    if (links == "per-port" && !rate.empty()) {
+      m.link_Bps = tc_rate_Bps(rate);
+      if (!(m.link_Bps > 0)) {
+        r.at("rate").fail(fmt::format("expected a rate in tc's units (e.g. 1gbit, 125mbps), got \"{}\"", rate));
+      }
+    }
     r.finish();
     m.emulated_link = fmt::format("{}", fmt::join(settings, ", "));
   }
@@ -175,5 +190,24 @@ std::string affinity_summary(const MeasurementFile& file) {
 }
 
 MeasurementFile read_measurements(const std::string& path) { return parse_measurements(json::read_file(path), path); }
+
+double tc_rate_Bps(const std::string& text) {
+  static const std::regex kRate(R"(^([0-9]+(\.[0-9]+)?)(bit|kbit|mbit|gbit|tbit|bps|kbps|mbps|gbps|tbps)$)");
+  std::smatch m;
+  if (!std::regex_match(text, m, kRate)) return 0;
+  const double value = std::strtod(m[1].str().c_str(), nullptr);
+  const std::string unit = m[3].str();
+  const bool bytes = unit.size() >= 3 && unit.compare(unit.size() - 3, 3, "bps") == 0;
+  double scale = 1;
+  switch (unit[0]) {
+    case 'k': scale = 1e3; break;
+    case 'm': scale = 1e6; break;
+    case 'g': scale = 1e9; break;
+    case 't': scale = 1e12; break;
+    default: break;
+  }
+  const double rate = value * scale / (bytes ? 1 : 8);
+  return std::isfinite(rate) && rate > 0 ? rate : 0;
+}
 
 }  // namespace ccsim::calibrate

@@ -52,6 +52,10 @@ struct MeasurementFile {
   /// "key value, ..." in the file's order; empty when none was up (or not recorded, before
   /// 2026-12-02).
   std::string emulated_link;
+  /// The rate of the link each process had to itself when the emulated link gave each port its
+  /// own classes (machine.emulated_link: links per-port, rate in tc's units), bytes/s; 0 when
+  /// not measured through such a link.
+  double link_Bps = 0;
   /// The MPI library's protocol limits recorded by ccsim measure (machine.protocol_limits:
   /// "btl_tcp_eager_limit" -> 65536, ...), by name.
   std::vector<std::pair<std::string, std::uint64_t>> protocol_limits;
@@ -75,5 +79,10 @@ std::string affinity_summary(const MeasurementFile& file);
 /// and field.
 MeasurementFile read_measurements(const std::string& path);
 MeasurementFile parse_measurements(std::string_view text, const std::string& source);
+
+/// A rate in tc's units as scripts/slowlink.sh takes it (a number and bit, kbit, mbit, gbit,
+/// tbit: bits per second; bps, kbps, mbps, gbps, tbps: bytes per second; k = 1000), in bytes
+/// per second; 0 when `text` is not one.
+double tc_rate_Bps(const std::string& text);
 
 }  // namespace ccsim::calibrate

@@ -10,6 +10,7 @@
 
 #include "collective/critical_path_executor.hpp"
 #include "core/input_error.hpp"
+#include "core/parse.hpp"
 
 namespace ccsim::calibrate {
 namespace {
@@ -605,6 +606,12 @@ NetworkFit fit_network(const MeasurementFile& file, const SeriesChoice& choice, 
     fit.notes.push_back(fmt::format("measured through the link scripts/slowlink.sh emulated: {} (the model describes "
                                     "that link)",
                                     file.emulated_link));
+  }
+  if (file.link_Bps > 0) {
+    fit.tier.link_Bps = file.link_Bps;
+    fit.notes.push_back(fmt::format("each process had a link of {} to itself (per-port links): processes that share a "
+                                    "core share its CPU but not that link (link_bandwidth_Bps)",
+                                    format_rate(file.link_Bps)));
   }
   fit.fitted = summarize(fit.points, true);
   fit.held_out = summarize(fit.points, false);

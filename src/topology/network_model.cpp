@@ -52,7 +52,13 @@ TierModel on_shared_cores(const TierModel& tier, double sharing) {
   shared.recv_overhead_s *= sharing;
   for (CostSegment& s : shared.segments) {
     s.latency_s = s.latency_s * sharing + tier.handoff_s;
-    s.bandwidth_Bps /= sharing;
+    if (tier.link_Bps > 0) {
+      const double wire = 1 / tier.link_Bps;
+      const double per_byte = 1 / s.bandwidth_Bps;
+      if (per_byte > wire) s.bandwidth_Bps = 1 / (wire + sharing * (per_byte - wire));
+    } else {
+      s.bandwidth_Bps /= sharing;
+    }
   }
   shared.handoff_s = 0;  // paid
   return shared;
@@ -75,6 +81,7 @@ TierModel read_tier(ObjectReader tier) {
   model.recv_overhead_s = tier.number_in("recv_overhead_s", 0, kMaxTime_s);
   model.handoff_s = tier.optional_number_in("shared_core_handoff_s", 0, kMaxTime_s).value_or(0);
   model.floor_bytes = tier.optional_non_negative_integer("floor_bytes").value_or(0);
+  model.link_Bps = tier.optional_number_in("link_bandwidth_Bps", kMinBandwidth_Bps, kMaxBandwidth_Bps).value_or(0);
   const json::Value& list = tier.array("segments");
   const std::string list_path = tier.member_path("segments");
   if (list.items().empty()) tier.at("segments").fail("expected at least one segment, got []");
@@ -111,6 +118,7 @@ nlohmann::ordered_json tier_json(const TierModel& tier) {
   t["recv_overhead_s"] = tier.recv_overhead_s;
   if (tier.handoff_s > 0) t["shared_core_handoff_s"] = tier.handoff_s;
   if (tier.floor_bytes > 0) t["floor_bytes"] = tier.floor_bytes;
+  if (tier.link_Bps > 0) t["link_bandwidth_Bps"] = tier.link_Bps;
   nlohmann::ordered_json segments = nlohmann::ordered_json::array();
   for (const CostSegment& s : tier.segments) {
     nlohmann::ordered_json j;

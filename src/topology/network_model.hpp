@@ -46,6 +46,12 @@ struct TierModel {
   /// not the 3 us less that the line gives). Optional key `floor_bytes`; `calibrate network`
   /// writes it.
   std::uint64_t floor_bytes = 0;
+  /// The rate of a link each process has to itself (bytes/s; 0: none), as a NIC per process
+  /// or the per-port link of scripts/slowlink.sh: the part of a byte's cost that is the link's
+  /// serialisation, 1 / link_Bps, is not stretched when processes share a core
+  /// (on_shared_cores); only the rest, the CPU's, is. Optional key `link_bandwidth_Bps`;
+  /// `calibrate network` writes it for a series measured through a per-port emulated link.
+  double link_Bps = 0;
 
   /// The latency and bandwidth that apply to a message of `bytes`: its segment's (the last one
   /// whose min_bytes <= bytes; the first also covers smaller messages), or on a ramp the
@@ -59,8 +65,11 @@ struct TierModel {
 
 /// The tier as processes see it that share their cores, `sharing` processes per core (> 1):
 /// every overhead and latency `sharing` times longer plus the hand-off, every bandwidth
-/// `sharing` times lower (shared memory and loopback TCP move every byte with a CPU). The
-/// tier itself when `sharing` <= 1.
+/// `sharing` times lower (shared memory and loopback TCP move every byte with a CPU). With a
+/// link of its own per process (link_Bps > 0), a segment slower than that link pays its
+/// seconds per byte as 1 / link_Bps + sharing x (1 / bandwidth - 1 / link_Bps): the wire is
+/// not time-shared, the CPU's part is; a segment faster than the link (bytes that left within
+/// the link's burst) keeps its bandwidth. The tier itself when `sharing` <= 1.
 TierModel on_shared_cores(const TierModel& tier, double sharing);
 
 /// Which measured points a model was fitted on: a series of a measurement file, on one

@@ -114,3 +114,23 @@ TEST_CASE("a measurement file gives its cores, protocol limits and the spread of
   CHECK(error_of(with(file_json(series), "\"p10\": 1.5e-6", "\"p10\": 2.5e-6")) ==
         "m.json:8: field 'series[0].time_s': expected p10 <= median <= p90, got 2.5e-06 <= 2e-06 <= 3e-06");
 }
+
+TEST_CASE("a measurement through a per-port emulated link gives each process's link rate", "[calibrate][measurements]") {
+  const std::string machine = R"("machine": {"processes": 2, "nodes": 1, "cpu": "test", "hosts": ["a", "a"]})";
+  const auto link = [&](const std::string& settings) {
+    return with(file_json(kSeries), machine,
+                R"("machine": {"processes": 2, "nodes": 1, "cpu": "test", "hosts": ["a", "a"], "emulated_link": {)" + settings + "}}");
+  };
+  CHECK(calibrate::parse_measurements(link(R"("rate": "1gbit", "links": "per-port", "mtu": "9000")"), "m.json").link_Bps == 1.25e8);
+  CHECK(calibrate::parse_measurements(link(R"("rate": "100mbps", "links": "per-port")"), "m.json").link_Bps == 1e8);
+  // Shared classes: processes share the link, no rate of their own.
+  CHECK(calibrate::parse_measurements(link(R"("rate": "1gbit", "links": "shared")"), "m.json").link_Bps == 0);
+  CHECK(calibrate::parse_measurements(file_json(kSeries), "m.json").link_Bps == 0);
+  CHECK_THAT(error_of(link(R"("rate": "fast", "links": "per-port")")),
+             Catch::Contains("field 'machine.emulated_link.rate': expected a rate in tc's units (e.g. 1gbit, 125mbps), got \"fast\""));
+  CHECK(calibrate::tc_rate_Bps("2.5gbit") == 3.125e8);
+  CHECK(calibrate::tc_rate_Bps("800kbit") == 1e5);
+  CHECK(calibrate::tc_rate_Bps("1tbps") == 1e12);
+  CHECK(calibrate::tc_rate_Bps("1 gbit") == 0);
+  CHECK(calibrate::tc_rate_Bps("gbit") == 0);
+}

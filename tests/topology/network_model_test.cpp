@@ -159,3 +159,28 @@ TEST_CASE("below the smallest message a tier was fitted on, a message costs what
   text.replace(text.find("\"floor_bytes\": 512"), 18, "\"floor_bytes\": -1");
   CHECK_THAT(error_of(text), Catch::Contains("field 'tiers.intra.floor_bytes'"));
 }
+
+TEST_CASE("a link each process has to itself is not time-shared with the core: the CPU's part of a byte is",
+          "[topology][network-model]") {
+  std::string text = model_json(kTwo);
+  const topology::NetworkModel plain = parse_network_model(text, "m.json");
+  text.replace(text.find("\"segments\": "), 12, "\"link_bandwidth_Bps\": 5e8, \"segments\": ");
+  const topology::NetworkModel m = parse_network_model(text, "m.json");
+  CHECK(m.intra.link_Bps == 5e8);
+  // The intra tier's segment from 0 runs at 1 GB/s, faster than the 0.5 GB/s link (bytes within
+  // its burst): kept. Without a link every bandwidth is halved at 2 processes per core.
+  CHECK(topology::on_shared_cores(m.intra, 2).segments[0].bandwidth_Bps == 1e9);
+  CHECK(topology::on_shared_cores(plain.intra, 2).segments[0].bandwidth_Bps == 5e8);
+  // A segment slower than the link: 1 / 0.25 GB/s = 4 ns per byte, 2 of them the wire's; at 2
+  // processes per core 2 + 2 x 2 = 6 ns per byte, not 8.
+  topology::TierModel slow = m.intra;
+  slow.segments[0].bandwidth_Bps = 2.5e8;
+  CHECK(topology::on_shared_cores(slow, 2).segments[0].bandwidth_Bps == Approx(1 / 6e-9).epsilon(1e-12));
+  CHECK(topology::on_shared_cores(slow, 2).segments[0].latency_s == 2 * slow.segments[0].latency_s);
+  slow.link_Bps = 0;
+  CHECK(topology::on_shared_cores(slow, 2).segments[0].bandwidth_Bps == 1.25e8);
+  CHECK(parse_network_model(topology::write_network_model(m), "w.json").intra.link_Bps == 5e8);  // written back
+  CHECK(write_network_model(plain).find("link_bandwidth_Bps") == std::string::npos);
+  text.replace(text.find("\"link_bandwidth_Bps\": 5e8"), 25, "\"link_bandwidth_Bps\": 0.5");
+  CHECK_THAT(error_of(text), Catch::Contains("field 'tiers.intra.link_bandwidth_Bps'"));
+}
