@@ -86,7 +86,8 @@ if [[ $networks == *" 1gbit "* ]]; then
   scripts/slowlink.sh up --rate 1gbit ${SLOWLINK_ARGS:-}
   trap 'scripts/slowlink.sh down' EXIT
   # Over MPI only, and 2 processes only unless asked (NP_1GBIT="2 4"): the slow link's runs take
-  # the longest, and 4 processes through it stall on TCP's retransmission timers.
+  # the longest (4 processes through it stalled on TCP's retransmission timers until the link
+  # kept each connection's packets in order; since, 5 minutes: tests/data/measure/xeon2/1gbit-jumbo-np4.json).
   for np in ${NP_1GBIT:-2}; do
     run 1gbit "$np" --algo mpi,ring,compressed-ring --codec ccsz:rel=1e-3 --transport mpi
   done
