@@ -98,6 +98,23 @@ for r in $GEN2; do
     fail "gen2 $r: not the median of its three runs"
   error_within 8
 done
+# A third generated set (tests/data/compute/gen3/), made after the FLOP exponent was built, to
+# check it on runs it was not designed on: each configuration from the round-0 traces of the
+# other eight within 8 % against its round-0 run (within 5.92 %: tp2_h256) and within 6 % against
+# the median of its two runs (dp2_h256 +5.76 %). With one FLOP rate per kind dp2_h256 comes out
+# +8.67 % and +10.79 %, pp2_h256 +6.97 % and +9.09 %.
+G3=$D/gen3
+generated_set gen3 "$G3" "$GEN2" ''
+for r in $GEN2; do
+  others "$G3" "$GEN2" "$r"
+  hostile "gen3-loo-median-$r" 0 '' predict "${fit[@]}" --config "$G3/$r.summary.json" --config "$G3/${r}_rep1.summary.json"
+  error_within 6
+done
+others "$G3" "$GEN2" dp2_h256
+hostile gen3-one-rate 0 '' predict "${fit[@]}" --config "$G3/dp2_h256.summary.json" --config "$G3/dp2_h256_rep1.summary.json" \
+  --flop-exponent 1
+grep -q '^error: +10.79 %$' "$last_out" || fail "gen3 dp2_h256 with one FLOP rate: not +10.79 %"
+
 # The fitted exponent is said, and --flop-exponent 1 fits one rate per kind.
 others "$G2" "$GEN2" dp2_h512
 hostile gen2-exponent 0 '' predict "${fit[@]}" --config "$G2/dp2_h512.summary.json" \
