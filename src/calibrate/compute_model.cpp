@@ -21,10 +21,10 @@ using json::ObjectReader;
 using json::Value;
 
 constexpr double kMaxSeconds = trace::kMaxDurationMs * 1e-3;
-constexpr double kMaxError = 1e6;
+constexpr double kMaxError = 1e6;      // a relative error of 10^8 %: anything larger is not a fit
 constexpr double kMinExponent = 0.25;  // time ~ flops^p: outside [0.25, 4] no machine behaves so
 constexpr double kMaxExponent = 4;
-constexpr double kMinRate = 1e3;   // per second: a rate below is a typo, and 1e24 FLOPs over it stay finite  // a relative error of 10^8 %: anything larger is not a fit
+constexpr double kMinRate = 1e3;       // per second: a rate below is a typo, and 1e24 FLOPs over it stay finite
 
 void read_hardware(ObjectReader& doc, trace::Hardware& hw) {
   ObjectReader h = doc.child("hardware");
