@@ -131,6 +131,7 @@ MeasurementFile parse_osu(std::string_view text, const std::string& source, std:
     if (line.front() == '#') {
       const std::string l = ascii_lower(line);
       if (l.find("# osu") == 0) {
+        const bool was_allreduce = allreduce, was_latency = latency;
         allreduce = l.find("allreduce") != std::string::npos;
         latency = l.find(" latency test") != std::string::npos && !allreduce &&
                   l.find("multi") == std::string::npos && l.find("bandwidth") == std::string::npos;
@@ -139,6 +140,13 @@ MeasurementFile parse_osu(std::string_view text, const std::string& source, std:
                            fmt::format("unsupported OSU benchmark \"{}\": calibration reads osu_allreduce and "
                                        "osu_latency output",
                                        trim(line.substr(1))));
+        }
+        // Runs of one benchmark may follow each other (their headers repeat); of two, the
+        // points of one would be read with the other's process count.
+        if ((was_allreduce && latency) || (was_latency && allreduce)) {
+          throw InputError(source, number, "header",
+                           fmt::format("\"{}\" after {} output: one OSU benchmark per file (osu_allreduce or osu_latency)",
+                                       trim(line.substr(1)), was_allreduce ? "osu_allreduce" : "osu_latency"));
         }
       } else if (l.find("datatype") != std::string::npos) {
         const bool four_bytes = l.find("float") != std::string::npos || l.find("mpi_int") != std::string::npos;

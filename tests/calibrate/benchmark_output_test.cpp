@@ -61,6 +61,13 @@ TEST_CASE("OSU allreduce output becomes one MPI_Allreduce series", "[calibrate][
              Catch::Contains("Datatype") && Catch::Contains("4-byte"));
   CHECK_THAT(error_of("# OSU MPI Allreduce Latency Test v7.1\n# Size  Avg Latency(us)\n", 2),
              Catch::Contains("no measurements"));
+  // One benchmark per file: repeated runs of osu_allreduce read, osu_latency after it does not
+  // (its points would take 2 processes, the allreduce points none; found by fuzzing).
+  CHECK(calibrate::parse_benchmark_output(std::string(kOsu) + kOsu, "osu.txt", 8).series.size() == 6);
+  CHECK(error_of("# OSU MPI Allreduce Latency Test v7.1\n# Size  Avg Latency(us)\n4  4\n# OSU MPI Latency Test v7.1\n"
+                 "# Size  Latency (us)\n4  4\n", 2) ==
+        "bench.txt:4: field 'header': \"OSU MPI Latency Test v7.1\" after osu_allreduce output: one OSU benchmark per file "
+        "(osu_allreduce or osu_latency)");
 }
 
 TEST_CASE("osu_latency output becomes ping-pong points of 2 processes", "[calibrate][external]") {
