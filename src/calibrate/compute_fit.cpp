@@ -71,6 +71,10 @@ Errors errors_of(const std::vector<double>& predicted, const std::vector<CostSam
   return e;
 }
 
+/// The Bayesian information criterion of a least-squares fit of n points with `terms`
+/// parameters: n ln(SSE / n) + terms ln n (lower is better).
+double bic(double n, double sse, double terms) { return n * std::log(std::max(sse, 1e-300) / n) + terms * std::log(n); }
+
 int distinct_points(const std::vector<CostSample>& samples, bool with_flops) {
   std::set<std::pair<double, double>> seen;
   for (const CostSample& s : samples) seen.emplace(with_flops ? s.flops : 0.0, s.bytes);
@@ -154,8 +158,7 @@ NnlsResult fit_relative_nnls(const std::vector<std::vector<double>>& columns, co
     bool better = !best.ok || sse < best.sse - tol || (sse <= best.sse + tol && use.size() < best_terms);
     if (objective == FitObjective::kTotal && best.ok) {
       const double nn = static_cast<double>(n);
-      const auto bic = [&](double e, std::size_t terms) { return nn * std::log(std::max(e, 1e-300) / nn) + terms * std::log(nn); };
-      better = bic(sse, use.size()) < bic(best.sse, best_terms) - 1e-9;
+      better = bic(nn, sse, static_cast<double>(use.size())) < bic(nn, best.sse, static_cast<double>(best_terms)) - 1e-9;
     }
     if (better) {
       best.ok = true;
@@ -180,16 +183,11 @@ void fit_exponent(const std::string& kind, const std::vector<CostSample>& sample
     if (s.flops > 0) flops.push_back(s.flops);
   }
   std::sort(flops.begin(), flops.end());
+  const double reference = flops[flops.size() / 2];  // the median FLOPs of the kind's operators
   const auto distinct = static_cast<int>(std::unique(flops.begin(), flops.end()) - flops.begin());
   // The exponent is a parameter like the terms: with the terms it may use, at most distinct - 1
   // of them (fit_kind), and it needs 3 FLOP counts or more, spanning a factor of 2.
   if (max_terms < 2 || distinct < 3 || flops[static_cast<std::size_t>(distinct) - 1] < 2 * flops.front()) return;
-  std::vector<double> all;
-  for (const CostSample& s : samples) {
-    if (s.flops > 0) all.push_back(s.flops);
-  }
-  std::nth_element(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(all.size() / 2), all.end());
-  const double reference = all[all.size() / 2];
   // The exponent replaces the byte term: with both, a GEMM's bytes (which grow slower than its
   // FLOPs) and a low exponent trade off against each other, and the curve leaves the data badly.
   std::vector<bool> power_allowed = allowed;
@@ -219,10 +217,9 @@ void fit_exponent(const std::string& kind, const std::vector<CostSample>& sample
     return;
   }
   const double n = static_cast<double>(samples.size());
-  const auto bic = [&](double sse, double terms) { return n * std::log(std::max(sse, 1e-300) / n) + terms * std::log(n); };
   const double terms = static_cast<double>(std::count_if(best.x.begin(), best.x.end(), [](double v) { return v > 0; }));
   const double terms_one = static_cast<double>(std::count_if(r.x.begin(), r.x.end(), [](double v) { return v > 0; }));
-  if (!(bic(best.sse, terms + 1) < bic(r.sse, terms_one))) return;
+  if (!(bic(n, best.sse, terms + 1) < bic(n, r.sse, terms_one))) return;
   r = std::move(best);
   m.flop_exponent = best_p;
   m.flop_reference = reference;
