@@ -124,8 +124,10 @@ FitRun load_run(const std::string& path, const topology::Platform& platform, boo
     if (fs::is_regular_file(summary, ec)) run.summary = import::read_run_summary(summary.string());
   } else {
     std::vector<import::RankProfile> profiles;
-    for (const std::string& f : import::kineto_rank_files({path})) profiles.push_back(import::read_rank_profile_file(f));
     import::KinetoOptions options;
+    for (const std::string& f : import::kineto_rank_files({path})) {
+      profiles.push_back(import::read_rank_profile_file(f, import::ProfileWindow::iteration(options.iteration)));
+    }
     options.name = run_name(path);
     options.source = path;
     const topology::AcceleratorSpec& acc = platform.network.accelerator();

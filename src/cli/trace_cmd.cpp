@@ -98,7 +98,8 @@ void run_import(const ImportCommand& cmd) {
   const std::vector<std::string> files = import::kineto_rank_files(cmd.inputs);
   std::vector<import::RankProfile> profiles;
   profiles.reserve(files.size());
-  for (const std::string& f : files) profiles.push_back(import::read_rank_profile_file(f));
+  // Only the imported iteration's events are kept: a profile of many steps needs the memory of one.
+  for (const std::string& f : files) profiles.push_back(import::read_rank_profile_file(f, import::ProfileWindow::iteration(cmd.iteration)));
 
   import::KinetoOptions options;
   options.iteration = cmd.iteration;

@@ -119,13 +119,6 @@ class RankImporter {
                      fmt::format("{} (event \"{}\")", detail, p_.name(e)));
   }
 
-  static std::optional<int> iteration_number(std::string_view name) {
-    if (!starts_with(name, "Iteration#")) return std::nullopt;
-    const auto k = parse_int(name.substr(10));
-    if (!k || *k < 0) return std::nullopt;
-    return static_cast<int>(*k);
-  }
-
   void find_main() {
     std::map<int, std::uint32_t> found;
     for (std::uint32_t i = 0; i < p_.events.size(); ++i) {
@@ -417,6 +410,7 @@ class RankImporter {
       }
       out_.streams.push_back(std::move(sum));
     }
+    out_.outside_iteration += p_.dropped;  // not even kept by the reader
     for (const auto& [name, n] : p_.unknown) out_.unknown[name] += n;
   }
 

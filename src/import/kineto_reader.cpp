@@ -1,6 +1,7 @@
 #include "import/kineto_reader.hpp"
 
 #include <fstream>
+#include <limits>
 #include <optional>
 #include <unordered_map>
 
@@ -8,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/input_error.hpp"
+#include "core/parse.hpp"
 
 namespace ccsim::import {
 
@@ -34,15 +36,39 @@ std::vector<std::vector<std::int64_t>> RankProfile::input_dims(const Event& e) c
   return out;
 }
 
+std::optional<int> iteration_number(std::string_view name) {
+  constexpr std::string_view kPrefix = "Iteration#";
+  if (!name.starts_with(kPrefix)) return std::nullopt;
+  const auto k = parse_int(name.substr(kPrefix.size()));
+  if (!k || *k < 0 || *k > std::numeric_limits<int>::max()) return std::nullopt;
+  return static_cast<int>(*k);
+}
+
 namespace {
 
 using json = nlohmann::json;
+
+/// What a pass over the file does with the events it has checked.
+enum class Pass : std::uint8_t {
+  kKeep,    ///< keep every event
+  kScan,    ///< keep none: note the host threads' Iteration#k events (the first pass of a window)
+  kWindow,  ///< keep the events that start within [from_us, to_us], and every Iteration#k
+};
+
+/// A host thread's Iteration#k event, seen by the first pass.
+struct IterationSpan {
+  int k = 0;
+  double ts_us = 0, end_us = 0;
+};
 
 /// The SAX handler: a stack of contexts, and the event being read. Only the fields the
 /// importer uses are kept; everything else is skipped without building a DOM.
 class Handler : public nlohmann::json_sax<json> {
  public:
-  Handler(RankProfile& out) : out_(out) {}
+  explicit Handler(RankProfile& out, Pass pass = Pass::kKeep, double from_us = 0, double to_us = 0)
+      : out_(out), pass_(pass), from_us_(from_us), to_us_(to_us) {}
+
+  const std::vector<IterationSpan>& iterations() const { return iterations_; }
 
   bool saw_events() const { return saw_events_; }
 
@@ -192,7 +218,24 @@ class Handler : public nlohmann::json_sax<json> {
     ordinal_ = ordinal + 1;
     if (out_.rank < 0 && event_.pid) pid_rank_ = static_cast<int>(*event_.pid);
 
+    const bool gpu = event_.cat == "kernel" || event_.cat == "gpu_memcpy" || event_.cat == "gpu_memset" ||
+                     event_.cat == "gpu_user_annotation";
+    const bool host_thread = !gpu && !event_.async;
+    const std::optional<int> k = host_thread ? iteration_number(event_.name) : std::nullopt;
+    if (pass_ == Pass::kScan) {
+      if (k) iterations_.push_back({*k, *event_.ts, *event_.ts + *event_.dur});
+      return;
+    }
+    const std::uint32_t stream =
+        gpu ? stream_index(StreamKind::kGpu, event_.gpu_stream ? fmt::format("stream {}", *event_.gpu_stream) : event_.tid)
+            : stream_index(event_.async ? StreamKind::kHostAsync : StreamKind::kHostThread, event_.tid);
+    if (pass_ == Pass::kWindow && !k && !(*event_.ts >= from_us_ && *event_.ts <= to_us_)) {
+      ++out_.dropped;  // the stream is listed all the same, as when every event is kept
+      return;
+    }
+
     Event e;
+    e.stream = stream;
     e.name = out_.names.intern(event_.name);
     e.ordinal = ordinal;
     e.sequence = event_.seq.value_or(-1);
@@ -206,14 +249,6 @@ class Handler : public nlohmann::json_sax<json> {
         out_.dims.insert(out_.dims.end(), shape.begin(), shape.end());
       }
     }
-    const bool gpu = event_.cat == "kernel" || event_.cat == "gpu_memcpy" || event_.cat == "gpu_memset" ||
-                     event_.cat == "gpu_user_annotation";
-    if (gpu) {
-      e.stream = stream_index(StreamKind::kGpu,
-                              event_.gpu_stream ? fmt::format("stream {}", *event_.gpu_stream) : event_.tid);
-    } else {
-      e.stream = stream_index(event_.async ? StreamKind::kHostAsync : StreamKind::kHostThread, event_.tid);
-    }
     out_.streams[e.stream].events.push_back(static_cast<std::uint32_t>(out_.events.size()));
     out_.events.push_back(e);
   }
@@ -223,6 +258,9 @@ class Handler : public nlohmann::json_sax<json> {
 
  private:
   RankProfile& out_;
+  Pass pass_;
+  double from_us_, to_us_;
+  std::vector<IterationSpan> iterations_;  ///< Pass::kScan
   std::vector<Ctx> stack_;
   std::string key_;
   Pending event_;
@@ -234,23 +272,61 @@ class Handler : public nlohmann::json_sax<json> {
 
 }  // namespace
 
-RankProfile read_rank_profile(std::istream& in, const std::string& file) {
-  RankProfile out;
-  out.file = file;
-  Handler handler(out);
+namespace {
+
+/// One pass of `handler` over `in`.
+void parse(std::istream& in, const std::string& file, Handler& handler) {
   json::sax_parse(in, &handler, nlohmann::json::input_format_t::json, true);
   if (!handler.saw_events()) {
     throw InputError(file, 0, "traceEvents",
                      "missing: not a Chrome/Kineto trace (expected {\"traceEvents\": [...]} or an array of events)");
   }
+}
+
+}  // namespace
+
+RankProfile read_rank_profile(std::istream& in, const std::string& file, ProfileWindow window) {
+  RankProfile out;
+  out.file = file;
+  Pass pass = Pass::kKeep;
+  // The events kept by a window: those that start within its iteration, with the profiler's
+  // resolution to spare (the importer decides what lies inside; this only keeps enough).
+  constexpr double kMarginUs = 2.0;
+  double from_us = 0, to_us = 0;
+  if (window.one_iteration) {
+    const std::istream::pos_type start = in.tellg();
+    RankProfile scratch;
+    scratch.file = file;
+    Handler scan(scratch, Pass::kScan);
+    parse(in, file, scan);
+    // The iteration the importer will take: Iteration#k, or the smallest k. Absent (or
+    // repeated), only the Iteration#k events are kept and the importer says what is wrong.
+    const IterationSpan* chosen = nullptr;
+    for (const IterationSpan& it : scan.iterations()) {
+      if ((window.k >= 0 && it.k == window.k && !chosen) || (window.k < 0 && (!chosen || it.k < chosen->k))) chosen = &it;
+    }
+    pass = Pass::kWindow;
+    if (chosen) {
+      from_us = chosen->ts_us - kMarginUs;
+      to_us = chosen->end_us + kMarginUs;
+    } else {
+      from_us = 1;
+      to_us = 0;  // keeps no event but the Iteration#k ones
+    }
+    in.clear();
+    in.seekg(start);
+    if (!in) throw InputError(file, 0, "", "cannot read the file a second time (one iteration is read in two passes)");
+  }
+  Handler handler(out, pass, from_us, to_us);
+  parse(in, file, handler);
   if (out.rank < 0) out.rank = handler.pid_rank();
   return out;
 }
 
-RankProfile read_rank_profile_file(const std::string& path) {
+RankProfile read_rank_profile_file(const std::string& path, ProfileWindow window) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, 0, "", "cannot open the file");
-  return read_rank_profile(in, path);
+  return read_rank_profile(in, path, window);
 }
 
 }  // namespace ccsim::import

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <istream>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,15 +56,37 @@ struct RankProfile {
   /// Events the reader did not understand (not "X" or metadata "M"), by "ph=<ph> <name>".
   std::map<std::string, std::uint64_t> unknown;
   std::uint64_t metadata_events = 0;
+  /// Complete events read but not kept: outside the window of the iteration the file was read
+  /// for (read_rank_profile with an iteration); 0 when every event is kept.
+  std::uint64_t dropped = 0;
 
   std::string_view name(const Event& e) const { return names[e.name]; }
   /// The Input Dims of an event: one shape per input (empty shape for scalars/None).
   std::vector<std::vector<std::int64_t>> input_dims(const Event& e) const;
 };
 
+/// k of an "Iteration#k" event name (k a non-negative integer); nullopt for any other name.
+std::optional<int> iteration_number(std::string_view name);
+
+/// Which events of a rank file read_rank_profile keeps.
+struct ProfileWindow {
+  /// Every event (the whole file in memory, compact).
+  static ProfileWindow all() { return {}; }
+  /// The events of one iteration: Iteration#k of the host threads (k < 0: the smallest k of
+  /// the file, the importer's default), found in a first pass over the file; the second keeps
+  /// the events that start within it (and every host thread's Iteration#k event, so that the
+  /// importer names a missing or repeated one as it would). Memory then grows with the
+  /// iteration, not with the file: a profile of many steps imports one in the space of one.
+  static ProfileWindow iteration(int k) { return {true, k}; }
+  bool one_iteration = false;
+  int k = -1;
+};
+
 /// Reads one rank file. A truncated or malformed file, or an event without the fields of its
-/// kind, raises InputError naming the file and the byte position or the event.
-RankProfile read_rank_profile(std::istream& in, const std::string& file);
-RankProfile read_rank_profile_file(const std::string& path);
+/// kind, raises InputError naming the file and the byte position or the event, wherever in the
+/// file it is (a window keeps fewer events, it does not check fewer). With a window of one
+/// iteration `in` is read twice: it must be seekable (a file or a string stream).
+RankProfile read_rank_profile(std::istream& in, const std::string& file, ProfileWindow window = ProfileWindow::all());
+RankProfile read_rank_profile_file(const std::string& path, ProfileWindow window = ProfileWindow::all());
 
 }  // namespace ccsim::import

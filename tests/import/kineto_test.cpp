@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
@@ -237,5 +238,133 @@ TEST_CASE("kineto import of the tp2_pp2 cuts agrees with the measurement", "[imp
     CHECK(all_reduces == layers * micro_batches * 2 * 2);  // attn and mlp, forward and backward
     CHECK(sends == micro_batches);                          // activations forward or gradients back
     CHECK(recvs == micro_batches);
+  }
+}
+
+namespace {
+
+/// The import of `text` (one rank's profile) read whole and read for one iteration, as
+/// "row=µs" lists, with the reader's counts.
+struct TwoWays {
+  import::RankProfile whole, window;
+  import::KinetoImport from_whole, from_window;
+};
+TwoWays both_ways(const std::string& text, int k) {
+  std::istringstream a(text), b(text);
+  TwoWays t{import::read_rank_profile(a, "r.json"), import::read_rank_profile(b, "r.json", import::ProfileWindow::iteration(k)), {}, {}};
+  import::KinetoOptions o;
+  o.iteration = k;
+  t.from_whole = import::import_kineto({t.whole}, o);
+  t.from_window = import::import_kineto({t.window}, o);
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("kineto reader: one iteration read in two passes imports as the whole file does", "[import]") {
+  // A profile of three steps; the reader keeps the chosen step's events (and every Iteration#k).
+  std::vector<std::string> events;
+  for (int k = 0; k < 3; ++k) {
+    const double t = 1000.0 * k;
+    events.push_back(ev("Iteration#" + std::to_string(k), t, 100));
+    events.push_back(ev("op:linear:L0.mlp.up", t + 10, 30));
+    events.push_back(ev("aten::addmm", t + 12, 18, R"({"Input Dims":[[512],[64,256],[256,512]],"Sequence number":)" + std::to_string(5 + k) + "}"));
+    events.push_back(ev("autograd::engine::evaluate_function: AddmmBackward0", t + 50, 40, R"({"Sequence number":)" + std::to_string(5 + k) + "}"));
+    events.push_back(ev("gloo:all_reduce", t + 33, 4, R"({"async":true})", 3));
+    events.push_back(ev("MyPythonThing", t + 42, 3));
+  }
+  events.push_back(R"({"ph":"i","name":"marker","pid":0,"tid":1,"ts":5})");
+  const std::string text = doc(events);
+  for (int k : {-1, 0, 2}) {
+    INFO("iteration " << k);
+    const TwoWays t = both_ways(text, k);
+    CHECK(t.whole.events.size() == 18);
+    CHECK(t.window.events.size() == 3 + 5);  // the three Iteration#k, and the step's five others
+    CHECK(t.window.dropped == 10);
+    CHECK(t.window.streams.size() == t.whole.streams.size());
+    CHECK(ops_of(t.from_window) == ops_of(t.from_whole));
+    const auto& w = t.from_window.ranks[0];
+    const auto& h = t.from_whole.ranks[0];
+    CHECK(w.iteration == h.iteration);
+    CHECK(w.outside_iteration == h.outside_iteration);
+    CHECK(w.outside_iteration == 12);
+    CHECK(w.unknown == h.unknown);
+    REQUIRE(w.streams.size() == h.streams.size());
+    for (std::size_t s = 0; s < w.streams.size(); ++s) {
+      CHECK(w.streams[s].events == h.streams[s].events);
+      CHECK(w.streams[s].by_name == h.streams[s].by_name);
+    }
+  }
+}
+
+TEST_CASE("kineto reader: one iteration's window checks the whole file and names what is missing", "[import]") {
+  const auto window = [](const std::string& text, int k) {
+    std::istringstream in(text);
+    return import::read_rank_profile(in, "r.json", import::ProfileWindow::iteration(k));
+  };
+  // A malformed event after the iteration is still an error, named as before.
+  CHECK_THROWS_WITH(window(doc({ev("Iteration#0", 0, 10), ev("a", 1, 1), R"({"ph":"X","name":"b","tid":1,"ts":500})"}), 0),
+                    Contains("traceEvents[2].dur") && Contains("missing"));
+  const std::string text = doc({ev("Iteration#3", 0, 10), ev("a", 1, 1), ev("Iteration#4", 20, 10), ev("b", 21, 1)});
+  // An iteration the file lacks: the importer lists those it has.
+  import::KinetoOptions o;
+  o.iteration = 7;
+  CHECK_THROWS_WITH(import::import_kineto({window(text, 7)}, o), Contains("no Iteration#7") && Contains("it has 3, 4"));
+  // The default is the smallest k, wherever it stands in the file.
+  const std::string later_first = doc({ev("Iteration#9", 100, 10), ev("b", 101, 1), ev("Iteration#2", 0, 10), ev("a", 1, 1)});
+  const auto r = import::import_kineto({window(later_first, -1)}, {});
+  CHECK(r.ranks[0].iteration == "Iteration#2");
+  CHECK(ops_of(r) == std::vector<std::string>{"python_untraced=10"});
+  // A repeated Iteration#k is named, as when the whole file is read.
+  CHECK_THROWS_WITH(import::import_kineto({window(doc({ev("Iteration#1", 0, 10), ev("Iteration#1", 50, 10)}), 1)}, {}),
+                    Contains("a second Iteration#1"));
+  CHECK_FALSE(import::iteration_number("Iteration#"));
+  CHECK_FALSE(import::iteration_number("Iteration#-1"));
+  CHECK_FALSE(import::iteration_number("Iteration#99999999999"));
+  CHECK(import::iteration_number("Iteration#12") == 12);
+}
+
+TEST_CASE("kineto reader: the tp2_pp2 steps joined into one profile import each step as its cut does", "[import]") {
+  // it0/ and it1/ hold one step each of one run (real timestamps): joined per rank, they are
+  // the profile of two steps that torch.profiler wrote; each step read through its window
+  // imports as the cut that holds it alone.
+  std::vector<std::vector<import::RankProfile>> cuts(2);
+  std::vector<std::string> joined(4);
+  for (int rank = 0; rank < 4; ++rank) {
+    for (int k = 0; k < 2; ++k) {
+      const std::string file = kData + "tp2_pp2/it" + std::to_string(k) + "/rank" + std::to_string(rank) + ".json";
+      cuts[static_cast<std::size_t>(k)].push_back(import::read_rank_profile_file(file));
+      std::ifstream in(file);
+      std::stringstream buf;
+      buf << in.rdbuf();
+      const std::string text = buf.str();
+      const auto open = text.find("\"traceEvents\"");
+      REQUIRE(open != std::string::npos);
+      const auto first = text.find('[', open) + 1, last = text.rfind(']');
+      std::string& j = joined[static_cast<std::size_t>(rank)];
+      j = j.empty() ? text.substr(0, last) : j + "," + text.substr(first, last - first);
+    }
+    joined[static_cast<std::size_t>(rank)] += "]}";
+  }
+  for (int k = 0; k < 2; ++k) {
+    INFO("iteration " << k);
+    std::vector<import::RankProfile> windows;
+    for (int rank = 0; rank < 4; ++rank) {
+      std::istringstream in(joined[static_cast<std::size_t>(rank)]);
+      windows.push_back(import::read_rank_profile(in, "joined.json", import::ProfileWindow::iteration(k)));
+      const auto& cut = cuts[static_cast<std::size_t>(k)][static_cast<std::size_t>(rank)];
+      const auto& other = cuts[static_cast<std::size_t>(1 - k)][static_cast<std::size_t>(rank)];
+      CHECK(windows.back().events.size() <= cut.events.size() + 1);  // and the other step's Iteration#k
+      CHECK(windows.back().dropped + 1 >= other.events.size());
+    }
+    import::KinetoOptions o;
+    o.iteration = k;
+    const auto from_cut = import::import_kineto(cuts[static_cast<std::size_t>(k)], o);
+    const auto from_window = import::import_kineto(windows, o);
+    for (int rank = 0; rank < 4; ++rank) {
+      INFO("rank " << rank);
+      CHECK(from_window.ranks[static_cast<std::size_t>(rank)].iteration == "Iteration#" + std::to_string(k));
+      CHECK(ops_of(from_window, rank) == ops_of(from_cut, rank));
+    }
   }
 }
