@@ -1,5 +1,6 @@
 #include "import/kineto_reader.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <limits>
 #include <optional>
@@ -51,24 +52,39 @@ using json = nlohmann::json;
 /// What a pass over the file does with the events it has checked.
 enum class Pass : std::uint8_t {
   kKeep,    ///< keep every event
-  kScan,    ///< keep none: note the host threads' Iteration#k events (the first pass of a window)
+  kFind,    ///< keep the events of the iteration wanted, as found so far (see Handler::choose)
   kWindow,  ///< keep the events that start within [from_us, to_us], and every Iteration#k
 };
 
-/// A host thread's Iteration#k event, seen by the first pass.
+/// A host thread's Iteration#k event.
 struct IterationSpan {
   int k = 0;
   double ts_us = 0, end_us = 0;
 };
 
+/// The events kept by a window: those that start within its iteration, with the profiler's
+/// resolution to spare (the importer decides what lies inside; this only keeps enough).
+constexpr double kMarginUs = 2.0;
+
 /// The SAX handler: a stack of contexts, and the event being read. Only the fields the
 /// importer uses are kept; everything else is skipped without building a DOM.
 class Handler : public nlohmann::json_sax<json> {
  public:
-  explicit Handler(RankProfile& out, Pass pass = Pass::kKeep, double from_us = 0, double to_us = 0)
-      : out_(out), pass_(pass), from_us_(from_us), to_us_(to_us) {}
+  /// kKeep; kFind with the iteration wanted (`want`, -1: the smallest k); kWindow with the
+  /// window [from_us, to_us].
+  explicit Handler(RankProfile& out, Pass pass = Pass::kKeep, int want = -1, double from_us = 0, double to_us = 0)
+      : out_(out), pass_(pass), want_(want), from_us_(from_us), to_us_(to_us) {}
 
-  const std::vector<IterationSpan>& iterations() const { return iterations_; }
+  /// Pass::kFind, once the file is read: the iteration chosen, and whether every event of its
+  /// window was kept (false: an event that starts in it came before its Iteration#k in the
+  /// file and was let go; the file has to be read again with the window known).
+  const std::optional<IterationSpan>& chosen() const { return chosen_; }
+  bool complete() const { return !chosen_ || lost_at_choice_ < from_us_; }
+  /// Pass::kFind: the events held back that no iteration took are dropped.
+  void finish() {
+    out_.dropped += held_.size();
+    held_.clear();
+  }
 
   bool saw_events() const { return saw_events_; }
 
@@ -220,47 +236,124 @@ class Handler : public nlohmann::json_sax<json> {
 
     const bool gpu = event_.cat == "kernel" || event_.cat == "gpu_memcpy" || event_.cat == "gpu_memset" ||
                      event_.cat == "gpu_user_annotation";
-    const bool host_thread = !gpu && !event_.async;
-    const std::optional<int> k = host_thread ? iteration_number(event_.name) : std::nullopt;
-    if (pass_ == Pass::kScan) {
-      if (k) iterations_.push_back({*k, *event_.ts, *event_.ts + *event_.dur});
-      return;
-    }
+    // The stream is listed even when its events are not kept, as when every event is.
     const std::uint32_t stream =
         gpu ? stream_index(StreamKind::kGpu, event_.gpu_stream ? fmt::format("stream {}", *event_.gpu_stream) : event_.tid)
             : stream_index(event_.async ? StreamKind::kHostAsync : StreamKind::kHostThread, event_.tid);
-    if (pass_ == Pass::kWindow && !k && !(*event_.ts >= from_us_ && *event_.ts <= to_us_)) {
-      ++out_.dropped;  // the stream is listed all the same, as when every event is kept
+    const int k = !gpu && !event_.async ? iteration_number(event_.name).value_or(-1) : -1;  // -1: not an Iteration#k
+    const double ts = *event_.ts;
+    if (pass_ == Pass::kWindow && k < 0 && !in_window(ts)) {
+      ++out_.dropped;
       return;
     }
-
     Event e;
     e.stream = stream;
     e.name = out_.names.intern(event_.name);
     e.ordinal = ordinal;
     e.sequence = event_.seq.value_or(-1);
-    e.ts_us = *event_.ts;
+    e.ts_us = ts;
     e.dur_us = *event_.dur;
-    if (event_.has_dims && !event_.dims.empty()) {
+    std::vector<std::vector<std::int64_t>> dims;
+    if (event_.has_dims) dims = std::move(event_.dims);
+    if (pass_ == Pass::kFind) {
+      if (k >= 0 && (want_ >= 0 ? k == want_ && !chosen_ : !chosen_ || k < chosen_->k)) choose({k, ts, ts + e.dur_us});
+      if (k >= 0 || (chosen_ && in_window(ts))) keep(e, dims);
+      else hold(e, std::move(dims));
+      advance(ts);
+      return;
+    }
+    keep(e, dims);
+  }
+
+  bool in_window(double ts) const { return ts >= from_us_ && ts <= to_us_; }
+
+  /// Adds an event to the profile (with its Input Dims).
+  void keep(Event e, const std::vector<std::vector<std::int64_t>>& dims) {
+    if (!dims.empty()) {
       e.dims = static_cast<std::uint32_t>(out_.dims.size());
-      out_.dims.push_back(static_cast<std::int64_t>(event_.dims.size()));
-      for (const auto& shape : event_.dims) {
+      out_.dims.push_back(static_cast<std::int64_t>(dims.size()));
+      for (const auto& shape : dims) {
         out_.dims.push_back(static_cast<std::int64_t>(shape.size()));
         out_.dims.insert(out_.dims.end(), shape.begin(), shape.end());
       }
+    } else {
+      e.dims = 0;
     }
     out_.streams[e.stream].events.push_back(static_cast<std::uint32_t>(out_.events.size()));
     out_.events.push_back(e);
+  }
+
+  /// Pass::kFind. A file lists its events in time order (torch.profiler's and Kineto's do), so
+  /// the events of an iteration come after its Iteration#k event, or at most a profiler tick
+  /// before it (an enclosing ProfilerStep#k). An event outside the current window is held
+  /// back while it starts within kMarginUs of the latest start seen, and let go after; the
+  /// latest start of an event let go is remembered, and when an Iteration#k is chosen, an
+  /// event let go before it that could lie in its window means the file is not in time order
+  /// there: it is read again (read_rank_profile).
+  void hold(const Event& e, std::vector<std::vector<std::int64_t>> dims) {
+    if (e.ts_us < latest_ - kMarginUs) {
+      let_go(e.ts_us);
+      return;
+    }
+    held_.push_back({e, std::move(dims)});
+  }
+  void advance(double ts) {
+    if (!(ts > latest_)) return;
+    latest_ = ts;
+    std::erase_if(held_, [&](const Held& h) {
+      if (h.event.ts_us >= latest_ - kMarginUs) return false;
+      let_go(h.event.ts_us);
+      return true;
+    });
+  }
+  void let_go(double ts) {
+    ++out_.dropped;
+    lost_ = std::max(lost_, ts);
+  }
+  /// The iteration wanted is `it` (as far as the file has been read): the events kept for an
+  /// earlier choice that lie outside its window are let go, the held ones inside it kept.
+  void choose(const IterationSpan& it) {
+    chosen_ = it;
+    from_us_ = it.ts_us - kMarginUs;
+    to_us_ = it.end_us + kMarginUs;
+    lost_at_choice_ = lost_;
+    std::vector<std::pair<Event, std::vector<std::vector<std::int64_t>>>> kept;  // in file order
+    for (const Event& e : out_.events) {
+      const bool iteration = out_.streams[e.stream].kind == StreamKind::kHostThread && iteration_number(out_.name(e));
+      if (iteration || in_window(e.ts_us)) kept.emplace_back(e, out_.input_dims(e));
+      else let_go(e.ts_us);
+    }
+    std::erase_if(held_, [&](Held& h) {
+      if (!in_window(h.event.ts_us)) return false;
+      kept.emplace_back(h.event, std::move(h.dims));
+      return true;
+    });
+    std::stable_sort(kept.begin(), kept.end(), [](const auto& a, const auto& b) { return a.first.ordinal < b.first.ordinal; });
+    out_.events.clear();
+    out_.dims.assign(1, 0);
+    for (Stream& st : out_.streams) st.events.clear();
+    for (const auto& [e, dims] : kept) keep(e, dims);
   }
 
  public:
   int pid_rank() const { return pid_rank_; }
 
  private:
+  struct Held {
+    Event event;
+    std::vector<std::vector<std::int64_t>> dims;
+  };
+
   RankProfile& out_;
   Pass pass_;
+  int want_;
   double from_us_, to_us_;
-  std::vector<IterationSpan> iterations_;  ///< Pass::kScan
+  // Pass::kFind
+  std::optional<IterationSpan> chosen_;
+  std::vector<Held> held_;  ///< events outside the window that a later Iteration#k may still take
+  double latest_ = -std::numeric_limits<double>::infinity();  ///< the latest start seen
+  double lost_ = -std::numeric_limits<double>::infinity();    ///< the latest start of an event let go
+  double lost_at_choice_ = -std::numeric_limits<double>::infinity();
   std::vector<Ctx> stack_;
   std::string key_;
   Pending event_;
@@ -288,36 +381,36 @@ void parse(std::istream& in, const std::string& file, Handler& handler) {
 RankProfile read_rank_profile(std::istream& in, const std::string& file, ProfileWindow window) {
   RankProfile out;
   out.file = file;
-  Pass pass = Pass::kKeep;
-  // The events kept by a window: those that start within its iteration, with the profiler's
-  // resolution to spare (the importer decides what lies inside; this only keeps enough).
-  constexpr double kMarginUs = 2.0;
-  double from_us = 0, to_us = 0;
-  if (window.one_iteration) {
-    const std::istream::pos_type start = in.tellg();
-    RankProfile scratch;
-    scratch.file = file;
-    Handler scan(scratch, Pass::kScan);
-    parse(in, file, scan);
-    // The iteration the importer will take: Iteration#k, or the smallest k. Absent (or
-    // repeated), only the Iteration#k events are kept and the importer says what is wrong.
-    const IterationSpan* chosen = nullptr;
-    for (const IterationSpan& it : scan.iterations()) {
-      if ((window.k >= 0 && it.k == window.k && !chosen) || (window.k < 0 && (!chosen || it.k < chosen->k))) chosen = &it;
-    }
-    pass = Pass::kWindow;
-    if (chosen) {
-      from_us = chosen->ts_us - kMarginUs;
-      to_us = chosen->end_us + kMarginUs;
-    } else {
-      from_us = 1;
-      to_us = 0;  // keeps no event but the Iteration#k ones
-    }
-    in.clear();
-    in.seekg(start);
-    if (!in) throw InputError(file, 0, "", "cannot read the file a second time (one iteration is read in two passes)");
+  if (!window.one_iteration) {
+    Handler handler(out);
+    parse(in, file, handler);
+    if (out.rank < 0) out.rank = handler.pid_rank();
+    return out;
   }
-  Handler handler(out, pass, from_us, to_us);
+  // One pass keeps the iteration's events when the file is in time order; else a second one
+  // with the window known. An iteration the file lacks (or repeats): only the Iteration#k
+  // events are kept, and the importer says what is wrong.
+  const std::istream::pos_type start = in.tellg();
+  std::optional<IterationSpan> chosen;
+  {
+    Handler find(out, Pass::kFind, window.k);
+    parse(in, file, find);
+    find.finish();
+    if (out.rank < 0) out.rank = find.pid_rank();
+    if (find.complete()) return out;
+    chosen = find.chosen();
+  }
+  in.clear();
+  in.seekg(start);
+  if (!in) {
+    throw InputError(file, 0, "",
+                     "cannot read the file a second time (its events are not in time order, and the iteration's are "
+                     "read again once it is known)");
+  }
+  out = RankProfile{};
+  out.file = file;
+  out.passes = 2;
+  Handler handler(out, Pass::kWindow, window.k, chosen->ts_us - kMarginUs, chosen->end_us + kMarginUs);
   parse(in, file, handler);
   if (out.rank < 0) out.rank = handler.pid_rank();
   return out;

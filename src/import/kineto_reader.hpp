@@ -59,6 +59,9 @@ struct RankProfile {
   /// Complete events read but not kept: outside the window of the iteration the file was read
   /// for (read_rank_profile with an iteration); 0 when every event is kept.
   std::uint64_t dropped = 0;
+  /// How many times the file was read: 2 when one iteration was asked for and the file's
+  /// events are not in time order around it (ProfileWindow).
+  int passes = 1;
 
   std::string_view name(const Event& e) const { return names[e.name]; }
   /// The Input Dims of an event: one shape per input (empty shape for scalars/None).
@@ -73,10 +76,13 @@ struct ProfileWindow {
   /// Every event (the whole file in memory, compact).
   static ProfileWindow all() { return {}; }
   /// The events of one iteration: Iteration#k of the host threads (k < 0: the smallest k of
-  /// the file, the importer's default), found in a first pass over the file; the second keeps
-  /// the events that start within it (and every host thread's Iteration#k event, so that the
-  /// importer names a missing or repeated one as it would). Memory then grows with the
-  /// iteration, not with the file: a profile of many steps imports one in the space of one.
+  /// the file, the importer's default); kept are the events that start within it, and every
+  /// host thread's Iteration#k event, so that the importer names a missing or repeated one as
+  /// it would. Memory then grows with the iteration, not with the file: a profile of many
+  /// steps imports one in the space of one. A file in time order (as the profiler writes it)
+  /// is read once, the window following the Iteration#k events as they come; where an event
+  /// of the chosen iteration came before its Iteration#k by more than a profiler tick, the
+  /// file is read a second time with the window known (RankProfile::passes).
   static ProfileWindow iteration(int k) { return {true, k}; }
   bool one_iteration = false;
   int k = -1;
@@ -85,7 +91,7 @@ struct ProfileWindow {
 /// Reads one rank file. A truncated or malformed file, or an event without the fields of its
 /// kind, raises InputError naming the file and the byte position or the event, wherever in the
 /// file it is (a window keeps fewer events, it does not check fewer). With a window of one
-/// iteration `in` is read twice: it must be seekable (a file or a string stream).
+/// iteration `in` may be read twice: it must be seekable (a file or a string stream).
 RankProfile read_rank_profile(std::istream& in, const std::string& file, ProfileWindow window = ProfileWindow::all());
 RankProfile read_rank_profile_file(const std::string& path, ProfileWindow window = ProfileWindow::all());
 
