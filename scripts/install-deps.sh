@@ -9,6 +9,7 @@ packages=(
   libcpptoml-dev  # header-only TOML reader: ccsim sweep SPEC.toml
   libopenmpi-dev openmpi-bin libucx-dev ucx-utils libzfp-dev libbenchmark-dev iproute2
   libjemalloc-dev  # the ccsim executable's allocator (CMakeLists.txt: CCSIM_JEMALLOC)
+  time  # /usr/bin/time: peak memory in bench/import_bench.sh (and its test)
   jupyter-nbconvert python3-nbclient python3-ipykernel python3-matplotlib python3-pandas  # notebooks/, ccsim report's figures
   clang libclang-rt-dev  # libFuzzer, ASan, UBSan runtimes for scripts/fuzz.sh (a Recommends of clang, not pulled in)
 )
