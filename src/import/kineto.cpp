@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
@@ -26,6 +27,8 @@ namespace fs = std::filesystem;
 constexpr double kEpsUs = 0.3;
 /// The legacy profiler's resolution: a child may end this much after its parent.
 constexpr double kResolutionUs = 1.0;
+/// The largest byte count of one operator: a native trace writes it as an exact integer.
+constexpr double kMaxBytes = 9.0e15;
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
@@ -365,7 +368,16 @@ class RankImporter {
     if (!costed && e.dims != 0) {
       const OpCost cost = op_cost(name, p_.input_dims(e), options_.elem_bytes);
       if (cost.known) {
+        // A native trace holds a byte count exactly (below 9e15, traces/README.md): shapes
+        // beyond that are not a profile of a real program (op_cost ignores non-positive extents).
         open_compute(key);
+        const double total = static_cast<double>(ops_.back().bytes) + cost.bytes;
+        if (!(cost.bytes >= 0 && total < kMaxBytes && cost.flops >= 0 && std::isfinite(cost.flops))) {
+          fail_event(e, "args.Input Dims",
+                     fmt::format("the shapes give {:g} bytes and {:g} FLOPs: more than a trace counts (fewer than {:g} "
+                                 "bytes per operator)",
+                                 cost.bytes, cost.flops, kMaxBytes));
+        }
         ops_.back().flops += cost.flops;
         ops_.back().bytes += static_cast<std::uint64_t>(cost.bytes);
         costed = true;

@@ -300,11 +300,17 @@ class Handler : public nlohmann::json_sax<json> {
   void advance(double ts) {
     if (!(ts > latest_)) return;
     latest_ = ts;
+    // Letting go later than possible is harmless (a held event is kept if an iteration takes
+    // it): scan when the latest start has moved past the margin, or the held events have
+    // doubled, so that many events within a few microseconds cost linear time, not quadratic.
+    if (latest_ - scanned_at_ <= kMarginUs && held_.size() < 2 * held_after_scan_ + 64) return;
+    scanned_at_ = latest_;
     std::erase_if(held_, [&](const Held& h) {
       if (h.event.ts_us >= latest_ - kMarginUs) return false;
       let_go(h.event.ts_us);
       return true;
     });
+    held_after_scan_ = held_.size();
   }
   void let_go(double ts) {
     ++out_.dropped;
@@ -352,6 +358,8 @@ class Handler : public nlohmann::json_sax<json> {
   std::optional<IterationSpan> chosen_;
   std::vector<Held> held_;  ///< events outside the window that a later Iteration#k may still take
   double latest_ = -std::numeric_limits<double>::infinity();  ///< the latest start seen
+  double scanned_at_ = -std::numeric_limits<double>::infinity();  ///< latest_ when held_ was last scanned
+  std::size_t held_after_scan_ = 0;
   double lost_ = -std::numeric_limits<double>::infinity();    ///< the latest start of an event let go
   double lost_at_choice_ = -std::numeric_limits<double>::infinity();
   std::vector<Ctx> stack_;

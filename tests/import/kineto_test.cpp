@@ -107,6 +107,23 @@ TEST_CASE("kineto import: every microsecond of the iteration to exactly one oper
   CHECK(r.trace.groups.at(0).kind == trace::GroupKind::kTensor);
 }
 
+TEST_CASE("kineto import: shapes beyond what a trace counts are refused, naming the event", "[import]") {
+  // A GEMM of 2^32 x 2^32 x 2^32 moves 2^66 bytes: no native trace can hold that count
+  // (found by the kineto fuzzer: the cast to an integer count was undefined behaviour).
+  const auto huge = parse(doc({ev("Iteration#0", 0, 100), ev("op:linear:L0.mlp.up", 10, 30),
+                               ev("aten::mm", 12, 18, R"({"Input Dims":[[4294967296,4294967296],[4294967296,4294967296]]})")}));
+  CHECK_THROWS_WITH(import::import_kineto({huge}, {}),
+                    Contains("traceEvents[2].args.Input Dims") && Contains("bytes") && Contains("aten::mm"));
+  // Two that each fit but not together in one operator.
+  const auto two = parse(doc({ev("Iteration#0", 0, 100), ev("op:linear:L0.mlp.up", 10, 30),
+                              ev("aten::relu", 12, 5, R"({"Input Dims":[[1000000000000,1000]]})"),
+                              ev("aten::relu", 20, 5, R"({"Input Dims":[[1000000000000,1000]]})")}));
+  CHECK_THROWS_WITH(import::import_kineto({two}, {}), Contains("traceEvents[3].args.Input Dims") && Contains("9e+15 bytes per operator"));
+  // Extents that are not positive give no cost at all (an op of unknown size), not an error.
+  const auto negative = parse(doc({ev("Iteration#0", 0, 100), ev("aten::relu", 12, 18, R"({"Input Dims":[[-64,256]]})")}));
+  CHECK_NOTHROW(import::import_kineto({negative}, {}));
+}
+
 TEST_CASE("kineto import: unlinked backward nodes and the step phase", "[import]") {
   const auto p = parse(doc({
       ev("Iteration#3", 0, 30),
@@ -330,6 +347,14 @@ TEST_CASE("kineto reader: one iteration's window checks the whole file and names
     CHECK(ops_of(t.from_window) == ops_of(t.from_whole));
     CHECK(t.from_window.ranks[0].outside_iteration == t.from_whole.ranks[0].outside_iteration);
   }
+  // Thousands of events within a microsecond, before the Iteration#k that takes them all.
+  std::vector<std::string> dense;
+  for (int i = 0; i < 3000; ++i) dense.push_back(ev("aten::view", 1 + 1e-4 * i, 0));
+  dense.push_back(ev("Iteration#0", 0.5, 10));
+  const TwoWays d = both_ways(doc(dense), 0);
+  CHECK(d.window.passes == 1);
+  CHECK(d.window.events.size() == 3001);
+  CHECK(ops_of(d.from_window) == ops_of(d.from_whole));
   const std::string step = doc({ev("ProfilerStep#5", 99.5, 20), ev("Iteration#5", 100, 10), ev("a", 101, 1)});
   const TwoWays t = both_ways(step, 5);
   CHECK(t.window.passes == 1);
