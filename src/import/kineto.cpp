@@ -368,9 +368,9 @@ class RankImporter {
     if (!costed && e.dims != 0) {
       const OpCost cost = op_cost(name, p_.input_dims(e), options_.elem_bytes);
       if (cost.known) {
+        open_compute(key);
         // A native trace holds a byte count exactly (below 9e15, traces/README.md): shapes
         // beyond that are not a profile of a real program (op_cost ignores non-positive extents).
-        open_compute(key);
         const double total = static_cast<double>(ops_.back().bytes) + cost.bytes;
         if (!(cost.bytes >= 0 && total < kMaxBytes && cost.flops >= 0 && std::isfinite(cost.flops))) {
           fail_event(e, "args.Input Dims",

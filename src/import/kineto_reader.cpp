@@ -66,12 +66,18 @@ struct IterationSpan {
 /// resolution to spare (the importer decides what lies inside; this only keeps enough).
 constexpr double kMarginUs = 2.0;
 
+/// k of an event that is an Iteration#k of a host thread (the importer's main thread is the
+/// one that holds it), else -1.
+int iteration_of(StreamKind kind, std::string_view name) {
+  return kind == StreamKind::kHostThread ? iteration_number(name).value_or(-1) : -1;
+}
+
 /// The SAX handler: a stack of contexts, and the event being read. Only the fields the
 /// importer uses are kept; everything else is skipped without building a DOM.
 class Handler : public nlohmann::json_sax<json> {
  public:
   /// kKeep; kFind with the iteration wanted (`want`, -1: the smallest k); kWindow with the
-  /// window [from_us, to_us].
+  /// window [from_us, to_us] (`want` unused).
   explicit Handler(RankProfile& out, Pass pass = Pass::kKeep, int want = -1, double from_us = 0, double to_us = 0)
       : out_(out), pass_(pass), want_(want), from_us_(from_us), to_us_(to_us) {}
 
@@ -237,10 +243,10 @@ class Handler : public nlohmann::json_sax<json> {
     const bool gpu = event_.cat == "kernel" || event_.cat == "gpu_memcpy" || event_.cat == "gpu_memset" ||
                      event_.cat == "gpu_user_annotation";
     // The stream is listed even when its events are not kept, as when every event is.
+    const StreamKind kind = gpu ? StreamKind::kGpu : event_.async ? StreamKind::kHostAsync : StreamKind::kHostThread;
     const std::uint32_t stream =
-        gpu ? stream_index(StreamKind::kGpu, event_.gpu_stream ? fmt::format("stream {}", *event_.gpu_stream) : event_.tid)
-            : stream_index(event_.async ? StreamKind::kHostAsync : StreamKind::kHostThread, event_.tid);
-    const int k = !gpu && !event_.async ? iteration_number(event_.name).value_or(-1) : -1;  // -1: not an Iteration#k
+        stream_index(kind, gpu && event_.gpu_stream ? fmt::format("stream {}", *event_.gpu_stream) : event_.tid);
+    const int k = iteration_of(kind, event_.name);
     const double ts = *event_.ts;
     if (pass_ == Pass::kWindow && k < 0 && !in_window(ts)) {
       ++out_.dropped;
@@ -325,8 +331,7 @@ class Handler : public nlohmann::json_sax<json> {
     lost_at_choice_ = lost_;
     std::vector<std::pair<Event, std::vector<std::vector<std::int64_t>>>> kept;  // in file order
     for (const Event& e : out_.events) {
-      const bool iteration = out_.streams[e.stream].kind == StreamKind::kHostThread && iteration_number(out_.name(e));
-      if (iteration || in_window(e.ts_us)) kept.emplace_back(e, out_.input_dims(e));
+      if (iteration_of(out_.streams[e.stream].kind, out_.name(e)) >= 0 || in_window(e.ts_us)) kept.emplace_back(e, out_.input_dims(e));
       else let_go(e.ts_us);
     }
     std::erase_if(held_, [&](Held& h) {
@@ -371,17 +376,15 @@ class Handler : public nlohmann::json_sax<json> {
   std::unordered_map<std::string, std::uint32_t> stream_ids_;
 };
 
-}  // namespace
-
-namespace {
-
-/// One pass of `handler` over `in`.
-void parse(std::istream& in, const std::string& file, Handler& handler) {
+/// One pass of `handler` over `in` into `out` (whose rank, when the file names none, is
+/// the events' pid).
+void parse(std::istream& in, const std::string& file, Handler& handler, RankProfile& out) {
   json::sax_parse(in, &handler, nlohmann::json::input_format_t::json, true);
   if (!handler.saw_events()) {
     throw InputError(file, 0, "traceEvents",
                      "missing: not a Chrome/Kineto trace (expected {\"traceEvents\": [...]} or an array of events)");
   }
+  if (out.rank < 0) out.rank = handler.pid_rank();
 }
 
 }  // namespace
@@ -391,8 +394,7 @@ RankProfile read_rank_profile(std::istream& in, const std::string& file, Profile
   out.file = file;
   if (!window.one_iteration) {
     Handler handler(out);
-    parse(in, file, handler);
-    if (out.rank < 0) out.rank = handler.pid_rank();
+    parse(in, file, handler, out);
     return out;
   }
   // One pass keeps the iteration's events when the file is in time order; else a second one
@@ -402,9 +404,8 @@ RankProfile read_rank_profile(std::istream& in, const std::string& file, Profile
   std::optional<IterationSpan> chosen;
   {
     Handler find(out, Pass::kFind, window.k);
-    parse(in, file, find);
+    parse(in, file, find, out);
     find.finish();
-    if (out.rank < 0) out.rank = find.pid_rank();
     if (find.complete()) return out;
     chosen = find.chosen();
   }
@@ -418,9 +419,8 @@ RankProfile read_rank_profile(std::istream& in, const std::string& file, Profile
   out = RankProfile{};
   out.file = file;
   out.passes = 2;
-  Handler handler(out, Pass::kWindow, window.k, chosen->ts_us - kMarginUs, chosen->end_us + kMarginUs);
-  parse(in, file, handler);
-  if (out.rank < 0) out.rank = handler.pid_rank();
+  Handler handler(out, Pass::kWindow, -1, chosen->ts_us - kMarginUs, chosen->end_us + kMarginUs);
+  parse(in, file, handler, out);
   return out;
 }
 
