@@ -15,8 +15,10 @@
 # Then, with or without --generate, for each NAME with DIR/NAME.json (default: every such NAME
 #   in DIR): its trace replayed as traced, and its iteration predicted from the round-0 traces of
 #   the others (leave one out), against its round-0 run and, where DIR/NAME_rep*.summary.json
-#   exist, against the median of all its runs. Prints a Markdown table; the predictions' full
-#   reports are written to REPORTS (default: a new temporary directory, named on stderr).
+#   exist, against the median of all its runs, with their range (runs of one configuration that
+#   differ by more than the error sought cannot check it). Prints a Markdown table; the
+#   predictions' full reports are written to REPORTS (default: a new temporary directory, named
+#   on stderr).
 # CCSIM: the ccsim binary (default build/ccsim). PREDICT_ARGS: more arguments for every ccsim
 #   predict, split at spaces (e.g. PREDICT_ARGS="--flop-exponent 1": one FLOP rate per kind).
 set -euo pipefail
@@ -114,7 +116,8 @@ for n in "${names[@]}"; do
   median="-" median_error="-"
   if [ ${#reps[@]} -gt 0 ]; then
     predict "$reports/$n.median.txt" "${fit[@]}" --config "$dir/$n.summary.json" "${reps[@]}"
-    median="$(value '^measured iteration: *' "$reports/$n.median.txt") ms ($((${#reps[@]} / 2 + 1)) runs)"
+    range=$(sed -n 's/^measured iteration: .*median of [0-9]* runs of the configuration, \([0-9.]*\) to \([0-9.]*\) ms.*/\1-\2/p' "$reports/$n.median.txt" | head -1)
+    median="$(value '^measured iteration: *' "$reports/$n.median.txt") ms ($((${#reps[@]} / 2 + 1)) runs: $range)"
     median_error="$(value '^error: ' "$reports/$n.median.txt") %"
   fi
   printf '| %s | %s %% | %s ms | %s ms | %s %% | %s | %s |\n' "$n" \

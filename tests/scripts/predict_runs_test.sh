@@ -16,10 +16,10 @@ CCSIM=$ccsim REPORTS=$out/reports "$src/bench/predict_runs.sh" "$src/tests/data/
 cat "$out/table.md"
 expect() { grep -qxF "$1" "$out/table.md" || fail "no row: $1"; }
 expect '| run | as traced | measured (round 0) | predicted | error | median of its runs | error |'
-expect '| dp2_h512 | +0.55 % | 2150.541 ms | 2103.476 ms | -2.19 % | 2259.031 ms (3 runs) | -6.89 % |'
-expect '| pp2_h256 | +0.03 % | 659.215 ms | 670.565 ms | +1.72 % | 663.144 ms (3 runs) | +1.12 % |'
-expect '| tp2_h384 | -1.73 % | 677.673 ms | 646.524 ms | -4.60 % | 677.673 ms (3 runs) | -4.60 % |'
-expect '| tp2_dp2_h256 | -2.98 % | 708.285 ms | 691.171 ms | -2.42 % | 731.234 ms (3 runs) | -5.48 % |'
+expect '| dp2_h512 | +0.55 % | 2150.541 ms | 2103.476 ms | -2.19 % | 2259.031 ms (3 runs: 2150.541-2288.382) | -6.89 % |'
+expect '| pp2_h256 | +0.03 % | 659.215 ms | 670.565 ms | +1.72 % | 663.144 ms (3 runs: 659.215-693.285) | +1.12 % |'
+expect '| tp2_h384 | -1.73 % | 677.673 ms | 646.524 ms | -4.60 % | 677.673 ms (3 runs: 666.375-698.827) | -4.60 % |'
+expect '| tp2_dp2_h256 | -2.98 % | 708.285 ms | 691.171 ms | -2.42 % | 731.234 ms (3 runs: 708.285-747.261) | -5.48 % |'
 [ "$(grep -c '^| [a-z0-9_]* | [-+]' "$out/table.md")" = 9 ] || fail "not a row per run of the nine"
 [ -s "$out/reports/dp2_h512.median.txt" ] || fail "no report of the median prediction"
 grep -q '^measured iteration: .*median of 3 runs' "$out/reports/dp2_h512.median.txt" || fail "the median report is not of three runs"
@@ -27,7 +27,7 @@ grep -q '^measured iteration: .*median of 3 runs' "$out/reports/dp2_h512.median.
 # PREDICT_ARGS reach every predict: one FLOP rate per kind gives the table of before.
 PREDICT_ARGS="--flop-exponent 1" CCSIM=$ccsim REPORTS=$out/reports1 "$src/bench/predict_runs.sh" "$src/tests/data/compute/gen2" \
   dp2_h512 tp2_h256 tp2_h384 tp2_h512 pp2_h256 pp2_h384 dp2_h256 tp2_dp2_h256 pp4_h256 >"$out/one.md"
-grep -qxF '| dp2_h512 | +0.55 % | 2150.541 ms | 2033.492 ms | -5.44 % | 2259.031 ms (3 runs) | -9.98 % |' "$out/one.md" ||
+grep -qxF '| dp2_h512 | +0.55 % | 2150.541 ms | 2033.492 ms | -5.44 % | 2259.031 ms (3 runs: 2150.541-2288.382) | -9.98 % |' "$out/one.md" ||
   fail "PREDICT_ARGS: not the one-rate table: $(cat "$out/one.md")"
 
 # Named runs only, and one without repeats: its median columns are empty.
