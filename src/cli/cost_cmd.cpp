@@ -6,6 +6,7 @@
 #include "cli/cost_study.hpp"
 #include "cli/simulation_flags.hpp"
 #include "engine/replay.hpp"
+#include "engine/what_if.hpp"
 #include "topology/platform.hpp"
 #include "trace/native_reader.hpp"
 
@@ -39,6 +40,10 @@ void run_cost(const CostCommand& cmd) {
   CostStudy study = study_cost(cmd.cost, trace, platform, runs);
   std::vector<std::string> settings;
   for (const std::string& setting : cmd.flags.settings) settings.push_back(fmt::format("set: {} (--set)", setting));
+  for (const std::string& idle : engine::idle_settings(cmd.flags.settings, plain_result.nodes_used,
+                                                       plain_result.world_size, plain_result.platform_name)) {
+    settings.push_back("set: " + idle);
+  }
   study.assumptions.insert(study.assumptions.begin(), settings.begin(), settings.end());
   write_output(cmd.output, cmd.format == "json" ? cost_json(study) : cost_text(study));
 }

@@ -22,6 +22,7 @@
 #include "core/input_error.hpp"
 #include "core/output_file.hpp"
 #include "engine/replay.hpp"
+#include "engine/what_if.hpp"
 #include "report/breakdown.hpp"
 #include "report/comparison.hpp"
 #include "report/document.hpp"
@@ -279,6 +280,10 @@ void run_report(const ReportCommand& cmd) {
                                     breakdown.world_size, breakdown.stage_count));
   assumptions.push_back(fmt::format("platform: {}: {}", platform.name, platform.description));
   for (const std::string& setting : cmd.flags.settings) assumptions.push_back(fmt::format("set: {} (--set)", setting));
+  for (const std::string& idle : engine::idle_settings(cmd.flags.settings, plain.nodes_used, plain.world_size,
+                                                       plain.platform_name)) {
+    assumptions.push_back("set: " + idle);
+  }
   assumptions.push_back(fmt::format("network: {}", breakdown.network_model));
   if (!plain.compute.empty()) assumptions.push_back(fmt::format("compute: {}", plain.compute));
   if (!breakdown.placement.empty()) assumptions.push_back(fmt::format("placement: {}", breakdown.placement));

@@ -141,6 +141,9 @@ void add_set_flag(CLI::App* sub, std::vector<std::string>& settings) {
 void note_settings(const SimulationFlags& flags, engine::Result& result) {
   std::vector<std::string> notes;
   for (const std::string& setting : flags.settings) notes.push_back("set: " + setting);
+  for (const std::string& idle : engine::idle_settings(flags.settings, result.nodes_used, result.world_size, result.platform_name)) {
+    notes.push_back("set: " + idle);
+  }
   result.notes.insert(result.notes.begin(), notes.begin(), notes.end());
 }
 

@@ -70,6 +70,10 @@ void run_trace(const WhatIfCommand& cmd) {
   std::vector<std::string> notes;
   for (const std::string& note : baseline.notes) notes.push_back("baseline: " + note);
   for (const std::string& note : changed.notes) notes.push_back("what_if: " + note);
+  for (const std::string& idle : engine::idle_settings(cmd.flags.settings, changed.nodes_used, changed.world_size,
+                                                       changed.platform_name)) {
+    notes.push_back("what_if: " + idle);
+  }
   comparison.notes = notes;
   write_output(cmd.output, rendering(comparison, cmd.format));
   write_timeline_file(cmd.timeline, {{"baseline", &baseline}, {"what_if", &changed}});

@@ -111,6 +111,7 @@ std::string serialize(const Result& result) {
   w.pod<std::uint64_t>(result.notes.size());
   for (const std::string& note : result.notes) w.str(note);
   w.pod(result.world_size);
+  w.pod(result.nodes_used);
   w.pod(result.stage_count);
   w.vec(result.stage);
   w.pod<std::uint64_t>(result.names.size());
@@ -175,6 +176,7 @@ Result deserialize(std::string_view bytes) {
   result.notes.resize(r.pod<std::uint64_t>());
   for (std::string& note : result.notes) note = r.str();
   result.world_size = r.pod<int>();
+  result.nodes_used = r.pod<int>();
   result.stage_count = r.pod<int>();
   result.stage = r.vec<int>();
   result.names.resize(r.pod<std::uint64_t>());

@@ -81,6 +81,9 @@ struct Result {
   double error_bound_abs = 0;
   std::vector<std::string> notes;  ///< what the models had to assume (clamped settings, ...)
   int world_size = 0;
+  /// Nodes of the platform that the placement put at least one rank on: with 1, no message
+  /// crossed the network between nodes.
+  int nodes_used = 0;
   int stage_count = 1;
   std::vector<int> stage;           ///< pipeline stage of each rank
   std::vector<std::string> names;   ///< names[0] == ""

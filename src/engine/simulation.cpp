@@ -98,6 +98,11 @@ void Simulation::prepare_result() {
     }
   }
   result_.world_size = trace_.world_size;
+  std::vector<int> nodes;
+  nodes.reserve(placement_.size());
+  for (int a : placement_) nodes.push_back(platform_.network.node_of(a));
+  std::sort(nodes.begin(), nodes.end());
+  result_.nodes_used = static_cast<int>(std::unique(nodes.begin(), nodes.end()) - nodes.begin());
   result_.has_waits = true;
   result_.stage = trace_.pipeline_stages();
   result_.stage_count = trace_.pipeline_stage_count();

@@ -21,10 +21,10 @@ constexpr std::array<WhatIfKey, 13> kKeys = {{
      "bandwidth of the intra-node link (accelerator to node hub), 1e3 to 1e15 B/s"},
     {"intra.latency", "a time such as 2us (s, ms, us, ns), or xF", "latency of the intra-node link, 0 to 1 s"},
     {"inter.bandwidth", "a rate such as 25GB/s, or xF",
-     "bandwidth of the NIC link and of every link of the network between nodes, 1e3 to 1e15 B/s"},
-    {"inter.latency", "a time such as 1us, or xF", "latency of the NIC link and of every network link, 0 to 1 s"},
+     "bandwidth of the NIC link and of every link of the network between nodes, 1e3 to 1e15 B/s", true},
+    {"inter.latency", "a time such as 1us, or xF", "latency of the NIC link and of every network link, 0 to 1 s", true},
     {"network.oversubscription", "a ratio such as 2 or 16:3, or xF",
-     "oversubscription of every fat-tree level above the first (and of supernodes' upper level), 1 to 1024"},
+     "oversubscription of every fat-tree level above the first (and of supernodes' upper level), 1 to 1024", true},
     {"accelerator.flops", "a rate in FLOP/s such as 3e13, or xF", "the accelerator's FLOP rate, 1e6 to 1e18 FLOP/s"},
     {"accelerator.reduce", "a rate such as 300GB/s, or xF",
      "the rate of an elementwise reduction (reduce_Bps), 1e3 to 1e15 B/s"},
@@ -190,6 +190,21 @@ void apply(WhatIf& w, std::string_view key, std::string_view text, const std::st
 }  // namespace
 
 std::span<const WhatIfKey> what_if_keys() { return kKeys; }
+
+std::vector<std::string> idle_settings(const std::vector<std::string>& settings, int nodes_used, int ranks,
+                                       const std::string& platform) {
+  std::vector<std::string> out;
+  if (nodes_used != 1) return out;
+  for (const std::string& setting : settings) {
+    const std::string key = setting.substr(0, setting.find('='));
+    if (!find_key(key).between_nodes) continue;
+    out.push_back(fmt::format("{}: no effect: it changes the network between nodes, and the replay placed all {} "
+                              "rank{} on one node of {}, so no message crossed that network (--placement map:... "
+                              "spreads ranks over nodes)",
+                              setting, ranks, ranks == 1 ? "" : "s", platform));
+  }
+  return out;
+}
 
 WhatIf parse_what_if(const std::vector<std::string>& settings) {
   WhatIf w;

@@ -16,6 +16,9 @@ struct WhatIfKey {
   std::string_view key;
   std::string_view value;  ///< the accepted forms, e.g. "xF or a rate such as 25GB/s"
   std::string_view description;
+  /// It changes only the network between nodes: a run whose ranks are all on one node does not
+  /// feel it (idle_settings).
+  bool between_nodes = false;
 };
 
 /// Every key `--set` accepts, in the order they are listed to users (the one table).
@@ -39,6 +42,12 @@ struct WhatIf {
 /// valid ones, a value names the key, the accepted forms and the range; a key set twice is an
 /// error (the second would silently win).
 WhatIf parse_what_if(const std::vector<std::string>& settings);
+
+/// The settings among `settings` (as given to --set) that had nothing to act on in a replay
+/// that put its ranks on `nodes_used` nodes of platform `platform`, each said with the reason
+/// ("inter.bandwidth=x2: no effect: ..."); empty when every setting could act.
+std::vector<std::string> idle_settings(const std::vector<std::string>& settings, int nodes_used, int ranks,
+                                       const std::string& platform);
 
 /// Limits of the settings that are not platform parameters.
 inline constexpr double kMinComputeScale = 1e-3;

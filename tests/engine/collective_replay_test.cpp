@@ -643,6 +643,7 @@ TEST_CASE("a simulation result survives its trip from the child process, ranks w
           "[engine]") {
   engine::Result r;
   r.world_size = 4;
+  r.nodes_used = 3;
   r.names = {"", "c"};
   engine::OpRecord a;
   a.name = 1;
@@ -659,6 +660,7 @@ TEST_CASE("a simulation result survives its trip from the child process, ranks w
     for (std::size_t i = 0; i < r.ops[k].size(); ++i) CHECK(back.ops[k][i].end_s == r.ops[k][i].end_s);
   }
   CHECK(back.makespan_s == 2.5);
+  CHECK(back.nodes_used == 3);
   // Ranks with the previous rank's records read one list after the trip, as ranks that shared
   // one before it.
   CHECK(back.ops.shared(1, 0));

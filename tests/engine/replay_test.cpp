@@ -80,6 +80,12 @@ TEST_CASE("a lone transfer takes latency + bytes / bandwidth of its route", "[en
                                    fmt::format(R"({{"kind": "recv", "peer": 0, "bytes": {}}})", n)});
   engine::Result rl = engine::replay(local, p, {});
   CHECK(op_time(rl, 1, 0) == Approx(2e-6 + static_cast<double>(n) / 1e10).epsilon(0.001));
+  // The nodes the ranks ran on: 4 ranks on 2 nodes of 2, 2 ranks on one.
+  CHECK(r.nodes_used == 2);
+  CHECK(rl.nodes_used == 1);
+  engine::ReplayOptions spread;
+  spread.placement = "map:0,2";
+  CHECK(engine::replay(local, p, spread).nodes_used == 2);
 }
 
 TEST_CASE("a fast replay runs consecutive compute operators as one busy period, each with its own times", "[engine]") {

@@ -185,3 +185,24 @@ TEST_CASE("a result beyond the reader's limits is refused, naming the setting", 
         "--set: field 'compute.scale': expected 1e+06 to 1e+18 FLOP/s (the limits of platform files, "
         "platforms/README.md), got 1000 FLOP/s (1e+06 FLOP/s of the platform x 0.001)");
 }
+
+TEST_CASE("settings of the network between nodes are idle when every rank ran on one node", "[what_if]") {
+  const std::vector<std::string> settings = {"inter.bandwidth=x2", "intra.latency=1us", "inter.latency=x0.5",
+                                             "network.oversubscription=2", "nodes=8", "compute.scale=2"};
+  const std::vector<std::string> idle = engine::idle_settings(settings, 1, 4, "tiny");
+  REQUIRE(idle.size() == 3);
+  CHECK(idle[0] ==
+        "inter.bandwidth=x2: no effect: it changes the network between nodes, and the replay placed all 4 ranks on one "
+        "node of tiny, so no message crossed that network (--placement map:... spreads ranks over nodes)");
+  CHECK(idle[1].starts_with("inter.latency=x0.5: no effect: "));
+  CHECK(idle[2].starts_with("network.oversubscription=2: no effect: "));
+  CHECK(engine::idle_settings({"inter.bandwidth=x2"}, 1, 1, "tiny").front().find("all 1 rank on one node") !=
+        std::string::npos);
+  // On two nodes or more (and when unknown: 0) every setting may act.
+  CHECK(engine::idle_settings(settings, 2, 4, "tiny").empty());
+  CHECK(engine::idle_settings(settings, 0, 4, "tiny").empty());
+  // Exactly the keys of the table that say so.
+  for (const engine::WhatIfKey& k : engine::what_if_keys()) {
+    CHECK(k.between_nodes == (k.key.starts_with("inter.") || k.key == "network.oversubscription"));
+  }
+}

@@ -57,3 +57,8 @@ if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
 else
   echo "report.sh: /usr/bin/python3 has no matplotlib: figure cases skipped"
 fi
+
+# A --set with nothing to act on is said so among the assumptions (tests/cli/cases/whatif.sh).
+hostile report-idle-set 0 '' report "$profile" --platform hygon-dcu --set inter.bandwidth=x2 -o "$TMP/r-idle"
+grep -qF -- '- set: inter.bandwidth=x2: no effect: it changes the network between nodes, and the replay placed all 4 ranks on one node of hygon-dcu' "$TMP/r-idle/report.md" ||
+  fail "report does not say inter.bandwidth had nothing to act on"
