@@ -128,6 +128,7 @@ void run_collective(const WhatIfCommand& cmd) {
     doc["nodes"] = nodes;
     doc["platform"] = shown.platform.name;
     doc["assumptions"] = cmd.flags.settings;
+    doc["notes"] = engine::idle_settings(cmd.flags.settings, nodes, cmd.ranks, shown.platform.name);
     doc["model"] = describe_model(shown.study);
     doc["auto"] = chosen;
     doc["algorithms"] = nlohmann::ordered_json::array();
@@ -154,6 +155,9 @@ void run_collective(const WhatIfCommand& cmd) {
                format_bytes(static_cast<double>(bytes)), dtype_name(*dtype), cmd.ranks, shown.platform.name, nodes,
                nodes == 1 ? "" : "s", std::min(cmd.ranks, net.accelerators_per_node()));
     for (const std::string& setting : cmd.flags.settings) fmt::print(out, "assumption: {}\n", setting);
+    for (const std::string& idle : engine::idle_settings(cmd.flags.settings, nodes, cmd.ranks, shown.platform.name)) {
+      fmt::print(out, "note: {}\n", idle);
+    }
     const collective::GroupLinks& l = shown.study.links;
     fmt::print(out, "links: intra {:.3g} us, {}; inter {:.3g} us, {} per flow; NIC {} x {}; reduction {}\n",
                l.intra_alpha_s * 1e6, format_rate(l.intra_beta_s_per_byte > 0 ? 1 / l.intra_beta_s_per_byte : 0),

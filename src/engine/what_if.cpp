@@ -198,10 +198,9 @@ std::vector<std::string> idle_settings(const std::vector<std::string>& settings,
   for (const std::string& setting : settings) {
     const std::string key = setting.substr(0, setting.find('='));
     if (!find_key(key).between_nodes) continue;
-    out.push_back(fmt::format("{}: no effect: it changes the network between nodes, and the replay placed all {} "
-                              "rank{} on one node of {}, so no message crossed that network (--placement map:... "
-                              "spreads ranks over nodes)",
-                              setting, ranks, ranks == 1 ? "" : "s", platform));
+    out.push_back(fmt::format("{}: no effect: it changes the network between nodes, and all {} rank{} {} on one node "
+                              "of {}, so no message crossed that network",
+                              setting, ranks, ranks == 1 ? "" : "s", ranks == 1 ? "was" : "were", platform));
   }
   return out;
 }

@@ -43,9 +43,10 @@ struct WhatIf {
 /// error (the second would silently win).
 WhatIf parse_what_if(const std::vector<std::string>& settings);
 
-/// The settings among `settings` (as given to --set) that had nothing to act on in a replay
-/// that put its ranks on `nodes_used` nodes of platform `platform`, each said with the reason
-/// ("inter.bandwidth=x2: no effect: ..."); empty when every setting could act.
+/// The settings among `settings` (as given to --set) that had nothing to act on in a run whose
+/// `ranks` were on `nodes_used` nodes of platform `platform`, each said with the reason
+/// ("inter.bandwidth=x2: no effect: ..."); empty when every setting could act (and when
+/// `nodes_used` is 0, unknown).
 std::vector<std::string> idle_settings(const std::vector<std::string>& settings, int nodes_used, int ranks,
                                        const std::string& platform);
 

@@ -192,11 +192,11 @@ TEST_CASE("settings of the network between nodes are idle when every rank ran on
   const std::vector<std::string> idle = engine::idle_settings(settings, 1, 4, "tiny");
   REQUIRE(idle.size() == 3);
   CHECK(idle[0] ==
-        "inter.bandwidth=x2: no effect: it changes the network between nodes, and the replay placed all 4 ranks on one "
-        "node of tiny, so no message crossed that network (--placement map:... spreads ranks over nodes)");
+        "inter.bandwidth=x2: no effect: it changes the network between nodes, and all 4 ranks were on one node of "
+        "tiny, so no message crossed that network");
   CHECK(idle[1].starts_with("inter.latency=x0.5: no effect: "));
   CHECK(idle[2].starts_with("network.oversubscription=2: no effect: "));
-  CHECK(engine::idle_settings({"inter.bandwidth=x2"}, 1, 1, "tiny").front().find("all 1 rank on one node") !=
+  CHECK(engine::idle_settings({"inter.bandwidth=x2"}, 1, 1, "tiny").front().find("all 1 rank was on one node") !=
         std::string::npos);
   // On two nodes or more (and when unknown: 0) every setting may act.
   CHECK(engine::idle_settings(settings, 2, 4, "tiny").empty());

@@ -60,5 +60,5 @@ fi
 
 # A --set with nothing to act on is said so among the assumptions (tests/cli/cases/whatif.sh).
 hostile report-idle-set 0 '' report "$profile" --platform hygon-dcu --set inter.bandwidth=x2 -o "$TMP/r-idle"
-grep -qF -- '- set: inter.bandwidth=x2: no effect: it changes the network between nodes, and the replay placed all 4 ranks on one node of hygon-dcu' "$TMP/r-idle/report.md" ||
+grep -qF -- '- set: inter.bandwidth=x2: no effect: it changes the network between nodes, and all 4 ranks were on one node of hygon-dcu' "$TMP/r-idle/report.md" ||
   fail "report does not say inter.bandwidth had nothing to act on"

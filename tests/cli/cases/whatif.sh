@@ -70,13 +70,13 @@ grep -q '^  set: inter.bandwidth=x2 (--set)$' "$last_out" || fail "cost does not
 
 # A setting of the network between nodes says so when every rank ran on one node (hygon-dcu has
 # 4 DCUs a node: the trace's 4 ranks fill one), and only then (qu2025-fit's 2 nodes of 2).
-idle='inter.bandwidth=x2: no effect: it changes the network between nodes, and the replay placed all 4 ranks on one node of hygon-dcu, so no message crossed that network'
+idle='inter.bandwidth=x2: no effect: it changes the network between nodes, and all 4 ranks were on one node of hygon-dcu, so no message crossed that network'
 hostile whatif-idle-inter 0 '' whatif "$T" --platform hygon-dcu --set inter.bandwidth=x2 --set network.oversubscription=2
 grep -qF "note: what_if: $idle" "$last_out" || fail "whatif does not say inter.bandwidth had nothing to act on"
 grep -qF 'note: what_if: network.oversubscription=2: no effect: ' "$last_out" || fail "whatif: oversubscription not said idle"
 grep -q 'intra.*no effect\|compute.*no effect' "$last_out" && fail "a setting that acts is said idle"
 hostile replay-idle-inter 0 '' replay "$T" --platform hygon-dcu --set inter.latency=x2 --set intra.bandwidth=x2
-grep -qF 'note: set: inter.latency=x2: no effect: it changes the network between nodes, and the replay placed all 4 ranks on one node of hygon-dcu' "$last_out" ||
+grep -qF 'note: set: inter.latency=x2: no effect: it changes the network between nodes, and all 4 ranks were on one node of hygon-dcu' "$last_out" ||
   fail "replay does not say inter.latency had nothing to act on"
 grep -q 'intra.bandwidth=x2: no effect' "$last_out" && fail "replay: intra.bandwidth said idle"
 hostile cost-idle-inter 0 '' cost "$T" --platform hygon-dcu --iterations 10 --set inter.bandwidth=x2
@@ -85,3 +85,11 @@ hostile replay-spread-inter 0 '' replay "$T" --set inter.bandwidth=x2
 grep -q 'no effect' "$last_out" && fail "qu2025-fit's ranks span 2 nodes: inter.bandwidth said idle"
 hostile replay-map-inter 0 '' replay "$T" --platform hygon-dcu --placement map:0,4,8,12 --set inter.bandwidth=x2
 grep -q 'no effect' "$last_out" && fail "ranks mapped to 4 nodes: inter.bandwidth said idle"
+# The collective mode alike: 4 ranks fill one hygon-dcu node, 8 do not.
+hostile whatif-collective-idle 0 '' whatif --collective all_reduce --bytes 1MiB --ranks 4 --platform hygon-dcu --set inter.latency=x2
+grep -qF 'note: inter.latency=x2: no effect: it changes the network between nodes, and all 4 ranks were on one node of hygon-dcu' "$last_out" ||
+  fail "the collective mode does not say inter.latency had nothing to act on"
+hostile whatif-collective-idle-json 0 '' whatif --collective all_reduce --bytes 1MiB --ranks 4 --platform hygon-dcu --set inter.latency=x2 --format json
+grep -q '"notes": \[' "$last_out" && grep -q 'inter.latency=x2: no effect' "$last_out" || fail "the collective mode's json has no note"
+hostile whatif-collective-spread 0 '' whatif --collective all_reduce --bytes 1MiB --ranks 8 --platform hygon-dcu --set inter.latency=x2
+grep -q 'no effect' "$last_out" && fail "8 ranks on 2 nodes: inter.latency said idle"
