@@ -59,7 +59,11 @@ CostStudy study_cost(const CostOptions& cmd, const trace::Trace& trace, const to
   s.trace = trace.name;
   s.platform = platform.name;
   s.ranks = trace.world_size;
-  s.nodes = std::min(net.node_count(), (trace.world_size + per_node - 1) / per_node);
+  // The nodes the job holds: those its placement put ranks on (Result::nodes_used); the packed
+  // count where a result does not say.
+  const int packed = std::min(net.node_count(), (trace.world_size + per_node - 1) / per_node);
+  const engine::Result& first = *runs.front().second;
+  s.nodes = first.nodes_used > 0 ? first.nodes_used : packed;
   s.iterations = cmd.iterations > 0 ? cmd.iterations : std::ceil(cmd.tokens / cmd.tokens_per_iteration);
   // Price and power: the options, else the platform file's figures (with their source).
   const std::optional<topology::PlatformCost>& file = platform.cost;
@@ -70,14 +74,20 @@ CostStudy study_cost(const CostOptions& cmd, const trace::Trace& trace, const to
   s.has_price = price.has_value();
   s.has_power = power.has_value();
   if (price_from_file) s.currency = file->currency;
-  const engine::Result& first = *runs.front().second;
   s.assumptions.push_back(fmt::format(
       "iteration time: the simulated makespan{}",
       first.iterations > 0 ? fmt::format(" divided by the {} iterations the trace holds", first.iterations)
                            : std::string(" (the trace does not say how many iterations it holds: taken as one)")));
-  s.assumptions.push_back(fmt::format(
-      "nodes: ceil({} ranks / {} per node), at most the platform's {}; the job holds them for the whole run",
-      trace.world_size, per_node, net.node_count()));
+  if (s.nodes == packed) {
+    s.assumptions.push_back(fmt::format(
+        "nodes: ceil({} ranks / {} per node), at most the platform's {}; the job holds them for the whole run",
+        trace.world_size, per_node, net.node_count()));
+  } else {
+    s.assumptions.push_back(fmt::format(
+        "nodes: the {} nodes that placement {} put the {} ranks on (packed {} to a node, they would fill {}); the job "
+        "holds them for the whole run",
+        s.nodes, first.placement, trace.world_size, per_node, packed));
+  }
   if (cmd.tokens > 0) {
     s.assumptions.push_back(
         fmt::format("iterations: ceil({:.6g} tokens / {:.6g} tokens per iteration)", cmd.tokens, cmd.tokens_per_iteration));
