@@ -217,6 +217,10 @@ std::string format_span(double total_s, int iterations) {
   return fmt::format("trace total {:.3f} ms (the trace does not say how many iterations it holds)", total_s * 1e3);
 }
 
+std::string on_nodes(int nodes) {
+  return nodes > 0 ? fmt::format(" on {} node{}", nodes, nodes == 1 ? "" : "s") : std::string();
+}
+
 std::string format_ranks(const std::vector<int>& ranks) {
   std::vector<std::string> parts;
   for (std::size_t i = 0; i < ranks.size();) {
@@ -240,6 +244,7 @@ Breakdown make_breakdown(const engine::Result& result, const BreakdownOptions& o
   out.notes = result.notes;
   out.error_bound_abs = result.error_bound_abs;
   out.world_size = result.world_size;
+  out.nodes_used = result.nodes_used;
   out.stage_count = result.stage_count;
   out.iterations = result.iterations;
   out.makespan_s = result.makespan_s;
@@ -276,8 +281,8 @@ void for_each_table(const Breakdown& b, const std::function<void(const Table&)>&
 }
 
 void write_text(const Breakdown& b, std::ostream& out) {
-  fmt::print(out, "{} on {}: {} ranks, {} pipeline stage{}, {}\n", b.trace_name, b.platform_name, b.world_size,
-             b.stage_count, b.stage_count == 1 ? "" : "s", format_span(b.makespan_s, b.iterations));
+  fmt::print(out, "{} on {}: {} ranks{}, {} pipeline stage{}, {}\n", b.trace_name, b.platform_name, b.world_size,
+             on_nodes(b.nodes_used), b.stage_count, b.stage_count == 1 ? "" : "s", format_span(b.makespan_s, b.iterations));
   fmt::print(out, "network: {}\n", b.network_model);
   if (!b.compute.empty()) fmt::print(out, "compute: {}\n", b.compute);
   fmt::print(out, "collectives: {}\n", b.algorithm);
@@ -353,6 +358,7 @@ void write_json(const Breakdown& b, std::ostream& out) {
   doc["notes"] = b.notes;
   doc["error_bound_abs"] = std::isfinite(b.error_bound_abs) ? nlohmann::ordered_json(b.error_bound_abs) : nlohmann::ordered_json();
   doc["world_size"] = b.world_size;
+  doc["nodes"] = b.nodes_used > 0 ? nlohmann::ordered_json(b.nodes_used) : nlohmann::ordered_json();
   doc["pipeline_stages"] = b.stage_count;
   doc["iterations"] = b.iterations > 0 ? nlohmann::ordered_json(b.iterations) : nlohmann::ordered_json();
   doc["trace_total_ms"] = b.makespan_s * 1e3;

@@ -57,6 +57,7 @@ struct Breakdown {
   std::vector<std::string> notes;
   double error_bound_abs = 0;  ///< of one compression; NaN when unknown, +inf when unbounded
   int world_size = 0;
+  int nodes_used = 0;  ///< nodes the ranks ran on (engine::Result::nodes_used); 0 when unknown
   int stage_count = 1;
   int iterations = 0;  ///< training iterations the trace holds; 0 when it does not say
   double makespan_s = 0;  ///< the whole trace
@@ -97,6 +98,9 @@ std::string format_error(double worst_eb, double expected_eb, double eb);
 /// iteration", or "trace total 24.000 ms (the trace does not say how many iterations it
 /// holds)": a sum of several iterations is never called an iteration.
 std::string format_span(double total_s, int iterations);
+
+/// " on 1 node", " on 4 nodes"; "" for 0 (not known: a trace's own durations).
+std::string on_nodes(int nodes);
 
 /// A CSV field, quoted (RFC 4180) when it holds a comma, a quote or a newline.
 std::string csv_field(const std::string& text);

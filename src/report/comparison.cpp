@@ -68,6 +68,8 @@ Comparison compare(const engine::Result& plain, const engine::Result& compressed
   c.notes = b->notes;
   c.error_bound_abs = compressed.error_bound_abs;
   c.world_size = a->world_size;
+  c.a_nodes_used = a->nodes_used;
+  c.b_nodes_used = b->nodes_used;
   c.stage_count = a->stage_count;
   c.iterations = a->iterations;
   c.plain_makespan_s = a->makespan_s;
@@ -106,7 +108,12 @@ void write_what_if_header(const Comparison& c, std::ostream& out) {
 }  // namespace
 
 void write_text(const Comparison& c, std::ostream& out) {
-  fmt::print(out, "{} on {}: {} ranks, {} pipeline stage{}\n", c.trace_name, c.platform_name, c.world_size,
+  // " on 1 node", or " on 1 node (baseline), on 4 nodes (what_if)" when the runs differ.
+  const std::string nodes = c.a_nodes_used == c.b_nodes_used
+                                ? on_nodes(c.a_nodes_used)
+                                : fmt::format("{} ({}),{} ({})", on_nodes(c.a_nodes_used), c.a_label,
+                                              on_nodes(c.b_nodes_used), c.b_label);
+  fmt::print(out, "{} on {}: {} ranks{}, {} pipeline stage{}\n", c.trace_name, c.platform_name, c.world_size, nodes,
              c.stage_count, c.stage_count == 1 ? "" : "s");
   fmt::print(out, "network: {}\n", c.network_model);
   if (!c.compute.empty()) fmt::print(out, "compute: {}\n", c.compute);
@@ -211,6 +218,9 @@ void write_json(const Comparison& c, std::ostream& out) {
   doc["platform"] = c.platform_name;
   doc["network_model"] = c.network_model;
   doc["placement"] = c.placement;
+  auto nodes = [](int n) { return n > 0 ? nlohmann::ordered_json(n) : nlohmann::ordered_json(); };
+  doc[a + "_nodes"] = nodes(c.a_nodes_used);
+  doc[b + "_nodes"] = nodes(c.b_nodes_used);
   if (what_if) doc["assumptions"] = c.assumptions;
   doc[a + "_collectives"] = c.plain_algorithms;
   doc[b + "_collectives"] = c.compressed_algorithms;

@@ -58,6 +58,9 @@ struct Comparison {
   std::vector<std::string> notes;
   double error_bound_abs = 0;  ///< NaN when unknown
   int world_size = 0;
+  /// Nodes the ranks ran on in the first and the second run (engine::Result::nodes_used); 0
+  /// when unknown.
+  int a_nodes_used = 0, b_nodes_used = 0;
   int stage_count = 1;
   int iterations = 0;  ///< training iterations the trace holds; 0 when it does not say
   double plain_makespan_s = 0;  ///< the whole trace
