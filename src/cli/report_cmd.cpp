@@ -276,8 +276,8 @@ void run_report(const ReportCommand& cmd) {
 
   doc.heading(2, "Assumptions");
   std::vector<std::string> assumptions;
-  assumptions.push_back(fmt::format("trace: {} ({}), {} ranks, {} pipeline stage(s)", trace.name, cmd.trace,
-                                    breakdown.world_size, breakdown.stage_count));
+  assumptions.push_back(fmt::format("trace: {} ({}), {} ranks{}, {} pipeline stage(s)", trace.name, cmd.trace,
+                                    breakdown.world_size, report::on_nodes(breakdown.nodes_used), breakdown.stage_count));
   assumptions.push_back(fmt::format("platform: {}: {}", platform.name, platform.description));
   for (const std::string& setting : cmd.flags.settings) assumptions.push_back(fmt::format("set: {} (--set)", setting));
   for (const std::string& idle : engine::idle_settings(cmd.flags.settings, plain.nodes_used, plain.world_size,

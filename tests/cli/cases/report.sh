@@ -62,3 +62,5 @@ fi
 hostile report-idle-set 0 '' report "$profile" --platform hygon-dcu --set inter.bandwidth=x2 -o "$TMP/r-idle"
 grep -qF -- '- set: inter.bandwidth=x2: no effect: it changes the network between nodes, and all 4 ranks were on one node of hygon-dcu' "$TMP/r-idle/report.md" ||
   fail "report does not say inter.bandwidth had nothing to act on"
+grep -qF -- '- trace: qu2025-profile (' "$TMP/r-idle/report.md" && grep -q -- '- trace: .*, 4 ranks on 1 node, 2 pipeline stage(s)' "$TMP/r-idle/report.md" ||
+  fail "report: the trace line does not say the node"

@@ -93,3 +93,8 @@ hostile whatif-collective-idle-json 0 '' whatif --collective all_reduce --bytes 
 grep -q '"notes": \[' "$last_out" && grep -q 'inter.latency=x2: no effect' "$last_out" || fail "the collective mode's json has no note"
 hostile whatif-collective-spread 0 '' whatif --collective all_reduce --bytes 1MiB --ranks 8 --platform hygon-dcu --set inter.latency=x2
 grep -q 'no effect' "$last_out" && fail "8 ranks on 2 nodes: inter.latency said idle"
+# The header says the nodes the ranks ran on, for each run when they differ (local's CPU ranks
+# wrap around its one node; with 2 nodes they spread).
+hostile whatif-nodes-header 0 '' whatif "$T" --platform local --set nodes=2
+head -1 "$last_out" | grep -qx 'qu2025-profile on local: 4 ranks on 1 node (baseline), on 2 nodes (what_if), 2 pipeline stages' ||
+  fail "whatif header: $(head -1 "$last_out")"
