@@ -29,7 +29,8 @@ void run_compare(const CompareCommand& cmd) {
   trace::Trace trace = trace::read_native(cmd.trace);
   topology::Platform platform = load_platform(cmd.flags, trace);
   engine::ReplayOptions compressed = replay_options(cmd.flags, platform);
-  compressed.compute = apply_compute_flag(cmd.flags, trace, platform);  // once: both replays share the adjusted trace
+  const calibrate::ComputeAdjustment compute = apply_compute_flag(cmd.flags, trace, platform);
+  compressed.compute = compute.summary;  // once: both replays share the adjusted trace
   compressed.wait_spans = !cmd.timeline.empty();
   check_output_path(cmd.output);  // before the simulations, which may take long
   engine::ReplayOptions plain = compressed;
@@ -37,7 +38,7 @@ void run_compare(const CompareCommand& cmd) {
   plain.all_reduce_algorithm = cmd.plain_algorithm;
   engine::Result plain_result = engine::replay(trace, platform, plain);
   engine::Result compressed_result = engine::replay(trace, platform, compressed);
-  note_settings(cmd.flags, compressed_result);
+  note_settings(cmd.flags, trace, compute, compressed_result);
 
   report::BreakdownOptions view;
   view.key = cmd.rows == "name" ? report::RowKey::kName : report::RowKey::kOperator;

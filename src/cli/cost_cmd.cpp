@@ -26,7 +26,8 @@ void run_cost(const CostCommand& cmd) {
   trace::Trace trace = trace::read_native(cmd.trace);
   const topology::Platform platform = load_platform(cmd.flags, trace);
   engine::ReplayOptions compressed = replay_options(cmd.flags, platform);
-  compressed.compute = apply_compute_flag(cmd.flags, trace, platform);  // once: both replays share the adjusted trace
+  const calibrate::ComputeAdjustment compute = apply_compute_flag(cmd.flags, trace, platform);
+  compressed.compute = compute.summary;  // once: both replays share the adjusted trace
   check_output_path(cmd.output);  // before the simulations, which may take long
   engine::ReplayOptions plain = compressed;
   plain.compression = engine::CompressionOptions{};
@@ -40,8 +41,8 @@ void run_cost(const CostCommand& cmd) {
   CostStudy study = study_cost(cmd.cost, trace, platform, runs);
   std::vector<std::string> settings;
   for (const std::string& setting : cmd.flags.settings) settings.push_back(fmt::format("set: {} (--set)", setting));
-  for (const std::string& idle : engine::idle_settings(cmd.flags.settings, plain_result.nodes_used,
-                                                       plain_result.world_size, plain_result.platform_name)) {
+  // The settings are said of the last run (the compressed one, when there is one).
+  for (const std::string& idle : engine::idle_settings(cmd.flags.settings, run_facts(trace, *runs.back().second, compute))) {
     settings.push_back("set: " + idle);
   }
   study.assumptions.insert(study.assumptions.begin(), settings.begin(), settings.end());

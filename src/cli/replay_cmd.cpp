@@ -31,11 +31,12 @@ void run_replay(const ReplayCommand& cmd) {
   trace::Trace trace = trace::read_native(cmd.trace);
   topology::Platform platform = load_platform(cmd.flags, trace);
   engine::ReplayOptions options = replay_options(cmd.flags, platform);
-  options.compute = apply_compute_flag(cmd.flags, trace, platform);
+  const calibrate::ComputeAdjustment compute = apply_compute_flag(cmd.flags, trace, platform);
+  options.compute = compute.summary;
   options.wait_spans = !cmd.timeline.empty();
   check_output_path(cmd.output);  // before the simulation, which may take long
   engine::Result result = engine::replay(trace, platform, options);
-  note_settings(cmd.flags, result);
+  note_settings(cmd.flags, trace, compute, result);
 
   Phase phase("writing the report", "");
   report::BreakdownOptions view;

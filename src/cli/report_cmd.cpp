@@ -204,7 +204,8 @@ void run_report(const ReportCommand& cmd) {
   trace::Trace trace = trace::read_native(cmd.trace);
   const topology::Platform platform = load_platform(cmd.flags, trace);
   engine::ReplayOptions compressed_options = replay_options(cmd.flags, platform);
-  compressed_options.compute = apply_compute_flag(cmd.flags, trace, platform);  // both replays share the adjusted trace
+  const calibrate::ComputeAdjustment compute = apply_compute_flag(cmd.flags, trace, platform);
+  compressed_options.compute = compute.summary;  // both replays share the adjusted trace
   for (const char* file : {"report.md", "report.html", "report.json"}) check_output_path((dir / file).string());
   if (!std::filesystem::create_directories(dir, ec) && ec) {
     throw InputError(cmd.output, 0, "--output", fmt::format("cannot create the directory: {}", ec.message()));
@@ -280,8 +281,7 @@ void run_report(const ReportCommand& cmd) {
                                     breakdown.world_size, report::on_nodes(breakdown.nodes_used), breakdown.stage_count));
   assumptions.push_back(fmt::format("platform: {}: {}", platform.name, platform.description));
   for (const std::string& setting : cmd.flags.settings) assumptions.push_back(fmt::format("set: {} (--set)", setting));
-  for (const std::string& idle : engine::idle_settings(cmd.flags.settings, plain.nodes_used, plain.world_size,
-                                                       plain.platform_name)) {
+  for (const std::string& idle : engine::idle_settings(cmd.flags.settings, run_facts(trace, compressed ? packed : plain, compute))) {
     assumptions.push_back("set: " + idle);
   }
   assumptions.push_back(fmt::format("network: {}", breakdown.network_model));

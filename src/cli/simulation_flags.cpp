@@ -138,10 +138,16 @@ void add_set_flag(CLI::App* sub, std::vector<std::string>& settings) {
       ->allow_extra_args(false);
 }
 
-void note_settings(const SimulationFlags& flags, engine::Result& result) {
+engine::RunFacts run_facts(const trace::Trace& trace, const engine::Result& result,
+                           const calibrate::ComputeAdjustment& compute) {
+  return engine::run_facts(trace, result, compute.flop_bound + compute.memory_bound);
+}
+
+void note_settings(const SimulationFlags& flags, const trace::Trace& trace, const calibrate::ComputeAdjustment& compute,
+                   engine::Result& result) {
   std::vector<std::string> notes;
   for (const std::string& setting : flags.settings) notes.push_back("set: " + setting);
-  for (const std::string& idle : engine::idle_settings(flags.settings, result.nodes_used, result.world_size, result.platform_name)) {
+  for (const std::string& idle : engine::idle_settings(flags.settings, run_facts(trace, result, compute))) {
     notes.push_back("set: " + idle);
   }
   result.notes.insert(result.notes.begin(), notes.begin(), notes.end());
@@ -169,7 +175,8 @@ topology::Platform load_platform(const SimulationFlags& flags, const trace::Trac
   return read_named_platform(name, engine::parse_what_if(flags.settings).platform);
 }
 
-std::string apply_compute_flag(const SimulationFlags& flags, trace::Trace& trace, const topology::Platform& platform) {
+calibrate::ComputeAdjustment apply_compute_flag(const SimulationFlags& flags, trace::Trace& trace,
+                                                const topology::Platform& platform) {
   calibrate::ComputeMode mode = calibrate::ComputeMode::kAuto;
   std::optional<calibrate::ComputeModel> model;
   if (flags.compute == "keep") {
@@ -183,8 +190,11 @@ std::string apply_compute_flag(const SimulationFlags& flags, trace::Trace& trace
     throw InputError("command line", 0, "--compute",
                      fmt::format("expected auto, keep, rescale or model:FILE, got \"{}\"", flags.compute));
   }
-  return calibrate::adjust_compute(trace, platform.network.accelerator(), platform.name, mode, model ? &*model : nullptr)
-      .summary;
+  // compute.scale acts once, in the replay (measured durations / F, and the platform's FLOP rate
+  // x F for operators timed by it): durations rescaled here are for the FLOP rate without it.
+  topology::AcceleratorSpec accelerator = platform.network.accelerator();
+  accelerator.flops /= engine::parse_what_if(flags.settings).compute_scale;
+  return calibrate::adjust_compute(trace, accelerator, platform.name, mode, model ? &*model : nullptr);
 }
 
 engine::ReplayOptions replay_options(const SimulationFlags& given, const topology::Platform& platform) {

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "calibrate/compute_model.hpp"
 #include "engine/replay.hpp"
 #include "engine/what_if.hpp"
 #include "topology/platform.hpp"
@@ -40,9 +41,15 @@ void add_set_flag(CLI::App* sub, std::vector<std::string>& settings);
 /// compress.min_bytes=); the platform and compute settings apply in load_platform() and replay_options().
 SimulationFlags with_settings(const SimulationFlags& flags);
 
+/// What a replay of `trace` (adjusted by `compute`, apply_compute_flag's) had for --set to act on.
+engine::RunFacts run_facts(const trace::Trace& trace, const engine::Result& result,
+                           const calibrate::ComputeAdjustment& compute);
+
 /// Lists the --set settings of `flags` first among `result`'s notes ("set: KEY=VALUE"), so that a
-/// report says what it assumed.
-void note_settings(const SimulationFlags& flags, engine::Result& result);
+/// report says what it assumed, and then those that had nothing to act on in this replay of
+/// `trace` (engine::idle_settings).
+void note_settings(const SimulationFlags& flags, const trace::Trace& trace, const calibrate::ComputeAdjustment& compute,
+                   engine::Result& result);
 
 /// Choices for CLI::IsMember: `names` (algorithms of the registry), after "auto" when `with_auto`.
 std::vector<std::string> algorithm_choices(const std::vector<std::string_view>& names, bool with_auto);
@@ -55,9 +62,11 @@ topology::Platform load_platform(const SimulationFlags& flags, const trace::Trac
 engine::ReplayOptions replay_options(const SimulationFlags& flags, const topology::Platform& platform);
 
 /// Applies --compute to the trace's measured compute durations for a replay on `platform`
-/// (calibrate::adjust_compute) and returns the sentence the report prints. Call once per trace,
-/// before replay_options' results are used: compare and cost replay the adjusted trace twice.
-std::string apply_compute_flag(const SimulationFlags& flags, trace::Trace& trace, const topology::Platform& platform);
+/// (calibrate::adjust_compute) and returns what it did (`summary`: the sentence the report
+/// prints). Call once per trace, before replay_options' results are used: compare and cost
+/// replay the adjusted trace twice.
+calibrate::ComputeAdjustment apply_compute_flag(const SimulationFlags& flags, trace::Trace& trace,
+                                                const topology::Platform& platform);
 
 /// Folders searched for compressor models: $CCSIM_COMPRESSORS, then models/compressors/.
 std::vector<std::string> compressor_dirs();

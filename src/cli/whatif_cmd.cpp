@@ -48,15 +48,17 @@ void run_trace(const WhatIfCommand& cmd) {
   engine::ReplayOptions baseline_options = replay_options(baseline_flags, baseline_platform);
   topology::Platform changed_platform = load_platform(cmd.flags, trace);
   engine::ReplayOptions changed_options = replay_options(cmd.flags, changed_platform);
-  // --compute once, for the baseline's accelerator: both runs replay the same adjusted trace, and
-  // the compute settings of --set (compute.scale, accelerator.flops) act on it as they do in replay.
-  baseline_options.compute = apply_compute_flag(baseline_flags, trace, baseline_platform);
-  changed_options.compute = baseline_options.compute;
+  // --compute for each run's own accelerator, as replay does: the what_if run is `replay --set
+  // ...` (an accelerator.flops=x2 rescales compute measured elsewhere to the faster accelerator).
+  trace::Trace changed_trace = trace;
+  baseline_options.compute = apply_compute_flag(baseline_flags, trace, baseline_platform).summary;
+  const calibrate::ComputeAdjustment changed_compute = apply_compute_flag(cmd.flags, changed_trace, changed_platform);
+  changed_options.compute = changed_compute.summary;
   baseline_options.wait_spans = changed_options.wait_spans = !cmd.timeline.empty();
   check_output_path(cmd.output);  // before the simulations, which may take long
   if (!cmd.timeline.empty()) check_output_path(cmd.timeline);
   engine::Result baseline = engine::replay(trace, baseline_platform, baseline_options);
-  engine::Result changed = engine::replay(trace, changed_platform, changed_options);
+  engine::Result changed = engine::replay(changed_trace, changed_platform, changed_options);
 
   report::BreakdownOptions view;
   view.key = cmd.rows == "name" ? report::RowKey::kName : report::RowKey::kOperator;
@@ -70,8 +72,7 @@ void run_trace(const WhatIfCommand& cmd) {
   std::vector<std::string> notes;
   for (const std::string& note : baseline.notes) notes.push_back("baseline: " + note);
   for (const std::string& note : changed.notes) notes.push_back("what_if: " + note);
-  for (const std::string& idle : engine::idle_settings(cmd.flags.settings, changed.nodes_used, changed.world_size,
-                                                       changed.platform_name)) {
+  for (const std::string& idle : engine::idle_settings(cmd.flags.settings, run_facts(changed_trace, changed, changed_compute))) {
     notes.push_back("what_if: " + idle);
   }
   comparison.notes = notes;
@@ -117,6 +118,10 @@ void run_collective(const WhatIfCommand& cmd) {
   const int nodes = shown.study.nodes;
   auto bus_bandwidth = [&](double time_s) { return all_reduce_bus_bandwidth_Bps(bytes, time_s, cmd.ranks); };
   const std::string chosen = collective::fastest(shown.study.predictions).algorithm;
+  engine::RunFacts facts;  // of one all_reduce: only where the ranks are is known to matter
+  facts.platform = shown.platform.name;
+  facts.ranks = cmd.ranks;
+  facts.nodes_used = nodes;
 
   std::ostringstream out;
   if (cmd.format == "json") {
@@ -128,7 +133,7 @@ void run_collective(const WhatIfCommand& cmd) {
     doc["nodes"] = nodes;
     doc["platform"] = shown.platform.name;
     doc["assumptions"] = cmd.flags.settings;
-    doc["notes"] = engine::idle_settings(cmd.flags.settings, nodes, cmd.ranks, shown.platform.name);
+    doc["notes"] = engine::idle_settings(cmd.flags.settings, facts);
     doc["model"] = describe_model(shown.study);
     doc["auto"] = chosen;
     doc["algorithms"] = nlohmann::ordered_json::array();
@@ -155,7 +160,7 @@ void run_collective(const WhatIfCommand& cmd) {
                format_bytes(static_cast<double>(bytes)), dtype_name(*dtype), cmd.ranks, shown.platform.name, nodes,
                nodes == 1 ? "" : "s", std::min(cmd.ranks, net.accelerators_per_node()));
     for (const std::string& setting : cmd.flags.settings) fmt::print(out, "assumption: {}\n", setting);
-    for (const std::string& idle : engine::idle_settings(cmd.flags.settings, nodes, cmd.ranks, shown.platform.name)) {
+    for (const std::string& idle : engine::idle_settings(cmd.flags.settings, facts)) {
       fmt::print(out, "note: {}\n", idle);
     }
     const collective::GroupLinks& l = shown.study.links;

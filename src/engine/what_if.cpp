@@ -21,20 +21,26 @@ constexpr std::array<WhatIfKey, 13> kKeys = {{
      "bandwidth of the intra-node link (accelerator to node hub), 1e3 to 1e15 B/s"},
     {"intra.latency", "a time such as 2us (s, ms, us, ns), or xF", "latency of the intra-node link, 0 to 1 s"},
     {"inter.bandwidth", "a rate such as 25GB/s, or xF",
-     "bandwidth of the NIC link and of every link of the network between nodes, 1e3 to 1e15 B/s", true},
-    {"inter.latency", "a time such as 1us, or xF", "latency of the NIC link and of every network link, 0 to 1 s", true},
+     "bandwidth of the NIC link and of every link of the network between nodes, 1e3 to 1e15 B/s",
+     WhatIfKey::Acts::kBetweenNodes},
+    {"inter.latency", "a time such as 1us, or xF", "latency of the NIC link and of every network link, 0 to 1 s",
+     WhatIfKey::Acts::kBetweenNodes},
     {"network.oversubscription", "a ratio such as 2 or 16:3, or xF",
-     "oversubscription of every fat-tree level above the first (and of supernodes' upper level), 1 to 1024", true},
-    {"accelerator.flops", "a rate in FLOP/s such as 3e13, or xF", "the accelerator's FLOP rate, 1e6 to 1e18 FLOP/s"},
+     "oversubscription of every fat-tree level above the first (and of supernodes' upper level), 1 to 1024",
+     WhatIfKey::Acts::kBetweenNodes},
+    {"accelerator.flops", "a rate in FLOP/s such as 3e13, or xF", "the accelerator's FLOP rate, 1e6 to 1e18 FLOP/s",
+     WhatIfKey::Acts::kRates},
     {"accelerator.reduce", "a rate such as 300GB/s, or xF",
-     "the rate of an elementwise reduction (reduce_Bps), 1e3 to 1e15 B/s"},
-    {"accelerator.memory", "a rate such as 1TB/s, or xF", "the accelerator's memory bandwidth, 1e3 to 1e15 B/s"},
+     "the rate of an elementwise reduction (reduce_Bps), 1e3 to 1e15 B/s", WhatIfKey::Acts::kReductions},
+    {"accelerator.memory", "a rate such as 1TB/s, or xF", "the accelerator's memory bandwidth, 1e3 to 1e15 B/s",
+     WhatIfKey::Acts::kRates},
     {"compute.scale", "F or xF (0.001 to 1000)",
      "compute F times faster: measured compute durations divided by F, the FLOP rate multiplied by F"},
     {"compress", "a compressor NAME[:key=value,...] as for --compress, or none",
-     "compress the all_reduces with this compressor (none: plain)"},
-    {"compress.min_bytes", "a byte count such as 1MiB", "all_reduces smaller than this stay plain"},
-    {"algo", "an all_reduce algorithm or auto", "the all_reduce algorithm, as --algo"},
+     "compress the all_reduces with this compressor (none: plain)", WhatIfKey::Acts::kAllReduce},
+    {"compress.min_bytes", "a byte count such as 1MiB", "all_reduces smaller than this stay plain",
+     WhatIfKey::Acts::kCompressed},
+    {"algo", "an all_reduce algorithm or auto", "the all_reduce algorithm, as --algo", WhatIfKey::Acts::kAllReduce},
 }};
 
 [[noreturn]] void bad(std::string_view key, const std::string& detail) {
@@ -191,16 +197,58 @@ void apply(WhatIf& w, std::string_view key, std::string_view text, const std::st
 
 std::span<const WhatIfKey> what_if_keys() { return kKeys; }
 
-std::vector<std::string> idle_settings(const std::vector<std::string>& settings, int nodes_used, int ranks,
-                                       const std::string& platform) {
+RunFacts run_facts(const trace::Trace& trace, const Result& result, std::int64_t rescaled_ops) {
+  RunFacts f;
+  f.platform = result.platform_name;
+  f.ranks = result.world_size;
+  f.nodes_used = result.nodes_used;
+  f.rate_timed = f.all_reduces = f.reduce_scatters = 0;
+  // Each rank's program (ranks may share one: count it for each).
+  for (int rank = 0; rank < trace.world_size; ++rank) {
+    for (const trace::Op& op : trace.program_ops(rank)) {
+      if (op.kind == trace::OpKind::kCompute && op.duration_s < 0) ++f.rate_timed;
+      if (op.kind == trace::OpKind::kAllReduce) ++f.all_reduces;
+      if (op.kind == trace::OpKind::kReduceScatter) ++f.reduce_scatters;
+    }
+  }
+  f.rate_timed += rescaled_ops;
+  f.compressed = !result.compression.empty() && result.compression != "none";
+  return f;
+}
+
+std::vector<std::string> idle_settings(const std::vector<std::string>& settings, const RunFacts& facts) {
   std::vector<std::string> out;
-  if (nodes_used != 1) return out;
   for (const std::string& setting : settings) {
     const std::string key = setting.substr(0, setting.find('='));
-    if (!find_key(key).between_nodes) continue;
-    out.push_back(fmt::format("{}: no effect: it changes the network between nodes, and all {} rank{} {} on one node "
-                              "of {}, so no message crossed that network",
-                              setting, ranks, ranks == 1 ? "" : "s", ranks == 1 ? "was" : "were", platform));
+    std::string why;
+    switch (find_key(key).acts) {
+      case WhatIfKey::Acts::kAlways:
+        break;
+      case WhatIfKey::Acts::kBetweenNodes:
+        if (facts.nodes_used == 1) {
+          why = fmt::format("it changes the network between nodes, and all {} rank{} {} on one node of {}, so no "
+                            "message crossed that network",
+                            facts.ranks, facts.ranks == 1 ? "" : "s", facts.ranks == 1 ? "was" : "were", facts.platform);
+        }
+        break;
+      case WhatIfKey::Acts::kRates:
+        if (facts.rate_timed == 0) {
+          why = "it changes the rates that time compute operators without a measured duration (or rescale one, "
+                "--compute rescale), and every compute operator kept its measured duration (compute.scale=F makes "
+                "them F times faster)";
+        }
+        break;
+      case WhatIfKey::Acts::kReductions:
+        if (facts.all_reduces == 0 && facts.reduce_scatters == 0) why = "the trace has no all_reduce or reduce_scatter";
+        break;
+      case WhatIfKey::Acts::kAllReduce:
+        if (facts.all_reduces == 0) why = "the trace has no all_reduce";
+        break;
+      case WhatIfKey::Acts::kCompressed:
+        if (!facts.compressed) why = "no all_reduce was compressed (--compress NAME, or --set compress=NAME)";
+        break;
+    }
+    if (!why.empty()) out.push_back(fmt::format("{}: no effect: {}", setting, why));
   }
   return out;
 }

@@ -7,7 +7,9 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/result.hpp"
 #include "topology/platform.hpp"
+#include "trace/trace.hpp"
 
 namespace ccsim::engine {
 
@@ -16,9 +18,16 @@ struct WhatIfKey {
   std::string_view key;
   std::string_view value;  ///< the accepted forms, e.g. "xF or a rate such as 25GB/s"
   std::string_view description;
-  /// It changes only the network between nodes: a run whose ranks are all on one node does not
-  /// feel it (idle_settings).
-  bool between_nodes = false;
+  /// What it acts on, for a run that has none of it (idle_settings).
+  enum class Acts : std::uint8_t {
+    kAlways,
+    kBetweenNodes,  ///< the network between nodes: nothing when every rank ran on one node
+    kRates,         ///< compute operators timed by the accelerator's rates (no duration of their own)
+    kReductions,    ///< the reductions of all_reduces and reduce_scatters
+    kAllReduce,     ///< the all_reduces
+    kCompressed,    ///< compressed all_reduces
+  };
+  Acts acts = Acts::kAlways;
 };
 
 /// Every key `--set` accepts, in the order they are listed to users (the one table).
@@ -43,12 +52,27 @@ struct WhatIf {
 /// error (the second would silently win).
 WhatIf parse_what_if(const std::vector<std::string>& settings);
 
-/// The settings among `settings` (as given to --set) that had nothing to act on in a run whose
-/// `ranks` were on `nodes_used` nodes of platform `platform`, each said with the reason
-/// ("inter.bandwidth=x2: no effect: ..."); empty when every setting could act (and when
-/// `nodes_used` is 0, unknown).
-std::vector<std::string> idle_settings(const std::vector<std::string>& settings, int nodes_used, int ranks,
-                                       const std::string& platform);
+/// What a run had for the settings to act on (WhatIfKey::Acts).
+struct RunFacts {
+  std::string platform;
+  int ranks = 0;
+  int nodes_used = 0;         ///< 0: not known (every setting of the network may act)
+  /// Compute operators timed by the accelerator's rates: without a duration of their own, or
+  /// with one --compute derived from them; -1: not known.
+  std::int64_t rate_timed = -1;
+  std::int64_t all_reduces = -1, reduce_scatters = -1;  ///< operators of the trace; -1: not known
+  bool compressed = true;     ///< whether a compressor applied to the all_reduces
+};
+
+/// The facts of a replay of `trace` (as replayed: after --compute) with `result`;
+/// `rescaled_ops`: compute operators whose durations --compute derived from the platform's
+/// accelerator rates (calibrate::ComputeAdjustment's flop_bound + memory_bound).
+RunFacts run_facts(const trace::Trace& trace, const Result& result, std::int64_t rescaled_ops);
+
+/// The settings among `settings` (as given to --set) that had nothing to act on in a run of
+/// `facts`, each said with the reason ("inter.bandwidth=x2: no effect: ..."); empty when every
+/// setting could act (and for what the facts do not know).
+std::vector<std::string> idle_settings(const std::vector<std::string>& settings, const RunFacts& facts);
 
 /// Limits of the settings that are not platform parameters.
 inline constexpr double kMinComputeScale = 1e-3;

@@ -64,6 +64,7 @@ Comparison compare(const engine::Result& plain, const engine::Result& compressed
   c.compressed_algorithms = b->algorithm;
   c.compression = b->compression;
   c.compute = a->compute;
+  c.b_compute = b->compute;
   c.a_compression = a->compression;
   c.notes = b->notes;
   c.error_bound_abs = compressed.error_bound_abs;
@@ -116,7 +117,12 @@ void write_text(const Comparison& c, std::ostream& out) {
   fmt::print(out, "{} on {}: {} ranks{}, {} pipeline stage{}\n", c.trace_name, c.platform_name, c.world_size, nodes,
              c.stage_count, c.stage_count == 1 ? "" : "s");
   fmt::print(out, "network: {}\n", c.network_model);
-  if (!c.compute.empty()) fmt::print(out, "compute: {}\n", c.compute);
+  if (c.b_compute != c.compute) {
+    if (!c.compute.empty()) fmt::print(out, "compute ({}): {}\n", c.a_label, c.compute);
+    if (!c.b_compute.empty()) fmt::print(out, "compute ({}): {}\n", c.b_label, c.b_compute);
+  } else if (!c.compute.empty()) {
+    fmt::print(out, "compute: {}\n", c.compute);
+  }
   if (!c.placement.empty()) fmt::print(out, "placement: {}\n", c.placement);
   if (!c.assumptions.empty()) write_what_if_header(c, out);
   // The tables below are the same for both kinds of comparison.
@@ -230,7 +236,12 @@ void write_json(const Comparison& c, std::ostream& out) {
   } else {
     doc["compression"] = c.compression;
   }
-  doc["compute"] = c.compute;
+  if (c.b_compute != c.compute) {
+    doc[a + "_compute"] = c.compute;
+    doc[b + "_compute"] = c.b_compute;
+  } else {
+    doc["compute"] = c.compute;
+  }
   doc["notes"] = c.notes;
   doc["error_bound_abs"] = std::isfinite(c.error_bound_abs) ? nlohmann::ordered_json(c.error_bound_abs) : nlohmann::ordered_json();
   doc["iterations"] = c.iterations > 0 ? nlohmann::ordered_json(c.iterations) : nlohmann::ordered_json();

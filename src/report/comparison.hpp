@@ -55,6 +55,7 @@ struct Comparison {
   std::string compressed_algorithms;
   std::string compression;
   std::string compute;  ///< how compute durations were obtained, "" when not said
+  std::string b_compute;  ///< the same for the second run (a what-if's may differ)
   std::vector<std::string> notes;
   double error_bound_abs = 0;  ///< NaN when unknown
   int world_size = 0;

@@ -186,23 +186,59 @@ TEST_CASE("a result beyond the reader's limits is refused, naming the setting", 
         "platforms/README.md), got 1000 FLOP/s (1e+06 FLOP/s of the platform x 0.001)");
 }
 
-TEST_CASE("settings of the network between nodes are idle when every rank ran on one node", "[what_if]") {
-  const std::vector<std::string> settings = {"inter.bandwidth=x2", "intra.latency=1us", "inter.latency=x0.5",
-                                             "network.oversubscription=2", "nodes=8", "compute.scale=2"};
-  const std::vector<std::string> idle = engine::idle_settings(settings, 1, 4, "tiny");
+TEST_CASE("a setting says when the run had nothing for it to act on", "[what_if]") {
+  engine::RunFacts f;  // a run with every kind of thing to act on
+  f.platform = "tiny";
+  f.ranks = 4;
+  f.nodes_used = 2;
+  f.rate_timed = 3;
+  f.all_reduces = 2;
+  f.reduce_scatters = 0;
+  f.compressed = true;
+  std::vector<std::string> all;
+  for (const engine::WhatIfKey& k : engine::what_if_keys()) all.push_back(std::string(k.key) + "=x2");
+  CHECK(engine::idle_settings(all, f).empty());
+
+  const std::vector<std::string> network = {"inter.bandwidth=x2", "intra.latency=1us", "inter.latency=x0.5",
+                                            "network.oversubscription=2", "nodes=8", "compute.scale=2"};
+  engine::RunFacts one_node = f;
+  one_node.nodes_used = 1;
+  const std::vector<std::string> idle = engine::idle_settings(network, one_node);
   REQUIRE(idle.size() == 3);
   CHECK(idle[0] ==
         "inter.bandwidth=x2: no effect: it changes the network between nodes, and all 4 ranks were on one node of "
         "tiny, so no message crossed that network");
   CHECK(idle[1].starts_with("inter.latency=x0.5: no effect: "));
   CHECK(idle[2].starts_with("network.oversubscription=2: no effect: "));
-  CHECK(engine::idle_settings({"inter.bandwidth=x2"}, 1, 1, "tiny").front().find("all 1 rank was on one node") !=
+  one_node.ranks = 1;
+  CHECK(engine::idle_settings({"inter.bandwidth=x2"}, one_node).front().find("all 1 rank was on one node") !=
         std::string::npos);
-  // On two nodes or more (and when unknown: 0) every setting may act.
-  CHECK(engine::idle_settings(settings, 2, 4, "tiny").empty());
-  CHECK(engine::idle_settings(settings, 0, 4, "tiny").empty());
-  // Exactly the keys of the table that say so.
-  for (const engine::WhatIfKey& k : engine::what_if_keys()) {
-    CHECK(k.between_nodes == (k.key.starts_with("inter.") || k.key == "network.oversubscription"));
-  }
+  engine::RunFacts unknown;  // nothing known: nothing said
+  CHECK(engine::idle_settings(all, unknown).empty());
+
+  engine::RunFacts kept = f;  // every compute operator has its own duration
+  kept.rate_timed = 0;
+  CHECK(engine::idle_settings({"accelerator.flops=x2", "accelerator.memory=1TB/s", "compute.scale=2"}, kept) ==
+        std::vector<std::string>{
+            "accelerator.flops=x2: no effect: it changes the rates that time compute operators without a measured "
+            "duration (or rescale one, --compute rescale), and every compute operator kept its measured duration "
+            "(compute.scale=F makes them F times faster)",
+            "accelerator.memory=1TB/s: no effect: it changes the rates that time compute operators without a measured "
+            "duration (or rescale one, --compute rescale), and every compute operator kept its measured duration "
+            "(compute.scale=F makes them F times faster)"});
+
+  engine::RunFacts p2p = f;  // no all_reduce
+  p2p.all_reduces = 0;
+  CHECK(engine::idle_settings({"algo=ring", "compress=cuszp", "accelerator.reduce=x2"}, p2p) ==
+        std::vector<std::string>{"algo=ring: no effect: the trace has no all_reduce",
+                                 "compress=cuszp: no effect: the trace has no all_reduce",
+                                 "accelerator.reduce=x2: no effect: the trace has no all_reduce or reduce_scatter"});
+  p2p.reduce_scatters = 1;
+  CHECK(engine::idle_settings({"accelerator.reduce=x2"}, p2p).empty());
+
+  engine::RunFacts plain = f;
+  plain.compressed = false;
+  CHECK(engine::idle_settings({"compress.min_bytes=1MiB"}, plain) ==
+        std::vector<std::string>{"compress.min_bytes=1MiB: no effect: no all_reduce was compressed (--compress NAME, "
+                                 "or --set compress=NAME)"});
 }

@@ -98,3 +98,29 @@ grep -q 'no effect' "$last_out" && fail "8 ranks on 2 nodes: inter.latency said 
 hostile whatif-nodes-header 0 '' whatif "$T" --platform local --set nodes=2
 head -1 "$last_out" | grep -qx 'qu2025-profile on local: 4 ranks on 1 node (baseline), on 2 nodes (what_if), 2 pipeline stages' ||
   fail "whatif header: $(head -1 "$last_out")"
+
+# The what_if run is `replay --set ...`: the same iteration, compute included (--compute is
+# applied for each run's own accelerator; hygon-dcu rescales the profile's compute by default).
+for setting in accelerator.flops=x2 compute.scale=2 accelerator.memory=x4 inter.bandwidth=x2; do
+  hostile "whatif-is-replay-$setting" 0 '' whatif "$T" --platform hygon-dcu --set "$setting"
+  w=$(sed -n 's/^iteration: .* ms baseline, \([0-9.]*\) ms what_if.*/\1/p' "$last_out")
+  hostile "replay-set-$setting" 0 '' replay "$T" --platform hygon-dcu --set "$setting"
+  r=$(sed -n 's/.*, iteration \([0-9.]*\) ms$/\1/p' "$last_out" | head -1)
+  [ -n "$w" ] && [ "$w" = "$r" ] || fail "--set $setting: whatif's what_if $w ms, replay $r ms"
+done
+# compute.scale acts once: x2 halves a rescaled operator (attn.qkv 27.467 ms on hygon-dcu).
+hostile replay-compute-scale-rescaled 0 '' replay "$T" --platform hygon-dcu --set compute.scale=2
+grep -Eq '^ +1  linear +attn\.qkv +13\.73[34] ' "$last_out" || fail "compute.scale=2 on a rescaled trace: $(grep 'attn.qkv' "$last_out" | head -1)"
+# A rate with nothing to time: the profile keeps its measured durations on its own platform.
+hostile whatif-idle-flops 0 '' whatif "$T" --set accelerator.flops=x2
+grep -qF 'note: what_if: accelerator.flops=x2: no effect: it changes the rates that time compute operators without a measured duration' "$last_out" ||
+  fail "whatif does not say accelerator.flops had nothing to act on"
+hostile whatif-flops-rescaled 0 '' whatif "$T" --platform hygon-dcu --set accelerator.flops=x2
+grep -q 'no effect' "$last_out" && fail "accelerator.flops rescaled hygon-dcu's compute but is said idle"
+grep -q '^compute (baseline): compute rescaled x0.1115 ' "$last_out" && grep -q '^compute (what_if): compute rescaled x0.05598 ' "$last_out" ||
+  fail "whatif does not say each run's compute: $(grep '^compute' "$last_out")"
+hostile whatif-idle-min-bytes 0 '' whatif "$T" --set compress.min_bytes=1MiB
+grep -qF 'note: what_if: compress.min_bytes=1MiB: no effect: no all_reduce was compressed' "$last_out" ||
+  fail "whatif does not say compress.min_bytes had nothing to act on"
+hostile whatif-min-bytes-compressed 0 '' whatif "$T" --set compress=cuszp:eb=1e-3 --set compress.min_bytes=1MiB
+grep -q 'no effect' "$last_out" && fail "compress.min_bytes with a compressor said idle"
