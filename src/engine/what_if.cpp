@@ -203,9 +203,10 @@ RunFacts run_facts(const trace::Trace& trace, const Result& result, std::int64_t
   f.ranks = result.world_size;
   f.nodes_used = result.nodes_used;
   f.rate_timed = f.all_reduces = f.reduce_scatters = 0;
-  // Each rank's program (ranks may share one: count it for each).
-  for (int rank = 0; rank < trace.world_size; ++rank) {
-    for (const trace::Op& op : trace.program_ops(rank)) {
+  // Each program once (ranks may share one): what matters is none or some, and a job of a
+  // million ranks shares a few programs.
+  for (const trace::Program& program : trace.programs) {
+    for (const trace::Op& op : program.ops) {
       if (op.kind == trace::OpKind::kCompute && op.duration_s < 0) ++f.rate_timed;
       if (op.kind == trace::OpKind::kAllReduce) ++f.all_reduces;
       if (op.kind == trace::OpKind::kReduceScatter) ++f.reduce_scatters;

@@ -57,10 +57,11 @@ struct RunFacts {
   std::string platform;
   int ranks = 0;
   int nodes_used = 0;         ///< 0: not known (every setting of the network may act)
-  /// Compute operators timed by the accelerator's rates: without a duration of their own, or
-  /// with one --compute derived from them; -1: not known.
+  /// Compute operators timed by the accelerator's rates (each program once): without a duration
+  /// of their own, or with one --compute derived from them; -1: not known.
   std::int64_t rate_timed = -1;
-  std::int64_t all_reduces = -1, reduce_scatters = -1;  ///< operators of the trace; -1: not known
+  /// Operators of the trace's programs (each program once); -1: not known.
+  std::int64_t all_reduces = -1, reduce_scatters = -1;
   bool compressed = true;     ///< whether a compressor applied to the all_reduces
 };
 
