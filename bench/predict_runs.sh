@@ -16,9 +16,11 @@
 #   in DIR): its trace replayed as traced, and its iteration predicted from the round-0 traces of
 #   the others (leave one out), against its round-0 run and, where DIR/NAME_rep*.summary.json
 #   exist, against the median of all its runs, with their range (runs of one configuration that
-#   differ by more than the error sought cannot check it). Prints a Markdown table; the
-#   predictions' full reports are written to REPORTS (default: a new temporary directory, named
-#   on stderr).
+#   differ by more than the error sought cannot check it). Prints a Markdown table, then the
+#   spread of the runs' GEMM probes (how steady the machine was: x1.09-1.27 between the 10th and
+#   90th percentile on the steady sets of bench/results/predict.md, x1.84-2.00 on the drifting
+#   VM's); the predictions' full reports are written to REPORTS (default: a new temporary
+#   directory, named on stderr).
 # CCSIM: the ccsim binary (default build/ccsim). PREDICT_ARGS: more arguments for every ccsim
 #   predict, split at spaces (e.g. PREDICT_ARGS="--flop-exponent 1": one FLOP rate per kind).
 set -euo pipefail
@@ -126,3 +128,18 @@ for n in "${names[@]}"; do
     "$(value '^predicted iteration: *' "$reports/$n.loo.txt")" \
     "$(value '^error: ' "$reports/$n.loo.txt")" "$median" "$median_error"
 done
+# How steady the machine was: the generator's single-thread GEMM probe before and after each run
+# (summary.json: environment.gemm_probe_gflops_before/after), over every run of the table.
+probes=()
+for n in "${names[@]}"; do
+  for s in "$dir/$n.summary.json" "$dir/${n}"_rep[0-9]*.summary.json; do
+    [ -f "$s" ] || continue
+    while read -r v; do probes+=("$v"); done < <(sed -n 's/.*"gemm_probe_gflops_\(before\|after\)": *\([0-9][0-9.eE+-]*\).*/\2/p' "$s")
+  done
+done
+if [ ${#probes[@]} -gt 0 ]; then
+  # The 10th and 90th percentiles (nearest rank) beside the extremes: one odd reading is common.
+  printf '%s\n' "${probes[@]}" | sort -g | awk '{ v[NR] = $1 }
+    function at(q) { i = int(q * NR + 0.999999); return v[i < 1 ? 1 : i] }
+    END { printf "\nGEMM probe of the runs (%d readings, before and after each run): %.2f-%.2f GFLOP/s, 10th-90th percentile %.2f-%.2f (x%.2f)\n", NR, v[1], v[NR], at(0.1), at(0.9), at(0.9) / at(0.1) }'
+fi

@@ -21,6 +21,7 @@ expect '| pp2_h256 | +0.03 % | 659.215 ms | 670.565 ms | +1.72 % | 663.144 ms (3
 expect '| tp2_h384 | -1.73 % | 677.673 ms | 646.524 ms | -4.60 % | 677.673 ms (3 runs: 666.375-698.827) | -4.60 % |'
 expect '| tp2_dp2_h256 | -2.98 % | 708.285 ms | 691.171 ms | -2.42 % | 731.234 ms (3 runs: 708.285-747.261) | -5.48 % |'
 [ "$(grep -c '^| [a-z0-9_]* | [-+]' "$out/table.md")" = 9 ] || fail "not a row per run of the nine"
+expect 'GEMM probe of the runs (54 readings, before and after each run): 5.07-6.51 GFLOP/s, 10th-90th percentile 5.83-6.45 (x1.11)'
 [ -s "$out/reports/dp2_h512.median.txt" ] || fail "no report of the median prediction"
 grep -q '^measured iteration: .*median of 3 runs' "$out/reports/dp2_h512.median.txt" || fail "the median report is not of three runs"
 
