@@ -176,6 +176,33 @@ std::string spread_line(const std::vector<double>& steps_ms, int runs, double pr
                      100 * (hi / median - 1), median, 100 * (predicted_ms / hi - 1), 100 * (predicted_ms / lo - 1));
 }
 
+/// How far apart in speed the runs were made: the GEMM probes (summary.json) of the fitted runs
+/// and of the target's runs, those that have one.
+struct ProbeSpan {
+  int runs = 0;
+  double min = 0, max = 0;
+};
+
+ProbeSpan probe_span(const std::vector<double>& probes) {
+  ProbeSpan s;
+  for (double p : probes) {
+    if (!(p > 0)) continue;
+    s.min = s.runs == 0 ? p : std::min(s.min, p);
+    s.max = s.runs == 0 ? p : std::max(s.max, p);
+    ++s.runs;
+  }
+  return s;
+}
+
+std::string probe_line(const ProbeSpan& s) {
+  if (s.runs < 2) return "";
+  return fmt::format("machine speed: the GEMM probes of {} runs (summary.json: the mean of the generator's probe before "
+                     "and after each) span {:.2f} to {:.2f} GFLOP/s (x{:.2f}): the machine's speed changed that much "
+                     "between the runs, and a prediction from some of them for another carries it "
+                     "(--scale-machine-speed scales each run by its probe)\n",
+                     s.runs, s.min, s.max, s.max / s.min);
+}
+
 bool same_configuration(const import::RunConfig& a, const import::RunConfig& b, std::string& field) {
   const std::pair<const char*, bool> checks[] = {
       {"config.tp", a.tp == b.tp},         {"config.pp", a.pp == b.pp},
@@ -461,6 +488,13 @@ void run_predict(const PredictCommand& cmd) {
     step_runs = 1;
   }
 
+  std::vector<double> probes;
+  for (const FitRun& r : runs) probes.push_back(r.summary ? r.summary->gemm_probe_gflops : 0);
+  if (cmd.measured_ms < 0) {
+    for (const import::RunSummary& t : targets.all) probes.push_back(t.gemm_probe_gflops);
+  }
+  const ProbeSpan span = probe_span(probes);
+
   if (!cmd.trace_out.empty()) {
     std::ostringstream text;
     trace::write_native(trace, text, 1);  // one program per rank (synth::torch_program)
@@ -485,6 +519,9 @@ void run_predict(const PredictCommand& cmd) {
                                         : nlohmann::ordered_json();
     j["error"] = measured_ms > 0 ? nlohmann::ordered_json(predicted_ms / measured_ms - 1) : nlohmann::ordered_json();
     j["measured_steps_ms"] = steps_ms.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(steps_ms);
+    j["gemm_probe_span"] = span.runs >= 2 ? nlohmann::ordered_json{{"runs", span.runs}, {"min_gflops", span.min},
+                                                                   {"max_gflops", span.max}}
+                                          : nlohmann::ordered_json();
     if (cmd.measured_ms < 0) {
       for (const import::RunSummary& t : targets.all) {
         j["measured_runs"].push_back({{"summary", t.file}, {"unprofiled_ms", t.unprofiled_ms > 0 ? nlohmann::ordered_json(t.unprofiled_ms) : nlohmann::ordered_json()}});
@@ -547,6 +584,7 @@ void run_predict(const PredictCommand& cmd) {
     out += fmt::format("error: {:+.2f} %\n", 100 * (predicted_ms / measured_ms - 1));
     out += spread_line(steps_ms, step_runs, predicted_ms);
   }
+  out += probe_line(span);
   if (cmd.breakdown) {
     report::BreakdownOptions view;
     view.key = report::RowKey::kName;

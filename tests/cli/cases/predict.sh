@@ -214,3 +214,23 @@ hostile heads-not-divisor 1 "field '--heads': expected a divisor of hidden 512, 
 hostile bad-measured 1 "field '--measured-ms': expected a positive time in ms" predict "$D/dp2.json" --measured-ms -5
 hostile bad-act 105 '' predict "$D/dp2.json" --act swish
 hostile one-f-one-b 109 '' predict "$D/dp2.json" --schedule 1f1b
+
+# How far apart in speed the runs were made: the GEMM probes of the fitted runs and the target's
+# (gen2: tp2_h256 5.7575, dp2_h256 6.2075, tp2_h384 6.1675 GFLOP/s, each the mean of before
+# and after); with --measured-ms the target's summary is not the measurement and does not count
+# (a target between the two fitted runs, so the count says it).
+G=$DATA/compute/gen2
+hostile probe-span 0 '' predict "$G/tp2_h256.json" "$G/dp2_h256.json" --config "$G/tp2_h384.summary.json"
+grep -qx 'machine speed: the GEMM probes of 3 runs (summary.json: the mean of the generator.s probe before and after each) span 5.76 to 6.21 GFLOP/s (x1.08): .*' "$last_out" ||
+  fail "no machine speed line of 3 runs: $(grep '^machine speed' "$last_out")"
+hostile probe-span-json 0 '' predict "$G/tp2_h256.json" "$G/dp2_h256.json" --config "$G/tp2_h384.summary.json" --format json
+python3 - "$last_out" <<'PY' || fail "json: gemm_probe_span"
+import json, sys
+s = json.load(open(sys.argv[1]))["gemm_probe_span"]
+assert s["runs"] == 3 and abs(s["min_gflops"] - 5.7575) < 1e-9 and abs(s["max_gflops"] - 6.2075) < 1e-9, s
+PY
+hostile probe-span-measured 0 '' predict "$G/tp2_h256.json" "$G/dp2_h256.json" --config "$G/tp2_h384.summary.json" --measured-ms 600
+grep -q '^machine speed: the GEMM probes of 2 runs .* span 5.76 to 6.21 GFLOP/s (x1.08)' "$last_out" ||
+  fail "--measured-ms: the target's probe counted: $(grep '^machine speed' "$last_out")"
+hostile probe-span-one 0 '' predict "$G/tp2_h256.json" --traced
+grep -q '^machine speed' "$last_out" && fail "one run: a machine speed line"
