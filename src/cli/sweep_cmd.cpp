@@ -221,6 +221,7 @@ class Sweep {
     row["algo"] = text_of(s.algo, "auto");
     row["engine"] = "sim";
     row["ranks"] = result.world_size;
+    row["nodes"] = result.nodes_used;
     row["iterations"] = result.iterations;
     row["iteration_ms"] = result.makespan_s / std::max(result.iterations, 1) * 1e3;
     row["makespan_ms"] = result.makespan_s * 1e3;
