@@ -6,7 +6,6 @@
 #include "cli/cost_study.hpp"
 #include "cli/simulation_flags.hpp"
 #include "engine/replay.hpp"
-#include "engine/what_if.hpp"
 #include "topology/platform.hpp"
 #include "trace/native_reader.hpp"
 
@@ -42,7 +41,7 @@ void run_cost(const CostCommand& cmd) {
   std::vector<std::string> settings;
   for (const std::string& setting : cmd.flags.settings) settings.push_back(fmt::format("set: {} (--set)", setting));
   // The settings are said of the last run (the compressed one, when there is one).
-  for (const std::string& idle : engine::idle_settings(cmd.flags.settings, run_facts(trace, *runs.back().second, compute))) {
+  for (const std::string& idle : idle_settings(cmd.flags, trace, *runs.back().second, compute)) {
     settings.push_back("set: " + idle);
   }
   study.assumptions.insert(study.assumptions.begin(), settings.begin(), settings.end());

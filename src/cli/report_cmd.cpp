@@ -22,7 +22,6 @@
 #include "core/input_error.hpp"
 #include "core/output_file.hpp"
 #include "engine/replay.hpp"
-#include "engine/what_if.hpp"
 #include "report/breakdown.hpp"
 #include "report/comparison.hpp"
 #include "report/document.hpp"
@@ -281,7 +280,7 @@ void run_report(const ReportCommand& cmd) {
                                     breakdown.world_size, report::on_nodes(breakdown.nodes_used), breakdown.stage_count));
   assumptions.push_back(fmt::format("platform: {}: {}", platform.name, platform.description));
   for (const std::string& setting : cmd.flags.settings) assumptions.push_back(fmt::format("set: {} (--set)", setting));
-  for (const std::string& idle : engine::idle_settings(cmd.flags.settings, run_facts(trace, compressed ? packed : plain, compute))) {
+  for (const std::string& idle : idle_settings(cmd.flags, trace, compressed ? packed : plain, compute)) {
     assumptions.push_back("set: " + idle);
   }
   assumptions.push_back(fmt::format("network: {}", breakdown.network_model));

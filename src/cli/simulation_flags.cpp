@@ -138,16 +138,16 @@ void add_set_flag(CLI::App* sub, std::vector<std::string>& settings) {
       ->allow_extra_args(false);
 }
 
-engine::RunFacts run_facts(const trace::Trace& trace, const engine::Result& result,
-                           const calibrate::ComputeAdjustment& compute) {
-  return engine::run_facts(trace, result, compute.flop_bound + compute.memory_bound);
+std::vector<std::string> idle_settings(const SimulationFlags& flags, const trace::Trace& trace,
+                                       const engine::Result& result, const calibrate::ComputeAdjustment& compute) {
+  return engine::idle_settings(flags.settings, engine::run_facts(trace, result, compute.flop_bound + compute.memory_bound));
 }
 
 void note_settings(const SimulationFlags& flags, const trace::Trace& trace, const calibrate::ComputeAdjustment& compute,
                    engine::Result& result) {
   std::vector<std::string> notes;
   for (const std::string& setting : flags.settings) notes.push_back("set: " + setting);
-  for (const std::string& idle : engine::idle_settings(flags.settings, run_facts(trace, result, compute))) {
+  for (const std::string& idle : idle_settings(flags, trace, result, compute)) {
     notes.push_back("set: " + idle);
   }
   result.notes.insert(result.notes.begin(), notes.begin(), notes.end());

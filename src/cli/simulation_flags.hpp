@@ -41,9 +41,10 @@ void add_set_flag(CLI::App* sub, std::vector<std::string>& settings);
 /// compress.min_bytes=); the platform and compute settings apply in load_platform() and replay_options().
 SimulationFlags with_settings(const SimulationFlags& flags);
 
-/// What a replay of `trace` (adjusted by `compute`, apply_compute_flag's) had for --set to act on.
-engine::RunFacts run_facts(const trace::Trace& trace, const engine::Result& result,
-                           const calibrate::ComputeAdjustment& compute);
+/// The --set settings of `flags` that had nothing to act on in `result`, a replay of `trace`
+/// (adjusted by `compute`, apply_compute_flag's), each with the reason (engine::idle_settings).
+std::vector<std::string> idle_settings(const SimulationFlags& flags, const trace::Trace& trace,
+                                       const engine::Result& result, const calibrate::ComputeAdjustment& compute);
 
 /// Lists the --set settings of `flags` first among `result`'s notes ("set: KEY=VALUE"), so that a
 /// report says what it assumed, and then those that had nothing to act on in this replay of

@@ -72,7 +72,7 @@ void run_trace(const WhatIfCommand& cmd) {
   std::vector<std::string> notes;
   for (const std::string& note : baseline.notes) notes.push_back("baseline: " + note);
   for (const std::string& note : changed.notes) notes.push_back("what_if: " + note);
-  for (const std::string& idle : engine::idle_settings(cmd.flags.settings, run_facts(changed_trace, changed, changed_compute))) {
+  for (const std::string& idle : idle_settings(cmd.flags, changed_trace, changed, changed_compute)) {
     notes.push_back("what_if: " + idle);
   }
   comparison.notes = notes;
