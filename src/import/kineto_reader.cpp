@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/input_error.hpp"
+#include "core/output_file.hpp"
 #include "core/parse.hpp"
 
 namespace ccsim::import {
@@ -427,6 +428,7 @@ RankProfile read_rank_profile(std::istream& in, const std::string& file, Profile
 RankProfile read_rank_profile_file(const std::string& path, ProfileWindow window) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, 0, "", "cannot open the file");
+  note_input_file(path);  // an output must not replace it
   return read_rank_profile(in, path, window);
 }
 

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/input_error.hpp"
+#include "core/output_file.hpp"
 
 namespace ccsim::import {
 
@@ -43,6 +44,7 @@ void read_steps(const std::string& path, const nlohmann::json& rank, std::size_t
 RunSummary read_run_summary(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw InputError(path, 0, "", "cannot open the file");
+  note_input_file(path);  // an output must not replace it
   return read_run_summary(in, path);
 }
 

@@ -46,6 +46,22 @@ hostile calibrate-over-its-measurements 1 "$input" calibrate network "$TMP/measu
 expect_unchanged "$TMP/measurements.json"
 hostile calibrate-compressor-over-its-bench 1 "$input" calibrate compressor "$TMP/bench.json" -o "$TMP/bench.json"
 expect_unchanged "$TMP/bench.json"
+# A PyTorch profiler run: neither a rank file nor the run's summary may be replaced by the
+# import or by predict's written trace and model.
+mkdir -p "$TMP/run"
+cp "$DATA"/kineto/tp2_pp2/it0/rank*.json "$TMP/run/"
+cp "$DATA/kineto/tp2_pp2/summary.json" "$TMP/run/summary.json"
+for f in "$TMP"/run/*.json; do remember "$f"; done
+hostile import-over-a-rank-file 1 "rank1.json: $input" trace import kineto "$TMP/run" -o "$TMP/run/rank1.json"
+expect_unchanged "$TMP/run/rank1.json"
+hostile import-over-its-summary 1 "summary.json: $input" trace import kineto "$TMP/run" -o "$TMP/run/summary.json"
+expect_unchanged "$TMP/run/summary.json"
+hostile predict-trace-over-a-rank-file 1 "rank0.json: $input" \
+  predict "$TMP/run" --traced --write-trace "$TMP/run/rank0.json"
+expect_unchanged "$TMP/run/rank0.json"
+hostile predict-model-over-its-summary 1 "summary.json: $input" \
+  predict "$TMP/run" --traced --write-model "$TMP/run/summary.json"
+expect_unchanged "$TMP/run/summary.json"
 expect_no_temporaries
 
 # --- an empty output name is an error, not stdout or nothing (CLI11's validation exit code,
