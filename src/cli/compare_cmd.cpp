@@ -38,7 +38,7 @@ void run_compare(const CompareCommand& cmd) {
   plain.all_reduce_algorithm = cmd.plain_algorithm;
   engine::Result plain_result = engine::replay(trace, platform, plain);
   engine::Result compressed_result = engine::replay(trace, platform, compressed);
-  note_settings(cmd.flags, trace, compute, compressed_result);
+  note_settings(cmd.flags, trace, platform, compute, compressed_result);
 
   report::BreakdownOptions view;
   view.key = cmd.rows == "name" ? report::RowKey::kName : report::RowKey::kOperator;

@@ -36,7 +36,7 @@ void run_replay(const ReplayCommand& cmd) {
   options.wait_spans = !cmd.timeline.empty();
   check_output_path(cmd.output);  // before the simulation, which may take long
   engine::Result result = engine::replay(trace, platform, options);
-  note_settings(cmd.flags, trace, compute, result);
+  note_settings(cmd.flags, trace, platform, compute, result);
 
   Phase phase("writing the report", "");
   report::BreakdownOptions view;

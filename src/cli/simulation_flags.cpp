@@ -139,15 +139,17 @@ void add_set_flag(CLI::App* sub, std::vector<std::string>& settings) {
 }
 
 std::vector<std::string> idle_settings(const SimulationFlags& flags, const trace::Trace& trace,
-                                       const engine::Result& result, const calibrate::ComputeAdjustment& compute) {
-  return engine::idle_settings(flags.settings, engine::run_facts(trace, result, compute.flop_bound + compute.memory_bound));
+                                       const topology::Platform& platform, const engine::Result& result,
+                                       const calibrate::ComputeAdjustment& compute) {
+  return engine::idle_settings(flags.settings,
+                               engine::run_facts(trace, platform, result, compute.flop_bound + compute.memory_bound));
 }
 
-void note_settings(const SimulationFlags& flags, const trace::Trace& trace, const calibrate::ComputeAdjustment& compute,
-                   engine::Result& result) {
+void note_settings(const SimulationFlags& flags, const trace::Trace& trace, const topology::Platform& platform,
+                   const calibrate::ComputeAdjustment& compute, engine::Result& result) {
   std::vector<std::string> notes;
   for (const std::string& setting : flags.settings) notes.push_back("set: " + setting);
-  for (const std::string& idle : idle_settings(flags, trace, result, compute)) {
+  for (const std::string& idle : idle_settings(flags, trace, platform, result, compute)) {
     notes.push_back("set: " + idle);
   }
   result.notes.insert(result.notes.begin(), notes.begin(), notes.end());

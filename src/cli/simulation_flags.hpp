@@ -42,15 +42,17 @@ void add_set_flag(CLI::App* sub, std::vector<std::string>& settings);
 SimulationFlags with_settings(const SimulationFlags& flags);
 
 /// The --set settings of `flags` that had nothing to act on in `result`, a replay of `trace`
-/// (adjusted by `compute`, apply_compute_flag's), each with the reason (engine::idle_settings).
+/// (adjusted by `compute`, apply_compute_flag's) on `platform`, each with the reason
+/// (engine::idle_settings).
 std::vector<std::string> idle_settings(const SimulationFlags& flags, const trace::Trace& trace,
-                                       const engine::Result& result, const calibrate::ComputeAdjustment& compute);
+                                       const topology::Platform& platform, const engine::Result& result,
+                                       const calibrate::ComputeAdjustment& compute);
 
 /// Lists the --set settings of `flags` first among `result`'s notes ("set: KEY=VALUE"), so that a
 /// report says what it assumed, and then those that had nothing to act on in this replay of
 /// `trace` (engine::idle_settings).
-void note_settings(const SimulationFlags& flags, const trace::Trace& trace, const calibrate::ComputeAdjustment& compute,
-                   engine::Result& result);
+void note_settings(const SimulationFlags& flags, const trace::Trace& trace, const topology::Platform& platform,
+                   const calibrate::ComputeAdjustment& compute, engine::Result& result);
 
 /// Choices for CLI::IsMember: `names` (algorithms of the registry), after "auto" when `with_auto`.
 std::vector<std::string> algorithm_choices(const std::vector<std::string_view>& names, bool with_auto);

@@ -1,3 +1,5 @@
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <memory>
 #include <set>
@@ -38,7 +40,13 @@ struct WhatIfCommand {
   int ranks = 0;
   std::string dtype = "fp32";
   SimulationFlags flags;
+  std::vector<std::string> replay_options_given;  ///< options of a trace replay given on the command line
 };
+
+/// Options that only a trace replay uses: the collective mode refuses them rather than ignore them.
+constexpr std::array<const char*, 11> kReplayOnlyOptions = {
+    "--rows", "--per-rank", "--timeline", "--algo", "--placement", "--oversubscribe",
+    "--network-model", "--compute", "--fast", "--every-replica", "--simgrid-log"};
 
 void run_trace(const WhatIfCommand& cmd) {
   trace::Trace trace = trace::read_native(cmd.trace);
@@ -72,7 +80,7 @@ void run_trace(const WhatIfCommand& cmd) {
   std::vector<std::string> notes;
   for (const std::string& note : baseline.notes) notes.push_back("baseline: " + note);
   for (const std::string& note : changed.notes) notes.push_back("what_if: " + note);
-  for (const std::string& idle : idle_settings(cmd.flags, changed_trace, changed, changed_compute)) {
+  for (const std::string& idle : idle_settings(cmd.flags, changed_trace, changed_platform, changed, changed_compute)) {
     notes.push_back("what_if: " + idle);
   }
   comparison.notes = notes;
@@ -97,6 +105,15 @@ void run_collective(const WhatIfCommand& cmd) {
   if (cmd.flags.platform.empty()) throw InputError("command line", 0, "--platform", "the collective mode needs --platform NAME|FILE");
   if (cmd.format == "csv") throw InputError("command line", 0, "--format", "the collective mode prints text or json, not csv");
   if (cmd.bytes.empty()) throw InputError("command line", 0, "--bytes", "the collective mode needs --bytes SIZE, e.g. 256MiB");
+  if (!cmd.replay_options_given.empty()) {
+    const std::string& option = cmd.replay_options_given.front();
+    throw InputError("command line", 0, option,
+                     fmt::format("applies to the replay of a trace, not to the collective mode, which predicts every "
+                                 "algorithm of one collective by closed forms on --ranks ranks placed node-major{}",
+                                 option == "--network-model"
+                                     ? " (with the calibrated network model the platform names)"
+                                     : ""));
+  }
   if (cmd.ranks < 2 || cmd.ranks > engine::kMaxCollectiveRanks) {
     throw InputError("command line", 0, "--ranks",
                      fmt::format("expected 2 to {} ranks, got \"{}\"", engine::kMaxCollectiveRanks, cmd.ranks));
@@ -118,10 +135,41 @@ void run_collective(const WhatIfCommand& cmd) {
   const int nodes = shown.study.nodes;
   auto bus_bandwidth = [&](double time_s) { return all_reduce_bus_bandwidth_Bps(bytes, time_s, cmd.ranks); };
   const std::string chosen = collective::fastest(shown.study.predictions).algorithm;
-  engine::RunFacts facts;  // of one all_reduce: only where the ranks are is known to matter
+  engine::RunFacts facts;  // of one all_reduce, every algorithm predicted, no compute
   facts.platform = shown.platform.name;
   facts.ranks = cmd.ranks;
   facts.nodes_used = nodes;
+  facts.upper_levels = engine::has_upper_levels(shown.platform);
+  facts.topology = shown.platform.topology;
+  facts.compute_ops = facts.rate_timed = facts.reduce_scatters = 0;
+  facts.all_reduces = 1;
+  facts.compressed = !with_settings(cmd.flags).compress.empty();
+  facts.every_algorithm = true;
+  const std::vector<std::string> notes = engine::idle_settings(cmd.flags.settings, facts);
+  // The rows of both runs, paired by algorithm (a compressor changes the list): the what-if's
+  // algorithms in its order, then those only the baseline has.
+  struct Row {
+    std::string algorithm;
+    const collective::Prediction* base = nullptr;
+    const collective::Prediction* changed = nullptr;
+    const collective::Prediction& shown() const { return changed != nullptr ? *changed : *base; }
+  };
+  std::vector<Row> rows;
+  for (const collective::Prediction& pr : shown.study.predictions) {
+    Row row{pr.algorithm, what_if ? nullptr : &pr, what_if ? &pr : nullptr};
+    if (what_if) {
+      for (const collective::Prediction& b : base.study.predictions) {
+        if (b.algorithm == pr.algorithm) row.base = &b;
+      }
+    }
+    rows.push_back(row);
+  }
+  if (what_if) {
+    for (const collective::Prediction& b : base.study.predictions) {
+      const bool paired = std::any_of(rows.begin(), rows.end(), [&](const Row& r) { return r.algorithm == b.algorithm; });
+      if (!paired) rows.push_back(Row{b.algorithm, &b, nullptr});
+    }
+  }
 
   std::ostringstream out;
   if (cmd.format == "json") {
@@ -133,19 +181,20 @@ void run_collective(const WhatIfCommand& cmd) {
     doc["nodes"] = nodes;
     doc["platform"] = shown.platform.name;
     doc["assumptions"] = cmd.flags.settings;
-    doc["notes"] = engine::idle_settings(cmd.flags.settings, facts);
+    doc["notes"] = notes;
     doc["model"] = describe_model(shown.study);
     doc["auto"] = chosen;
     doc["algorithms"] = nlohmann::ordered_json::array();
-    for (std::size_t i = 0; i < shown.study.predictions.size(); ++i) {
-      const collective::Prediction& pr = shown.study.predictions[i];
+    for (const Row& r : rows) {
+      const collective::Prediction& pr = r.shown();
       nlohmann::ordered_json row;
-      row["algorithm"] = pr.algorithm;
-      if (what_if) {
-        const collective::Prediction& b = base.study.predictions[i];
-        row["baseline_ms"] = b.time_s * 1e3;
-        row["what_if_ms"] = pr.time_s * 1e3;
-        row["change_percent"] = (pr.time_s / b.time_s - 1) * 100;
+      row["algorithm"] = r.algorithm;
+      if (what_if) {  // null where one run has no such algorithm
+        row["baseline_ms"] = r.base != nullptr ? nlohmann::ordered_json(r.base->time_s * 1e3) : nullptr;
+        row["what_if_ms"] = r.changed != nullptr ? nlohmann::ordered_json(r.changed->time_s * 1e3) : nullptr;
+        row["change_percent"] = r.base != nullptr && r.changed != nullptr
+                                    ? nlohmann::ordered_json((r.changed->time_s / r.base->time_s - 1) * 100)
+                                    : nullptr;
       } else {
         row["time_ms"] = pr.time_s * 1e3;
       }
@@ -160,14 +209,19 @@ void run_collective(const WhatIfCommand& cmd) {
                format_bytes(static_cast<double>(bytes)), dtype_name(*dtype), cmd.ranks, shown.platform.name, nodes,
                nodes == 1 ? "" : "s", std::min(cmd.ranks, net.accelerators_per_node()));
     for (const std::string& setting : cmd.flags.settings) fmt::print(out, "assumption: {}\n", setting);
-    for (const std::string& idle : engine::idle_settings(cmd.flags.settings, facts)) {
-      fmt::print(out, "note: {}\n", idle);
-    }
+    for (const std::string& idle : notes) fmt::print(out, "note: {}\n", idle);
     const collective::GroupLinks& l = shown.study.links;
-    fmt::print(out, "links: intra {:.3g} us, {}; inter {:.3g} us, {} per flow; NIC {} x {}; reduction {}\n",
-               l.intra_alpha_s * 1e6, format_rate(l.intra_beta_s_per_byte > 0 ? 1 / l.intra_beta_s_per_byte : 0),
-               l.inter_alpha_s * 1e6, format_rate(l.inter_beta_s_per_byte > 0 ? 1 / l.inter_beta_s_per_byte : 0),
-               format_rate(l.nic_Bps), l.nics_per_node, format_rate(1 / l.gamma_s_per_byte));
+    const std::string intra = nodes > 1 && std::min(cmd.ranks, net.accelerators_per_node()) == 1
+                                  ? std::string("none (one rank per node)")
+                                  : fmt::format("{:.3g} us, {}", l.intra_alpha_s * 1e6,
+                                                format_rate(l.intra_beta_s_per_byte > 0 ? 1 / l.intra_beta_s_per_byte : 0));
+    const std::string inter = nodes == 1 ? std::string("none (one node)")
+                                         : fmt::format("{:.3g} us, {} per flow", l.inter_alpha_s * 1e6,
+                                                       format_rate(l.inter_beta_s_per_byte > 0
+                                                                       ? 1 / l.inter_beta_s_per_byte
+                                                                       : 0));
+    fmt::print(out, "links: intra {}; inter {}; NIC {} x {}; reduction {}\n", intra, inter, format_rate(l.nic_Bps),
+               l.nics_per_node, format_rate(1 / l.gamma_s_per_byte));
     fmt::print(out, "model: {}\n", describe_model(shown.study));
     if (what_if) {
       fmt::print(out, "{:<22}  {:>12}  {:>12}  {:>9}  {:>11}  {:>11}  {}\n", "algorithm", "baseline ms", "what_if ms",
@@ -176,18 +230,24 @@ void run_collective(const WhatIfCommand& cmd) {
       fmt::print(out, "{:<22}  {:>12}  {:>11}  {:>11}  {}\n", "algorithm", "time ms", "algbw GB/s", "busbw GB/s",
                  "NIC shared by");
     }
-    for (std::size_t i = 0; i < shown.study.predictions.size(); ++i) {
-      const collective::Prediction& pr = shown.study.predictions[i];
-      const std::string name = pr.algorithm + (pr.algorithm == chosen ? " (auto)" : "");
+    for (const Row& r : rows) {
+      const collective::Prediction& pr = r.shown();
+      const std::string name = r.algorithm + (r.changed != nullptr || !what_if ? (r.algorithm == chosen ? " (auto)" : "") : "");
       const double algbw = static_cast<double>(bytes) / pr.time_s / 1e9;
       if (what_if) {
-        const double b = base.study.predictions[i].time_s;
-        fmt::print(out, "{:<22}  {:>12.3f}  {:>12.3f}  {:>+9.2f}  {:>11.3f}  {:>11.3f}  {}\n", name, b * 1e3,
-                   pr.time_s * 1e3, (pr.time_s / b - 1) * 100, algbw, bus_bandwidth(pr.time_s) / 1e9, pr.nic_sharing);
+        auto ms = [](const collective::Prediction* p) { return p != nullptr ? fmt::format("{:.3f}", p->time_s * 1e3) : "-"; };
+        const std::string change = r.base != nullptr && r.changed != nullptr
+                                       ? fmt::format("{:+.2f}", (r.changed->time_s / r.base->time_s - 1) * 100)
+                                       : "-";
+        fmt::print(out, "{:<22}  {:>12}  {:>12}  {:>9}  {:>11.3f}  {:>11.3f}  {}\n", name, ms(r.base), ms(r.changed),
+                   change, algbw, bus_bandwidth(pr.time_s) / 1e9, pr.nic_sharing);
       } else {
         fmt::print(out, "{:<22}  {:>12.3f}  {:>11.3f}  {:>11.3f}  {}\n", name, pr.time_s * 1e3, algbw,
                    bus_bandwidth(pr.time_s) / 1e9, pr.nic_sharing);
       }
+    }
+    if (what_if && rows.size() > shown.study.predictions.size()) {
+      fmt::print(out, "-: the algorithm does not apply to that run (a compressor changes the algorithms)\n");
     }
     fmt::print(out, "auto chooses {}: the lowest predicted time\n", chosen);
   }
@@ -240,7 +300,13 @@ void setup_whatif(CLI::App& app) {
   sub->add_option("--ranks", cmd->ranks, "The collective's group size, placed node-major on the platform");
   sub->add_option("--dtype", cmd->dtype, "The collective's element type")->capture_default_str();
   add_simulation_flags(sub, cmd->flags, true);
-  sub->callback([cmd] { run_whatif(*cmd); });
+  sub->callback([cmd, sub] {
+    cmd->replay_options_given.clear();
+    for (const char* name : kReplayOnlyOptions) {
+      if (sub->get_option(name)->count() > 0) cmd->replay_options_given.emplace_back(name);
+    }
+    run_whatif(*cmd);
+  });
 }
 
 }  // namespace ccsim::cli

@@ -27,7 +27,7 @@ constexpr std::array<WhatIfKey, 13> kKeys = {{
      WhatIfKey::Acts::kBetweenNodes},
     {"network.oversubscription", "a ratio such as 2 or 16:3, or xF",
      "oversubscription of every fat-tree level above the first (and of supernodes' upper level), 1 to 1024",
-     WhatIfKey::Acts::kBetweenNodes},
+     WhatIfKey::Acts::kUpperLevels},
     {"accelerator.flops", "a rate in FLOP/s such as 3e13, or xF", "the accelerator's FLOP rate, 1e6 to 1e18 FLOP/s",
      WhatIfKey::Acts::kRates},
     {"accelerator.reduce", "a rate such as 300GB/s, or xF",
@@ -35,12 +35,13 @@ constexpr std::array<WhatIfKey, 13> kKeys = {{
     {"accelerator.memory", "a rate such as 1TB/s, or xF", "the accelerator's memory bandwidth, 1e3 to 1e15 B/s",
      WhatIfKey::Acts::kRates},
     {"compute.scale", "F or xF (0.001 to 1000)",
-     "compute F times faster: measured compute durations divided by F, the FLOP rate multiplied by F"},
+     "compute F times faster: measured compute durations divided by F, the FLOP rate multiplied by F",
+     WhatIfKey::Acts::kCompute},
     {"compress", "a compressor NAME[:key=value,...] as for --compress, or none",
      "compress the all_reduces with this compressor (none: plain)", WhatIfKey::Acts::kAllReduce},
     {"compress.min_bytes", "a byte count such as 1MiB", "all_reduces smaller than this stay plain",
      WhatIfKey::Acts::kCompressed},
-    {"algo", "an all_reduce algorithm or auto", "the all_reduce algorithm, as --algo", WhatIfKey::Acts::kAllReduce},
+    {"algo", "an all_reduce algorithm or auto", "the all_reduce algorithm, as --algo", WhatIfKey::Acts::kAlgorithm},
 }};
 
 [[noreturn]] void bad(std::string_view key, const std::string& detail) {
@@ -197,16 +198,27 @@ void apply(WhatIf& w, std::string_view key, std::string_view text, const std::st
 
 std::span<const WhatIfKey> what_if_keys() { return kKeys; }
 
-RunFacts run_facts(const trace::Trace& trace, const Result& result, std::int64_t rescaled_ops) {
+bool has_upper_levels(const topology::Platform& platform) {
+  for (const topology::Tier& tier : platform.network.tiers()) {
+    if (tier.oversubscription > 0) return true;
+  }
+  return false;
+}
+
+RunFacts run_facts(const trace::Trace& trace, const topology::Platform& platform, const Result& result,
+                   std::int64_t rescaled_ops) {
   RunFacts f;
   f.platform = result.platform_name;
   f.ranks = result.world_size;
   f.nodes_used = result.nodes_used;
-  f.rate_timed = f.all_reduces = f.reduce_scatters = 0;
+  f.upper_levels = has_upper_levels(platform);
+  f.topology = platform.topology;
+  f.rate_timed = f.all_reduces = f.reduce_scatters = f.compute_ops = 0;
   // Each program once (ranks may share one): what matters is none or some, and a job of a
   // million ranks shares a few programs.
   for (const trace::Program& program : trace.programs) {
     for (const trace::Op& op : program.ops) {
+      if (op.kind == trace::OpKind::kCompute) ++f.compute_ops;
       if (op.kind == trace::OpKind::kCompute && op.duration_s < 0) ++f.rate_timed;
       if (op.kind == trace::OpKind::kAllReduce) ++f.all_reduces;
       if (op.kind == trace::OpKind::kReduceScatter) ++f.reduce_scatters;
@@ -222,18 +234,31 @@ std::vector<std::string> idle_settings(const std::vector<std::string>& settings,
   for (const std::string& setting : settings) {
     const std::string key = setting.substr(0, setting.find('='));
     std::string why;
+    const std::string one_node =
+        fmt::format("all {} rank{} {} on one node of {}, so no message crossed that network", facts.ranks,
+                    facts.ranks == 1 ? "" : "s", facts.ranks == 1 ? "was" : "were", facts.platform);
+    const char* no_compute = "the run has no compute operator";
     switch (find_key(key).acts) {
       case WhatIfKey::Acts::kAlways:
         break;
       case WhatIfKey::Acts::kBetweenNodes:
+        if (facts.nodes_used == 1) why = "it changes the network between nodes, and " + one_node;
+        break;
+      case WhatIfKey::Acts::kUpperLevels:
         if (facts.nodes_used == 1) {
-          why = fmt::format("it changes the network between nodes, and all {} rank{} {} on one node of {}, so no "
-                            "message crossed that network",
-                            facts.ranks, facts.ranks == 1 ? "" : "s", facts.ranks == 1 ? "was" : "were", facts.platform);
+          why = "it changes the network between nodes, and " + one_node;
+        } else if (!facts.upper_levels) {
+          why = fmt::format("it changes the network's levels above the first, and the network of {} ({}) has none",
+                            facts.platform, facts.topology);
         }
         break;
+      case WhatIfKey::Acts::kCompute:
+        if (facts.compute_ops == 0) why = no_compute;
+        break;
       case WhatIfKey::Acts::kRates:
-        if (facts.rate_timed == 0) {
+        if (facts.compute_ops == 0) {
+          why = no_compute;
+        } else if (facts.rate_timed == 0) {
           why = "it changes the rates that time compute operators without a measured duration (or rescale one, "
                 "--compute rescale), and every compute operator kept its measured duration (compute.scale=F makes "
                 "them F times faster)";
@@ -244,6 +269,13 @@ std::vector<std::string> idle_settings(const std::vector<std::string>& settings,
         break;
       case WhatIfKey::Acts::kAllReduce:
         if (facts.all_reduces == 0) why = "the trace has no all_reduce";
+        break;
+      case WhatIfKey::Acts::kAlgorithm:
+        if (facts.all_reduces == 0) {
+          why = "the trace has no all_reduce";
+        } else if (facts.every_algorithm) {
+          why = "every algorithm is predicted, and auto's choice is said";
+        }
         break;
       case WhatIfKey::Acts::kCompressed:
         if (!facts.compressed) why = "no all_reduce was compressed (--compress NAME, or --set compress=NAME)";

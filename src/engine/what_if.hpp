@@ -22,9 +22,12 @@ struct WhatIfKey {
   enum class Acts : std::uint8_t {
     kAlways,
     kBetweenNodes,  ///< the network between nodes: nothing when every rank ran on one node
+    kUpperLevels,   ///< the network's levels above the first: nothing on one node or without such levels
+    kCompute,       ///< the compute operators
     kRates,         ///< compute operators timed by the accelerator's rates (no duration of their own)
     kReductions,    ///< the reductions of all_reduces and reduce_scatters
     kAllReduce,     ///< the all_reduces
+    kAlgorithm,     ///< the all_reduces' algorithm: nothing where every algorithm is predicted
     kCompressed,    ///< compressed all_reduces
   };
   Acts acts = Acts::kAlways;
@@ -57,18 +60,28 @@ struct RunFacts {
   std::string platform;
   int ranks = 0;
   int nodes_used = 0;         ///< 0: not known (every setting of the network may act)
+  /// The platform's network has levels that network.oversubscription changes (fat-tree levels
+  /// above the first, supernodes' upper level); false: none, its topology is `topology`.
+  bool upper_levels = true;
+  std::string topology;
+  std::int64_t compute_ops = -1;  ///< compute operators (each program once); -1: not known
   /// Compute operators timed by the accelerator's rates (each program once): without a duration
   /// of their own, or with one --compute derived from them; -1: not known.
   std::int64_t rate_timed = -1;
   /// Operators of the trace's programs (each program once); -1: not known.
   std::int64_t all_reduces = -1, reduce_scatters = -1;
   bool compressed = true;     ///< whether a compressor applied to the all_reduces
+  bool every_algorithm = false;  ///< the run predicts every all_reduce algorithm (whatif --collective)
 };
 
-/// The facts of a replay of `trace` (as replayed: after --compute) with `result`;
+/// Whether `platform`'s network has levels that network.oversubscription changes.
+bool has_upper_levels(const topology::Platform& platform);
+
+/// The facts of a replay of `trace` (as replayed: after --compute) on `platform` with `result`;
 /// `rescaled_ops`: compute operators whose durations --compute derived from the platform's
 /// accelerator rates (calibrate::ComputeAdjustment's flop_bound + memory_bound).
-RunFacts run_facts(const trace::Trace& trace, const Result& result, std::int64_t rescaled_ops);
+RunFacts run_facts(const trace::Trace& trace, const topology::Platform& platform, const Result& result,
+                   std::int64_t rescaled_ops);
 
 /// The settings among `settings` (as given to --set) that had nothing to act on in a run of
 /// `facts`, each said with the reason ("inter.bandwidth=x2: no effect: ..."); empty when every

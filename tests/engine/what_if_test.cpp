@@ -236,6 +236,21 @@ TEST_CASE("a setting says when the run had nothing for it to act on", "[what_if]
   p2p.reduce_scatters = 1;
   CHECK(engine::idle_settings({"accelerator.reduce=x2"}, p2p).empty());
 
+  engine::RunFacts flat = f;  // a network of one switch: no level for network.oversubscription
+  flat.upper_levels = false;
+  flat.topology = "switch";
+  CHECK(engine::idle_settings({"network.oversubscription=2", "inter.bandwidth=x2"}, flat) ==
+        std::vector<std::string>{"network.oversubscription=2: no effect: it changes the network's levels above the "
+                                 "first, and the network of tiny (switch) has none"});
+
+  engine::RunFacts collective = f;  // whatif --collective: one all_reduce, every algorithm, no compute
+  collective.compute_ops = collective.rate_timed = 0;
+  collective.every_algorithm = true;
+  CHECK(engine::idle_settings({"compute.scale=2", "accelerator.memory=x2", "algo=ring", "compress=int8"}, collective) ==
+        std::vector<std::string>{"compute.scale=2: no effect: the run has no compute operator",
+                                 "accelerator.memory=x2: no effect: the run has no compute operator",
+                                 "algo=ring: no effect: every algorithm is predicted, and auto's choice is said"});
+
   engine::RunFacts plain = f;
   plain.compressed = false;
   CHECK(engine::idle_settings({"compress.min_bytes=1MiB"}, plain) ==

@@ -93,6 +93,47 @@ hostile whatif-collective-idle-json 0 '' whatif --collective all_reduce --bytes 
 grep -q '"notes": \[' "$last_out" && grep -q 'inter.latency=x2: no effect' "$last_out" || fail "the collective mode's json has no note"
 hostile whatif-collective-spread 0 '' whatif --collective all_reduce --bytes 1MiB --ranks 8 --platform hygon-dcu --set inter.latency=x2
 grep -q 'no effect' "$last_out" && fail "8 ranks on 2 nodes: inter.latency said idle"
+# A compressor changes the algorithms: rows are paired by algorithm, and one that only one run
+# has says "-" (null in JSON) for the other, never another algorithm's time.
+hostile whatif-collective-compress-on 0 '' whatif --collective all_reduce --bytes 64MiB --ranks 8 --platform tianhe-2a \
+  --set compress=cuszp:eb=1e-3
+plain_ring=$("$CCSIM" whatif --collective all_reduce --bytes 64MiB --ranks 8 --platform tianhe-2a | awk '$1 == "ring" {print ($2 == "(auto)") ? $3 : $2}')
+grep -Eq "^ring( \(auto\))? +$plain_ring +- +- " "$last_out" || fail "ring's baseline is not the plain run's ring ($plain_ring): $(grep '^ring' "$last_out")"
+grep -Eq '^compressed-ring \(auto\) +- +[0-9.]+ +- ' "$last_out" || fail "compressed-ring has a baseline: $(grep '^compressed-ring' "$last_out")"
+grep -q 'does not apply to that run' "$last_out" || fail "the '-' is not explained"
+hostile whatif-collective-compress-off 0 '' whatif --collective all_reduce --bytes 64MiB --ranks 8 --platform tianhe-2a \
+  --compress cuszp:eb=1e-3 --set compress=none --format json
+python3 - "$last_out" "$plain_ring" << 'PY' || fail "whatif --collective json: rows not paired by algorithm"
+import json, sys
+rows = {r["algorithm"]: r for r in json.load(open(sys.argv[1]))["algorithms"]}
+assert abs(rows["ring"]["what_if_ms"] - float(sys.argv[2])) < 1e-3 and rows["ring"]["baseline_ms"] is None, rows["ring"]
+assert rows["compressed-ring"]["what_if_ms"] is None and rows["compressed-ring"]["change_percent"] is None
+assert rows["compressed-ring"]["baseline_ms"] > 0
+for r in rows.values():
+    for k in ("baseline_ms", "what_if_ms"):
+        assert r[k] is None or r[k] < 1e6, r
+PY
+# Settings with nothing to act on in the collective mode, and options of a trace replay refused.
+hostile whatif-collective-idle-compute 0 '' whatif --collective all_reduce --bytes 1MiB --ranks 8 --platform tianhe-2a \
+  --set compute.scale=2 --set accelerator.flops=x2 --set algo=ring --set network.oversubscription=2
+grep -qF 'note: compute.scale=2: no effect: the run has no compute operator' "$last_out" || fail "compute.scale not said idle"
+grep -qF 'note: accelerator.flops=x2: no effect: the run has no compute operator' "$last_out" || fail "accelerator.flops not said idle"
+grep -qF 'note: algo=ring: no effect: every algorithm is predicted' "$last_out" || fail "algo not said idle"
+grep -q 'oversubscription=2: no effect' "$last_out" && fail "tianhe-2a's fat-tree has upper levels: oversubscription said idle"
+for option in "--timeline $TMP/tl.json" "--algo ring" --oversubscribe "--placement rank-order" --per-rank "--rows name" \
+  "--compute keep" --fast "--network-model local-tcp"; do
+  # shellcheck disable=SC2086 # the option and its value are two words
+  hostile "whatif-collective-refuses-${option%% *}" 1 "field '${option%% *}': applies to the replay of a trace, not to the collective mode" \
+    whatif --collective all_reduce --bytes 1MiB --ranks 2 --platform tianhe-2a $option
+done
+expect_absent "$TMP/tl.json"
+# network.oversubscription on a network without upper levels (qu2025-fit: one switch).
+hostile replay-idle-oversubscription 0 '' replay "$T" --set network.oversubscription=2
+grep -qF "note: set: network.oversubscription=2: no effect: it changes the network's levels above the first, and the network of qu2025-fit (switch) has none" "$last_out" ||
+  fail "replay does not say oversubscription had nothing to act on a switch"
+hostile replay-oversubscription-fat-tree 0 '' replay "$T" --platform tianhe-2a --set network.oversubscription=2
+grep -q 'no effect' "$last_out" && fail "tianhe-2a's fat-tree: oversubscription said idle"
+
 # The header says the nodes the ranks ran on, for each run when they differ (local's CPU ranks
 # wrap around its one node; with 2 nodes they spread).
 hostile whatif-nodes-header 0 '' whatif "$T" --platform local --set nodes=2
