@@ -123,6 +123,10 @@ Axes read_axes(const json::Value& object, const std::string& file, const std::st
       for (const auto& [key, v] : value->members()) {
         set.allow({key});
         const std::string key_path = set.member_path(key);
+        if (key == "compress" || key == "algo") {  // one value per scenario, in one column
+          SourceRef{file, v.line(), key_path}.fail(
+              fmt::format("'{0}' is an axis of its own: give it as \"{0}\" beside \"set\", not as a --set key", key));
+        }
         if (!lists && v.is_array()) {
           SourceRef{file, v.line(), key_path}.fail("expected one value in a listed scenario (a grid takes lists), " +
                                                    json::got(v));
@@ -160,6 +164,16 @@ void set_axis(Scenario& s, const SweepSpec& spec, const std::string& axis, const
   field(s, axis) = v;
 }
 
+/// A collective's buffer holds whole elements of its element type (`dtype`; null: fp32).
+void check_whole_elements(const SweepValue& bytes, const SweepValue* dtype) {
+  const DType type = parse_dtype(dtype != nullptr ? dtype->text : "fp32").value_or(DType::kF32);
+  const auto element = static_cast<std::uint64_t>(dtype_bytes(type));
+  if (const std::optional<std::uint64_t> n = parse_bytes(bytes.text); n && (*n < element || *n % element != 0)) {
+    bytes.at.fail(fmt::format("expected a whole number of {} elements ({} bytes each), got \"{}\"", dtype_name(type),
+                              element, bytes.text));
+  }
+}
+
 /// Mode-specific axes: what each scenario must have and must not have.
 void check_scenario(const SweepSpec& spec, const Scenario& s, const SourceRef& where) {
   auto forbid = [&](const std::optional<SweepValue>& v, std::string_view axis, std::string_view why) {
@@ -179,6 +193,7 @@ void check_scenario(const SweepSpec& spec, const Scenario& s, const SourceRef& w
     require(s.ranks, "ranks", "the collective mode needs the group size per scenario");
     require(s.bytes, "bytes", "the collective mode needs the buffer size per scenario");
     forbid(s.trace, "trace", "the collective mode evaluates one collective (use \"mode\": \"trace\")");
+    check_whole_elements(*s.bytes, s.dtype ? &*s.dtype : nullptr);
   }
 }
 
@@ -237,6 +252,19 @@ SweepSpec parse_sweep_spec(std::string_view text, const std::string& file) {
     // The axes a mode requires and forbids are the same for every scenario of a grid: the
     // first one says it.
     if (!spec.scenarios.empty()) check_scenario(spec, spec.scenarios.front(), doc.at("grid"));
+    // Every size against every element type of the grid, not only the first scenario's.
+    const std::vector<SweepValue>* sizes = nullptr;
+    const std::vector<SweepValue>* types = nullptr;
+    for (const auto& [axis, values] : axes.axes) {
+      if (axis == "bytes") sizes = &values;
+      if (axis == "dtype") types = &values;
+    }
+    if (sizes != nullptr && spec.mode == SweepMode::kCollective) {
+      for (const SweepValue& size : *sizes) {
+        if (types == nullptr) check_whole_elements(size, nullptr);
+        for (std::size_t t = 0; types != nullptr && t < types->size(); ++t) check_whole_elements(size, &(*types)[t]);
+      }
+    }
   } else {
     const json::Value& list = doc.array("scenarios");
     if (list.items().empty()) doc.at("scenarios").fail("expected at least one scenario, got []");

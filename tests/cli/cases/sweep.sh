@@ -22,6 +22,27 @@ expect_absent "$TMP/rows.csv"
 spec odd-bytes "$H \"mode\": \"collective\", \"grid\": {\"platform\": \"qu2025-fit\", \"ranks\": 2, \"bytes\": [8, 6]}}"
 hostile sweep-odd-bytes 1 "odd-bytes.json:1: field 'grid.bytes\[1\]': expected a whole number of fp32 elements \(4 bytes each\), got \"6\"" \
   sweep "$TMP/odd-bytes.json" -j 2
+spec odd-bytes-late "$H \"mode\": \"collective\", \"grid\": {\"platform\": \"qu2025-fit\", \"ranks\": 2, \"bytes\": [8, 3], \"dtype\": [\"int8\", \"fp16\"]}}"
+hostile sweep-odd-bytes-every-dtype 1 "field 'grid.bytes\[1\]': expected a whole number of fp16 elements \(2 bytes each\), got \"3\"" \
+  sweep "$TMP/odd-bytes-late.json" -j 1
+grep -q 'done' "$last_err" && fail "a bad size was found after scenarios ran: $(cat "$last_err")"
+# compress and algo are axes: as --set keys in a spec they would run one thing and name another in the row.
+spec set-compress "$H \"mode\": \"collective\", \"grid\": {\"platform\": \"qu2025-fit\", \"ranks\": 2, \"bytes\": 8,
+  \"set\": {\"compress\": [\"none\", \"cuszp:eb=1e-3\"]}}}"
+hostile sweep-set-compress 1 "set-compress.json:2: field 'grid.set.compress': 'compress' is an axis of its own" sweep "$TMP/set-compress.json"
+spec set-algo "$H \"mode\": \"trace\", \"scenarios\": [{\"trace\": \"$SRC/traces/qu2025-profile.json\", \"set\": {\"algo\": \"ring\"}}]}"
+hostile sweep-set-algo 1 "field 'scenarios\[0\].set.algo': 'algo' is an axis of its own" sweep "$TMP/set-algo.json"
+# A trace that does not say its iterations is one iteration, as cost takes it.
+cat > "$TMP/no-iterations.json" << 'TRACE'
+{"format": "ccsim-trace", "version": 1, "name": "one", "world_size": 2, "platform": "qu2025-fit",
+ "groups": [{"name": "g", "kind": "data", "ranks": [0, 1]}],
+ "ranks": [{"rank": 0, "ops": [{"kind": "compute", "name": "a", "duration_ms": 10}]},
+           {"rank": 1, "ops": [{"kind": "compute", "name": "a", "duration_ms": 10}]}]}
+TRACE
+spec sweep-no-iterations "$H \"mode\": \"trace\", \"grid\": {\"trace\": \"$TMP/no-iterations.json\"}}"
+hostile sweep-no-iterations 0 '' sweep "$TMP/sweep-no-iterations.json" --format json
+python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['rows'][0]; assert r['iterations'] == 1 and abs(r['iteration_ms'] - 10) < 1e-6, r" \
+  "$last_out" || fail "a trace without iterations: $(cat "$last_out")"
 spec no-compressed "$H \"mode\": \"collective\", \"grid\": {\"platform\": \"qu2025-fit\", \"ranks\": 4, \"bytes\": 4096, \"algo\": \"compressed-ring\"}}"
 hostile sweep-algo-does-not-apply 1 "field 'grid.algo': \"compressed-ring\" does not apply to this scenario \(4 ranks on 2 node\(s\), compress none\); those that apply: ring, " \
   sweep "$TMP/no-compressed.json"
