@@ -153,8 +153,12 @@ std::vector<std::vector<std::string>> cost_rows(const CostStudy& s) {
         [&](double v) { return fmt::format("{:.6g}{}", v, currency); });
   }
   if (s.has_power) {
-    row("energy", [&](std::size_t i) { return *s.figures[i].energy_kwh / 1000; },
-        [](double v) { return fmt::format("{:.6g} MWh", v); });
+    row("energy", [&](std::size_t i) { return *s.figures[i].energy_kwh; }, [](double kwh) {
+      // kWh to GWh, whichever keeps the figure below 1000 (a training run spans all three)
+      if (kwh < 1e3) return fmt::format("{:.6g} kWh", kwh);
+      if (kwh < 1e6) return fmt::format("{:.6g} MWh", kwh / 1e3);
+      return fmt::format("{:.6g} GWh", kwh / 1e6);
+    });
   }
   return rows;
 }
