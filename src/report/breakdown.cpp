@@ -109,7 +109,10 @@ Table make_table(const engine::Result& result, std::string scope, int id, std::v
   table.scope = std::move(scope);
   table.id = id;
   table.ranks = std::move(ranks);
-  if (key == RowKey::kOperator && !same_sequence(result, table.ranks)) key = RowKey::kName;
+  if (key == RowKey::kOperator && !same_sequence(result, table.ranks)) {
+    key = RowKey::kName;
+    table.by_name_instead = true;
+  }
   table.key = key;
   const double n = static_cast<double>(table.ranks.size());
   // Consecutive ranks that read one list of records (and streams), as --fast leaves ranks it
@@ -151,9 +154,11 @@ Table make_table(const engine::Result& result, std::string scope, int id, std::v
   } else {
     std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> index;  // (name, label) -> row
     Overlaps overlaps(result);
+    std::vector<std::uint64_t> calls;  // of the rank at hand, by row
     for (const auto& [r, w] : weighted) {
       const std::vector<double>& overlap = overlaps.of(r);
       std::size_t i = 0;
+      calls.assign(table.rows.size(), 0);
       for (const engine::OpRecord& op : result.ops[static_cast<std::size_t>(r)]) {
         auto [it, added] = index.emplace(std::make_pair(op.name, op.label), table.rows.size());
         if (added) {
@@ -170,7 +175,8 @@ Table make_table(const engine::Result& result, std::string scope, int id, std::v
         row.time_s += w * (op.end_s - op.start_s) / n;
         row.wait_s += w * op.wait_s / n;
         row.overlap_s += w * overlap[i++] / n;
-        if (r == table.ranks.front()) ++row.calls;
+        if (calls.size() < table.rows.size()) calls.resize(table.rows.size(), 0);
+        row.calls = std::max(row.calls, ++calls[it->second]);
       }
     }
   }
@@ -291,8 +297,9 @@ void write_text(const Breakdown& b, std::ostream& out) {
   for (const std::string& note : b.notes) fmt::print(out, "note: {}\n", note);
   for_each_table(b, [&](const Table& t) {
     if (t.scope == "stage") {
-      fmt::print(out, "\nPipeline stage {} (rank{} {}{})\n", t.id, t.ranks.size() == 1 ? "" : "s", format_ranks(t.ranks),
-                 t.ranks.size() == 1 ? "" : fmt::format(", mean over {} ranks", t.ranks.size()));
+      fmt::print(out, "\nPipeline stage {} (rank{} {}{}{})\n", t.id, t.ranks.size() == 1 ? "" : "s",
+                 format_ranks(t.ranks), t.ranks.size() == 1 ? "" : fmt::format(", mean over {} ranks", t.ranks.size()),
+                 t.by_name_instead ? "; rows by name: its ranks run different operators" : "");
     } else {
       fmt::print(out, "\nRank {}\n", t.id);
     }

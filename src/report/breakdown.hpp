@@ -20,7 +20,7 @@ enum class RowKey : std::uint8_t {
 struct Row {
   std::string name;
   std::string label;
-  std::uint64_t calls = 0;  ///< operators merged into this row (per rank)
+  std::uint64_t calls = 0;  ///< operators merged into this row: the most any rank of the table ran
   double time_s = 0;        ///< mean over the table's ranks
   double share = 0;         ///< time_s / the table's total_s
   /// Part of time_s spent waiting for peers (engine::OpRecord::wait_s; report/README.md,
@@ -41,6 +41,9 @@ struct Table {
   int id = 0;          ///< stage or rank number
   std::vector<int> ranks;
   RowKey key = RowKey::kOperator;
+  /// Rows by operator were asked for, and the table's ranks run different sequences of
+  /// operators: its rows are by name (the report says so).
+  bool by_name_instead = false;
   std::vector<Row> rows;
   double total_s = 0;  ///< mean iteration time of the ranks (their last operator's end)
   double wait_s = 0;   ///< the rows' wait, summed
