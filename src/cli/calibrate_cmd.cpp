@@ -13,6 +13,7 @@
 #include "calibrate/network_fit.hpp"
 #include "cli/commands.hpp"
 #include "cli/simulation_flags.hpp"
+#include "core/fingerprint.hpp"
 #include "core/input_error.hpp"
 #include "core/parse.hpp"
 #include "topology/network_model.hpp"
@@ -185,8 +186,8 @@ void run_calibrate_network(CalibrateNetworkCommand cmd) {
     (cmd.tier == "inter" ? model.has_inter : model.has_intra) = true;
     (cmd.tier == "inter" ? model.inter : model.intra) = fit.tier;
     model.reduce_s_per_byte = fit.reduce_s_per_byte;
-    model.fitted_on = topology::FitRecord{cmd.measurements, cmd.series, fit.points.front().ranks, fit.fitted_on,
-                                          calibrate::affinity_summary(file)};
+    model.fitted_on = topology::FitRecord{cmd.measurements, file_fingerprint(cmd.measurements), cmd.series,
+                                          fit.points.front().ranks, fit.fitted_on, calibrate::affinity_summary(file)};
     write_output(cmd.output, topology::write_network_model(model));
     out += fmt::format("wrote {}\n", cmd.output);
   }

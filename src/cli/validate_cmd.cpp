@@ -1,6 +1,8 @@
 #include <algorithm>
 #include <memory>
 
+#include <sys/stat.h>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -12,6 +14,7 @@
 #include "collective/algorithm.hpp"
 #include "compress/compress_spec.hpp"
 #include "core/data_files.hpp"
+#include "core/fingerprint.hpp"
 #include "core/input_error.hpp"
 #include "core/parse.hpp"
 #include "core/units.hpp"
@@ -86,6 +89,20 @@ void run_validate(ValidateCommand cmd) {
                                  cmd.series, *points.front().codec));
   }
 
+  // The model was fitted on this file when its bytes are the same, whatever the path; a model
+  // that records no fingerprint: when its path names this very file.
+  bool fitted_file = false;
+  if (const auto& record = model.fitted_on) {
+    if (!record->content.empty()) {
+      fitted_file = record->content == file_fingerprint(cmd.measurements);
+    } else {
+      struct stat a {}, b {};
+      fitted_file = ::stat(record->file.c_str(), &a) == 0 && ::stat(cmd.measurements.c_str(), &b) == 0
+                        ? a.st_dev == b.st_dev && a.st_ino == b.st_ino
+                        : record->file == cmd.measurements;
+    }
+  }
+
   // A model describes a process with a core of its own (calibrate::core_sharing).
   const double sharing = calibrate::core_sharing(file);
   std::vector<calibrate::PointFit> fits;
@@ -104,7 +121,7 @@ void run_validate(ValidateCommand cmd) {
     }
     p.predicted_s = calibrate::predict_s(*schedule, tier, model.reduce_s_per_byte, cost, sharing);
     const auto& record = model.fitted_on;
-    p.fitted = record && record->file == cmd.measurements && record->series == cmd.series && record->ranks == p.ranks &&
+    p.fitted = fitted_file && record->series == cmd.series && record->ranks == p.ranks &&
                std::find(record->bytes.begin(), record->bytes.end(), p.bytes) != record->bytes.end();
     fits.push_back(p);
   }
@@ -127,7 +144,7 @@ void run_validate(ValidateCommand cmd) {
   if (const std::string affinity = calibrate::affinity_summary(file); !affinity.empty()) {
     out += fmt::format("CPU affinity of the measured processes: {}\n", affinity);
     const std::string fitted = model.fitted_on ? model.fitted_on->affinity : std::string();
-    if (!fitted.empty() && fitted != affinity && model.fitted_on->file != cmd.measurements) {
+    if (!fitted.empty() && fitted != affinity && !fitted_file) {
       out += fmt::format("note: the model was fitted on processes with another CPU affinity ({}): processes bound to "
                          "cores and processes the OS moves among them time a series differently\n",
                          fitted);

@@ -1,6 +1,7 @@
 # Sources of src/core/, listed explicitly (no GLOB).
 target_sources(ccsim_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/data_files.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/fingerprint.cpp
   ${CMAKE_CURRENT_LIST_DIR}/input_error.cpp
   ${CMAKE_CURRENT_LIST_DIR}/json.cpp
   ${CMAKE_CURRENT_LIST_DIR}/json_reader.cpp

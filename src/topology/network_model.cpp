@@ -170,6 +170,7 @@ NetworkModel parse_network_model(std::string_view text, const std::string& sourc
     ObjectReader fit = doc.child("fitted_on");
     FitRecord record;
     record.file = fit.string("file");
+    record.content = fit.optional_string("content").value_or("");
     record.series = fit.string("series");
     std::int64_t ranks = fit.positive_integer("ranks");
     if (ranks > 1 << 24) fit.at("ranks").fail("expected at most 16777216, " + json::got(fit.required("ranks")));
@@ -206,6 +207,7 @@ std::string write_network_model(const NetworkModel& model) {
   if (model.fitted_on) {
     nlohmann::ordered_json fit;
     fit["file"] = model.fitted_on->file;
+    if (!model.fitted_on->content.empty()) fit["content"] = model.fitted_on->content;
     fit["series"] = model.fitted_on->series;
     fit["ranks"] = model.fitted_on->ranks;
     fit["bytes"] = model.fitted_on->bytes;

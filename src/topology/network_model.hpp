@@ -76,6 +76,9 @@ TierModel on_shared_cores(const TierModel& tier, double sharing);
 /// group size, at some buffer sizes.
 struct FitRecord {
   std::string file;    ///< the measurement file, as given to the fit
+  /// core/fingerprint.hpp's fingerprint of that file's bytes: validate tells the points it was
+  /// fitted on by it, whatever the path; "" in models written before it was recorded.
+  std::string content;
   std::string series;  ///< ALGORITHM/TRANSPORT, e.g. ring/mpi
   int ranks = 0;
   std::vector<std::uint64_t> bytes;  ///< each rank's buffer, one per fitted point

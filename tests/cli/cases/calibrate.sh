@@ -124,3 +124,26 @@ grep -q '^link emulated by scripts/slowlink.sh: rate 1gbit, ports 20000-20999, d
 hostile emulated-link-string 1 "link-string.json:[0-9]+: field .machine.emulated_link.: expected an object of the link's settings" \
   calibrate network "$TMP/link-string.json"
 hostile emulated-link-number 1 'link-number.json:[0-9]+: field .machine.emulated_link.rate.' calibrate network "$TMP/link-number.json"
+
+# Each shipped network model is what the command in its "source" makes of the committed
+# measurements, byte for byte (run from the source tree's root, as recorded), so that nobody
+# edits its figures by hand or leaves it behind a change of the fit.
+for model in "$SRC"/models/network/*.json; do
+  name=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["name"])' "$model")
+  read -r -a args < <(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["source"].split("; ccsim ", 1)[1])' "$model")
+  hostile "shipped-model-$name" 0 '' "${args[@]/#tests\/data\//$SRC/tests/data/}" --name "$name" -o "$TMP/$name.json"
+  sed "s|$SRC/||g" "$TMP/$name.json" | cmp -s - "$model" || fail "$model is not what its source command makes: $(sed "s|$SRC/||g" "$TMP/$name.json" | diff - "$model" | head -5)"
+done
+
+# validate tells the points a model was fitted on by the file's bytes, not by how its path is
+# spelled: the same file by another path is fitted; another machine's file at the recorded
+# path is held out.
+mkdir -p "$TMP/spelled/tests/data/measure"
+cp "$DATA/measure/tcp-np2.json" "$TMP/spelled/tests/data/measure/tcp-np2.json"
+hostile validate-same-bytes-other-path 0 '' validate "$TMP/spelled/tests/data/measure/tcp-np2.json" --model local-tcp
+grep -q 'held-out' "$last_out" && fail "the fitted file by another path: points marked held out"
+grep -Eq '%  fitted ' "$last_out" || fail "the fitted file by another path: no point marked fitted"
+cp "$DATA/measure/xeon/tcp-np2.json" "$TMP/spelled/tests/data/measure/tcp-np2.json"
+(cd "$TMP/spelled" && "$CCSIM" validate tests/data/measure/tcp-np2.json --model local-tcp >"$TMP/other.out" 2>&1) ||
+  fail "validate of another machine's file: $(cat "$TMP/other.out")"
+grep -Eq '%  fitted ' "$TMP/other.out" && fail "another machine's file at the recorded path: points marked fitted"
