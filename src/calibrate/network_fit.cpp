@@ -308,6 +308,35 @@ std::optional<Candidate> fit_rows(const Design& d, const std::vector<std::size_t
     c.constrained.push_back(worst);
   }
   c.free = static_cast<int>(std::count(free.begin(), free.end(), true));
+  // What a model file may hold (topology::kMaxModel...): a fit beyond it is no model either.
+  for (int s = 0; s < k; ++s) {
+    const double latency = c.theta[static_cast<std::size_t>(s)];
+    const double bandwidth = 1 / c.theta[static_cast<std::size_t>(k + s)];
+    if (latency > topology::kMaxModelTime_s) {
+      why = fmt::format("{} comes out {:.6g} s, above the {:g} s a model may hold", layout.name(s), latency,
+                        topology::kMaxModelTime_s);
+      return std::nullopt;
+    }
+    if (bandwidth > topology::kMaxModelBandwidth_Bps || bandwidth < topology::kMinModelBandwidth_Bps) {
+      why = fmt::format("{} comes out {:.6g} B/s, outside the {:g} to {:g} B/s a model may hold{}", layout.name(k + s),
+                        bandwidth, topology::kMinModelBandwidth_Bps, topology::kMaxModelBandwidth_Bps,
+                        bandwidth > topology::kMaxModelBandwidth_Bps
+                            ? " (the measured times hardly grow with the bytes: a series of latency-bound sizes "
+                              "cannot tell a bandwidth)"
+                            : "");
+      return std::nullopt;
+    }
+  }
+  if (c.theta[static_cast<std::size_t>(layout.overhead())] / 2 > topology::kMaxModelTime_s) {
+    why = fmt::format("the per-message overhead comes out {:.6g} s, above the {:g} s a model may hold",
+                      c.theta[static_cast<std::size_t>(layout.overhead())] / 2, topology::kMaxModelTime_s);
+    return std::nullopt;
+  }
+  if (c.theta[static_cast<std::size_t>(layout.gamma())] > topology::kMaxModelReduce_s_per_byte) {
+    why = fmt::format("the reduction cost comes out {:.6g} s per byte, above the {:g} a model may hold",
+                      c.theta[static_cast<std::size_t>(layout.gamma())], topology::kMaxModelReduce_s_per_byte);
+    return std::nullopt;
+  }
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const double r = predicted_at(d, rows[i], c.theta) / y[i] - 1;
     c.ssr += r * r;

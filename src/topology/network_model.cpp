@@ -68,12 +68,10 @@ namespace {
 
 using json::ObjectReader;
 
-// Limits that keep every message cost finite and meaningful (models/README.md): a bandwidth
-// of 1e-300 made every message last forever.
-constexpr double kMaxTime_s = 1.0;  // a per-message overhead or latency
-constexpr double kMinBandwidth_Bps = 1e3;
-constexpr double kMaxBandwidth_Bps = 1e15;
-constexpr double kMaxReduce_s_per_byte = 1e-3;
+constexpr double kMaxTime_s = kMaxModelTime_s;
+constexpr double kMinBandwidth_Bps = kMinModelBandwidth_Bps;
+constexpr double kMaxBandwidth_Bps = kMaxModelBandwidth_Bps;
+constexpr double kMaxReduce_s_per_byte = kMaxModelReduce_s_per_byte;
 
 TierModel read_tier(ObjectReader tier) {
   TierModel model;

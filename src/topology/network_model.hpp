@@ -26,6 +26,13 @@ struct CostSegment {
 /// `from`, 1 at `to`, linear in log(bytes), clamped to [0, 1].
 double ramp_weight(double bytes, double from, double to);
 
+/// Limits of a model's figures (models/README.md), which keep every message cost finite and
+/// meaningful: a bandwidth of 1e-300 made every message last forever.
+inline constexpr double kMaxModelTime_s = 1.0;  ///< a per-message overhead or latency
+inline constexpr double kMinModelBandwidth_Bps = 1e3;
+inline constexpr double kMaxModelBandwidth_Bps = 1e15;
+inline constexpr double kMaxModelReduce_s_per_byte = 1e-3;
+
 /// The cost of a message between two ranks of one tier, in the spirit of SMPI's calibrated
 /// factors and LogGP: per-message CPU overheads on the sender and the receiver, plus a
 /// piecewise-linear latency and bandwidth by message size (segments sorted by min_bytes, the

@@ -147,3 +147,15 @@ cp "$DATA/measure/xeon/tcp-np2.json" "$TMP/spelled/tests/data/measure/tcp-np2.js
 (cd "$TMP/spelled" && "$CCSIM" validate tests/data/measure/tcp-np2.json --model local-tcp >"$TMP/other.out" 2>&1) ||
   fail "validate of another machine's file: $(cat "$TMP/other.out")"
 grep -Eq '%  fitted ' "$TMP/other.out" && fail "another machine's file at the recorded path: points marked fitted"
+
+# A fit whose figures a model file may not hold is refused, naming the figure, not written and
+# then refused by the model reader: a flat (latency-bound) series tells no bandwidth, and a
+# latency of 1.5 s is beyond a model's limits.
+{ echo 'bytes,time_us,ranks,algorithm'; for k in $(seq 10 26); do echo "$((1 << k)),10,2,ring"; done; } > "$TMP/flat.csv"
+hostile fit-flat-series 1 'flat.csv:2: .*no physically possible fit: bandwidth of segment 1 comes out .* B/s, outside the 1000 to 1e\+15 B/s a model may hold \(the measured times hardly grow' \
+  calibrate network "$TMP/flat.csv" -o "$TMP/flat-model.json"
+expect_absent "$TMP/flat-model.json"
+{ echo 'bytes,time_s,ranks,algorithm'; for k in $(seq 10 20); do echo "$((1 << k)),$(python3 -c "print(3 + $((1 << k)) * 1e-9)"),2,ring"; done; } > "$TMP/slow.csv"
+hostile fit-slow-series 1 'no physically possible fit: latency of segment 1 comes out 1.5 s, above the 1 s a model may hold' \
+  calibrate network "$TMP/slow.csv" -o "$TMP/slow-model.json"
+expect_absent "$TMP/slow-model.json"
