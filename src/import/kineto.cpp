@@ -16,6 +16,7 @@
 #include "core/input_error.hpp"
 #include "core/parse.hpp"
 #include "import/shapes.hpp"
+#include "trace/native_reader.hpp"
 
 namespace ccsim::import {
 namespace {
@@ -27,8 +28,8 @@ namespace fs = std::filesystem;
 constexpr double kEpsUs = 0.3;
 /// The legacy profiler's resolution: a child may end this much after its parent.
 constexpr double kResolutionUs = 1.0;
-/// The largest byte count of one operator: a native trace writes it as an exact integer.
-constexpr double kMaxBytes = 9.0e15;
+/// The largest byte count of one operator: what a native trace may hold.
+constexpr double kMaxBytes = static_cast<double>(trace::kMaxBytes);
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
@@ -310,6 +311,27 @@ class RankImporter {
     const auto dtype = parse_dtype(dtype_text);
     if (!dtype) fail_event(e, "name", fmt::format("dtype: expected one of {}, got \"{}\"", dtype_choices(), dtype_text));
     op.dtype = *dtype;
+    // What a native trace may hold (trace/native_reader.hpp): never write a trace the reader refuses.
+    const auto element = static_cast<std::uint64_t>(dtype_bytes(op.dtype));
+    if (op.bytes > trace::kMaxBytes || op.bytes % element != 0) {
+      fail_event(e, "name", fmt::format("bytes: expected a multiple of {} (the size of {}) up to {}, got \"{}\"", element,
+                                        dtype_name(op.dtype), trace::kMaxBytes, bytes_text));
+    }
+    if (auto shape = c.fields.find("shape"); shape != c.fields.end() && !shape->second.empty()) {
+      std::uint64_t elements = 1;
+      bool valid = true;
+      for (std::size_t at = 0; at <= shape->second.size() && valid;) {
+        const std::size_t x = std::min(shape->second.find('x', at), shape->second.size());
+        const auto n = parse_uint(std::string_view(shape->second).substr(at, x - at));
+        valid = n.has_value() && (*n == 0 || elements <= trace::kMaxBytes / *n);
+        if (valid) elements *= *n;
+        at = x + 1;
+      }
+      if (!valid || elements * element != op.bytes) {
+        fail_event(e, "name", fmt::format("shape={} of {} ({} bytes each) is not bytes={}", shape->second,
+                                          dtype_name(op.dtype), element, bytes_text));
+      }
+    }
     const std::string group = need(e, c, "group");
     const std::string tag = c.fields.count("tag") ? c.fields.find("tag")->second : "";
     // The summary's row: op(group prefix:role), role = tag without layer / micro-batch.
@@ -369,7 +391,7 @@ class RankImporter {
       const OpCost cost = op_cost(name, p_.input_dims(e), options_.elem_bytes);
       if (cost.known) {
         open_compute(key);
-        // A native trace holds a byte count exactly (below 9e15, traces/README.md): shapes
+        // A native trace holds at most 2^50 bytes per operator (traces/README.md): shapes
         // beyond that are not a profile of a real program (op_cost ignores non-positive extents).
         const double total = static_cast<double>(ops_.back().bytes) + cost.bytes;
         if (!(cost.bytes >= 0 && total < kMaxBytes && cost.flops >= 0 && std::isfinite(cost.flops))) {
@@ -549,11 +571,24 @@ KinetoImport import_kineto(const std::vector<RankProfile>& profiles, const Kinet
     group_refs[static_cast<std::size_t>(rank)] = importer.group_names_;
   }
 
-  for (const auto& [name, info] : book.groups) {
+  // A rank is in at most one group of each kind (as a native trace requires).
+  std::map<std::pair<int, trace::GroupKind>, const std::pair<const std::string, Book::GroupInfo>*> member;
+  for (const auto& entry : book.groups) {
+    const auto& [name, info] = entry;
     trace::Group g;
     g.name = name;
     g.kind = kind_of_group(name);
     g.ranks = info.ranks;
+    for (int r : info.ranks) {
+      auto [it, fresh] = member.try_emplace({r, g.kind}, &entry);
+      if (!fresh) {
+        throw InputError(info.where, 0, "name",
+                         fmt::format("group {} holds rank {}, which is already in {} group {} (at {}); a rank belongs "
+                                     "to at most one {} group",
+                                     name, r, trace::group_kind_name(g.kind), it->second->first, it->second->second.where,
+                                     trace::group_kind_name(g.kind)));
+      }
+    }
     trace.groups.push_back(std::move(g));
   }
   int pp_index = 0;

@@ -12,6 +12,7 @@
 #include "core/input_error.hpp"
 #include "core/output_file.hpp"
 #include "core/parse.hpp"
+#include "trace/native_reader.hpp"
 
 namespace ccsim::import {
 
@@ -238,6 +239,10 @@ class Handler : public nlohmann::json_sax<json> {
     if (!event_.ts) bad_field("ts", "missing");
     if (!event_.dur) bad_field("dur", "missing");
     if (*event_.dur < 0) bad_field("dur", fmt::format("expected a non-negative duration, got {}", *event_.dur));
+    if (*event_.dur > trace::kMaxDurationMs * 1e3) {
+      bad_field("dur", fmt::format("expected at most {:g} us (a year, what a trace's operator may last), got {}",
+                                   trace::kMaxDurationMs * 1e3, *event_.dur));
+    }
     ordinal_ = ordinal + 1;
     if (out_.rank < 0 && event_.pid) pid_rank_ = static_cast<int>(*event_.pid);
 

@@ -75,3 +75,22 @@ hostile inspect-v2-text 0 '' trace inspect "$TMP/v2.json"
 grep -q '^note: 2 compute operators have no duration_ms' "$last_out" ||
   fail "inspect: the untimed operators of both ranks of a program are not counted"
 grep -q 'trace total 4.000 ms' "$last_out" || fail "inspect: not the longest rank's end (4 ms)"
+
+# The import writes only what a native trace may hold: a collective's bytes a whole number of
+# its elements (and its shape's), one group of each kind per rank, durations of at most a
+# year; each refused naming the rank file and the event, and nothing written.
+mkdir -p "$TMP/bad"
+mutate() {  # mutate SED_EXPRESSION: the four rank files of $K, changed, into $TMP/bad
+  for r in 0 1 2 3; do sed "$1" "$K/rank$r.json" > "$TMP/bad/rank$r.json"; done
+}
+mutate 's/ccl:all_reduce bytes=65536 dtype=float32 shape=64x256 group=tp0/ccl:all_reduce bytes=65537 dtype=float32 shape=64x256 group=tp0/'
+hostile import-odd-bytes 1 "rank0.json: field 'traceEvents\[[0-9]+\].name': bytes: expected a multiple of 4 \(the size of fp32\)" \
+  trace import kineto "$TMP/bad" -o "$TMP/out.json"
+expect_absent "$TMP/out.json"
+mutate 's/ccl:all_reduce bytes=65536 dtype=float32 shape=64x256 group=tp0/ccl:all_reduce bytes=131072 dtype=float32 shape=64x256 group=tp0/'
+hostile import-shape-not-bytes 1 "rank0.json: .*shape=64x256 of fp32 \(4 bytes each\) is not bytes=131072" \
+  trace import kineto "$TMP/bad" -o "$TMP/out.json"
+mutate '0,/group=tp0 ranks=0,1 phase=fwd/s//group=tpB ranks=0,1 phase=fwd/'
+hostile import-two-tensor-groups 1 "group tp(B|0) holds rank [01], which is already in tensor group tp(0|B) \(at .*rank[0-3].json: traceEvents\[[0-9]+\]\); a rank belongs to at most one tensor group" \
+  trace import kineto "$TMP/bad" -o "$TMP/out.json"
+expect_absent "$TMP/out.json"
