@@ -61,11 +61,15 @@ struct Errors {
 
 Errors errors_of(const std::vector<double>& predicted, const std::vector<CostSample>& samples) {
   Errors e;
-  double log_sum = 0;
+  double log_sum = 0, farthest = -1;
   for (std::size_t i = 0; i < samples.size(); ++i) {
     const double ratio = std::max(predicted[i], 1e-300) / samples[i].time_s;
-    log_sum += std::fabs(std::log(ratio));
-    e.worst = std::max(e.worst, std::fabs(ratio - 1));
+    const double distance = std::fabs(std::log(ratio));
+    log_sum += distance;
+    if (distance > farthest) {  // the worst in the gmean's terms, with its sign
+      farthest = distance;
+      e.worst = ratio - 1;
+    }
   }
   e.gmean = samples.empty() ? 0 : std::exp(log_sum / static_cast<double>(samples.size())) - 1;
   return e;
@@ -361,6 +365,7 @@ void collect_calls(const trace::Trace& trace, std::map<std::pair<trace::OpKind, 
 
 ComputeFit fit_compute(const std::vector<trace::Trace>& traces, FitObjective objective, FlopExponent exponent) {
   ComputeFit fit;
+  fit.objective = objective;
   std::map<std::string, std::vector<CostSample>> by_kind;
   std::vector<std::string> order;  // kinds in order of first appearance
   std::map<std::pair<trace::OpKind, int>, std::vector<CostSample>> calls;
@@ -418,6 +423,10 @@ ComputeFit fit_compute(const std::vector<trace::Trace>& traces, FitObjective obj
     }
     fit.compute_ops += static_cast<int>(samples.size());
     fit.model.kinds.push_back(fit_kind(kind, samples, fit.notes, objective, exponent));
+    for (const CostSample& sample : samples) {
+      fit.measured_s += sample.time_s;
+      fit.modelled_s += fit.model.kinds.back().predict_s(sample.flops, sample.bytes);
+    }
   }
   for (const auto& [key, samples] : calls) {
     fit.calls += static_cast<int>(samples.size());

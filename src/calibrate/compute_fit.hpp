@@ -81,6 +81,10 @@ struct ComputeFit {
   std::vector<std::uint64_t> call_bytes;  ///< per model.calls entry: the median size of its calls
   std::vector<CallSample> call_samples;   ///< every fitted call
   std::vector<std::string> notes;
+  FitObjective objective = FitObjective::kTotal;  ///< what the fit minimised
+  /// The fitted operators' measured time, summed, and what the model gives them: a fit on
+  /// relative residuals can leave a kind's total far off (its short operators count alike).
+  double measured_s = 0, modelled_s = 0;
 };
 
 /// Fits a compute model (and the traced collectives' cost) to the measured operators of

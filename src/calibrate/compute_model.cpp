@@ -71,7 +71,7 @@ KindModel read_kind(ObjectReader& k) {
   m.distinct = static_cast<int>(k.integer_in("distinct_points", 1, m.points));
   m.form = k.optional_string("form").value_or("");
   m.gmean_error = k.number_in("gmean_error", 0, kMaxError);
-  m.worst_error = k.number_in("worst_error", 0, kMaxError);
+  m.worst_error = k.number_in("worst_error", -1, kMaxError);  // signed: the farthest operator's error
   if (m.overhead_s == 0 && m.flop_rate == 0 && m.byte_rate == 0) {
     k.here().fail(fmt::format("kind \"{}\" has no non-zero parameter: it would take no time", m.kind));
   }
@@ -90,7 +90,7 @@ CallModel read_call(ObjectReader& c) {
   m.points = static_cast<int>(c.integer_in("points", 1, 1'000'000'000));
   m.distinct = static_cast<int>(c.integer_in("distinct_sizes", 1, m.points));
   m.gmean_error = c.number_in("gmean_error", 0, kMaxError);
-  m.worst_error = c.number_in("worst_error", 0, kMaxError);
+  m.worst_error = c.number_in("worst_error", -1, kMaxError);
   if (m.latency_s == 0 && m.bandwidth_Bps == 0) c.here().fail(fmt::format("{} has neither latency nor bandwidth", kind));
   c.finish();
   return m;

@@ -28,6 +28,7 @@ struct CalibrateTraceCommand {
   std::string name;
   std::string network_model;  ///< NAME|FILE: what MPI costs for the same calls, side by side
   std::string flop_exponent = "fit";
+  std::string objective = "total";
 };
 
 std::string flop_rate_text(double rate) {
@@ -80,8 +81,11 @@ std::string compute_fit_report(const calibrate::ComputeFit& fit, const topology:
   out += "error = predicted / measured - 1; gmean error = exp(mean |ln(predicted / measured)|) - 1\n";
   const bool any_exponent =
       std::any_of(m.kinds.begin(), m.kinds.end(), [](const calibrate::KindModel& k) { return k.flop_exponent != 1; });
-  out += "compute: time = overhead + flops / flop_rate + bytes / byte_rate, least squares on relative residuals, "
-         "parameters >= 0\n";
+  out += fmt::format("compute: time = overhead + flops / flop_rate + bytes / byte_rate, least squares on {}, "
+                     "parameters >= 0\n",
+                     fit.objective == calibrate::FitObjective::kTotal
+                         ? "absolute residuals (each kind's total time kept)"
+                         : "relative residuals (every operator counts alike)");
   if (any_exponent) {
     out += "  where p != 1 the FLOP term is flops / flop_rate x (flops / at_flops)^(p - 1): flop_rate is the rate at at_flops FLOPs\n";
   }
@@ -95,8 +99,17 @@ std::string compute_fit_report(const calibrate::ComputeFit& fit, const topology:
       out += k.flop_exponent != 1 ? fmt::format("  {:>4.2f}  {:>9.3g}", k.flop_exponent, k.flop_reference)
                                   : fmt::format("  {:>4}  {:>9}", k.flop_rate > 0 ? "1" : "-", "-");
     }
-    out += fmt::format("  {:>12}  {:>6.1f}%  {:>6.1f}%  {}\n", byte_rate_text(k.byte_rate), k.gmean_error * 100,
+    out += fmt::format("  {:>12}  {:>6.1f}%  {:>+6.1f}%  {}\n", byte_rate_text(k.byte_rate), k.gmean_error * 100,
                        k.worst_error * 100, k.form);
+  }
+  if (fit.measured_s > 0) {
+    const double change = fit.modelled_s / fit.measured_s - 1;
+    out += fmt::format("the model gives the {} fitted operators {:.3f} ms, measured {:.3f} ms ({:+.2f} %){}\n",
+                       fit.compute_ops, fit.modelled_s * 1e3, fit.measured_s * 1e3, change * 100,
+                       std::fabs(change) > 0.05 && fit.objective == calibrate::FitObjective::kRelative
+                           ? ": on relative residuals short operators weigh as much as long ones (--objective total "
+                             "keeps each kind's total)"
+                           : "");
   }
   if (!m.calls.empty()) {
     out += "traced collectives and transfers: time = latency + bytes / bandwidth per call (a call's time: the least "
@@ -107,7 +120,7 @@ std::string compute_fit_report(const calibrate::ComputeFit& fit, const topology:
     out += "\n";
     for (std::size_t i = 0; i < m.calls.size(); ++i) {
       const calibrate::CallModel& c = m.calls[i];
-      out += fmt::format("{:<16}  {:>5}  {:>6}  {:>6}  {:>11.3f}  {:>12}  {:>6.1f}%  {:>6.1f}%",
+      out += fmt::format("{:<16}  {:>5}  {:>6}  {:>6}  {:>11.3f}  {:>12}  {:>6.1f}%  {:>+6.1f}%",
                          c.kind == trace::OpKind::kSend ? "send/recv" : trace::op_kind_name(c.kind), c.ranks, c.points,
                          c.distinct, c.latency_s * 1e6, byte_rate_text(c.bandwidth_Bps), c.gmean_error * 100,
                          c.worst_error * 100);
@@ -149,7 +162,9 @@ void run_calibrate_trace(const CalibrateTraceCommand& cmd) {
   for (const std::string& path : cmd.traces) traces.push_back(trace::read_native(path));
   if (cmd.output_given) check_output_path(cmd.output);
   calibrate::ComputeFit fit =
-      calibrate::fit_compute(traces, calibrate::FitObjective::kRelative, flop_exponent_choice(cmd.flop_exponent));
+      calibrate::fit_compute(traces, cmd.objective == "relative" ? calibrate::FitObjective::kRelative
+                                                                 : calibrate::FitObjective::kTotal,
+                             flop_exponent_choice(cmd.flop_exponent));
   std::string out = fmt::format("calibrate trace: {}\n", fmt::join(cmd.traces, ", "));
   std::optional<topology::NetworkModel> mpi;
   if (!cmd.network_model.empty()) {
@@ -167,7 +182,9 @@ void run_calibrate_trace(const CalibrateTraceCommand& cmd) {
         "fitted), fitted by ccsim calibrate trace on the "
         "measured operators of {} trace(s); collectives: latency + bytes / bandwidth of the traced backend",
         cmd.traces.size());
-    model.command = fmt::format("ccsim calibrate trace {} -o {}", fmt::join(cmd.traces, " "), cmd.output);
+    model.command = fmt::format("ccsim calibrate trace {}{}{} -o {}", fmt::join(cmd.traces, " "),
+                                cmd.objective == "relative" ? " --objective relative" : "",
+                                cmd.flop_exponent == "fit" ? "" : " --flop-exponent " + cmd.flop_exponent, cmd.output);
     write_output(cmd.output, calibrate::write_compute_model(model));
     out += fmt::format("wrote {}\n", cmd.output);
   }
@@ -187,6 +204,12 @@ void setup_calibrate_trace(CLI::App& calibrate) {
   sub->add_option("traces", cmd->traces, "Native traces with measured durations (ccsim trace import kineto)")->required();
   sub->add_option("-o,--output", cmd->output, "Write the model here (models/compute/NAME.json; format in models/README.md)");
   sub->add_option("--name", cmd->name, "Model name (default: the output file's stem)");
+  sub->add_option("--objective", cmd->objective,
+                  "total: least squares on absolute residuals, each kind's total time kept (what a replay of the "
+                  "iteration needs, as predict fits); relative: every operator counts alike, short ones as much as "
+                  "long ones")
+      ->check(CLI::IsMember({"total", "relative"}))
+      ->capture_default_str();
   sub->add_option("--network-model", cmd->network_model,
                   "A calibrated MPI network model (NAME of models/network/ or a file, e.g. local-tcp): print what it "
                   "predicts for the traced calls next to their measured cost");

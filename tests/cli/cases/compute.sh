@@ -53,3 +53,18 @@ hostile refuse-without-rates 1 "s.json: field 'hardware': the trace was measured
   replay "$TMP/s.json" --platform hygon-dcu
 hostile keep-without-rates 0 '' replay "$TMP/s.json" --platform hygon-dcu --compute keep
 grep -q 'NOT on platform hygon-dcu' "$last_out" || fail "keep on other hardware not said"
+
+# A compute model keeps the measured total of the operators it was fitted on (absolute
+# residuals): replayed with it, the trace's compute is within 5 % of its recorded durations.
+# On relative residuals the short cpu_gap pieces weigh as much as the long operators: the
+# model gives 67 % of the total, and calibrate trace says so.
+hostile fit-keeps-total 0 '' calibrate trace "$DATA/compute/tp2_pp2.json" -o "$TMP/total.json"
+grep -Eq '^the model gives the 3916 fitted operators [0-9.]+ ms, measured 2100\.219 ms \([+-][0-4]\.[0-9]+ %\)$' "$last_out" ||
+  fail "the total objective misses the measured total: $(grep 'model gives' "$last_out")"
+hostile replay-with-total-model 0 '' replay "$DATA/compute/tp2_pp2.json" --platform local --oversubscribe --compute "model:$TMP/total.json"
+grep -Eq 'compute: compute from model .*: x(0\.9[5-9]|1\.0[0-5])[0-9]* of the recorded durations' "$last_out" ||
+  fail "a total-objective model does not reproduce the recorded compute: $(grep '^compute:' "$last_out")"
+hostile fit-relative-says-so 0 '' calibrate trace "$DATA/compute/tp2_pp2.json" --objective relative
+grep -q 'measured 2100.219 ms (-3[0-9]\.[0-9]* %): on relative residuals short operators weigh as much as long ones' "$last_out" ||
+  fail "the relative objective's loss of the total is not said: $(grep 'model gives' "$last_out")"
+grep -Eq '^embedding:bwd .* -99\.9%  overhead$' "$last_out" || fail "worst is not signed: $(grep '^embedding:bwd' "$last_out")"
