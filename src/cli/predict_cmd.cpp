@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -42,7 +43,9 @@ struct PredictCommand {
   int layers = 0, hidden = 0, heads = 0, seq = 0, vocab = 0;
   std::string act;
   synth::Parallelism par;
-  double measured_ms = -1;
+  double measured_ms = 0;  ///< --measured-ms, when measured_given()
+  bool measured_set = false;
+  bool measured_given() const { return measured_set; }
   std::string platform = "local";
   std::string format = "text";
   std::string trace_out;
@@ -332,10 +335,35 @@ std::string kinds_line(const calibrate::ComputeModel& model) {
   return out;
 }
 
+/// What the synthesised `model` and `par` change of `config` ("layers 2 -> 8, dp 2 -> 1"),
+/// empty when they are its configuration.
+std::string configuration_changes(const import::RunConfig& config, const synth::ModelSpec& model,
+                                  const synth::Parallelism& par) {
+  std::vector<std::string> changes;
+  auto compare = [&](std::string_view what, long long was, long long now) {
+    if (was > 0 && was != now) changes.push_back(fmt::format("{} {} -> {}", what, was, now));
+  };
+  compare("tp", config.tp, par.tp);
+  compare("pp", config.pp, par.pp);
+  compare("dp", config.dp, par.dp);
+  compare("layers", config.layers, model.layers);
+  compare("hidden", config.hidden, model.hidden);
+  compare("heads", config.heads, model.heads);
+  compare("seq", config.seq, par.seq > 0 ? par.seq : model.seq);
+  compare("vocab", config.vocab, model.vocab);
+  compare("micro-batch size", config.micro_batch, par.micro_batch_size);
+  compare("micro-batches", config.micro_batches, par.micro_batches);
+  const std::string act(synth::activation_name(model.activation));
+  if (!config.act.empty() && config.act != act) changes.push_back(fmt::format("act {} -> {}", config.act, act));
+  return fmt::format("{}", fmt::join(changes, ", "));
+}
+
 void run_predict(const PredictCommand& cmd) {
   if (cmd.runs.empty()) throw InputError("command line", 0, "runs", "expected at least one traced run to fit on");
-  if (cmd.measured_ms == 0 || cmd.measured_ms < -1 || !std::isfinite(cmd.measured_ms)) {
-    throw InputError("command line", 0, "--measured-ms", fmt::format("expected a positive time in ms, got \"{}\"", cmd.measured_ms));
+  if (cmd.measured_given() && !(cmd.measured_ms > 0 && cmd.measured_ms <= trace::kMaxDurationMs)) {  // NaN too
+    throw InputError("command line", 0, "--measured-ms",
+                     fmt::format("expected a positive time in ms, at most {:g} (a year), got \"{}\"", trace::kMaxDurationMs,
+                                 cmd.measured_ms));
   }
   const topology::Platform platform = read_named_platform(cmd.platform);
   const TargetRuns targets = read_targets(cmd.config);
@@ -419,6 +447,8 @@ void run_predict(const PredictCommand& cmd) {
   trace::Trace trace;
   std::string what;
   std::string compute_note;
+  std::string changed_config;  // what the command line changed of --config's configuration, e.g. "layers 2 -> 8"
+  std::string config_note;
   if (cmd.traced) {
     trace = runs.front().trace;
     what = fmt::format("{} as traced ({} ranks, its measured compute durations)", runs.front().path, trace.world_size);
@@ -429,6 +459,7 @@ void run_predict(const PredictCommand& cmd) {
     const std::optional<import::RunConfig> config = target ? target->config : std::nullopt;
     const synth::ModelSpec model = target_model(cmd, config);
     const synth::Parallelism par = target_parallelism(cmd, config);
+    if (config) changed_config = configuration_changes(*config, model, par);
     trace = synth::synthesize_torch(model, par, platform.name);
     trace::validate(trace);
     what = fmt::format("{} (hidden {}, {} layers, {} heads, sequence {}, vocabulary {}, {}), TP {} x PP {} x DP {}, {} "
@@ -472,11 +503,15 @@ void run_predict(const PredictCommand& cmd) {
     }
   }
 
-  double measured_ms = cmd.measured_ms;
+  double measured_ms = cmd.measured_given() ? cmd.measured_ms : -1;
   std::string measured_from = "--measured-ms";
   std::vector<double> steps_ms;  // the measurement's timed steps, when it comes from summaries
   int step_runs = 0;
-  if (measured_ms < 0 && targets.measured_ms > 0) {
+  if (measured_ms < 0 && targets.measured_ms > 0 && !changed_config.empty()) {
+    config_note = fmt::format("the command line changes the configuration of {} ({}): its measured time is not "
+                              "compared (--measured-ms gives one)",
+                              targets.first->file, changed_config);
+  } else if (measured_ms < 0 && targets.measured_ms > 0) {
     measured_ms = targets.measured_ms;
     measured_from = targets.measured_from;
     steps_ms = targets.steps_ms;
@@ -490,7 +525,7 @@ void run_predict(const PredictCommand& cmd) {
 
   std::vector<double> probes;
   for (const FitRun& r : runs) probes.push_back(r.summary ? r.summary->gemm_probe_gflops : 0);
-  if (cmd.measured_ms < 0) {
+  if (!cmd.measured_given() && changed_config.empty()) {
     for (const import::RunSummary& t : targets.all) probes.push_back(t.gemm_probe_gflops);
   }
   const ProbeSpan span = probe_span(probes);
@@ -522,7 +557,8 @@ void run_predict(const PredictCommand& cmd) {
     j["gemm_probe_span"] = span.runs >= 2 ? nlohmann::ordered_json{{"runs", span.runs}, {"min_gflops", span.min},
                                                                    {"max_gflops", span.max}}
                                           : nlohmann::ordered_json();
-    if (cmd.measured_ms < 0) {
+    if (!config_note.empty()) j["notes"].push_back(config_note);
+    if (!cmd.measured_given() && changed_config.empty()) {
       for (const import::RunSummary& t : targets.all) {
         j["measured_runs"].push_back({{"summary", t.file}, {"unprofiled_ms", t.unprofiled_ms > 0 ? nlohmann::ordered_json(t.unprofiled_ms) : nlohmann::ordered_json()}});
       }
@@ -540,6 +576,11 @@ void run_predict(const PredictCommand& cmd) {
                     {"bandwidth_Bps", backend.model.intra.segments.front().bandwidth_Bps},
                     {"calls", backend.calls},
                     {"algorithm", backend.algorithm}};
+    if (cmd.breakdown) {
+      report::BreakdownOptions view;
+      view.key = report::RowKey::kName;
+      j["breakdown"] = nlohmann::ordered_json::parse(render(report::make_breakdown(result, view), "json"));
+    }
     write_output("-", j.dump(2) + "\n");
     return;
   }
@@ -578,6 +619,7 @@ void run_predict(const PredictCommand& cmd) {
                        "so a measurement may exceed the prediction by about as much\n",
                        fmt::join(waits, ", "));
   }
+  if (!config_note.empty()) out += fmt::format("note: {}\n", config_note);
   out += fmt::format("predicted iteration: {:.3f} ms\n", predicted_ms);
   if (measured_ms > 0) {
     out += fmt::format("measured iteration:  {:.3f} ms ({})\n", measured_ms, measured_from);
@@ -640,7 +682,8 @@ void setup_predict(CLI::App& app) {
   sub->add_option("-f,--format", cmd->format, "Output format: text or json")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
-  sub->add_option("--write-trace", cmd->trace_out, "Also write the replayed trace (native format, with its durations)");
+  sub->add_option("--write-trace", cmd->trace_out, "Also write the replayed trace (native format, with its durations; replayed with `ccsim replay` it "
+                  "takes the platform's network, not the backend fitted here)");
   sub->add_option("--write-model", cmd->model_out, "Also write the fitted compute model (models/README.md)");
   sub->callback([cmd, sub] {
     cmd->given_tp = sub->count("--tp") > 0;
@@ -648,6 +691,7 @@ void setup_predict(CLI::App& app) {
     cmd->given_dp = sub->count("--dp") > 0;
     cmd->given_mb = sub->count("--micro-batches") > 0;
     cmd->given_mbs = sub->count("--micro-batch-size") > 0;
+    cmd->measured_set = sub->count("--measured-ms") > 0;
     run_predict(*cmd);
   });
 }

@@ -234,3 +234,20 @@ grep -q '^machine speed: the GEMM probes of 2 runs .* span 5.76 to 6.21 GFLOP/s 
   fail "--measured-ms: the target's probe counted: $(grep '^machine speed' "$last_out")"
 hostile probe-span-one 0 '' predict "$G/tp2_h256.json" --traced
 grep -q '^machine speed' "$last_out" && fail "one run: a machine speed line"
+
+# Flags that change --config's configuration: its measurement is of another configuration and
+# is not compared (said); --measured-ms is checked (no sentinel among its values); --breakdown
+# is in the JSON too.
+hostile config-changed 0 '' predict "$D/tp2_pp1.json" --config "$D/dp2.summary.json" --dp 1 --tp 2 --layers 8
+grep -q '^note: the command line changes the configuration of .*dp2.summary.json (tp 1 -> 2, dp 2 -> 1, layers 2 -> 8): its measured time is not compared' "$last_out" ||
+  fail "a changed configuration is not said"
+grep -q '^measured iteration\|^error:' "$last_out" && fail "a changed configuration is compared with the measurement of another"
+hostile config-same-flags 0 '' predict "$D/tp2_pp1.json" --config "$D/dp2.summary.json" --dp 2 --tp 1
+grep -q '^error: ' "$last_out" || fail "flags that repeat the configuration dropped the comparison"
+for bad in -1 -0.5 0 1e300 nan; do
+  hostile "measured-ms-$bad" 1 "field '--measured-ms': expected a positive time in ms, at most 3.15576e\+10" \
+    predict "$D/dp2.json" --traced "--measured-ms=$bad"
+done
+hostile breakdown-json 0 '' predict "$D/dp2.json" --traced --breakdown --format json
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['breakdown']['iteration_ms'] > 0, d.keys()" "$last_out" ||
+  fail "predict --format json --breakdown has no breakdown"
