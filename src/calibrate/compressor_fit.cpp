@@ -175,7 +175,19 @@ CompressorBench parse_compressor_bench(std::string_view text, const std::string&
   const json::Value& list = doc.array("measurements");
   const std::string list_path = doc.member_path("measurements");
   for (std::size_t i = 0; i < list.items().size(); ++i) {
-    bench.measurements.push_back(read_measurement(list.items()[i], source, json::item_path(list_path, i), bench.data));
+    BenchMeasurement m = read_measurement(list.items()[i], source, json::item_path(list_path, i), bench.data);
+    // One point per setting: a repeated one would count twice in the fit (calibrate network
+    // refuses the same).
+    for (const BenchMeasurement& before : bench.measurements) {
+      if (before.codec == m.codec && before.spec == m.spec && before.data == m.data && before.threads == m.threads &&
+          before.chunk_elements == m.chunk_elements) {
+        throw InputError(source, m.line, m.path,
+                         fmt::format("a second measurement of {} on {} with {} thread(s) and chunks of {} elements "
+                                     "(the first at line {}): one point per setting expected",
+                                     m.spec, m.data, m.threads, m.chunk_elements, before.line));
+      }
+    }
+    bench.measurements.push_back(std::move(m));
   }
   doc.finish();
   return bench;

@@ -159,3 +159,11 @@ expect_absent "$TMP/flat-model.json"
 hostile fit-slow-series 1 'no physically possible fit: latency of segment 1 comes out 1.5 s, above the 1 s a model may hold' \
   calibrate network "$TMP/slow.csv" -o "$TMP/slow-model.json"
 expect_absent "$TMP/slow-model.json"
+
+# A compressor benchmark with one setting measured twice is refused (it would count twice).
+python3 -c "
+import json, copy, sys
+b = json.load(open(sys.argv[1])); b['measurements'].append(copy.deepcopy(b['measurements'][0]))
+json.dump(b, open(sys.argv[2], 'w'), indent=1)" "$SRC/bench/results/ccsz-bench.json" "$TMP/bench-dup.json"
+hostile compressor-duplicate 1 "bench-dup.json:[0-9]+: field 'measurements\[[0-9]+\]': a second measurement of .* \(the first at line [0-9]+\): one point per setting expected" \
+  calibrate compressor "$TMP/bench-dup.json"
