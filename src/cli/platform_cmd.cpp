@@ -65,6 +65,9 @@ void run_export(const PlatformCommand& cmd) {
     xml = topology::to_simgrid_xml(net, p.name, routing);
   }
   write_output(cmd.output, xml);
+  if (const std::string caveat = topology::dijkstra_caveat(net, routing); !caveat.empty()) {
+    fmt::print(stderr, "note: {}\n", caveat);
+  }
 }
 
 void run_route(const PlatformCommand& cmd) {
@@ -114,7 +117,7 @@ void setup_platform(CLI::App& app) {
   exp->add_flag("--xml", cmd->xml, "SimGrid platform file (version 4.1), loadable by any SimGrid program");
   exp->add_option("--routing", cmd->routing,
                   "'full': ccsim's own route for every pair of accelerators (N^2 entries, at most 262,144 routes: 512 accelerators); 'dijkstra': links only, "
-                  "SimGrid computes shortest paths (same routes on trees); 'auto': full up to 64 accelerators")
+                  "SimGrid computes shortest paths (ccsim's routes on trees of one NIC a node, not with rails: the file says so); 'auto': full up to 64 accelerators")
       ->check(CLI::IsMember({"auto", "full", "dijkstra"}))
       ->capture_default_str();
   exp->add_option("-o,--output", cmd->output, "Write to this file instead of stdout ('-')")->capture_default_str();

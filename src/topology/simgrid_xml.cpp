@@ -64,6 +64,16 @@ void check_export_size(const Network& network, const std::string& platform_name,
   }
 }
 
+std::string dijkstra_caveat(const Network& network, XmlRouting routing) {
+  if (routing != XmlRouting::kDijkstra || network.nics_per_node() < 2 || network.accelerators_per_node() < 2) return "";
+  return fmt::format(
+      "SimGrid's shortest paths differ from ccsim's routes here: in ccsim accelerator j of a node leaves through NIC "
+      "j % {} (its rail), and the node's {} NICs hang off one node hub in the graph, so SimGrid may send several "
+      "accelerators' traffic through one NIC and between rails without the spine; --routing full writes ccsim's routes "
+      "(up to 512 accelerators)",
+      network.nics_per_node(), network.nics_per_node());
+}
+
 std::string to_simgrid_xml(const Network& network, const std::string& platform_name, XmlRouting routing,
                            double bandwidth_factor, double latency_factor) {
   std::string out;
@@ -71,6 +81,11 @@ std::string to_simgrid_xml(const Network& network, const std::string& platform_n
   out += "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n";
   out += fmt::format("<!-- {} exported by ccsim; routes are {} -->\n", escape(platform_name),
                      routing == XmlRouting::kFull ? "ccsim's own (Full)" : "SimGrid shortest paths (Dijkstra)");
+  if (const std::string caveat = dijkstra_caveat(network, routing); !caveat.empty()) {
+    std::string text = caveat;  // an XML comment may not hold "--"
+    for (std::size_t at = text.find("--"); at != std::string::npos; at = text.find("--")) text.replace(at, 2, "the option ");
+    out += fmt::format("<!-- NOTE {} -->\n", text);
+  }
   out += "<platform version=\"4.1\">\n";
   out += fmt::format("  <zone id=\"{}\" routing=\"{}\">\n", escape(platform_name),
                      routing == XmlRouting::kFull ? "Full" : "Dijkstra");

@@ -34,6 +34,10 @@ void check_export_size(const Network& network, const std::string& platform_name,
 /// nodeN.accI, speed = the accelerator's flops), one link per link (SPLITDUPLEX or SHARED;
 /// trunks get a FATPIPE per-cable limiter, as in the engine), with `bandwidth_factor` and
 /// `latency_factor` applied like the engine does.
+/// Why a Dijkstra export's routes differ from ccsim's (nodes with several NICs, each
+/// accelerator on its rail), "" when they do not.
+std::string dijkstra_caveat(const Network& network, XmlRouting routing);
+
 std::string to_simgrid_xml(const Network& network, const std::string& platform_name, XmlRouting routing,
                            double bandwidth_factor = 1.0, double latency_factor = 1.0);
 

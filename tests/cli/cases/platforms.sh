@@ -94,3 +94,12 @@ expect_file "$TMP/th.xml"
 hostile deadlock-after-compute 3 \
   "rank 0: operator #1 'recv' \(line 10\) waits for a send from rank 1 \(tag \"x\", 1024 bytes\); rank 1 is blocked in operator #0 'recv'" \
   replay "$DATA/deadlock_p2p.json" --platform "$DATA/tiny.json"
+
+# A Dijkstra export of nodes with several NICs (rails) cannot hold ccsim's routes: the file and
+# stderr say so (the file stays valid XML: no "--" in a comment); one NIC a node: nothing said.
+hostile export-rails-caveat 0 'note: SimGrid.s shortest paths differ from ccsim.s routes here: in ccsim accelerator j of a node leaves through NIC j % 8' \
+  platform export dgx-h100-superpod --xml -o "$TMP/dgx.xml"
+grep -q '<!-- NOTE SimGrid' "$TMP/dgx.xml" || fail "the export of dgx-h100-superpod does not say its routes differ"
+python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' "$TMP/dgx.xml" || fail "the dgx export is not valid XML"
+hostile export-one-nic-no-caveat 0 '' platform export tianhe-2a --xml --routing dijkstra -o "$TMP/th2.xml"
+grep -q 'NOTE' "$TMP/th2.xml" "$last_err" && fail "one NIC a node: a routing caveat was said"
