@@ -195,9 +195,9 @@ void run_import(const ImportCommand& cmd) {
 }
 
 /// The trace's own durations as a "result": operators back to back per rank (per stream, each
-/// after the operators it names), compute for its
-/// measured duration_ms, everything else for 0 (a native trace holds no measured time for
-/// collectives and transfers: the replay simulates them).
+/// after the operators it names), compute for its measured duration_ms, collectives and
+/// transfers for their measured_ms where the trace records one (an import does), else 0 (the
+/// replay simulates them).
 engine::Result measured_result(const trace::Trace& t, std::vector<std::string>& notes) {
   engine::Result r;
   r.trace_name = t.name;
@@ -205,7 +205,19 @@ engine::Result measured_result(const trace::Trace& t, std::vector<std::string>& 
   r.trace_file = t.source;
   r.platform_name = "the measurement in the file";
   r.network_model = "none: nothing simulated, durations as recorded in the trace";
-  r.algorithm = "none: collectives and transfers have no measured duration in a native trace (0 ms here)";
+  std::uint64_t comm = 0, comm_measured = 0;  // collective and transfer operators (each program once)
+  for (const trace::Program& p : t.programs) {
+    for (const trace::Op& op : p.ops) {
+      if (op.kind == trace::OpKind::kCompute) continue;
+      ++comm;
+      if (op.measured_s >= 0) ++comm_measured;
+    }
+  }
+  r.algorithm = comm == 0                ? std::string("none: the trace has no collective or transfer")
+                : comm_measured == comm ? std::string("as measured: each call's measured_ms")
+                : comm_measured == 0
+                    ? std::string("none: the trace records no measured time for its collectives and transfers (0 ms here)")
+                    : fmt::format("{} of {} calls as measured (measured_ms), the others 0 ms", comm_measured, comm);
   r.world_size = t.world_size;
   r.stage = t.pipeline_stages();
   r.stage_count = t.pipeline_stage_count();
@@ -258,6 +270,7 @@ engine::Result measured_result(const trace::Trace& t, std::vector<std::string>& 
       rec.start_s = now;
       if (op.kind == trace::OpKind::kCompute && op.duration_s >= 0) now += op.duration_s;
       else if (op.kind == trace::OpKind::kCompute) untimed += program_ranks[program_index];
+      else if (op.measured_s >= 0) now += op.measured_s;
       rec.end_s = now;
       records.push_back(rec);
     }

@@ -12,6 +12,8 @@ grep -q 'all_reduce' "$last_out" || fail "replay of the imported trace printed n
 hostile inspect-tp2_pp2 0 '' trace inspect "$TMP/tp2_pp2.json"
 grep -q 'linear' "$last_out" || fail "inspect printed no linear row"
 grep -q 'Pipeline stage 1' "$last_out" || fail "inspect printed no second pipeline stage"
+grep -qx 'collectives: as measured: each call.s measured_ms' "$last_out" || fail "inspect does not take the calls' measured_ms"
+awk '$1 == "all_reduce" && $(NF-1) + 0 <= 0 {bad = 1} END {exit bad}' "$last_out" || fail "inspect shows an all_reduce of 0 ms"
 hostile import-files 0 'rank 1' trace import kineto "$K/rank0.json" "$K/rank1.json" "$K/rank2.json" "$K/rank3.json" -o "$TMP/files.json"
 head -c 50000 "$K/rank0.json" > "$TMP/rank0.json"
 cp "$K/rank1.json" "$K/rank2.json" "$K/rank3.json" "$TMP/"
