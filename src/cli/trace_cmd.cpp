@@ -317,7 +317,7 @@ void setup_trace(CLI::App& app) {
   synth->add_flag("--sp", cmd->par.sp, "Sequence parallelism over the TP group");
   synth->add_option("--micro-batches", cmd->par.micro_batches, "Micro-batches per iteration and replica")->capture_default_str();
   synth->add_option("--micro-batch-size", cmd->par.micro_batch_size, "Sequences per micro-batch")->capture_default_str();
-  synth->add_option("--seq", cmd->par.seq, "Sequence length (default: the model's)");
+  synth->add_option("--seq", cmd->par.seq, "Sequence length (default: the model's)")->check(CLI::Range(1, 1 << 24));
   synth->add_option("--schedule", cmd->schedule,
                     "Pipeline schedule: gpipe, 1f1b (Megatron's default) or interleaved (Megatron's virtual pipeline "
                     "stages: each rank holds --virtual-stages model chunks)")

@@ -35,3 +35,5 @@ hostile synth-bad-pp 1 "'--pp'.*4 layers.*3 pipeline stages" trace synth --model
 hostile synth-unknown-model 1 'unknown model "gpt9".*llama2-7b' trace synth --model gpt9 --platform local
 hostile synth-unknown-platform 1 'summit' trace synth --model small-gpt --platform summit
 hostile synth-empty-model 105 '--model: expected a value' trace synth --model '' --platform local
+hostile synth-seq-zero 105 "--seq: Value 0 not in range 1 to 16777216" trace synth --model small-gpt --seq 0 -o "$TMP/seq0.json"
+expect_absent "$TMP/seq0.json"
