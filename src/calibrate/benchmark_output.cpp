@@ -385,7 +385,9 @@ MeasurementFile parse_benchmark_output(std::string_view text, const std::string&
 }
 
 MeasurementFile read_any_measurements(const std::string& path, std::optional<int> ranks) {
-  return parse_benchmark_output(json::read_file(path), path, ranks);
+  MeasurementFile m = parse_benchmark_output(json::read_file(path), path, ranks);
+  for (SeriesPoint& p : m.series) p.file = path;  // for errors found later (schedule_for)
+  return m;
 }
 
 }  // namespace ccsim::calibrate

@@ -22,6 +22,7 @@ struct SeriesPoint {
   std::optional<double> p10_s;  ///< the spread of the repetitions, when recorded
   std::optional<double> p90_s;
   std::optional<double> ratio;  ///< schedules only: raw bytes / wire bytes as measured
+  std::string file;            ///< the file it was read from ("" when it was made otherwise)
   int line = 0;                ///< where the series object starts
   std::string field;           ///< its field path, "series[3]"
 };

@@ -113,7 +113,16 @@ std::unique_ptr<collective::Schedule> schedule_for(const SeriesPoint& point, con
   request.element_bytes = 4;
   request.count = point.bytes / 4;
   request.compression = compression;
-  return collective::make_schedule(request);
+  try {
+    return collective::make_schedule(request);
+  } catch (const InputError& e) {  // the registry speaks of --algo: say where the algorithm came from
+    if (point.implementation == "ccsim-schedule") {
+      throw InputError(point.file.empty() ? std::string("measurements") : point.file, point.line,
+                       point.field + ".algorithm", e.detail());
+    }
+    throw InputError("command line", 0, "--library-schedule",
+                     fmt::format("{} (the schedule that predicts {}'s {})", e.detail(), point.implementation, point.algorithm));
+  }
 }
 
 double predict_s(const collective::Schedule& schedule, const topology::TierModel& tier, double reduce_s_per_byte,

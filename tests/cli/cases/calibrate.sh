@@ -167,3 +167,11 @@ b = json.load(open(sys.argv[1])); b['measurements'].append(copy.deepcopy(b['meas
 json.dump(b, open(sys.argv[2], 'w'), indent=1)" "$SRC/bench/results/ccsz-bench.json" "$TMP/bench-dup.json"
 hostile compressor-duplicate 1 "bench-dup.json:[0-9]+: field 'measurements\[[0-9]+\]': a second measurement of .* \(the first at line [0-9]+\): one point per setting expected" \
   calibrate compressor "$TMP/bench-dup.json"
+
+# An algorithm that cannot predict the series is named where it came from: the option, or the
+# file and line of the series (not "--algo", which calibrate does not have).
+hostile library-schedule-compressed 1 "field '--library-schedule': all_reduce algorithm \"compressed-ring\" needs a compressor" \
+  calibrate network "$DATA/measure/tcp-np4.json" --series MPI_Allreduce/mpi --library-schedule compressed-ring
+printf 'bytes,time_us,ranks,algorithm\n1024,10,2,compressed-ring\n2048,11,2,compressed-ring\n4096,12,2,compressed-ring\n' > "$TMP/compressed.csv"
+hostile csv-compressed-schedule 1 "compressed.csv:2: field '.*algorithm': all_reduce algorithm \"compressed-ring\" needs a compressor" \
+  calibrate network "$TMP/compressed.csv"
