@@ -157,13 +157,13 @@ void run_import(const ImportCommand& cmd) {
     if (summary && r.rank < static_cast<int>(summary->rows.size()) && !summary->rows[static_cast<std::size_t>(r.rank)].empty()) {
       std::map<std::string, double> mine;
       for (std::size_t i = 0; i < t.op_count(r.rank); ++i) mine[import::breakdown_row(t, t.op(r.rank, i))] += r.op_ms[i];
-      double worst = 0;
+      double worst = 0;  // imported minus the summary's, the row farthest apart (signed)
       std::string worst_row;
       int matched = 0;
       for (const auto& [row, ms] : summary->rows[static_cast<std::size_t>(r.rank)]) {
         if (mine.count(row)) ++matched;
-        const double diff = std::abs(mine[row] - ms);
-        if (diff > worst) worst = diff, worst_row = row;
+        const double diff = mine[row] - ms;
+        if (std::abs(diff) > std::abs(worst)) worst = diff, worst_row = row;
       }
       rows = fmt::format("{}/{} rows, worst {} {:+.3f}", matched, summary->rows[static_cast<std::size_t>(r.rank)].size(),
                          worst_row, worst);
