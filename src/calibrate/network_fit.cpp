@@ -426,6 +426,12 @@ NetworkFit fit_network(const MeasurementFile& file, const SeriesChoice& choice, 
                      fmt::format("series {} mixes group sizes {} and {}; fit one group size", name,
                                  points.front().group_size, points.back().group_size));
   }
+  if (points.front().group_size < 2) {
+    throw InputError(file.file, points.front().line, points.front().field,
+                     fmt::format("series {} ran on 1 rank: its all_reduce sends no message, so its times tell no "
+                                 "latency or bandwidth; fit a series of 2 or more ranks",
+                                 name));
+  }
   if (points.front().codec) {
     throw InputError(file.file, points.front().line, points.front().field + ".codec",
                      fmt::format("series {} is compressed ({}); fit the network on a plain series and predict "

@@ -175,3 +175,7 @@ hostile library-schedule-compressed 1 "field '--library-schedule': all_reduce al
 printf 'bytes,time_us,ranks,algorithm\n1024,10,2,compressed-ring\n2048,11,2,compressed-ring\n4096,12,2,compressed-ring\n' > "$TMP/compressed.csv"
 hostile csv-compressed-schedule 1 "compressed.csv:2: field '.*algorithm': all_reduce algorithm \"compressed-ring\" needs a compressor" \
   calibrate network "$TMP/compressed.csv"
+
+# A series of 1 rank sends no message: refused as such, not as an undetermined bandwidth.
+printf 'bytes,time_us,ranks\n1024,10,1\n2048,11,1\n4096,12,1\n8192,14,1\n' > "$TMP/one-rank.csv"
+hostile one-rank-series 1 "one-rank.csv:2: .*ran on 1 rank: its all_reduce sends no message" calibrate network "$TMP/one-rank.csv"
