@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/collective_study.hpp"
 #include "cli/commands.hpp"
 #include "cli/simulation_flags.hpp"
 #include "collective/breakeven.hpp"
@@ -49,10 +50,9 @@ void run_breakeven(const BreakevenCommand& cmd) {
   if (!dtype) throw InputError("command line", 0, "--dtype", fmt::format("expected one of {}, got \"{}\"", dtype_choices(), cmd.dtype));
   compress::Evaluation evaluation = model.evaluate(spec.query, *dtype, engine::target_hardware(platform));
   const std::uint64_t at = parse_bytes_or_throw(cmd.at, "command line", "--at");
-  if (at > trace::kMaxBytes) {  // the largest buffer a trace may hold, so that wire sizes stay exact
-    throw InputError("command line", 0, "--at",
-                     fmt::format("expected at most {} bytes (1 PiB), got \"{}\"", trace::kMaxBytes, cmd.at));
-  }
+  // One element to the largest buffer a trace may hold, whole elements (6 bytes of fp32 was
+  // reported as 6 and computed as 4).
+  check_collective_bytes(at, cmd.at, *dtype, "command line", 0, "--at");
 
   // The group's links: one rank per node (between nodes) or all ranks in one node.
   int peer = cmd.intra ? 1 : net.accelerators_per_node();

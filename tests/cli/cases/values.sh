@@ -100,7 +100,9 @@ hostile trace-lone-surrogate 1 "surrogate.json:4: field 'ranks\[0\]\.ops\[0\]\.n
   replay "$TMP/surrogate.json" --platform "$plat" --format json
 
 # breakeven: --at as large as a trace's largest buffer, --sizes as large as a schedule fits.
-hostile breakeven-at-8EB 1 "command line: field '--at': expected at most 1125899906842624 bytes \(1 PiB\), got \"8000000TB\"" \
+hostile breakeven-at-8EB 1 "command line: field '--at': expected 4 to 1125899906842624 bytes \(one fp32 element to 1 PiB\), got \"8000000TB\"" \
   breakeven --platform "$plat" --compress int8 --at 8000000TB
+hostile breakeven-at-partial-element 1 "command line: field '--at': expected a whole number of fp32 elements \(4 bytes each\), got \"6\"" \
+  breakeven --platform "$plat" --compress int8 --at 6
 hostile breakeven-sizes-huge 1 "command line: field '--sizes': expected group sizes from 2 to 1024, got \"1000000000\"" \
   breakeven --platform "$plat" --compress int8 --sizes 2,1000000000
