@@ -168,7 +168,7 @@ class Builder {
 
   void zero3_layer(trace::OpKind kind, const std::string& label) {
     const DType dtype = kind == trace::OpKind::kAllGather ? model_.dtype : sizes_.grad_dtype;
-    const double bytes = model_.layer_params() / par_.tp * dtype_bytes(dtype);
+    const double bytes = layer_params_per_rank(model_, par_.tp) * dtype_bytes(dtype);
     collective(kind, trace::GroupKind::kData, padded(bytes, par_.dp, dtype_bytes(dtype)), dtype, label);
   }
 
@@ -209,7 +209,7 @@ class Builder {
     if (last_virtual()) {
       compute("cross_entropy", "bwd:loss", 5 * tokens * v / t, e * 2 * tokens * v / t);
       compute("linear", "bwd:lm_head", 4 * tokens * h * v / t, 2 * e * (tokens * h + v * h / t + tokens * v / t));
-      if (buckets) grads_ready(last_stage_extra_params(), false);
+      if (buckets) grads_ready(last_stage_extra_params_per_rank(model_, par_), false);
     }
     for (int layer = 0; layer < layers_; ++layer) {
       if (par_.zero == 3 && par_.dp > 1) zero3_layer(trace::OpKind::kAllGather, "zero3:params");
@@ -224,21 +224,12 @@ class Builder {
         }
       }
       if (par_.zero == 3 && par_.dp > 1) zero3_layer(trace::OpKind::kReduceScatter, "zero3:grads");
-      if (buckets) grads_ready(model_.layer_params() / par_.tp, false);
+      if (buckets) grads_ready(layer_params_per_rank(model_, par_.tp), false);
     }
     if (first_virtual()) compute("embedding", "bwd:embed", tokens * h, e * 2 * tokens * h);
-    if (buckets) grads_ready(first_virtual() ? model_.embedding_params() / par_.tp : 0.0, true);
+    if (buckets) grads_ready(first_virtual() ? embedding_params_per_rank(model_, par_.tp) : 0.0, true);
     (void)mb;
   }
-  /// Parameters per rank of the last stage beyond its layers (head, and a tied head's own copy
-  /// of the word embedding): stage_params_per_rank's terms.
-  double last_stage_extra_params() const {
-    const double layers = stage_params_per_rank(model_, par_, stage_) * par_.tp -
-                          static_cast<double>(model_.layers) / par_.pp * model_.layer_params() -
-                          (stage_ == 0 ? model_.embedding_params() : 0.0);
-    return layers / par_.tp;
-  }
-
   // Pipeline communication (Megatron's p2p_communication). A lone send or receive blocks the
   // main stream (send_forward, recv_backward, ...); Megatron's combined operations
   // (send_forward_recv_backward, send_backward_recv_forward, and the interleaved schedule's

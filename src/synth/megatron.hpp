@@ -78,9 +78,19 @@ LayerPlan plan_layer(const ModelSpec& model, const Parallelism& par);
 
 /// The sequence length s: the split's, or the model's when it sets none.
 int sequence_length(const ModelSpec& model, const Parallelism& par);
-/// Parameters one rank of stage `stage` holds (vocabulary-parallel embedding and head over TP;
-/// a tied head on a last stage that is not the first keeps its own copy of the embedding).
+/// Parameters one TP rank holds, as Megatron splits them: of one transformer layer (QKV and
+/// MLP input projections column-parallel, output projections row-parallel with replicated
+/// biases, norms replicated, KV heads replicated when TP exceeds them); of the first stage's
+/// embedding (vocabulary-parallel, learned positions replicated); of the last stage beyond its
+/// layers (the final norm, an untied head vocabulary-parallel, and a tied head's own copy of
+/// the embedding when the last stage is not the first); and of stage `stage` in all.
+double layer_params_per_rank(const ModelSpec& model, int tp);
+double embedding_params_per_rank(const ModelSpec& model, int tp);
+double head_params_per_rank(const ModelSpec& model, int tp);
+double last_stage_extra_params_per_rank(const ModelSpec& model, const Parallelism& par);
 double stage_params_per_rank(const ModelSpec& model, const Parallelism& par, int stage);
+/// KV heads (query groups) per TP rank: kv_heads / tp, or 1 when TP exceeds them.
+double kv_heads_per_rank(const ModelSpec& model, int tp);
 
 /// Sizes of the messages of the job (bytes).
 struct MessageSizes {

@@ -21,17 +21,53 @@ DType grad_dtype_of(const ModelSpec& model) { return model.dtype == DType::kBF16
 
 int sequence_length(const ModelSpec& model, const Parallelism& par) { return par.seq > 0 ? par.seq : model.seq; }
 
+double kv_heads_per_rank(const ModelSpec& model, int tp) {
+  // Megatron: with more TP ranks than KV heads (query groups), each rank holds one group's
+  // keys and values, replicated over the ranks that share it.
+  return model.kv_heads >= tp ? static_cast<double>(model.kv_heads) / tp : 1.0;
+}
+
+double layer_params_per_rank(const ModelSpec& model, int tp) {
+  const double h = model.hidden;
+  const double t = tp;
+  const double kv = kv_heads_per_rank(model, tp) * model.head_dim();  // keys (= values) per rank
+  const double f = model.ffn;
+  const double up = model.activation == Activation::kSwiglu ? 2.0 : 1.0;  // SwiGLU: gate and up
+  // Column-parallel QKV and MLP input projections: weights and biases split. Row-parallel
+  // output projections: weights split, biases replicated (added after the reduction). Norms
+  // replicated.
+  double params = h * (h / t + 2 * kv) + h * h / t + up * h * f / t + h * f / t;
+  params += model.biases ? 4 * h : 2 * h;  // LayerNorm weight and bias x 2, or RMSNorm weight x 2
+  if (model.biases) params += (h / t + 2 * kv) + h + up * f / t + h;
+  return params;
+}
+
+double embedding_params_per_rank(const ModelSpec& model, int tp) {
+  // Vocabulary-parallel word embedding; the learned position embedding is replicated.
+  return static_cast<double>(model.vocab) * model.hidden / tp +
+         (model.learned_positions ? static_cast<double>(model.seq) * model.hidden : 0.0);
+}
+
+double head_params_per_rank(const ModelSpec& model, int tp) {
+  // The final norm, replicated; an untied head is vocabulary-parallel.
+  return (model.biases ? 2.0 : 1.0) * model.hidden +
+         (model.untied_head ? static_cast<double>(model.vocab) * model.hidden / tp : 0.0);
+}
+
+double last_stage_extra_params_per_rank(const ModelSpec& model, const Parallelism& par) {
+  double params = head_params_per_rank(model, par.tp);
+  // A tied head on a last stage that is not the first keeps its own copy of the word
+  // embedding (Megatron synchronises the two copies' gradients).
+  if (!model.untied_head && par.pp > 1) params += static_cast<double>(model.vocab) * model.hidden / par.tp;
+  return params;
+}
+
 double stage_params_per_rank(const ModelSpec& model, const Parallelism& par, int stage) {
   const double layers = static_cast<double>(model.layers) / par.pp;
-  double params = layers * model.layer_params();
-  if (stage == 0) params += model.embedding_params();
-  if (stage == par.pp - 1) {
-    params += model.head_params();
-    // A tied head on a last stage that is not the first keeps its own copy of the word
-    // embedding (Megatron synchronises the two copies' gradients).
-    if (!model.untied_head && par.pp > 1) params += static_cast<double>(model.vocab) * model.hidden;
-  }
-  return params / par.tp;
+  double params = layers * layer_params_per_rank(model, par.tp);
+  if (stage == 0) params += embedding_params_per_rank(model, par.tp);
+  if (stage == par.pp - 1) params += last_stage_extra_params_per_rank(model, par);
+  return params;
 }
 
 std::string_view schedule_name(PipelineSchedule s) {
@@ -112,8 +148,7 @@ LayerPlan plan_layer(const ModelSpec& model, const Parallelism& par) {
   const double h = model.hidden;
   const double t = par.tp;
   const double heads = model.heads / t;  // per rank
-  const double kv = static_cast<double>(model.kv_heads) * model.head_dim();
-  const double qkv = h + 2 * kv;
+  const double qkv = h / t + 2 * kv_heads_per_rank(model, par.tp) * model.head_dim();  // per rank
   const double f = model.ffn;
   const double k = model.activation == Activation::kSwiglu ? 2 : 1;  // SwiGLU: gate and up
   const double e = dtype_bytes(model.dtype);
@@ -126,7 +161,7 @@ LayerPlan plan_layer(const ModelSpec& model, const Parallelism& par) {
   };
   op("layernorm", "attn.norm", 8 * tokens * h / sp, e * 2 * tokens * h / sp);
   plan.tp_points.push_back({1, true, "tp:attn.in"});
-  op("linear", "attn.qkv", 2 * tokens * h * qkv / t, e * (tokens * h + h * qkv / t + tokens * qkv / t));
+  op("linear", "attn.qkv", 2 * tokens * h * qkv, e * (tokens * h + h * qkv + tokens * qkv));
   op("baddbmm", "attn.scores", 2 * b * s * s * h / t, e * (2 * tokens * h / t + b * heads * s * s));
   op("softmax", "attn.softmax", 5 * b * heads * s * s, e * 2 * b * heads * s * s);
   op("bmm", "attn.ctx", 2 * b * s * s * h / t, e * (b * heads * s * s + 2 * tokens * h / t));
@@ -161,7 +196,7 @@ MessageSizes message_sizes(const ModelSpec& model, const Parallelism& par) {
   double params = 0;
   for (int stage = 0; stage < par.pp; ++stage) params = std::max(params, stage_params_per_rank(model, par, stage));
   m.dp_grads = par.dp > 1 ? params * dtype_bytes(m.grad_dtype) : 0;
-  m.zero3_layer = par.zero == 3 ? model.layer_params() / par.tp * e : 0;
+  m.zero3_layer = par.zero == 3 ? layer_params_per_rank(model, par.tp) * e : 0;
   return m;
 }
 

@@ -97,7 +97,7 @@ double ModelSpec::layer_params() const {
   double norms = biases ? 4 * h : 2 * h;        // LayerNorm weight+bias x2, or RMSNorm weight x2
   if (biases) {
     attention += (h + 2 * kv) + h;
-    mlp += ffn + h;
+    mlp += (activation == Activation::kSwiglu ? 2.0 : 1.0) * ffn + h;  // the input projection's outputs (gate and up)
   }
   return attention + mlp + norms;
 }

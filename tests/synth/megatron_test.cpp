@@ -92,10 +92,49 @@ TEST_CASE("message sizes by hand: GPT-3 175B, TP 8, PP 16, DP 8, sequence parall
   const synth::MessageSizes m = synth::message_sizes(gpt3, par);
   CHECK(m.tp == 50331648.0);     // 2048 * 12288 * 2 bytes (48 MiB)
   CHECK(m.pp == 50331648.0 / 8);  // sequence parallel: s / t of the activation
-  // Stage 0: 6 layers of 12 h^2 + 13 h = 1,812,099,072 parameters, plus word (50257 x 12288)
-  // and position (2048 x 12288) embeddings, over TP 8: 1,439,414,784 parameters of fp16 gradients.
+  // Stage 0, per TP rank: 6 layers of 12 h^2 / 8 + 7 h / 8 (QKV and MLP input projections
+  // with their biases, column-parallel) + 6 h (the row-parallel projections' two biases and the
+  // two LayerNorms, replicated) = 226,576,896 parameters; the word embedding over TP
+  // (50257 x 12288 / 8) and the position embedding, replicated (2048 x 12288): 1,461,821,952
+  // parameters of fp16 gradients.
+  CHECK(synth::layer_params_per_rank(gpt3, 8) == 226576896.0);
   CHECK(m.grad_dtype == DType::kF16);
-  CHECK(m.dp_grads == 1439414784.0 * 2);
+  CHECK(m.dp_grads == 1461821952.0 * 2);
+}
+
+// Megatron's split of a layer's parameters: at TP 1 the layer; over TP the split tensors add up
+// to the layer and the replicated ones count on every rank. small-gpt (h 512, FFN 2048, vocab
+// 512, sequence 64, learned positions, biases) at TP 2 x PP 2: stage 0 holds 2 layers of
+// 6 h^2 + 7 h / 2 + 6 h = 1,577,728 and the embedding, 512 x 512 / 2 + 64 x 512 = 163,840:
+// 3,319,296 parameters, what Megatron-LM's GPT model of this size reports per rank.
+TEST_CASE("parameters per TP rank: split tensors divided, replicated ones on every rank", "[synth]") {
+  for (const synth::ModelSpec& model : synth::model_presets()) {
+    INFO(model.name);
+    CHECK(synth::layer_params_per_rank(model, 1) == model.layer_params());
+    CHECK(synth::embedding_params_per_rank(model, 1) + synth::head_params_per_rank(model, 1) ==
+          model.embedding_params() + model.head_params());
+    Parallelism one = split(1, 1, 1, 1);
+    CHECK(synth::stage_params_per_rank(model, one, 0) == model.total_params());
+  }
+  const synth::ModelSpec small = synth::load_model("small-gpt");
+  CHECK(synth::layer_params_per_rank(small, 2) == 1577728.0);
+  CHECK(synth::stage_params_per_rank(small, split(2, 2, 2, 2), 0) == 3319296.0);
+  // The last stage: 2 layers, the final LayerNorm (2 h, replicated) and the tied head's own
+  // copy of the word embedding (vocabulary-parallel).
+  CHECK(synth::stage_params_per_rank(small, split(2, 2, 2, 2), 1) == 2 * 1577728.0 + 2 * 512 + 512.0 * 512 / 2);
+  // Llama 2 70B (8 KV heads, no biases, SwiGLU) at TP 16: each rank holds one KV head,
+  // replicated over the two ranks that share it, and the two RMSNorms.
+  const synth::ModelSpec l70 = synth::load_model("llama2-70b");
+  CHECK(synth::kv_heads_per_rank(l70, 8) == 1.0);
+  CHECK(synth::kv_heads_per_rank(l70, 16) == 1.0);
+  CHECK(synth::kv_heads_per_rank(l70, 4) == 2.0);
+  const double h = 8192, d = 128, f = 28672;
+  CHECK(synth::layer_params_per_rank(l70, 16) == h * (h / 16 + 2 * d) + h * h / 16 + 3 * h * f / 16 + 2 * h);
+  // A gated MLP with biases: the input projection's bias has its two outputs (gate and up).
+  synth::ModelSpec gated = small;
+  gated.activation = synth::Activation::kSwiglu;
+  CHECK(gated.layer_params() - small.layer_params() == 512.0 * 2048 + 2048);
+  CHECK(synth::layer_params_per_rank(gated, 1) == gated.layer_params());
 }
 
 // Rajbhandari et al. 2020 (ZeRO), Figure 1: a 7.5B-parameter model on 64 GPUs holds 120 GB
@@ -161,7 +200,7 @@ TEST_CASE("gradients reduced in buckets during the last backward: sizes, streams
     par.zero = zero;
     par.overlap_grad_reduce = true;
     // A layer's gradients per rank fill a bucket (4/3 of it): one bucket per layer.
-    par.bucket_params = 0.75 * small.layer_params() / par.tp;
+    par.bucket_params = 0.75 * synth::layer_params_per_rank(small, par.tp);
     const trace::Trace t = synth::synthesize(small, par, "local");
     CHECK_NOTHROW(trace::validate(t));
     const auto reduce = zero == 0 ? trace::OpKind::kAllReduce : trace::OpKind::kReduceScatter;
@@ -189,11 +228,9 @@ TEST_CASE("gradients reduced in buckets during the last backward: sizes, streams
       // stage 0: layer 1's, layer 0's, then the embedding's when the backward ends. Every
       // parameter of the stage is in exactly one bucket.
       CHECK(buckets.size() == (stage == 0 ? 3u : 2u));
-      const double params = stage == 0 ? 2 * small.layer_params() + small.embedding_params()
-                                       : 2 * small.layer_params() + small.head_params() +
-                                             (small.untied_head ? 0.0 : static_cast<double>(small.vocab) * small.hidden);
+      const double params = synth::stage_params_per_rank(small, par, stage);
       // fp32 gradients of a bf16/fp16 model, else the model's dtype; each bucket padded to the group.
-      const double expected = params / par.tp * dtype_bytes(synth::message_sizes(small, par).grad_dtype);
+      const double expected = params * dtype_bytes(synth::message_sizes(small, par).grad_dtype);
       CHECK(bytes >= expected);
       CHECK(bytes <= expected + static_cast<double>(buckets.size()) * par.dp * 4);
       // The optimizer waits for the last bucket, and nothing of the data group is on stream 0.
