@@ -244,6 +244,20 @@ MeasurementFile parse_nccl_tests(std::string_view text, const std::string& sourc
     const double t = read_time_cell(cells[5], 1e-6, source, number, "time");
     m.series.push_back(library_point("nccl-library", "ncclAllReduce", "nccl", 0, bytes, t, number,
                                      fmt::format("line {} size {}", number, bytes)));
+    // "#wrong" (out-of-place, then in-place): elements whose result was wrong; "N/A" when
+    // the run did not check (-c 0).
+    std::vector<std::string> wrong;
+    for (std::size_t col : {std::size_t{8}, std::size_t{12}}) {
+      if (col >= cells.size()) continue;
+      const std::optional<std::int64_t> n = parse_int(cells[col]);
+      if (n && *n != 0) wrong.push_back(fmt::format("{} {}", cells[col], col == 8 ? "out of place" : "in place"));
+    }
+    if (!wrong.empty()) {
+      SeriesPoint& p = m.series.back();
+      p.check_failure = fmt::format("nccl-tests counted wrong results (#wrong: {})", fmt::join(wrong, ", "));
+      p.check_field = "#wrong";
+      p.check_line = number;
+    }
   }
   if (!all_reduce) {
     throw InputError(source, 0, "header",

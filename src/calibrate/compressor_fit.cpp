@@ -239,6 +239,14 @@ CompressorFit fit_compressor(const CompressorBench& bench, const CompressorFitOp
     if (layout.homomorphic && m.add_s == 0) {
       SourceRef{bench.file, m.line, m.path + ".add_s"}.fail(fmt::format("expected the add time of homomorphic {}, got none", codec));
     }
+    if (error_bounded && m.max_error > m.tolerance) {
+      SourceRef{bench.file, m.line, m.path + ".max_error"}.fail(fmt::format(
+          "{} broke its error bound here: max error {:.6g} above the tolerance {:.6g} ({}rel {:g} of the data's "
+          "range), so its ratio is not that of the bound and the codec is not one to model; the bench measures what "
+          "the codec does, so fix or drop the codec at this setting",
+          m.spec, m.max_error, m.tolerance, m.tolerance > 0 ? fmt::format("x{:.4f}; ", m.max_error / m.tolerance) : "",
+          m.rel));
+    }
     groups[error_bounded ? m.rel : 0.0].ms.push_back(&m);
   }
   if (groups.empty()) {

@@ -58,8 +58,23 @@ SeriesPoint read_series(const json::Value& value, const std::string& file, const
                                     s.median_s, s.p90_s.value_or(s.median_s)));
   }
   s.ratio = r.optional_positive("ratio");
+  if (r.has("check")) {
+    ObjectReader check = r.child("check");
+    if (check.optional_boolean("passed") == false) {
+      const SourceRef where = check.at("passed");
+      s.check_field = where.field;
+      s.check_line = where.line;
+      const auto violations = check.optional_non_negative("violations");
+      const auto over = check.optional_non_negative("max_error_over_bound");
+      s.check_failure = fmt::format("its result check failed ({}{}{})", check.optional_string("kind").value_or("check"),
+                                    violations ? fmt::format(", {:g} elements wrong", *violations) : std::string(),
+                                    over ? fmt::format(", max error {:.4g} x the bound", *over) : std::string());
+    }
+    check.allow({"kind", "violations", "max_abs_error", "max_error_over_bound", "error_bound_abs", "rms_error", "rms_value"});
+    check.finish();
+  }
   r.allow({"error_feedback", "group", "groups", "count", "dtype", "warmup", "reps", "rounds", "samples_s",
-           "wire_bytes_per_rank", "messages_per_rank", "check"});
+           "wire_bytes_per_rank", "messages_per_rank"});
   r.finish();
   return s;
 }

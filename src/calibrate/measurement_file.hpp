@@ -22,6 +22,12 @@ struct SeriesPoint {
   std::optional<double> p10_s;  ///< the spread of the repetitions, when recorded
   std::optional<double> p90_s;
   std::optional<double> ratio;  ///< schedules only: raw bytes / wire bytes as measured
+  /// The measurement's own result check (`check` of ccsim measure, `#wrong` of nccl-tests):
+  /// empty when it passed or none was recorded, else what failed. A wrong result's time is
+  /// not one to fit or validate a model on (select_series refuses it).
+  std::string check_failure;
+  std::string check_field;     ///< where the failure is recorded ("series[3].check.passed", "#wrong")
+  int check_line = 0;
   std::string file;            ///< the file it was read from ("" when it was made otherwise)
   int line = 0;                ///< where the series object starts
   std::string field;           ///< its field path, "series[3]"

@@ -77,6 +77,13 @@ std::vector<SeriesPoint> select_series(const MeasurementFile& file, const Series
                                  fmt::join(found, ", ")));
   }
   for (const SeriesPoint& p : points) {
+    if (!p.check_failure.empty()) {
+      throw InputError(file.file, p.check_line, p.check_field,
+                       fmt::format("series {}/{} at {} bytes on {} ranks: {}, so its time is that of a wrong "
+                                   "all_reduce and not one to fit or validate a model on; measure it again or choose "
+                                   "another series",
+                                   choice.algorithm, choice.transport, p.bytes, p.group_size, p.check_failure));
+    }
     if (p.group_size > kMaxPredictedRanks) {
       throw InputError(file.file, p.line, p.field,
                        fmt::format("series {}/{} has a point on {} ranks; calibration and validation predict each point "

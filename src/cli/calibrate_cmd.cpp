@@ -132,7 +132,7 @@ struct CalibrateNetworkCommand {
   int ranks = 0;       // 0: what the file says
   std::string library_schedule = "auto";
   std::string fit = "alternate";
-  std::string tier = "intra";
+  std::string tier;  // empty: inter when the file's processes ran on several nodes, else intra
   int max_segments = 4;
   std::string output;
   bool output_given = false;  ///< -o was given (perhaps as "", which write_output refuses)
@@ -145,6 +145,13 @@ void run_calibrate_network(CalibrateNetworkCommand cmd) {
   calibrate::MeasurementFile file = calibrate::read_any_measurements(
       cmd.measurements, cmd.ranks > 0 ? std::optional<int>(cmd.ranks) : std::nullopt);
   if (cmd.series.empty()) cmd.series = calibrate::default_series(file);
+  if (cmd.tier.empty()) cmd.tier = file.nodes > 1 ? "inter" : "intra";
+  if (cmd.tier == "intra" && file.nodes > 1) {
+    throw InputError("command line", 0, "--tier",
+                     fmt::format("{} was measured on {} nodes (machine.nodes), so its messages crossed nodes: the fit "
+                                 "describes the inter-node tier (--tier inter, the default for such a file), not intra",
+                                 cmd.measurements, file.nodes));
+  }
   calibrate::SeriesChoice choice = calibrate::parse_series_choice(cmd.series, "command line", "--series");
   choice.library_schedule = cmd.library_schedule;
   const calibrate::FitMode mode = cmd.fit == "all" ? calibrate::FitMode::kAll : calibrate::FitMode::kAlternate;
@@ -157,6 +164,11 @@ void run_calibrate_network(CalibrateNetworkCommand cmd) {
   out += calibration_report(fit.points);
   out += fmt::format("model, tier {}: per message send overhead + latency + bytes / bandwidth + receive overhead\n", cmd.tier);
   out += tier_report(fit.tier, fit.reduce_s_per_byte);
+  if (cmd.tier == "inter" && file.nodes > 1 && file.processes > file.nodes) {
+    fit.notes.push_back(fmt::format("{} processes on {} nodes: the messages between processes of one node are fitted "
+                                    "into the inter tier too; measure one process per node for an inter tier alone",
+                                    file.processes, file.nodes));
+  }
   for (const std::string& note : fit.notes) out += fmt::format("note: {}\n", note);
   std::optional<calibrate::HandoffFit> handoff;
   if (!cmd.shared_core.empty()) {
@@ -252,7 +264,10 @@ void setup_calibrate(CLI::App& app) {
   sub->add_option("--fit", cmd->fit, "Fit on alternate sizes (the others held out) or on all")
       ->check(CLI::IsMember({"alternate", "all"}))
       ->capture_default_str();
-  sub->add_option("--tier", cmd->tier, "Tier the model describes")->check(CLI::IsMember({"intra", "inter"}))->capture_default_str();
+  sub->add_option("--tier", cmd->tier,
+                  "Tier the model describes: intra or inter (default: inter when the measurements' processes ran on "
+                  "several nodes, else intra; intra is refused for such a file)")
+      ->check(CLI::IsMember({"intra", "inter"}));
   sub->add_option("--segments", cmd->max_segments, "Most size segments tried")->check(CLI::Range(1, 4))->capture_default_str();
   sub->add_option("-o,--output", cmd->output, "Write the model here (models/network/NAME.json)");
   sub->add_option("--name", cmd->name, "Model name (default: fit-SERIES)");

@@ -179,3 +179,48 @@ hostile csv-compressed-schedule 1 "compressed.csv:2: field '.*algorithm': all_re
 # A series of 1 rank sends no message: refused as such, not as an undetermined bandwidth.
 printf 'bytes,time_us,ranks\n1024,10,1\n2048,11,1\n4096,12,1\n8192,14,1\n' > "$TMP/one-rank.csv"
 hostile one-rank-series 1 "one-rank.csv:2: .*ran on 1 rank: its all_reduce sends no message" calibrate network "$TMP/one-rank.csv"
+
+# A series whose result was wrong is not fitted or validated on: its time is a broken
+# all_reduce's. The measurement's own check (series[i].check.passed false, as ccsim measure
+# records and exits 5 on), and nccl-tests' #wrong column, are named with file and line; the
+# file's other series still fit.
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d['series'][4]; assert s['algorithm'] == 'ring' and s['transport'] == 'mpi'
+s['check'].update(passed=False, violations=7, max_error_over_bound=3.5)
+json.dump(d, open(sys.argv[2], 'w'), indent=1)" "$DATA/measure/tcp-np2.json" "$TMP/wrong-result.json"
+hostile failed-check-fit 1 "wrong-result.json:[0-9]+: field 'series\[4\]\.check\.passed': series ring/mpi at 1536 bytes on 2 ranks: its result check failed \(bitwise, 7 elements wrong, max error 3\.5 x the bound\), so its time is that of a wrong all_reduce" \
+  calibrate network "$TMP/wrong-result.json" --series ring/mpi -o "$TMP/wrong-model.json"
+expect_absent "$TMP/wrong-model.json"
+hostile failed-check-validate 1 "wrong-result.json:[0-9]+: field 'series\[4\]\.check\.passed': .*not one to fit or validate a model on" \
+  validate "$TMP/wrong-result.json" --series ring/mpi --model local-tcp
+hostile failed-check-other-series 0 '' calibrate network "$TMP/wrong-result.json" --series MPI_Allreduce/mpi
+sed 's/^\( *131072 .* 0\.70 *\)0\( .*\)$/\13\2/' "$DATA/external/nccl_all_reduce_perf-tcp-np2.txt" > "$TMP/nccl-wrong.txt"
+grep -q ' 3 *$' "$TMP/nccl-wrong.txt" || grep -q '0.70 *3 ' "$TMP/nccl-wrong.txt" || fail "the nccl-tests fixture was not edited"
+hostile nccl-wrong 1 "nccl-wrong.txt:18: field '#wrong': series ncclAllReduce/nccl at 131072 bytes on 2 ranks: nccl-tests counted wrong results \(#wrong: 3 out of place\)" \
+  calibrate network "$TMP/nccl-wrong.txt"
+
+# A compressor point that broke its error bound is refused: its ratio is not the bound's.
+python3 -c "
+import json, sys
+b = json.load(open(sys.argv[1])); m = b['measurements'][1]
+m['max_error'] = m['tolerance'] * 1.25
+json.dump(b, open(sys.argv[2], 'w'), indent=1)" "$SRC/bench/results/ccsz-bench.json" "$TMP/bench-broken-bound.json"
+hostile compressor-broke-bound 1 "bench-broken-bound.json:[0-9]+: field 'measurements\[1\]\.max_error': ccsz:abs=.* broke its error bound here: max error .* above the tolerance .* \(x1\.2500; rel" \
+  calibrate compressor "$TMP/bench-broken-bound.json"
+
+# Measurements from several nodes fit the inter-node tier: by default, and intra is refused.
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1])); d['machine']['nodes'] = 2
+json.dump(d, open(sys.argv[2], 'w'), indent=1)" "$DATA/measure/tcp-np4.json" "$TMP/two-nodes.json"
+hostile two-nodes-intra 1 "field '--tier': .*two-nodes.json was measured on 2 nodes \(machine.nodes\), so its messages crossed nodes: the fit describes the inter-node tier" \
+  calibrate network "$TMP/two-nodes.json" --series ring/mpi --tier intra -o "$TMP/two-nodes-model.json"
+expect_absent "$TMP/two-nodes-model.json"
+hostile two-nodes-default 0 '' calibrate network "$TMP/two-nodes.json" --series ring/mpi -o "$TMP/two-nodes-model.json"
+grep -q '^model, tier inter:' "$last_out" || fail "the report does not say tier inter"
+grep -q '^note: 4 processes on 2 nodes: the messages between processes of one node are fitted into the inter tier too' \
+  "$last_out" || fail "no note on the processes of one node"
+grep -q '"inter"' "$TMP/two-nodes-model.json" || fail "the model has no inter tier"
+grep -q '"intra"' "$TMP/two-nodes-model.json" && fail "the model has an intra tier"
