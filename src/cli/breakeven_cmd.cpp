@@ -100,14 +100,25 @@ void run_breakeven(const BreakevenCommand& cmd) {
   out += fmt::format("{:>7}  {:<14}  {:<20}  {:>12}  {:>14}  {:>9}\n", "ranks", "plain", "compressed", "pays above",
                      fmt::format("speedup@{}", cmd.at), "ceiling");
   std::vector<int> sizes = cmd.sizes;
+  // The ranks the platform has for a group: its nodes (one rank each), or one node's accelerators.
+  const int room = cmd.intra ? net.accelerators_per_node() : net.node_count();
   if (sizes.empty()) {
-    for (int p = 2; p <= std::min(1024, cmd.intra ? net.accelerators_per_node() : net.node_count()); p *= 2) sizes.push_back(p);
+    for (int p = 2; p <= std::min(1024, room); p *= 2) sizes.push_back(p);
   }
   for (int p : sizes) {
     // A schedule holds O(p^2) steps: beyond the default's 1024 it would exhaust memory.
     if (p < 2 || p > kMaxBreakevenRanks) {
       throw InputError("command line", 0, "--sizes",
                        fmt::format("expected group sizes from 2 to {}, got \"{}\"", kMaxBreakevenRanks, p));
+    }
+    if (p > room) {
+      throw InputError("command line", 0, "--sizes",
+                       cmd.intra ? fmt::format("a group of {} ranks in one node (--intra), but a node of platform \"{}\" "
+                                               "has {} accelerators",
+                                               p, platform.name, room)
+                                 : fmt::format("a group of {} ranks, one per node, but platform \"{}\" has {} nodes "
+                                               "(--intra: ranks in one node)",
+                                               p, platform.name, room));
     }
     collective::Request plain;
     plain.size = p;

@@ -106,3 +106,10 @@ hostile breakeven-at-partial-element 1 "command line: field '--at': expected a w
   breakeven --platform "$plat" --compress int8 --at 6
 hostile breakeven-sizes-huge 1 "command line: field '--sizes': expected group sizes from 2 to 1024, got \"1000000000\"" \
   breakeven --platform "$plat" --compress int8 --sizes 2,1000000000
+# A group larger than the platform has room for (nodes, or one node's accelerators with
+# --intra) is refused: the closed forms would price ranks the platform does not have.
+hostile breakeven-sizes-beyond-nodes 1 "field '--sizes': a group of 4 ranks, one per node, but platform \"qu2025-fit\" has 2 nodes" \
+  breakeven --platform qu2025-fit --compress int8 --sizes 2,4
+hostile breakeven-sizes-beyond-node 1 "field '--sizes': a group of 64 ranks in one node \(--intra\), but a node of platform \"hygon-dcu\" has 4 accelerators" \
+  breakeven --platform hygon-dcu --compress int8 --sizes 4,64 --intra
+hostile breakeven-sizes-fit 0 '' breakeven --platform hygon-dcu --compress int8 --sizes 4 --intra
