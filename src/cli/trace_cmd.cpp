@@ -132,7 +132,15 @@ void run_import(const ImportCommand& cmd) {
     options.hardware = trace::Hardware{summary->hardware, 0, 0, fmt::format("{}: environment", summary_path)};
   }
   import::KinetoImport imported = import::import_kineto(profiles, options);
-  trace::validate(imported.trace);
+  // A mismatch found across ranks (a transfer's size, a collective's sequence) names the rank
+  // file and event it came from.
+  trace::validate(imported.trace, [&](int rank, std::size_t index) -> std::optional<SourceRef> {
+    for (const import::RankImport& r : imported.ranks) {
+      if (r.rank != rank || index >= r.op_event.size() || r.op_event[index] < 0) continue;
+      return SourceRef{r.file, 0, fmt::format("traceEvents[{}]", r.op_event[index])};
+    }
+    return std::nullopt;
+  });
 
   std::ostringstream text;
   trace::write_native(imported.trace, text, 1);  // one program per rank: version 2 would not be smaller

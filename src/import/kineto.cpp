@@ -253,6 +253,7 @@ class RankImporter {
     op.duration_s = 0;
     ops_.push_back(op);
     out_.op_ms.push_back(0);
+    out_.op_event.push_back(-1);
   }
 
   Ccl parse_ccl(const Event& e) const {
@@ -375,6 +376,7 @@ class RankImporter {
     }
     ops_.push_back(op);
     out_.op_ms.push_back(e.dur_us / 1000);
+    out_.op_event.push_back(static_cast<std::int64_t>(e.ordinal));
   }
 
   void visit(std::int32_t pos, const Key& inherited, bool costed_above) {

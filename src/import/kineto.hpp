@@ -44,6 +44,9 @@ struct RankImport {
   /// transfers: the whole blocking call, including the wait; the native trace does not hold
   /// these, the replay simulates them).
   std::vector<double> op_ms;
+  /// The traceEvents index of each collective's and transfer's ccl: event (-1 for compute,
+  /// which gathers many events): where an error found after the import points.
+  std::vector<std::int64_t> op_event;
   /// Events of the main thread inside the iteration that the importer does not understand,
   /// by name (their time stays in the enclosing operator), and other events not understood.
   std::map<std::string, std::uint64_t> unknown;

@@ -29,8 +29,8 @@ struct ChannelKey {
 
 class Validator {
  public:
-  explicit Validator(const Trace& trace)
-      : trace_(trace), comm_(trace.programs.size()), forms_(trace.programs.size()), form_of_(trace.programs.size()) {
+  Validator(const Trace& trace, const OpOrigin* origin)
+      : trace_(trace), origin_(origin), comm_(trace.programs.size()), forms_(trace.programs.size()), form_of_(trace.programs.size()) {
     ops_of_form_.resize(trace.programs.size());
     // The checks below concern only the operators that communicate: most are compute (97
     // million operators at 10,240 ranks, 3 % of them communicating).
@@ -74,6 +74,13 @@ class Validator {
   }
 
   [[noreturn]] void fail(const OpRef& ref, const std::string& detail, const char* field_suffix = "") const {
+    if (origin_ != nullptr && *origin_) {
+      if (const std::optional<SourceRef> from = (*origin_)(ref.rank, ref.index)) {
+        throw InputError(from->file, from->line, from->field,
+                         fmt::format("{} (the operator {}{} of the trace it makes)", detail,
+                                     trace_.op_field(ref.rank, ref.index), field_suffix));
+      }
+    }
     throw InputError(trace_.source, trace_.program_ops(ref.rank)[ref.index].line, trace_.op_field(ref.rank, ref.index) + field_suffix,
                      detail);
   }
@@ -154,6 +161,13 @@ class Validator {
   }
 
   int line(const OpRef& ref) const { return trace_.program_ops(ref.rank)[ref.index].line; }
+  /// Where another operator an error mentions is: its origin, or its line in the trace.
+  std::string place(const OpRef& ref) const {
+    if (origin_ != nullptr && *origin_) {
+      if (const std::optional<SourceRef> from = (*origin_)(ref.rank, ref.index)) return fmt::format("{}: {}", from->file, from->field);
+    }
+    return fmt::format("line {}", line(ref));
+  }
 
   /// The position of `rank` in group `g`, -1 when it is not a member (Group::index_of).
   int position(int g, int rank) const {
@@ -367,8 +381,8 @@ class Validator {
         const Op r = op(channel.recvs[k].ref);
         if (s.bytes != r.bytes) {
           consider(channel.recvs[k].ref,
-                   fmt::format("recv of {} bytes from rank {} (tag {}) is matched by a send of {} bytes (line {})", r.bytes,
-                               key.src, tag_text(key.tag), s.bytes, s.line),
+                   fmt::format("recv of {} bytes from rank {} (tag {}) is matched by a send of {} bytes ({})", r.bytes,
+                               key.src, tag_text(key.tag), s.bytes, place(channel.sends[k].ref)),
                    ".bytes");
         }
       }
@@ -428,7 +442,7 @@ class Validator {
   void compare_calls(const Group& group, std::size_t k, const OpRef& ref_a, const OpRef& ref_b) const {
     const Op a = op(ref_a);
     const Op b = op(ref_b);
-    auto where = [&](const OpRef& ref) { return fmt::format("rank {} (line {})", ref.rank, line(ref)); };
+    auto where = [&](const OpRef& ref) { return fmt::format("rank {} ({})", ref.rank, place(ref)); };
     if (a.kind != b.kind) {
       fail(ref_b, fmt::format("collective #{} on group \"{}\" is {} on rank {} but {} on {}", k + 1, group.name,
                               op_kind_name(b.kind), ref_b.rank, op_kind_name(a.kind), where(ref_a)));
@@ -454,6 +468,7 @@ class Validator {
   }
 
   const Trace& trace_;
+  const OpOrigin* origin_ = nullptr;
   std::vector<std::vector<std::size_t>> comm_;  ///< per program: comm()
   std::vector<std::vector<std::uint32_t>> forms_;  ///< per program: Program::partner_forms(true)
   std::vector<std::vector<std::int32_t>> form_of_;  ///< per program: each operator's form
@@ -462,6 +477,8 @@ class Validator {
 
 }  // namespace
 
-void validate(const Trace& trace) { Validator(trace).run(); }
+void validate(const Trace& trace) { Validator(trace, nullptr).run(); }
+
+void validate(const Trace& trace, const OpOrigin& origin) { Validator(trace, &origin).run(); }
 
 }  // namespace ccsim::trace

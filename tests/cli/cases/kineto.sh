@@ -96,3 +96,17 @@ mutate '0,/group=tp0 ranks=0,1 phase=fwd/s//group=tpB ranks=0,1 phase=fwd/'
 hostile import-two-tensor-groups 1 "group tp(B|0) holds rank [01], which is already in tensor group tp(0|B) \(at .*rank[0-3].json: traceEvents\[[0-9]+\]\); a rank belongs to at most one tensor group" \
   trace import kineto "$TMP/bad" -o "$TMP/out.json"
 expect_absent "$TMP/out.json"
+
+# A mismatch that only the ranks together show (a send of one size received as another) names
+# the rank file and the event, as the errors of one rank file do, and the operator of the
+# trace it would have made.
+mutate 's/ccl:send bytes=65536 dtype=float32 shape=64x256 group=pp src=0 dst=2 ranks=0,2 phase=fwd tag=act.mb1/ccl:send bytes=32768 dtype=float32 shape=32x256 group=pp src=0 dst=2 ranks=0,2 phase=fwd tag=act.mb1/'
+hostile import-p2p-size 1 "bad/rank2.json: field 'traceEvents\[[0-9]+\]': recv of 65536 bytes from rank 0 \(tag \"act.mb1\"\) is matched by a send of 32768 bytes \(.*bad/rank0.json: traceEvents\[[0-9]+\]\) \(the operator ranks\[2\]\.ops\[[0-9]+\]\.bytes of the trace it makes\)" \
+  trace import kineto "$TMP/bad" -o "$TMP/out.json"
+expect_absent "$TMP/out.json"
+for r in 0 2 3; do cp "$K/rank$r.json" "$TMP/bad/rank$r.json"; done
+sed '0,/ccl:all_reduce bytes=65536 dtype=float32 shape=64x256 group=tp0/s//ccl:all_reduce bytes=32768 dtype=float32 shape=32x256 group=tp0/' \
+  "$K/rank1.json" > "$TMP/bad/rank1.json"
+hostile import-collective-size 1 "bad/rank[01].json: field 'traceEvents\[[0-9]+\]': all_reduce #1 on group \"tp0\" has [0-9]+ bytes on rank [01] but [0-9]+ bytes on rank [01] \(.*bad/rank[01].json: traceEvents\[[0-9]+\]\)" \
+  trace import kineto "$TMP/bad" -o "$TMP/out.json"
+expect_absent "$TMP/out.json"
