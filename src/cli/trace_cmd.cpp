@@ -195,8 +195,15 @@ void run_import(const ImportCommand& cmd) {
       report += fmt::format("  rank {}: events not understood (their time stays in the enclosing operator): {}\n", r.rank,
                             join_counts(r.unknown));
     if (r.not_nested > 0)
-      report += fmt::format("  rank {}: {} main-thread events overlap an enclosing event's end (treated as siblings)\n", r.rank,
-                            r.not_nested);
+      report += fmt::format("  rank {}: {} main-thread events overlap an enclosing event's end (treated as siblings, "
+                            "counted from that end)\n",
+                            r.rank, r.not_nested);
+    if (r.crossing_iteration_end > 0)
+      report += fmt::format("  rank {}: {} main-thread events end after {} (counted up to its end)\n", r.rank,
+                            r.crossing_iteration_end, r.iteration);
+    if (!r.nested_calls.empty())
+      report += fmt::format("  rank {}: calls inside another call (the outer one counts for the whole time): {}\n", r.rank,
+                            join_counts(r.nested_calls));
   }
   if (cmd.output != "-") report += fmt::format("wrote {}\n", cmd.output);
   std::cerr << report;

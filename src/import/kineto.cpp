@@ -159,21 +159,31 @@ class RankImporter {
     parent_.assign(order_.size(), -1);
     children_.assign(order_.size(), {});
     std::vector<std::int32_t> open;
+    start_.assign(order_.size(), 0);
     end_.assign(order_.size(), 0);
     for (std::int32_t i = 0; i < static_cast<std::int32_t>(order_.size()); ++i) {
       const Event& e = p_.events[order_[i]];
+      start_[i] = e.ts_us;
       end_[i] = e.end_us();
       while (!open.empty()) {
         const Event& top = p_.events[order_[open.back()]];
         const double top_end = end_[open.back()];
         if (e.ts_us >= top_end - kEpsUs && !(e.dur_us == 0 && top.dur_us == 0 && e.ts_us <= top.ts_us + kEpsUs)) {
           open.pop_back();
-        } else if (e.end_us() > top_end + kResolutionUs + kEpsUs) {
-          ++out_.not_nested;  // crosses the open event's end: not its child (the profiler does the same)
+        } else if (e.end_us() > top_end + kResolutionUs + kEpsUs && order_[open.back()] != iteration_) {
+          // Crosses the open event's end: not its child (the profiler does the same). The time
+          // they share is the open event's already: this one counts from its end.
+          ++out_.not_nested;
+          start_[i] = std::max(start_[i], top_end);
           open.pop_back();
         } else {
-          // A child that ends within the profiler's resolution after its parent is clipped to it.
+          // A child is clipped to its parent: one that ends within the profiler's resolution
+          // after it, one that crosses the iteration's end (the part inside is the iteration's),
+          // and one whose parent was clipped.
+          if (e.end_us() > top_end + kResolutionUs + kEpsUs) ++out_.crossing_iteration_end;
           end_[i] = std::min(end_[i], top_end);
+          start_[i] = std::min(std::max(start_[i], start_[open.back()]), end_[i]);
+          end_[i] = std::max(end_[i], start_[i]);
           parent_[i] = open.back();
           children_[open.back()].push_back(i);
           break;
@@ -385,6 +395,15 @@ class RankImporter {
     if (!understood(name)) ++out_.unknown[std::string(name)];
     if (starts_with(name, "ccl:")) {
       add_comm(e);
+      // The outer call counts for its whole time; calls inside it are not operators of their own.
+      std::vector<std::int32_t> inside = children_[pos];
+      while (!inside.empty()) {
+        const std::int32_t c = inside.back();
+        inside.pop_back();
+        const std::string_view inner = p_.name(p_.events[order_[c]]);
+        if (starts_with(inner, "ccl:")) ++out_.nested_calls[std::string(inner.substr(0, inner.find(' ')))];
+        inside.insert(inside.end(), children_[c].begin(), children_[c].end());
+      }
       return;
     }
     const Key key = key_of(static_cast<std::uint32_t>(pos), inherited);
@@ -407,13 +426,13 @@ class RankImporter {
         costed = true;
       }
     }
-    double cursor = e.ts_us;
+    double cursor = start_[pos];
     for (std::int32_t child : children_[pos]) {
       const Event& c = p_.events[order_[child]];
-      emit(key, c.ts_us - cursor);
+      emit(key, start_[child] - cursor);
       if (starts_with(p_.name(c), "ccl:")) {
         visit(child, key, costed);  // a collective counts for its whole (clipped) duration
-        out_.op_ms.back() = (end_[child] - c.ts_us) / 1000;
+        out_.op_ms.back() = (end_[child] - start_[child]) / 1000;
       } else {
         visit(child, key, costed);
       }
@@ -465,7 +484,8 @@ class RankImporter {
   std::uint32_t main_ = 0;
   std::vector<std::uint32_t> order_;
   std::vector<std::int32_t> parent_;
-  std::vector<double> end_;  ///< end of each event, clipped to its parent's
+  std::vector<double> start_;  ///< start of each event, clipped to its parent's and past an overlapped sibling's end
+  std::vector<double> end_;    ///< end of each event, clipped to its parent's
   std::vector<std::vector<std::int32_t>> children_;
   std::vector<std::int32_t> region_;
   std::map<std::int64_t, std::int32_t> seq_region_;

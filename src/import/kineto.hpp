@@ -52,6 +52,10 @@ struct RankImport {
   std::map<std::string, std::uint64_t> unknown;
   std::uint64_t outside_iteration = 0;  ///< events of the file outside the imported iteration
   std::uint64_t not_nested = 0;         ///< main-thread events that overlap a sibling (not nested)
+  std::uint64_t crossing_iteration_end = 0;  ///< main-thread events cut at the iteration's end
+  /// ccl: events inside another ccl: event, by call ("ccl:all_reduce"): the outer call counts
+  /// for the whole time, these are not operators of their own.
+  std::map<std::string, std::uint64_t> nested_calls;
   std::vector<StreamSummary> streams;
 };
 

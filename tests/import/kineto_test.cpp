@@ -107,6 +107,28 @@ TEST_CASE("kineto import: every microsecond of the iteration to exactly one oper
   CHECK(r.trace.groups.at(0).kind == trace::GroupKind::kTensor);
 }
 
+TEST_CASE("kineto import: events that cross an end count each microsecond once", "[import]") {
+  // Iteration 0..100: op:linear 10-40, op:softmax 30-60 crossing linear's end (its 30-40 is
+  // linear's already), a ccl call 60-80 with another call inside it (65-70: not an operator
+  // of its own), a ccl call 90-110 crossing the iteration's end (counted up to 100).
+  const auto p = parse(doc({
+      ev("Iteration#0", 0, 100),
+      ev("op:linear:L0.mlp.up", 10, 30),
+      ev("op:softmax:L0.attn.softmax", 30, 30),
+      ev("ccl:all_reduce bytes=1024 dtype=float32 shape=256 group=tp0 ranks=0 phase=fwd tag=L0.mlp", 60, 20),
+      ev("ccl:broadcast bytes=1024 dtype=float32 shape=256 group=tp0 ranks=0 phase=fwd tag=L0.x", 65, 5),
+      ev("ccl:all_reduce bytes=2048 dtype=float32 shape=512 group=tp0 ranks=0 phase=fwd tag=L0.attn", 90, 20),
+  }));
+  const auto r = import::import_kineto({p}, {});
+  CHECK(ops_of(r) == std::vector<std::string>{"python_untraced=10", "linear(mlp.up)=30", "softmax(attn.softmax)=20",
+                                              "all_reduce(tp:mlp)=20", "python_untraced=10", "all_reduce(tp:attn)=10"});
+  CHECK(r.ranks[0].ops_ms == Approx(r.ranks[0].iteration_ms));
+  CHECK(r.ranks[0].not_nested == 1);
+  CHECK(r.ranks[0].crossing_iteration_end == 1);
+  CHECK(r.ranks[0].nested_calls == std::map<std::string, std::uint64_t>{{"ccl:broadcast", 1}});
+  CHECK(r.trace.programs[0].ops[5].measured_s == Approx(10e-6));
+}
+
 TEST_CASE("kineto import: shapes beyond what a trace counts are refused, naming the event", "[import]") {
   // A GEMM of 2^32 x 2^32 x 2^32 moves 2^66 bytes: no native trace can hold that count
   // (found by the kineto fuzzer: the cast to an integer count was undefined behaviour).
