@@ -39,7 +39,7 @@ grep -q 'ccsz: measured on AMD EPYC, the CPU of .*measure/1gbit-np2.json: used a
 grep -q 'compress 3.675 GB/s, decompress 6.884 GB/s' "$last_out" || fail "ccsz's throughputs changed on the CPU they were measured on"
 # The Xeon's slow link emulated frame by frame (scripts/slowlink.sh --mtu 1500, the default
 # since 2026-12-02): the compressed ring, predicted by the network fitted on the uncompressed
-# series and the transferred compressor model, within 8.3 % gmean (11.6 % on 1gbit-np2.json,
+# series and the transferred compressor model, within 8.3 % gmean (11.5 % on 1gbit-np2.json,
 # where htb let the compressed ring's small, spaced messages out at loopback speed; 10.2 % here
 # while the model followed its first segment's line below the smallest message it was fitted
 # on: a compressed 1 KiB all_reduce sends 189-byte messages, the fit's smallest was 512 B, and
