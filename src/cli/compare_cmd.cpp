@@ -46,7 +46,7 @@ void run_compare(const CompareCommand& cmd) {
   view.ranks_on_demand = true;  // each rank's tables paired as they are written: never all in memory
   report::Comparison comparison = report::compare(plain_result, compressed_result, view);
   write_output(cmd.output, rendering(comparison, cmd.format));
-  write_timeline_file(cmd.timeline, {{"plain", &plain_result}, {"compressed", &compressed_result}});
+  write_timeline_file(cmd.timeline, {{"plain", &plain_result, &trace}, {"compressed", &compressed_result, &trace}});
 }
 
 }  // namespace

@@ -45,7 +45,7 @@ void run_replay(const ReplayCommand& cmd) {
   view.ranks_on_demand = true;  // each rank's table made as it is written: never all in memory
   report::Breakdown breakdown = report::make_breakdown(result, view);
   write_output(cmd.output, rendering(breakdown, cmd.format));
-  write_timeline_file(cmd.timeline, {{"", &result}});
+  write_timeline_file(cmd.timeline, {{"", &result, &trace}});
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "engine/result.hpp"
+#include "trace/trace.hpp"
 
 namespace ccsim::report {
 
@@ -12,20 +13,26 @@ namespace ccsim::report {
 struct TimelineRun {
   std::string name;
   const engine::Result* result = nullptr;
+  /// The trace replayed, for each operator's stream (its track); nullptr: every operator on
+  /// stream 0.
+  const trace::Trace* trace = nullptr;
 };
 
 /// Writes the replays as Chrome trace events (the JSON object form, `{"traceEvents": [...]}`,
 /// which Perfetto and chrome://tracing open): one process per rank and run, named "rank R
-/// (stage S)", one complete event ("ph": "X", microseconds) per operator with its kind as
-/// category and label, bytes and algorithm as arguments, and an "idle" event for every gap
-/// between a rank's consecutive operators (the rank waits for nothing it issued: a pipeline
-/// bubble or a late start), and a "wait" event, nested in its operator's, for every interval
-/// the rank waited for peers inside a communication (engine::Result::waits: replays made with
-/// ReplayOptions::wait_spans). Events are ordered by process, then time.
+/// (stage S)", one thread (track) per stream of the rank's operators, named "stream K"
+/// (events of one track nest: a stream runs its operators one after another), one complete
+/// event ("ph": "X", microseconds) per operator on its stream's track with its kind as
+/// category and label, bytes and algorithm as arguments, an "idle" event on stream 0's track
+/// for every interval in which none of the rank's streams runs an operator (the rank waits
+/// for nothing it issued: a pipeline bubble or a late start), and a "wait" event, nested in
+/// its operator's, for every interval the rank waited for peers inside a communication
+/// (engine::Result::waits: replays made with ReplayOptions::wait_spans). Events are ordered
+/// by process, then program order.
 void write_timeline(const std::vector<TimelineRun>& runs, std::ostream& out);
 
-/// Idle time of each rank: the gaps between its consecutive operators and from time 0 to its
-/// first one (what the "idle" events show), in seconds.
+/// Idle time of each rank: the time from 0 to its last operator's end in which none of its
+/// operators runs (what the "idle" events show), in seconds.
 std::vector<double> idle_by_rank(const engine::Result& result);
 
 }  // namespace ccsim::report
