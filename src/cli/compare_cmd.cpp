@@ -33,6 +33,8 @@ void run_compare(const CompareCommand& cmd) {
   compressed.compute = compute.summary;  // once: both replays share the adjusted trace
   compressed.wait_spans = !cmd.timeline.empty();
   check_output_path(cmd.output);  // before the simulations, which may take long
+  if (!cmd.timeline.empty()) check_output_path(cmd.timeline);
+  check_distinct_outputs({{"--output", cmd.output}, {"--timeline", cmd.timeline}});
   engine::ReplayOptions plain = compressed;
   plain.compression = engine::CompressionOptions{};
   plain.all_reduce_algorithm = cmd.plain_algorithm;

@@ -370,6 +370,7 @@ void run_predict(const PredictCommand& cmd) {
   const std::optional<import::RunSummary>& target = targets.first;
   if (!cmd.trace_out.empty()) check_output_path(cmd.trace_out);
   if (!cmd.model_out.empty()) check_output_path(cmd.model_out);
+  check_distinct_outputs({{"--write-trace", cmd.trace_out}, {"--write-model", cmd.model_out}});
 
   std::vector<FitRun> runs;
   for (const std::string& path : cmd.runs) {

@@ -35,6 +35,8 @@ void run_replay(const ReplayCommand& cmd) {
   options.compute = compute.summary;
   options.wait_spans = !cmd.timeline.empty();
   check_output_path(cmd.output);  // before the simulation, which may take long
+  if (!cmd.timeline.empty()) check_output_path(cmd.timeline);
+  check_distinct_outputs({{"--output", cmd.output}, {"--timeline", cmd.timeline}});
   engine::Result result = engine::replay(trace, platform, options);
   note_settings(cmd.flags, trace, platform, compute, result);
 

@@ -65,6 +65,7 @@ void run_trace(const WhatIfCommand& cmd) {
   baseline_options.wait_spans = changed_options.wait_spans = !cmd.timeline.empty();
   check_output_path(cmd.output);  // before the simulations, which may take long
   if (!cmd.timeline.empty()) check_output_path(cmd.timeline);
+  check_distinct_outputs({{"--output", cmd.output}, {"--timeline", cmd.timeline}});
   engine::Result baseline = engine::replay(trace, baseline_platform, baseline_options);
   engine::Result changed = engine::replay(changed_trace, changed_platform, changed_options);
 

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <mutex>
 #include <utility>
@@ -165,6 +166,34 @@ void check_output_file(const std::string& path) {
   const std::string target = follow_links(path);
   struct stat st;
   if (!descriptor_path(target) && ::stat(target.c_str(), &st) == 0) refuse_input(path, st);
+}
+
+void check_distinct_outputs(const std::vector<std::pair<std::string, std::string>>& outputs) {
+  // A file's identity: device and inode when it exists, else its absolute path with the
+  // symlinks of its existing parent directories resolved.
+  auto identity = [](const std::string& path) -> std::string {
+    const std::string target = follow_links(path);
+    if (descriptor_path(target)) return target;
+    struct stat st;
+    if (::stat(target.c_str(), &st) == 0) return fmt::format("inode {}:{}", st.st_dev, st.st_ino);
+    std::error_code ec;
+    const std::filesystem::path canonical = std::filesystem::weakly_canonical(std::filesystem::absolute(target, ec), ec);
+    return ec ? target : canonical.string();
+  };
+  std::vector<std::pair<std::string, std::size_t>> seen;  // identity, index in outputs
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const auto& [option, path] = outputs[i];
+    if (path.empty() || path == "-") continue;
+    const std::string id = identity(path);
+    for (const auto& [other, j] : seen) {
+      if (other != id) continue;
+      throw InputError("command line", 0, option,
+                       fmt::format("\"{}\" is also the file of {} (\"{}\"): one output would replace the other; "
+                                   "give each its own file",
+                                   path, outputs[j].first, outputs[j].second));
+    }
+    seen.emplace_back(id, i);
+  }
 }
 
 void note_input_file(const std::string& path) {

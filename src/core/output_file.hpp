@@ -6,6 +6,8 @@
 #include <streambuf>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace ccsim {
 
@@ -67,6 +69,11 @@ void write_output_file(const std::string& path, const OutputProducer& produce);
 /// Throws the InputError of write_output_file for an output that is an input noted so far:
 /// for a check before long work.
 void check_output_file(const std::string& path);
+
+/// Throws an InputError when two of a command's outputs, (option, path) pairs, are one file
+/// (after symlinks; "-" and "" are not files): the second would replace the first. For a check
+/// before any work.
+void check_distinct_outputs(const std::vector<std::pair<std::string, std::string>>& outputs);
 
 /// Writes `text` to standard output now (after what stdio and std::cout hold). A write error
 /// (a full disk, a closed pipe) is an InputError for "standard output" with the reason.

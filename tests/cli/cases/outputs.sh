@@ -195,3 +195,20 @@ orphan_check() {
   fail "the simulation process $child outlived its killed parent"
 }
 orphan_check
+
+# Two outputs of one command that are one file (also through a symlink, or a file that does
+# not exist yet) are refused before any work: the second would replace the first.
+rm -f "$TMP/same.out" "$TMP/link.out"
+hostile two-outputs-one-file 1 "field '--timeline': \".*same.out\" is also the file of --output" \
+  replay "$SRC/traces/qu2025-profile.json" -o "$TMP/same.out" --timeline "$TMP/same.out"
+expect_absent "$TMP/same.out"
+echo keep > "$TMP/same.out"; ln -s same.out "$TMP/link.out"; remember "$TMP/same.out"
+hostile two-outputs-symlink 1 "field '--timeline': .*link.out\" is also the file of --output" \
+  compare "$SRC/traces/qu2025-profile.json" --compress ccsz:eb=1e-3 -o "$TMP/same.out" --timeline "$TMP/link.out"
+expect_unchanged "$TMP/same.out"
+hostile two-outputs-whatif 1 "field '--timeline': .* is also the file of --output" \
+  whatif "$SRC/traces/qu2025-profile.json" --set inter.bandwidth=x2 -o "$TMP/./same.out" --timeline "$TMP/same.out"
+expect_unchanged "$TMP/same.out"
+hostile two-outputs-predict 1 "field '--write-model': .* is also the file of --write-trace" \
+  predict "$DATA/compute/dp2.json" --write-trace "$TMP/w.json" --write-model "$TMP/w.json"
+expect_absent "$TMP/w.json"
