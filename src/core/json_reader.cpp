@@ -286,10 +286,18 @@ std::optional<std::uint64_t> ObjectReader::optional_non_negative_integer(std::st
 
 std::int64_t ObjectReader::positive_integer(std::string_view key) {
   const Value& member = required(key);
-  if (!member.is_number()) at(key).fail("expected a positive integer, " + got(member));
-  auto value = parse_int(member.text());
-  if (!value || *value <= 0) at(key).fail("expected a positive integer, " + got(member));
-  return *value;
+  // Integral values written with an exponent or ".0" count, as for every integer (as_integer).
+  const std::int64_t value = located(*this, key, [&](const SourceRef& where) {
+    if (!member.is_number()) where.fail("expected a positive integer, " + got(member));
+    if (auto parsed = parse_int(member.text())) return *parsed;
+    auto as_double = parse_double(member.text());
+    if (as_double && std::abs(*as_double) < kExactIntegerLimit && *as_double == std::trunc(*as_double)) {
+      return static_cast<std::int64_t>(*as_double);
+    }
+    where.fail("expected a positive integer, " + got(member));
+  });
+  if (value <= 0) at(key).fail("expected a positive integer, " + got(member));
+  return value;
 }
 
 bool ObjectReader::boolean(std::string_view key) {

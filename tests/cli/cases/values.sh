@@ -113,3 +113,13 @@ hostile breakeven-sizes-beyond-nodes 1 "field '--sizes': a group of 4 ranks, one
 hostile breakeven-sizes-beyond-node 1 "field '--sizes': a group of 64 ranks in one node \(--intra\), but a node of platform \"hygon-dcu\" has 4 accelerators" \
   breakeven --platform hygon-dcu --compress int8 --sizes 4,64 --intra
 hostile breakeven-sizes-fit 0 '' breakeven --platform hygon-dcu --compress int8 --sizes 4 --intra
+
+# Integers written with a fraction of zero or an exponent count everywhere, as traces/README.md
+# says: world_size and iterations too (they were refused), and a platform's counts.
+printf '%s\n' '{"format":"ccsim-trace","version":1,"name":"ints","world_size":2.0,"iterations":2e0,"ranks":[' \
+  '{"rank":0,"ops":[{"kind":"send","peer":1,"bytes":1e3,"dtype":"uint8"}]},{"rank":1.0,"ops":[{"kind":"recv","peer":0,"bytes":1000,"dtype":"uint8"}]}]}' \
+  > "$TMP/ints.json"
+hostile integers-as-doubles 0 '' replay "$TMP/ints.json" --platform "$plat"
+grep -q '2 ranks' "$last_out" || fail "world_size 2.0 is not 2 ranks"
+printf '%s\n' '{"format":"ccsim-trace","version":1,"name":"ints","world_size":2.5,"ranks":[]}' > "$TMP/half.json"
+hostile integers-half 1 "half.json:1: field 'world_size': expected a positive integer, got \"2.5\"" replay "$TMP/half.json" --platform "$plat"
