@@ -195,9 +195,20 @@ void check_size(const NetworkSize& size, const SourceRef& where) {
 void finish_fat_tree(Platform& platform, const NodeSpec& nodes, const FatTreeSpec& tree, const SourceRef& where) {
   std::vector<int> counts = fat_tree_switch_counts(nodes, tree);
   if (counts.back() != 1) {
-    where.fail(fmt::format("the top level has {} switches for {} nodes x {} NICs; a fat-tree ends in one root: raise the "
-                           "top level's 'down' to at least {} or add a level",
-                           counts.back(), nodes.nodes, nodes.nics, counts.back() * tree.levels.back().down));
+    // What the top level's one switch must take: the switches one level down, or, for a
+    // single level, every NIC (every node, with rails; rails of several NICs need a level
+    // that joins them).
+    const std::size_t n = counts.size();
+    const std::int64_t below = n >= 2 ? counts[n - 2]
+                               : tree.rails ? (nodes.nics == 1 ? std::int64_t{nodes.nodes} : std::int64_t{0})
+                                            : static_cast<std::int64_t>(nodes.nodes) * nodes.nics;
+    where.fail(fmt::format("the top level has {} switches for {} nodes x {} NICs; a fat-tree ends in one root: {}",
+                           counts.back(), nodes.nodes, nodes.nics,
+                           below > 0 ? fmt::format("raise the top level's 'down' to at least {} (the {} {} below it) "
+                                                   "or add a level",
+                                                   below, below, n >= 2 ? "switches" : "NICs")
+                                     : std::string("add a level above the rails (a single level of rails ends in one "
+                                                   "switch per NIC)")));
   }
   std::string levels;
   for (std::size_t k = 0; k < tree.levels.size(); ++k) {

@@ -26,7 +26,15 @@ std::string error_of(const std::string& text) {
 TEST_CASE("platform reader errors name file, line and field", "[topology][platform]") {
   CHECK(error_of(test::platform_json(8, 1, 1, test::fat_tree(4, 1))) ==
         "p.json:8: field 'network.levels': the top level has 2 switches for 8 nodes x 1 NICs; a fat-tree ends in one "
-        "root: raise the top level's 'down' to at least 2 or add a level");
+        "root: raise the top level's 'down' to at least 2 (the 2 switches below it) or add a level");
+  // 9 nodes: 3 leaf switches of 4, so the root needs 3 down (not 2 x 2: the switch count times
+  // the top's down, which the message said).
+  CHECK(error_of(test::platform_json(9, 1, 1, test::fat_tree(4, 2))) ==
+        "p.json:8: field 'network.levels': the top level has 2 switches for 9 nodes x 1 NICs; a fat-tree ends in one "
+        "root: raise the top level's 'down' to at least 3 (the 3 switches below it) or add a level");
+  CHECK(error_of(test::platform_json(9, 1, 2, R"({"topology": "fat-tree", "source": "x", "levels": [{"down": 4, "source": "x"}]})")) ==
+        "p.json:8: field 'network.levels': the top level has 5 switches for 9 nodes x 2 NICs; a fat-tree ends in one "
+        "root: raise the top level's 'down' to at least 18 (the 18 NICs below it) or add a level");
   CHECK(error_of(test::platform_json(8, 1, 1, test::fat_tree(4, 2, "0.5"))) ==
         "p.json:10: field 'network.levels[1].oversubscription': expected a ratio from 1 to 1024 such as 2, 1.5 or \"16:3\" "
         "(down:up capacity), got \"0.5\"");
