@@ -68,6 +68,13 @@ void run_export(const PlatformCommand& cmd) {
   if (const std::string caveat = topology::dijkstra_caveat(net, routing); !caveat.empty()) {
     fmt::print(stderr, "note: {}\n", caveat);
   }
+  if (auto model = load_platform_network_model(p)) {
+    fmt::print(stderr,
+               "note: the platform's network model {} is not in the XML (SimGrid files have no size-dependent "
+               "message costs): SimGrid gets the links' nominal figures, while ccsim's replay gives each message the "
+               "model's cost (ccsim platform route shows both)\n",
+               model->name);
+  }
 }
 
 void run_route(const PlatformCommand& cmd) {
@@ -89,9 +96,20 @@ void run_route(const PlatformCommand& cmd) {
                        link.latency_s * 1e6);
   }
   topology::Network::PathCost cost = net.path_cost(cmd.src, cmd.dst);
-  out += fmt::format("{} links, latency {:.3g} us, bottleneck {} per flow: 1 MiB takes {:.3f} us alone\n", cost.hops,
+  const auto model = load_platform_network_model(p);
+  const bool same_node = net.node_of(cmd.src) == net.node_of(cmd.dst);
+  const bool modelled = model && (same_node ? model->has_intra : model->has_inter);
+  out += fmt::format("{} links, latency {:.3g} us, bottleneck {} per flow: 1 MiB takes {:.3f} us alone{}\n", cost.hops,
                      cost.latency_s * 1e6, format_rate(cost.bandwidth_Bps),
-                     (cost.latency_s + (1 << 20) / cost.bandwidth_Bps) * 1e6);
+                     (cost.latency_s + (1 << 20) / cost.bandwidth_Bps) * 1e6,
+                     modelled ? " on these links' nominal figures" : "");
+  if (modelled) {
+    // What a replay simulates: the calibrated model's cost of the tier, the links' sharing kept.
+    const topology::TierModel& tier = same_node ? model->intra : model->inter;
+    out += fmt::format("network model {} ({} tier): 1 MiB takes {:.3f} us alone (send overhead + latency + bytes / "
+                       "bandwidth + receive overhead of its size segment), what a replay simulates\n",
+                       model->name, same_node ? "intra" : "inter", tier.message_s(std::uint64_t{1} << 20) * 1e6);
+  }
   write_output("-", out);
 }
 

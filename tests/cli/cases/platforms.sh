@@ -103,3 +103,13 @@ grep -q '<!-- NOTE SimGrid' "$TMP/dgx.xml" || fail "the export of dgx-h100-super
 python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' "$TMP/dgx.xml" || fail "the dgx export is not valid XML"
 hostile export-one-nic-no-caveat 0 '' platform export tianhe-2a --xml --routing dijkstra -o "$TMP/th2.xml"
 grep -q 'NOTE' "$TMP/th2.xml" "$last_err" && fail "one NIC a node: a routing caveat was said"
+
+# platform route on a platform with a calibrated network model prints, besides the links'
+# nominal figures, what the model gives the message: the replay's time of a lone 1 MiB send.
+hostile route-network-model 0 '' platform route local 0 1
+grep -q '1 MiB takes 773.455 us alone on these links. nominal figures' "$last_out" || fail "route: nominal figure not labelled"
+grep -q '^network model local-tcp (intra tier): 1 MiB takes 805.721 us alone' "$last_out" || fail "route: no network model figure"
+printf '%s\n' '{"format":"ccsim-trace","version":1,"name":"mib","world_size":2,"ranks":[{"rank":0,"ops":[{"kind":"send","peer":1,"bytes":1048576}]},{"rank":1,"ops":[{"kind":"recv","peer":0,"bytes":1048576}]}]}' > "$TMP/mib.json"
+hostile route-matches-replay 0 '' replay "$TMP/mib.json" --platform local
+grep -q 'trace total 0.806 ms' "$last_out" || fail "the replay of 1 MiB on local is not the route's 805.721 us"
+hostile export-network-model 0 "note: the platform's network model local-tcp is not in the XML" platform export local --xml -o "$TMP/local.xml"
