@@ -35,6 +35,36 @@ std::pair<int, int> farthest_accelerator(const Network& network, Network::Vertex
 
 int diameter_hops(const Network& network) {
   if (network.accelerator_count() < 2) return 0;
+  // On ccsim's routes, which are not all shortest paths (with rails, an accelerator leaves
+  // through its own NIC: crossing rails goes through the spine, though the node hub reaches
+  // every rail in the graph). From each accelerator of node 0, then of the node of the
+  // farthest one found: the whole diameter on the node-symmetric fabrics built here.
+  const int per_node = network.accelerators_per_node();
+  std::vector<Hop> hops;
+  int diameter = 0;
+  int farthest = 0;
+  auto sweep = [&](int node) {
+    for (int k = 0; k < per_node; ++k) {
+      const int a = node * per_node + k;
+      if (a >= network.accelerator_count()) break;
+      for (int b = 0; b < network.accelerator_count(); ++b) {
+        if (b == a) continue;
+        hops.clear();
+        network.route(a, b, hops);
+        if (static_cast<int>(hops.size()) > diameter) {
+          diameter = static_cast<int>(hops.size());
+          farthest = b;
+        }
+      }
+    }
+  };
+  sweep(0);
+  sweep(network.node_of(farthest));
+  return diameter;
+}
+
+int shortest_path_diameter_hops(const Network& network) {
+  if (network.accelerator_count() < 2) return 0;
   auto [far, first] = farthest_accelerator(network, network.accelerator_vertex(0));
   auto [ignored, second] = farthest_accelerator(network, network.accelerator_vertex(far));
   return std::max(first, second);

@@ -8,10 +8,13 @@
 
 namespace ccsim::topology {
 
-/// Largest number of links between two accelerators on shortest paths, by a double-sweep
-/// breadth-first search (Boost.Graph): exact for trees and for the vertex-transitive
-/// fabrics built here (torus, dragonfly), a lower bound in general.
+/// Largest number of links between two accelerators on ccsim's routes (what a replay's
+/// messages cross), from every accelerator of node 0 and then of the node of the farthest:
+/// exact on the node-symmetric fabrics built here, a lower bound in general.
 int diameter_hops(const Network& network);
+/// The same on shortest paths of the graph, by a double-sweep breadth-first search
+/// (Boost.Graph): below diameter_hops where the routes are not shortest paths (rails).
+int shortest_path_diameter_hops(const Network& network);
 
 /// Maximum flow (Boost.Graph push-relabel) from the first half of the accelerators (by
 /// index: node-major, so whole nodes, switches' subtrees, torus slabs and dragonfly groups)

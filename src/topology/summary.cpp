@@ -96,7 +96,7 @@ std::string format_summary(const Platform& platform, const PlatformSummary& s) {
   } else {
     out += fmt::format("; closed form {}\n", format_rate(s.closed_form_bisection_Bps));
   }
-  out += fmt::format("diameter: {} links (accelerator to accelerator)\n", s.diameter_hops);
+  out += fmt::format("diameter: {} links (accelerator to accelerator, on ccsim's routes)\n", s.diameter_hops);
   if (net.accelerator_count() > 1) {
     out += fmt::format("farthest route from accelerator 0: to {}, {} links, {:.3g} us, {} per flow\n",
                        s.farthest_accelerator, s.farthest.hops, s.farthest.latency_s * 1e6, format_rate(s.farthest.bandwidth_Bps));

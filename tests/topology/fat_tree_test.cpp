@@ -80,6 +80,15 @@ TEST_CASE("rail-optimised trees keep same-rail traffic in the rail's leaf", "[to
   CHECK(net.route(0, 3).size() == 6);  // rail 0 to rail 1: through the spine
   CHECK(net.route(0, 8).size() == 6);  // rail 0, other group of nodes
   CHECK(topology::bisection_bandwidth(net) == Approx(p.closed_form_bisection_Bps).epsilon(1e-9));
+  // The diameter is the routes': on 2 nodes of 2 rails (one leaf per rail), rail 0 to rail 1
+  // goes through the spine, 6 links, where the graph's shortest path (through the other
+  // node's hub) takes 4 (platform show printed 4 beside a farthest route of 6).
+  const topology::Platform two = test::platform(2, 2, 2, R"({"topology": "fat-tree", "rails": true, "source": "test",
+    "levels": [{"down": 2, "source": "test"},
+               {"down": 2, "bandwidth_Bps": 1e10, "latency_s": 1e-6, "oversubscription": 1, "source": "test"}]})");
+  CHECK(two.network.route(0, 3).size() == 6);
+  CHECK(topology::diameter_hops(two.network) == 6);
+  CHECK(topology::shortest_path_diameter_hops(two.network) == 4);
 }
 
 TEST_CASE("links shared by a set of flows", "[topology]") {
