@@ -50,6 +50,7 @@ SeriesPoint read_series(const json::Value& value, const std::string& file, const
   s.transport = r.choice("transport", {"mpi", "ucx"});
   s.codec = r.optional_string("codec");
   s.group_size = read_count(r, "group_size");
+  s.group = r.optional_string("group").value_or("");
   s.bytes = r.non_negative_integer("bytes");
   if (s.bytes == 0) r.at("bytes").fail("expected a positive integer, " + json::got(r.required("bytes")));
   s.median_s = read_time(r, &s.p10_s, &s.p90_s);
@@ -73,7 +74,7 @@ SeriesPoint read_series(const json::Value& value, const std::string& file, const
     check.allow({"kind", "violations", "max_abs_error", "max_error_over_bound", "error_bound_abs", "rms_error", "rms_value"});
     check.finish();
   }
-  r.allow({"error_feedback", "group", "groups", "count", "dtype", "warmup", "reps", "rounds", "samples_s",
+  r.allow({"error_feedback", "groups", "count", "dtype", "warmup", "reps", "rounds", "samples_s",
            "wire_bytes_per_rank", "messages_per_rank"});
   r.finish();
   return s;

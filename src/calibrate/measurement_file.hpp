@@ -17,6 +17,7 @@ struct SeriesPoint {
   std::string transport;       ///< mpi or ucx
   std::optional<std::string> codec;  ///< the codec spec of a compressed series
   int group_size = 0;
+  std::string group;           ///< the group kind it ran on (ccsim measure's "group"); "" when not recorded
   std::uint64_t bytes = 0;     ///< each rank's buffer
   double median_s = 0;
   std::optional<double> p10_s;  ///< the spread of the repetitions, when recorded

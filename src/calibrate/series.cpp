@@ -65,11 +65,19 @@ ErrorSummary summarize(const std::vector<PointFit>& points, bool fitted) {
 std::vector<SeriesPoint> select_series(const MeasurementFile& file, const SeriesChoice& choice) {
   std::vector<SeriesPoint> points;
   std::vector<std::string> found;
+  std::vector<std::string> groups;  // the group kinds of the chosen series
   for (const SeriesPoint& s : file.series) {
     if (s.op != "all_reduce") continue;
     std::string name = s.algorithm + "/" + s.transport;
     if (std::find(found.begin(), found.end(), name) == found.end()) found.push_back(name);
-    if (s.algorithm == choice.algorithm && s.transport == choice.transport) points.push_back(s);
+    if (s.algorithm != choice.algorithm || s.transport != choice.transport) continue;
+    if (std::find(groups.begin(), groups.end(), s.group) == groups.end()) groups.push_back(s.group);
+    if (choice.group.empty() || s.group == choice.group) points.push_back(s);
+  }
+  if (points.empty() && !groups.empty()) {
+    throw InputError(file.file, 0, "--group",
+                     fmt::format("series {}/{} ran on no group \"{}\"; its groups here: {}", choice.algorithm,
+                                 choice.transport, choice.group, fmt::join(groups, ", ")));
   }
   if (points.empty()) {
     throw InputError(file.file, 0, "--series",
@@ -101,6 +109,13 @@ std::vector<SeriesPoint> select_series(const MeasurementFile& file, const Series
     return a.group_size != b.group_size ? a.group_size < b.group_size : a.bytes < b.bytes;
   });
   for (std::size_t i = 1; i < points.size(); ++i) {
+    if (points[i].bytes == points[i - 1].bytes && points[i].group_size == points[i - 1].group_size &&
+        points[i].group != points[i - 1].group) {
+      throw InputError(file.file, points[i].line, points[i].field,
+                       fmt::format("series {}/{} ran on groups {} and {} of {} ranks ({} and {}): choose one with --group",
+                                   choice.algorithm, choice.transport, points[i - 1].group, points[i].group,
+                                   points[i].group_size, points[i - 1].field, points[i].field));
+    }
     if (points[i].bytes == points[i - 1].bytes && points[i].group_size == points[i - 1].group_size) {
       throw InputError(file.file, points[i].line, points[i].field,
                        fmt::format("series {}/{} has {} bytes on {} ranks twice (also {}); one point per size expected",

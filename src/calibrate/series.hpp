@@ -22,6 +22,9 @@ namespace ccsim::calibrate {
 struct SeriesChoice {
   std::string algorithm = "ring";  ///< the series' algorithm: ring, MPI_Allreduce, compressed-ring, ...
   std::string transport = "mpi";
+  /// The group kind the series ran on ("world", "tp", "dp", ... of ccsim measure --groups);
+  /// empty: any, as long as that leaves one point per size and rank count.
+  std::string group;
   /// The schedule that models the MPI library's own collective: "auto" (what
   /// collective::make_schedule chooses, as MPI libraries do) or an algorithm name.
   std::string library_schedule = "auto";

@@ -112,7 +112,7 @@ std::string tier_report(const topology::TierModel& tier, double reduce_s_per_byt
   return out;
 }
 
-void add_measurement_input(CLI::App* sub, std::string& measurements, std::string& series, int& ranks) {
+void add_measurement_input(CLI::App* sub, std::string& measurements, std::string& series, int& ranks, std::string& group) {
   sub->add_option("measurements", measurements,
                   "Measurements: ccsim measure's JSON, OSU (osu_allreduce) or nccl-tests (all_reduce_perf) output, or "
                   "CSV (bytes,time_us[,ranks]); see models/README.md")
@@ -122,6 +122,9 @@ void add_measurement_input(CLI::App* sub, std::string& measurements, std::string
                   "file's only series)");
   sub->add_option("--ranks", ranks, "Process count of a run whose output does not record it (OSU, CSV)")
       ->check(CLI::Range(1, 1 << 24));
+  sub->add_option("--group", group,
+                  "Group kind of the series (ccsim measure --groups: world, tp, dp, ...), where it ran on several "
+                  "(default: any, when that leaves one point per size)");
 }
 
 namespace {
@@ -130,6 +133,7 @@ struct CalibrateNetworkCommand {
   std::string measurements;
   std::string series;  // empty: calibrate::default_series
   int ranks = 0;       // 0: what the file says
+  std::string group;   // empty: any
   std::string library_schedule = "auto";
   std::string fit = "alternate";
   std::string tier;  // empty: inter when the file's processes ran on several nodes, else intra
@@ -154,6 +158,7 @@ void run_calibrate_network(CalibrateNetworkCommand cmd) {
   }
   calibrate::SeriesChoice choice = calibrate::parse_series_choice(cmd.series, "command line", "--series");
   choice.library_schedule = cmd.library_schedule;
+  choice.group = cmd.group;
   const calibrate::FitMode mode = cmd.fit == "all" ? calibrate::FitMode::kAll : calibrate::FitMode::kAlternate;
   calibrate::NetworkFit fit = calibrate::fit_network(file, choice, mode, cmd.max_segments);
 
@@ -192,13 +197,14 @@ void run_calibrate_network(CalibrateNetworkCommand cmd) {
     model.hardware = fmt::format("{}, {} process(es) on {}", file.cpu.empty() ? "unknown CPU" : file.cpu,
                                  file.processes,
                                  file.nodes > 0 ? fmt::format("{} node(s)", file.nodes) : std::string("unknown nodes"));
-    model.source = fmt::format("measured: {}{}; ccsim calibrate network {} --series {} --fit {} --tier {}{}", cmd.measurements,
-                               handoff ? " and " + cmd.shared_core : std::string(), cmd.measurements, cmd.series, cmd.fit,
-                               cmd.tier, handoff ? " --shared-core " + cmd.shared_core : std::string());
+    model.source = fmt::format("measured: {}{}; ccsim calibrate network {} --series {}{} --fit {} --tier {}{}", cmd.measurements,
+                               handoff ? " and " + cmd.shared_core : std::string(), cmd.measurements, cmd.series,
+                               cmd.group.empty() ? std::string() : " --group " + cmd.group, cmd.fit, cmd.tier,
+                               handoff ? " --shared-core " + cmd.shared_core : std::string());
     (cmd.tier == "inter" ? model.has_inter : model.has_intra) = true;
     (cmd.tier == "inter" ? model.inter : model.intra) = fit.tier;
     model.reduce_s_per_byte = fit.reduce_s_per_byte;
-    model.fitted_on = topology::FitRecord{cmd.measurements, file_fingerprint(cmd.measurements), cmd.series,
+    model.fitted_on = topology::FitRecord{cmd.measurements, file_fingerprint(cmd.measurements), cmd.series, cmd.group,
                                           fit.points.front().ranks, fit.fitted_on, calibrate::affinity_summary(file)};
     write_output(cmd.output, topology::write_network_model(model));
     out += fmt::format("wrote {}\n", cmd.output);
@@ -257,7 +263,7 @@ void setup_calibrate(CLI::App& app) {
       "network",
       "Fit a size-dependent network tier (per-message overheads, latency and bandwidth per size segment) to an "
       "all_reduce series by weighted least squares on the critical path of its schedule");
-  add_measurement_input(sub, cmd->measurements, cmd->series, cmd->ranks);
+  add_measurement_input(sub, cmd->measurements, cmd->series, cmd->ranks, cmd->group);
   sub->add_option("--library-schedule", cmd->library_schedule,
                   "Schedule that models the MPI library's collective: auto (what ccsim chooses) or an algorithm")
       ->capture_default_str();

@@ -56,7 +56,7 @@ topology::Platform read_named_platform(const std::string& name, const topology::
 
 /// Shared by calibrate network and validate: the measurement file (any format of
 /// calibrate::read_any_measurements), --series and --ranks.
-void add_measurement_input(CLI::App* sub, std::string& measurements, std::string& series, int& ranks);
+void add_measurement_input(CLI::App* sub, std::string& measurements, std::string& series, int& ranks, std::string& group);
 
 /// Shared by calibrate trace and predict: --flop-exponent fit|1 (calibrate::FlopExponent),
 /// bound to `value` ("fit" or "1"), and its meaning.

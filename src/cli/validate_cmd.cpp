@@ -28,8 +28,9 @@ struct ValidateCommand {
   std::string model;
   std::string series;  // empty: calibrate::default_series
   int ranks = 0;
+  std::string group;  // empty: any
   std::string library_schedule = "auto";
-  std::string tier = "intra";
+  std::string tier;  // empty: inter when the measurements' processes ran on several nodes, else intra
   std::string compress;
   bool measured_ratio = false;
   std::string format = "text";
@@ -41,6 +42,13 @@ void run_validate(ValidateCommand cmd) {
   if (cmd.series.empty()) cmd.series = calibrate::default_series(file);
   topology::NetworkModel model = topology::read_network_model(
       find_data_file(cmd.model, network_model_dirs(), "--model", "network model", "network models"));
+  if (cmd.tier.empty()) cmd.tier = file.nodes > 1 ? "inter" : "intra";
+  if (cmd.tier == "intra" && file.nodes > 1) {
+    throw InputError("command line", 0, "--tier",
+                     fmt::format("{} was measured on {} nodes (machine.nodes), so its messages crossed nodes: an intra "
+                                 "tier does not predict them (--tier inter, the default for such a file)",
+                                 cmd.measurements, file.nodes));
+  }
   const bool inter = cmd.tier == "inter";
   if (!(inter ? model.has_inter : model.has_intra)) {
     throw InputError("command line", 0, "--tier",
@@ -49,6 +57,7 @@ void run_validate(ValidateCommand cmd) {
   const topology::TierModel& tier = inter ? model.inter : model.intra;
   calibrate::SeriesChoice choice = calibrate::parse_series_choice(cmd.series, "command line", "--series");
   choice.library_schedule = cmd.library_schedule;
+  choice.group = cmd.group;
   std::vector<calibrate::SeriesPoint> points = calibrate::select_series(file, choice);
 
   compress::CompressorCost compressor;
@@ -122,6 +131,7 @@ void run_validate(ValidateCommand cmd) {
     p.predicted_s = calibrate::predict_s(*schedule, tier, model.reduce_s_per_byte, cost, sharing);
     const auto& record = model.fitted_on;
     p.fitted = fitted_file && record->series == cmd.series && record->ranks == p.ranks &&
+               (record->group.empty() || record->group == point.group) &&
                std::find(record->bytes.begin(), record->bytes.end(), p.bytes) != record->bytes.end();
     fits.push_back(p);
   }
@@ -180,12 +190,15 @@ void setup_validate(CLI::App& app) {
   auto cmd = std::make_shared<ValidateCommand>();
   CLI::App* sub = app.add_subcommand(
       "validate", "Predict a measured all_reduce series with a network model and compare, point by point");
-  add_measurement_input(sub, cmd->measurements, cmd->series, cmd->ranks);
+  add_measurement_input(sub, cmd->measurements, cmd->series, cmd->ranks, cmd->group);
   sub->add_option("--model", cmd->model, "Network model name (models/network/NAME.json) or file")->required();
   sub->add_option("--library-schedule", cmd->library_schedule,
                   "Schedule that models the MPI library's collective: auto (what ccsim chooses) or an algorithm")
       ->capture_default_str();
-  sub->add_option("--tier", cmd->tier, "Tier of the model to use")->check(CLI::IsMember({"intra", "inter"}))->capture_default_str();
+  sub->add_option("--tier", cmd->tier,
+                  "Tier of the model to use: intra or inter (default: inter when the measurements' processes ran on "
+                  "several nodes, else intra; intra is refused for such a file)")
+      ->check(CLI::IsMember({"intra", "inter"}));
   sub->add_option("--compress", cmd->compress, "Compressor NAME[:key=value,...] for a compressed series, e.g. ccsz:eb=1e-3,range=R");
   sub->add_flag("--measured-ratio", cmd->measured_ratio,
                 "Compressed series: send each point's measured ratio instead of the compressor model's (the model's "

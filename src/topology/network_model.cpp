@@ -170,6 +170,7 @@ NetworkModel parse_network_model(std::string_view text, const std::string& sourc
     record.file = fit.string("file");
     record.content = fit.optional_string("content").value_or("");
     record.series = fit.string("series");
+    record.group = fit.optional_string("group").value_or("");
     std::int64_t ranks = fit.positive_integer("ranks");
     if (ranks > 1 << 24) fit.at("ranks").fail("expected at most 16777216, " + json::got(fit.required("ranks")));
     record.ranks = static_cast<int>(ranks);
@@ -207,6 +208,7 @@ std::string write_network_model(const NetworkModel& model) {
     fit["file"] = model.fitted_on->file;
     if (!model.fitted_on->content.empty()) fit["content"] = model.fitted_on->content;
     fit["series"] = model.fitted_on->series;
+    if (!model.fitted_on->group.empty()) fit["group"] = model.fitted_on->group;
     fit["ranks"] = model.fitted_on->ranks;
     fit["bytes"] = model.fitted_on->bytes;
     if (!model.fitted_on->affinity.empty()) fit["affinity"] = model.fitted_on->affinity;

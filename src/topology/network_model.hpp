@@ -87,6 +87,7 @@ struct FitRecord {
   /// fitted on by it, whatever the path; "" in models written before it was recorded.
   std::string content;
   std::string series;  ///< ALGORITHM/TRANSPORT, e.g. ring/mpi
+  std::string group;   ///< the group kind chosen with --group; "" when none was (the series ran on one)
   int ranks = 0;
   std::vector<std::uint64_t> bytes;  ///< each rank's buffer, one per fitted point
   /// The measured processes' CPU affinity (calibrate::affinity_summary: "per process: 0 | 1"),

@@ -224,3 +224,18 @@ grep -q '^note: 4 processes on 2 nodes: the messages between processes of one no
   "$last_out" || fail "no note on the processes of one node"
 grep -q '"inter"' "$TMP/two-nodes-model.json" || fail "the model has no inter tier"
 grep -q '"intra"' "$TMP/two-nodes-model.json" && fail "the model has an intra tier"
+
+# A measurement of several groups (ccsim measure --groups tp,dp) holds each size once per
+# group kind: the fit and validate choose one with --group, and say so when it is needed.
+L=$DATA/measure/layout-tp2-dp2-np4.json
+hostile layout-needs-group 1 "layout-tp2-dp2-np4.json:[0-9]+: field 'series\[[0-9]+\]': series ring/mpi ran on groups tp and dp of 2 ranks \(series\[[0-9]+\] and series\[[0-9]+\]\): choose one with --group" \
+  calibrate network "$L"
+hostile layout-unknown-group 1 "layout-tp2-dp2-np4.json: field '--group': series ring/mpi ran on no group \"pp\"; its groups here: tp, dp" \
+  calibrate network "$L" --group pp
+hostile layout-fit-tp 0 '' calibrate network "$L" --group tp --fit all -o "$TMP/layout-tp.json"
+grep -q '"group": "tp"' "$TMP/layout-tp.json" || fail "the model does not record the group"
+grep -q -- '--series ring/mpi --group tp --fit all' "$TMP/layout-tp.json" || fail "the model's source does not rerun the fit"
+hostile layout-validate-dp 0 '' validate "$L" --model "$TMP/layout-tp.json" --group dp
+grep -Eq 'held-out +9 points' "$last_out" || fail "the dp points are not held out of a tp fit"
+hostile layout-validate-tp 0 '' validate "$L" --model "$TMP/layout-tp.json" --group tp
+grep -Eq 'fitted +9 points' "$last_out" || fail "the tp points of a tp fit are not the fitted ones"
