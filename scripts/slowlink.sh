@@ -195,6 +195,27 @@ restore_host() {
   if [[ $orig_cc =~ ^[a-z0-9_]+$ ]]; then set_congestion "$orig_cc" || true; fi
 }
 
+# What a failed `up` restores: lo's qdisc (ours), packets, packet steering and congestion
+# control, as saved before up changed any of them. An EXIT trap, not an ERR trap: bash does not
+# pass an ERR trap to functions (without set -E), so a failure inside set_packets, set_rps or
+# set_congestion ended the script with lo changed and no settings file for down to restore from.
+rollback_armed=0
+rollback_mtu="" rollback_gso="" rollback_rps="" rollback_cc=""
+rollback_up() {
+  ((rollback_armed)) || return 0
+  rollback_armed=0
+  set +e
+  echo "slowlink: error: up failed; restoring $kDev and the host settings it changed" >&2
+  [ "$(root_qdisc_owner)" = ours ] && tc qdisc del dev "$kDev" root
+  if [ -n "$rollback_mtu" ]; then
+    ip link set dev "$kDev" mtu "$rollback_mtu"
+    if [ -n "$rollback_gso" ]; then ip link set dev "$kDev" gso_max_size "$rollback_gso"; fi
+  fi
+  if [ -n "$rollback_rps" ]; then set_rps "$rollback_rps"; fi
+  if [[ $rollback_cc =~ ^[a-z0-9_]+$ ]]; then set_congestion "$rollback_cc"; fi
+  rm -f "$kState"
+}
+
 cmd_up() {
   local rate="" ports=$kDefaultPorts duplex=full burst=$kDefaultBurst mtu=$kDefaultMtu links=per-port rps=on congestion=cubic
   while (($#)); do
@@ -266,8 +287,11 @@ cmd_up() {
 
   local to_class=$kHandle:10 from_class=$kHandle:10
   [ "$duplex" = full ] && from_class=$kHandle:11
-  # Any failure below leaves a half-built qdisc: remove it rather than leave lo shaped oddly.
-  trap 'tc qdisc del dev "$kDev" root 2>/dev/null || true; set_packets "$orig_mtu" "$orig_gso" 2>/dev/null || true; set_rps "$orig_rps" 2>/dev/null || true; set_congestion "$orig_cc" 2>/dev/null || true; rm -f "$kState"' ERR
+  # Any failure below (set -e ends the script, in a function too) leaves lo half-changed:
+  # restore all of it rather than leave lo shaped oddly.
+  rollback_mtu=$orig_mtu rollback_gso=$orig_gso rollback_rps=$orig_rps rollback_cc=$orig_cc
+  rollback_armed=1
+  trap 'rollback_up' EXIT
   set_packets "$mtu" "${orig_gso:+$mtu}"
   if [ "$rps" = on ]; then set_rps all; else set_rps "$orig_rps"; fi
   if [ "$congestion" != keep ]; then set_congestion "$congestion"; else set_congestion "$orig_cc"; fi
@@ -310,7 +334,8 @@ cmd_up() {
   fi
   printf 'rate=%s\nports=%s\nduplex=%s\nlinks=%s\nburst=%s\nmtu=%s\nrps=%s\ncongestion=%s\norig_mtu=%s\norig_gso=%s\norig_rps=%s\norig_cc=%s\n' \
     "$rate" "$ports" "$duplex" "$links" "$burst" "$mtu" "$rps" "$(congestion_now)" "$orig_mtu" "$orig_gso" "$orig_rps" "$orig_cc" >"$kState"
-  trap - ERR
+  rollback_armed=0
+  trap - EXIT
   echo "slowlink: up on $kDev: TCP ports $ports at $rate ($duplex duplex, $links links, burst $burst, packets of $mtu bytes, packet steering $rps, congestion control $(congestion_now))"
 }
 

@@ -78,6 +78,31 @@ expect_usage_error 'unknown command "sideways"' sideways
 tc qdisc show dev lo root | grep -q '^qdisc noqueue' && pass "lo untouched after bad input" ||
   fail "lo changed after bad input: $(tc qdisc show dev lo)"
 
+# A failure inside up after it changed lo (an ip that cannot set gso_max_size: up sets the MTU
+# first) restores all of it: lo's MTU, steering, congestion control; no qdisc, no settings file.
+if [ -n "${packets_before#* }" ] && [ "${packets_before#* }" != "$packets_before" ]; then
+  fake_bin=$(mktemp -d)
+  printf '%s\n' '#!/usr/bin/env bash' \
+    'for a in "$@"; do [ "$a" = gso_max_size ] && { echo "fake ip: gso_max_size refused" >&2; exit 2; }; done' \
+    "exec $(command -v ip) \"\$@\"" >"$fake_bin/ip"
+  chmod +x "$fake_bin/ip"
+  out=$(PATH="$fake_bin:$PATH" "$slowlink" up --rate 1gbit 2>&1)
+  rc=$?
+  rm -rf "$fake_bin"
+  [ "$rc" -ne 0 ] && grep -q 'up failed; restoring lo' <<<"$out" && pass "a failing up says it restores lo (exit $rc)" ||
+    fail "a failing up: exit $rc: $out"
+  [ "$(lo_packets)" = "$packets_before" ] && pass "a failing up restored lo's packets ($packets_before)" ||
+    fail "a failing up left lo's packets at $(lo_packets), were $packets_before"
+  tc qdisc show dev lo root | grep -q '^qdisc noqueue' && pass "a failing up left no qdisc" ||
+    fail "a failing up left a qdisc: $(tc qdisc show dev lo)"
+  [ "$(rps_now)" = "$rps_before" ] && [ "$(cc_now)" = "$cc_before" ] &&
+    pass "a failing up restored steering and congestion control" ||
+    fail "a failing up left steering $(rps_now), congestion control $(cc_now), were $rps_before, $cc_before"
+  [ ! -e /run/ccsim-slowlink.conf ] && pass "a failing up left no settings file" || fail "a failing up left a settings file"
+else
+  echo "note: ip shows no gso_max_size for lo: the failing-up case is not run"
+fi
+
 # Up twice is the same state; the second up keeps lo's own packets to restore.
 "$slowlink" up --rate 1gbit --ports 20000-20999 --links shared --burst 3k --mtu 1500 --rps off --congestion keep >/dev/null ||
   fail "up failed"
