@@ -100,6 +100,8 @@ void setup_measure_options(CLI::App& app, MeasureCommand& c) {
 
 void finish_measure_options(MeasureCommand& c) {
   auto& o = c.options;
+  // The inputs first: the output may be none of them.
+  if (!o.data.empty()) measure::check_data_file(o.data);
   check_output_path(c.output);
   if (o.rounds > o.reps) {
     throw InputError("command line", 0, "--rounds",

@@ -55,32 +55,41 @@ int main(int argc, char** argv) {
 
   try {
     ccsim::measure::MpiSession mpi(argc, argv);
-    int code = 0;
+    const auto world = ccsim::measure::Communicator::world();
+    nlohmann::ordered_json doc;
     try {
-      nlohmann::ordered_json doc = ccsim::measure::run_measurements(command.options);
-      if (!doc.is_null()) {
+      doc = ccsim::measure::run_measurements(command.options);
+    } catch (const ccsim::measure::JobError& e) {
+      // Every rank raised it together: rank 0 reports it, and every rank ends (no collective).
+      if (world.rank() == 0) fmt::print(stderr, "ccsim-measure: error: {}\n", e.what());
+      return kBadInput;
+    } catch (const std::exception& e) {
+      // An error of some ranks leaves the others waiting in a collective: end the whole job.
+      const bool input = dynamic_cast<const ccsim::InputError*>(&e) != nullptr;
+      fmt::print(stderr, "ccsim-measure: rank {}: error: {}\n", world.rank(), e.what());
+      ccsim::measure::MpiSession::abort_job(input ? kBadInput : kInternal);
+    }
+    // Rank 0 writes the output; every rank then ends with the worst outcome of any (a
+    // collective that every rank reaches, whatever failed on rank 0).
+    int code = 0;
+    if (!doc.is_null()) {
+      try {
         ccsim::cli::write_output(command.output, doc.dump(1) + "\n");
         const int failed = doc["failed_checks"].get<int>();
         if (failed > 0) {
           fmt::print(stderr, "ccsim-measure: {} series failed their result check (see \"check\" in the output)\n", failed);
           code = kCheckFailed;
         }
+      } catch (const std::exception& e) {
+        fmt::print(stderr, "ccsim-measure: error: {}\n", e.what());
+        code = dynamic_cast<const ccsim::InputError*>(&e) != nullptr ? kBadInput : kInternal;
       }
-    } catch (const ccsim::InputError& e) {
-      // Options are the same on every rank, so every rank fails alike: rank 0 reports.
-      const auto world = ccsim::measure::Communicator::world();
-      if (world.rank() == 0) fmt::print(stderr, "ccsim-measure: error: {}\n", e.what());
-      code = kBadInput;
-    } catch (const std::exception& e) {
-      // An error on one rank leaves the others waiting in a collective: end the whole job.
-      fmt::print(stderr, "ccsim-measure: rank {}: error: {}\n", ccsim::measure::Communicator::world().rank(), e.what());
-      ccsim::measure::MpiSession::abort_job(kInternal);
     }
     if (auto error = ccsim::flush_stdout()) {
       fmt::print(stderr, "ccsim-measure: error: {}\n", *error);
       if (code == 0) code = kBadInput;
     }
-    return code;
+    return static_cast<int>(world.max(static_cast<double>(code)));
   } catch (const std::exception& e) {
     fmt::print(stderr, "ccsim-measure: error: {}\n", e.what());
     return kInternal;

@@ -205,10 +205,11 @@ void run_report(const ReportCommand& cmd) {
   engine::ReplayOptions compressed_options = replay_options(cmd.flags, platform);
   const calibrate::ComputeAdjustment compute = apply_compute_flag(cmd.flags, trace, platform);
   compressed_options.compute = compute.summary;  // both replays share the adjusted trace
-  for (const char* file : {"report.md", "report.html", "report.json"}) check_output_path((dir / file).string());
   if (!std::filesystem::create_directories(dir, ec) && ec) {
     throw InputError(cmd.output, 0, "--output", fmt::format("cannot create the directory: {}", ec.message()));
   }
+  // After the directory exists (a report file that is an input lies in a directory that did).
+  for (const char* file : {"report.md", "report.html", "report.json"}) check_output_path((dir / file).string());
 
   engine::ReplayOptions plain_options = compressed_options;
   plain_options.compression = engine::CompressionOptions{};

@@ -164,8 +164,19 @@ void refuse_input(const std::string& path, const struct stat& st) {
 
 void check_output_file(const std::string& path) {
   const std::string target = follow_links(path);
+  if (descriptor_path(target)) return;
   struct stat st;
-  if (!descriptor_path(target) && ::stat(target.c_str(), &st) == 0) refuse_input(path, st);
+  if (::stat(target.c_str(), &st) == 0) {
+    refuse_input(path, st);
+    if (S_ISDIR(st.st_mode)) fail(path, std::strerror(EISDIR));
+    return;
+  }
+  if (errno != ENOENT) fail(path, std::strerror(errno));
+  // A new file: its directory must exist (the words of replace_file's failure).
+  const std::size_t slash = target.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : target.substr(0, slash);
+  const int error = ::stat(dir.c_str(), &st) != 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+  if (error != 0) fail(path, fmt::format("cannot create a file in directory {}: {}", dir, std::strerror(error)));
 }
 
 void check_distinct_outputs(const std::vector<std::pair<std::string, std::string>>& outputs) {

@@ -66,8 +66,8 @@ class SinkStream : public std::ostream {
 /// leaves `path` as it was, and no temporary file), or to the descriptor or special file.
 void write_output_file(const std::string& path, const OutputProducer& produce);
 
-/// Throws the InputError of write_output_file for an output that is an input noted so far:
-/// for a check before long work.
+/// Throws the InputError of write_output_file for an output that is an input noted so far, a
+/// directory, or a new file in a directory that does not exist: for a check before long work.
 void check_output_file(const std::string& path);
 
 /// Throws an InputError when two of a command's outputs, (option, path) pairs, are one file

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <optional>
@@ -80,6 +81,25 @@ std::string absolute_codec_spec(const std::string& spec, double value_range) {
          (end == std::string::npos ? "" : spec.substr(end));
 }
 
+void check_data_file(const std::string& path) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (std::filesystem::is_directory(status)) {
+    throw InputError(path, 0, "--data", "is a directory; expected a file of raw fp32 data");
+  }
+  if (ec) throw InputError(path, 0, "--data", fmt::format("cannot open the file: {}", ec.message()));
+  if (!std::filesystem::is_regular_file(status)) {
+    throw InputError(path, 0, "--data", "is not a regular file; expected a file of raw fp32 data");
+  }
+  if (!std::ifstream(path, std::ios::binary)) throw InputError(path, 0, "--data", "cannot open the file");
+  const std::uint64_t bytes = std::filesystem::file_size(path, ec);
+  if (ec || bytes < sizeof(float) || bytes % sizeof(float) != 0) {
+    throw InputError(path, 0, "--data",
+                     fmt::format("expected raw fp32 data (a non-zero multiple of 4 bytes), got {} bytes", ec ? 0 : bytes));
+  }
+  note_input_file(path);  // -o must not replace it
+}
+
 namespace {
 
 /// World rank w of a tp x pp x dp layout: (colour, key) of its group of `kind`.
@@ -113,6 +133,22 @@ Layout resolve_layout(Layout l, int world) {
                                  world, known));
   }
   return l;
+}
+
+/// Runs `check` on every rank and agrees on its outcome (a collective call): when it threw an
+/// InputError on any rank, every rank throws JobError with the message of the lowest such rank.
+/// `check` must make no collective call (a rank that threw would leave the others in it).
+template <class Check>
+void agree(const Communicator& world, Check&& check) {
+  std::string error;
+  try {
+    check();
+  } catch (const InputError& e) {
+    error = e.what();
+  }
+  for (const std::string& message : world.all_gather(error)) {
+    if (!message.empty()) throw JobError(message);
+  }
 }
 
 /// Ping-pong between ranks 0 and 1 of the world, and concurrent bidirectional exchanges of
@@ -199,19 +235,26 @@ std::string transports_note() {
 nlohmann::ordered_json run_measurements(const MeasureOptions& options) {
   Communicator world = Communicator::world();
   const bool root = world.rank() == 0;
-  const Layout layout = resolve_layout(options.layout, world.size());
-  const auto available = available_transports();
-  for (const auto& t : options.transports) {
-    if (std::find(available.begin(), available.end(), t) == available.end()) {
-      throw InputError("--transport", 0, "", fmt::format("transport \"{}\" is not in this build; {}", t, transports_note()));
+  // What needs the job (its size) or each rank's own reading of the data: every rank checks,
+  // and the ranks agree before any measurement, so that a refusal ends every rank alike.
+  Layout layout;
+  std::optional<InputSource> input;
+  agree(world, [&] {
+    layout = resolve_layout(options.layout, world.size());
+    const auto available = available_transports();
+    for (const auto& t : options.transports) {
+      if (std::find(available.begin(), available.end(), t) == available.end()) {
+        throw InputError("--transport", 0, "", fmt::format("transport \"{}\" is not in this build; {}", t, transports_note()));
+      }
     }
-  }
-  for (std::uint64_t bytes : options.sizes) {
-    if (bytes < sizeof(float) || bytes % sizeof(float) != 0) {
-      throw InputError("--sizes", 0, "", fmt::format("expected sizes that are a positive multiple of 4 bytes (fp32), got {}", bytes));
+    for (std::uint64_t bytes : options.sizes) {
+      if (bytes < sizeof(float) || bytes % sizeof(float) != 0) {
+        throw InputError("--sizes", 0, "", fmt::format("expected sizes that are a positive multiple of 4 bytes (fp32), got {}", bytes));
+      }
     }
-  }
-  const InputSource source(options.data, options.seed);
+    input.emplace(options.data, options.seed);
+  });
+  const InputSource& source = *input;
 
   ordered_json doc;
   doc["format"] = "ccsim-measurements";

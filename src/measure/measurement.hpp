@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -53,17 +54,33 @@ struct MeasureOptions {
 /// `ccsim measure` records them as machine.emulated_link.
 inline constexpr const char* kSlowlinkSettings = "/run/ccsim-slowlink.conf";
 
+/// An error of the input that every rank of the job raised together: run_measurements checks
+/// what needs the job (its size, the layout, the data) on every rank and the ranks agree on
+/// the outcome before any measurement. Rank 0 reports it and every rank ends, with no
+/// collective. what() is the InputError's message.
+class JobError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 /// Runs the measurements on every process of the world (a collective call) and returns the
 /// measurement document (format "ccsim-measurements", see measure/README.md) on rank 0,
 /// null elsewhere. Progress and a summary table go to stderr on rank 0. Every result is
 /// checked against the MPI library's reference; a failed check is recorded in the
-/// document and counted in its "failed_checks".
+/// document and counted in its "failed_checks". A refusal of the input that the ranks agreed
+/// on is a JobError on every rank; any other exception may be some ranks' alone (the others
+/// then wait in a collective): the caller must end the job (MpiSession::abort_job).
 nlohmann::ordered_json run_measurements(const MeasureOptions& options);
 
 /// A codec spec with "rel=X" (relative to the value range of the data) made absolute:
 /// "ccsz:rel=1e-3" with range 0.3 -> "ccsz:abs=0.0003"; other specs are returned unchanged.
 /// Throws InputError (field "rel") for a bound that is not a positive number.
 std::string absolute_codec_spec(const std::string& spec, double value_range);
+
+/// Checks that `path` (--data) is a file of raw fp32 data that can be read (not a directory,
+/// a non-zero multiple of 4 bytes) and notes it as an input of the command, so that the
+/// output may not replace it. Throws InputError naming the file and --data.
+void check_data_file(const std::string& path);
 
 /// The transports this build can use ("mpi", and "ucx" when built with UCX), and why the
 /// others are absent.

@@ -10,6 +10,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -64,9 +65,9 @@ class InputSource {
  public:
   InputSource(const std::string& file, std::uint64_t seed) : seed_(seed) {
     if (file.empty()) return;
+    check_data_file(file);
     std::ifstream in(file, std::ios::binary);
     if (!in) throw InputError(file, 0, "--data", "cannot open the file");
-    note_input_file(file);  // -o must not replace it
     in.seekg(0, std::ios::end);
     const auto bytes = static_cast<std::uint64_t>(in.tellg());
     if (bytes < sizeof(float) || bytes % sizeof(float) != 0) {
