@@ -1,6 +1,8 @@
 #include "cli/measure_cmd.hpp"
 
 #include <algorithm>
+#include <climits>
+#include <cmath>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -21,6 +23,28 @@ std::vector<std::string> split(const std::string& text, char separator) {
     if (!item.empty()) out.push_back(item);
   }
   return out;
+}
+
+/// A CLI11 check of a whole number from `min` to `max`, in plain words.
+CLI::Validator whole_number(std::int64_t min, std::int64_t max, const std::string& what) {
+  return CLI::Validator(
+      [min, max, what](std::string& text) -> std::string {
+        const auto value = parse_int(text);
+        if (value && *value >= min && *value <= max) return "";
+        return fmt::format("expected {} from {} to {}, got \"{}\"", what, min, max, text);
+      },
+      fmt::format("{}..{}", min, max));
+}
+
+/// A CLI11 check of a positive finite number.
+CLI::Validator positive_seconds() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const auto value = parse_double(text);
+        if (value && std::isfinite(*value) && *value > 0) return "";
+        return fmt::format("expected a positive finite number of seconds, got \"{}\"", text);
+      },
+      "SECONDS > 0");
 }
 
 }  // namespace
@@ -76,18 +100,24 @@ void setup_measure_options(CLI::App& app, MeasureCommand& c) {
   app.add_flag("--error-feedback", o.error_feedback, "compress with error feedback (for int8 and onebit)");
   app.add_option("--sizes", c.sizes, "buffer bytes per rank: FROM:TO[:xFACTOR] or a list (1KiB,4MiB,...)")
       ->capture_default_str();
-  app.add_option("--warmup", o.warmup, "untimed repetitions first")->capture_default_str()->check(CLI::NonNegativeNumber);
+  app.add_option("--warmup", o.warmup, "untimed repetitions first")
+      ->capture_default_str()
+      ->check(whole_number(0, kMaxRepetitions, "a whole number of repetitions"));
   app.add_option("--reps", o.reps, "timed repetitions (at least 3 when a size exceeds --max-seconds)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number(1, kMaxRepetitions, "a whole number of repetitions"));
   app.add_option("--max-seconds", o.max_seconds_per_size, "time allowed for the repetitions of one series")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positive_seconds());
   app.add_option("--rounds", o.rounds,
                  "sweep every series this many times, each round with its share of --reps (and its own warm-up), and "
                  "pool the samples: slow spells of a shared machine fall on every size alike")
       ->capture_default_str()
-      ->check(CLI::Range(1, 1000));
+      ->check(whole_number(1, 1000, "a whole number of rounds"));
+  app.add_option("--np", o.np,
+                 "processes: `ccsim measure` starts this many with mpirun (default 2); under an MPI launcher, the job's "
+                 "size (checked)")
+      ->check(whole_number(1, kMaxProcesses, "a whole number of processes"));
   app.add_option("--layout", c.layout, "cut the world into groups: tp=T,pp=P,dp=D (Megatron order: tp fastest)");
   app.add_option("--groups", c.groups, "which groups to measure on: world, tp, pp, dp (comma-separated)")
       ->capture_default_str();
@@ -135,6 +165,19 @@ void finish_measure_options(MeasureCommand& c) {
   // The codec is built per size (a relative bound needs the data's range); check it now.
   compress::make_codec(measure::absolute_codec_spec(o.codec, 1.0), "--codec");
   o.sizes = parse_size_list(c.sizes, "--sizes");
+  for (std::uint64_t bytes : o.sizes) {
+    if (bytes % sizeof(float) != 0) {
+      throw InputError("command line", 0, "--sizes",
+                       fmt::format("expected sizes that are a positive multiple of 4 bytes (fp32), got {}", bytes));
+    }
+    // MPI counts elements in an int: the library's reference all_reduce takes the whole buffer.
+    if (bytes / sizeof(float) > static_cast<std::uint64_t>(INT_MAX)) {
+      throw InputError("command line", 0, "--sizes",
+                       fmt::format("{} bytes per rank is more than MPI's int counts allow: at most {} fp32 elements "
+                                   "({} bytes, just under 8 GiB)",
+                                   bytes, INT_MAX, static_cast<std::uint64_t>(INT_MAX) * sizeof(float)));
+    }
+  }
   o.groups = split(c.groups, ',');
   for (const auto& g : o.groups) {
     if (g != "world" && g != "tp" && g != "pp" && g != "dp") {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -21,6 +22,10 @@ struct MeasureCommand {
   std::string layout;
   std::string groups = "world";
 };
+
+/// Bounds of --reps and --warmup, and of --np (ccsim measure's launcher checks it too).
+inline constexpr std::int64_t kMaxRepetitions = 1000000;
+inline constexpr std::int64_t kMaxProcesses = 1 << 20;
 
 void setup_measure_options(CLI::App& app, MeasureCommand& command);
 /// Turns the textual options into MeasureOptions; throws InputError naming the option.

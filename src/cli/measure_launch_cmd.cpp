@@ -11,7 +11,9 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/measure_cmd.hpp"
 #include "core/input_error.hpp"
+#include "core/parse.hpp"
 
 namespace ccsim::cli {
 namespace {
@@ -62,14 +64,32 @@ void setup_measure(CLI::App& app) {
   auto launch = std::make_shared<MeasureLaunch>();
   CLI::App* cmd = app.add_subcommand(
       "measure",
-      "run collectives for real over MPI or UCX (starts ccsim-measure with mpirun -np N; "
+      "run collectives for real over MPI or UCX (starts ccsim-measure with mpirun -np N, N from --np, default 2; "
       "`ccsim measure --help` lists its options)");
-  cmd->set_help_flag();  // --help goes to ccsim-measure, which knows the options
+  // Every argument goes to ccsim-measure, which knows the options (--help lists them, --np
+  // too); --np, anywhere among them, is also the -np of mpirun.
+  cmd->set_help_flag();
   cmd->prefix_command();
-  cmd->add_option("--np", launch->np, "processes mpirun starts (when not already started by an MPI launcher)")
-      ->check(CLI::PositiveNumber);
   cmd->callback([launch, cmd] {
     launch->args = cmd->remaining();
+    const auto& args = launch->args;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      std::string value;
+      if (args[i] == "--np") {
+        if (i + 1 == args.size()) throw InputError("command line", 0, "--np", "expected a number of processes, got nothing");
+        value = args[++i];
+      } else if (args[i].starts_with("--np=")) {
+        value = args[i].substr(5);
+      } else {
+        continue;
+      }
+      const auto np = parse_int(value);
+      if (!np || *np < 1 || *np > kMaxProcesses) {
+        throw InputError("command line", 0, "--np",
+                         fmt::format("expected a whole number of processes from 1 to {}, got \"{}\"", kMaxProcesses, value));
+      }
+      launch->np = static_cast<int>(*np);
+    }
     run_measure_launch(*launch);
   });
 }

@@ -183,10 +183,7 @@ ordered_json measure_p2p(const MeasureOptions& options, const Communicator& worl
         double elapsed = Communicator::now_s() - t0;
         if (ping) elapsed /= 2;  // one way
         elapsed = world.max(active ? elapsed : 0.0);
-        if (rep == 0 && elapsed > 0) {
-          reps = std::max(std::min(options.reps, static_cast<int>(options.max_seconds_per_size / elapsed)),
-                          std::min(3, options.reps));
-        }
+        if (rep == 0 && elapsed > 0) reps = detail::affordable_reps(options.reps, options.max_seconds_per_size, elapsed);
         if (rep >= options.warmup) samples.push_back(elapsed);
       }
       ordered_json s;
@@ -247,10 +244,10 @@ nlohmann::ordered_json run_measurements(const MeasureOptions& options) {
         throw InputError("--transport", 0, "", fmt::format("transport \"{}\" is not in this build; {}", t, transports_note()));
       }
     }
-    for (std::uint64_t bytes : options.sizes) {
-      if (bytes < sizeof(float) || bytes % sizeof(float) != 0) {
-        throw InputError("--sizes", 0, "", fmt::format("expected sizes that are a positive multiple of 4 bytes (fp32), got {}", bytes));
-      }
+    if (options.np > 0 && options.np != world.size()) {
+      throw InputError("command line", 0, "--np",
+                       fmt::format("{} processes asked for, but the job has {} (its launcher's -np decides)", options.np,
+                                   world.size()));
     }
     input.emplace(options.data, options.seed);
   });

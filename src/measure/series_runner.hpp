@@ -107,6 +107,15 @@ class InputSource {
   std::vector<float> values_;
 };
 
+/// The repetitions of `wanted` that `max_seconds` allows at `elapsed` seconds each: all of them,
+/// or fewer but at least 3 (or `wanted`, if fewer). In double: a budget of an hour over a few
+/// microseconds is more repetitions than an int holds, and a larger budget must never give fewer.
+inline int affordable_reps(int wanted, double max_seconds, double elapsed) {
+  const double affordable = max_seconds / elapsed;
+  if (!(affordable < wanted)) return wanted;
+  return std::max(static_cast<int>(affordable), std::min(3, wanted));
+}
+
 /// The kind of compressed all_reduce a real codec allows (as collective::compression_of does
 /// for a compressor model).
 inline collective::Compression codec_compression(const compress::Codec& codec) {
@@ -213,11 +222,7 @@ class SeriesRunner {
         std::copy(mine.begin(), mine.end(), work_.begin() + static_cast<std::ptrdiff_t>(own_.offset));
       }
       check.merge(verify(algorithm, codec.get()));
-      if (rep == 0 && elapsed > 0) {
-        // Fewer repetitions (at least 3) when the series would take longer than allowed.
-        const int affordable = static_cast<int>(max_seconds / elapsed);
-        reps = std::max(std::min(wanted, affordable), std::min(3, wanted));
-      }
+      if (rep == 0 && elapsed > 0) reps = affordable_reps(wanted, max_seconds, elapsed);
       if (rep >= options_.warmup) samples.push_back(elapsed);
     }
     ordered_json out;

@@ -27,8 +27,35 @@ expect_unchanged "$TMP/g.f32"
 hostile data-directory 1 "dir: field '--data': is a directory; expected a file of raw fp32 data" "${tiny[@]}" --data "$TMP/dir"
 hostile data-missing 1 "nothing.f32: field '--data': cannot open the file" "${tiny[@]}" --data "$TMP/nothing.f32"
 
+# --- values: readable messages with the real bounds (they printed a 300-digit double)
+hostile reps-zero 105 '--reps: expected a whole number of repetitions from 1 to 1000000, got "0"' --reps 0
+hostile warmup-negative 105 '--warmup: expected a whole number of repetitions from 0 to 1000000, got "-1"' --warmup -1
+hostile max-seconds-zero 105 '--max-seconds: expected a positive finite number of seconds, got "0"' --max-seconds 0
+hostile max-seconds-nan 105 '--max-seconds: expected a positive finite number of seconds, got "nan"' --max-seconds nan
+hostile max-seconds-inf 105 '--max-seconds: expected a positive finite number of seconds, got "inf"' --max-seconds inf
+hostile np-zero-measure 105 '--np: expected a whole number of processes from 1 to 1048576, got "0"' --np 0
+hostile sizes-beyond-mpi 1 "field '--sizes': 1099511627776 bytes per rank is more than MPI's int counts allow: at most 2147483647 fp32 elements" \
+  --sizes 1TiB
+hostile sizes-not-fp32 1 "field '--sizes': expected sizes that are a positive multiple of 4 bytes \(fp32\), got 1001" --sizes 1001
+
 # --- an error on rank 0 alone after the measurements (a write to a full device): exit 1 with
 # the message, every rank ended (it hung: rank 0's error handler waited in a collective)
 CCSIM=$ccsim
 hostile output-full-after-measuring 1 "/dev/full: cannot write: No space left on device" \
   measure --np 2 "${tiny[@]}" -o /dev/full
+
+# --- ccsim measure: --np anywhere, and listed by --help
+hostile np-last 0 '' measure "${tiny[@]}" --np 2 -o "$TMP/np-last.json"
+expect_file "$TMP/np-last.json"
+hostile np-zero 1 "field '--np': expected a whole number of processes from 1 to 1048576, got \"0\"" measure --np 0
+hostile measure-help 0 '' measure --help
+grep -q -- '--np' "$last_out" || fail "ccsim measure --help does not list --np"
+
+# --- a larger time budget never means fewer repetitions (an int overflow cut series to 3)
+hostile max-seconds-huge 0 '' measure --np 2 --sizes 1KiB --reps 5 --warmup 1 --max-seconds 1e9 --p2p -o "$TMP/huge.json"
+python3 -c '
+import json, sys
+m = json.load(open(sys.argv[1]))
+reps = [s["reps"] for s in m["series"] + m["p2p"]]
+sys.exit(0 if reps and all(r == 5 for r in reps) else "repetitions %s, expected 5 each" % reps)' "$TMP/huge.json" ||
+  fail "--max-seconds 1e9 did not run every repetition"
