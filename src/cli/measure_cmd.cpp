@@ -47,6 +47,15 @@ CLI::Validator positive_seconds() {
       "SECONDS > 0");
 }
 
+/// A list option that selects nothing (--op ",") is an error, not an empty measurement.
+std::vector<std::string> split_selection(const std::string& text, const std::string& option, const std::string& choices) {
+  auto out = split(text, ',');
+  if (out.empty()) {
+    throw InputError("command line", 0, option, fmt::format("expected at least one of {}, got \"{}\"", choices, text));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::uint64_t> parse_size_list(const std::string& text, const std::string& field) {
@@ -139,23 +148,38 @@ void finish_measure_options(MeasureCommand& c) {
                                  o.reps));
   }
   o.ops.clear();
-  for (const auto& name : split(c.ops, ',')) {
+  for (const auto& name : split_selection(c.ops, "--op", "all_reduce, all_gather, reduce_scatter")) {
     if (name == "all_reduce") o.ops.push_back(collective::Collective::kAllReduce);
     else if (name == "all_gather") o.ops.push_back(collective::Collective::kAllGather);
     else if (name == "reduce_scatter") o.ops.push_back(collective::Collective::kReduceScatter);
     else throw InputError("command line", 0, "--op", fmt::format("unknown collective \"{}\"; choices: all_reduce, all_gather, reduce_scatter", name));
   }
-  o.algorithms = split(c.algorithms, ',');
   const auto known = collective::algorithms(collective::Collective::kAllReduce);
+  const std::string algo_choices =
+      fmt::format("mpi, {}", fmt::join(std::vector<std::string_view>(known.begin() + 1, known.end()), ", "));
+  o.algorithms = split_selection(c.algorithms, "--algo", algo_choices);
   for (const auto& a : o.algorithms) {
     if (a == "mpi") continue;
     if (a == "auto" || std::find(known.begin(), known.end(), a) == known.end()) {
+      throw InputError("command line", 0, "--algo", fmt::format("unknown implementation \"{}\"; choices: {}", a, algo_choices));
+    }
+    // Each collective runs the algorithms of the list it has; one that none of --op has would
+    // measure nothing.
+    std::vector<std::string_view> runs_on;
+    bool runs = false;
+    for (auto op : {collective::Collective::kAllReduce, collective::Collective::kAllGather,
+                    collective::Collective::kReduceScatter}) {
+      if (collective::find_algorithm(op, a) == nullptr) continue;
+      runs_on.push_back(collective::to_string(op));
+      runs = runs || std::find(o.ops.begin(), o.ops.end(), op) != o.ops.end();
+    }
+    if (!runs) {
       throw InputError("command line", 0, "--algo",
-                       fmt::format("unknown implementation \"{}\"; choices: mpi, {}", a,
-                                   fmt::join(std::vector<std::string_view>(known.begin() + 1, known.end()), ", ")));
+                       fmt::format("\"{}\" runs on none of the collectives of --op ({}): it is an algorithm of {}", a,
+                                   c.ops, fmt::join(runs_on, ", ")));
     }
   }
-  o.transports = split(c.transports, ',');
+  o.transports = split_selection(c.transports, "--transport", fmt::format("{}", fmt::join(measure::available_transports(), ", ")));
   const auto available = measure::available_transports();
   for (const auto& t : o.transports) {
     if (std::find(available.begin(), available.end(), t) == available.end()) {
@@ -178,7 +202,7 @@ void finish_measure_options(MeasureCommand& c) {
                                    bytes, INT_MAX, static_cast<std::uint64_t>(INT_MAX) * sizeof(float)));
     }
   }
-  o.groups = split(c.groups, ',');
+  o.groups = split_selection(c.groups, "--groups", "world, tp, pp, dp");
   for (const auto& g : o.groups) {
     if (g != "world" && g != "tp" && g != "pp" && g != "dp") {
       throw InputError("command line", 0, "--groups", fmt::format("unknown group kind \"{}\"; choices: world, tp, pp, dp", g));

@@ -77,6 +77,12 @@ std::string absolute_codec_spec(const std::string& spec, double value_range) {
   const std::string text = spec.substr(pos + 4, end == std::string::npos ? std::string::npos : end - pos - 4);
   const double rel = parse_double_or_throw(text, "--codec", "rel");
   if (!(rel > 0)) throw InputError("--codec", 0, "rel", fmt::format("expected a positive bound, got \"{}\"", text));
+  if (!(value_range > 0) || !std::isfinite(value_range)) {
+    throw InputError("--codec", 0, "rel",
+                     fmt::format("the inputs' value range is {} (every value the same), so a bound relative to it "
+                                 "gives no absolute bound; give one with abs=X",
+                                 value_range));
+  }
   return spec.substr(0, pos) + fmt::format("abs={:.9g}", rel * value_range) +
          (end == std::string::npos ? "" : spec.substr(end));
 }
@@ -249,6 +255,11 @@ nlohmann::ordered_json run_measurements(const MeasureOptions& options) {
                        fmt::format("{} processes asked for, but the job has {} (its launcher's -np decides)", options.np,
                                    world.size()));
     }
+    if (options.p2p && world.size() < 2) {
+      throw InputError("command line", 0, "--p2p",
+                       fmt::format("point-to-point runs between ranks 0 and 1: it needs at least 2 processes, the job has {}",
+                                   world.size()));
+    }
     input.emplace(options.data, options.seed);
   });
   const InputSource& source = *input;
@@ -341,6 +352,45 @@ nlohmann::ordered_json run_measurements(const MeasureOptions& options) {
     groups.push_back(std::move(group));
   }
   doc["groups"] = groups_json;
+
+  // Every series' schedule and codec, built before any series runs: a combination that cannot
+  // run (homomorphic-ring with a codec whose blocks do not add) or a relative bound that the
+  // data make void (a value range of 0) is refused now, not after the series measured before it.
+  // The value ranges are the ones the series use (every rank's inputs, agreed).
+  std::vector<double> ranges;
+  const bool any_codec = std::any_of(options.ops.begin(), options.ops.end(), [&](Collective op) {
+    return std::any_of(options.algorithms.begin(), options.algorithms.end(),
+                       [&](const std::string& a) { return detail::is_compressed(op, a); });
+  });
+  for (std::uint64_t bytes : options.sizes) {
+    if (!any_codec) break;
+    std::vector<float> values(bytes / sizeof(float));
+    source.fill(values, world.rank(), world.size());
+    ranges.push_back(detail::value_range(values, world));
+  }
+  agree(world, [&] {
+    for (const Group& group : groups) {
+      for (Collective op : options.ops) {
+        for (std::size_t i = 0; i < options.sizes.size(); ++i) {
+          for (const std::string& algorithm : options.algorithms) {
+            if (algorithm == "mpi" || collective::find_algorithm(op, algorithm) == nullptr) continue;
+            collective::Request request;
+            request.op = op;
+            request.algorithm = algorithm;
+            request.size = group.comm.size();
+            request.count = options.sizes[i] / sizeof(float);
+            request.element_bytes = 4;
+            request.node_of_rank = group.node_of_rank;
+            if (detail::is_compressed(op, algorithm)) {
+              const auto codec = compress::make_codec(absolute_codec_spec(options.codec, ranges.at(i)), "--codec");
+              request.compression = detail::codec_compression(*codec);
+            }
+            collective::make_schedule(request);
+          }
+        }
+      }
+    }
+  });
 
   // Every series in sweep order, pooled over the rounds (MeasureOptions::rounds).
   ordered_json series = ordered_json::array();

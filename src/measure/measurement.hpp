@@ -46,7 +46,7 @@ struct MeasureOptions {
   std::vector<std::string> groups = {"world"};  ///< "world", "tp", "pp", "dp"
   std::string data;  ///< an fp32 file to take inputs from; empty: synthetic gradients
   std::uint64_t seed = 1;
-  bool p2p = false;  ///< also ping-pong and concurrent pairs over each transport
+  bool p2p = false;  ///< also ping-pong and concurrent pairs over each transport (2 processes or more)
   int np = 0;  ///< the processes asked for (--np); 0: not given. Must be the job's size.
   std::string command_line;
 };

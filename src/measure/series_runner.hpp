@@ -116,6 +116,17 @@ inline int affordable_reps(int wanted, double max_seconds, double elapsed) {
   return std::max(static_cast<int>(affordable), std::min(3, wanted));
 }
 
+/// The global value range of every rank's `values` (a collective call over `world`).
+inline double value_range(std::span<const float> values, const Communicator& world) {
+  float lo = std::numeric_limits<float>::max();
+  float hi = std::numeric_limits<float>::lowest();
+  for (float v : values) {
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  return world.max(static_cast<double>(hi)) - world.min(static_cast<double>(lo));
+}
+
 /// The kind of compressed all_reduce a real codec allows (as collective::compression_of does
 /// for a compressor model).
 inline collective::Compression codec_compression(const compress::Codec& codec) {
@@ -165,13 +176,7 @@ class SeriesRunner {
         reference_ = std::move(sum);
       }
     }
-    float lo = std::numeric_limits<float>::max();
-    float hi = std::numeric_limits<float>::lowest();
-    for (float v : input_) {
-      lo = std::min(lo, v);
-      hi = std::max(hi, v);
-    }
-    value_range_ = world.max(static_cast<double>(hi)) - world.min(static_cast<double>(lo));
+    value_range_ = detail::value_range(input_, world);
     work_.resize(count_);
   }
 

@@ -38,6 +38,16 @@ hostile sizes-beyond-mpi 1 "field '--sizes': 1099511627776 bytes per rank is mor
   --sizes 1TiB
 hostile sizes-not-fp32 1 "field '--sizes': expected sizes that are a positive multiple of 4 bytes \(fp32\), got 1001" --sizes 1001
 
+# --- selections that measure nothing are refused
+hostile op-empty 1 "field '--op': expected at least one of all_reduce, all_gather, reduce_scatter, got \",\"" --op ,
+hostile transport-empty 1 "field '--transport': expected at least one of mpi" --transport ,
+hostile algo-empty 1 "field '--algo': expected at least one of mpi, ring" --algo ,
+hostile groups-empty 1 "field '--groups': expected at least one of world, tp, pp, dp" --groups ,
+hostile algo-runs-nowhere 1 "field '--algo': \"compressed-ring\" runs on none of the collectives of --op \(all_gather,reduce_scatter\): it is an algorithm of all_reduce" \
+  --op all_gather,reduce_scatter --algo compressed-ring
+hostile algo-one-runs-nowhere 1 "field '--algo': \"rabenseifner\" runs on none of the collectives of --op \(all_gather\)" \
+  --op all_gather --algo mpi,rabenseifner
+
 # --- an error on rank 0 alone after the measurements (a write to a full device): exit 1 with
 # the message, every rank ended (it hung: rank 0's error handler waited in a collective)
 CCSIM=$ccsim
@@ -59,3 +69,17 @@ m = json.load(open(sys.argv[1]))
 reps = [s["reps"] for s in m["series"] + m["p2p"]]
 sys.exit(0 if reps and all(r == 5 for r in reps) else "repetitions %s, expected 5 each" % reps)' "$TMP/huge.json" ||
   fail "--max-seconds 1e9 did not run every repetition"
+
+# --- everything is checked before the first measurement (it failed after six series)
+hostile np-1-p2p 1 "field '--p2p': point-to-point runs between ranks 0 and 1: it needs at least 2 processes, the job has 1" \
+  measure --np 1 "${tiny[@]}" --p2p -o "$TMP/p2p-1.json"
+expect_absent "$TMP/p2p-1.json"
+hostile homomorphic-needs-codec 1 'all_reduce algorithm "homomorphic-ring" needs .*but the compressor is' \
+  measure --np 2 --op reduce_scatter,all_reduce --algo mpi,ring,homomorphic-ring --codec int8 --sizes 1KiB,4KiB --reps 3 \
+  -o "$TMP/homomorphic.json"
+grep -q ' ms  \[' "$last_err" && fail "series were measured before the refusal"
+expect_absent "$TMP/homomorphic.json"
+python3 -c 'import struct, sys; open(sys.argv[1], "wb").write(struct.pack("<256f", *([0.5] * 256)))' "$TMP/constant.f32"
+hostile constant-data-relative-bound 1 "the inputs' value range is 0 \(every value the same\), so a bound relative to it gives no absolute bound; give one with abs=X" \
+  measure --np 2 --algo mpi,compressed-ring --data "$TMP/constant.f32" "${tiny[@]}" -o "$TMP/constant.json"
+grep -q ' ms  \[' "$last_err" && fail "series were measured before the refusal"
