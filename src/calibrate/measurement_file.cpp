@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <regex>
 
 #include <fmt/format.h>
@@ -66,12 +67,26 @@ SeriesPoint read_series(const json::Value& value, const std::string& file, const
       s.check_field = where.field;
       s.check_line = where.line;
       const auto violations = check.optional_non_negative("violations");
-      const auto over = check.optional_non_negative("max_error_over_bound");
-      s.check_failure = fmt::format("its result check failed ({}{}{})", check.optional_string("kind").value_or("check"),
-                                    violations ? fmt::format(", {:g} elements wrong", *violations) : std::string(),
-                                    over ? fmt::format(", max error {:.4g} x the bound", *over) : std::string());
+      // ccsim-measure writes an error that is no finite number (an overflow) as "inf".
+      std::optional<double> over;
+      if (check.has("max_error_over_bound") && check.required("max_error_over_bound").is_string()) {
+        if (check.string("max_error_over_bound") != "inf") {
+          check.at("max_error_over_bound")
+              .fail("expected a non-negative number or \"inf\", " + json::got(check.required("max_error_over_bound")));
+        }
+        over = std::numeric_limits<double>::infinity();
+      } else {
+        over = check.optional_non_negative("max_error_over_bound");
+      }
+      s.check_failure = fmt::format(
+          "its result check failed ({}{}{})", check.optional_string("kind").value_or("check"),
+          violations ? fmt::format(", {:g} elements wrong", *violations) : std::string(),
+          !over ? std::string()
+          : std::isinf(*over) ? std::string(", an error that is not a finite number: an overflow or a wrong result")
+                              : fmt::format(", max error {:.4g} x the bound", *over));
     }
-    check.allow({"kind", "violations", "max_abs_error", "max_error_over_bound", "error_bound_abs", "rms_error", "rms_value"});
+    check.allow({"kind", "violations", "warmup_violations", "max_abs_error", "max_error_over_bound", "error_bound_abs",
+                 "rms_error", "rms_value"});
     check.finish();
   }
   r.allow({"error_feedback", "groups", "count", "dtype", "warmup", "reps", "rounds", "samples_s",

@@ -394,7 +394,7 @@ nlohmann::ordered_json run_measurements(const MeasureOptions& options) {
 
   // Every series in sweep order, pooled over the rounds (MeasureOptions::rounds).
   ordered_json series = ordered_json::array();
-  std::vector<bool> series_failed;
+  std::vector<detail::SeriesCheck> checks;  // per series, over its rounds
   const int rounds = std::max(1, options.rounds);
   for (int round = 0; round < rounds; ++round) {
     const int reps = options.reps / rounds + (round < options.reps % rounds ? 1 : 0);
@@ -412,7 +412,7 @@ nlohmann::ordered_json run_measurements(const MeasureOptions& options) {
               ordered_json s = runner.run(algorithm, transport, reps, options.max_seconds_per_size / rounds);
               if (round == 0) {
                 series.push_back(std::move(s));
-                series_failed.push_back(!runner.passed());
+                checks.push_back(runner.check());
               } else {
                 ordered_json& pooled = series[index];
                 std::vector<double> samples = pooled["samples_s"].get<std::vector<double>>();
@@ -420,8 +420,8 @@ nlohmann::ordered_json run_measurements(const MeasureOptions& options) {
                 pooled["reps"] = samples.size();
                 pooled["time_s"] = summary_json(summarize(samples));
                 pooled["samples_s"] = samples;
-                if (!runner.passed() && !series_failed[index]) pooled["check"] = s["check"];  // the first failure
-                series_failed[index] = series_failed[index] || !runner.passed();
+                checks[index].merge(runner.check());  // every round's repetitions
+                pooled["check"] = checks[index].json();
               }
               if (rounds > 1) series[index]["rounds"] = rounds;
               const ordered_json& done = series[index];
@@ -433,7 +433,7 @@ nlohmann::ordered_json run_measurements(const MeasureOptions& options) {
                            done["transport"].get<std::string>(), bytes, t["median"].get<double>() * 1e3,
                            t["p10"].get<double>() * 1e3, t["p90"].get<double>() * 1e3,
                            done.contains("ratio") ? fmt::format("{:.2f}", done["ratio"].get<double>()) : "-",
-                           done["check"]["kind"].get<std::string>(), series_failed[index - 1] ? "FAILED" : "ok");
+                           done["check"]["kind"].get<std::string>(), checks[index - 1].passed() ? "ok" : "FAILED");
               }
             }
           }
@@ -442,7 +442,8 @@ nlohmann::ordered_json run_measurements(const MeasureOptions& options) {
     }
     if (root && !last) fmt::print(stderr, "round {} of {} done\n", round + 1, rounds);
   }
-  const int failed = static_cast<int>(std::count(series_failed.begin(), series_failed.end(), true));
+  const int failed = static_cast<int>(
+      std::count_if(checks.begin(), checks.end(), [](const detail::SeriesCheck& c) { return !c.passed(); }));
   doc["series"] = series;
   if (options.p2p && world.size() >= 2) {
     // Over the world, whatever groups were measured (UCX context 0 is reserved for it).

@@ -140,6 +140,61 @@ inline bool is_compressed(Collective op, const std::string& algorithm) {
   return info != nullptr && info->compresses();
 }
 
+/// A JSON figure: a number, or the string "inf" (also for NaN: an error that is no finite
+/// number) or "-inf", which JSON numbers cannot hold.
+inline ordered_json figure(double value) {
+  if (std::isfinite(value)) return value;
+  return value < 0 ? "-inf" : "inf";
+}
+
+/// The check of a series against its bound, over its repetitions (and rounds): the worst
+/// figures and the elements over the bound (see "check" in measure/README.md).
+struct SeriesCheck {
+  std::string kind;
+  double bound_eb = 0;  ///< compressions x eb (error-bounded), 0 for plain
+  double max_abs_error = 0;  ///< +inf for an error that is not a finite number (an overflow, NaN)
+  double max_error_over_bound = 0;  ///< <= 1 passes
+  double rms_error = 0;
+  double rms_value = 0;
+  /// Elements of the result over the bound, summed over the timed repetitions: per repetition,
+  /// each group's result counted once (all_reduce, all_gather: on the group's rank with the
+  /// most, since every rank holds all of it; reduce_scatter: every rank's part), summed over
+  /// the groups that ran at once.
+  std::uint64_t violations = 0;
+  std::uint64_t warmup_violations = 0;  ///< the same over the warm-up repetitions
+  bool any = false;
+
+  bool passed() const { return violations == 0 && warmup_violations == 0; }
+
+  void merge(const SeriesCheck& other) {
+    if (!any) {
+      kind = other.kind;
+      bound_eb = other.bound_eb;
+      rms_value = other.rms_value;
+      any = true;
+    }
+    max_abs_error = std::max(max_abs_error, other.max_abs_error);
+    max_error_over_bound = std::max(max_error_over_bound, other.max_error_over_bound);
+    rms_error = std::max(rms_error, other.rms_error);
+    violations += other.violations;
+    warmup_violations += other.warmup_violations;
+  }
+
+  ordered_json json() const {
+    ordered_json out;
+    out["kind"] = kind;
+    out["passed"] = passed();
+    out["violations"] = violations;
+    if (warmup_violations > 0) out["warmup_violations"] = warmup_violations;
+    out["max_abs_error"] = figure(max_abs_error);
+    if (kind != "none") out["max_error_over_bound"] = figure(max_error_over_bound);
+    if (bound_eb > 0) out["error_bound_abs"] = bound_eb;
+    out["rms_error"] = figure(rms_error);
+    out["rms_value"] = figure(rms_value);
+    return out;
+  }
+};
+
 /// One series: an operation, an implementation, a group kind and a size, repeated.
 class SeriesRunner {
  public:
@@ -205,7 +260,7 @@ class SeriesRunner {
     std::vector<float> mine(op_ == Collective::kReduceScatter ? own_.count : 0);
     std::vector<double> samples;
     RealStats stats;
-    Check check;
+    SeriesCheck check;
     const int wanted = reps;
     // One executor for every repetition: its buffers keep their memory between calls.
     std::optional<RealExecutor> executor;
@@ -226,7 +281,12 @@ class SeriesRunner {
       if (mpi && op_ == Collective::kReduceScatter) {
         std::copy(mine.begin(), mine.end(), work_.begin() + static_cast<std::ptrdiff_t>(own_.offset));
       }
-      check.merge(verify(algorithm, codec.get()));
+      const SeriesCheck outcome = verify(algorithm, codec.get());
+      if (rep < options_.warmup) {
+        check.warmup_violations += outcome.violations;  // the figures are the timed repetitions'
+      } else {
+        check.merge(outcome);
+      }
       if (rep == 0 && elapsed > 0) reps = affordable_reps(wanted, max_seconds, elapsed);
       if (rep >= options_.warmup) samples.push_back(elapsed);
     }
@@ -255,53 +315,15 @@ class SeriesRunner {
       out["messages_per_rank"] = static_cast<double>(group_.comm.sum(stats.messages)) / p;
     }
     out["check"] = check.json();
-    passed_ = check.passed;
+    check_ = check;
     return out;
   }
 
-  bool passed() const { return passed_; }
+  /// The check of the last run().
+  const SeriesCheck& check() const { return check_; }
   double value_range() const { return value_range_; }
 
  private:
-  /// The worst error of the series against its bound.
-  struct Check {
-    std::string kind;
-    double bound_eb = 0;  ///< compressions x eb (error-bounded), 0 for plain
-    double max_abs_error = 0;
-    double max_error_over_bound = 0;  ///< <= 1 passes
-    double rms_error = 0;
-    double rms_value = 0;
-    std::uint64_t violations = 0;
-    bool passed = true;
-    bool any = false;
-
-    void merge(const Check& other) {
-      if (!any) {
-        *this = other;
-        any = true;
-        return;
-      }
-      max_abs_error = std::max(max_abs_error, other.max_abs_error);
-      max_error_over_bound = std::max(max_error_over_bound, other.max_error_over_bound);
-      rms_error = std::max(rms_error, other.rms_error);
-      violations += other.violations;
-      passed = passed && other.passed;
-    }
-
-    ordered_json json() const {
-      ordered_json out;
-      out["kind"] = kind;
-      out["passed"] = passed;
-      out["violations"] = violations;
-      out["max_abs_error"] = max_abs_error;
-      if (kind != "none") out["max_error_over_bound"] = max_error_over_bound;
-      if (bound_eb > 0) out["error_bound_abs"] = bound_eb;
-      out["rms_error"] = rms_error;
-      out["rms_value"] = rms_value;
-      return out;
-    }
-  };
-
   std::string library_call() const {
     switch (op_) {
       case Collective::kAllReduce: return "MPI_Allreduce";
@@ -333,8 +355,9 @@ class SeriesRunner {
   }
 
   /// Checks the result in work_ (this rank's part of it) against the library's reference.
-  Check verify(const std::string& algorithm, const compress::Codec* codec) const {
-    Check c;
+  SeriesCheck verify(const std::string& algorithm, const compress::Codec* codec) const {
+    SeriesCheck c;
+    c.any = true;
     const int p = group_.comm.size();
     std::uint64_t first = 0;
     std::uint64_t last = count_;
@@ -364,7 +387,10 @@ class SeriesRunner {
     for (std::uint64_t i = first; i < last; ++i) {
       const double got = work_[i];
       const double want = reference_[i];
-      const double err = std::abs(got - want);
+      double err = std::abs(got - want);
+      // An overflowed element (inf, or inf - inf = NaN) has no finite error: count it as
+      // infinite, which every maximum keeps (std::max drops a NaN).
+      if (!std::isfinite(err)) err = std::numeric_limits<double>::infinity();
       sq_err += err * err;
       sq_val += want * want;
       c.max_abs_error = std::max(c.max_abs_error, err);
@@ -379,10 +405,8 @@ class SeriesRunner {
         if (bound > 0) c.max_error_over_bound = std::max(c.max_error_over_bound, err / bound);
         else if (err > 0) c.max_error_over_bound = std::numeric_limits<double>::infinity();
       }
-      if (!ok || !std::isfinite(got)) {
-        ++c.violations;
-        c.passed = false;
-      }
+      if (!std::isfinite(err)) c.max_error_over_bound = std::numeric_limits<double>::infinity();
+      if (!ok || !std::isfinite(got) || !std::isfinite(err)) ++c.violations;
     }
     const auto n = static_cast<double>(std::max<std::uint64_t>(last - first, 1));
     c.rms_error = std::sqrt(sq_err / n);
@@ -392,8 +416,12 @@ class SeriesRunner {
     c.max_error_over_bound = world_.max(c.max_error_over_bound);
     c.rms_error = world_.max(c.rms_error);
     c.rms_value = world_.max(c.rms_value);
-    c.violations = world_.sum(c.violations);
-    c.passed = c.violations == 0;
+    // The elements of each group's result once: reduce_scatter's parts are every rank's own;
+    // all_reduce and all_gather give every rank all of it (the rank with the most counts).
+    const auto mine = static_cast<double>(c.violations);
+    const double worst = group_.comm.max(mine);
+    const double per_group = op_ == Collective::kReduceScatter ? mine : group_.comm.rank() == 0 ? worst : 0.0;
+    c.violations = static_cast<std::uint64_t>(world_.sum(per_group));
     return c;
   }
 
@@ -409,7 +437,7 @@ class SeriesRunner {
   std::vector<float> abs_sum_;
   std::vector<float> work_;
   double value_range_ = 0;
-  bool passed_ = true;
+  SeriesCheck check_;
 };
 
 }  // namespace ccsim::measure::detail

@@ -83,3 +83,26 @@ python3 -c 'import struct, sys; open(sys.argv[1], "wb").write(struct.pack("<256f
 hostile constant-data-relative-bound 1 "the inputs' value range is 0 \(every value the same\), so a bound relative to it gives no absolute bound; give one with abs=X" \
   measure --np 2 --algo mpi,compressed-ring --data "$TMP/constant.f32" "${tiny[@]}" -o "$TMP/constant.json"
 grep -q ' ms  \[' "$last_err" && fail "series were measured before the refusal"
+
+# --- a failed check reports its figures: one element in two overflows to inf (2 of 256),
+# 3 timed repetitions over 3 rounds, 1 warm-up each
+python3 -c '
+import struct, sys
+v = [0.0] * 256
+v[0] = v[128] = 3e38
+open(sys.argv[1], "wb").write(struct.pack("<256f", *v))' "$TMP/overflow.f32"
+hostile overflow-check 5 "2 series failed their result check" \
+  measure --np 2 --algo mpi,ring --data "$TMP/overflow.f32" --sizes 1KiB --reps 3 --rounds 3 --warmup 1 -o "$TMP/overflow.json"
+python3 -c '
+import json, sys
+m = json.load(open(sys.argv[1]))
+for s in m["series"]:
+    c = s["check"]
+    want = {"passed": False, "violations": 6, "warmup_violations": 6, "max_abs_error": "inf", "max_error_over_bound": "inf",
+            "rms_error": "inf", "rms_value": "inf"}
+    got = {k: c.get(k) for k in want}
+    if got != want:
+        sys.exit("%s: check %s, expected %s" % (s["algorithm"], got, want))' "$TMP/overflow.json" ||
+  fail "the check of an overflowing result"
+hostile overflow-calibrate 1 "its result check failed \(bitwise, 6 elements wrong, an error that is not a finite number" \
+  calibrate network "$TMP/overflow.json" --series ring/mpi
