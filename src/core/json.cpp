@@ -1,6 +1,7 @@
 #include "core/json.hpp"
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <unordered_set>
@@ -327,6 +328,8 @@ class Parser {
 Value parse(std::string_view text, const std::string& file) { return Parser(text, file).document(); }
 
 std::string read_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError(path, 0, "", "is a directory, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, 0, "", fmt::format("cannot open file: {}", std::strerror(errno)));
   std::ostringstream buffer;

@@ -3,3 +3,6 @@
 hostile unknown-command 106 'subcommand is required' frobnicate
 hostile missing-trace 1 'no-such-trace.json' replay "$TMP/no-such-trace.json"
 hostile bad-trace 1 'bad_unknown_key.json' replay "$DATA/bad_unknown_key.json"
+
+# A directory given where a file is read says so (it said "JSON syntax: unexpected end of file").
+hostile trace-is-directory 1 "^ccsim: error: .*: is a directory, not a file$" replay "$TMP" --platform local
