@@ -127,6 +127,17 @@ void add_measurement_input(CLI::App* sub, std::string& measurements, std::string
                   "(default: any, when that leaves one point per size)");
 }
 
+std::string measurement_tier(const calibrate::MeasurementFile& file, const std::string& tier) {
+  if (tier.empty()) return file.nodes > 1 ? "inter" : "intra";
+  if (tier == "intra" && file.nodes > 1) {
+    throw InputError("command line", 0, "--tier",
+                     fmt::format("{} was measured on {} nodes (machine.nodes), so its messages crossed nodes: they are "
+                                 "the inter-node tier's (--tier inter, the default for such a file), not intra",
+                                 file.file, file.nodes));
+  }
+  return tier;
+}
+
 namespace {
 
 struct CalibrateNetworkCommand {
@@ -149,13 +160,7 @@ void run_calibrate_network(CalibrateNetworkCommand cmd) {
   calibrate::MeasurementFile file = calibrate::read_any_measurements(
       cmd.measurements, cmd.ranks > 0 ? std::optional<int>(cmd.ranks) : std::nullopt);
   if (cmd.series.empty()) cmd.series = calibrate::default_series(file);
-  if (cmd.tier.empty()) cmd.tier = file.nodes > 1 ? "inter" : "intra";
-  if (cmd.tier == "intra" && file.nodes > 1) {
-    throw InputError("command line", 0, "--tier",
-                     fmt::format("{} was measured on {} nodes (machine.nodes), so its messages crossed nodes: the fit "
-                                 "describes the inter-node tier (--tier inter, the default for such a file), not intra",
-                                 cmd.measurements, file.nodes));
-  }
+  cmd.tier = measurement_tier(file, cmd.tier);
   calibrate::SeriesChoice choice = calibrate::parse_series_choice(cmd.series, "command line", "--series");
   choice.library_schedule = cmd.library_schedule;
   choice.group = cmd.group;

@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "calibrate/compute_fit.hpp"
+#include "calibrate/measurement_file.hpp"
 #include "calibrate/network_fit.hpp"
 #include "core/output_file.hpp"
 #include "topology/network_model.hpp"
@@ -57,6 +58,9 @@ topology::Platform read_named_platform(const std::string& name, const topology::
 /// Shared by calibrate network and validate: the measurement file (any format of
 /// calibrate::read_any_measurements), --series and --ranks.
 void add_measurement_input(CLI::App* sub, std::string& measurements, std::string& series, int& ranks, std::string& group);
+/// The tier a measurement's series describes: `tier` (--tier) or, when empty, inter for a file
+/// measured on several nodes, else intra; intra for such a file is refused.
+std::string measurement_tier(const calibrate::MeasurementFile& file, const std::string& tier);
 
 /// Shared by calibrate trace and predict: --flop-exponent fit|1 (calibrate::FlopExponent),
 /// bound to `value` ("fit" or "1"), and its meaning.

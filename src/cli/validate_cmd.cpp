@@ -42,13 +42,7 @@ void run_validate(ValidateCommand cmd) {
   if (cmd.series.empty()) cmd.series = calibrate::default_series(file);
   topology::NetworkModel model = topology::read_network_model(
       find_data_file(cmd.model, network_model_dirs(), "--model", "network model", "network models"));
-  if (cmd.tier.empty()) cmd.tier = file.nodes > 1 ? "inter" : "intra";
-  if (cmd.tier == "intra" && file.nodes > 1) {
-    throw InputError("command line", 0, "--tier",
-                     fmt::format("{} was measured on {} nodes (machine.nodes), so its messages crossed nodes: an intra "
-                                 "tier does not predict them (--tier inter, the default for such a file)",
-                                 cmd.measurements, file.nodes));
-  }
+  cmd.tier = measurement_tier(file, cmd.tier);
   const bool inter = cmd.tier == "inter";
   if (!(inter ? model.has_inter : model.has_intra)) {
     throw InputError("command line", 0, "--tier",

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -47,32 +48,35 @@ double as_number(const Value& value, const SourceRef& where) {
   return *parsed;
 }
 
-std::int64_t as_integer(const Value& value, const SourceRef& where) {
-  if (!value.is_number()) where.fail("expected an integer, " + got(value));
+namespace {
+
+/// The integer a number holds, also when written with an exponent or ".0" ("1e6", "16.0");
+/// nullopt for a fraction or a value beyond what a double holds exactly. The range is checked
+/// on the double before it is converted: a double-to-integer conversion of a value out of
+/// range is undefined behaviour.
+std::optional<std::int64_t> integral(const Value& value) {
   if (auto parsed = parse_int(value.text())) return *parsed;
-  // Accept integral values written with an exponent or ".0" ("1e6", "16.0"). The range is
-  // checked on the double before it is converted: a double-to-integer conversion of a value
-  // out of range is undefined behaviour.
   auto as_double = parse_double(value.text());
   if (as_double && std::abs(*as_double) < kExactIntegerLimit && *as_double == std::trunc(*as_double)) {
     return static_cast<std::int64_t>(*as_double);
   }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::int64_t as_integer(const Value& value, const SourceRef& where) {
+  if (!value.is_number()) where.fail("expected an integer, " + got(value));
+  if (auto result = integral(value)) return *result;
   where.fail("expected an integer, " + got(value));
 }
 
 std::int64_t as_integer_in(const Value& value, const SourceRef& where, std::int64_t min, std::int64_t max) {
   auto fail = [&] { where.fail(fmt::format("expected an integer from {} to {}, {}", min, max, got(value))); };
   if (!value.is_number()) where.fail("expected an integer, " + got(value));
-  std::int64_t result = 0;
-  if (auto parsed = parse_int(value.text())) {
-    result = *parsed;
-  } else {
-    auto as_double = parse_double(value.text());
-    if (!as_double || !(std::abs(*as_double) < kExactIntegerLimit) || *as_double != std::trunc(*as_double)) fail();
-    result = static_cast<std::int64_t>(*as_double);
-  }
-  if (result < min || result > max) fail();
-  return result;
+  const std::optional<std::int64_t> result = integral(value);
+  if (!result || *result < min || *result > max) fail();
+  return *result;
 }
 
 std::string describe_range(double min, double max, bool min_exclusive) {
@@ -286,18 +290,10 @@ std::optional<std::uint64_t> ObjectReader::optional_non_negative_integer(std::st
 
 std::int64_t ObjectReader::positive_integer(std::string_view key) {
   const Value& member = required(key);
-  // Integral values written with an exponent or ".0" count, as for every integer (as_integer).
-  const std::int64_t value = located(*this, key, [&](const SourceRef& where) {
-    if (!member.is_number()) where.fail("expected a positive integer, " + got(member));
-    if (auto parsed = parse_int(member.text())) return *parsed;
-    auto as_double = parse_double(member.text());
-    if (as_double && std::abs(*as_double) < kExactIntegerLimit && *as_double == std::trunc(*as_double)) {
-      return static_cast<std::int64_t>(*as_double);
-    }
-    where.fail("expected a positive integer, " + got(member));
-  });
-  if (value <= 0) at(key).fail("expected a positive integer, " + got(member));
-  return value;
+  // Integral values written with an exponent or ".0" count, as for every integer (integral).
+  const std::optional<std::int64_t> value = member.is_number() ? integral(member) : std::nullopt;
+  if (!value || *value <= 0) at(key).fail("expected a positive integer, " + got(member));
+  return *value;
 }
 
 bool ObjectReader::boolean(std::string_view key) {

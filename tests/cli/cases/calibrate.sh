@@ -215,7 +215,7 @@ python3 -c "
 import json, sys
 d = json.load(open(sys.argv[1])); d['machine']['nodes'] = 2
 json.dump(d, open(sys.argv[2], 'w'), indent=1)" "$DATA/measure/tcp-np4.json" "$TMP/two-nodes.json"
-hostile two-nodes-intra 1 "field '--tier': .*two-nodes.json was measured on 2 nodes \(machine.nodes\), so its messages crossed nodes: the fit describes the inter-node tier" \
+hostile two-nodes-intra 1 "field '--tier': .*two-nodes.json was measured on 2 nodes \(machine.nodes\), so its messages crossed nodes: they are the inter-node tier's" \
   calibrate network "$TMP/two-nodes.json" --series ring/mpi --tier intra -o "$TMP/two-nodes-model.json"
 expect_absent "$TMP/two-nodes-model.json"
 hostile two-nodes-default 0 '' calibrate network "$TMP/two-nodes.json" --series ring/mpi -o "$TMP/two-nodes-model.json"
@@ -239,3 +239,5 @@ hostile layout-validate-dp 0 '' validate "$L" --model "$TMP/layout-tp.json" --gr
 grep -Eq 'held-out +9 points' "$last_out" || fail "the dp points are not held out of a tp fit"
 hostile layout-validate-tp 0 '' validate "$L" --model "$TMP/layout-tp.json" --group tp
 grep -Eq 'fitted +9 points' "$last_out" || fail "the tp points of a tp fit are not the fitted ones"
+hostile two-nodes-validate-intra 1 "field '--tier': .*two-nodes.json was measured on 2 nodes" \
+  validate "$TMP/two-nodes.json" --series ring/mpi --model local-tcp --tier intra
