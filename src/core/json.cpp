@@ -141,7 +141,9 @@ class Parser {
       int key_line = line_;
       std::string key = parse_string(true);
       if (!seen.insert(key).second) {
-        throw InputError(file_, key_line, key, "the key appears twice in the same object");
+        const std::string parent = current_path();
+        throw InputError(file_, key_line, parent.empty() ? key : parent + "." + key,
+                         "the key appears twice in the same object");
       }
       skip_space();
       expect(':');

@@ -56,6 +56,9 @@ TEST_CASE("json syntax errors name file and line", "[json]") {
   CHECK(error_of("\n\n\"abc") == "doc.json:3: JSON syntax: unterminated string");
   CHECK(error_of("{} {}") == "doc.json:1: unexpected '{' after the end of the document");
   CHECK(error_of("{\"a\": 1,\n \"a\": 2}") == "doc.json:2: field 'a': the key appears twice in the same object");
+  // Nested: the key's whole path, as every other field error spells it.
+  CHECK(error_of("{\"r\": [{\"b\": {\"a\": 1, \"a\": 2}}]}") ==
+        "doc.json:1: field 'r[0].b.a': the key appears twice in the same object");
   CHECK(error_of("") == "doc.json:1: JSON syntax: unexpected end of file, expected a value");
 }
 
