@@ -39,14 +39,14 @@ class NativeReader {
     trace_.platform = doc.optional_string("platform").value_or("");
     trace_.placement = doc.optional_string("placement").value_or("");
     if (doc.has("placement")) trace_.placement_line = doc.at("placement").line;
-    if (doc.has("iterations")) {
+    if (doc.optional("iterations") != nullptr) {  // null: absent, as for every optional field
       std::int64_t iterations = doc.positive_integer("iterations");
       if (iterations > (1 << 20)) {
         doc.at("iterations").fail(fmt::format("expected at most 1048576 iterations, got \"{}\"", iterations));
       }
       trace_.iterations = static_cast<int>(iterations);
     }
-    if (doc.has("hardware")) read_hardware(doc);
+    if (doc.optional("hardware") != nullptr) read_hardware(doc);
     doc.allow({"config", "source"});  // free-form metadata, documented in traces/README.md
     std::int64_t world = doc.positive_integer("world_size");
     if (world > (1 << 24)) doc.at("world_size").fail(fmt::format("expected at most 16777216 ranks, got \"{}\"", world));

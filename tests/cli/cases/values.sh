@@ -123,3 +123,7 @@ hostile integers-as-doubles 0 '' replay "$TMP/ints.json" --platform "$plat"
 grep -q '2 ranks' "$last_out" || fail "world_size 2.0 is not 2 ranks"
 printf '%s\n' '{"format":"ccsim-trace","version":1,"name":"ints","world_size":2.5,"ranks":[]}' > "$TMP/half.json"
 hostile integers-half 1 "half.json:1: field 'world_size': expected a positive integer, got \"2.5\"" replay "$TMP/half.json" --platform "$plat"
+# null is absent for the optional top-level fields too (iterations: null was an error).
+printf '%s\n' '{"format":"ccsim-trace","version":1,"name":"n","world_size":1,"iterations":null,"hardware":null,"ranks":[{"rank":0,"ops":[{"kind":"compute","name":"a","duration_ms":1}]}]}' > "$TMP/nulls.json"
+hostile optional-nulls 0 '' replay "$TMP/nulls.json" --platform "$plat"
+grep -q 'does not say how many iterations' "$last_out" || fail "iterations: null is not absent"
