@@ -65,17 +65,13 @@ class InputSource {
  public:
   InputSource(const std::string& file, std::uint64_t seed) : seed_(seed) {
     if (file.empty()) return;
-    check_data_file(file);
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw InputError(file, 0, "--data", "cannot open the file");
-    in.seekg(0, std::ios::end);
+    check_data_file(file);  // a regular file of a non-zero multiple of 4 bytes, noted as an input
+    std::ifstream in(file, std::ios::binary | std::ios::ate);
     const auto bytes = static_cast<std::uint64_t>(in.tellg());
-    if (bytes < sizeof(float) || bytes % sizeof(float) != 0) {
-      throw InputError(file, 0, "--data", fmt::format("expected raw fp32 data (a non-zero multiple of 4 bytes), got {} bytes", bytes));
-    }
     values_.resize(bytes / sizeof(float));
     in.seekg(0);
     in.read(reinterpret_cast<char*>(values_.data()), static_cast<std::streamsize>(bytes));
+    if (!in) throw InputError(file, 0, "--data", "cannot read the file");
     for (float v : values_) {
       if (!std::isfinite(v)) throw InputError(file, 0, "--data", "the data holds a value that is not finite");
     }
