@@ -11,7 +11,7 @@
 #   RUN --hardware local`) to DIR/NAME.json (round 0) or DIR/NAME_repK.json (round K), and its
 #   summary.json copied to DIR/NAME.summary.json or DIR/NAME_repK.summary.json (the rank files
 #   stay in DIR/runs/, with what the import said). NAME is one of the configurations below
-#   (default: all of them).
+#   (default: the nine of ORDER; the ones of up to 8 ranks are named explicitly).
 # Then, with or without --generate, for each NAME with DIR/NAME.json (default: every such NAME
 #   in DIR): its trace replayed as traced, and its iteration predicted from the round-0 traces of
 #   the others (leave one out), against its round-0 run and, where DIR/NAME_rep*.summary.json
@@ -39,6 +39,14 @@ declare -A CONFIGS=(
   [dp2_h512]="--dp 2 --layers 2 --hidden 512"
   [tp2_dp2_h256]="--tp 2 --dp 2 --layers 2 --hidden 256"
   [pp4_h256]="--pp 4 --layers 4 --hidden 256"
+  # up to 8 ranks, for a host with a core per rank (tests/data/compute/h200host/)
+  [tp4_h512]="--tp 4 --layers 2 --hidden 512"
+  [dp4_h256]="--dp 4 --layers 2 --hidden 256"
+  [tp4_pp2_h512]="--tp 4 --pp 2 --layers 4 --hidden 512"
+  [tp2_pp2_dp2_h256]="--tp 2 --pp 2 --dp 2 --layers 4 --hidden 256"
+  [tp8_h512]="--tp 8 --layers 2 --hidden 512"
+  [dp8_h256]="--dp 8 --layers 2 --hidden 256"
+  [pp8_h256]="--pp 8 --layers 8 --hidden 256"
 )
 ORDER="tp2_h256 tp2_h384 tp2_h512 pp2_h256 pp2_h384 dp2_h256 dp2_h512 tp2_dp2_h256 pp4_h256"
 
