@@ -30,6 +30,14 @@ class LineMap {
  public:
   explicit LineMap(std::string_view text) : text_(text) { scan(); }
 
+  /// The lines at which `path` is given, as a key or a table header, in file order (empty when
+  /// never): a quoted key holding a dot and a dotted key can give the same path twice.
+  const std::vector<int>& given(const std::string& path) const {
+    static const std::vector<int> kNone;
+    auto it = given_.find(path);
+    return it == given_.end() ? kNone : it->second;
+  }
+
   /// The line of `path`, or of its closest ancestor that has one (1 when none).
   int line(std::string path) const {
     while (true) {
@@ -64,6 +72,7 @@ class LineMap {
         } else {
           prefix = name;
           note(name);
+          given_[name].push_back(line_);
         }
         while (pos_ < text_.size() && text_[pos_] != '\n') ++pos_;  // the closing brackets, a comment
       } else {
@@ -73,6 +82,7 @@ class LineMap {
           path += (path.empty() ? "" : ".") + part;
           lines_.emplace(path, line_);
         }
+        given_[path].push_back(line_);
         ++pos_;  // '='
         skip_value();
       }
@@ -167,6 +177,7 @@ class LineMap {
   int line_ = 1;
   std::map<std::string, int> lines_;
   std::map<std::string, int> counts_;  ///< elements of each array of tables so far
+  std::map<std::string, std::vector<int>> given_;
 };
 
 /// Writes JSON text whose values sit on given lines.
@@ -182,6 +193,7 @@ class Writer {
     const std::string last = path.substr(path.find_last_of('.') == std::string::npos ? 0 : path.find_last_of('.') + 1);
     const bool flat = std::find(flat_.begin(), flat_.end(), last) != flat_.end();
     collect(t, "", flat, members);
+    refuse_duplicates(members, path);
     std::stable_sort(members.begin(), members.end(), [&](const auto& a, const auto& b) {
       return lines_.line(member(path, a.first)) < lines_.line(member(path, b.first));
     });
@@ -199,6 +211,25 @@ class Writer {
  private:
   static std::string member(const std::string& path, const std::string& key) {
     return path.empty() ? key : path + "." + key;
+  }
+
+  /// Under a flat table, a quoted key holding a dot ("intra.latency" = 1) and a nested key
+  /// (intra.latency = 2, or [grid.set.intra] latency = 2) become the same member: an InputError
+  /// naming both lines, where the JSON would hold the key twice.
+  void refuse_duplicates(const std::vector<std::pair<std::string, std::shared_ptr<cpptoml::base>>>& members,
+                         const std::string& path) const {
+    std::map<std::string_view, int> seen;
+    for (const auto& [name, node] : members) {
+      if (seen.emplace(name, 0).second) continue;
+      const std::string field = member(path, name);
+      const std::vector<int>& at = lines_.given(field);
+      const int first = at.empty() ? lines_.line(field) : at.front();
+      const int second = at.size() > 1 ? at[1] : first;
+      throw InputError(file_, second, field,
+                       fmt::format("TOML: \"{}\" is given twice, on line {} and on line {} (a quoted key holding a "
+                                   "dot names the same setting as the dotted key)",
+                                   field, first, second));
+    }
   }
 
   /// The members of `t`; under a flat table, nested tables become dotted keys.
