@@ -57,7 +57,7 @@ TEST_CASE("every preset loads, names a source for every tier, and has a bisectio
   std::vector<std::string> dirs = {CCSIM_SOURCE_DIR "/platforms"};
   std::vector<std::string> names = topology::list_platforms(dirs);
   for (const char* expected : {"sunway-oceanlight", "sunway-taihulight", "tianhe-2a", "hygon-dcu", "dgx-h100-superpod",
-                               "local", "qu2025-fit"}) {
+                               "local", "qu2025-fit", "dgx-a100-superpod"}) {
     CHECK(std::find(names.begin(), names.end(), expected) != names.end());
   }
   for (const std::string& name : names) {
@@ -68,7 +68,7 @@ TEST_CASE("every preset loads, names a source for every tier, and has a bisectio
     for (const topology::Tier& tier : p.network.tiers()) CHECK_FALSE(tier.source.empty());
   }
   CHECK_THROWS_WITH(topology::find_platform("summit", dirs),
-                    Catch::Matchers::StartsWith("--platform: unknown platform \"summit\"; presets: dgx-h100-superpod, "));
+                    Catch::Matchers::StartsWith("--platform: unknown platform \"summit\"; presets: dgx-a100-superpod, dgx-h100-superpod, "));
 }
 
 TEST_CASE("the TaihuLight preset reproduces its published bisection", "[topology][platform]") {
