@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -28,7 +29,7 @@ calibrate::ProfileFitOptions h200_options() {
 }
 
 std::string write_temp(const std::string& name, const std::string& text) {
-  const std::string path = "profile_fit_test_" + name;
+  const std::string path = (std::filesystem::temp_directory_path() / ("ccsim_profile_fit_test_" + name)).string();
   std::ofstream(path) << text;
   return path;
 }
