@@ -19,7 +19,9 @@ using json::ObjectReader;
 using json::Value;
 
 constexpr double kMaxSeconds = 1.0;  // per kernel overhead or launch: a second is no kernel's
+constexpr double kMinFlops = 1e6;    // a peak below a MFLOP/s is a typo, and keeps every time finite
 constexpr double kMaxFlops = 1e19;   // a peak above 10 EFLOP/s is a typo
+constexpr double kMinEfficiency = 1e-3;
 constexpr double kMaxBps = 1e16;
 constexpr double kMaxError = 1e6;
 constexpr int kMaxTile = 4096;
@@ -37,7 +39,7 @@ void read_gemm(ObjectReader& doc, GemmModel& g) {
   const Value& peaks_value = r.object("peak_flops");
   for (const auto& [key, value] : peaks_value.members()) {
     const SourceRef where{doc.file(), value.line(), r.path() + ".peak_flops." + key};
-    DTypePeak p{read_dtype_value(where, key), peaks.number_in(key, 0, kMaxFlops, true)};
+    DTypePeak p{read_dtype_value(where, key), peaks.number_in(key, kMinFlops, kMaxFlops)};
     for (const DTypePeak& q : g.peaks) {
       if (q.dtype == p.dtype) where.fail(fmt::format("{} is given twice (as another spelling)", dtype_name(p.dtype)));
     }
@@ -55,12 +57,12 @@ void read_gemm(ObjectReader& doc, GemmModel& g) {
     GemmTile tile;
     tile.m = static_cast<int>(t.integer_in("m", 1, kMaxTile));
     tile.n = static_cast<int>(t.integer_in("n", 1, kMaxTile));
-    tile.efficiency = t.number_in("efficiency", 0, 1, true);
+    tile.efficiency = t.number_in("efficiency", kMinEfficiency, 1);
     t.finish();
     g.tiles.push_back(tile);
   }
   if (g.tiles.empty()) r.at("tiles").fail("expected at least one tile, e.g. {\"m\": 128, \"n\": 128, \"efficiency\": 1}");
-  g.efficiency = r.number_in("efficiency", 0, 1, true);
+  g.efficiency = r.number_in("efficiency", kMinEfficiency, 1);
   g.k_fill = r.number_in("k_fill", 0, 1e6);
   g.split_k_min = r.number_in("split_k_min", 0, 1e9);
   g.overhead_s = r.number_in("overhead_s", 0, kMaxSeconds);

@@ -17,7 +17,7 @@ inline constexpr int kAcceleratorProfileVersion = 1;
 struct GemmTile {
   int m = 128;
   int n = 128;
-  double efficiency = 1;  ///< (0, 1]: smaller tiles reuse operands less
+  double efficiency = 1;  ///< [0.001, 1]: smaller tiles reuse operands less
 };
 
 /// The dense peak rate of one element type's matrix products.
@@ -36,7 +36,7 @@ struct GemmModel {
   int multiprocessors = 0;
   std::vector<DTypePeak> peaks;
   std::vector<GemmTile> tiles;
-  double efficiency = 1;   ///< of peak, the best tile at full depth
+  double efficiency = 1;   ///< of peak, the best tile at full depth, [0.001, 1]
   double k_fill = 0;       ///< elements of depth
   double split_k_min = 0;  ///< least depth of a split-K slice; 0: no split-K
   double overhead_s = 0;   ///< per product kernel, on the device
