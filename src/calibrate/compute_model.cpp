@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -224,6 +225,18 @@ std::string write_compute_model(const ComputeModel& model) {
   return doc.dump(2) + "\n";
 }
 
+const KindModel* KindModelCost::kind_of(std::string_view name, std::string_view label) const {
+  if (label.starts_with("bwd:")) {
+    if (const KindModel* k = model_.find(std::string(name) + ":bwd")) return k;
+  }
+  return model_.find(name);
+}
+
+double KindModelCost::seconds(const topology::ComputeOp& op, const topology::AcceleratorSpec& /*acc*/) const {
+  const KindModel* k = kind_of(op.name, op.label);
+  return k == nullptr ? std::numeric_limits<double>::quiet_NaN() : k->predict_s(op.flops, op.bytes);
+}
+
 std::string compute_kind(const trace::Trace& trace, const trace::Op& op) {
   std::string kind(trace.op_name(op));
   if (trace.op_label(op).starts_with("bwd:")) kind += ":bwd";
@@ -288,19 +301,20 @@ ComputeAdjustment adjust_compute(trace::Trace& trace, const topology::Accelerato
   if (mode == ComputeMode::kModel) {
     if (model == nullptr) throw InputError("command line", 0, "--compute", "model:FILE needs a model file");
     const std::vector<int> ranks = trace.ranks_per_program();
+    const KindModelCost cost(*model);
     for (std::size_t r = 0; r < trace.programs.size(); ++r) {
       for (std::size_t i = 0; i < trace.programs[r].ops.size(); ++i) {
         trace::Op& op = trace.programs[r].ops[i];
         if (op.kind != trace::OpKind::kCompute) continue;
         const std::string_view name = trace.op_name(op);
-        const KindModel* k = model->find(compute_kind(trace, op));
-        if (k == nullptr) k = model->find(name);
-        if (k == nullptr) {
+        if (cost.kind_of(name, trace.op_label(op)) == nullptr) {
           throw InputError(trace.source, op.line, fmt::format("{}[{}].name", trace.programs[r].field, i),
                            fmt::format("operator kind \"{}\" is not in compute model {} (its kinds: {})", name,
                                        model->file.empty() ? model->name : model->file, model->kind_list()));
         }
-        const double t = k->predict_s(op.flops, static_cast<double>(op.bytes));
+        const double t = cost.seconds({name, trace.op_label(op), trace.gemm_of(op), op.flops,
+                                       static_cast<double>(op.bytes), op.duration_s},
+                                      acc);
         if (!(t <= kMaxSeconds)) {
           throw InputError(trace.source, op.line, fmt::format("{}[{}]", trace.programs[r].field, i),
                            fmt::format("compute model {} gives this {} {:.6g} s, more than a year (the limit of an "

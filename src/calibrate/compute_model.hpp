@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "topology/compute_cost.hpp"
 #include "topology/network.hpp"
 #include "trace/trace.hpp"
 
@@ -68,6 +69,21 @@ struct ComputeModel {
   const KindModel* find(std::string_view kind) const;
   /// "linear, bmm, ..." (the first 20), for messages.
   std::string kind_list() const;
+};
+
+/// A fitted compute model as a compute cost: an operator's time is its kind's curve (the
+/// backward kind "NAME:bwd" for a label "bwd:...", else the forward one), whatever the
+/// accelerator; NaN for a kind the model lacks (adjust_compute refuses those first).
+class KindModelCost final : public topology::ComputeCost {
+ public:
+  explicit KindModelCost(const ComputeModel& model) : model_(model) {}
+  double seconds(const topology::ComputeOp& op, const topology::AcceleratorSpec& acc) const override;
+  std::string describe() const override { return "compute model " + (model_.file.empty() ? model_.name : model_.file); }
+  /// The curve that prices an operator of `name` and `label`, nullptr when the model has none.
+  const KindModel* kind_of(std::string_view name, std::string_view label) const;
+
+ private:
+  const ComputeModel& model_;
 };
 
 /// Reads a compute model strictly: unknown keys, a wrong format or version, a negative or

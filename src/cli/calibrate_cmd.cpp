@@ -262,6 +262,7 @@ void setup_calibrate(CLI::App& app) {
   calibrate->require_subcommand(1);
   setup_calibrate_compressor(*calibrate);
   setup_calibrate_trace(*calibrate);
+  setup_calibrate_compute(*calibrate);
 
   auto cmd = std::make_shared<CalibrateNetworkCommand>();
   CLI::App* sub = calibrate->add_subcommand(

@@ -29,6 +29,8 @@ void setup_calibrate(CLI::App& app);
 void setup_calibrate_compressor(CLI::App& calibrate);
 /// Adds `trace` (a compute model from measured traces) to the `calibrate` parent (calibrate_trace_cmd.cpp).
 void setup_calibrate_trace(CLI::App& calibrate);
+/// Adds `compute` (an accelerator profile from kernel measurements) to the `calibrate` parent (calibrate_compute_cmd.cpp).
+void setup_calibrate_compute(CLI::App& calibrate);
 /// `validate`: a network model's predictions against measurements (validate_cmd.cpp).
 void setup_validate(CLI::App& app);
 /// `whatif`: a trace's baseline against the same run with --set changes (whatif_cmd.cpp).

@@ -29,8 +29,8 @@ void run_compare(const CompareCommand& cmd) {
   trace::Trace trace = trace::read_native(cmd.trace);
   topology::Platform platform = load_platform(cmd.flags, trace);
   engine::ReplayOptions compressed = replay_options(cmd.flags, platform);
-  const calibrate::ComputeAdjustment compute = apply_compute_flag(cmd.flags, trace, platform);
-  compressed.compute = compute.summary;  // once: both replays share the adjusted trace
+  // once: both replays share the adjusted trace
+  const calibrate::ComputeAdjustment compute = apply_compute_flag(cmd.flags, trace, platform, compressed);
   compressed.wait_spans = !cmd.timeline.empty();
   check_output_path(cmd.output);  // before the simulations, which may take long
   if (!cmd.timeline.empty()) check_output_path(cmd.timeline);

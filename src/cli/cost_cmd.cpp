@@ -25,8 +25,8 @@ void run_cost(const CostCommand& cmd) {
   trace::Trace trace = trace::read_native(cmd.trace);
   const topology::Platform platform = load_platform(cmd.flags, trace);
   engine::ReplayOptions compressed = replay_options(cmd.flags, platform);
-  const calibrate::ComputeAdjustment compute = apply_compute_flag(cmd.flags, trace, platform);
-  compressed.compute = compute.summary;  // once: both replays share the adjusted trace
+  // once: both replays share the adjusted trace
+  const calibrate::ComputeAdjustment compute = apply_compute_flag(cmd.flags, trace, platform, compressed);
   check_output_path(cmd.output);  // before the simulations, which may take long
   engine::ReplayOptions plain = compressed;
   plain.compression = engine::CompressionOptions{};

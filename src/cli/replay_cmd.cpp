@@ -31,8 +31,7 @@ void run_replay(const ReplayCommand& cmd) {
   trace::Trace trace = trace::read_native(cmd.trace);
   topology::Platform platform = load_platform(cmd.flags, trace);
   engine::ReplayOptions options = replay_options(cmd.flags, platform);
-  const calibrate::ComputeAdjustment compute = apply_compute_flag(cmd.flags, trace, platform);
-  options.compute = compute.summary;
+  const calibrate::ComputeAdjustment compute = apply_compute_flag(cmd.flags, trace, platform, options);
   options.wait_spans = !cmd.timeline.empty();
   check_output_path(cmd.output);  // before the simulation, which may take long
   if (!cmd.timeline.empty()) check_output_path(cmd.timeline);

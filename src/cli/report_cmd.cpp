@@ -203,8 +203,8 @@ void run_report(const ReportCommand& cmd) {
   trace::Trace trace = trace::read_native(cmd.trace);
   const topology::Platform platform = load_platform(cmd.flags, trace);
   engine::ReplayOptions compressed_options = replay_options(cmd.flags, platform);
-  const calibrate::ComputeAdjustment compute = apply_compute_flag(cmd.flags, trace, platform);
-  compressed_options.compute = compute.summary;  // both replays share the adjusted trace
+  // both replays share the adjusted trace
+  const calibrate::ComputeAdjustment compute = apply_compute_flag(cmd.flags, trace, platform, compressed_options);
   if (!std::filesystem::create_directories(dir, ec) && ec) {
     throw InputError(cmd.output, 0, "--output", fmt::format("cannot create the directory: {}", ec.message()));
   }

@@ -8,11 +8,13 @@
 #include <fmt/ranges.h>
 
 #include "calibrate/compute_model.hpp"
+#include "calibrate/compute_pricing.hpp"
 #include "cli/commands.hpp"
 #include "collective/registry.hpp"
 #include "compress/compress_spec.hpp"
 #include "core/data_files.hpp"
 #include "core/input_error.hpp"
+#include "core/json.hpp"
 #include "core/parse.hpp"
 
 namespace ccsim::cli {
@@ -119,8 +121,11 @@ void add_simulation_flags(CLI::App* sub, SimulationFlags& flags, bool compress) 
   sub->add_option("--compute", flags.compute,
                   "Compute durations on the platform: 'keep' (as recorded), 'rescale' (by the ratio of the trace's "
                   "hardware peak FLOP/s or memory bandwidth to the platform accelerator's), 'model:FILE' (from a compute "
-                  "model, ccsim calibrate trace); 'auto': keep when the trace was measured on the platform's accelerator "
-                  "or does not name its hardware, else rescale (and say so)")
+                  "model, ccsim calibrate trace; or an accelerator profile, ccsim calibrate compute, for the operators "
+                  "without a measured duration); 'auto': keep when the trace was measured on the platform's accelerator "
+                  "or does not name its hardware, else rescale (and say so). Operators without a measured duration run "
+                  "as the platform's accelerator profile says (compute_profile), or at the peak rates with 'peak' "
+                  "(max of FLOPs / peak FLOP/s and bytes / memory bandwidth)")
       ->capture_default_str();
   add_set_flag(sub, flags.settings);
 }
@@ -177,26 +182,77 @@ topology::Platform load_platform(const SimulationFlags& flags, const trace::Trac
   return read_named_platform(name, engine::parse_what_if(flags.settings).platform);
 }
 
+std::vector<std::string> compute_profile_dirs() {
+  return data_dirs("CCSIM_COMPUTE_MODELS", CCSIM_SOURCE_DIR "/models/compute");
+}
+
+namespace {
+
+/// Reads an accelerator profile; one shipped in this source tree is named relative to it.
+std::shared_ptr<const topology::AcceleratorProfile> read_profile(const std::string& path) {
+  topology::AcceleratorProfile profile = topology::read_accelerator_profile(path);
+  const std::string_view source_dir = CCSIM_SOURCE_DIR "/";
+  if (profile.file.rfind(source_dir, 0) == 0) profile.file.erase(0, source_dir.size());
+  return std::make_shared<const topology::AcceleratorProfile>(std::move(profile));
+}
+
+/// True when the JSON file at `path` says it is an accelerator profile ("format").
+bool is_profile_file(const std::string& path) {
+  const json::Value root = json::parse_file(path);
+  const json::Value* format = root.is_object() ? root.find("format") : nullptr;
+  return format != nullptr && format->is_string() && format->text() == topology::kAcceleratorProfileFormat;
+}
+
+}  // namespace
+
+std::shared_ptr<const topology::AcceleratorProfile> load_platform_profile(const topology::Platform& platform) {
+  if (platform.compute_profile.empty()) return nullptr;
+  std::string path;
+  try {
+    path = find_data_file(platform.compute_profile, compute_profile_dirs(), "compute_profile", "accelerator profile",
+                          "accelerator profiles");
+  } catch (const InputError& e) {
+    platform.compute_profile_at.fail(e.detail());  // name the platform file and line
+  }
+  return read_profile(path);
+}
+
 calibrate::ComputeAdjustment apply_compute_flag(const SimulationFlags& flags, trace::Trace& trace,
-                                                const topology::Platform& platform) {
+                                                const topology::Platform& platform, engine::ReplayOptions& options) {
   calibrate::ComputeMode mode = calibrate::ComputeMode::kAuto;
   std::optional<calibrate::ComputeModel> model;
+  std::shared_ptr<const topology::AcceleratorProfile> profile;
+  bool peak = false;
   if (flags.compute == "keep") {
     mode = calibrate::ComputeMode::kKeep;
   } else if (flags.compute == "rescale") {
     mode = calibrate::ComputeMode::kRescale;
+  } else if (flags.compute == "peak") {
+    peak = true;
   } else if (flags.compute.rfind("model:", 0) == 0 && flags.compute.size() > 6) {
-    mode = calibrate::ComputeMode::kModel;
-    model = calibrate::read_compute_model(flags.compute.substr(6));
+    const std::string file = flags.compute.substr(6);
+    if (is_profile_file(file)) {
+      profile = read_profile(file);
+    } else {
+      mode = calibrate::ComputeMode::kModel;
+      model = calibrate::read_compute_model(file);
+    }
   } else if (flags.compute != "auto") {
     throw InputError("command line", 0, "--compute",
-                     fmt::format("expected auto, keep, rescale or model:FILE, got \"{}\"", flags.compute));
+                     fmt::format("expected auto, keep, rescale, peak or model:FILE, got \"{}\"", flags.compute));
   }
+  if (!peak && !profile) profile = load_platform_profile(platform);
+  const std::string no_profile = peak ? "--compute peak" : fmt::format("platform {} names no compute_profile", platform.name);
   // compute.scale acts once, in the replay (measured durations / F, and the platform's FLOP rate
   // x F for operators timed by it): durations rescaled here are for the FLOP rate without it.
+  const double speedup = engine::parse_what_if(flags.settings).compute_scale;
   topology::AcceleratorSpec accelerator = platform.network.accelerator();
-  accelerator.flops /= engine::parse_what_if(flags.settings).compute_scale;
-  return calibrate::adjust_compute(trace, accelerator, platform.name, mode, model ? &*model : nullptr);
+  accelerator.flops /= speedup;
+  calibrate::ComputePricing pricing = calibrate::price_compute(trace, accelerator, platform.name, mode,
+                                                               model ? &*model : nullptr, profile, speedup, no_profile);
+  options.compute = pricing.adjustment.summary;
+  options.compute_cost = std::move(pricing.cost);
+  return pricing.adjustment;
 }
 
 engine::ReplayOptions replay_options(const SimulationFlags& given, const topology::Platform& platform) {

@@ -24,7 +24,7 @@ struct SimulationFlags {
   bool oversubscribe = false;
   bool simgrid_log = false;
   std::string network_model;  ///< NAME|FILE; empty: the one the platform names, if any
-  std::string compute = "auto";  ///< auto|keep|rescale|model:FILE (calibrate::ComputeMode)
+  std::string compute = "auto";  ///< auto|keep|rescale|peak|model:FILE (apply_compute_flag)
   std::vector<std::string> settings;  ///< --set KEY=VALUE, in order (engine/what_if.hpp)
   bool fast = false;  ///< --fast (engine::ReplayOptions::fast)
   bool every_replica = false;  ///< --every-replica (not engine::ReplayOptions::fold_replicas)
@@ -68,8 +68,16 @@ engine::ReplayOptions replay_options(const SimulationFlags& flags, const topolog
 /// (calibrate::adjust_compute) and returns what it did (`summary`: the sentence the report
 /// prints). Call once per trace, before replay_options' results are used: compare and cost
 /// replay the adjusted trace twice.
+/// Also sets `options.compute` (that sentence) and `options.compute_cost` (how every compute
+/// operator is priced: measured durations, else the accelerator profile of --compute
+/// model:PROFILE or of the platform, else the peak rates).
 calibrate::ComputeAdjustment apply_compute_flag(const SimulationFlags& flags, trace::Trace& trace,
-                                                const topology::Platform& platform);
+                                                const topology::Platform& platform, engine::ReplayOptions& options);
+
+/// Folders searched for accelerator profiles: $CCSIM_COMPUTE_MODELS, then models/compute/.
+std::vector<std::string> compute_profile_dirs();
+/// The accelerator profile a platform names (`compute_profile`), nullptr when none.
+std::shared_ptr<const topology::AcceleratorProfile> load_platform_profile(const topology::Platform& platform);
 
 /// Folders searched for compressor models: $CCSIM_COMPRESSORS, then models/compressors/.
 std::vector<std::string> compressor_dirs();

@@ -215,7 +215,7 @@ class Sweep {
     }
     const topology::Platform& p = platform(flags, name);
     engine::ReplayOptions options = replay_options(flags, p);
-    options.compute = apply_compute_flag(flags, trace, p).summary;
+    apply_compute_flag(flags, trace, p, options);
     const engine::Result result = engine::replay(trace, p, options);
     Row row = head(index, s, p.name);
     row["algo"] = text_of(s.algo, "auto");

@@ -59,9 +59,9 @@ void run_trace(const WhatIfCommand& cmd) {
   // --compute for each run's own accelerator, as replay does: the what_if run is `replay --set
   // ...` (an accelerator.flops=x2 rescales compute measured elsewhere to the faster accelerator).
   trace::Trace changed_trace = trace;
-  baseline_options.compute = apply_compute_flag(baseline_flags, trace, baseline_platform).summary;
-  const calibrate::ComputeAdjustment changed_compute = apply_compute_flag(cmd.flags, changed_trace, changed_platform);
-  changed_options.compute = changed_compute.summary;
+  apply_compute_flag(baseline_flags, trace, baseline_platform, baseline_options);
+  const calibrate::ComputeAdjustment changed_compute =
+      apply_compute_flag(cmd.flags, changed_trace, changed_platform, changed_options);
   baseline_options.wait_spans = changed_options.wait_spans = !cmd.timeline.empty();
   check_output_path(cmd.output);  // before the simulations, which may take long
   if (!cmd.timeline.empty()) check_output_path(cmd.timeline);

@@ -7,6 +7,7 @@
 
 #include "compress/compressor_model.hpp"
 #include "engine/result.hpp"
+#include "topology/compute_cost.hpp"
 #include "topology/network_model.hpp"
 #include "topology/platform.hpp"
 #include "trace/trace.hpp"
@@ -70,6 +71,9 @@ struct ReplayOptions {
   /// Compute this many times faster (`--set compute.scale=F`): measured compute durations are
   /// divided by it (operators in FLOPs follow the platform's FLOP rate, which the setting scales).
   double compute_scale = 1.0;
+  /// Prices every compute operator (topology/compute_cost.hpp); null: the measured duration /
+  /// compute_scale where there is one, else the platform's peak rates (PeakCost).
+  std::shared_ptr<const topology::ComputeCost> compute_cost;
   /// The trace's compute durations are those of a rank with a core of its own (a compute
   /// model's, `--compute model:FILE`, predict), not measured under the traced run's sharing:
   /// on a platform of CPU ranks they time-share their node's cores as operators given in

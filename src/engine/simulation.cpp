@@ -170,13 +170,9 @@ int Simulation::membership_slot(int rank, int group) const {
 }
 
 double Simulation::compute_s(const Op& op) const {
-  const topology::AcceleratorSpec& acc = platform_.network.accelerator();
-  double seconds = op.duration_s / options_.compute_scale;
-  if (op.duration_s < 0) {
-    seconds = op.flops / acc.flops;
-    if (acc.memory_Bps > 0) seconds = std::max(seconds, static_cast<double>(op.bytes) / acc.memory_Bps);
-  }
-  return seconds;
+  topology::ComputeOp view{trace_.op_name(op), trace_.op_label(op), trace_.gemm_of(op), op.flops,
+                           static_cast<double>(op.bytes), op.duration_s};
+  return cost_->seconds(view, platform_.network.accelerator());
 }
 
 sg4::Host* Simulation::shared_cores(int rank, const Op& op) const {

@@ -26,6 +26,7 @@
 #include "engine/network_factors.hpp"
 #include "engine/replica_fold.hpp"
 #include "engine/replay.hpp"
+#include "topology/compute_cost.hpp"
 
 namespace ccsim::engine::detail {
 
@@ -65,7 +66,12 @@ struct NonFiniteWork {
 class Simulation {
  public:
   Simulation(const trace::Trace& trace, const topology::Platform& platform, const ReplayOptions& options)
-      : trace_(trace), platform_(platform), options_(options) {}
+      : trace_(trace),
+        platform_(platform),
+        options_(options),
+        cost_(options.compute_cost ? options.compute_cost
+                                   : std::make_shared<topology::MeasuredCost>(std::make_shared<topology::PeakCost>(),
+                                                                              options.compute_scale)) {}
 
   Result run();
 
@@ -339,6 +345,7 @@ class Simulation {
   const trace::Trace& trace_;
   const topology::Platform& platform_;
   const ReplayOptions& options_;
+  std::shared_ptr<const topology::ComputeCost> cost_;
   Result result_;
   std::vector<int> placement_;
   std::vector<int> sharing_;  ///< per accelerator (core): how many ranks it runs

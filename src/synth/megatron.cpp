@@ -81,14 +81,23 @@ class Builder {
   }
 
   // --- operators of the current rank ---
-  void compute(const std::string& name, const std::string& label, double flops, double bytes) {
+  void compute(const std::string& name, const std::string& label, double flops, double bytes,
+               const GemmShape& gemm = GemmShape{0, 0, 0, 1}) {
     trace::Op op;
     op.kind = trace::OpKind::kCompute;
     op.name = trace_.names.intern(name);
     op.label = trace_.names.intern(label);
     op.flops = flops;
     op.bytes = static_cast<std::uint64_t>(std::llround(bytes));
+    if (gemm.m > 0) op.gemm = trace_.intern_gemm(gemm);
     add(op);
+  }
+  /// The logits' product on one TP rank: tokens x vocab / tp x hidden.
+  GemmShape logits_shape(bool backward) const {
+    const double tokens = static_cast<double>(par_.micro_batch_size) * sequence_length(model_, par_);
+    return GemmShape{static_cast<std::uint32_t>(std::llround(tokens)),
+                     static_cast<std::uint32_t>(std::llround(static_cast<double>(model_.vocab) / par_.tp)),
+                     static_cast<std::uint32_t>(model_.hidden), 1, model_.dtype, backward};
   }
   /// A collective on the rank's own group of `group` kind.
   void collective(trace::OpKind kind, trace::GroupKind group, std::uint64_t bytes, DType dtype, const std::string& label) {
@@ -186,11 +195,15 @@ class Builder {
         for (const LayerPlan::TpPoint& p : plan_.tp_points) {
           if (p.before_op == static_cast<int>(pos)) tp_comm(p, false);
         }
-        if (pos < n) compute(plan_.forward[pos].name, plan_.forward[pos].label, plan_.forward[pos].flops, plan_.forward[pos].bytes);
+        if (pos < n) {
+          const ComputeCost& c = plan_.forward[pos];
+          compute(c.name, c.label, c.flops, c.bytes, c.gemm);
+        }
       }
     }
     if (last_virtual()) {
-      compute("linear", "lm_head", 2 * tokens * h * v / t, e * (tokens * h + v * h / t + tokens * v / t));
+      compute("linear", "lm_head", 2 * tokens * h * v / t, e * (tokens * h + v * h / t + tokens * v / t),
+              logits_shape(false));
       compute("cross_entropy", "loss", 5 * tokens * v / t, e * 2 * tokens * v / t);
     }
     (void)mb;
@@ -208,7 +221,8 @@ class Builder {
     const double t = par_.tp;
     if (last_virtual()) {
       compute("cross_entropy", "bwd:loss", 5 * tokens * v / t, e * 2 * tokens * v / t);
-      compute("linear", "bwd:lm_head", 4 * tokens * h * v / t, 2 * e * (tokens * h + v * h / t + tokens * v / t));
+      compute("linear", "bwd:lm_head", 4 * tokens * h * v / t, 2 * e * (tokens * h + v * h / t + tokens * v / t),
+              logits_shape(true));
       if (buckets) grads_ready(last_stage_extra_params_per_rank(model_, par_), false);
     }
     for (int layer = 0; layer < layers_; ++layer) {
@@ -220,7 +234,7 @@ class Builder {
         }
         if (pos > 0) {
           const ComputeCost& c = plan_.backward[static_cast<std::size_t>(n - pos)];
-          compute(c.name, c.label, c.flops, c.bytes);
+          compute(c.name, c.label, c.flops, c.bytes, c.gemm);
         }
       }
       if (par_.zero == 3 && par_.dp > 1) zero3_layer(trace::OpKind::kReduceScatter, "zero3:grads");

@@ -55,6 +55,7 @@ struct ComputeCost {
   std::string label;  ///< attn.qkv, mlp.up, ...
   double flops = 0;
   double bytes = 0;
+  GemmShape gemm{0, 0, 0, 1};  ///< a matrix product's shape; m == 0 for the other operators
 };
 
 /// What one rank of a tensor-parallel group does in one transformer layer for one

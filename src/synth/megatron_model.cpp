@@ -159,27 +159,39 @@ LayerPlan plan_layer(const ModelSpec& model, const Parallelism& par) {
   auto op = [&](std::string name, std::string label, double flops, double bytes) {
     plan.forward.push_back({std::move(name), std::move(label), flops, bytes});
   };
+  // The shape of the last operator's product: C[m, n] = A[m, k] B[k, n], `batch` times.
+  auto product = [&](double m, double n, double k_dim, double batch = 1) {
+    auto dim = [](double x) { return static_cast<std::uint32_t>(std::llround(x)); };
+    plan.forward.back().gemm = GemmShape{dim(m), dim(n), dim(k_dim), dim(batch), model.dtype, false};
+  };
   op("layernorm", "attn.norm", 8 * tokens * h / sp, e * 2 * tokens * h / sp);
   plan.tp_points.push_back({1, true, "tp:attn.in"});
   op("linear", "attn.qkv", 2 * tokens * h * qkv, e * (tokens * h + h * qkv + tokens * qkv));
+  product(tokens, qkv, h);
   op("baddbmm", "attn.scores", 2 * b * s * s * h / t, e * (2 * tokens * h / t + b * heads * s * s));
+  product(s, s, model.head_dim(), b * heads);  // Q K^T per head
   op("softmax", "attn.softmax", 5 * b * heads * s * s, e * 2 * b * heads * s * s);
   op("bmm", "attn.ctx", 2 * b * s * s * h / t, e * (b * heads * s * s + 2 * tokens * h / t));
+  product(s, model.head_dim(), s, b * heads);  // P V per head
   op("linear", "attn.out", 2 * tokens * h * h / t, e * (tokens * h / t + h * h / t + tokens * h));
+  product(tokens, h, h / t);
   plan.tp_points.push_back({6, false, "tp:attn"});
   op("layernorm", "mlp.norm", 8 * tokens * h / sp, e * 2 * tokens * h / sp);
   plan.tp_points.push_back({7, true, "tp:mlp.in"});
   op("linear", "mlp.up", 2 * tokens * h * f * k / t, e * (tokens * h + h * f * k / t + tokens * f * k / t));
+  product(tokens, f * k / t, h);
   const double act_flops = model.activation == Activation::kRelu ? 1 : model.activation == Activation::kGelu ? 8 : 6;
   op(std::string(activation_name(model.activation)), "mlp.act", act_flops * tokens * f / t,
      e * (tokens * f * k / t + tokens * f / t));
   op("linear", "mlp.down", 2 * tokens * f * h / t, e * (tokens * f / t + f * h / t + tokens * h));
+  product(tokens, h, f / t);
   plan.tp_points.push_back({10, false, "tp:mlp"});
 
   // Backward: each operator's gradient costs twice its forward (input and weight gradients
   // for the matrix products, the same factor for the element-wise ones), in reverse order.
   for (auto it = plan.forward.rbegin(); it != plan.forward.rend(); ++it) {
-    plan.backward.push_back({it->name, "bwd:" + it->label, 2 * it->flops, 2 * it->bytes});
+    plan.backward.push_back({it->name, "bwd:" + it->label, 2 * it->flops, 2 * it->bytes, it->gemm});
+    plan.backward.back().gemm.backward = true;  // its data and weight gradients
   }
   plan.tp_bytes = tokens * h * e;
   if (par.tp == 1) plan.tp_points.clear();

@@ -360,6 +360,11 @@ Platform parse_adjusted(std::string_view text, const std::string& source, const 
     platform.network_model = *model;
     platform.network_model_at = doc.at("network_model");
   }
+  if (std::optional<std::string> profile = doc.optional_string("compute_profile")) {
+    if (profile->empty()) doc.at("compute_profile").fail("expected an accelerator profile NAME or a file, got \"\"");
+    platform.compute_profile = *profile;
+    platform.compute_profile_at = doc.at("compute_profile");
+  }
   doc.allow({"notes"});
   if (doc.has("cost")) platform.cost = read_cost(doc);
   NodeSpec nodes = read_nodes(doc, overrides);

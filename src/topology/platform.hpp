@@ -56,6 +56,10 @@ struct Platform {
   /// models/network/ or a path), empty for none; where it is named, for errors.
   std::string network_model;
   SourceRef network_model_at;
+  /// The accelerator profile the platform's accelerator uses ("compute_profile": a NAME of
+  /// models/compute/ or a path), empty for none; where it is named, for errors.
+  std::string compute_profile;
+  SourceRef compute_profile_at;
   std::optional<PlatformCost> cost;  ///< absent when the file gives none
 };
 

@@ -10,4 +10,6 @@ target_sources(ccsim_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/simgrid_xml.cpp
   ${CMAKE_CURRENT_LIST_DIR}/summary.cpp
   ${CMAKE_CURRENT_LIST_DIR}/network_model.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/accelerator_profile.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/compute_cost.cpp
 )

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <stdexcept>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -268,12 +269,38 @@ class NativeReader {
     auto duration_ms = o.optional_number_in("duration_ms", 0, kMaxDurationMs);
     auto flops = o.optional_number_in("flops", 0, kMaxFlops);
     auto bytes = o.optional_non_negative_integer_at_most("bytes", kMaxBytes);
-    if (!duration_ms && !flops) {
-      o.here().fail("a compute operator needs duration_ms or flops (or both)");
+    if (o.optional("gemm") != nullptr) read_gemm(o, op);
+    if (!duration_ms && !flops && op.gemm == 0) {
+      o.here().fail("a compute operator needs duration_ms, flops or gemm");
     }
     op.duration_s = duration_ms ? *duration_ms * 1e-3 : -1.0;
-    op.flops = flops.value_or(0.0);
+    op.flops = flops ? *flops : op.gemm != 0 ? trace_.gemm_of(op)->flops() : 0.0;
     op.bytes = bytes.value_or(0);
+  }
+
+  /// "gemm": {"m", "n", "k", "batch" (default 1), "dtype", "pass": "forward" (default) or "backward"}.
+  void read_gemm(ObjectReader& o, Op& op) {
+    ObjectReader g = o.child("gemm");
+    GemmShape shape;
+    auto dimension = [&](std::string_view key) {
+      return static_cast<std::uint32_t>(g.integer_in(key, 1, kMaxGemmDimension));
+    };
+    shape.m = dimension("m");
+    shape.n = dimension("n");
+    shape.k = dimension("k");
+    shape.batch = g.has("batch") ? dimension("batch") : 1;
+    shape.dtype = read_dtype(g, true);
+    shape.backward = g.has("pass") && g.choice("pass", {"forward", "backward"}) == "backward";
+    g.finish();
+    if (!(shape.flops() <= kMaxFlops)) {
+      o.at("gemm").fail(fmt::format("{} x {} x {} x {} is {:.4g} FLOPs, more than {:g}", shape.m, shape.n, shape.k,
+                                    shape.batch, shape.flops(), kMaxFlops));
+    }
+    try {
+      op.gemm = trace_.intern_gemm(shape);
+    } catch (const std::length_error& e) {
+      o.at("gemm").fail(fmt::format("{} in one trace", e.what()));
+    }
   }
 
   DType read_dtype(ObjectReader& o, bool required) {

@@ -20,6 +20,16 @@ ordered op_json(const Trace& trace, const Program& program, const Op& op) {
     if (op.duration_s >= 0) j["duration_ms"] = op.duration_s * 1e3;
     if (op.flops > 0) j["flops"] = op.flops;
     if (op.bytes > 0) j["bytes"] = op.bytes;
+    if (const GemmShape* g = trace.gemm_of(op)) {
+      ordered shape;
+      shape["m"] = g->m;
+      shape["n"] = g->n;
+      shape["k"] = g->k;
+      if (g->batch != 1) shape["batch"] = g->batch;
+      shape["dtype"] = std::string(dtype_name(g->dtype));
+      if (g->backward) shape["pass"] = "backward";
+      j["gemm"] = shape;
+    }
   } else if (is_collective(op.kind)) {
     if (op.relative & kGroupByKind) {
       j["group"] = fmt::format("@{}", group_kind_name(static_cast<GroupKind>(op.group)));

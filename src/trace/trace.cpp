@@ -214,6 +214,18 @@ std::vector<char> Program::alone() const {
   return out;
 }
 
+std::uint16_t Trace::intern_gemm(const GemmShape& shape) {
+  // A trace has a few dozen distinct shapes (a layer's products): a scan beats a hash map.
+  for (std::size_t i = gemms.size(); i-- > 0;) {
+    if (gemms[i] == shape) return static_cast<std::uint16_t>(i + 1);
+  }
+  if (gemms.size() >= kMaxGemms) {
+    throw std::length_error(fmt::format("more than {} distinct matrix-product shapes", kMaxGemms));
+  }
+  gemms.push_back(shape);
+  return static_cast<std::uint16_t>(gemms.size());
+}
+
 void Trace::one_program_per_rank(int world) {
   world_size = world;
   programs.assign(static_cast<std::size_t>(world), {});

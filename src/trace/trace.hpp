@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/gemm_shape.hpp"
 #include "core/units.hpp"
 
 namespace ccsim::trace {
@@ -83,6 +84,9 @@ struct Op {
   /// Operators of other streams that must have ended before this one starts: `after_count`
   /// program indices, all smaller than its own, from Program::after[after_first] on.
   std::uint8_t after_count = 0;
+  /// Compute: 1 + the index of its matrix-product shape in Trace::gemms, 0 when it has none
+  /// (16 bits in what would be padding: an operator stays 72 bytes).
+  std::uint16_t gemm = 0;
   std::uint32_t after_first = 0;
 };
 
@@ -159,6 +163,17 @@ class Trace {
   std::vector<Program> programs;
   std::vector<int> program_of;  ///< per rank: the index of its program
   Names names;
+  /// The distinct matrix-product shapes of the compute operators (Op::gemm indexes them).
+  std::vector<GemmShape> gemms;
+
+  /// The Op::gemm of `shape`: an existing entry of gemms or a new one. Throws std::length_error
+  /// past kMaxGemms distinct shapes (readers turn it into an InputError).
+  std::uint16_t intern_gemm(const GemmShape& shape);
+  /// The shape of `op`, or nullptr when it has none.
+  const GemmShape* gemm_of(const Op& op) const {
+    return op.gemm == 0 ? nullptr : &gemms[op.gemm - 1u];
+  }
+  static constexpr std::size_t kMaxGemms = 65535;
 
   /// Gives each of `world` ranks an empty program of its own (version 1's layout: readers
   /// and builders of per-rank traces); sets world_size.

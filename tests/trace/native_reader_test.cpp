@@ -1,9 +1,11 @@
 #include <catch2/catch.hpp>
 
+#include <sstream>
 #include <string>
 
 #include "core/input_error.hpp"
 #include "trace/native_reader.hpp"
+#include "trace/native_writer.hpp"
 #include "support/error_of.hpp"
 
 using ccsim::InputError;
@@ -61,9 +63,9 @@ TEST_CASE("a valid trace is read with its groups and operators", "[trace]") {
 TEST_CASE("the reader rejects malformed operators word for word", "[trace]") {
   const std::string ok1 = kAr;
   CHECK(error_of(two_ranks(R"(      {"kind": "compute", "name": "linear", "duration_ms": 1, "flop": 10})", "")) ==
-        "t.json:9: field 'ranks[0].ops[0].flop': unknown key; valid keys here: after, bytes, duration_ms, flops, kind, label, name, stream");
+        "t.json:9: field 'ranks[0].ops[0].flop': unknown key; valid keys here: after, bytes, duration_ms, flops, gemm, kind, label, name, stream");
   CHECK(error_of(two_ranks(R"(      {"kind": "compute", "name": "linear"})", "")) ==
-        "t.json:9: field 'ranks[0].ops[0]': a compute operator needs duration_ms or flops (or both)");
+        "t.json:9: field 'ranks[0].ops[0]': a compute operator needs duration_ms, flops or gemm");
   CHECK(error_of(two_ranks(R"(      {"kind": "compute", "name": "linear", "duration_ms": "fast"})", "")) ==
         "t.json:9: field 'ranks[0].ops[0].duration_ms': expected a number, got \"fast\"");
   CHECK(error_of(two_ranks(R"(      {"kind": "matmul", "name": "linear"})", "")) ==
@@ -212,4 +214,41 @@ TEST_CASE("durations, FLOPs and sizes of a trace have physical limits", "[trace]
 TEST_CASE("names in a trace must be UTF-8", "[trace][utf8]") {
   CHECK(error_of(two_ranks("      {\"kind\": \"compute\", \"name\": \"lin\xe9" "ar\", \"duration_ms\": 1}", "")) ==
         "t.json:9: field 'ranks[0].ops[0].name': expected UTF-8 text, got the byte 0xE9 at byte 3 (after \"lin\")");
+}
+
+TEST_CASE("a compute operator's matrix-product shape is read, shared and written back", "[trace]") {
+  const std::string qkv =
+      R"(      {"kind": "compute", "name": "linear", "gemm": {"m": 2048, "n": 4608, "k": 12288, "dtype": "bf16"}},)";
+  const std::string bwd =
+      R"(      {"kind": "compute", "name": "bmm", "flops": 1, "gemm": {"m": 64, "n": 64, "k": 128, "batch": 12, "dtype": "bf16", "pass": "backward"}})";
+  Trace t = parse_native(two_ranks(qkv + "\n" + bwd, qkv + "\n" + bwd), "t.json");
+  REQUIRE(t.gemms.size() == 2);  // the same shape on both ranks is stored once
+  const Op& first = t.programs[0].ops[0];
+  REQUIRE(t.gemm_of(first) != nullptr);
+  CHECK(t.gemm_of(first)->k == 12288);
+  CHECK(t.gemm_of(first)->batch == 1);
+  CHECK(first.flops == 2.0 * 2048 * 4608 * 12288);  // the shape's FLOPs when none are given
+  CHECK(t.programs[1].ops[0].gemm == first.gemm);
+  const ccsim::GemmShape* g = t.gemm_of(t.programs[0].ops[1]);
+  REQUIRE(g != nullptr);
+  CHECK(g->backward);
+  CHECK(g->batch == 12);
+  CHECK(t.programs[0].ops[1].flops == 1);  // given FLOPs win
+  CHECK(t.gemm_of(t.programs[0].ops[1]) != t.gemm_of(first));
+  CHECK(sizeof(Op) == 72);  // the shape index lives in padding: traces of millions of operators do not grow
+
+  std::ostringstream out;
+  write_native(t, out, 1);
+  Trace back = parse_native(out.str(), "back.json");
+  REQUIRE(back.gemms.size() == 2);
+  CHECK(back.gemms == t.gemms);
+}
+
+TEST_CASE("a bad matrix-product shape names its field", "[trace]") {
+  CHECK(error_of(two_ranks(R"(      {"kind": "compute", "name": "linear", "gemm": {"m": 0, "n": 1, "k": 1, "dtype": "bf16"}})", "")) ==
+        "t.json:9: field 'ranks[0].ops[0].gemm.m': expected an integer from 1 to 2147483647, got \"0\"");
+  CHECK(error_of(two_ranks(R"(      {"kind": "compute", "name": "linear", "gemm": {"m": 1, "n": 1, "k": 1}})", "")) ==
+        "t.json:9: field 'ranks[0].ops[0].gemm.dtype': missing (required)");
+  CHECK(error_of(two_ranks(R"(      {"kind": "compute", "name": "linear", "gemm": {"m": 1, "n": 1, "k": 1, "dtype": "bf16", "pass": "both"}})", ""))
+            .find("field 'ranks[0].ops[0].gemm.pass': expected one of forward, backward") != std::string::npos);
 }

@@ -21,7 +21,7 @@ grep -q '"compute": "compute durations as recorded (--compute keep): trace measu
   fail "json report does not say the durations were kept on other hardware"
 hostile compare-rescale 0 '' compare "$T" --platform hygon-dcu --compress cuszp:eb=1e-3 --compute rescale
 grep -q '^compute: compute rescaled x[0-9.]*: trace measured on' "$last_out" || fail "compare does not say it rescaled"
-hostile bad-compute 1 "field '--compute': expected auto, keep, rescale or model:FILE, got \"faster\"" replay "$T" --platform local --oversubscribe --compute faster
+hostile bad-compute 1 "field '--compute': expected auto, keep, rescale, peak or model:FILE, got \"faster\"" replay "$T" --platform local --oversubscribe --compute faster
 hostile model-missing 1 'nope.json' replay "$T" --platform local --oversubscribe --compute "model:$TMP/nope.json"
 # A model without a kind the trace has: the operator is named.
 sed 's/"kind": "softmax"/"kind": "soft_max"/' "$TMP/m.json" > "$TMP/lacks.json"
@@ -68,3 +68,34 @@ hostile fit-relative-says-so 0 '' calibrate trace "$DATA/compute/tp2_pp2.json" -
 grep -q 'measured 2100.219 ms (-3[0-9]\.[0-9]* %): on relative residuals short operators weigh as much as long ones' "$last_out" ||
   fail "the relative objective's loss of the total is not said: $(grep 'model gives' "$last_out")"
 grep -Eq '^embedding:bwd .* -99\.9%  overhead$' "$last_out" || fail "worst is not signed: $(grep '^embedding:bwd' "$last_out")"
+
+# Accelerator profiles: a synthesized trace (matrix products with their shapes, no measured
+# durations) runs as the platform's profile says by default, and the header names it;
+# --compute peak runs every kernel at the datasheet peak, faster; model:FILE takes a profile.
+hostile synth-tiny 0 '' trace synth --model small-gpt --platform dgx-h100-superpod --tp 2 --pp 2 --micro-batches 2 -o "$TMP/tiny.json"
+grep -q '"gemm":{"m":' "$TMP/tiny.json" || fail "trace synth wrote no matrix-product shape"
+hostile profile-default 0 '' replay "$TMP/tiny.json"
+grep -q '^compute: profile h100 (models/compute/h100.json)$' "$last_out" || fail "replay does not name the platform's profile: $(grep '^compute' "$last_out")"
+iteration_ms() { grep -m1 -Eo 'iteration [0-9.]+ (s|ms|us)' "$last_out" | awk '{ v = $2; if ($3 == "s") v *= 1000; if ($3 == "us") v /= 1000; print v }'; }
+profile_ms=$(iteration_ms)
+hostile profile-peak 0 '' replay "$TMP/tiny.json" --compute peak
+grep -q '^compute: peak rates (--compute peak)$' "$last_out" || fail "--compute peak not said: $(grep '^compute' "$last_out")"
+peak_ms=$(iteration_ms)
+awk -v a="$peak_ms" -v b="$profile_ms" 'BEGIN { exit !(a > 0 && b > a) }' || fail "the profile ($profile_ms ms) is not slower than the peak ($peak_ms ms)"
+hostile profile-model 0 '' replay "$TMP/tiny.json" --compute "model:$SRC/models/compute/h200.json"
+grep -q '^compute: profile h200 (models/compute/h200.json)$' "$last_out" || fail "model:PROFILE not said: $(grep '^compute' "$last_out")"
+# calibrate compute: the committed H200 sweep fits; bad input names file, line and column.
+H=$DATA/h200
+hostile fit-h200 0 '' calibrate compute --gemm "$H/gemm.csv" --gemm "$H/gemm_graph.csv" \
+  --memory "$H/memory.csv" --memory "$H/memory_graph.csv" --launch "$H/launch.csv" --name h200 --accelerator H200 \
+  --multiprocessors 132 --peak bf16=9.894e14 --peak fp16=9.894e14 --peak fp32=6.69e13 -o "$TMP/h200.json"
+grep -Eq '^  bf16: [0-9]+ points, geometric-mean error' "$last_out" || fail "calibrate compute reports no bf16 residual"
+grep -q '"format": "ccsim-accelerator-profile"' "$TMP/h200.json" || fail "no profile written"
+printf 'm,n,k,dtype,seconds\n128,128,x,bf16,1e-5\n' > "$TMP/bad.csv"
+hostile fit-bad-cell 1 "bad.csv:2: field 'k': expected a positive integer of at most 2147483647, got \"x\"" \
+  calibrate compute --gemm "$TMP/bad.csv" --name x --accelerator x --multiprocessors 1 --peak bf16=1e12
+hostile fit-bad-peak 1 "field '--peak': expected DTYPE=FLOPS" \
+  calibrate compute --gemm "$H/gemm.csv" --name x --accelerator x --multiprocessors 1 --peak bf16
+sed 's/"k_fill"/"k_fil": 1, "k_fill"/' "$TMP/h200.json" > "$TMP/typo.json"
+hostile profile-unknown-key 1 "typo.json:[0-9]+: field 'gemm.k_fil': unknown key; valid keys here: default_dtype, efficiency, k_fill" \
+  replay "$TMP/tiny.json" --compute "model:$TMP/typo.json"
