@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/simulation_flags.hpp"
 #include "core/input_error.hpp"
+#include "report/breakdown.hpp"
 
 namespace ccsim::cli {
 namespace {
@@ -118,7 +121,9 @@ CostStudy study_cost(const CostOptions& cmd, const trace::Trace& trace, const to
   if (price_from_file || power_from_file) s.assumptions.push_back(fmt::format("cost source: {}", file->source));
   s.assumptions.push_back(fmt::format("network: {}", first.network_model));
   if (!first.compute.empty()) s.assumptions.push_back(fmt::format("compute: {}", first.compute));
+  const report::JobFacts facts = job_facts(trace, platform);
   for (const auto& [name, result] : runs) {
+    s.summaries.push_back(report::make_summary(*result, facts));
     report::CostInputs in;
     in.iteration_s = iteration_s(*result);
     in.iterations = s.iterations;
@@ -164,8 +169,13 @@ std::vector<std::vector<std::string>> cost_rows(const CostStudy& s) {
 }
 
 std::string cost_text(const CostStudy& s) {
-  std::string out = fmt::format("cost: {} on {}, {} ranks on {} node(s), {:.6g} iterations\n", s.trace, s.platform, s.ranks,
-                                s.nodes, s.iterations);
+  std::ostringstream summary;
+  std::vector<std::pair<std::string, const report::Summary*>> runs;
+  for (std::size_t i = 0; i < s.summaries.size(); ++i) runs.emplace_back(s.names[i], &s.summaries[i]);
+  if (!runs.empty()) report::write_summary_text(runs, summary);
+  std::string out = summary.str();
+  out += fmt::format("cost: {} on {}, {} ranks on {} node(s), {:.6g} iterations\n", s.trace, s.platform, s.ranks, s.nodes,
+                     s.iterations);
   out += "assumptions:\n";
   for (const std::string& a : s.assumptions) out += fmt::format("  {}\n", a);
   const bool both = s.names.size() == 2;
@@ -182,6 +192,7 @@ std::string cost_text(const CostStudy& s) {
 
 std::string cost_json(const CostStudy& s) {
   nlohmann::ordered_json doc;
+  for (std::size_t i = 0; i < s.summaries.size(); ++i) doc["summary"][s.names[i]] = report::summary_json(s.summaries[i]);
   doc["command"] = "cost";
   doc["trace"] = s.trace;
   doc["platform"] = s.platform;

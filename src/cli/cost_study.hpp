@@ -9,6 +9,7 @@
 
 #include "engine/result.hpp"
 #include "report/cost.hpp"
+#include "report/summary.hpp"
 #include "topology/platform.hpp"
 #include "trace/trace.hpp"
 
@@ -41,6 +42,7 @@ struct CostStudy {
   std::vector<std::string> names;       ///< "plain", "compressed"
   std::vector<double> iteration_s;      ///< per run
   std::vector<report::CostFigures> figures;  ///< per run
+  std::vector<report::Summary> summaries;     ///< per run: the summary block, printed first
   bool has_price = false;
   bool has_power = false;
   std::string currency;  ///< of a price from the platform file; empty for --price (any currency)
