@@ -56,8 +56,15 @@ CostStudy study_cost(const CostOptions& options, const trace::Trace& trace, cons
 /// The table rows of a study: {what, plain, compressed, saving} (the last two when compressed).
 std::vector<std::vector<std::string>> cost_rows(const CostStudy& study);
 
-/// The text report of `ccsim cost` and its JSON form (`--format json`).
+/// The text report of `ccsim cost`, its JSON form (`--format json`) and its CSV form
+/// (`--format csv`: section, figure, note, then the runs' values and the saving; the summary's
+/// figures, then the cost's, each in the unit its name says).
 std::string cost_text(const CostStudy& study);
 std::string cost_json(const CostStudy& study);
+std::string cost_csv(const CostStudy& study);
+
+/// Money for people: fixed notation, thousands separators, cents, and the currency when known
+/// ("42,630.12 USD").
+std::string format_money(double amount, const std::string& currency);
 
 }  // namespace ccsim::cli

@@ -338,7 +338,8 @@ void run_report(const ReportCommand& cmd) {
 
   doc.heading(2, "Cost");
   if (cost) {
-    doc.paragraph(fmt::format("{} ranks on {} node(s), {:.6g} iterations.", cost->ranks, cost->nodes, cost->iterations));
+    doc.paragraph(fmt::format("{} ranks on {} node(s), {} iterations.", cost->ranks, cost->nodes,
+                              report::format_thousands(cost->iterations, 0)));
     std::vector<std::string> header{"", "plain"};
     std::vector<bool> numeric{false, true};
     if (comparison) {

@@ -185,7 +185,8 @@ std::string format_thousands(double value, int decimals) {
     out += whole[i];
   }
   if (point != std::string::npos) out += digits.substr(point);
-  return (value < 0 && std::stod(digits) != 0 ? "-" : "") + out;
+  // A negative value that rounds to zero prints without its sign.
+  return (value < 0 && digits.find_first_not_of("0.") != std::string::npos ? "-" : "") + out;
 }
 
 void write_summary_text(const std::vector<std::pair<std::string, const Summary*>>& runs, std::ostream& out) {

@@ -263,3 +263,12 @@ TEST_CASE("synthesized GPT: the trace carries Megatron's model FLOPs and its bat
   CHECK(*summary.mfu.value == Approx(model_flops / (0.050 * 8 * 1e12)));
   CHECK(*summary.tokens_per_s.value == Approx(16 * 128 / 0.050));
 }
+
+TEST_CASE("money and counts in fixed notation with thousands separators, never 4.263e+04", "[report][summary]") {
+  CHECK(report::format_thousands(42630.123, 2) == "42,630.12");
+  CHECK(report::format_thousands(999.995, 2) == "1,000.00");  // rounding carries into a new group
+  CHECK(report::format_thousands(-1234567, 0) == "-1,234,567");
+  CHECK(report::format_thousands(12, 0) == "12");
+  CHECK(report::format_thousands(-0.001, 2) == "0.00");
+  CHECK(report::format_thousands(1e7, 0) == "10,000,000");
+}
