@@ -72,6 +72,7 @@ def main(argv):
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        import matplotlib.ticker
     except ImportError as e:
         print(f"matplotlib cannot be imported by {sys.executable} ({e}); install the Debian package python3-matplotlib")
         return MISSING_MODULE
@@ -96,16 +97,20 @@ def main(argv):
         if runs[0]["energy_kwh"] is not None:
             panels.append(("energy_kwh", "energy, kWh", 1.0))
         if runs[0]["money"] is not None:
-            panels.append(("money", "money (currency of --price)", 1.0))
+            currency = cost.get("currency") or "currency of --price"
+            panels.append(("money", f"money ({currency})", 1.0))
         fig, axes = plt.subplots(1, len(panels), figsize=(3.2 * len(panels) + 1, 4), squeeze=False)
         for ax, (key, label, scale) in zip(axes[0], panels):
             values = [r[key] * scale for r in runs]
             ax.bar([r["name"] for r in runs], values, color=["tab:blue", "tab:orange"][: len(runs)])
             for x, v in enumerate(values):
-                ax.text(x, v, f"{v:.4g}", ha="center", va="bottom", fontsize=8)
+                # fixed notation with thousands separators: 42,630, never 4.263e+04
+                ax.text(x, v, f"{v:,.2f}" if v < 1e3 else f"{v:,.0f}", ha="center", va="bottom", fontsize=8)
             ax.set_ylabel(label)
+            if max(values) >= 1e3:
+                ax.yaxis.set_major_formatter(matplotlib.ticker.StrMethodFormatter("{x:,.0f}"))
             ax.set_ylim(0, max(values) * 1.15 if max(values) > 0 else 1)
-        fig.suptitle(f'Cost of {cost["iterations"]:.6g} iterations of {cost["trace"]} on {cost["platform"]}, '
+        fig.suptitle(f'Cost of {cost["iterations"]:,.0f} iterations of {cost["trace"]} on {cost["platform"]}, '
                      f'{cost["nodes"]} node(s)', fontsize=10)
         fig.tight_layout()
         fig.savefig(os.path.join(out_dir, "cost.png"), dpi=110, bbox_inches="tight", metadata={"Software": None})

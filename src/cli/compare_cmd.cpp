@@ -43,10 +43,13 @@ void run_compare(const CompareCommand& cmd) {
   note_settings(cmd.flags, trace, platform, compute, compressed_result);
 
   report::BreakdownOptions view;
-  view.key = cmd.rows == "name" ? report::RowKey::kName : report::RowKey::kOperator;
+  view.key = rows_key(cmd.rows);
   view.per_rank = cmd.per_rank;
   view.ranks_on_demand = true;  // each rank's tables paired as they are written: never all in memory
   report::Comparison comparison = report::compare(plain_result, compressed_result, view);
+  const report::JobFacts facts = job_facts(trace, platform);
+  comparison.a_summary = report::make_summary(plain_result, facts);
+  comparison.b_summary = report::make_summary(compressed_result, facts);
   write_output(cmd.output, rendering(comparison, cmd.format));
   write_timeline_file(cmd.timeline, {{"plain", &plain_result, &trace}, {"compressed", &compressed_result, &trace}});
 }
@@ -65,8 +68,10 @@ void setup_compare(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("-o,--output", cmd->output, "Write the comparison to this file instead of stdout ('-')")
       ->capture_default_str();
-  sub->add_option("--rows", cmd->rows, "'operator' (one row per operator in program order) or 'name' (summed by name)")
-      ->check(CLI::IsMember({"operator", "name"}))
+  sub->add_option("--rows", cmd->rows,
+                  "'operator' (one row per operator in program order), 'name' (summed by name) or " +
+                      std::string(kRowsKindHelp))
+      ->check(CLI::IsMember({"operator", "name", "kind"}))
       ->capture_default_str();
   sub->add_flag("--per-rank", cmd->per_rank, "Also compare rank by rank");
   sub->add_option("--plain-algo", cmd->plain_algorithm, "all_reduce algorithm of the plain run ('auto' chooses)")

@@ -45,7 +45,7 @@ void run_cost(const CostCommand& cmd) {
     settings.push_back("set: " + idle);
   }
   study.assumptions.insert(study.assumptions.begin(), settings.begin(), settings.end());
-  write_output(cmd.output, cmd.format == "json" ? cost_json(study) : cost_text(study));
+  write_output(cmd.output, cmd.format == "json" ? cost_json(study) : cmd.format == "csv" ? cost_csv(study) : cost_text(study));
 }
 
 }  // namespace
@@ -56,8 +56,8 @@ void setup_cost(CLI::App& app) {
       "cost", "What training costs: time, node-hours, money and energy from a simulated iteration, plain and compressed");
   sub->add_option("trace", cmd->trace, "Trace of one (or more) training iterations, native format")->required();
   add_cost_options(sub, cmd->cost);
-  sub->add_option("-f,--format", cmd->format, "Output format: text or json")
-      ->check(CLI::IsMember({"text", "json"}))
+  sub->add_option("-f,--format", cmd->format, "Output format: text, csv or json")
+      ->check(CLI::IsMember({"text", "csv", "json"}))
       ->capture_default_str();
   sub->add_option("-o,--output", cmd->output, "Write the report here ('-': stdout)")->capture_default_str();
   add_simulation_flags(sub, cmd->flags, true);

@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/simulation_flags.hpp"
 #include "core/input_error.hpp"
+#include "report/breakdown.hpp"
 
 namespace ccsim::cli {
 namespace {
@@ -118,7 +121,9 @@ CostStudy study_cost(const CostOptions& cmd, const trace::Trace& trace, const to
   if (price_from_file || power_from_file) s.assumptions.push_back(fmt::format("cost source: {}", file->source));
   s.assumptions.push_back(fmt::format("network: {}", first.network_model));
   if (!first.compute.empty()) s.assumptions.push_back(fmt::format("compute: {}", first.compute));
+  const report::JobFacts facts = job_facts(trace, platform);
   for (const auto& [name, result] : runs) {
+    s.summaries.push_back(report::make_summary(*result, facts));
     report::CostInputs in;
     in.iteration_s = iteration_s(*result);
     in.iterations = s.iterations;
@@ -148,9 +153,8 @@ std::vector<std::vector<std::string>> cost_rows(const CostStudy& s) {
   row("time to train", [&](std::size_t i) { return s.figures[i].seconds; }, report::format_duration);
   row("node-hours", [&](std::size_t i) { return s.figures[i].node_hours; }, [](double v) { return fmt::format("{:.6g}", v); });
   if (s.has_price) {
-    const std::string currency = s.currency.empty() ? std::string() : " " + s.currency;
     row("money", [&](std::size_t i) { return *s.figures[i].money; },
-        [&](double v) { return fmt::format("{:.6g}{}", v, currency); });
+        [&](double v) { return format_money(v, s.currency); });
   }
   if (s.has_power) {
     row("energy", [&](std::size_t i) { return *s.figures[i].energy_kwh; }, [](double kwh) {
@@ -163,9 +167,18 @@ std::vector<std::vector<std::string>> cost_rows(const CostStudy& s) {
   return rows;
 }
 
+std::string format_money(double amount, const std::string& currency) {
+  return report::format_thousands(amount, 2) + (currency.empty() ? std::string() : " " + currency);
+}
+
 std::string cost_text(const CostStudy& s) {
-  std::string out = fmt::format("cost: {} on {}, {} ranks on {} node(s), {:.6g} iterations\n", s.trace, s.platform, s.ranks,
-                                s.nodes, s.iterations);
+  std::ostringstream summary;
+  std::vector<std::pair<std::string, const report::Summary*>> runs;
+  for (std::size_t i = 0; i < s.summaries.size(); ++i) runs.emplace_back(s.names[i], &s.summaries[i]);
+  if (!runs.empty()) report::write_summary_text(runs, summary);
+  std::string out = summary.str();
+  out += fmt::format("cost: {} on {}, {} ranks on {} node(s), {} iterations\n", s.trace, s.platform, s.ranks, s.nodes,
+                     report::format_thousands(s.iterations, 0));
   out += "assumptions:\n";
   for (const std::string& a : s.assumptions) out += fmt::format("  {}\n", a);
   const bool both = s.names.size() == 2;
@@ -182,6 +195,7 @@ std::string cost_text(const CostStudy& s) {
 
 std::string cost_json(const CostStudy& s) {
   nlohmann::ordered_json doc;
+  for (std::size_t i = 0; i < s.summaries.size(); ++i) doc["summary"][s.names[i]] = report::summary_json(s.summaries[i]);
   doc["command"] = "cost";
   doc["trace"] = s.trace;
   doc["platform"] = s.platform;
@@ -209,6 +223,41 @@ std::string cost_json(const CostStudy& s) {
     doc["saving_fraction"] = nullptr;
   }
   return doc.dump(2) + "\n";
+}
+
+std::string cost_csv(const CostStudy& s) {
+  const bool both = s.names.size() == 2;
+  std::string out = fmt::format("section,figure,note,{}{}\n", fmt::join(s.names, ","), both ? ",saving_pct" : "");
+  auto number = [](const std::optional<double>& v) { return v ? fmt::format("{:.6f}", *v) : std::string(); };
+  auto saving = [&](const std::optional<double>& a, const std::optional<double>& b) {
+    if (!both) return std::string();
+    return a && b && *a > 0 ? fmt::format(",{:.4f}", (*a - *b) / *a * 100) : std::string(",");
+  };
+  std::vector<const report::Summary*> runs;
+  for (const report::Summary& summary : s.summaries) runs.push_back(&summary);
+  if (!runs.empty()) {
+    for (const report::SummaryCsvRow& row : report::summary_csv_rows(runs)) {
+      std::vector<std::string> values;
+      for (const auto& v : row.values) values.push_back(number(v));
+      out += fmt::format("summary,{},{},{}{}\n", row.figure, report::csv_field(row.note), fmt::join(values, ","),
+                         row.is_time ? saving(row.values.front(), row.values.back()) : both ? "," : "");
+    }
+  }
+  auto row = [&](const std::string& figure, const std::string& note, auto value) {
+    std::vector<std::string> values;
+    for (std::size_t i = 0; i < s.names.size(); ++i) values.push_back(number(value(i)));
+    out += fmt::format("cost,{},{},{}{}\n", figure, report::csv_field(note), fmt::join(values, ","),
+                       saving(value(0), value(s.names.size() - 1)));
+  };
+  auto some = [](double v) { return std::optional<double>(v); };
+  row("iteration_ms", "", [&](std::size_t i) { return some(s.iteration_s[i] * 1e3); });
+  row("time_to_train_s", fmt::format("{:.0f} iterations", s.iterations), [&](std::size_t i) { return some(s.figures[i].seconds); });
+  row("node_hours", fmt::format("{} node{}", s.nodes, s.nodes == 1 ? "" : "s"), [&](std::size_t i) { return some(s.figures[i].node_hours); });
+  if (s.has_price) {
+    row("money", s.currency.empty() ? "currency of --price" : s.currency, [&](std::size_t i) { return s.figures[i].money; });
+  }
+  if (s.has_power) row("energy_kwh", "", [&](std::size_t i) { return s.figures[i].energy_kwh; });
+  return out;
 }
 
 }  // namespace ccsim::cli

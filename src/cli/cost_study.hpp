@@ -9,6 +9,7 @@
 
 #include "engine/result.hpp"
 #include "report/cost.hpp"
+#include "report/summary.hpp"
 #include "topology/platform.hpp"
 #include "trace/trace.hpp"
 
@@ -41,6 +42,7 @@ struct CostStudy {
   std::vector<std::string> names;       ///< "plain", "compressed"
   std::vector<double> iteration_s;      ///< per run
   std::vector<report::CostFigures> figures;  ///< per run
+  std::vector<report::Summary> summaries;     ///< per run: the summary block, printed first
   bool has_price = false;
   bool has_power = false;
   std::string currency;  ///< of a price from the platform file; empty for --price (any currency)
@@ -54,8 +56,15 @@ CostStudy study_cost(const CostOptions& options, const trace::Trace& trace, cons
 /// The table rows of a study: {what, plain, compressed, saving} (the last two when compressed).
 std::vector<std::vector<std::string>> cost_rows(const CostStudy& study);
 
-/// The text report of `ccsim cost` and its JSON form (`--format json`).
+/// The text report of `ccsim cost`, its JSON form (`--format json`) and its CSV form
+/// (`--format csv`: section, figure, note, then the runs' values and the saving; the summary's
+/// figures, then the cost's, each in the unit its name says).
 std::string cost_text(const CostStudy& study);
 std::string cost_json(const CostStudy& study);
+std::string cost_csv(const CostStudy& study);
+
+/// Money for people: fixed notation, thousands separators, cents, and the currency when known
+/// ("42,630.12 USD").
+std::string format_money(double amount, const std::string& currency);
 
 }  // namespace ccsim::cli

@@ -41,10 +41,11 @@ void run_replay(const ReplayCommand& cmd) {
 
   Phase phase("writing the report", "");
   report::BreakdownOptions view;
-  view.key = cmd.rows == "name" ? report::RowKey::kName : report::RowKey::kOperator;
+  view.key = rows_key(cmd.rows);
   view.per_rank = cmd.per_rank;
   view.ranks_on_demand = true;  // each rank's table made as it is written: never all in memory
   report::Breakdown breakdown = report::make_breakdown(result, view);
+  breakdown.summary = report::make_summary(result, job_facts(trace, platform));
   write_output(cmd.output, rendering(breakdown, cmd.format));
   write_timeline_file(cmd.timeline, {{"", &result, &trace}});
 }
@@ -66,8 +67,8 @@ void setup_replay(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--rows", cmd->rows,
                   "'operator': one row per operator of the iteration in program order (the published form); "
-                  "'name': one row per operator name and label, summed")
-      ->check(CLI::IsMember({"operator", "name"}))
+                  "'name': one row per operator name and label, summed; " + std::string(kRowsKindHelp))
+      ->check(CLI::IsMember({"operator", "name", "kind"}))
       ->capture_default_str();
   sub->add_flag("--per-rank", cmd->per_rank, "Also print one table per rank (default: per pipeline stage only)");
   sub->add_option("--timeline", cmd->timeline,

@@ -219,9 +219,15 @@ void run_report(const ReportCommand& cmd) {
   if (compressed) packed = engine::replay(trace, platform, compressed_options);
 
   report::BreakdownOptions view;
-  const report::Breakdown breakdown = report::make_breakdown(plain, view);
+  const report::JobFacts facts = job_facts(trace, platform);
+  report::Breakdown breakdown = report::make_breakdown(plain, view);
+  breakdown.summary = report::make_summary(plain, facts);
   std::unique_ptr<report::Comparison> comparison;
-  if (compressed) comparison = std::make_unique<report::Comparison>(report::compare(plain, packed, view));
+  if (compressed) {
+    comparison = std::make_unique<report::Comparison>(report::compare(plain, packed, view));
+    comparison->a_summary = breakdown.summary;
+    comparison->b_summary = report::make_summary(packed, facts);
+  }
   std::vector<std::pair<std::string, const engine::Result*>> runs{{"plain", &plain}};
   if (compressed) runs.emplace_back("compressed", &packed);
   std::unique_ptr<CostStudy> cost;
@@ -254,6 +260,16 @@ void run_report(const ReportCommand& cmd) {
   doc.code(command_line());
 
   doc.heading(2, "Summary");
+  {
+    // The block replay, compare and cost print first (docs/summary.md defines each figure).
+    std::ostringstream block;
+    std::vector<std::pair<std::string, const report::Summary*>> runs{{comparison ? "plain" : "", &*breakdown.summary}};
+    if (comparison) runs.emplace_back("compressed", &*comparison->b_summary);
+    report::write_summary_text(runs, block);
+    std::string text = block.str();
+    while (!text.empty() && text.back() == '\n') text.pop_back();
+    doc.code(text);
+  }
   std::vector<std::vector<std::string>> summary;
   if (comparison) {
     summary.push_back({"whole trace", ms(comparison->plain_makespan_s), ms(comparison->compressed_makespan_s),
@@ -322,7 +338,8 @@ void run_report(const ReportCommand& cmd) {
 
   doc.heading(2, "Cost");
   if (cost) {
-    doc.paragraph(fmt::format("{} ranks on {} node(s), {:.6g} iterations.", cost->ranks, cost->nodes, cost->iterations));
+    doc.paragraph(fmt::format("{} ranks on {} node(s), {} iterations.", cost->ranks, cost->nodes,
+                              report::format_thousands(cost->iterations, 0)));
     std::vector<std::string> header{"", "plain"};
     std::vector<bool> numeric{false, true};
     if (comparison) {

@@ -9,6 +9,8 @@
 #include "calibrate/compute_model.hpp"
 #include "engine/replay.hpp"
 #include "engine/what_if.hpp"
+#include "report/breakdown.hpp"
+#include "report/summary.hpp"
 #include "topology/platform.hpp"
 #include "trace/trace.hpp"
 
@@ -78,6 +80,16 @@ calibrate::ComputeAdjustment apply_compute_flag(const SimulationFlags& flags, tr
 std::vector<std::string> compute_profile_dirs();
 /// The accelerator profile a platform names (`compute_profile`), nullptr when none.
 std::shared_ptr<const topology::AcceleratorProfile> load_platform_profile(const topology::Platform& platform);
+
+/// --rows of replay, compare and whatif: "operator", "name" or "kind".
+report::RowKey rows_key(const std::string& rows);
+inline constexpr const char* kRowsKindHelp =
+    "'kind': where each rank's time goes, compute, exposed communication by kind, pipeline bubble, collective wait "
+    "and idle, adding up to the iteration (docs/summary.md)";
+
+/// What the summary block needs of the job (report/summary.hpp): the trace's workload and the
+/// FLOPs its compute operators carry, and the peak FLOP rate of `platform`'s accelerator.
+report::JobFacts job_facts(const trace::Trace& trace, const topology::Platform& platform);
 
 /// Folders searched for compressor models: $CCSIM_COMPRESSORS, then models/compressors/.
 std::vector<std::string> compressor_dirs();

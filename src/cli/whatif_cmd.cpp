@@ -70,10 +70,12 @@ void run_trace(const WhatIfCommand& cmd) {
   engine::Result changed = engine::replay(changed_trace, changed_platform, changed_options);
 
   report::BreakdownOptions view;
-  view.key = cmd.rows == "name" ? report::RowKey::kName : report::RowKey::kOperator;
+  view.key = rows_key(cmd.rows);
   view.per_rank = cmd.per_rank;
   view.ranks_on_demand = true;  // each rank's tables paired as they are written: never all in memory
   report::Comparison comparison = report::compare(baseline, changed, view);
+  comparison.a_summary = report::make_summary(baseline, job_facts(trace, baseline_platform));
+  comparison.b_summary = report::make_summary(changed, job_facts(changed_trace, changed_platform));
   comparison.a_label = "baseline";
   comparison.b_label = "what_if";
   comparison.assumptions = cmd.flags.settings;
@@ -286,8 +288,10 @@ void setup_whatif(CLI::App& app) {
       ->check(CLI::IsMember({"text", "csv", "json"}))
       ->capture_default_str();
   sub->add_option("-o,--output", cmd->output, "Write the result to this file instead of stdout ('-')")->capture_default_str();
-  sub->add_option("--rows", cmd->rows, "'operator' (one row per operator in program order) or 'name' (summed by name)")
-      ->check(CLI::IsMember({"operator", "name"}))
+  sub->add_option("--rows", cmd->rows,
+                  "'operator' (one row per operator in program order), 'name' (summed by name) or " +
+                      std::string(kRowsKindHelp))
+      ->check(CLI::IsMember({"operator", "name", "kind"}))
       ->capture_default_str();
   sub->add_flag("--per-rank", cmd->per_rank, "Also compare rank by rank");
   sub->add_option("--timeline", cmd->timeline,

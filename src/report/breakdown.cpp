@@ -129,7 +129,24 @@ Table make_table(const engine::Result& result, std::string scope, int id, std::v
   }
   for (const auto& [r, w] : weighted) table.total_s += w * rank_total(result, r) / n;
 
-  if (key == RowKey::kOperator) {
+  if (key == RowKey::kKind) {
+    std::map<std::string, std::size_t> index;
+    for (const auto& [r, w] : weighted) {
+      for (const auto& [part, seconds] : split_time(result, r).parts()) {
+        auto [it, added] = index.emplace(part, table.rows.size());
+        if (added) {
+          Row fresh;  // calls 0: a part of the ranks' time, not operators
+          fresh.name = part;
+          table.rows.push_back(std::move(fresh));
+        }
+        table.rows[it->second].time_s += w * seconds / n;
+      }
+    }
+    // The fixed parts last, in TimeSplit::parts' order, whatever kinds the ranks had.
+    std::stable_partition(table.rows.begin(), table.rows.end(), [](const Row& row) {
+      return row.name != "pipeline bubble" && row.name != "collective wait" && row.name != "idle";
+    });
+  } else if (key == RowKey::kOperator) {
     const auto& first = result.ops[static_cast<std::size_t>(table.ranks.front())];
     table.rows.resize(first.size());
     for (std::size_t i = 0; i < first.size(); ++i) {
@@ -287,6 +304,7 @@ void for_each_table(const Breakdown& b, const std::function<void(const Table&)>&
 }
 
 void write_text(const Breakdown& b, std::ostream& out) {
+  if (b.summary) write_summary_text({{"", &*b.summary}}, out);
   fmt::print(out, "{} on {}: {} ranks{}, {} pipeline stage{}, {}\n", b.trace_name, b.platform_name, b.world_size,
              on_nodes(b.nodes_used), b.stage_count, b.stage_count == 1 ? "" : "s", format_span(b.makespan_s, b.iterations));
   fmt::print(out, "network: {}\n", b.network_model);
@@ -310,51 +328,71 @@ void write_text(const Breakdown& b, std::ostream& out) {
     std::size_t label_width = 5;
     for (const Row& row : t.rows) label_width = std::max(label_width, row.label.size());
     const bool by_op = t.key == RowKey::kOperator;
-    std::string head = by_op ? fmt::format("{:>5}  {:<{}}", "#", "operator", width)
-                             : fmt::format("{:<{}}  {:>6}", "operator", width, "calls");
+    // Rows by kind are parts of the ranks' time: no calls, and no wait or overlap (their own rows).
+    const bool kinds = t.key == RowKey::kKind;
+    const bool waits = b.has_waits && !kinds, overlaps = b.has_streams && !kinds;
+    std::string head = by_op   ? fmt::format("{:>5}  {:<{}}", "#", "operator", width)
+                       : kinds ? fmt::format("{:<{}}", "part", width)
+                               : fmt::format("{:<{}}  {:>6}", "operator", width, "calls");
     if (labels) head += fmt::format("  {:<{}}", "label", label_width);
     fmt::print(out, "{}  {:>11}  {:>8}{}{}{}\n", head, "time ms", "share %",
-               b.has_waits ? fmt::format("  {:>10}", "wait ms") : "", b.has_streams ? fmt::format("  {:>10}", "overlap ms") : "",
+               waits ? fmt::format("  {:>10}", "wait ms") : "", overlaps ? fmt::format("  {:>10}", "overlap ms") : "",
                errors ? "  error (worst / expected)" : "");
     for (std::size_t i = 0; i < t.rows.size(); ++i) {
       const Row& row = t.rows[i];
-      std::string left = by_op ? fmt::format("{:>5}  {:<{}}", i + 1, row.name, width)
-                               : fmt::format("{:<{}}  {:>6}", row.name, width, row.calls);
+      std::string left = by_op   ? fmt::format("{:>5}  {:<{}}", i + 1, row.name, width)
+                         : kinds ? fmt::format("{:<{}}", row.name, width)
+                                 : fmt::format("{:<{}}  {:>6}", row.name, width, row.calls);
       if (labels) left += fmt::format("  {:<{}}", row.label, label_width);
       std::string error = format_error(row.error_worst_eb, row.error_expected_eb, b.error_bound_abs);
       std::string line = fmt::format("{}  {:>11.3f}  {:>8.2f}{}{}{}", left, row.time_s * 1e3, row.share * 100,
-                                     b.has_waits ? fmt::format("  {:>10}", format_wait(row)) : "",
-                                     b.has_streams ? fmt::format("  {:>10.3f}", row.overlap_s * 1e3) : "",
+                                     waits ? fmt::format("  {:>10}", format_wait(row)) : "",
+                                     overlaps ? fmt::format("  {:>10.3f}", row.overlap_s * 1e3) : "",
                                      error.empty() ? "" : "  " + error);
       while (!line.empty() && line.back() == ' ') line.pop_back();
       fmt::print(out, "{}\n", line);
     }
-    std::string total = by_op ? fmt::format("{:>5}  {:<{}}", "", "total", width)
-                              : fmt::format("{:<{}}  {:>6}", "total", width, "");
+    std::string total = by_op   ? fmt::format("{:>5}  {:<{}}", "", "total", width)
+                        : kinds ? fmt::format("{:<{}}", "total", width)
+                                : fmt::format("{:<{}}  {:>6}", "total", width, "");
     if (labels) total += fmt::format("  {:<{}}", "", label_width);
     fmt::print(out, "{}  {:>11.3f}  {:>8.2f}{}\n", total, t.total_s * 1e3, 100.0,
-               b.has_waits ? fmt::format("  {:>10.3f}", t.wait_s * 1e3) : "");
+               waits ? fmt::format("  {:>10.3f}", t.wait_s * 1e3) : "");
   });
 }
 
 void write_csv(const Breakdown& b, std::ostream& out) {
   out << "scope,id,row,operator,label,calls,time_ms,share_pct" << (b.has_waits ? ",wait_ms" : "")
-      << (b.has_streams ? ",overlap_ms" : "") << "\n";
+      << (b.has_streams ? ",overlap_ms" : "") << (b.summary ? ",value" : "") << "\n";
+  // The summary first: its figure in `operator`, what it rests on (or why it is unknown) in
+  // `label`, times in time_ms and share_pct, every figure in `value` (in the unit its name says).
+  const std::string blank = std::string(b.has_waits ? "," : "") + (b.has_streams ? "," : "");
+  if (b.summary) {
+    int i = 0;
+    for (const SummaryCsvRow& row : summary_csv_rows({&*b.summary})) {
+      const std::optional<double>& v = row.values.front();
+      fmt::print(out, "summary,{},{},{},{},,{},{}{},{}\n", b.summary->critical_rank, ++i, row.figure, csv_field(row.note),
+                 row.is_time ? fmt::format("{:.6f}", *v) : "", row.is_time ? fmt::format("{:.4f}", row.shares_pct.front()) : "",
+                 blank, v ? fmt::format("{:.6f}", *v) : "");
+    }
+  }
+  const std::string value = b.summary ? "," : "";
   for_each_table(b, [&](const Table& t) {
     for (std::size_t i = 0; i < t.rows.size(); ++i) {
       const Row& row = t.rows[i];
-      fmt::print(out, "{},{},{},{},{},{},{:.6f},{:.4f}{}{}\n", t.scope, t.id, i + 1, csv_field(row.name),
+      fmt::print(out, "{},{},{},{},{},{},{:.6f},{:.4f}{}{}{}\n", t.scope, t.id, i + 1, csv_field(row.name),
                  csv_field(row.label), row.calls, row.time_s * 1e3, row.share * 100,
                  !b.has_waits ? "" : row.communication ? fmt::format(",{:.6f}", row.wait_s * 1e3) : ",",
-                 b.has_streams ? fmt::format(",{:.6f}", row.overlap_s * 1e3) : "");
+                 b.has_streams ? fmt::format(",{:.6f}", row.overlap_s * 1e3) : "", value);
     }
-    fmt::print(out, "{},{},total,total,,,{:.6f},100.0000{}{}\n", t.scope, t.id, t.total_s * 1e3,
-               b.has_waits ? fmt::format(",{:.6f}", t.wait_s * 1e3) : "", b.has_streams ? "," : "");
+    fmt::print(out, "{},{},total,total,,,{:.6f},100.0000{}{}{}\n", t.scope, t.id, t.total_s * 1e3,
+               b.has_waits ? fmt::format(",{:.6f}", t.wait_s * 1e3) : "", b.has_streams ? "," : "", value);
   });
 }
 
 void write_json(const Breakdown& b, std::ostream& out) {
   nlohmann::ordered_json doc;
+  if (b.summary) doc["summary"] = summary_json(*b.summary);
   doc["trace"] = b.trace_name;
   doc["platform"] = b.platform_name;
   doc["network_model"] = b.network_model;
@@ -376,7 +414,7 @@ void write_json(const Breakdown& b, std::ostream& out) {
       table["scope"] = t.scope;
       table["id"] = t.id;
       table["ranks"] = t.ranks;
-      table["rows_by"] = t.key == RowKey::kOperator ? "operator" : "name";
+      table["rows_by"] = t.key == RowKey::kOperator ? "operator" : t.key == RowKey::kKind ? "kind" : "name";
       table["total_ms"] = t.total_s * 1e3;
       if (b.has_waits) table["wait_ms"] = t.wait_s * 1e3;
       table["rows"] = nlohmann::ordered_json::array();

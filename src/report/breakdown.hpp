@@ -3,10 +3,12 @@
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/result.hpp"
+#include "report/summary.hpp"
 
 namespace ccsim::report {
 
@@ -14,6 +16,9 @@ namespace ccsim::report {
 enum class RowKey : std::uint8_t {
   kOperator,  ///< one row per operator of the iteration, in program order (the published form)
   kName,      ///< one row per operator name (and label), summed over its calls
+  /// One row per part of each rank's time (report/summary.hpp, TimeSplit): compute, exposed
+  /// communication by kind, pipeline bubble, collective wait, idle; they add up to the total.
+  kKind,
 };
 
 /// One row: an operator (or a name), its time per iteration and its share of the iteration.
@@ -66,6 +71,9 @@ struct Breakdown {
   double makespan_s = 0;  ///< the whole trace
   bool has_waits = false;  ///< engine::Result::has_waits: the wait column is shown
   bool has_streams = false;  ///< some rank ran operators on several streams: the overlap column is shown
+  /// The summary block, written first (text, CSV rows of scope "summary", JSON "summary"); set
+  /// by the caller, which knows the job's facts (make_summary).
+  std::optional<Summary> summary;
   std::vector<Table> tables;
   /// Tables made one at a time as they are written, after `tables`
   /// (BreakdownOptions::ranks_on_demand): `later_table(i)` makes the i-th of `later_count`.

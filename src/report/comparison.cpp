@@ -109,6 +109,7 @@ void write_what_if_header(const Comparison& c, std::ostream& out) {
 }  // namespace
 
 void write_text(const Comparison& c, std::ostream& out) {
+  if (c.a_summary && c.b_summary) write_summary_text({{c.a_label, &*c.a_summary}, {c.b_label, &*c.b_summary}}, out);
   // " on 1 node", or " on 1 node (baseline), on 4 nodes (what_if)" when the runs differ.
   const std::string nodes = c.a_nodes_used == c.b_nodes_used
                                 ? on_nodes(c.a_nodes_used)
@@ -193,9 +194,25 @@ void write_text(const Comparison& c, std::ostream& out) {
 }
 
 void write_csv(const Comparison& c, std::ostream& out) {
+  const bool summary = c.a_summary && c.b_summary;
   fmt::print(out, "scope,id,row,operator,label,{0}_ms,{1}_ms,speedup,{0}_algorithm,{1}_algorithm,"
-             "error_worst_eb,error_expected_eb{2}\n", c.a_label, c.b_label,
-             c.has_waits ? fmt::format(",{0}_wait_ms,{1}_wait_ms", c.a_label, c.b_label) : "");
+             "error_worst_eb,error_expected_eb{2}{3}\n", c.a_label, c.b_label,
+             c.has_waits ? fmt::format(",{0}_wait_ms,{1}_wait_ms", c.a_label, c.b_label) : "",
+             summary ? fmt::format(",{0}_value,{1}_value", c.a_label, c.b_label) : "");
+  if (summary) {
+    // The summary first: its figure in `operator`, what it rests on (or why it is unknown) in
+    // `label`, times in the ms columns, every figure in the value columns (in its name's unit).
+    int i = 0;
+    auto value = [](const std::optional<double>& v) { return v ? fmt::format("{:.6f}", *v) : std::string(); };
+    for (const SummaryCsvRow& row : summary_csv_rows({&*c.a_summary, &*c.b_summary})) {
+      const std::optional<double>&a = row.values[0], &b = row.values[1];
+      fmt::print(out, "summary,{},{},{},{},{},{},{},,,,{}{},{},{}\n", c.a_summary->critical_rank, ++i, row.figure,
+                 csv_field(row.note), row.is_time ? value(a) : "", row.is_time ? value(b) : "",
+                 row.is_time && a && b ? fmt::format("{:.6f}", speedup(*a, *b)) : "", c.has_waits ? ",," : "", "",
+                 value(a), value(b));
+    }
+  }
+  const std::string values = summary ? ",," : "";
   // The wait columns, when both runs measured their waits: blank for compute.
   auto waits = [&](bool communication, double a_s, double b_s) {
     if (!c.has_waits) return std::string();
@@ -204,14 +221,14 @@ void write_csv(const Comparison& c, std::ostream& out) {
   for_each_table(c, [&](const ComparedTable& t) {
     for (std::size_t i = 0; i < t.rows.size(); ++i) {
       const ComparedRow& row = t.rows[i];
-      fmt::print(out, "{},{},{},{},{},{:.6f},{:.6f},{:.6f},{},{},{:.6g},{:.6g}{}\n", t.scope, t.id, i + 1,
+      fmt::print(out, "{},{},{},{},{},{:.6f},{:.6f},{:.6f},{},{},{:.6g},{:.6g}{}{}\n", t.scope, t.id, i + 1,
                  csv_field(row.name), csv_field(row.label), row.plain_s * 1e3, row.compressed_s * 1e3,
                  speedup(row.plain_s, row.compressed_s), row.plain_algorithm, row.compressed_algorithm, row.error_worst_eb,
-                 row.error_expected_eb, waits(row.communication, row.plain_wait_s, row.compressed_wait_s));
+                 row.error_expected_eb, waits(row.communication, row.plain_wait_s, row.compressed_wait_s), values);
     }
-    fmt::print(out, "{},{},total,total,,{:.6f},{:.6f},{:.6f},,,,{}\n", t.scope, t.id, t.plain_total_s * 1e3,
+    fmt::print(out, "{},{},total,total,,{:.6f},{:.6f},{:.6f},,,,{}{}\n", t.scope, t.id, t.plain_total_s * 1e3,
                t.compressed_total_s * 1e3, speedup(t.plain_total_s, t.compressed_total_s),
-               waits(true, t.plain_wait_s, t.compressed_wait_s));
+               waits(true, t.plain_wait_s, t.compressed_wait_s), values);
   });
 }
 
@@ -220,6 +237,10 @@ void write_json(const Comparison& c, std::ostream& out) {
   const std::string& b = c.b_label;
   const bool what_if = !c.assumptions.empty();
   nlohmann::ordered_json doc;
+  if (c.a_summary && c.b_summary) {
+    doc["summary"][a] = summary_json(*c.a_summary);
+    doc["summary"][b] = summary_json(*c.b_summary);
+  }
   doc["trace"] = c.trace_name;
   doc["platform"] = c.platform_name;
   doc["network_model"] = c.network_model;

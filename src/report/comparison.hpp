@@ -2,11 +2,13 @@
 
 #include <functional>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/result.hpp"
 #include "report/breakdown.hpp"
+#include "report/summary.hpp"
 
 namespace ccsim::report {
 
@@ -67,6 +69,9 @@ struct Comparison {
   double plain_makespan_s = 0;  ///< the whole trace
   double compressed_makespan_s = 0;
   bool has_waits = false;  ///< both runs measured their waits: the wait columns are shown
+  /// The summary blocks of both runs (report/summary.hpp), written first side by side; set by
+  /// the caller, which knows the job's facts.
+  std::optional<Summary> a_summary, b_summary;
   std::vector<ComparedTable> tables;
   /// Tables made one at a time as they are written, after `tables` (the runs' per-rank tables
   /// with BreakdownOptions::ranks_on_demand): `later_table(i)` makes the i-th of `later_count`.

@@ -580,6 +580,21 @@ trace::Trace synthesize(const ModelSpec& model, const Parallelism& par, const st
       par.overlap_grad_reduce && par.dp > 1
           ? fmt::format(", gradients reduced in buckets of {:.4g} M parameters during the last backward", par.bucket() / 1e6)
           : "");
+  // What one iteration computes, for tokens/s and model FLOPs utilization (report/summary.hpp):
+  // the model FLOPs as Megatron-LM counts them, forward and backward (3 x forward) with no
+  // recomputation; for GPT (MHA, GeLU MLP of 4h) 72 B s l h^2 (1 + s/(6h) + V/(12 l h)).
+  trace::Workload workload;
+  const double s = sequence_length(model, par), h = model.hidden, l = model.layers, v = model.vocab;
+  workload.global_batch = static_cast<std::int64_t>(par.micro_batches) * par.micro_batch_size * par.dp;
+  workload.sequence_length = static_cast<std::int64_t>(s);
+  const double kv = static_cast<double>(model.kv_heads) * model.head_dim();
+  const double mlp = (model.activation == Activation::kSwiglu ? 6.0 : 4.0) * h * model.ffn;
+  const double layer_forward_per_token = 2 * h * (h + 2 * kv) + 2 * h * h + 4 * s * h + mlp;
+  workload.model_flops = static_cast<double>(workload.global_batch) * s * 3 * (l * layer_forward_per_token + 2 * h * v);
+  workload.model_flops_source =
+      "Megatron-LM's count: forward and backward (3 x forward), no recomputation; for GPT "
+      "72 B s l h^2 (1 + s/(6h) + V/(12 l h)) (Korthikanti et al. 2022)";
+  trace.workload = workload;
   Builder(model, par, trace).build();
   return trace;
 }

@@ -48,6 +48,7 @@ class NativeReader {
       trace_.iterations = static_cast<int>(iterations);
     }
     if (doc.optional("hardware") != nullptr) read_hardware(doc);
+    if (doc.optional("workload") != nullptr) read_workload(doc);
     doc.allow({"config", "source"});  // free-form metadata, documented in traces/README.md
     std::int64_t world = doc.positive_integer("world_size");
     if (world > (1 << 24)) doc.at("world_size").fail(fmt::format("expected at most 16777216 ranks, got \"{}\"", world));
@@ -73,6 +74,17 @@ class NativeReader {
     hw.source = h.optional_string("source").value_or("");
     h.finish();
     trace_.hardware = std::move(hw);
+  }
+
+  void read_workload(ObjectReader& doc) {
+    ObjectReader w = doc.child("workload");
+    Workload workload;
+    workload.global_batch = w.optional_integer_in("global_batch", 1, std::int64_t{1} << 40).value_or(0);
+    workload.sequence_length = w.optional_integer_in("sequence_length", 1, std::int64_t{1} << 40).value_or(0);
+    workload.model_flops = w.optional_number_in("model_flops", 0, kMaxWorkloadFlops, true).value_or(0);
+    workload.model_flops_source = w.optional_string("model_flops_source").value_or("");
+    w.finish();
+    trace_.workload = std::move(workload);
   }
 
   void read_groups(ObjectReader& doc) {

@@ -84,6 +84,14 @@ void write_native(const Trace& trace, std::ostream& out, int version) {
     if (!trace.hardware->source.empty()) hw["source"] = trace.hardware->source;
     head["hardware"] = hw;
   }
+  if (trace.workload) {
+    ordered w;
+    if (trace.workload->global_batch > 0) w["global_batch"] = trace.workload->global_batch;
+    if (trace.workload->sequence_length > 0) w["sequence_length"] = trace.workload->sequence_length;
+    if (trace.workload->model_flops > 0) w["model_flops"] = trace.workload->model_flops;
+    if (!trace.workload->model_flops_source.empty()) w["model_flops_source"] = trace.workload->model_flops_source;
+    head["workload"] = w;
+  }
   head["world_size"] = trace.world_size;
   out << "{\n";
   for (auto it = head.begin(); it != head.end(); ++it) out << "  " << ordered(it.key()).dump() << ": " << it.value().dump() << ",\n";

@@ -144,6 +144,18 @@ struct Hardware {
   std::string source;      ///< where the figures come from, may be empty
 };
 
+/// What one iteration of the job computes, for throughput and model FLOPs utilization
+/// (optional top-level "workload"); a figure is 0 when the trace does not give it.
+struct Workload {
+  std::int64_t global_batch = 0;     ///< sequences per iteration, over all data-parallel replicas
+  std::int64_t sequence_length = 0;  ///< tokens per sequence
+  /// The model's FLOPs per iteration as its publication counts them (no recomputation), and
+  /// the formula they come from.
+  double model_flops = 0;
+  std::string model_flops_source;
+  double tokens() const { return static_cast<double>(global_batch) * static_cast<double>(sequence_length); }
+};
+
 /// A training job: ranks, process groups and the programs of operators the ranks run.
 /// Built by the readers (native JSON, PyTorch), the synthesizer and checked by validate().
 class Trace {
@@ -159,6 +171,8 @@ class Trace {
   int iterations = 0;
   /// The hardware the compute durations were measured on; absent when the trace does not say.
   std::optional<Hardware> hardware;
+  /// Batch, sequence and model FLOPs of one iteration; absent when the trace does not say.
+  std::optional<Workload> workload;
   std::vector<Group> groups;
   std::vector<Program> programs;
   std::vector<int> program_of;  ///< per rank: the index of its program

@@ -244,3 +244,28 @@ TEST_CASE("version 2 messages and calls that do not match are named as version 1
         "t.json:17: field 'programs[0].ops[3]': send #2 from rank 0 to rank 2 with tag \"act\" has no matching recv "
         "(rank 2 posts 1 recv from rank 0 with this tag)");
 }
+
+TEST_CASE("the optional workload is read, written back and checked", "[trace]") {
+  const std::string head = "{\"format\": \"ccsim-trace\", \"version\": 1, \"name\": \"t\", \"world_size\": 1,\n";
+  const std::string ranks = "\"ranks\": [{\"rank\": 0, \"ops\": []}]}\n";
+  Trace t = parse_native(head +
+                             "\"workload\": {\"global_batch\": 16, \"sequence_length\": 2048, \"model_flops\": 1.5e15, "
+                             "\"model_flops_source\": \"by hand\"},\n" + ranks,
+                         "t.json");
+  REQUIRE(t.workload);
+  CHECK(t.workload->global_batch == 16);
+  CHECK(t.workload->sequence_length == 2048);
+  CHECK(t.workload->tokens() == 32768);
+  CHECK(t.workload->model_flops == 1.5e15);
+  CHECK(t.workload->model_flops_source == "by hand");
+  const std::string text = written(t, 2);
+  CHECK(text.find("  \"workload\": {\"global_batch\":16,\"sequence_length\":2048,\"model_flops\":1.5e+15,"
+                  "\"model_flops_source\":\"by hand\"},\n") != std::string::npos);
+  const Trace back = parse_native(text, "back.json");
+  REQUIRE(back.workload);
+  CHECK(back.workload->model_flops == 1.5e15);
+  CHECK_FALSE(parse_native(head + ranks, "t.json").workload);
+  CHECK(error_of(head + "\"workload\": {\"global_batch\": 0},\n" + ranks) ==
+        "t.json:2: field 'workload.global_batch': expected an integer from 1 to 1099511627776, got \"0\"");
+  CHECK(error_of(head + "\"workload\": {\"batch\": 4},\n" + ranks).find("workload.batch") != std::string::npos);
+}

@@ -4,8 +4,8 @@
 # hand: tests/data/README.md, "Waits").
 hostile wait-csv 0 '' replay "$DATA/wait_p2p.json" --platform "$DATA/tiny.json" --per-rank --format csv \
   -o "$TMP/wait.csv"
-grep -qx 'rank,1,1,recv,,1,10.102000,66.8918,10.000000' "$TMP/wait.csv" || fail "rank 1's recv row lacks its 10 ms wait"
-grep -qx 'rank,1,2,backward,,1,5.000000,33.1082,' "$TMP/wait.csv" || fail "a compute row has a wait"
+grep -qx 'rank,1,1,recv,,1,10.102000,66.8918,10.000000,' "$TMP/wait.csv" || fail "rank 1's recv row lacks its 10 ms wait"
+grep -qx 'rank,1,2,backward,,1,5.000000,33.1082,,' "$TMP/wait.csv" || fail "a compute row has a wait"
 hostile wait-timeline 0 '' replay "$DATA/wait_p2p.json" --platform "$DATA/tiny.json" --timeline "$TMP/wait.json"
 # Trace-event format: complete events with pid, tid, ts, dur (us); a wait nests inside its operator.
 python3 - "$TMP/wait.json" <<'PY' || fail "the timeline's wait events are wrong"
