@@ -278,7 +278,7 @@ class Builder {
   void build_stage(int stage) {
     stage_ = stage;
     chunk_ = 0;
-    layers_ = model_.layers / (par_.pp * par_.virtual_stages);
+    layers_ = layers_of_stage(model_, par_, stage) / par_.virtual_stages;
     program_ = &trace_.programs[static_cast<std::size_t>(stage)];
     backward_calls_.assign(static_cast<std::size_t>(par_.virtual_stages), 0);
     join_.clear();
@@ -548,6 +548,18 @@ class Builder {
 
 }  // namespace
 
+std::string format_stage_layers(const std::vector<int>& layers) {
+  std::string out;
+  for (std::size_t i = 0; i < layers.size();) {
+    std::size_t j = i;
+    while (j < layers.size() && layers[j] == layers[i]) ++j;
+    out += fmt::format("{}{}", out.empty() ? "" : ", ", layers[i]);
+    if (j - i > 1) out += fmt::format(" x {}", j - i);
+    i = j;
+  }
+  return out;
+}
+
 trace::Trace synthesize(const ModelSpec& model, const Parallelism& par, const std::string& platform) {
   check_parallelism(model, par);
   trace::Trace trace = empty_iteration(par, platform);
@@ -555,7 +567,7 @@ trace::Trace synthesize(const ModelSpec& model, const Parallelism& par, const st
   trace.name = fmt::format("{}-tp{}-pp{}-dp{}{}", model.name, par.tp, par.pp, par.dp, par.sp ? "-sp" : "");
   trace.description = fmt::format(
       "synthesized by ccsim trace synth: {} ({}), TP {} PP {} DP {}{}, {} micro-batches of {} x {} tokens, {} schedule, "
-      "ZeRO {}{}; FLOPs and bytes from the Megatron formulas (src/synth/megatron.hpp), no measured durations",
+      "ZeRO {}{}{}; FLOPs and bytes from the Megatron formulas (src/synth/megatron.hpp), no measured durations",
       model.name, model.source, par.tp, par.pp, par.dp, par.sp ? " with sequence parallelism" : "", par.micro_batches,
       par.micro_batch_size, sequence_length(model, par),
       par.schedule == PipelineSchedule::kGpipe  ? std::string("GPipe")
@@ -565,6 +577,9 @@ trace::Trace synthesize(const ModelSpec& model, const Parallelism& par, const st
       par.zero,
       par.overlap_grad_reduce && par.dp > 1
           ? fmt::format(", gradients reduced in buckets of {:.4g} M parameters during the last backward", par.bucket() / 1e6)
+          : "",
+      model.layers % par.pp != 0 || par.first_stage_layers > 0 || par.last_stage_layers > 0
+          ? fmt::format(", layers per stage {}", format_stage_layers(stage_layers(model, par)))
           : "");
   Builder(model, par, trace).build();
   return trace;

@@ -46,6 +46,11 @@ struct Parallelism {
   /// The bucket size in parameters that applies.
   double bucket() const { return bucket_params > 0 ? bucket_params : std::max(40e6, 1e6 * dp); }
 
+  /// Layers of the first and last pipeline stage (Megatron's --decoder-first-pipeline-num-layers
+  /// and --decoder-last-pipeline-num-layers); 0: by stage_layers()'s default rule.
+  int first_stage_layers = 0;
+  int last_stage_layers = 0;
+
   int world() const { return tp * pp * dp; }
 };
 
@@ -89,6 +94,15 @@ double embedding_params_per_rank(const ModelSpec& model, int tp);
 double head_params_per_rank(const ModelSpec& model, int tp);
 double last_stage_extra_params_per_rank(const ModelSpec& model, const Parallelism& par);
 double stage_params_per_rank(const ModelSpec& model, const Parallelism& par, int stage);
+/// Transformer layers of each pipeline stage. Given --first-stage-layers / --last-stage-layers,
+/// the other stages share the rest evenly (Megatron's rule: it must divide). Otherwise, when
+/// the stages do not divide the layers, each stage gets floor(L / pp) and the L mod pp layers
+/// left over go one each to the middle stages, from the second on, then to the last: the first
+/// and last stages take fewer, as in Llama 3 405B's 126 layers on 16 stages (7, 8 x 14, 7;
+/// Dubey et al. 2024, section 3.3.2), which puts its embedding and its head on lighter stages.
+std::vector<int> stage_layers(const ModelSpec& model, const Parallelism& par);
+/// The layers of one stage by the same rule (stage_layers()[stage], without the vector).
+int layers_of_stage(const ModelSpec& model, const Parallelism& par, int stage);
 /// KV heads (query groups) per TP rank: kv_heads / tp, or 1 when TP exceeds them.
 double kv_heads_per_rank(const ModelSpec& model, int tp);
 
@@ -102,12 +116,15 @@ struct MessageSizes {
 };
 MessageSizes message_sizes(const ModelSpec& model, const Parallelism& par);
 
-/// Memory of one accelerator (the first pipeline stage, the fullest) in bytes: model states
-/// of mixed-precision Adam (Rajbhandari et al. 2020: 2 + 2 + 12 bytes per parameter, sharded
-/// over the DP group by ZeRO stage) and activations without recomputation (Korthikanti et al.
+/// Memory of one accelerator of the fullest pipeline stage in bytes: model states of
+/// mixed-precision Adam (Rajbhandari et al. 2020: 2 + 2 + 12 bytes per parameter, sharded over
+/// the DP group by ZeRO stage) and activations without recomputation (Korthikanti et al.
 /// 2022, eq. 2-4: s b h (34 + 5 a s / h) per layer, with TP (10 + 24/t + 5 a s / (h t)), with
-/// TP and SP (34 + 5 a s / h) / t), held for micro_batches_in_flight(par) micro-batches.
+/// TP and SP (34 + 5 a s / h) / t) for each of the stage's layers, held for
+/// micro_batches_in_flight(par, stage) micro-batches.
 struct Memory {
+  int stage = 0;   ///< the stage of the most memory
+  int layers = 0;  ///< its transformer layers
   double params_per_rank = 0;
   double model_states = 0;
   double activations = 0;
@@ -117,11 +134,17 @@ struct Memory {
 double model_state_bytes(double params, int zero, int dp);
 /// Activation bytes of one layer for one micro-batch (Korthikanti et al. 2022).
 double activation_bytes_per_layer(const ModelSpec& model, const Parallelism& par);
-/// Micro-batches whose activations the first stage holds at its fullest: M (GPipe), min(pp, M)
-/// (1F1B), pp (1 + (pp - 1) / (pp v)) for the interleaved schedule (Korthikanti et al. 2022,
-/// section 4.2.3; Megatron's warm-up of (pp - 1) 2 + (v - 1) pp chunk forwards, plus one).
-double micro_batches_in_flight(const Parallelism& par);
+/// Micro-batches whose activations stage `stage` holds at its fullest: M (GPipe), min(pp -
+/// stage, M) (1F1B); with the interleaved schedule Megatron's warm-up of (pp - stage - 1) 2 +
+/// (v - 1) pp chunk forwards plus one, in micro-batches of v chunks (stage 0: pp (1 + (pp -
+/// 1) / (pp v)), Korthikanti et al. 2022, section 4.2.3), at most M.
+double micro_batches_in_flight(const Parallelism& par, int stage = 0);
+/// The stage of the most memory (model states and activations) and its figures.
 Memory memory_per_accelerator(const ModelSpec& model, const Parallelism& par);
+
+/// Layers per stage in runs: "7, 8 x 14, 7".
+std::string format_stage_layers(const std::vector<int>& layers);
+
 
 /// Checks that the split fits the model (layers by pp, heads and hidden by tp, ...): throws
 /// InputError naming the command-line flag.

@@ -62,8 +62,30 @@ double last_stage_extra_params_per_rank(const ModelSpec& model, const Parallelis
   return params;
 }
 
+int layers_of_stage(const ModelSpec& model, const Parallelism& par, int stage) {
+  const int pp = std::max(par.pp, 1);
+  const bool first = par.first_stage_layers > 0 && pp > 1, last = par.last_stage_layers > 0 && pp > 1;
+  if (first || last) {
+    if (first && stage == 0) return par.first_stage_layers;
+    if (last && stage == pp - 1) return par.last_stage_layers;
+    const int others = pp - (first ? 1 : 0) - (last ? 1 : 0);
+    return (model.layers - (first ? par.first_stage_layers : 0) - (last ? par.last_stage_layers : 0)) / others;
+  }
+  // floor(L / pp) each; the L mod pp left over one each to stages 1, 2, ..., pp - 2, then the last.
+  const int q = model.layers / pp, r = model.layers % pp;
+  if (stage > 0 && stage < pp - 1) return q + (stage <= r ? 1 : 0);
+  if (stage == pp - 1 && pp > 1) return q + (r > pp - 2 ? 1 : 0);
+  return q;
+}
+
+std::vector<int> stage_layers(const ModelSpec& model, const Parallelism& par) {
+  std::vector<int> layers(static_cast<std::size_t>(std::max(par.pp, 1)));
+  for (std::size_t p = 0; p < layers.size(); ++p) layers[p] = layers_of_stage(model, par, static_cast<int>(p));
+  return layers;
+}
+
 double stage_params_per_rank(const ModelSpec& model, const Parallelism& par, int stage) {
-  const double layers = static_cast<double>(model.layers) / par.pp;
+  const double layers = layers_of_stage(model, par, stage);
   double params = layers * layer_params_per_rank(model, par.tp);
   if (stage == 0) params += embedding_params_per_rank(model, par.tp);
   if (stage == par.pp - 1) params += last_stage_extra_params_per_rank(model, par);
@@ -90,8 +112,31 @@ void check_parallelism(const ModelSpec& model, const Parallelism& par) {
   }
   if (par.seq < 0 || par.seq > (1 << 24)) fail("--seq", fmt::format("expected 1..{}, got \"{}\"", 1 << 24, par.seq));
   if (par.zero < 0 || par.zero > 3) fail("--zero", fmt::format("expected 0, 1, 2 or 3, got \"{}\"", par.zero));
-  if (model.layers % par.pp != 0) {
-    fail("--pp", fmt::format("{} has {} layers, which {} pipeline stages do not divide", model.name, model.layers, par.pp));
+  if (model.layers < par.pp) {
+    fail("--pp", fmt::format("{} has {} layers, fewer than {} pipeline stages: each stage needs one", model.name,
+                             model.layers, par.pp));
+  }
+  for (auto [flag, v] : {std::pair{"--first-stage-layers", par.first_stage_layers}, {"--last-stage-layers", par.last_stage_layers}}) {
+    if (v == 0) continue;
+    if (v < 0 || v > model.layers) fail(flag, fmt::format("expected 1..{} (the layers of {}), got \"{}\"", model.layers, model.name, v));
+    if (par.pp < 2) fail(flag, "the layers of one pipeline stage out of several: needs --pp 2 or more");
+    if (par.schedule == PipelineSchedule::kInterleaved) {
+      fail(flag, "uneven pipeline stages are written for --schedule 1f1b or gpipe, not interleaved");
+    }
+  }
+  if (par.first_stage_layers > 0 || par.last_stage_layers > 0) {
+    const int given = (par.first_stage_layers > 0) + (par.last_stage_layers > 0);
+    const int rest = model.layers - par.first_stage_layers - par.last_stage_layers, others = par.pp - given;
+    const char* flag = par.last_stage_layers > 0 ? "--last-stage-layers" : "--first-stage-layers";
+    if (others == 0 && rest != 0) {
+      fail(flag, fmt::format("{} has {} layers; the first and last stage take {} + {}", model.name, model.layers,
+                             par.first_stage_layers, par.last_stage_layers));
+    }
+    if (others > 0 && (rest < others || rest % others != 0)) {
+      fail(flag, fmt::format("{} has {} layers; the {} left to the other {} stages do not divide evenly among them "
+                             "(Megatron's rule)",
+                             model.name, model.layers, rest, others));
+    }
   }
   if (model.heads % par.tp != 0 || model.ffn % par.tp != 0 || model.hidden % par.tp != 0) {
     fail("--tp", fmt::format("{} has {} heads, hidden {} and FFN {}; tensor parallelism {} must divide all three",
@@ -226,23 +271,30 @@ double activation_bytes_per_layer(const ModelSpec& model, const Parallelism& par
 }
 
 Memory memory_per_accelerator(const ModelSpec& model, const Parallelism& par) {
-  Memory m;
+  Memory best;
+  const double per_layer = activation_bytes_per_layer(model, par);
   for (int stage = 0; stage < par.pp; ++stage) {
-    m.params_per_rank = std::max(m.params_per_rank, stage_params_per_rank(model, par, stage));
+    Memory m;
+    m.stage = stage;
+    m.layers = layers_of_stage(model, par, stage);
+    m.params_per_rank = stage_params_per_rank(model, par, stage);
+    m.model_states = model_state_bytes(m.params_per_rank, par.zero, par.dp);
+    m.activations = per_layer * m.layers * micro_batches_in_flight(par, stage);
+    if (stage == 0 || m.total() > best.total()) best = m;
   }
-  m.model_states = model_state_bytes(m.params_per_rank, par.zero, par.dp);
-  m.activations =
-      activation_bytes_per_layer(model, par) * (static_cast<double>(model.layers) / par.pp) * micro_batches_in_flight(par);
-  return m;
+  return best;
 }
 
-double micro_batches_in_flight(const Parallelism& par) {
+double micro_batches_in_flight(const Parallelism& par, int stage) {
   const double m = par.micro_batches;
   switch (par.schedule) {
     case PipelineSchedule::kGpipe: return m;
-    case PipelineSchedule::k1F1B: return std::min<double>(par.pp, m);
-    case PipelineSchedule::kInterleaved:
-      return std::min(m, par.pp + static_cast<double>(par.pp - 1) / par.virtual_stages);
+    case PipelineSchedule::k1F1B: return std::min<double>(par.pp - stage, m);
+    case PipelineSchedule::kInterleaved: {
+      if (par.micro_batches == par.pp) return m;  // Megatron runs every forward first then
+      const double v = par.virtual_stages;
+      return std::min(m, ((par.pp - stage - 1) * 2.0 + (v - 1) * par.pp + 1) / v);
+    }
   }
   return m;
 }

@@ -40,7 +40,7 @@ struct ModelSpec {
 };
 
 /// The presets: gpt3-175b, llama2-7b, llama2-13b, llama2-70b, llama3-8b, llama3-70b,
-/// small-gpt (the model of the shared PyTorch traces).
+/// llama3-405b, small-gpt (the model of the shared PyTorch traces).
 std::span<const ModelSpec> model_presets();
 /// A preset by name, or a model file (JSON, format "ccsim-model", models/README.md).
 /// Unknown names list the presets.

@@ -31,7 +31,7 @@ hostile synth-interleaved-m3 1 "'--micro-batches'.*--pp 2: 3 is not a multiple" 
 hostile synth-chunks-1f1b 1 "'--virtual-stages'.*need --schedule interleaved" \
   trace synth --model small-gpt --pp 2 --virtual-stages 2 --platform local
 hostile synth-bad-schedule 105 "--schedule: zigzag not in" trace synth --model small-gpt --schedule zigzag --platform local
-hostile synth-bad-pp 1 "'--pp'.*4 layers.*3 pipeline stages" trace synth --model small-gpt --pp 3 --platform local
+hostile synth-bad-pp 1 "'--pp'.*4 layers, fewer than 5 pipeline stages" trace synth --model small-gpt --pp 5 --platform local
 hostile synth-unknown-model 1 'unknown model "gpt9".*llama2-7b' trace synth --model gpt9 --platform local
 hostile synth-unknown-platform 1 'summit' trace synth --model small-gpt --platform summit
 hostile synth-empty-model 105 '--model: expected a value' trace synth --model '' --platform local
