@@ -152,10 +152,10 @@ class Builder {
     pending_params_ = 0;
   }
 
-  void tp_comm(const LayerPlan::TpPoint& point, bool backward) {
+  void tp_comm(const LayerPlan::TpPoint& point, bool backward, const std::string& prefix = "") {
     const trace::GroupKind group = trace::GroupKind::kTensor;
     const std::uint64_t bytes = padded(plan_.tp_bytes, par_.tp, dtype_bytes(model_.dtype));
-    const std::string label = backward ? "bwd:" + point.label : point.label;
+    const std::string label = prefix + (backward ? "bwd:" + point.label : point.label);
     if (!par_.sp) {
       // f: backward all_reduce; g: forward all_reduce.
       if (point.copy_to_tp == backward) collective(trace::OpKind::kAllReduce, group, bytes, model_.dtype, label);
@@ -181,19 +181,30 @@ class Builder {
     if (first_virtual()) compute("embedding", "embed", tokens * h, e * 2 * tokens * h);
     for (int layer = 0; layer < layers_; ++layer) {
       if (par_.zero == 3 && par_.dp > 1) zero3_layer(trace::OpKind::kAllGather, "zero3:params");
-      const std::size_t n = plan_.forward.size();
-      for (std::size_t pos = 0; pos <= n; ++pos) {
-        for (const LayerPlan::TpPoint& p : plan_.tp_points) {
-          if (p.before_op == static_cast<int>(pos)) tp_comm(p, false);
-        }
-        if (pos < n) compute(plan_.forward[pos].name, plan_.forward[pos].label, plan_.forward[pos].flops, plan_.forward[pos].bytes);
-      }
+      layer_forward(0, static_cast<int>(plan_.forward.size()), "");
     }
     if (last_virtual()) {
       compute("linear", "lm_head", 2 * tokens * h * v / t, e * (tokens * h + v * h / t + tokens * v / t));
       compute("cross_entropy", "loss", 5 * tokens * v / t, e * 2 * tokens * v / t);
     }
     (void)mb;
+  }
+
+  /// The forward operators [begin, end) of one layer with the TP collectives among them (a
+  /// collective at `end` too when the whole layer runs), their labels prefixed with `prefix`:
+  /// "" for the forward, "recompute:" for recomputation, which runs the same operators again.
+  void layer_forward(int begin, int end, const std::string& prefix) {
+    const int n = static_cast<int>(plan_.forward.size());
+    for (int pos = begin; pos <= end; ++pos) {
+      if (pos == end && end < n) break;
+      for (const LayerPlan::TpPoint& p : plan_.tp_points) {
+        if (p.before_op == pos) tp_comm(p, false, prefix);
+      }
+      if (pos < end) {
+        const ComputeCost& c = plan_.forward[static_cast<std::size_t>(pos)];
+        compute(c.name, prefix + c.label, c.flops, c.bytes);
+      }
+    }
   }
 
   void backward(int mb) {
@@ -214,9 +225,17 @@ class Builder {
     for (int layer = 0; layer < layers_; ++layer) {
       if (par_.zero == 3 && par_.dp > 1) zero3_layer(trace::OpKind::kAllGather, "zero3:params");
       const int n = static_cast<int>(plan_.forward.size());
+      // Full recomputation: the layer's forward again from its saved input (its TP collectives
+      // included), then its backward (Megatron's checkpointed layer).
+      if (par_.recompute == Recompute::kFull) layer_forward(0, n, "recompute:");
       for (int pos = n; pos >= 0; --pos) {
         for (auto it = plan_.tp_points.rbegin(); it != plan_.tp_points.rend(); ++it) {
           if (it->before_op == pos) tp_comm(*it, true);
+        }
+        // Selective recomputation: the attention core's forward again when the backward reaches
+        // it (Megatron checkpoints the core attention alone), before its backward.
+        if (par_.recompute == Recompute::kSelective && pos == plan_.core_end) {
+          layer_forward(plan_.core_begin, plan_.core_end, "recompute:");
         }
         if (pos > 0) {
           const ComputeCost& c = plan_.backward[static_cast<std::size_t>(n - pos)];
@@ -567,7 +586,7 @@ trace::Trace synthesize(const ModelSpec& model, const Parallelism& par, const st
   trace.name = fmt::format("{}-tp{}-pp{}-dp{}{}", model.name, par.tp, par.pp, par.dp, par.sp ? "-sp" : "");
   trace.description = fmt::format(
       "synthesized by ccsim trace synth: {} ({}), TP {} PP {} DP {}{}, {} micro-batches of {} x {} tokens, {} schedule, "
-      "ZeRO {}{}{}; FLOPs and bytes from the Megatron formulas (src/synth/megatron.hpp), no measured durations",
+      "ZeRO {}{}{}{}; FLOPs and bytes from the Megatron formulas (src/synth/megatron.hpp), no measured durations",
       model.name, model.source, par.tp, par.pp, par.dp, par.sp ? " with sequence parallelism" : "", par.micro_batches,
       par.micro_batch_size, sequence_length(model, par),
       par.schedule == PipelineSchedule::kGpipe  ? std::string("GPipe")
@@ -578,6 +597,7 @@ trace::Trace synthesize(const ModelSpec& model, const Parallelism& par, const st
       par.overlap_grad_reduce && par.dp > 1
           ? fmt::format(", gradients reduced in buckets of {:.4g} M parameters during the last backward", par.bucket() / 1e6)
           : "",
+      par.recompute == Recompute::kNone ? std::string() : fmt::format(", {} recomputation", recompute_name(par.recompute)),
       model.layers % par.pp != 0 || par.first_stage_layers > 0 || par.last_stage_layers > 0
           ? fmt::format(", layers per stage {}", format_stage_layers(stage_layers(model, par)))
           : "");

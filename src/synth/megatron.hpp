@@ -17,6 +17,16 @@ enum class PipelineSchedule : std::uint8_t { kGpipe, k1F1B, kInterleaved };
 /// "gpipe", "1f1b", "interleaved": the --schedule values.
 std::string_view schedule_name(PipelineSchedule s);
 
+/// Activation recomputation, as Megatron-LM runs it (Korthikanti et al. 2022, "Reducing
+/// Activation Recomputation in Large Transformer Models"). kFull: every layer keeps only its
+/// input and runs its forward again before its backward (--recompute-granularity full
+/// --recompute-method uniform --recompute-num-layers 1). kSelective: only the attention core
+/// (scores, mask and softmax, attention dropout, context) is recomputed, when the backward
+/// reaches it (--recompute-granularity selective).
+enum class Recompute : std::uint8_t { kNone, kSelective, kFull };
+/// "none", "selective", "full": the --recompute values.
+std::string_view recompute_name(Recompute r);
+
 /// How a job splits the model and the batch, in Megatron-LM's terms.
 struct Parallelism {
   int tp = 1;                  ///< tensor parallel size t
@@ -46,10 +56,18 @@ struct Parallelism {
   /// The bucket size in parameters that applies.
   double bucket() const { return bucket_params > 0 ? bucket_params : std::max(40e6, 1e6 * dp); }
 
+  Recompute recompute = Recompute::kNone;
   /// Layers of the first and last pipeline stage (Megatron's --decoder-first-pipeline-num-layers
   /// and --decoder-last-pipeline-num-layers); 0: by stage_layers()'s default rule.
   int first_stage_layers = 0;
   int last_stage_layers = 0;
+  /// Megatron's kernel fusions, all on by default: the causal mask with the softmax in one
+  /// kernel (--no-masked-softmax-fusion), the MLP's bias with its activation (bias_gelu /
+  /// bias_swiglu; --no-bias-gelu-fusion), bias, dropout and residual add after attention and
+  /// after the MLP (--no-bias-dropout-fusion).
+  bool masked_softmax_fusion = true;
+  bool bias_activation_fusion = true;
+  bool bias_dropout_fusion = true;
 
   int world() const { return tp * pp * dp; }
 };
@@ -77,6 +95,10 @@ struct LayerPlan {
   std::vector<ComputeCost> backward;  ///< backward order (forward reversed)
   std::vector<TpPoint> tp_points;
   double tp_bytes = 0;  ///< the buffer of each TP collective: b * s * h * element size
+  /// forward[core_begin, core_end): the attention core (scores to context), what selective
+  /// recomputation runs again.
+  int core_begin = 0;
+  int core_end = 0;
 };
 
 LayerPlan plan_layer(const ModelSpec& model, const Parallelism& par);
@@ -118,10 +140,8 @@ MessageSizes message_sizes(const ModelSpec& model, const Parallelism& par);
 
 /// Memory of one accelerator of the fullest pipeline stage in bytes: model states of
 /// mixed-precision Adam (Rajbhandari et al. 2020: 2 + 2 + 12 bytes per parameter, sharded over
-/// the DP group by ZeRO stage) and activations without recomputation (Korthikanti et al.
-/// 2022, eq. 2-4: s b h (34 + 5 a s / h) per layer, with TP (10 + 24/t + 5 a s / (h t)), with
-/// TP and SP (34 + 5 a s / h) / t) for each of the stage's layers, held for
-/// micro_batches_in_flight(par, stage) micro-batches.
+/// the DP group by ZeRO stage) and activations (activation_bytes_per_layer() for each of the
+/// stage's layers), held for micro_batches_in_flight(par, stage) micro-batches.
 struct Memory {
   int stage = 0;   ///< the stage of the most memory
   int layers = 0;  ///< its transformer layers
@@ -132,7 +152,12 @@ struct Memory {
 };
 /// Bytes of model states per rank for `params` parameters on it (ZeRO paper, Figure 1).
 double model_state_bytes(double params, int zero, int dp);
-/// Activation bytes of one layer for one micro-batch (Korthikanti et al. 2022).
+/// Activation bytes one layer keeps for one micro-batch until its backward (Korthikanti et al.
+/// 2022, a GPT layer with dropout, 16-bit activations). No recomputation (eq. 2-4): s b h (34 +
+/// 5 a s / h), with TP (10 + 24/t + 5 a s / (h t)), with TP and SP (34 + 5 a s / h) / t.
+/// Selective (section 5, Table 2: the attention core's 5 a s / h dropped): 34 s b h, with TP
+/// s b h (10 + 24/t), with TP and SP 34 s b h / t. Full (section 5, Table 2): the layer's input alone,
+/// 2 s b h, split over the TP group with SP (the input is sequence-parallel then): 2 s b h / t.
 double activation_bytes_per_layer(const ModelSpec& model, const Parallelism& par);
 /// Micro-batches whose activations stage `stage` holds at its fullest: M (GPipe), min(pp -
 /// stage, M) (1F1B); with the interleaved schedule Megatron's warm-up of (pp - stage - 1) 2 +
@@ -144,7 +169,6 @@ Memory memory_per_accelerator(const ModelSpec& model, const Parallelism& par);
 
 /// Layers per stage in runs: "7, 8 x 14, 7".
 std::string format_stage_layers(const std::vector<int>& layers);
-
 
 /// Checks that the split fits the model (layers by pp, heads and hidden by tp, ...): throws
 /// InputError naming the command-line flag.

@@ -92,6 +92,15 @@ double stage_params_per_rank(const ModelSpec& model, const Parallelism& par, int
   return params;
 }
 
+std::string_view recompute_name(Recompute r) {
+  switch (r) {
+    case Recompute::kNone: return "none";
+    case Recompute::kSelective: return "selective";
+    case Recompute::kFull: return "full";
+  }
+  return "?";
+}
+
 std::string_view schedule_name(PipelineSchedule s) {
   switch (s) {
     case PipelineSchedule::kGpipe: return "gpipe";
@@ -204,22 +213,67 @@ LayerPlan plan_layer(const ModelSpec& model, const Parallelism& par) {
   auto op = [&](std::string name, std::string label, double flops, double bytes) {
     plan.forward.push_back({std::move(name), std::move(label), flops, bytes});
   };
+  auto tp_point = [&](bool copy_to_tp, std::string label) {
+    plan.tp_points.push_back({static_cast<int>(plan.forward.size()), copy_to_tp, std::move(label)});
+  };
+  // The memory-bound operators around the matrix products, as Megatron's GPT layer runs them
+  // (ParallelTransformerLayer): FLOPs per element and bytes read and written, 16-bit data and
+  // 1-byte dropout masks. The row-parallel projections skip their bias (skip_bias_add): it is
+  // added in the fused bias-dropout-add, after the reduction.
+  const double scores = b * heads * s * s;  // elements of the attention scores per rank
+  const double p = model.dropout;
+  // Bias (1 FLOP), dropout (compare and scale: 2, and a 1-byte mask written), residual add (1)
+  // after the attention and the MLP, on the b s h (/ t with SP) outputs; with
+  // bias_dropout_fusion one kernel (bias_dropout_add_fused_train), else three.
+  auto residual = [&](const std::string& where, const std::string& bias_label) {
+    const double n = tokens * h / sp;
+    const bool bias = model.biases;
+    if (par.bias_dropout_fusion) {
+      const std::string name = std::string(bias ? "bias_" : "") + (p > 0 ? "dropout_" : "") + "add";
+      op(name, where + ".residual", n * ((bias ? 1 : 0) + (p > 0 ? 2 : 0) + 1),
+         e * (3 * n + (bias ? h : 0)) + (p > 0 ? n : 0));
+      return;
+    }
+    if (bias) op("bias_add", bias_label, n, e * (2 * n + h));
+    if (p > 0) op("dropout", where + ".dropout", 2 * n, e * 2 * n + n);
+    op("add", where + ".residual", n, e * 3 * n);
+  };
   op("layernorm", "attn.norm", 8 * tokens * h / sp, e * 2 * tokens * h / sp);
-  plan.tp_points.push_back({1, true, "tp:attn.in"});
+  tp_point(true, "tp:attn.in");
   op("linear", "attn.qkv", 2 * tokens * h * qkv, e * (tokens * h + h * qkv + tokens * qkv));
+  plan.core_begin = static_cast<int>(plan.forward.size());
   op("baddbmm", "attn.scores", 2 * b * s * s * h / t, e * (2 * tokens * h / t + b * heads * s * s));
-  op("softmax", "attn.softmax", 5 * b * heads * s * s, e * 2 * b * heads * s * s);
+  // The causal mask and the softmax (5 FLOPs per element: max, subtract, exp, sum, divide):
+  // Megatron's FusedScaleMaskSoftmax, one kernel that masks the upper triangle itself
+  // (scaled_upper_triang_masked_softmax), or with --no-masked-softmax-fusion a masked_fill that
+  // also reads the b s^2 boolean mask, then the softmax.
+  if (par.masked_softmax_fusion) {
+    op("scale_mask_softmax", "attn.softmax", 6 * scores, e * 2 * scores);
+  } else {
+    op("masked_fill", "attn.mask", scores, e * 2 * scores + b * s * s);
+    op("softmax", "attn.softmax", 5 * scores, e * 2 * scores);
+  }
+  if (p > 0) op("dropout", "attn.dropout", 2 * scores, e * 2 * scores + scores);
   op("bmm", "attn.ctx", 2 * b * s * s * h / t, e * (b * heads * s * s + 2 * tokens * h / t));
+  plan.core_end = static_cast<int>(plan.forward.size());
   op("linear", "attn.out", 2 * tokens * h * h / t, e * (tokens * h / t + h * h / t + tokens * h));
-  plan.tp_points.push_back({6, false, "tp:attn"});
+  tp_point(false, "tp:attn");
+  residual("attn", "attn.out_bias");
   op("layernorm", "mlp.norm", 8 * tokens * h / sp, e * 2 * tokens * h / sp);
-  plan.tp_points.push_back({7, true, "tp:mlp.in"});
+  tp_point(true, "tp:mlp.in");
   op("linear", "mlp.up", 2 * tokens * h * f * k / t, e * (tokens * h + h * f * k / t + tokens * f * k / t));
+  // The input projection's bias (column-parallel, skip_bias_add) with the activation: one
+  // kernel (bias_gelu / bias_swiglu) with bias_activation_fusion, which Megatron has for GeLU
+  // and SwiGLU; a bias add and the activation otherwise.
   const double act_flops = model.activation == Activation::kRelu ? 1 : model.activation == Activation::kGelu ? 8 : 6;
-  op(std::string(activation_name(model.activation)), "mlp.act", act_flops * tokens * f / t,
-     e * (tokens * f * k / t + tokens * f / t));
+  const std::string act(activation_name(model.activation));
+  const bool fused_bias = model.biases && par.bias_activation_fusion && model.activation != Activation::kRelu;
+  if (model.biases && !fused_bias) op("bias_add", "mlp.up_bias", k * tokens * f / t, e * (2 * k * tokens * f / t + k * f / t));
+  op(fused_bias ? "bias_" + act : act, "mlp.act", (act_flops + (fused_bias ? k : 0)) * tokens * f / t,
+     e * (tokens * f * k / t + tokens * f / t + (fused_bias ? k * f / t : 0)));
   op("linear", "mlp.down", 2 * tokens * f * h / t, e * (tokens * f / t + f * h / t + tokens * h));
-  plan.tp_points.push_back({10, false, "tp:mlp"});
+  tp_point(false, "tp:mlp");
+  residual("mlp", "mlp.down_bias");
 
   // Backward: each operator's gradient costs twice its forward (input and weight gradients
   // for the matrix products, the same factor for the element-wise ones), in reverse order.
@@ -265,9 +319,17 @@ double activation_bytes_per_layer(const ModelSpec& model, const Parallelism& par
   const double a = model.heads;
   const double t = par.tp;
   const double sbh = s * b * h;
-  if (par.tp == 1) return sbh * (34 + 5 * a * s / h);
-  if (!par.sp) return sbh * (10 + 24 / t + 5 * a * s / (h * t));
-  return sbh * (34 + 5 * a * s / h) / t;
+  // The attention core's share: 5 a s / h (softmax output 2, its dropout mask 1, dropout
+  // output 2, per score); selective recomputation keeps none of it.
+  const double core = par.recompute == Recompute::kNone ? 5 * a * s / h : 0.0;
+  switch (par.recompute) {
+    case Recompute::kFull: return 2 * sbh / (par.sp ? t : 1);
+    case Recompute::kNone:
+    case Recompute::kSelective: break;
+  }
+  if (par.tp == 1) return sbh * (34 + core);
+  if (!par.sp) return sbh * (10 + 24 / t + core / t);
+  return sbh * (34 + core) / t;
 }
 
 Memory memory_per_accelerator(const ModelSpec& model, const Parallelism& par) {

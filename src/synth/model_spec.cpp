@@ -28,6 +28,7 @@ ModelSpec gpt(std::string name, std::string source, int layers, int hidden, int 
   m.untied_head = false;
   m.biases = true;
   m.dtype = DType::kF16;
+  m.dropout = 0.1;  // Megatron's --attention-dropout and --hidden-dropout defaults
   return m;
 }
 
@@ -59,6 +60,7 @@ const std::array<ModelSpec, 8>& presets() {
                           4, 512, 8, 512, 64);
     small.activation = Activation::kRelu;
     small.dtype = DType::kF32;
+    small.dropout = 0;  // the shared traces' model has no dropout
     return std::array<ModelSpec, 8>{
         gpt("gpt3-175b", "Brown et al. 2020, Table 2.1: 96 layers, d_model 12288, 96 heads, context 2048; GPT-2 BPE vocabulary 50257",
             96, 12288, 96, 50257, 2048),
@@ -146,6 +148,10 @@ ModelSpec parse_model(std::string_view text, const std::string& source) {
   m.biases = doc.optional_boolean("biases").value_or(false);
   const std::string dtype = doc.choice("dtype", {"fp32", "fp16", "bf16"});
   m.dtype = *parse_dtype(dtype);
+  if (doc.has("dropout")) {
+    m.dropout = doc.non_negative("dropout");
+    if (m.dropout >= 1) doc.at("dropout").fail(fmt::format("expected a probability in [0, 1), got \"{}\"", m.dropout));
+  }
   doc.allow({"description"});
   doc.finish();
   if (m.hidden % m.heads != 0) {

@@ -29,6 +29,10 @@ struct ModelSpec {
   bool untied_head = false;        ///< LLaMA: the LM head is its own vocab x h matrix
   bool biases = true;              ///< GPT: linear layers have biases; LLaMA: none
   DType dtype = DType::kBF16;      ///< weights and activations
+  /// Dropout probability after attention (on the softmax's output) and after the attention and
+  /// MLP outputs: 0.1 in Megatron's GPT defaults (--attention-dropout, --hidden-dropout), 0 for
+  /// LLaMA. 0: no dropout operators, the residual adds alone.
+  double dropout = 0;
 
   int head_dim() const { return hidden / heads; }
   /// Parameters of one transformer layer (attention, MLP, norms).
