@@ -149,6 +149,7 @@ class Builder {
     collective(par_.zero == 0 ? trace::OpKind::kAllReduce : trace::OpKind::kReduceScatter, trace::GroupKind::kData,
                padded(pending_params_ * ge, par_.dp, ge), sizes_.grad_dtype, "dp:grads");
     last_bucket_ = last_op();
+    buckets_.push_back(pending_params_);
     pending_params_ = 0;
   }
 
@@ -302,6 +303,7 @@ class Builder {
     backward_calls_.assign(static_cast<std::size_t>(par_.virtual_stages), 0);
     join_.clear();
     pending_params_ = 0;
+    buckets_.clear();
     const int m = par_.micro_batches;
     if (interleaved() && par_.overlap_p2p) {
       interleaved_overlapped();
@@ -537,13 +539,19 @@ class Builder {
     // 16-bit weight: about 28 bytes and 10 FLOPs per parameter.
     compute("optimizer", "adam", 10 * shard, 28 * shard);
     if (par_.dp > 1 && (par_.zero == 1 || par_.zero == 2)) {
+      // Each rank updated its shard: the parameters are all-gathered, bucket by bucket as they
+      // were reduce-scattered (Megatron's distributed optimizer gathers each bucket's
+      // parameters), or in one collective.
       const int e = dtype_bytes(model_.dtype);
-      if (bucketing()) {  // the data group's collectives stay on one stream
-        stream_ = kGradStream;
-        after_ = {last_op()};
+      const std::vector<double> gathers = bucketing() ? buckets_ : std::vector<double>{params};
+      for (const double bucket : gathers) {
+        if (bucketing()) {  // the data group's collectives stay on one stream
+          stream_ = kGradStream;
+          after_ = {last_op()};
+        }
+        collective(trace::OpKind::kAllGather, trace::GroupKind::kData, padded(bucket * e, par_.dp, e), model_.dtype,
+                   "dp:params");
       }
-      collective(trace::OpKind::kAllGather, trace::GroupKind::kData, padded(params * e, par_.dp, e), model_.dtype,
-                 "dp:params");
     }
   }
 
@@ -563,6 +571,7 @@ class Builder {
   std::vector<int> received_;          ///< per chunk: activations (2 c) and gradients (2 c + 1) received
   double pending_params_ = 0;          ///< gradients ready but not in a bucket yet
   std::uint32_t last_bucket_ = 0;      ///< the last bucket's collective
+  std::vector<double> buckets_;        ///< parameters per rank of each bucket so far
 };
 
 }  // namespace
@@ -586,14 +595,14 @@ trace::Trace synthesize(const ModelSpec& model, const Parallelism& par, const st
   trace.name = fmt::format("{}-tp{}-pp{}-dp{}{}", model.name, par.tp, par.pp, par.dp, par.sp ? "-sp" : "");
   trace.description = fmt::format(
       "synthesized by ccsim trace synth: {} ({}), TP {} PP {} DP {}{}, {} micro-batches of {} x {} tokens, {} schedule, "
-      "ZeRO {}{}{}{}; FLOPs and bytes from the Megatron formulas (src/synth/megatron.hpp), no measured durations",
+      "ZeRO {}{}{}{}{}; FLOPs and bytes from the Megatron formulas (src/synth/megatron.hpp), no measured durations",
       model.name, model.source, par.tp, par.pp, par.dp, par.sp ? " with sequence parallelism" : "", par.micro_batches,
       par.micro_batch_size, sequence_length(model, par),
       par.schedule == PipelineSchedule::kGpipe  ? std::string("GPipe")
       : par.schedule == PipelineSchedule::k1F1B ? std::string("1F1B")
                                                 : fmt::format("interleaved 1F1B ({} model chunks per rank{})", par.virtual_stages,
                                                               par.overlap_p2p ? ", messages overlapping compute" : ""),
-      par.zero,
+      par.zero, par.zero == 1 ? " (Megatron's distributed optimizer)" : "",
       par.overlap_grad_reduce && par.dp > 1
           ? fmt::format(", gradients reduced in buckets of {:.4g} M parameters during the last backward", par.bucket() / 1e6)
           : "",

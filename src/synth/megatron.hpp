@@ -45,7 +45,10 @@ struct Parallelism {
   /// of them; on, a send overlaps the computations after it and a receive waits only before
   /// the computation that needs it.
   bool overlap_p2p = false;
-  int zero = 0;                ///< 0 (plain DDP), 1/2 (optimizer state / + gradient sharding), 3 (+ parameters)
+  /// 0 (plain DDP), 1/2 (optimizer state / + gradient sharding), 3 (+ parameters). Stage 1 is
+  /// Megatron's distributed optimizer (--use-distributed-optimizer): gradients reduce-scattered
+  /// over the DP group, each rank updates its shard, the parameters all-gathered.
+  int zero = 0;
   /// Megatron's --overlap-grad-reduce: the gradients of the last micro-batch's backward are
   /// reduced in buckets on a stream of their own as their layers finish (all_reduce, or
   /// reduce_scatter with ZeRO 1/2), overlapping the rest of the backward; the optimizer waits
@@ -166,6 +169,20 @@ double activation_bytes_per_layer(const ModelSpec& model, const Parallelism& par
 double micro_batches_in_flight(const Parallelism& par, int stage = 0);
 /// The stage of the most memory (model states and activations) and its figures.
 Memory memory_per_accelerator(const ModelSpec& model, const Parallelism& par);
+
+/// A job's memory against one accelerator's `capacity_bytes`: whether it fits and, when it
+/// does not, a message naming both figures and the changes that would fit (recomputation, the
+/// distributed optimizer, more pipeline stages or tensor parallelism).
+struct MemoryFit {
+  bool fits = true;
+  Memory memory;
+  std::string message;  ///< empty when it fits
+};
+MemoryFit check_memory(const ModelSpec& model, const Parallelism& par, double capacity_bytes, const std::string& accelerator);
+
+/// Refuses a job of more ranks (TP x PP x DP) than platform `platform` has accelerators
+/// (`nodes` x `per_node`), one rank per accelerator: InputError naming both numbers.
+void check_ranks_fit(const Parallelism& par, const std::string& platform, int nodes, int per_node);
 
 /// Layers per stage in runs: "7, 8 x 14, 7".
 std::string format_stage_layers(const std::vector<int>& layers);

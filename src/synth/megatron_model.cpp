@@ -361,4 +361,69 @@ double micro_batches_in_flight(const Parallelism& par, int stage) {
   return m;
 }
 
+void check_ranks_fit(const Parallelism& par, const std::string& platform, int nodes, int per_node) {
+  const double accelerators = static_cast<double>(nodes) * per_node;
+  if (par.world() <= accelerators) return;
+  throw InputError("command line", 0, "--dp",
+                   fmt::format("TP {} x PP {} x DP {} = {} ranks, but platform \"{}\" has {} accelerators ({} nodes x {}), "
+                               "one rank each",
+                               par.tp, par.pp, par.dp, par.world(), platform, accelerators, nodes, per_node));
+}
+
+MemoryFit check_memory(const ModelSpec& model, const Parallelism& par, double capacity_bytes, const std::string& accelerator) {
+  MemoryFit fit;
+  fit.memory = memory_per_accelerator(model, par);
+  fit.fits = fit.memory.total() <= capacity_bytes;
+  if (fit.fits) return fit;
+  constexpr double kGiB = 1024.0 * 1024 * 1024;
+  // The changes a user would try first, each alone, then the two that cost no ranks together;
+  // those that fit are named with their figure.
+  struct Option {
+    std::string flags;
+    Parallelism par;
+  };
+  std::vector<Option> options;
+  auto option = [&](std::string flags, auto change) {
+    Parallelism p = par;
+    change(p);
+    options.push_back({std::move(flags), p});
+  };
+  if (par.recompute != Recompute::kSelective && par.recompute != Recompute::kFull) {
+    option("--recompute selective", [](Parallelism& p) { p.recompute = Recompute::kSelective; });
+  }
+  if (par.recompute != Recompute::kFull) option("--recompute full", [](Parallelism& p) { p.recompute = Recompute::kFull; });
+  if (par.zero == 0 && par.dp > 1) option("--distributed-optimizer", [](Parallelism& p) { p.zero = 1; });
+  if (par.zero == 0 && par.dp > 1 && par.recompute != Recompute::kFull) {
+    option("--recompute full --distributed-optimizer", [](Parallelism& p) {
+      p.recompute = Recompute::kFull;
+      p.zero = 1;
+    });
+  }
+  if (par.tp > 1 && !par.sp) option("--sp", [](Parallelism& p) { p.sp = true; });
+  option(fmt::format("--pp {}", 2 * par.pp), [](Parallelism& p) {
+    p.pp *= 2;
+    p.first_stage_layers = p.last_stage_layers = 0;
+  });
+  option(fmt::format("--tp {}", 2 * par.tp), [](Parallelism& p) { p.tp *= 2; });
+  std::string fitting;
+  for (const Option& o : options) {
+    try {
+      check_parallelism(model, o.par);
+    } catch (const InputError&) {
+      continue;  // a split the model does not allow is no advice
+    }
+    const double total = memory_per_accelerator(model, o.par).total();
+    if (total <= capacity_bytes) fitting += fmt::format("{}{} ({:.1f} GiB)", fitting.empty() ? "" : ", ", o.flags, total / kGiB);
+  }
+  const Memory& m = fit.memory;
+  fit.message = fmt::format(
+      "needs {:.1f} GiB per accelerator (stage {} of {} layers: model states {:.1f}, activations {:.1f}) on {} with {:.4g} "
+      "GiB: {}",
+      m.total() / kGiB, m.stage, m.layers, m.model_states / kGiB, m.activations / kGiB, accelerator, capacity_bytes / kGiB,
+      fitting.empty() ? std::string("none of --recompute full, --distributed-optimizer, --sp, twice the --pp or the --tp "
+                                    "fits alone; spread the model over more accelerators")
+                      : "these fit: " + fitting);
+  return fit;
+}
+
 }  // namespace ccsim::synth

@@ -1,10 +1,14 @@
 // What `trace synth` runs of Megatron beyond the matrix products: recomputation, uneven
-// pipeline stages, the memory-bound operators around each layer.
+// pipeline stages, the memory-bound operators around each layer, the distributed optimizer,
+// and the checks against the platform (memory, accelerators).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "core/input_error.hpp"
 #include "synth/megatron.hpp"
@@ -59,6 +63,8 @@ double iteration_flops(const trace::Trace& t, std::string_view skip_label = "") 
   }
   return sum;
 }
+
+constexpr double kGibibyte = 1024.0 * 1024 * 1024;
 
 }  // namespace
 
@@ -321,4 +327,94 @@ TEST_CASE("uneven pipeline stages: 126 layers on 16 stages, first and last with 
       }
     }
   }
+}
+
+TEST_CASE("the distributed optimizer: gradients reduce-scattered, parameters all-gathered, per bucket", "[synth]") {
+  const synth::ModelSpec small = synth::load_model("small-gpt");
+  Parallelism par = split(2, 2, 2, 2);
+  par.zero = 1;  // --distributed-optimizer
+  const trace::Trace t = synth::synthesize(small, par, "local");
+  CHECK_NOTHROW(trace::validate(t));
+  for (int stage : {0, 1}) {
+    const double params = synth::stage_params_per_rank(small, par, stage);
+    std::map<trace::OpKind, std::vector<double>> dp;
+    for (const trace::Op& op : t.programs[static_cast<std::size_t>(stage)].ops) {
+      if (op.relative == trace::kGroupByKind && op.group == static_cast<std::int32_t>(trace::GroupKind::kData))
+        dp[op.kind].push_back(static_cast<double>(op.bytes));
+    }
+    // No all_reduce: one reduce-scatter of the fp32 gradients and one all-gather of the fp32
+    // (small-gpt's dtype) parameters, each padded to the group.
+    CHECK(dp.count(trace::OpKind::kAllReduce) == 0);
+    REQUIRE(dp[trace::OpKind::kReduceScatter].size() == 1);
+    REQUIRE(dp[trace::OpKind::kAllGather].size() == 1);
+    CHECK(dp[trace::OpKind::kReduceScatter][0] == Approx(params * 4).margin(8));
+    CHECK(dp[trace::OpKind::kAllGather][0] == Approx(params * 4).margin(8));
+  }
+  // Model states: 4 + 12 / dp bytes per parameter (ZeRO-1).
+  CHECK(synth::memory_per_accelerator(small, par).model_states ==
+        Approx(synth::stage_params_per_rank(small, par, 0) * (4 + 12.0 / 2)));
+  // With --overlap-grad-reduce: as many all-gathers as reduce-scatter buckets, of the same parameters.
+  par.overlap_grad_reduce = true;
+  par.bucket_params = 0.75 * synth::layer_params_per_rank(small, par.tp);
+  const trace::Trace b = synth::synthesize(small, par, "local");
+  CHECK_NOTHROW(trace::validate(b));
+  for (int stage : {0, 1}) {
+    std::vector<double> scatters, gathers;
+    std::size_t optimizer = 0, first_gather = 0;
+    const auto& ops = b.programs[static_cast<std::size_t>(stage)].ops;
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      const trace::Op& op = ops[i];
+      if (b.op_name(op) == "optimizer") optimizer = i;
+      if (op.kind == trace::OpKind::kReduceScatter && b.op_label(op) == "dp:grads") scatters.push_back(static_cast<double>(op.bytes));
+      if (op.kind == trace::OpKind::kAllGather && b.op_label(op) == "dp:params") {
+        if (gathers.empty()) first_gather = i;
+        gathers.push_back(static_cast<double>(op.bytes));
+        CHECK(op.stream == 1);
+      }
+    }
+    CHECK(scatters.size() == (stage == 0 ? 3u : 2u));
+    REQUIRE(gathers.size() == scatters.size());
+    for (std::size_t i = 0; i < gathers.size(); ++i) CHECK(gathers[i] == Approx(scatters[i]).margin(8));  // fp32 both
+    CHECK(first_gather > optimizer);
+  }
+}
+
+TEST_CASE("a job that does not fit the accelerator's memory is refused, naming what would fit", "[synth]") {
+  const synth::ModelSpec gpt3 = synth::load_model("gpt3-175b");
+  const double h100 = 80 * kGibibyte;
+  // TP 8, PP 16, DP 8, 64 micro-batches: model states 1.4618 B parameters x 16 bytes = 21.8 GiB,
+  // activations (10 + 24 / 8 + 5 a s / (h t)) s b h = 578,813,952 bytes x 6 layers x 16 in
+  // flight = 51.7 GiB: fits.
+  const synth::MemoryFit fits = synth::check_memory(gpt3, split(8, 16, 8, 64), h100, "NVIDIA H100 SXM5 80GB");
+  CHECK(fits.fits);
+  CHECK(fits.memory.model_states / kGibibyte == Approx(21.78).epsilon(0.001));
+  CHECK(fits.memory.activations == 578813952.0 * 6 * 16);
+  // PP 8: 12 layers a stage, twice both.
+  const synth::MemoryFit big = synth::check_memory(gpt3, split(8, 8, 16, 64), h100, "NVIDIA H100 SXM5 80GB");
+  CHECK_FALSE(big.fits);
+  const double states = synth::model_state_bytes(synth::stage_params_per_rank(gpt3, split(8, 8, 16, 64), 0), 0, 16);
+  const double activations = 578813952.0 * 12 * 8;
+  CHECK(big.memory.total() == Approx(states + activations));
+  CHECK_THAT(big.message, Catch::StartsWith(fmt::format(
+                              "needs {:.1f} GiB per accelerator (stage 0 of 12 layers: model states {:.1f}, activations "
+                              "{:.1f}) on NVIDIA H100 SXM5 80GB with 80 GiB: these fit: ",
+                              (states + activations) / kGibibyte, states / kGibibyte, activations / kGibibyte)));
+  // Each change named fits, by its own figure.
+  Parallelism full = split(8, 8, 16, 64);
+  full.recompute = Recompute::kFull;
+  CHECK_THAT(big.message, Catch::Contains(fmt::format("--recompute full ({:.1f} GiB)",
+                                                      synth::memory_per_accelerator(gpt3, full).total() / kGibibyte)));
+  CHECK(synth::memory_per_accelerator(gpt3, full).total() < h100);
+  CHECK_THAT(big.message, Catch::Contains("--pp 16 ("));
+  // Nothing fits a 1 GiB accelerator.
+  const synth::MemoryFit none = synth::check_memory(gpt3, split(8, 8, 16, 64), kGibibyte, "tiny");
+  CHECK_THAT(none.message, Catch::EndsWith("on tiny with 1 GiB: none of --recompute full, --distributed-optimizer, --sp, "
+                                           "twice the --pp or the --tp fits alone; spread the model over more accelerators"));
+}
+
+TEST_CASE("a job of more ranks than the platform's accelerators is refused, naming both", "[synth]") {
+  CHECK_NOTHROW(synth::check_ranks_fit(split(8, 16, 8), "dgx-h100-superpod", 128, 8));
+  CHECK_THROWS_WITH(synth::check_ranks_fit(split(8, 16, 16), "dgx-h100-superpod", 128, 8),
+                    "command line: field '--dp': TP 8 x PP 16 x DP 16 = 2048 ranks, but platform \"dgx-h100-superpod\" "
+                    "has 1024 accelerators (128 nodes x 8), one rank each");
 }
