@@ -29,6 +29,9 @@ struct SynthCommand {
   std::string model;
   synth::Parallelism par;
   std::string schedule = "1f1b";
+  std::string recompute = "none";
+  bool distributed_optimizer = false;
+  bool allow_oversize = false;
   std::string platform;
   std::string output = "-";
   int format_version = trace::kNativeVersion;
@@ -45,10 +48,44 @@ void run_synth(SynthCommand cmd) {
                                                      : synth::PipelineSchedule::k1F1B;
   // Megatron's interleaved schedule is for 2 or more chunks: 2 unless told.
   if (cmd.par.virtual_stages == 0) cmd.par.virtual_stages = cmd.par.schedule == synth::PipelineSchedule::kInterleaved ? 2 : 1;
+  cmd.par.recompute = cmd.recompute == "full"        ? synth::Recompute::kFull
+                      : cmd.recompute == "selective" ? synth::Recompute::kSelective
+                                                     : synth::Recompute::kNone;
+  if (cmd.distributed_optimizer) {
+    // Megatron's name for ZeRO stage 1: one implementation, two names.
+    if (cmd.par.zero > 1) {
+      throw InputError("command line", 0, "--distributed-optimizer",
+                       fmt::format("is ZeRO stage 1 (optimizer states sharded over the DP group); --zero {} asks for "
+                                   "another stage",
+                                   cmd.par.zero));
+    }
+    cmd.par.zero = 1;
+  }
   // The platform must exist and hold the job: the trace names it and the engine times the
   // operators' FLOPs and bytes with its rates.
   const topology::Platform platform = topology::read_platform(topology::find_platform(cmd.platform, platform_dirs()));
   synth::check_parallelism(model, cmd.par);
+  const topology::Network& net = platform.network;
+  std::string notes;
+  // One rank per accelerator (CPU ranks share cores by nature, as the engine lets them).
+  if (!net.accelerator().cpu_core) {
+    synth::check_ranks_fit(cmd.par, platform.name, net.node_count(), net.accelerators_per_node());
+  }
+  if (net.accelerator().memory_bytes <= 0) {
+    notes += fmt::format("  note: platform \"{}\" gives no accelerator memory (memory_bytes): the memory check is skipped\n",
+                         platform.name);
+  } else {
+    const synth::MemoryFit fit =
+        synth::check_memory(model, cmd.par, net.accelerator().memory_bytes, net.accelerator().model);
+    if (!fit.fits && !cmd.allow_oversize) {
+      throw InputError("command line", 0, "--allow-oversize", fit.message + " (--allow-oversize writes the trace anyway)");
+    }
+    if (!fit.fits) notes += "  warning: " + fit.message + "; written anyway (--allow-oversize)\n";
+    if (fit.fits) {
+      notes += fmt::format("  fits the accelerator: {} of {} ({})\n", gib(fit.memory.total()),
+                           gib(net.accelerator().memory_bytes), net.accelerator().model);
+    }
+  }
   const trace::Trace trace = synth::synthesize(model, cmd.par, cmd.platform);
   trace::validate(trace);
 
@@ -61,10 +98,18 @@ void run_synth(SynthCommand cmd) {
   std::string report = fmt::format("trace synth: {} ({:.3f} B parameters), {} ranks = TP {} x PP {} x DP {}{} on {}\n",
                                    model.name, model.total_params() / 1e9, trace.world_size, cmd.par.tp, cmd.par.pp,
                                    cmd.par.dp, cmd.par.sp ? " (sequence parallel)" : "", cmd.platform);
-  report += fmt::format("  per accelerator (first stage): {:.3f} B parameters; model states {} (mixed-precision Adam, "
-                        "ZeRO {}), activations {} ({:.4g} micro-batches in flight, no recomputation): {}\n",
-                        memory.params_per_rank / 1e9, gib(memory.model_states), cmd.par.zero, gib(memory.activations),
-                        synth::micro_batches_in_flight(cmd.par), gib(memory.total()));
+  const std::vector<int> layers = synth::stage_layers(model, cmd.par);
+  if (model.layers % cmd.par.pp != 0 || cmd.par.first_stage_layers > 0 || cmd.par.last_stage_layers > 0) {
+    report += fmt::format("  layers per stage: {}\n", synth::format_stage_layers(layers));
+  }
+  report += fmt::format("  per accelerator (stage {} of {} layers, the fullest): {:.3f} B parameters; model states {} "
+                        "(mixed-precision Adam, ZeRO {}), activations {} ({:.4g} micro-batches in flight, {}): {}\n",
+                        memory.stage, memory.layers, memory.params_per_rank / 1e9, gib(memory.model_states), cmd.par.zero,
+                        gib(memory.activations), synth::micro_batches_in_flight(cmd.par, memory.stage),
+                        cmd.par.recompute == synth::Recompute::kNone
+                            ? std::string("no recomputation")
+                            : fmt::format("{} recomputation", synth::recompute_name(cmd.par.recompute)),
+                        gib(memory.total()));
   report += fmt::format("  messages: TP collective {}, pipeline {}, DP gradients {} ({}){}\n", format_bytes(sizes.tp),
                         format_bytes(sizes.pp), format_bytes(sizes.dp_grads), dtype_name(sizes.grad_dtype),
                         cmd.par.overlap_grad_reduce && cmd.par.dp > 1
@@ -74,6 +119,7 @@ void run_synth(SynthCommand cmd) {
   report += fmt::format("  {} operators ({} in {} programs shared by identical ranks); compute has FLOPs and bytes, no "
                         "durations: the platform's rates time it\n",
                         trace.op_count(), trace.program_op_count(), trace.programs.size());
+  report += notes;
   if (cmd.output != "-") report += fmt::format("wrote {}\n", cmd.output);
   std::cerr << report;
 }
@@ -347,6 +393,32 @@ void setup_trace(CLI::App& app) {
                   "before the computation that needs it (Megatron's --overlap-p2p-communication); by default each "
                   "step's sends and receives are posted together and the next computation waits for all of them");
   synth->add_option("--zero", cmd->par.zero, "ZeRO stage: 0, 1, 2 or 3")->capture_default_str();
+  synth->add_flag("--distributed-optimizer", cmd->distributed_optimizer,
+                  "Megatron's distributed optimizer (--use-distributed-optimizer), the same as --zero 1: gradients "
+                  "reduce-scattered over the DP group (in buckets with --overlap-grad-reduce), parameters all-gathered "
+                  "after the update");
+  synth->add_option("--recompute", cmd->recompute,
+                    "Activation recomputation: none, selective (the attention core, when the backward reaches it) or "
+                    "full (each layer's forward again before its backward), as Megatron's --recompute-granularity")
+      ->check(CLI::IsMember({"none", "selective", "full"}))
+      ->capture_default_str();
+  synth->add_option("--first-stage-layers", cmd->par.first_stage_layers,
+                    "Layers of the first pipeline stage (Megatron's --decoder-first-pipeline-num-layers); default: when "
+                    "--pp does not divide the layers, the first and last stages take fewer (floor(L/pp), the rest one "
+                    "each to the middle stages)")
+      ->check(CLI::Range(1, 1 << 20));
+  synth->add_option("--last-stage-layers", cmd->par.last_stage_layers,
+                    "Layers of the last pipeline stage (Megatron's --decoder-last-pipeline-num-layers)")
+      ->check(CLI::Range(1, 1 << 20));
+  synth->add_flag("--no-masked-softmax-fusion", [cmd](std::int64_t) { cmd->par.masked_softmax_fusion = false; },
+                  "The causal mask and the softmax as two kernels (Megatron's flag); fused by default");
+  synth->add_flag("--no-bias-gelu-fusion", [cmd](std::int64_t) { cmd->par.bias_activation_fusion = false; },
+                  "The MLP's bias add and its activation as two kernels (Megatron's flag); fused by default");
+  synth->add_flag("--no-bias-dropout-fusion", [cmd](std::int64_t) { cmd->par.bias_dropout_fusion = false; },
+                  "Bias, dropout and residual add as three kernels (Megatron's flag); fused by default");
+  synth->add_flag("--allow-oversize", cmd->allow_oversize,
+                  "Write the trace even when model states and activations exceed the accelerator's memory (a warning "
+                  "instead of the refusal)");
   synth->add_flag("--overlap-grad-reduce", cmd->par.overlap_grad_reduce,
                   "Reduce the gradients in buckets on a stream of their own during the last backward (Megatron's "
                   "--overlap-grad-reduce; PyTorch DDP does this always)");

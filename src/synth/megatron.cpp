@@ -158,13 +158,14 @@ class Builder {
     collective(par_.zero == 0 ? trace::OpKind::kAllReduce : trace::OpKind::kReduceScatter, trace::GroupKind::kData,
                padded(pending_params_ * ge, par_.dp, ge), sizes_.grad_dtype, "dp:grads");
     last_bucket_ = last_op();
+    buckets_.push_back(pending_params_);
     pending_params_ = 0;
   }
 
-  void tp_comm(const LayerPlan::TpPoint& point, bool backward) {
+  void tp_comm(const LayerPlan::TpPoint& point, bool backward, const std::string& prefix = "") {
     const trace::GroupKind group = trace::GroupKind::kTensor;
     const std::uint64_t bytes = padded(plan_.tp_bytes, par_.tp, dtype_bytes(model_.dtype));
-    const std::string label = backward ? "bwd:" + point.label : point.label;
+    const std::string label = prefix + (backward ? "bwd:" + point.label : point.label);
     if (!par_.sp) {
       // f: backward all_reduce; g: forward all_reduce.
       if (point.copy_to_tp == backward) collective(trace::OpKind::kAllReduce, group, bytes, model_.dtype, label);
@@ -190,16 +191,7 @@ class Builder {
     if (first_virtual()) compute("embedding", "embed", tokens * h, e * 2 * tokens * h);
     for (int layer = 0; layer < layers_; ++layer) {
       if (par_.zero == 3 && par_.dp > 1) zero3_layer(trace::OpKind::kAllGather, "zero3:params");
-      const std::size_t n = plan_.forward.size();
-      for (std::size_t pos = 0; pos <= n; ++pos) {
-        for (const LayerPlan::TpPoint& p : plan_.tp_points) {
-          if (p.before_op == static_cast<int>(pos)) tp_comm(p, false);
-        }
-        if (pos < n) {
-          const ComputeCost& c = plan_.forward[pos];
-          compute(c.name, c.label, c.flops, c.bytes, c.gemm);
-        }
-      }
+      layer_forward(0, static_cast<int>(plan_.forward.size()), "");
     }
     if (last_virtual()) {
       compute("linear", "lm_head", 2 * tokens * h * v / t, e * (tokens * h + v * h / t + tokens * v / t),
@@ -207,6 +199,23 @@ class Builder {
       compute("cross_entropy", "loss", 5 * tokens * v / t, e * 2 * tokens * v / t);
     }
     (void)mb;
+  }
+
+  /// The forward operators [begin, end) of one layer with the TP collectives among them (a
+  /// collective at `end` too when the whole layer runs), their labels prefixed with `prefix`:
+  /// "" for the forward, "recompute:" for recomputation, which runs the same operators again.
+  void layer_forward(int begin, int end, const std::string& prefix) {
+    const int n = static_cast<int>(plan_.forward.size());
+    for (int pos = begin; pos <= end; ++pos) {
+      if (pos == end && end < n) break;
+      for (const LayerPlan::TpPoint& p : plan_.tp_points) {
+        if (p.before_op == pos) tp_comm(p, false, prefix);
+      }
+      if (pos < end) {
+        const ComputeCost& c = plan_.forward[static_cast<std::size_t>(pos)];
+        compute(c.name, prefix + c.label, c.flops, c.bytes, c.gemm);
+      }
+    }
   }
 
   void backward(int mb) {
@@ -228,9 +237,17 @@ class Builder {
     for (int layer = 0; layer < layers_; ++layer) {
       if (par_.zero == 3 && par_.dp > 1) zero3_layer(trace::OpKind::kAllGather, "zero3:params");
       const int n = static_cast<int>(plan_.forward.size());
+      // Full recomputation: the layer's forward again from its saved input (its TP collectives
+      // included), then its backward (Megatron's checkpointed layer).
+      if (par_.recompute == Recompute::kFull) layer_forward(0, n, "recompute:");
       for (int pos = n; pos >= 0; --pos) {
         for (auto it = plan_.tp_points.rbegin(); it != plan_.tp_points.rend(); ++it) {
           if (it->before_op == pos) tp_comm(*it, true);
+        }
+        // Selective recomputation: the attention core's forward again when the backward reaches
+        // it (Megatron checkpoints the core attention alone), before its backward.
+        if (par_.recompute == Recompute::kSelective && pos == plan_.core_end) {
+          layer_forward(plan_.core_begin, plan_.core_end, "recompute:");
         }
         if (pos > 0) {
           const ComputeCost& c = plan_.backward[static_cast<std::size_t>(n - pos)];
@@ -292,11 +309,12 @@ class Builder {
   void build_stage(int stage) {
     stage_ = stage;
     chunk_ = 0;
-    layers_ = model_.layers / (par_.pp * par_.virtual_stages);
+    layers_ = layers_of_stage(model_, par_, stage) / par_.virtual_stages;
     program_ = &trace_.programs[static_cast<std::size_t>(stage)];
     backward_calls_.assign(static_cast<std::size_t>(par_.virtual_stages), 0);
     join_.clear();
     pending_params_ = 0;
+    buckets_.clear();
     const int m = par_.micro_batches;
     if (interleaved() && par_.overlap_p2p) {
       interleaved_overlapped();
@@ -532,13 +550,19 @@ class Builder {
     // 16-bit weight: about 28 bytes and 10 FLOPs per parameter.
     compute("optimizer", "adam", 10 * shard, 28 * shard);
     if (par_.dp > 1 && (par_.zero == 1 || par_.zero == 2)) {
+      // Each rank updated its shard: the parameters are all-gathered, bucket by bucket as they
+      // were reduce-scattered (Megatron's distributed optimizer gathers each bucket's
+      // parameters), or in one collective.
       const int e = dtype_bytes(model_.dtype);
-      if (bucketing()) {  // the data group's collectives stay on one stream
-        stream_ = kGradStream;
-        after_ = {last_op()};
+      const std::vector<double> gathers = bucketing() ? buckets_ : std::vector<double>{params};
+      for (const double bucket : gathers) {
+        if (bucketing()) {  // the data group's collectives stay on one stream
+          stream_ = kGradStream;
+          after_ = {last_op()};
+        }
+        collective(trace::OpKind::kAllGather, trace::GroupKind::kData, padded(bucket * e, par_.dp, e), model_.dtype,
+                   "dp:params");
       }
-      collective(trace::OpKind::kAllGather, trace::GroupKind::kData, padded(params * e, par_.dp, e), model_.dtype,
-                 "dp:params");
     }
   }
 
@@ -558,9 +582,22 @@ class Builder {
   std::vector<int> received_;          ///< per chunk: activations (2 c) and gradients (2 c + 1) received
   double pending_params_ = 0;          ///< gradients ready but not in a bucket yet
   std::uint32_t last_bucket_ = 0;      ///< the last bucket's collective
+  std::vector<double> buckets_;        ///< parameters per rank of each bucket so far
 };
 
 }  // namespace
+
+std::string format_stage_layers(const std::vector<int>& layers) {
+  std::string out;
+  for (std::size_t i = 0; i < layers.size();) {
+    std::size_t j = i;
+    while (j < layers.size() && layers[j] == layers[i]) ++j;
+    out += fmt::format("{}{}", out.empty() ? "" : ", ", layers[i]);
+    if (j - i > 1) out += fmt::format(" x {}", j - i);
+    i = j;
+  }
+  return out;
+}
 
 trace::Trace synthesize(const ModelSpec& model, const Parallelism& par, const std::string& platform) {
   check_parallelism(model, par);
@@ -569,16 +606,20 @@ trace::Trace synthesize(const ModelSpec& model, const Parallelism& par, const st
   trace.name = fmt::format("{}-tp{}-pp{}-dp{}{}", model.name, par.tp, par.pp, par.dp, par.sp ? "-sp" : "");
   trace.description = fmt::format(
       "synthesized by ccsim trace synth: {} ({}), TP {} PP {} DP {}{}, {} micro-batches of {} x {} tokens, {} schedule, "
-      "ZeRO {}{}; FLOPs and bytes from the Megatron formulas (src/synth/megatron.hpp), no measured durations",
+      "ZeRO {}{}{}{}{}; FLOPs and bytes from the Megatron formulas (src/synth/megatron.hpp), no measured durations",
       model.name, model.source, par.tp, par.pp, par.dp, par.sp ? " with sequence parallelism" : "", par.micro_batches,
       par.micro_batch_size, sequence_length(model, par),
       par.schedule == PipelineSchedule::kGpipe  ? std::string("GPipe")
       : par.schedule == PipelineSchedule::k1F1B ? std::string("1F1B")
                                                 : fmt::format("interleaved 1F1B ({} model chunks per rank{})", par.virtual_stages,
                                                               par.overlap_p2p ? ", messages overlapping compute" : ""),
-      par.zero,
+      par.zero, par.zero == 1 ? " (Megatron's distributed optimizer)" : "",
       par.overlap_grad_reduce && par.dp > 1
           ? fmt::format(", gradients reduced in buckets of {:.4g} M parameters during the last backward", par.bucket() / 1e6)
+          : "",
+      par.recompute == Recompute::kNone ? std::string() : fmt::format(", {} recomputation", recompute_name(par.recompute)),
+      model.layers % par.pp != 0 || par.first_stage_layers > 0 || par.last_stage_layers > 0
+          ? fmt::format(", layers per stage {}", format_stage_layers(stage_layers(model, par)))
           : "");
   // What one iteration computes, for tokens/s and model FLOPs utilization (report/summary.hpp):
   // the model FLOPs as Megatron-LM counts them, forward and backward (3 x forward) with no

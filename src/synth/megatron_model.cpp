@@ -62,12 +62,43 @@ double last_stage_extra_params_per_rank(const ModelSpec& model, const Parallelis
   return params;
 }
 
+int layers_of_stage(const ModelSpec& model, const Parallelism& par, int stage) {
+  const int pp = std::max(par.pp, 1);
+  const bool first = par.first_stage_layers > 0 && pp > 1, last = par.last_stage_layers > 0 && pp > 1;
+  if (first || last) {
+    if (first && stage == 0) return par.first_stage_layers;
+    if (last && stage == pp - 1) return par.last_stage_layers;
+    const int others = pp - (first ? 1 : 0) - (last ? 1 : 0);
+    return (model.layers - (first ? par.first_stage_layers : 0) - (last ? par.last_stage_layers : 0)) / others;
+  }
+  // floor(L / pp) each; the L mod pp left over one each to stages 1, 2, ..., pp - 2, then the last.
+  const int q = model.layers / pp, r = model.layers % pp;
+  if (stage > 0 && stage < pp - 1) return q + (stage <= r ? 1 : 0);
+  if (stage == pp - 1 && pp > 1) return q + (r > pp - 2 ? 1 : 0);
+  return q;
+}
+
+std::vector<int> stage_layers(const ModelSpec& model, const Parallelism& par) {
+  std::vector<int> layers(static_cast<std::size_t>(std::max(par.pp, 1)));
+  for (std::size_t p = 0; p < layers.size(); ++p) layers[p] = layers_of_stage(model, par, static_cast<int>(p));
+  return layers;
+}
+
 double stage_params_per_rank(const ModelSpec& model, const Parallelism& par, int stage) {
-  const double layers = static_cast<double>(model.layers) / par.pp;
+  const double layers = layers_of_stage(model, par, stage);
   double params = layers * layer_params_per_rank(model, par.tp);
   if (stage == 0) params += embedding_params_per_rank(model, par.tp);
   if (stage == par.pp - 1) params += last_stage_extra_params_per_rank(model, par);
   return params;
+}
+
+std::string_view recompute_name(Recompute r) {
+  switch (r) {
+    case Recompute::kNone: return "none";
+    case Recompute::kSelective: return "selective";
+    case Recompute::kFull: return "full";
+  }
+  return "?";
 }
 
 std::string_view schedule_name(PipelineSchedule s) {
@@ -90,8 +121,31 @@ void check_parallelism(const ModelSpec& model, const Parallelism& par) {
   }
   if (par.seq < 0 || par.seq > (1 << 24)) fail("--seq", fmt::format("expected 1..{}, got \"{}\"", 1 << 24, par.seq));
   if (par.zero < 0 || par.zero > 3) fail("--zero", fmt::format("expected 0, 1, 2 or 3, got \"{}\"", par.zero));
-  if (model.layers % par.pp != 0) {
-    fail("--pp", fmt::format("{} has {} layers, which {} pipeline stages do not divide", model.name, model.layers, par.pp));
+  if (model.layers < par.pp) {
+    fail("--pp", fmt::format("{} has {} layers, fewer than {} pipeline stages: each stage needs one", model.name,
+                             model.layers, par.pp));
+  }
+  for (auto [flag, v] : {std::pair{"--first-stage-layers", par.first_stage_layers}, {"--last-stage-layers", par.last_stage_layers}}) {
+    if (v == 0) continue;
+    if (v < 0 || v > model.layers) fail(flag, fmt::format("expected 1..{} (the layers of {}), got \"{}\"", model.layers, model.name, v));
+    if (par.pp < 2) fail(flag, "the layers of one pipeline stage out of several: needs --pp 2 or more");
+    if (par.schedule == PipelineSchedule::kInterleaved) {
+      fail(flag, "uneven pipeline stages are written for --schedule 1f1b or gpipe, not interleaved");
+    }
+  }
+  if (par.first_stage_layers > 0 || par.last_stage_layers > 0) {
+    const int given = (par.first_stage_layers > 0) + (par.last_stage_layers > 0);
+    const int rest = model.layers - par.first_stage_layers - par.last_stage_layers, others = par.pp - given;
+    const char* flag = par.last_stage_layers > 0 ? "--last-stage-layers" : "--first-stage-layers";
+    if (others == 0 && rest != 0) {
+      fail(flag, fmt::format("{} has {} layers; the first and last stage take {} + {}", model.name, model.layers,
+                             par.first_stage_layers, par.last_stage_layers));
+    }
+    if (others > 0 && (rest < others || rest % others != 0)) {
+      fail(flag, fmt::format("{} has {} layers; the {} left to the other {} stages do not divide evenly among them "
+                             "(Megatron's rule)",
+                             model.name, model.layers, rest, others));
+    }
   }
   if (model.heads % par.tp != 0 || model.ffn % par.tp != 0 || model.hidden % par.tp != 0) {
     fail("--tp", fmt::format("{} has {} heads, hidden {} and FFN {}; tensor parallelism {} must divide all three",
@@ -164,28 +218,73 @@ LayerPlan plan_layer(const ModelSpec& model, const Parallelism& par) {
     auto dim = [](double x) { return static_cast<std::uint32_t>(std::llround(x)); };
     plan.forward.back().gemm = GemmShape{dim(m), dim(n), dim(k_dim), dim(batch), model.dtype, false};
   };
+  auto tp_point = [&](bool copy_to_tp, std::string label) {
+    plan.tp_points.push_back({static_cast<int>(plan.forward.size()), copy_to_tp, std::move(label)});
+  };
+  // The memory-bound operators around the matrix products, as Megatron's GPT layer runs them
+  // (ParallelTransformerLayer): FLOPs per element and bytes read and written, 16-bit data and
+  // 1-byte dropout masks. The row-parallel projections skip their bias (skip_bias_add): it is
+  // added in the fused bias-dropout-add, after the reduction.
+  const double scores = b * heads * s * s;  // elements of the attention scores per rank
+  const double p = model.dropout;
+  // Bias (1 FLOP), dropout (compare and scale: 2, and a 1-byte mask written), residual add (1)
+  // after the attention and the MLP, on the b s h (/ t with SP) outputs; with
+  // bias_dropout_fusion one kernel (bias_dropout_add_fused_train), else three.
+  auto residual = [&](const std::string& where, const std::string& bias_label) {
+    const double n = tokens * h / sp;
+    const bool bias = model.biases;
+    if (par.bias_dropout_fusion) {
+      const std::string name = std::string(bias ? "bias_" : "") + (p > 0 ? "dropout_" : "") + "add";
+      op(name, where + ".residual", n * ((bias ? 1 : 0) + (p > 0 ? 2 : 0) + 1),
+         e * (3 * n + (bias ? h : 0)) + (p > 0 ? n : 0));
+      return;
+    }
+    if (bias) op("bias_add", bias_label, n, e * (2 * n + h));
+    if (p > 0) op("dropout", where + ".dropout", 2 * n, e * 2 * n + n);
+    op("add", where + ".residual", n, e * 3 * n);
+  };
   op("layernorm", "attn.norm", 8 * tokens * h / sp, e * 2 * tokens * h / sp);
-  plan.tp_points.push_back({1, true, "tp:attn.in"});
+  tp_point(true, "tp:attn.in");
   op("linear", "attn.qkv", 2 * tokens * h * qkv, e * (tokens * h + h * qkv + tokens * qkv));
   product(tokens, qkv, h);
+  plan.core_begin = static_cast<int>(plan.forward.size());
   op("baddbmm", "attn.scores", 2 * b * s * s * h / t, e * (2 * tokens * h / t + b * heads * s * s));
   product(s, s, model.head_dim(), b * heads);  // Q K^T per head
-  op("softmax", "attn.softmax", 5 * b * heads * s * s, e * 2 * b * heads * s * s);
+  // The causal mask and the softmax (5 FLOPs per element: max, subtract, exp, sum, divide):
+  // Megatron's FusedScaleMaskSoftmax, one kernel that masks the upper triangle itself
+  // (scaled_upper_triang_masked_softmax), or with --no-masked-softmax-fusion a masked_fill that
+  // also reads the b s^2 boolean mask, then the softmax.
+  if (par.masked_softmax_fusion) {
+    op("scale_mask_softmax", "attn.softmax", 6 * scores, e * 2 * scores);
+  } else {
+    op("masked_fill", "attn.mask", scores, e * 2 * scores + b * s * s);
+    op("softmax", "attn.softmax", 5 * scores, e * 2 * scores);
+  }
+  if (p > 0) op("dropout", "attn.dropout", 2 * scores, e * 2 * scores + scores);
   op("bmm", "attn.ctx", 2 * b * s * s * h / t, e * (b * heads * s * s + 2 * tokens * h / t));
   product(s, model.head_dim(), s, b * heads);  // P V per head
+  plan.core_end = static_cast<int>(plan.forward.size());
   op("linear", "attn.out", 2 * tokens * h * h / t, e * (tokens * h / t + h * h / t + tokens * h));
   product(tokens, h, h / t);
-  plan.tp_points.push_back({6, false, "tp:attn"});
+  tp_point(false, "tp:attn");
+  residual("attn", "attn.out_bias");
   op("layernorm", "mlp.norm", 8 * tokens * h / sp, e * 2 * tokens * h / sp);
-  plan.tp_points.push_back({7, true, "tp:mlp.in"});
+  tp_point(true, "tp:mlp.in");
   op("linear", "mlp.up", 2 * tokens * h * f * k / t, e * (tokens * h + h * f * k / t + tokens * f * k / t));
   product(tokens, f * k / t, h);
+  // The input projection's bias (column-parallel, skip_bias_add) with the activation: one
+  // kernel (bias_gelu / bias_swiglu) with bias_activation_fusion, which Megatron has for GeLU
+  // and SwiGLU; a bias add and the activation otherwise.
   const double act_flops = model.activation == Activation::kRelu ? 1 : model.activation == Activation::kGelu ? 8 : 6;
-  op(std::string(activation_name(model.activation)), "mlp.act", act_flops * tokens * f / t,
-     e * (tokens * f * k / t + tokens * f / t));
+  const std::string act(activation_name(model.activation));
+  const bool fused_bias = model.biases && par.bias_activation_fusion && model.activation != Activation::kRelu;
+  if (model.biases && !fused_bias) op("bias_add", "mlp.up_bias", k * tokens * f / t, e * (2 * k * tokens * f / t + k * f / t));
+  op(fused_bias ? "bias_" + act : act, "mlp.act", (act_flops + (fused_bias ? k : 0)) * tokens * f / t,
+     e * (tokens * f * k / t + tokens * f / t + (fused_bias ? k * f / t : 0)));
   op("linear", "mlp.down", 2 * tokens * f * h / t, e * (tokens * f / t + f * h / t + tokens * h));
   product(tokens, h, f / t);
-  plan.tp_points.push_back({10, false, "tp:mlp"});
+  tp_point(false, "tp:mlp");
+  residual("mlp", "mlp.down_bias");
 
   // Backward: each operator's gradient costs twice its forward (input and weight gradients
   // for the matrix products, the same factor for the element-wise ones), in reverse order.
@@ -232,31 +331,111 @@ double activation_bytes_per_layer(const ModelSpec& model, const Parallelism& par
   const double a = model.heads;
   const double t = par.tp;
   const double sbh = s * b * h;
-  if (par.tp == 1) return sbh * (34 + 5 * a * s / h);
-  if (!par.sp) return sbh * (10 + 24 / t + 5 * a * s / (h * t));
-  return sbh * (34 + 5 * a * s / h) / t;
+  // The attention core's share: 5 a s / h (softmax output 2, its dropout mask 1, dropout
+  // output 2, per score); selective recomputation keeps none of it.
+  const double core = par.recompute == Recompute::kNone ? 5 * a * s / h : 0.0;
+  switch (par.recompute) {
+    case Recompute::kFull: return 2 * sbh / (par.sp ? t : 1);
+    case Recompute::kNone:
+    case Recompute::kSelective: break;
+  }
+  if (par.tp == 1) return sbh * (34 + core);
+  if (!par.sp) return sbh * (10 + 24 / t + core / t);
+  return sbh * (34 + core) / t;
 }
 
 Memory memory_per_accelerator(const ModelSpec& model, const Parallelism& par) {
-  Memory m;
+  Memory best;
+  const double per_layer = activation_bytes_per_layer(model, par);
   for (int stage = 0; stage < par.pp; ++stage) {
-    m.params_per_rank = std::max(m.params_per_rank, stage_params_per_rank(model, par, stage));
+    Memory m;
+    m.stage = stage;
+    m.layers = layers_of_stage(model, par, stage);
+    m.params_per_rank = stage_params_per_rank(model, par, stage);
+    m.model_states = model_state_bytes(m.params_per_rank, par.zero, par.dp);
+    m.activations = per_layer * m.layers * micro_batches_in_flight(par, stage);
+    if (stage == 0 || m.total() > best.total()) best = m;
   }
-  m.model_states = model_state_bytes(m.params_per_rank, par.zero, par.dp);
-  m.activations =
-      activation_bytes_per_layer(model, par) * (static_cast<double>(model.layers) / par.pp) * micro_batches_in_flight(par);
-  return m;
+  return best;
 }
 
-double micro_batches_in_flight(const Parallelism& par) {
+double micro_batches_in_flight(const Parallelism& par, int stage) {
   const double m = par.micro_batches;
   switch (par.schedule) {
     case PipelineSchedule::kGpipe: return m;
-    case PipelineSchedule::k1F1B: return std::min<double>(par.pp, m);
-    case PipelineSchedule::kInterleaved:
-      return std::min(m, par.pp + static_cast<double>(par.pp - 1) / par.virtual_stages);
+    case PipelineSchedule::k1F1B: return std::min<double>(par.pp - stage, m);
+    case PipelineSchedule::kInterleaved: {
+      if (par.micro_batches == par.pp) return m;  // Megatron runs every forward first then
+      const double v = par.virtual_stages;
+      return std::min(m, ((par.pp - stage - 1) * 2.0 + (v - 1) * par.pp + 1) / v);
+    }
   }
   return m;
+}
+
+void check_ranks_fit(const Parallelism& par, const std::string& platform, int nodes, int per_node) {
+  const double accelerators = static_cast<double>(nodes) * per_node;
+  if (par.world() <= accelerators) return;
+  throw InputError("command line", 0, "--dp",
+                   fmt::format("TP {} x PP {} x DP {} = {} ranks, but platform \"{}\" has {} accelerators ({} nodes x {}), "
+                               "one rank each",
+                               par.tp, par.pp, par.dp, par.world(), platform, accelerators, nodes, per_node));
+}
+
+MemoryFit check_memory(const ModelSpec& model, const Parallelism& par, double capacity_bytes, const std::string& accelerator) {
+  MemoryFit fit;
+  fit.memory = memory_per_accelerator(model, par);
+  fit.fits = fit.memory.total() <= capacity_bytes;
+  if (fit.fits) return fit;
+  constexpr double kGiB = 1024.0 * 1024 * 1024;
+  // The changes a user would try first, each alone, then the two that cost no ranks together;
+  // those that fit are named with their figure.
+  struct Option {
+    std::string flags;
+    Parallelism par;
+  };
+  std::vector<Option> options;
+  auto option = [&](std::string flags, auto change) {
+    Parallelism p = par;
+    change(p);
+    options.push_back({std::move(flags), p});
+  };
+  if (par.recompute != Recompute::kSelective && par.recompute != Recompute::kFull) {
+    option("--recompute selective", [](Parallelism& p) { p.recompute = Recompute::kSelective; });
+  }
+  if (par.recompute != Recompute::kFull) option("--recompute full", [](Parallelism& p) { p.recompute = Recompute::kFull; });
+  if (par.zero == 0 && par.dp > 1) option("--distributed-optimizer", [](Parallelism& p) { p.zero = 1; });
+  if (par.zero == 0 && par.dp > 1 && par.recompute != Recompute::kFull) {
+    option("--recompute full --distributed-optimizer", [](Parallelism& p) {
+      p.recompute = Recompute::kFull;
+      p.zero = 1;
+    });
+  }
+  if (par.tp > 1 && !par.sp) option("--sp", [](Parallelism& p) { p.sp = true; });
+  option(fmt::format("--pp {}", 2 * par.pp), [](Parallelism& p) {
+    p.pp *= 2;
+    p.first_stage_layers = p.last_stage_layers = 0;
+  });
+  option(fmt::format("--tp {}", 2 * par.tp), [](Parallelism& p) { p.tp *= 2; });
+  std::string fitting;
+  for (const Option& o : options) {
+    try {
+      check_parallelism(model, o.par);
+    } catch (const InputError&) {
+      continue;  // a split the model does not allow is no advice
+    }
+    const double total = memory_per_accelerator(model, o.par).total();
+    if (total <= capacity_bytes) fitting += fmt::format("{}{} ({:.1f} GiB)", fitting.empty() ? "" : ", ", o.flags, total / kGiB);
+  }
+  const Memory& m = fit.memory;
+  fit.message = fmt::format(
+      "needs {:.1f} GiB per accelerator (stage {} of {} layers: model states {:.1f}, activations {:.1f}) on {} with {:.4g} "
+      "GiB: {}",
+      m.total() / kGiB, m.stage, m.layers, m.model_states / kGiB, m.activations / kGiB, accelerator, capacity_bytes / kGiB,
+      fitting.empty() ? std::string("none of --recompute full, --distributed-optimizer, --sp, twice the --pp or the --tp "
+                                    "fits alone; spread the model over more accelerators")
+                      : "these fit: " + fitting);
+  return fit;
 }
 
 }  // namespace ccsim::synth

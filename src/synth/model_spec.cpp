@@ -28,6 +28,7 @@ ModelSpec gpt(std::string name, std::string source, int layers, int hidden, int 
   m.untied_head = false;
   m.biases = true;
   m.dtype = DType::kF16;
+  m.dropout = 0.1;  // Megatron's --attention-dropout and --hidden-dropout defaults
   return m;
 }
 
@@ -51,15 +52,16 @@ ModelSpec llama(std::string name, std::string source, int layers, int hidden, in
   return m;
 }
 
-const std::array<ModelSpec, 7>& presets() {
-  static const std::array<ModelSpec, 7> list = [] {
+const std::array<ModelSpec, 8>& presets() {
+  static const std::array<ModelSpec, 8> list = [] {
     ModelSpec small = gpt("small-gpt",
                           "the model of the shared PyTorch traces (../shared/traces/pytorch/README.md): 4 layers, "
                           "hidden 512, 8 heads, vocabulary 512, sequence 64, ReLU, fp32",
                           4, 512, 8, 512, 64);
     small.activation = Activation::kRelu;
     small.dtype = DType::kF32;
-    return std::array<ModelSpec, 7>{
+    small.dropout = 0;  // the shared traces' model has no dropout
+    return std::array<ModelSpec, 8>{
         gpt("gpt3-175b", "Brown et al. 2020, Table 2.1: 96 layers, d_model 12288, 96 heads, context 2048; GPT-2 BPE vocabulary 50257",
             96, 12288, 96, 50257, 2048),
         llama("llama2-7b", "Touvron et al. 2023 (Llama 2) and its model card: 32 layers, 4096, 32 heads, FFN 11008, vocabulary 32000, context 4096",
@@ -72,6 +74,8 @@ const std::array<ModelSpec, 7>& presets() {
               32, 4096, 32, 8, 14336, 128256, 8192),
         llama("llama3-70b", "Llama 3 model card: 80 layers, 8192, 64 heads with 8 KV heads, FFN 28672, vocabulary 128256, context 8192",
               80, 8192, 64, 8, 28672, 128256, 8192),
+        llama("llama3-405b", "Dubey et al. 2024 (The Llama 3 Herd of Models), Table 3, and the model card: 126 layers, 16384, 128 heads with 8 KV heads, FFN 53248, vocabulary 128256, context 8192",
+              126, 16384, 128, 8, 53248, 128256, 8192),
         small,
     };
   }();
@@ -144,6 +148,10 @@ ModelSpec parse_model(std::string_view text, const std::string& source) {
   m.biases = doc.optional_boolean("biases").value_or(false);
   const std::string dtype = doc.choice("dtype", {"fp32", "fp16", "bf16"});
   m.dtype = *parse_dtype(dtype);
+  if (doc.has("dropout")) {
+    m.dropout = doc.non_negative("dropout");
+    if (m.dropout >= 1) doc.at("dropout").fail(fmt::format("expected a probability in [0, 1), got \"{}\"", m.dropout));
+  }
   doc.allow({"description"});
   doc.finish();
   if (m.hidden % m.heads != 0) {

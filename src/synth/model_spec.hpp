@@ -29,6 +29,10 @@ struct ModelSpec {
   bool untied_head = false;        ///< LLaMA: the LM head is its own vocab x h matrix
   bool biases = true;              ///< GPT: linear layers have biases; LLaMA: none
   DType dtype = DType::kBF16;      ///< weights and activations
+  /// Dropout probability after attention (on the softmax's output) and after the attention and
+  /// MLP outputs: 0.1 in Megatron's GPT defaults (--attention-dropout, --hidden-dropout), 0 for
+  /// LLaMA. 0: no dropout operators, the residual adds alone.
+  double dropout = 0;
 
   int head_dim() const { return hidden / heads; }
   /// Parameters of one transformer layer (attention, MLP, norms).
@@ -40,7 +44,7 @@ struct ModelSpec {
 };
 
 /// The presets: gpt3-175b, llama2-7b, llama2-13b, llama2-70b, llama3-8b, llama3-70b,
-/// small-gpt (the model of the shared PyTorch traces).
+/// llama3-405b, small-gpt (the model of the shared PyTorch traces).
 std::span<const ModelSpec> model_presets();
 /// A preset by name, or a model file (JSON, format "ccsim-model", models/README.md).
 /// Unknown names list the presets.

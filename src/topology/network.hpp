@@ -66,6 +66,9 @@ struct AcceleratorSpec {
   double flops = 0;           ///< sustained FLOP/s used for operators given in FLOPs
   double reduce_Bps = 0;      ///< rate of an elementwise reduction (bytes of one operand per second)
   double memory_Bps = 0;      ///< memory bandwidth, 0 if unknown
+  /// Memory capacity of one accelerator (what model states and activations must fit in), 0 if
+  /// unknown: `trace synth` checks a job against it.
+  double memory_bytes = 0;
   std::string source;
   /// One CPU core per rank slot (a platform node with "cores_per_node"): ranks may outnumber
   /// the cores, and their compute durations, measured under that sharing, are not shared again.

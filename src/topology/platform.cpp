@@ -89,6 +89,8 @@ AcceleratorSpec read_accelerator(ObjectReader& r) {
   spec.flops = ranged(r, "flops", Limits::kMinFlops, Limits::kMaxFlops, "FLOP/s");
   spec.reduce_Bps = read_bandwidth(r, "reduce_Bps");
   spec.memory_Bps = r.has("memory_Bps") ? read_bandwidth(r, "memory_Bps") : 0.0;
+  spec.memory_bytes =
+      r.has("memory_bytes") ? ranged(r, "memory_bytes", Limits::kMinMemoryBytes, Limits::kMaxMemoryBytes, "bytes") : 0.0;
   spec.source = r.string("source");
   r.allow({"note"});
   r.finish();

@@ -23,6 +23,8 @@ struct PlatformLimits {
   static constexpr double kMaxLatency_s = 1.0;       ///< latencies: 0 to 1 s
   static constexpr double kMinFlops = 1e6;           ///< accelerator rate: 1 MFLOP/s ...
   static constexpr double kMaxFlops = 1e18;          ///< ... to 1 EFLOP/s
+  static constexpr double kMinMemoryBytes = 1 << 20;  ///< accelerator memory: 1 MiB ...
+  static constexpr double kMaxMemoryBytes = 1e15;     ///< ... to 1 PB
   static constexpr double kMaxOversubscription = 1024;
   static constexpr int kMaxFatTreeLevels = 8;
   /// Sizes: a graph of 2^23 links takes about 1 GB, and the bisection's max-flow on it as much

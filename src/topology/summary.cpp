@@ -73,9 +73,10 @@ std::string format_summary(const Platform& platform, const PlatformSummary& s) {
                        net.accelerator_count(), net.nics_per_node(), net.nics_per_node() == 1 ? "" : "s", s.switches,
                        s.switches == 1 ? "" : "es");
   }
-  out += fmt::format("accelerator: {}, {:.4g} TFLOP/s, reduction {}{}\n", acc.model, acc.flops / 1e12,
+  out += fmt::format("accelerator: {}, {:.4g} TFLOP/s, reduction {}{}{}\n", acc.model, acc.flops / 1e12,
                      format_rate(acc.reduce_Bps),
-                     acc.memory_Bps > 0 ? fmt::format(", memory {}", format_rate(acc.memory_Bps)) : std::string());
+                     acc.memory_Bps > 0 ? fmt::format(", memory {}", format_rate(acc.memory_Bps)) : std::string(),
+                     acc.memory_bytes > 0 ? fmt::format(", {:.4g} GiB", acc.memory_bytes / (1024.0 * 1024 * 1024)) : std::string());
   out += fmt::format("  source: {}\n", acc.source);
   out += "links:\n";
   out += fmt::format("  {:<8} {:>8}  {:>12}  {:>12}  {:>9}  {:<12}  {:>7}\n", "tier", "links", "per flow", "capacity",

@@ -66,7 +66,18 @@ TEST_CASE("every preset loads, names a source for every tier, and has a bisectio
     CHECK(p.name == name);
     CHECK_FALSE(p.network.accelerator().source.empty());
     for (const topology::Tier& tier : p.network.tiers()) CHECK_FALSE(tier.source.empty());
+    // Every preset of a real machine gives its accelerator's memory, with its source; local (CPU
+    // ranks) and qu2025-fit (an unnamed accelerator) do not, and synth skips the check there.
+    const double memory = p.network.accelerator().memory_bytes;
+    if (name == "local" || name == "qu2025-fit") {
+      CHECK(memory == 0);
+    } else {
+      CHECK(memory >= 32.0 * (1 << 30));
+      CHECK(p.network.accelerator().source.find("memory_bytes") != std::string::npos);
+    }
   }
+  const double h100 = topology::read_platform(topology::find_platform("dgx-h100-superpod", dirs)).network.accelerator().memory_bytes;
+  CHECK(h100 == 80.0 * (1 << 30));
   CHECK_THROWS_WITH(topology::find_platform("summit", dirs),
                     Catch::Matchers::StartsWith("--platform: unknown platform \"summit\"; presets: dgx-a100-superpod, dgx-h100-superpod, "));
 }
@@ -118,6 +129,8 @@ TEST_CASE("platform values outside their physical range are refused", "[topology
         "p.json:4: field 'node.accelerator.flops': expected 1e+06 to 1e+18 FLOP/s, got \"1e-300\"");
   CHECK(error_of(with(text, "\"reduce_Bps\": 1e11", "\"reduce_Bps\": 1e11, \"memory_Bps\": 1")) ==
         "p.json:4: field 'node.accelerator.memory_Bps': expected 1000 to 1e+15 B/s, got \"1\"");
+  CHECK(error_of(with(text, "\"reduce_Bps\": 1e11", "\"reduce_Bps\": 1e11, \"memory_bytes\": 1000")) ==
+        "p.json:4: field 'node.accelerator.memory_bytes': expected 1.04858e+06 to 1e+15 bytes, got \"1000\"");
   // 1e308:1e-308 overflowed to infinity, and an infinite ratio was simulated as 1:1.
   for (const char* ratio : {"\"1e308:1e-308\"", "1e308", "1025", "\"2049:2\""}) {
     INFO(ratio);

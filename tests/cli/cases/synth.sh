@@ -31,7 +31,35 @@ hostile synth-interleaved-m3 1 "'--micro-batches'.*--pp 2: 3 is not a multiple" 
 hostile synth-chunks-1f1b 1 "'--virtual-stages'.*need --schedule interleaved" \
   trace synth --model small-gpt --pp 2 --virtual-stages 2 --platform local
 hostile synth-bad-schedule 105 "--schedule: zigzag not in" trace synth --model small-gpt --schedule zigzag --platform local
-hostile synth-bad-pp 1 "'--pp'.*4 layers.*3 pipeline stages" trace synth --model small-gpt --pp 3 --platform local
+hostile synth-bad-pp 1 "'--pp'.*4 layers, fewer than 5 pipeline stages" trace synth --model small-gpt --pp 5 --platform local
+# Uneven stages: 4 layers on 3 stages, the middle one takes the extra layer (the report says so);
+# Megatron's flags for the first and last stage, refused when the rest does not divide.
+synth_replays uneven-pp3 --pp 3 --micro-batches 3
+grep -q "layers per stage 1, 2, 1" "$TMP/uneven-pp3.json" || fail "the trace of 4 layers on 3 stages does not say 1, 2, 1"
+synth_replays first-last-pp3 --pp 3 --micro-batches 2 --first-stage-layers 2 --last-stage-layers 1
+hostile synth-uneven-bad 1 "'--last-stage-layers'.*the 1 left to the other 3 stages do not divide" \
+  trace synth --model small-gpt --pp 4 --last-stage-layers 3 --platform local
+# Recomputation and the distributed optimizer replay like the rest.
+synth_replays recompute-full --tp 2 --pp 2 --micro-batches 2 --recompute full
+grep -q '"recompute:attn.qkv"' "$TMP/recompute-full.json" || fail "no recomputed operator in the --recompute full trace"
+synth_replays recompute-selective --tp 2 --pp 2 --micro-batches 2 --recompute selective --sp
+synth_replays distributed-optimizer --pp 2 --dp 2 --micro-batches 2 --distributed-optimizer --overlap-grad-reduce
+grep -q "Megatron's distributed optimizer" "$TMP/distributed-optimizer.json" ||
+  fail "the --distributed-optimizer trace's description does not say so"
+hostile synth-distributed-optimizer-zero2 1 "'--distributed-optimizer'.*--zero 2" \
+  trace synth --model small-gpt --dp 2 --zero 2 --distributed-optimizer --platform local
+hostile synth-bad-recompute 105 "--recompute: sometimes not in" trace synth --model small-gpt --recompute sometimes --platform local
+# The platform's accelerators: local gives no memory (said once); Llama 2 7B on one 32 GiB DCU
+# does not fit, and nothing alone would; --allow-oversize writes it with a warning.
+hostile synth-no-memory 0 'platform "local" gives no accelerator memory' trace synth --model small-gpt --platform local -o "$TMP/nomem.json"
+hostile synth-oversize 1 "'--allow-oversize'.*needs [0-9.]+ GiB per accelerator \(stage 0 of 32 layers: model states [0-9.]+, activations [0-9.]+\) on Hygon DCU \(Z100 class\) with 32 GiB: none of" \
+  trace synth --model llama2-7b --seq 128 --platform hygon-dcu -o "$TMP/oversize.json"
+expect_absent "$TMP/oversize.json"
+hostile synth-oversize-allowed 0 "warning: needs [0-9.]+ GiB per accelerator.*written anyway \(--allow-oversize\)" \
+  trace synth --model llama2-7b --seq 128 --platform hygon-dcu --allow-oversize -o "$TMP/oversize.json"
+hostile synth-too-many-ranks 1 "TP 1 x PP 1 x DP 8 = 8 ranks, but platform \"qu2025-fit\" has 4 accelerators \(2 nodes x 2\)" \
+  trace synth --model small-gpt --dp 8 --platform qu2025-fit -o "$TMP/ranks.json"
+expect_absent "$TMP/ranks.json"
 hostile synth-unknown-model 1 'unknown model "gpt9".*llama2-7b' trace synth --model gpt9 --platform local
 hostile synth-unknown-platform 1 'summit' trace synth --model small-gpt --platform summit
 hostile synth-empty-model 105 '--model: expected a value' trace synth --model '' --platform local
