@@ -14,6 +14,7 @@
 #include "synth/megatron.hpp"
 #include "trace/trace.hpp"
 #include "trace/validate.hpp"
+#include "split.hpp"
 
 using namespace ccsim;
 using synth::Parallelism;
@@ -21,14 +22,7 @@ using synth::Recompute;
 
 namespace {
 
-Parallelism split(int tp, int pp, int dp, int micro_batches = 1) {
-  Parallelism p;
-  p.tp = tp;
-  p.pp = pp;
-  p.dp = dp;
-  p.micro_batches = micro_batches;
-  return p;
-}
+using test::split;
 
 std::vector<std::string> labels(const std::vector<synth::ComputeCost>& ops) {
   std::vector<std::string> out;

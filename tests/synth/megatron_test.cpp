@@ -10,20 +10,14 @@
 #include "synth/megatron.hpp"
 #include "trace/trace.hpp"
 #include "trace/validate.hpp"
+#include "split.hpp"
 
 using namespace ccsim;
 using synth::Parallelism;
 
 namespace {
 
-Parallelism split(int tp, int pp, int dp, int micro_batches = 1) {
-  Parallelism p;
-  p.tp = tp;
-  p.pp = pp;
-  p.dp = dp;
-  p.micro_batches = micro_batches;
-  return p;
-}
+using test::split;
 
 double sum_flops(const std::vector<synth::ComputeCost>& ops, std::initializer_list<std::string_view> names) {
   double sum = 0;
