@@ -1,8 +1,8 @@
 #pragma once
 
 // The shared state of one SimGrid simulation of a trace (engine-internal: simulation.cpp runs
-// the ranks' programs, collective_runner.cpp their collectives). Only simulation.cpp and
-// collective_runner.cpp include it.
+// the ranks' programs, collective_runner.cpp their collectives, fusion_runner.cpp,
+// stream_runner.cpp and replica_fold.cpp the --fast techniques). Only those five include it.
 
 #include <cstdint>
 #include <initializer_list>
