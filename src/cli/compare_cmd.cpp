@@ -51,7 +51,7 @@ void run_compare(const CompareCommand& cmd) {
   comparison.a_summary = report::make_summary(plain_result, facts);
   comparison.b_summary = report::make_summary(compressed_result, facts);
   write_output(cmd.output, rendering(comparison, cmd.format));
-  write_timeline_file(cmd.timeline, {{"plain", &plain_result, &trace}, {"compressed", &compressed_result, &trace}});
+  write_timeline_file(cmd.timeline, {{"plain", &plain_result}, {"compressed", &compressed_result}});
 }
 
 }  // namespace

@@ -47,7 +47,7 @@ void run_replay(const ReplayCommand& cmd) {
   report::Breakdown breakdown = report::make_breakdown(result, view);
   breakdown.summary = report::make_summary(result, job_facts(trace, platform));
   write_output(cmd.output, rendering(breakdown, cmd.format));
-  write_timeline_file(cmd.timeline, {{"", &result, &trace}});
+  write_timeline_file(cmd.timeline, {{"", &result}});
 }
 
 }  // namespace

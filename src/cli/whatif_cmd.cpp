@@ -88,7 +88,7 @@ void run_trace(const WhatIfCommand& cmd) {
   }
   comparison.notes = notes;
   write_output(cmd.output, rendering(comparison, cmd.format));
-  write_timeline_file(cmd.timeline, {{"baseline", &baseline, &trace}, {"what_if", &changed, &changed_trace}});
+  write_timeline_file(cmd.timeline, {{"baseline", &baseline}, {"what_if", &changed}});
 }
 
 /// One platform's predictions for the collective-only mode.

@@ -1,6 +1,8 @@
 #include "report/timeline.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -58,7 +60,6 @@ void write_timeline(const std::vector<TimelineRun>& runs, std::ostream& out) {
   int pid_base = 0;
   for (std::size_t run = 0; run < runs.size(); ++run) {
     const engine::Result& result = *runs[run].result;
-    const trace::Trace* trace = runs[run].trace;
     const std::string prefix = runs[run].name.empty() ? "" : runs[run].name + ": ";
     for (std::size_t r = 0; r < result.ops.size(); ++r) {
       const int pid = pid_base + static_cast<int>(r);
@@ -69,9 +70,10 @@ void write_timeline(const std::vector<TimelineRun>& runs, std::ostream& out) {
       write_event(out, first,
                   ordered{{"ph", "M"}, {"pid", pid}, {"name", "process_sort_index"}, {"args", {{"sort_index", pid}}}});
       const std::vector<engine::OpRecord>& ops = result.ops[r];
-      const bool has_trace = trace != nullptr && static_cast<int>(r) < trace->world_size && trace->op_count(static_cast<int>(r)) == ops.size();
-      auto stream_of = [&](std::size_t i) -> int { return has_trace ? trace->op(static_cast<int>(r), i).stream : 0; };
-      std::vector<bool> named(trace::kMaxStreams, false);
+      const std::vector<std::uint8_t>* streams = result.streams_of(static_cast<int>(r));
+      const bool has_streams = streams != nullptr && streams->size() == ops.size();
+      auto stream_of = [&](std::size_t i) -> int { return has_streams ? (*streams)[i] : 0; };
+      std::vector<bool> named(std::numeric_limits<std::uint8_t>::max() + 1, false);
       auto name_track = [&](int tid) {
         if (named[static_cast<std::size_t>(tid)]) return;
         named[static_cast<std::size_t>(tid)] = true;

@@ -5,17 +5,14 @@
 #include <vector>
 
 #include "engine/result.hpp"
-#include "trace/trace.hpp"
 
 namespace ccsim::report {
 
 /// One replay in a timeline, under a name ("plain", "compressed"; empty for a single run).
 struct TimelineRun {
   std::string name;
+  /// The replay; each operator's stream (its track) is the result's (engine::Result::streams_of).
   const engine::Result* result = nullptr;
-  /// The trace replayed, for each operator's stream (its track); nullptr: every operator on
-  /// stream 0.
-  const trace::Trace* trace = nullptr;
 };
 
 /// Writes the replays as Chrome trace events (the JSON object form, `{"traceEvents": [...]}`,
