@@ -14,15 +14,7 @@ namespace {
 
 // Two ranks in one stage: compute 10/20 ms, then an all_reduce ending at 40 ms on both.
 engine::Result two_rank_result() {
-  engine::Result r;
-  r.trace_name = "t";
-  r.iterations = 1;
-  r.platform_name = "p";
-  r.network_model = "model";
-  r.algorithm = "all_reduce: ring";
-  r.world_size = 2;
-  r.stage = {0, 0};
-  r.names = {"", "linear", "all_reduce", "compute", "qkv"};
+  engine::Result r = test::hand_made_result(2, {"", "linear", "all_reduce", "compute", "qkv"});
   r.ops = {{test::record(1, 4, 3, 0, 0.0, 0.010), test::record(2, 0, 2, 64, 0.010, 0.040)},
            {test::record(1, 4, 3, 0, 0.0, 0.020), test::record(2, 0, 2, 64, 0.020, 0.040)}};
   r.makespan_s = 0.040;

@@ -17,15 +17,7 @@ namespace {
 
 // names: 1 "linear", 2 "all_reduce", 3 "compute", 4 "send", 5 "recv"
 engine::Result base(int world) {
-  engine::Result r;
-  r.trace_name = "t";
-  r.iterations = 1;
-  r.platform_name = "p";
-  r.network_model = "model";
-  r.algorithm = "all_reduce: ring";
-  r.world_size = world;
-  r.stage.assign(static_cast<std::size_t>(world), 0);
-  r.names = {"", "linear", "all_reduce", "compute", "send", "recv"};
+  engine::Result r = test::hand_made_result(world, {"", "linear", "all_reduce", "compute", "send", "recv"});
   r.has_waits = true;
   return r;
 }

@@ -14,7 +14,7 @@
 #include "synth/megatron.hpp"
 #include "trace/trace.hpp"
 #include "trace/validate.hpp"
-#include "split.hpp"
+#include "support/split.hpp"
 
 using namespace ccsim;
 using synth::Parallelism;
