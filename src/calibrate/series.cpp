@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -148,7 +149,7 @@ std::unique_ptr<collective::Schedule> schedule_for(const SeriesPoint& point, con
 }
 
 double predict_s(const collective::Schedule& schedule, const topology::TierModel& tier, double reduce_s_per_byte,
-                 const compress::CompressorCost& compressor, double sharing) {
+                 const compress::CompressorCost& compressor, double sharing, std::uint64_t* smallest_message) {
   const double s = std::max(1.0, sharing);
   const topology::TierModel shared = topology::on_shared_cores(tier, s);
   collective::CostParams params;
@@ -160,8 +161,11 @@ double predict_s(const collective::Schedule& schedule, const topology::TierModel
   params.compressor.decompress_Bps /= s;
   params.compressor.add_t0_s *= s;
   params.compressor.add_Bps /= s;
-  return collective::critical_path_by_message_s(schedule, params,
-                                                [&](int, int, std::uint64_t n) { return shared.message_s(n); });
+  if (smallest_message != nullptr) *smallest_message = std::numeric_limits<std::uint64_t>::max();
+  return collective::critical_path_by_message_s(schedule, params, [&](int, int, std::uint64_t n) {
+    if (smallest_message != nullptr) *smallest_message = std::min(*smallest_message, n);
+    return shared.message_s(n);
+  });
 }
 
 }  // namespace ccsim::calibrate

@@ -79,8 +79,10 @@ std::unique_ptr<collective::Schedule> schedule_for(const SeriesPoint& point, con
 /// The critical path of `schedule` under a tier model: each message costs tier.message_s(wire
 /// bytes), reductions reduce_s_per_byte, compression `compressor`. With `sharing` > 1
 /// processes per core (core_sharing), everything takes `sharing` times longer and every
-/// message pays the tier's core hand-off (topology::on_shared_cores).
+/// message pays the tier's core hand-off (topology::on_shared_cores). `smallest_message`, when
+/// given, receives the fewest wire bytes of any message priced (for TierModel::extrapolates).
 double predict_s(const collective::Schedule& schedule, const topology::TierModel& tier, double reduce_s_per_byte,
-                 const compress::CompressorCost& compressor = {}, double sharing = 1);
+                 const compress::CompressorCost& compressor = {}, double sharing = 1,
+                 std::uint64_t* smallest_message = nullptr);
 
 }  // namespace ccsim::calibrate

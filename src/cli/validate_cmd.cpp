@@ -110,6 +110,7 @@ void run_validate(ValidateCommand cmd) {
   const double sharing = calibrate::core_sharing(file);
   std::vector<calibrate::PointFit> fits;
   std::string schedules;
+  std::vector<std::uint64_t> extrapolated;  // points whose smallest message lies below the tier's data
   for (const calibrate::SeriesPoint& point : points) {
     auto schedule = calibrate::schedule_for(point, choice, compression);
     const std::string name(schedule->name());
@@ -122,7 +123,9 @@ void run_validate(ValidateCommand cmd) {
       }
       cost.ratio = *point.ratio;
     }
-    p.predicted_s = calibrate::predict_s(*schedule, tier, model.reduce_s_per_byte, cost, sharing);
+    std::uint64_t smallest = 0;
+    p.predicted_s = calibrate::predict_s(*schedule, tier, model.reduce_s_per_byte, cost, sharing, &smallest);
+    if (tier.extrapolates(static_cast<double>(smallest))) extrapolated.push_back(p.bytes);
     const auto& record = model.fitted_on;
     p.fitted = fitted_file && record->series == cmd.series && record->ranks == p.ranks &&
                (record->group.empty() || record->group == point.group) &&
@@ -156,6 +159,12 @@ void run_validate(ValidateCommand cmd) {
   }
   if (!file.emulated_link.empty()) out += fmt::format("link emulated by scripts/slowlink.sh: {}\n", file.emulated_link);
   if (cmd.measured_ratio && compressed_series) out += "wire bytes: each point's measured ratio (--measured-ratio), not the compressor model's\n";
+  if (!extrapolated.empty()) {
+    out += fmt::format("note: at {} of the {} points (from {} B) messages are smaller than the {} B the model was fitted "
+                       "from: it extrapolates, pricing them {}\n",
+                       extrapolated.size(), fits.size(), *std::min_element(extrapolated.begin(), extrapolated.end()),
+                       tier.floor_bytes, tier.extrapolation());
+  }
   out += "error = predicted / measured - 1; gmean error = exp(mean |ln(predicted / measured)|) - 1\n";
   if (cmd.format == "json") {
     nlohmann::ordered_json j;

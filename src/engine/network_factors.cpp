@@ -72,6 +72,27 @@ double NetworkFactors::max_bandwidth_Bps(bool same_node) const {
   return best;
 }
 
+void NetworkFactors::count(bool same_node, double bytes) {
+  const topology::TierModel* t = tier(same_node);
+  if (t == nullptr || !t->extrapolates(bytes)) return;
+  const int i = same_node ? 1 : 0;
+  if (below_floor_[i]++ == 0 || bytes < smallest_below_[i]) smallest_below_[i] = bytes;
+}
+
+std::string NetworkFactors::extrapolation_note() const {
+  std::vector<std::string> parts;
+  for (int i = 1; i >= 0; --i) {
+    if (below_floor_[i] == 0) continue;
+    const topology::TierModel* t = tier(i == 1);
+    parts.push_back(fmt::format("{} {} message{} (the smallest {:.0f} B) below the {} B it was fitted from, priced {}",
+                                below_floor_[i], i == 1 ? "intra" : "inter", below_floor_[i] == 1 ? "" : "s",
+                                smallest_below_[i], t->floor_bytes, t->extrapolation()));
+  }
+  if (parts.empty()) return "";
+  return fmt::format("calibrated model {} extrapolated: {}; measure smaller messages to know them",
+                     model_->name, fmt::join(parts, "; "));
+}
+
 std::string NetworkFactors::describe() const {
   std::string where = model_->file.empty() ? std::string("in memory") : model_->file;
   std::string intra = model_->has_intra ? describe_tier("intra", model_->intra) : "intra: the platform's links";

@@ -38,10 +38,20 @@ class NetworkFactors {
   /// "calibrated model NAME (FILE), intra: ..., inter: ...", printed with every result.
   std::string describe() const;
 
+  /// Counts a message of `bytes` that the simulation priced with the tier of `same_node`,
+  /// for extrapolation_note().
+  void count(bool same_node, double bytes);
+  /// "" when every counted message lay within the data of its tier, else a note naming how
+  /// many did not, the smallest, and how the model priced them (TierModel::extrapolation).
+  std::string extrapolation_note() const;
+
  private:
   std::shared_ptr<const topology::NetworkModel> model_;
   std::optional<topology::TierModel> shared_intra_;  ///< with share_cores
   double sharing_ = 1;
+  /// Messages below their tier's floor_bytes, and the smallest of them, by tier (0 inter, 1 intra).
+  std::uint64_t below_floor_[2] = {0, 0};
+  double smallest_below_[2] = {0, 0};
 };
 
 /// The links of a group as the closed forms (--algo auto) see them under the model: each tier

@@ -373,7 +373,9 @@ void Simulation::install_factors() {
   simgrid::kernel::resource::NetworkModelIntf* model = zone_->get_iface()->get_network_model();
   model->set_lat_factor_cb([this](double size, const sg4::Host* src, const sg4::Host* dst,
                                   const std::vector<sg4::Link*>& links, const std::unordered_set<sg4::NetZone*>&) {
-    const topology::TierModel* tier = factors_->tier(zone_->node_of(src) == zone_->node_of(dst));
+    const bool same_node = zone_->node_of(src) == zone_->node_of(dst);
+    factors_->count(same_node, size);  // once per message: SimGrid asks the latency factor once
+    const topology::TierModel* tier = factors_->tier(same_node);
     if (tier == nullptr) {  // a tier the model leaves to the platform: its links' own latencies
       double nominal_s = 0;
       for (const sg4::Link* link : links) nominal_s += link->get_latency();
@@ -640,6 +642,9 @@ Result Simulation::run() {
   unfold();
 
   if (std::string note = fusion_note(); !note.empty()) result_.notes.push_back(std::move(note));
+  if (factors_ != nullptr) {
+    if (std::string note = factors_->extrapolation_note(); !note.empty()) result_.notes.push_back(std::move(note));
+  }
   if (ring_flow_calls_ > 0) {
     result_.notes.push_back(fmt::format(
         "--fast: {} ring collectives (e.g. on \"{}\") whose messages may share links with others' and whose "

@@ -22,7 +22,7 @@ double ramp_weight(double bytes, double from, double to) {
 
 CostSegment TierModel::at(double bytes) const {
   if (segments.empty()) throw std::logic_error("TierModel::at: a tier without segments");
-  // Below the floor, the floor's values, and the bytes short of it as latency.
+  // Below the floor, the floor's values (and, latency-bound there, the bytes short of it as latency).
   const double floor = static_cast<double>(floor_bytes);
   const double b = std::max(bytes, floor);
   // Segments are sorted by min_bytes: the last one not above `b` (the first covers everything below).
@@ -36,8 +36,25 @@ CostSegment TierModel::at(double bytes) const {
     s.latency_s = (1 - w) * s.latency_s + w * next.latency_s;
     s.bandwidth_Bps = 1.0 / ((1 - w) / s.bandwidth_Bps + w / next.bandwidth_Bps);
   }
-  if (bytes < floor) s.latency_s += (floor - bytes) / s.bandwidth_Bps;
+  if (bytes < floor && floor_latency_bound()) s.latency_s += (floor - bytes) / s.bandwidth_Bps;
   return s;
+}
+
+bool TierModel::floor_latency_bound() const {
+  if (floor_bytes == 0 || segments.empty()) return false;
+  const double floor = static_cast<double>(floor_bytes);
+  // The floor's own segment, as at() finds it for a message of floor_bytes.
+  auto it = std::upper_bound(segments.begin(), segments.end(), floor,
+                             [](double x, const CostSegment& s) { return x < static_cast<double>(s.min_bytes); });
+  const CostSegment& s = segments[it == segments.begin() ? 0 : static_cast<std::size_t>(it - segments.begin()) - 1];
+  return send_overhead_s + s.latency_s + recv_overhead_s >= floor / s.bandwidth_Bps;
+}
+
+std::string TierModel::extrapolation() const {
+  if (floor_bytes == 0) return "";
+  return floor_latency_bound()
+             ? fmt::format("as one of {} B, the smallest fitted (latency-bound there)", floor_bytes)
+             : fmt::format("by the line of the segment of {} B, the smallest fitted (bandwidth-bound there)", floor_bytes);
 }
 
 double TierModel::message_s(std::uint64_t bytes) const {

@@ -47,10 +47,13 @@ struct TierModel {
   /// one core (`calibrate network --shared-core`); 0 when not measured. Optional key
   /// `shared_core_handoff_s`.
   double handoff_s = 0;
-  /// The smallest message the tier was fitted on (0: none said). A smaller message costs what
-  /// one of floor_bytes does: below its data the model does not follow its first segment's
-  /// line further down (on a loopback link a 189-byte message took what a 512-byte one did,
-  /// not the 3 us less that the line gives). Optional key `floor_bytes`; `calibrate network`
+  /// The smallest message the tier was fitted on (0: none said). Below it the model
+  /// extrapolates, continuing the regime its data show at floor_bytes (floor_latency_bound):
+  /// where a message of floor_bytes costs mostly latency, a smaller one costs what it does (on
+  /// a loopback link a 189-byte message took what a 512-byte one did, not less as the line
+  /// gives); where it costs mostly bytes, a smaller one follows the line, latency plus its
+  /// bytes at the bandwidth (a 64 KiB compressed chunk on a 1 Gbit/s link fitted from 512 KiB
+  /// up does not cost what 512 KiB does). Optional key `floor_bytes`; `calibrate network`
   /// writes it.
   std::uint64_t floor_bytes = 0;
   /// The rate of a link each process has to itself (bytes/s; 0: none), as a NIC per process
@@ -62,10 +65,19 @@ struct TierModel {
 
   /// The latency and bandwidth that apply to a message of `bytes`: its segment's (the last one
   /// whose min_bytes <= bytes; the first also covers smaller messages), or on a ramp the
-  /// interpolation between that segment and the next; below floor_bytes, those of floor_bytes
-  /// with the latency raised by the bytes short of it at the bandwidth (so that the message
-  /// costs what one of floor_bytes does). min_bytes and ramp of the result are the segment's.
+  /// interpolation between that segment and the next; below floor_bytes, those of floor_bytes,
+  /// and when floor_latency_bound() the latency raised by the bytes short of it at the
+  /// bandwidth (so that the message costs what one of floor_bytes does). min_bytes and ramp of
+  /// the result are the segment's.
   CostSegment at(double bytes) const;
+  /// Whether a message of `bytes` lies below the data the tier was fitted on (its cost is an
+  /// extrapolation).
+  bool extrapolates(double bytes) const { return bytes < static_cast<double>(floor_bytes); }
+  /// Whether a message of floor_bytes costs more in latency and overheads than in bytes at the
+  /// bandwidth: smaller ones then cost what it does, else they follow the line.
+  bool floor_latency_bound() const;
+  /// How messages below floor_bytes are priced, as a phrase for notes ("" without a floor).
+  std::string extrapolation() const;
   /// send overhead + latency + bytes / bandwidth + receive overhead.
   double message_s(std::uint64_t bytes) const;
 };

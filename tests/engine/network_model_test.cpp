@@ -163,6 +163,31 @@ TEST_CASE("the result says which network model ran", "[engine][model]") {
   CHECK(plain.network_model.rfind("SimGrid CM02 max-min flow model, TCP-gamma off, cross-traffic off, no correction factors", 0) == 0);
 }
 
+TEST_CASE("a replay says when the model priced messages below the data it was fitted from", "[engine][model]") {
+  const topology::Platform p = model_platform(1, 2);
+  auto model = std::make_shared<topology::NetworkModel>(*test_model());
+  model->intra.floor_bytes = 1 << 20;  // bandwidth-bound there: 1 MiB at 20 GB/s is 52 us against 9 us
+  engine::ReplayOptions options;
+  options.placement = "rank-order";
+  options.network.calibrated = model;
+  auto note_of = [](const engine::Result& r) {
+    for (const std::string& note : r.notes) {
+      if (note.rfind("calibrated model test extrapolated:", 0) == 0) return note;
+    }
+    return std::string();
+  };
+  const engine::Result small = engine::replay(
+      make_trace(2, "", {test::send(1, 4096) + ", " + test::send(1, 65536), test::recv(0, 4096) + ", " + test::recv(0, 65536)}),
+      p, options);
+  CHECK(note_of(small) == "calibrated model test extrapolated: 2 intra messages (the smallest 4096 B) below the 1048576 B "
+                          "it was fitted from, priced by the line of the segment of 1048576 B, the smallest fitted "
+                          "(bandwidth-bound there); measure smaller messages to know them");
+  // The line of the 64 KiB+ segment, not the first segment's, and not what 1 MiB costs.
+  CHECK(op_time(small, 1, 0) == Approx(5e-6 + 4e-6 + 4096 / 2e10).epsilon(0.001));
+  const engine::Result large = engine::replay(make_trace(2, "", {test::send(1, 1 << 20), test::recv(0, 1 << 20)}), p, options);
+  CHECK(note_of(large).empty());
+}
+
 TEST_CASE("collective steps pay the model's overheads", "[engine][model]") {
   // A 2-rank ring all_reduce of 8 bytes (2 chunks of 4): each rank sends and receives once per
   // step, 2 steps (reduce-scatter, all-gather): per step send overhead + latency + 4 bytes /

@@ -142,6 +142,20 @@ TEST_CASE("network model reader errors name file, line and field", "[topology][n
                         "hardware, name, reduce_s_per_byte, source, tiers, version");
 }
 
+TEST_CASE("below the smallest message of a bandwidth-bound fit, a message follows the segment's line",
+          "[topology][network-model]") {
+  // Fitted from 1 MiB up, where 1 MiB costs 262 us of bytes against 8 us of latency and
+  // overheads: a 64 KiB compressed chunk costs its own bytes, not 1 MiB's.
+  std::string text = model_json(kTwo);
+  text.replace(text.find("\"segments\": "), 12, "\"floor_bytes\": 1048576, \"segments\": ");
+  const topology::NetworkModel m = parse_network_model(text, "m.json");
+  CHECK_FALSE(m.intra.floor_latency_bound());
+  CHECK(m.intra.message_s(65536) == Approx(3e-6 + 5e-6 + 65536 / 4e9).epsilon(1e-12));
+  CHECK(m.intra.message_s(1024) == Approx(3e-6 + 5e-6 + 1024 / 4e9).epsilon(1e-12));  // the floor's segment, not the first
+  CHECK(m.intra.message_s(1 << 20) == Approx(3e-6 + 5e-6 + (1 << 20) / 4e9).epsilon(1e-12));
+  CHECK_THAT(m.intra.extrapolation(), Catch::Contains("by the line of the segment of 1048576 B"));
+}
+
 TEST_CASE("below the smallest message a tier was fitted on, a message costs what one of that size does",
           "[topology][network-model]") {
   std::string text = model_json(kTwo);
@@ -158,6 +172,10 @@ TEST_CASE("below the smallest message a tier was fitted on, a message costs what
   CHECK(parse_network_model(topology::write_network_model(m), "w.json").intra.floor_bytes == 512);  // written back
   text.replace(text.find("\"floor_bytes\": 512"), 18, "\"floor_bytes\": -1");
   CHECK_THAT(error_of(text), Catch::Contains("field 'tiers.intra.floor_bytes'"));
+  CHECK(m.intra.floor_latency_bound());  // 4 us of latency and overheads against 0.512 us of bytes
+  CHECK(m.intra.extrapolates(100));
+  CHECK_FALSE(m.intra.extrapolates(512));
+  CHECK_THAT(m.intra.extrapolation(), Catch::Contains("as one of 512 B"));
 }
 
 TEST_CASE("a link each process has to itself is not time-shared with the core: the CPU's part of a byte is",
