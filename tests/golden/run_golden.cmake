@@ -17,6 +17,12 @@ if(NOT rc EQUAL EXPECTED_RC)
 endif()
 file(READ ${EXPECTED} expected)
 if(NOT actual STREQUAL expected)
-  file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/actual.out "${actual}")
-  message(FATAL_ERROR "ccsim ${pretty}: output differs from ${EXPECTED}\n--- expected\n${expected}\n--- actual\n${actual}")
+  # The difference as a unified diff (diff(1) is in every Debian base system), then how to
+  # accept it.
+  get_filename_component(golden_name ${EXPECTED} NAME_WE)
+  set(actual_file ${CMAKE_CURRENT_BINARY_DIR}/${golden_name}.actual)
+  file(WRITE ${actual_file} "${actual}")
+  execute_process(COMMAND diff -u ${EXPECTED} ${actual_file} OUTPUT_VARIABLE delta)
+  message(FATAL_ERROR "ccsim ${pretty}: output differs from ${EXPECTED}:\n${delta}\n"
+                      "If the change is intended: CCSIM_UPDATE_GOLDEN=1 ctest -R golden.${golden_name}")
 endif()
