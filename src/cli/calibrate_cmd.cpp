@@ -106,8 +106,13 @@ std::string tier_report(const topology::TierModel& tier, double reduce_s_per_byt
                        s.latency_s * 1e6, format_rate(s.bandwidth_Bps), next);
   }
   if (tier.floor_bytes > 0) {
-    out += fmt::format("below {} (the smallest message fitted) a message costs what one of {} does\n",
-                       format_bytes(static_cast<double>(tier.floor_bytes)), format_bytes(static_cast<double>(tier.floor_bytes)));
+    const std::string floor = format_bytes(static_cast<double>(tier.floor_bytes));
+    out += tier.floor_latency_bound()
+               ? fmt::format("below {} (the smallest message fitted, latency-bound) a message costs what one of {} does\n",
+                             floor, floor)
+               : fmt::format("below {} (the smallest message fitted, bandwidth-bound) a message follows the line of {}'s "
+                             "segment\n",
+                             floor, floor);
   }
   return out;
 }
