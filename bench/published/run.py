@@ -6,7 +6,7 @@
 
 For each run: `ccsim trace synth` of the publication's configuration (model file of models/,
 TP/PP/DP, micro-batch, global batch, schedule, recomputation, sequence parallelism) on its
-platform, then `ccsim replay --fast`; the predicted iteration time becomes the publication's
+platform, then `ccsim replay` (its exact shortcuts); the predicted iteration time becomes the publication's
 own figure (iteration seconds, TFLOP/s per GPU or MFU, each with the publication's FLOP count)
 and its error against the reported one. Prints a Markdown table and the geometric mean of the
 absolute errors; --max-error makes the exit status 1 when any run is off by more than PCT %.
@@ -55,7 +55,7 @@ def predict(ccsim, run, workdir, extra):
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError("%s\n%s" % (" ".join(cmd), r.stderr.strip()))
-    cmd = [ccsim, "replay", trace, "--platform", run["platform"], "--fast"] + extra
+    cmd = [ccsim, "replay", trace, "--platform", run["platform"]] + extra
     t0 = time.time()
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:

@@ -106,18 +106,23 @@ void add_simulation_flags(CLI::App* sub, SimulationFlags& flags, bool compress) 
                   "Calibrated network model: NAME of models/network/ or a file (size-dependent latency, bandwidth and "
                   "per-message overheads per tier); default: the one the platform names, else SimGrid's plain flow model");
   sub->add_flag("--simgrid-log", flags.simgrid_log, "Show SimGrid's own log on stderr");
-  CLI::Option* fast = sub->add_flag("--fast", flags.fast,
-                "Run each rank's consecutive compute operators as one busy period where the rank is alone on its "
-                "accelerator, and each collective whose messages cannot slow one another down (links of its own) as "
-                "its critical path: faster on compute-heavy traces and large collectives, times as the full replay's "
-                "up to floating-point rounding (the last digits of a printed time may differ); and a ring of more "
-                "than 16 steps whose messages may share links, reached by its members together, in 16 coarse steps "
-                "(not exact where the links' sharing changes within one; the report notes it); and data-parallel "
-                "replicas that copy another replica in simulated time (they talk only to themselves but for their "
-                "data-parallel collectives, over routes alike that no other replica shares) once");
+  // By default the replay takes the exact shortcuts (engine::ReplayOptions::fast); --full
+  // replays message by message to check them, --fast adds the one approximation.
+  CLI::Option* full = sub->add_flag("--full", flags.full,
+                "Replay message by message and operator by operator, with none of the default shortcuts (to check "
+                "them; much slower on large jobs). By default each rank's consecutive compute operators run as one "
+                "busy period where the rank is alone on its accelerator, each collective whose messages cannot slow "
+                "one another down (links of its own) runs as its critical path, and data-parallel replicas that copy "
+                "another replica in simulated time run once: times as the full replay's up to floating-point "
+                "rounding (the last digits of a printed time may differ)");
+  sub->add_flag("--fast", flags.fast,
+                "Also the one approximate shortcut: a ring of more than 16 steps whose messages may share links, "
+                "reached by its members together, in 16 coarse steps (not exact where the links' sharing changes "
+                "within one; the report notes it)")
+      ->excludes(full);
   sub->add_flag("--every-replica", flags.every_replica,
-                "With --fast: simulate every data-parallel replica, none as a copy of another (to check the copies)")
-      ->needs(fast);
+                "Simulate every data-parallel replica, none as a copy of another (to check the copies)")
+      ->excludes(full);
   sub->add_option("--compute", flags.compute,
                   "Compute durations on the platform: 'keep' (as recorded), 'rescale' (by the ratio of the trace's "
                   "hardware peak FLOP/s or memory bandwidth to the platform accelerator's), 'model:FILE' (from a compute "
@@ -264,7 +269,8 @@ engine::ReplayOptions replay_options(const SimulationFlags& given, const topolog
   options.placement = flags.placement;
   options.oversubscribe = flags.oversubscribe;
   options.simgrid_log = flags.simgrid_log;
-  options.fast = flags.fast;
+  options.fast = !flags.full;
+  options.coarse_rings = flags.fast;
   options.fold_replicas = !flags.every_replica;
   if (!flags.compress.empty()) {
     compress::CompressSpec spec = compress::parse_compress_spec(flags.compress);

@@ -28,7 +28,8 @@ struct SimulationFlags {
   std::string network_model;  ///< NAME|FILE; empty: the one the platform names, if any
   std::string compute = "auto";  ///< auto|keep|rescale|peak|model:FILE (apply_compute_flag)
   std::vector<std::string> settings;  ///< --set KEY=VALUE, in order (engine/what_if.hpp)
-  bool fast = false;  ///< --fast (engine::ReplayOptions::fast)
+  bool full = false;  ///< --full: no shortcut (engine::ReplayOptions::fast off)
+  bool fast = false;  ///< --fast: the approximate shortcut too (engine::ReplayOptions::coarse_rings)
   bool every_replica = false;  ///< --every-replica (not engine::ReplayOptions::fold_replicas)
 };
 

@@ -44,9 +44,9 @@ struct WhatIfCommand {
 };
 
 /// Options that only a trace replay uses: the collective mode refuses them rather than ignore them.
-constexpr std::array<const char*, 11> kReplayOnlyOptions = {
+constexpr std::array<const char*, 12> kReplayOnlyOptions = {
     "--rows", "--per-rank", "--timeline", "--algo", "--placement", "--oversubscribe",
-    "--network-model", "--compute", "--fast", "--every-replica", "--simgrid-log"};
+    "--network-model", "--compute", "--full", "--fast", "--every-replica", "--simgrid-log"};
 
 void run_trace(const WhatIfCommand& cmd) {
   trace::Trace trace = trace::read_native(cmd.trace);

@@ -245,7 +245,7 @@ std::string actor_mapping_refusal(std::size_t actors, long in_use, long limit) {
   return fmt::format("{} SimGrid actors (one per simulated rank and stream), each a stack and its guard page: {} memory "
                      "mappings with the {} this process holds, more than this system allows one process "
                      "(vm.max_map_count = {}); raise the limit (sysctl -w vm.max_map_count={}) or replay fewer ranks "
-                     "(--fast runs a fused group's other streams only once it parts)",
+                     "(without --full, a fused group's other streams run only once it parts)",
                      actors, 2 * actors, in_use, limit, (needed + 65535) / 65536 * 65536);
 }
 

@@ -469,7 +469,7 @@ bool CollectiveShortcuts::world_fits(std::uint32_t direction) {
 }
 
 std::string CollectiveShortcuts::decide(const CollectivePlan& plan, int group_index, Entry& entry) {
-  if (!options_.fast) return "the full replay (no --fast)";
+  if (!options_.fast) return "the full replay (--full)";
   if (options_.network.calibrated != nullptr) {
     return "a calibrated network model charges per-message overheads and size-dependent factors";
   }

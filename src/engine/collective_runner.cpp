@@ -245,7 +245,8 @@ void Simulation::run_collective(int rank, const Op& op, std::size_t index) {
     generated = plan.schedule->steps(member.index);
     steps = generated;
   }
-  if (options_.fast && factors_ == nullptr && alone(rank, index) && runs_as_ring_flows(plan, op.group)) {
+  if (options_.fast && options_.coarse_rings && factors_ == nullptr && alone(rank, index) &&
+      runs_as_ring_flows(plan, op.group)) {
     const RingFlow flow = *ring_flow(plan, steps);
     if (ring_in_step(rank, flow, op, member.entered)) {
       run_ring_flow(rank, op, flow);

@@ -240,7 +240,7 @@ void Simulation::fold() {
   if (std::any_of(sharing_.begin(), sharing_.end(), [](int ranks) { return ranks > 1; })) return;
   folding_ = fold_replicas(trace_, net, placement_, *planner_, *shortcuts_, *zone_);
   if (!folding_.refusal.empty()) {
-    result_.notes.push_back(fmt::format("--fast: the {} data-parallel replicas were simulated one by one: {}",
+    result_.notes.push_back(fmt::format("shortcuts: the {} data-parallel replicas were simulated one by one: {}",
                                         folding_.replicas, folding_.refusal));
     return;
   }
@@ -272,7 +272,7 @@ void Simulation::unfold() {
   const auto world = static_cast<std::size_t>(trace_.world_size);
   const auto copies = static_cast<std::size_t>(std::count_if(folding_.image.begin(), folding_.image.end(), [](int i) { return i >= 0; }));
   std::string note = fmt::format(
-      "--fast: the {} data-parallel replicas ran as {} simulated {} ({} of {} ranks): the others talk only to "
+      "shortcuts: the {} data-parallel replicas ran as {} simulated {} ({} of {} ranks): the others talk only to "
       "themselves but for their data-parallel collectives (which ran as their critical path), and their messages take "
       "routes of the same latencies and rates, sharing links with no other replica, as those of the replica they "
       "copy, whose times they took (--every-replica simulates each)",

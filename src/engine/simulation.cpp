@@ -69,7 +69,7 @@ void Simulation::prepare_result() {
   result_.notes = planner_->notes();
   if (options_.fast) {
     result_.notes.insert(result_.notes.begin(),
-                         "--fast: consecutive compute operators of a rank alone on its accelerator ran as one busy "
+                         "shortcuts: consecutive compute operators of a rank alone on its accelerator ran as one busy "
                          "period, and collectives whose messages cannot slow one another down as their critical path "
                          "(times as the full replay's up to floating-point rounding)");
   }
@@ -360,7 +360,7 @@ void Simulation::leave_out_links() {
   const auto [left, links] = zone_->leave_out(out);
   if (left == 0) return;
   result_.notes.push_back(fmt::format(
-      "--fast: {} of the {} simulated links could never be filled by the messages the job can have in flight across "
+      "shortcuts: {} of the {} simulated links could never be filled by the messages the job can have in flight across "
       "each at once, and were left out of SimGrid's sharing (a message keeps their latency and is bounded by their "
       "bandwidth): the same max-min shares, from smaller systems to solve",
       left, links));
@@ -507,7 +507,7 @@ std::string Simulation::explain_deadlock() const {
   std::string out = fmt::format("simulation cannot progress at t={:.6f} s: {} of {} ranks are blocked",
                                 sg4::Engine::get_clock(), ranks, trace_.world_size);
   if (!folding_.image.empty()) {
-    out += fmt::format(" (--fast simulated {} of the {} data-parallel replicas: the ranks of the others are where their "
+    out += fmt::format(" (the shortcuts simulated {} of the {} data-parallel replicas: the ranks of the others are where their "
                        "copies are, and are not listed)",
                        folding_.simulated, folding_.replicas);
   }
@@ -647,7 +647,7 @@ Result Simulation::run() {
   }
   if (ring_flow_calls_ > 0) {
     result_.notes.push_back(fmt::format(
-        "--fast: {} ring collectives (e.g. on \"{}\") whose messages may share links with others' and whose "
+        "--fast (approximate): {} ring collectives (e.g. on \"{}\") whose messages may share links with others' and whose "
         "members all reached them together ran in {} coarse steps each (a run of steps' bytes as one message, plus "
         "their latencies and reductions) instead of step by step: not exact where the links' sharing changes within "
         "a coarse step (within 1 % of the full replay's iteration in ccsim's tests)",

@@ -131,8 +131,8 @@ TEST_CASE("actors that would pass the system's memory mappings are refused befor
   CHECK_THAT(refusal, Catch::StartsWith("51200 SimGrid actors (one per simulated rank and stream)") &&
                           Catch::Contains("102400 memory mappings with the 2000 this process holds") &&
                           Catch::Contains("vm.max_map_count = 65530") && Catch::Contains("sysctl -w vm.max_map_count="));
-  CHECK_THAT(refusal, Catch::EndsWith("(sysctl -w vm.max_map_count=131072) or replay fewer ranks (--fast runs a fused "
-                                       "group's other streams only once it parts)"));
+  CHECK_THAT(refusal, Catch::EndsWith("(sysctl -w vm.max_map_count=131072) or replay fewer ranks (without --full, a "
+                                       "fused group's other streams run only once it parts)"));
   CHECK(engine::actor_mapping_refusal(51200, 2000, 0).empty());  // limit unknown: SimGrid decides
   // Refused in the simulation process, it reaches the caller as a ResourceError, message intact.
   CHECK(error_of<engine::ResourceError>([&]() -> std::string { throw engine::ResourceError(refusal); }) == refusal);

@@ -300,7 +300,7 @@ TEST_CASE("a collective whose messages cannot slow one another down runs as its 
     CHECK(shortcut_refusal(t, platform, options) == "");
     engine::Result r = engine::replay(t, platform, options);
     options.fast = false;
-    CHECK(shortcut_refusal(t, platform, options) == "the full replay (no --fast)");
+    CHECK(shortcut_refusal(t, platform, options) == "the full replay (--full)");
     engine::Result exact = engine::replay(t, platform, options);
     CHECK(r.name(r.ops[0][1].algorithm) == exact.name(exact.ops[0][1].algorithm));
     // The bound of issue 11 is 1 % of the iteration. Measured: 0 up to rounding (< 1e-12) in

@@ -109,7 +109,7 @@ TEST_CASE("a fast replay runs consecutive compute operators as one busy period, 
   }
   CHECK(r.ops[0][1].start_s == r.ops[0][0].end_s);
   CHECK(r.ops[1][0].end_s == Approx(full.ops[1][0].end_s).epsilon(1e-12));
-  CHECK(r.notes.front().rfind("--fast: ", 0) == 0);
+  CHECK(r.notes.front().rfind("shortcuts: ", 0) == 0);
   // Two ranks on one accelerator time-share it operator by operator, --fast or not: 1 + 2 ms
   // of rank 0 and 4 ms of rank 2 on accelerator 0, each at half speed while both compute:
   // rank 0's first ends at 2 ms, its second at 6 ms, and rank 2's (1 ms of work left) at 7 ms.

@@ -74,7 +74,7 @@ TEST_CASE("a fast replay simulates data-parallel replicas that copy another repl
   SECTION("all replicas alike: one simulated") {
     // Leaves of 4 ports (2 nodes): every replica's stages sit on two leaves.
     const Runs r = run_three(t, eight_nodes(4));
-    CHECK_THAT(replica_note(r.folded), Catch::StartsWith("--fast: the 4 data-parallel replicas ran as 1 simulated one "
+    CHECK_THAT(replica_note(r.folded), Catch::StartsWith("shortcuts: the 4 data-parallel replicas ran as 1 simulated one "
                                                           "(4 of 16 ranks): the others talk only to themselves"));
     CHECK(replica_note(r.every).empty());
     CHECK(replica_note(r.full).empty());
@@ -88,7 +88,7 @@ TEST_CASE("a fast replay simulates data-parallel replicas that copy another repl
     // its ring's members end microseconds apart.
     const Runs r = run_three(t, eight_nodes(10));
     const std::string note = replica_note(r.folded);
-    CHECK_THAT(note, Catch::StartsWith("--fast: the 4 data-parallel replicas ran as 2 simulated ones (8 of 16 ranks)"));
+    CHECK_THAT(note, Catch::StartsWith("shortcuts: the 4 data-parallel replicas ran as 2 simulated ones (8 of 16 ranks)"));
     CHECK_THAT(note, Catch::Contains("; members of a data-parallel collective that started it together ended up to 6 us "
                                      "apart, and a simulated rank ended it with the latest of the ranks it stood for"));
     CAPTURE(r.folded.makespan_s, r.every.makespan_s, r.full.makespan_s);
@@ -123,7 +123,7 @@ TEST_CASE("a fast replay simulates data-parallel replicas that copy another repl
     options.compression.query.error_bound = 1e-3;
     options.all_reduce_algorithm = "compressed-ring";
     const Runs r = run_three(t, eight_nodes(4), options);
-    CHECK_THAT(replica_note(r.folded), Catch::StartsWith("--fast: the 4 data-parallel replicas ran as 1 simulated one"));
+    CHECK_THAT(replica_note(r.folded), Catch::StartsWith("shortcuts: the 4 data-parallel replicas ran as 1 simulated one"));
     CAPTURE(r.folded.algorithm);
     CHECK(std::any_of(r.folded.names.begin(), r.folded.names.end(), [](const std::string& n) { return n == "compressed-ring"; }));
     CHECK(test::largest_difference(r.folded, r.every) <= 1e-12);
@@ -140,14 +140,14 @@ TEST_CASE("replicas that could slow one another down or that are no copies of on
     const topology::Platform platform = eight_nodes(8, "4");
     const engine::Result r = engine::replay(t, platform, options);
     CHECK(replica_note(r) ==
-          "--fast: the 4 data-parallel replicas were simulated one by one: a level2 link on the route from rank 2 to "
+          "shortcuts: the 4 data-parallel replicas were simulated one by one: a level2 link on the route from rank 2 to "
           "rank 10 (replica 1) carries messages of replica 0 too, and their sharing of it can bind");
     options.fold_replicas = false;
     CHECK(test::largest_difference(r, engine::replay(t, platform, options)) == 0);
   }
   SECTION("gradients that run message by message") {
     const engine::Result r = engine::replay(small_job(), eight_nodes(2, "4"), fast());
-    CHECK_THAT(replica_note(r), Catch::StartsWith("--fast: the 4 data-parallel replicas were simulated one by one: the "
+    CHECK_THAT(replica_note(r), Catch::StartsWith("shortcuts: the 4 data-parallel replicas were simulated one by one: the "
                                                   "all_reduce on \"dp0_0\" (operator #") &&
                                     Catch::Contains(" of rank 0) runs message by message: its messages cross fabric links"));
   }
@@ -156,7 +156,7 @@ TEST_CASE("replicas that could slow one another down or that are no copies of on
     const trace::Trace t = test::make_trace(2, R"({"name": "dp", "kind": "data", "ranks": [0, 1]})", {ar, ar});
     const engine::Result r = engine::replay(t, test::two_nodes_of_four(), fast());
     CHECK(replica_note(r) ==
-          "--fast: the 2 data-parallel replicas were simulated one by one: rank 1 (replica 1) does not run the program "
+          "shortcuts: the 2 data-parallel replicas were simulated one by one: rank 1 (replica 1) does not run the program "
           "of rank 0 (replica 0)");
   }
   SECTION("a pipeline that crosses replicas") {
@@ -173,7 +173,7 @@ TEST_CASE("replicas that could slow one another down or that are no copies of on
                                                  "cross.json");
     const engine::Result r = engine::replay(t, test::two_nodes_of_four(), fast());
     CHECK(replica_note(r) ==
-          "--fast: the 2 data-parallel replicas were simulated one by one: operator #0 of rank 1 (send rank 2) is no "
+          "shortcuts: the 2 data-parallel replicas were simulated one by one: operator #0 of rank 1 (send rank 2) is no "
           "copy of rank 0's in replica 0");
   }
 }
@@ -194,7 +194,7 @@ TEST_CASE("a deadlock of folded replicas names the simulated ranks and says that
                                              "crossed.json");
   CHECK_THROWS_WITH(
       engine::replay(t, test::two_nodes_of_four(), fast()),
-      "simulation cannot progress at t=0.000000 s: 4 of 4 ranks are blocked (--fast simulated 1 of the 2 data-parallel "
+      "simulation cannot progress at t=0.000000 s: 4 of 4 ranks are blocked (the shortcuts simulated 1 of the 2 data-parallel "
       "replicas: the ranks of the others are where their copies are, and are not listed)\n"
       "  rank 0: operator #0 'all_reduce' (line 6) on group \"tp0\" (its collective #1 on this group) waits for members "
       "that never reached it: rank 2 is blocked in operator #0 'all_reduce'\n"

@@ -54,6 +54,7 @@ struct Comparison {
 
 Comparison compare(const trace::Trace& t, const topology::Platform& platform, engine::ReplayOptions options) {
   options.fast = true;
+  options.coarse_rings = true;  // --fast: the ring flows under test
   Comparison c{engine::replay(t, platform, options), {}, 0, 0};
   options.fast = false;
   c.full = engine::replay(t, platform, options);
@@ -107,8 +108,8 @@ TEST_CASE("a ring whose messages share links runs under --fast in coarse steps, 
           const Comparison c = compare(test::make_trace(80, group_json("g", iota(0, 80)), ops), platform, options);
           // Skewed, the first call runs step by step (its members start further apart than
           // the tolerance), and the second as ring flows if they end together.
-          if (skew_ms == 0) CHECK_THAT(ring_note(c.fast), Catch::StartsWith("--fast: 2 ring collectives (e.g. on \"g\")"));
-          else CHECK_THAT(ring_note(c.fast), !Catch::StartsWith("--fast: 2 ring collectives"));
+          if (skew_ms == 0) CHECK_THAT(ring_note(c.fast), Catch::StartsWith("--fast (approximate): 2 ring collectives (e.g. on \"g\")"));
+          else CHECK_THAT(ring_note(c.fast), !Catch::StartsWith("--fast (approximate): 2 ring collectives"));
           CHECK(ring_note(c.full).empty());
           CHECK(c.makespan <= 0.01);  // measured: 2.3e-5 at most
           CHECK(c.ends <= 0.01);      // measured: 1.7e-4 at most
@@ -145,7 +146,7 @@ TEST_CASE("a ring whose messages share links runs under --fast in coarse steps, 
           CHECK(test::largest_difference(c.fast, c.full) <= 1e-6);
           continue;
         }
-        CHECK_THAT(ring_note(c.fast), Catch::StartsWith("--fast: 2 ring collectives"));
+        CHECK_THAT(ring_note(c.fast), Catch::StartsWith("--fast (approximate): 2 ring collectives"));
         CHECK(c.makespan <= 0.01);  // measured: 1.8e-3 at most (offset 2 ms)
         CHECK(c.ends <= 0.01);
       }
@@ -163,7 +164,7 @@ TEST_CASE("a ring whose messages share links runs under --fast in coarse steps, 
     ops.push_back(fmt::format("{}, {}", compute(2), test::send(81, 256ull << 20)));
     ops.push_back(fmt::format("{}, {}", compute(2), test::recv(80, 256ull << 20)));
     const Comparison c = compare(test::make_trace(82, group_json("g", iota(0, 80)), ops), platform, options);
-    CHECK_THAT(ring_note(c.fast), Catch::StartsWith("--fast: 1 ring collectives"));
+    CHECK_THAT(ring_note(c.fast), Catch::StartsWith("--fast (approximate): 1 ring collectives"));
     CHECK(c.makespan <= 0.01);  // measured: 9.0e-4
     CHECK(c.ends <= 0.01);
   }
@@ -215,7 +216,7 @@ TEST_CASE("a synthesised job's gradient rings run as ring flows under --fast, wi
   options.all_reduce_algorithm = "ring";
   const Comparison c = compare(t, platform, options);
   CAPTURE(c.fast.makespan_s, c.full.makespan_s, ring_note(c.fast));
-  CHECK_THAT(ring_note(c.fast), Catch::StartsWith("--fast: 4 ring collectives"));
+  CHECK_THAT(ring_note(c.fast), Catch::StartsWith("--fast (approximate): 4 ring collectives"));
   CHECK(c.makespan <= 0.01);  // measured: 2.5e-15
   CHECK(c.ends <= 0.01);      // measured: 3.0e-4
 }

@@ -193,7 +193,7 @@ TEST_CASE("fabric links that the job's messages can never fill are left out of S
       CHECK(test::largest_difference(fast, full) <= 1e-6);
       CHECK(left_out(full).empty());
       if (std::string(oversubscription) == "1") {
-        CHECK_THAT(left_out(fast), Catch::StartsWith("--fast: 4 of the "));  // the 2 uplinks, 2 directions each
+        CHECK_THAT(left_out(fast), Catch::StartsWith("shortcuts: 4 of the "));  // the 2 uplinks, 2 directions each
       } else {
         CHECK(left_out(fast).empty());
       }
