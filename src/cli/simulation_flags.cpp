@@ -88,10 +88,15 @@ void add_simulation_flags(CLI::App* sub, SimulationFlags& flags, bool compress) 
     sub->add_option("--compress", flags.compress,
                     "Compress all_reduce: NAME[:key=value,...] with a model of models/compressors/ (or a file), e.g. "
                     "cuszp:eb=1e-3, szx:eb=1e-4,where=host, int8, onebit, topk:density=0.01; keys eb, bits, density, "
-                    "where (accelerator|host), range (value range, for relative bounds)");
+                    "where (accelerator|host), range (value range, for relative bounds). Each distinct all_reduce "
+                    "(size, group) is compressed only where the closed forms on its group's links predict it faster "
+                    "compressed than plain; a note gives both times and the decision");
     sub->add_option("--compress-min-bytes", flags.compress_min_bytes,
                     "all_reduces smaller than this stay plain (e.g. 1MiB)")
         ->capture_default_str();
+    sub->add_flag("--compress-all", flags.compress_all,
+                  "With --compress: compress every all_reduce of at least --compress-min-bytes, also where plain is "
+                  "predicted faster (the note still gives both times)");
   }
   sub->add_option("--placement", flags.placement,
                   "How ranks map to accelerators: 'auto' (the trace's own placement, else tp,pp,dp), an order of "
@@ -278,6 +283,9 @@ engine::ReplayOptions replay_options(const SimulationFlags& given, const topolog
         std::make_shared<const compress::CompressorModel>(compress::load_compressor(spec, compressor_dirs()));
     options.compression.query = spec.query;
     options.compression.min_bytes = parse_bytes_or_throw(flags.compress_min_bytes, "command line", "--compress-min-bytes");
+    options.compression.all = flags.compress_all;
+  } else if (flags.compress_all) {
+    throw InputError("command line", 0, "--compress-all", "expected a compressor too (--compress NAME), got none");
   }
   return options;
 }

@@ -22,6 +22,7 @@ struct SimulationFlags {
   std::string algorithm = "auto";
   std::string compress;
   std::string compress_min_bytes = "0";
+  bool compress_all = false;  ///< --compress-all (engine::CompressionOptions::all)
   std::string placement = "auto";
   bool oversubscribe = false;
   bool simgrid_log = false;
@@ -34,7 +35,7 @@ struct SimulationFlags {
 };
 
 /// Registers --platform, --algo, --placement, --oversubscribe, --network-model, --simgrid-log and, with
-/// `compress`, --compress and --compress-min-bytes on `sub`.
+/// `compress`, --compress, --compress-min-bytes and --compress-all on `sub`.
 void add_simulation_flags(CLI::App* sub, SimulationFlags& flags, bool compress);
 
 /// Registers --set KEY=VALUE (repeatable) on `sub`: the what-if overrides of engine/what_if.hpp.

@@ -38,6 +38,11 @@ struct Prediction {
 /// schedule makes send off the node (counted from its steps) per NIC. request.algorithm is ignored.
 std::vector<Prediction> predict_all_reduce(const Request& request, const GroupLinks& links);
 
+/// The predicted time of the all_reduce algorithm that make_schedule(request) builds
+/// (choose_algorithm: request.algorithm, or the choice without a platform for "auto"), by the
+/// same closed form and links as predict_all_reduce; throws as make_schedule().
+Prediction predict_algorithm(const Request& request, const GroupLinks& links);
+
 /// The fastest of `predictions` (the first in table order among equal times).
 const Prediction& fastest(const std::vector<Prediction>& predictions);
 

@@ -39,7 +39,8 @@ std::string CompressionOptions::describe() const {
   if (query.density) point = fmt::format(" density={:g}", *query.density);
   compress::Placement where = query.where.value_or(model->info().placement);
   std::string min = min_bytes > 0 ? fmt::format(", all_reduce of {} bytes or more", min_bytes) : std::string();
-  return fmt::format("{}{} on the {}{}", model->name(), point, compress::placement_name(where), min);
+  return fmt::format("{}{} on the {}{}, {}", model->name(), point, compress::placement_name(where), min,
+                     all ? "every one (--compress-all)" : "where predicted faster");
 }
 
 CollectivePlanner::CollectivePlanner(const trace::Trace& trace, const topology::Network& network,
@@ -67,19 +68,60 @@ void CollectivePlanner::add_note(const std::string& note) {
   if (std::find(notes_.begin(), notes_.end(), note) == notes_.end()) notes_.push_back(note);
 }
 
+std::string CollectivePlanner::group_names(const std::vector<std::string>& groups) {
+  std::string name = fmt::format("\"{}\"", groups.front());
+  if (groups.size() > 1) {
+    name += fmt::format(" and {} other group{} alike", groups.size() - 1, groups.size() == 2 ? "" : "s");
+  }
+  return name;
+}
+
+namespace {
+
+/// `pattern` with its "{group}" replaced by `name`.
+std::string with_group(std::string pattern, const std::string& name) {
+  pattern.replace(pattern.find("{group}"), 7, name);
+  return pattern;
+}
+
+/// "8 ranks on 1 node", for notes about a group.
+std::string group_shape(const collective::Request& request) {
+  const auto nodes = std::set<int>(request.node_of_rank.begin(), request.node_of_rank.end()).size();
+  return fmt::format("{} ranks on {} node{}", request.size, nodes, nodes == 1 ? "" : "s");
+}
+
+}  // namespace
+
 void CollectivePlanner::add_group_note(const std::string& pattern, const std::string& group) {
   auto [it, fresh] = group_notes_.try_emplace(pattern, GroupNote{notes_.size(), {}});
   if (fresh) notes_.emplace_back();
   GroupNote& note = it->second;
   if (std::find(note.groups.begin(), note.groups.end(), group) != note.groups.end()) return;
   note.groups.push_back(group);
-  std::string name = fmt::format("\"{}\"", note.groups.front());
-  if (note.groups.size() > 1) {
-    name += fmt::format(" and {} other group{} alike", note.groups.size() - 1, note.groups.size() == 2 ? "" : "s");
+  notes_[note.line] = with_group(pattern, group_names(note.groups));
+}
+
+void CollectivePlanner::add_compression_part(const std::string& pattern, const std::string& group) {
+  auto part = std::find_if(compression_parts_.begin(), compression_parts_.end(),
+                           [&](const auto& p) { return p.first == pattern; });
+  if (part == compression_parts_.end()) {
+    compression_parts_.emplace_back(pattern, std::vector<std::string>{});
+    part = compression_parts_.end() - 1;
   }
-  std::string text = pattern;
-  text.replace(text.find("{group}"), 7, name);
-  notes_[note.line] = std::move(text);
+  std::vector<std::string>& groups = part->second;
+  if (std::find(groups.begin(), groups.end(), group) != groups.end()) return;
+  groups.push_back(group);
+  if (compression_line_ == std::string::npos) {
+    compression_line_ = notes_.size();
+    notes_.emplace_back();
+  }
+  std::string text = "compression: ";
+  for (const auto& [each, names] : compression_parts_) text += with_group(each, group_names(names)) + "; ";
+  text += "predicted by closed form";
+  if (options_.network.calibrated != nullptr) {
+    text += fmt::format(" with calibrated network model \"{}\"", options_.network.calibrated->name);
+  }
+  notes_[compression_line_] = std::move(text);
 }
 
 CollectivePlan CollectivePlanner::make_plan(const trace::Op& op) {
@@ -106,11 +148,16 @@ CollectivePlan CollectivePlanner::make_plan(const trace::Op& op) {
     plan.cost = compressor_cost(op.dtype);
   }
   if (op.kind == trace::OpKind::kAllReduce) {
-    // A plain algorithm named for a compressed run (or the reverse) falls back to auto only
-    // where it cannot apply: collectives below min_bytes run plain whatever --algo says.
+    // A compressed algorithm named for a plain collective falls back to auto: collectives
+    // below min_bytes, or that compression would slow down, run plain whatever --algo says. A
+    // plain algorithm named for a compressed one is an error (choose_algorithm).
     const std::string& wanted = options_.all_reduce_algorithm;
     const collective::AlgorithmInfo* named = collective::find_algorithm(collective::Collective::kAllReduce, wanted);
     const bool wanted_compressed = named != nullptr && named->compresses();
+    if (plan.compressed) {
+      request.algorithm = wanted;
+      decide_compression(op, group, plan);
+    }
     request.algorithm = (plan.compressed || !wanted_compressed) ? wanted : "auto";
     if (request.algorithm == "auto" && request.size > 1) choose_by_cost(op, group, plan);
   }
@@ -149,29 +196,60 @@ std::shared_ptr<const collective::Schedule> CollectivePlanner::schedule(const co
   return made;
 }
 
-void CollectivePlanner::choose_by_cost(const trace::Op& op, const trace::Group& group, CollectivePlan& plan) {
+collective::GroupLinks CollectivePlanner::predicted_links(const trace::Op& op, const trace::Group& group,
+                                                         const compress::CompressorCost& compressor, std::string& model) {
   std::vector<int> accelerators;
   for (int rank : group.ranks) accelerators.push_back(placement_[static_cast<std::size_t>(rank)]);
   collective::GroupLinks links = group_links(network_, accelerators);
-  links.compressor = plan.cost;
-  std::string model;  // what the prediction assumed of the network, when not the platform's links
+  links.compressor = compressor;
+  model.clear();
   if (options_.network.calibrated != nullptr) {
     // A calibrated model (its own latency and bandwidth by message size): its segments for the
     // chunks of a ring, bytes / ranks.
-    const double message_bytes = static_cast<double>(op.bytes) / plan.request.size;
+    const double message_bytes = static_cast<double>(op.bytes) / static_cast<double>(group.ranks.size());
     NetworkFactors factors(options_.network.calibrated);
     if (options_.network.per_core) factors.share_cores(cpu_core_sharing(network_, placement_));  // as the replay
     links = calibrated_links(links, factors, message_bytes);
     model = fmt::format(" with calibrated network model \"{}\" (its figures for {} messages)",
                         options_.network.calibrated->name, format_bytes(message_bytes));
   }
+  return links;
+}
+
+void CollectivePlanner::choose_by_cost(const trace::Op& op, const trace::Group& group, CollectivePlan& plan) {
+  std::string model;  // what the prediction assumed of the network, when not the platform's links
+  const collective::GroupLinks links = predicted_links(op, group, plan.cost, model);
   std::vector<collective::Prediction> predictions = collective::predict_all_reduce(plan.request, links);
   plan.request.algorithm = collective::fastest(predictions).algorithm;
-  const auto nodes = std::set<int>(plan.request.node_of_rank.begin(), plan.request.node_of_rank.end()).size();
-  add_group_note(fmt::format("auto: all_reduce of {} on {{group}} ({} ranks on {} node{}): {}; predicted by closed form{}",
-                             format_bytes(static_cast<double>(op.bytes)), plan.request.size, nodes, nodes == 1 ? "" : "s",
+  add_group_note(fmt::format("auto: all_reduce of {} on {{group}} ({}): {}; predicted by closed form{}",
+                             format_bytes(static_cast<double>(op.bytes)), group_shape(plan.request),
                              collective::describe(predictions, plan.request.algorithm), model),
                  group.name);
+}
+
+void CollectivePlanner::decide_compression(const trace::Op& op, const trace::Group& group, CollectivePlan& plan) {
+  std::string model;
+  const collective::GroupLinks links = predicted_links(op, group, plan.cost, model);
+  // The compressed algorithm first: one that cannot run (a plain --algo with a compressor)
+  // is an error, as it is under --compress-all.
+  const collective::Prediction compressed =
+      plan.request.algorithm == "auto" ? collective::fastest(collective::predict_all_reduce(plan.request, links))
+                                       : collective::predict_algorithm(plan.request, links);
+  collective::Request plain_request = plan.request;
+  plain_request.compression = collective::Compression::kNone;
+  plain_request.algorithm = "auto";
+  const collective::Prediction plain = collective::fastest(collective::predict_all_reduce(plain_request, links));
+  const bool faster = compressed.time_s < plain.time_s;
+  const bool keep = faster || options_.compression.all;
+  add_compression_part(fmt::format("all_reduce of {} on {{group}} ({}): plain {:.3f} ms ({}), compressed {:.3f} ms ({}): {}",
+                                   format_bytes(static_cast<double>(op.bytes)), group_shape(plan.request),
+                                   plain.time_s * 1e3, plain.algorithm, compressed.time_s * 1e3, compressed.algorithm,
+                                   !keep ? "not compressed" : faster ? "compressed" : "compressed (--compress-all)"),
+                       group.name);
+  if (keep) return;
+  plan.compressed = false;
+  plan.request.compression = collective::Compression::kNone;
+  plan.cost = compress::CompressorCost{};
 }
 
 collective::GroupLinks group_links(const topology::Network& network, const std::vector<int>& accelerators) {

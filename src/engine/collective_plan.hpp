@@ -76,10 +76,24 @@ class CollectivePlanner {
 
   CollectivePlan make_plan(const trace::Op& op);
   std::shared_ptr<const collective::Schedule> schedule(const collective::Request& request);
+  /// The links of `group` as the closed forms see them for `op`, with `compressor` as the
+  /// compressor's cost; with a calibrated network model its figures for the messages of a ring
+  /// (op.bytes / ranks), and `model` then says so (else it is left empty).
+  collective::GroupLinks predicted_links(const trace::Op& op, const trace::Group& group,
+                                         const compress::CompressorCost& compressor, std::string& model);
   /// Resolves an all_reduce's "auto" to the algorithm of the lowest predicted cost on the
   /// group's links (collective/algorithm_choice.hpp), and notes the candidates' costs.
   void choose_by_cost(const trace::Op& op, const trace::Group& group, CollectivePlan& plan);
+  /// For an all_reduce that may be compressed (plan.request with its compression and the
+  /// algorithm --algo names, plan.cost evaluated): predicts, by the closed forms of
+  /// choose_by_cost on the group's links, the fastest plain algorithm (what runs when it is not
+  /// compressed) and the compressed one (--algo's, or the fastest compressed for auto). Keeps
+  /// the compression only where it is predicted faster, unless CompressionOptions::all; else
+  /// makes the plan plain. Either way the "compression:" note gets both times and the decision.
+  void decide_compression(const trace::Op& op, const trace::Group& group, CollectivePlan& plan);
   void add_note(const std::string& note);  ///< once
+  /// "\"dp0\"", "\"dp0\" and 127 other groups alike": distinct group names, in first-seen order.
+  static std::string group_names(const std::vector<std::string>& groups);
   /// A note about a group, `pattern` holding "{group}" where its name goes: groups with the
   /// same pattern share one line ("dp0" and 127 other groups alike), so that a job of many
   /// identical groups does not print one line per group.
@@ -89,6 +103,11 @@ class CollectivePlanner {
     std::vector<std::string> groups;  ///< distinct, in first-seen order
   };
   std::map<std::string, GroupNote> group_notes_;
+  /// The one "compression:" note: a part per distinct decision (pattern with "{group}", as for
+  /// add_group_note), in first-seen order, groups with the same pattern sharing a part.
+  void add_compression_part(const std::string& pattern, const std::string& group);
+  std::size_t compression_line_ = std::string::npos;  ///< index in notes_, npos before the first part
+  std::vector<std::pair<std::string, std::vector<std::string>>> compression_parts_;
   const compress::CompressorCost& compressor_cost(DType dtype);
 };
 

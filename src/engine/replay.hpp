@@ -46,9 +46,14 @@ struct CompressionOptions {
   compress::Query query;
   /// all_reduces of fewer bytes stay plain (compression cannot pay on latency-bound sizes).
   std::uint64_t min_bytes = 0;
+  /// false: an all_reduce of at least min_bytes is compressed only where the closed forms on
+  /// its group's links predict the compressed collective faster than the plain one
+  /// (CollectivePlanner::decide_compression); true (--compress-all): every such all_reduce is.
+  /// Either way the report's notes give both predicted times of each distinct all_reduce.
+  bool all = false;
 
   bool enabled() const { return model != nullptr; }
-  /// "cuszp eb=0.001 on the accelerator", for reports.
+  /// "cuszp eb=0.001 on the accelerator, where predicted faster", for reports.
   std::string describe() const;
 };
 

@@ -180,6 +180,84 @@ TEST_CASE("small all_reduces stay plain below --compress-min-bytes", "[engine][c
   CHECK(r.name(r.ops[0][1].algorithm) == "compressed-ring");
 }
 
+namespace {
+
+/// Two nodes of 4 accelerators: 200 GB/s 1 us links inside a node (NVLink-like), one 1 GB/s
+/// 5 us NIC per node; reductions at 20 GB/s.
+topology::Platform fast_nodes_slow_network() {
+  return topology::parse_platform(R"({
+  "format": "ccsim-platform", "version": 1, "name": "test", "nodes": 2,
+  "node": {"accelerators": 4,
+    "accelerator": {"model": "t", "flops": 1e12, "memory_Bps": 1e12, "reduce_Bps": 2e10, "source": "test"},
+    "intra_link": {"bandwidth_Bps": 2e11, "latency_s": 1e-6, "source": "test"},
+    "nics": 1, "nic_link": {"bandwidth_Bps": 1e9, "latency_s": 5e-6, "source": "test"}},
+  "network": {"topology": "switch", "source": "test"}
+})",
+                                  "fast-nodes.json");
+}
+
+/// Ranks 0-3 on node 0 and 4-7 on node 1 (rank order); each all_reduces 64 MiB in its
+/// tensor-parallel group (its node), then 64 MiB in its data-parallel group (one rank of each node).
+trace::Trace tensor_then_data_parallel() {
+  const std::string groups = R"({"name": "tp0", "kind": "tensor", "ranks": [0, 1, 2, 3]},
+    {"name": "tp1", "kind": "tensor", "ranks": [4, 5, 6, 7]},
+    {"name": "dp0", "kind": "data", "ranks": [0, 4]}, {"name": "dp1", "kind": "data", "ranks": [1, 5]},
+    {"name": "dp2", "kind": "data", "ranks": [2, 6]}, {"name": "dp3", "kind": "data", "ranks": [3, 7]})";
+  std::vector<std::string> ops;
+  for (int r = 0; r < 8; ++r) {
+    ops.push_back(fmt::format(R"({{"kind": "all_reduce", "group": "tp{}", "bytes": 67108864, "dtype": "fp32"}},
+                                 {{"kind": "all_reduce", "group": "dp{}", "bytes": 67108864, "dtype": "fp32"}})",
+                              r / 4, r % 4));
+  }
+  return test::make_trace(8, groups, ops);
+}
+
+}  // namespace
+
+TEST_CASE("compression applies to an all_reduce only where the closed forms predict it faster", "[engine][collective][compress]") {
+  // The test compressor (ratio 8, 40 GB/s compress, 80 GB/s decompress, 5 us per call) cannot
+  // beat a 200 GB/s link, but beats a 1 GB/s NIC. By hand, n = 64 MiB, m = n / p:
+  //  tp, p = 4, alpha 2 us (two 1 us hops), beta 1 / 200 GB/s, gamma 1 / 20 GB/s:
+  //   rabenseifner 4 alpha + 1.5 n beta + 0.75 n gamma = 0.008 + 0.503 + 2.517 = 3.028 ms;
+  //   compressed ring 6 alpha + 1.5 n beta / 8 + p (5 us + m / 40 GB/s) + 2(p-1) (5 us +
+  //   m / 80 GB/s) + 0.75 n gamma = 0.012 + 0.063 + 1.698 + 1.288 + 2.517 = 5.578 ms;
+  //  dp, p = 2, alpha 12 us (1 + 5 + 5 + 1), beta 1 / 1 GB/s:
+  //   ring 2 alpha + n beta + 0.5 n gamma = 0.024 + 67.109 + 1.678 = 68.811 ms;
+  //   compressed ring 2 alpha + n beta / 8 + 2 (5 us + m / 40 GB/s) + 2 (5 us + m / 80 GB/s)
+  //   + 0.5 n gamma = 0.024 + 8.389 + 1.688 + 0.849 + 1.678 = 12.627 ms.
+  const topology::Platform platform = fast_nodes_slow_network();
+  engine::ReplayOptions options;
+  options.placement = "rank-order";
+  options.compression.model = test::round_compressor(false, true);
+  options.compression.query.error_bound = 1e-3;
+  const engine::Result paying = engine::replay(tensor_then_data_parallel(), platform, options);
+  CHECK(paying.name(paying.ops[0][0].algorithm) == "rabenseifner");  // tensor parallel: plain
+  CHECK(paying.ops[0][0].error_worst_eb == 0);
+  CHECK(paying.name(paying.ops[0][1].algorithm) == "compressed-ring");  // data parallel: compressed
+  CHECK(paying.ops[0][1].error_worst_eb > 0);
+  const std::string tp = "all_reduce of 64 MiB on \"tp0\" and 1 other group alike (4 ranks on 1 node): plain 3.028 ms "
+                         "(rabenseifner), compressed 5.578 ms (compressed-ring): ";
+  const std::string dp = "all_reduce of 64 MiB on \"dp0\" and 3 other groups alike (2 ranks on 2 nodes): plain 68.811 ms "
+                         "(ring), compressed 12.627 ms (compressed-ring): compressed";
+  const auto compression_note = [](const engine::Result& r) {
+    const auto it = std::find_if(r.notes.begin(), r.notes.end(), [](const std::string& n) { return n.rfind("compression: ", 0) == 0; });
+    return it == r.notes.end() ? std::string("no compression note") : *it;
+  };
+  CHECK(compression_note(paying) == "compression: " + tp + "not compressed; " + dp + "; predicted by closed form");
+  CHECK(paying.compression == "test eb=0.001 on the accelerator, where predicted faster");
+
+  options.compression.all = true;
+  const engine::Result forced = engine::replay(tensor_then_data_parallel(), platform, options);
+  CHECK(forced.name(forced.ops[0][0].algorithm) == "compressed-ring");
+  CHECK(forced.ops[0][0].error_worst_eb > 0);
+  CHECK(forced.name(forced.ops[0][1].algorithm) == "compressed-ring");
+  CHECK(compression_note(forced) ==
+        "compression: " + tp + "compressed (--compress-all); " + dp + "; predicted by closed form");
+  CHECK(forced.compression == "test eb=0.001 on the accelerator, every one (--compress-all)");
+  // The replays agree with the predictions: compressing the tensor-parallel all_reduce slows it.
+  CHECK(test::op_time(paying, 0, 0) < test::op_time(forced, 0, 0));
+}
+
 TEST_CASE("integer all_reduces stay exact under compression", "[engine][collective][compress]") {
   topology::Platform platform = test::platform(2, 1, 1, test::fat_tree(2, 1));
   std::vector<std::string> ops(2, R"({"kind": "all_reduce", "group": "g", "bytes": 4194304, "dtype": "int32"})");
