@@ -241,3 +241,10 @@ hostile layout-validate-tp 0 '' validate "$L" --model "$TMP/layout-tp.json" --gr
 grep -Eq 'fitted +9 points' "$last_out" || fail "the tp points of a tp fit are not the fitted ones"
 hostile two-nodes-validate-intra 1 "field '--tier': .*two-nodes.json was measured on 2 nodes" \
   validate "$TMP/two-nodes.json" --series ring/mpi --model local-tcp --tier intra
+# validate takes the tier from a model of one tier: a model fitted with --tier inter on a
+# one-node file was refused ("has no intra tier") unless --tier inter was given again.
+hostile inter-fit 0 '' calibrate network "$DATA/measure/tcp-np2.json" --series ring/mpi --tier inter -o "$TMP/inter.json"
+hostile inter-validate 0 '' validate "$DATA/measure/tcp-np2.json" --model "$TMP/inter.json"
+grep -q '^validate: network model "fit-ring/mpi" (tier inter) against ' "$last_out" ||
+  fail "validate does not use the model's only tier: $(head -1 "$last_out")"
+hostile inter-validate-intra 1 'has no intra tier' validate "$DATA/measure/tcp-np2.json" --model "$TMP/inter.json" --tier intra
