@@ -248,3 +248,12 @@ hostile inter-validate 0 '' validate "$DATA/measure/tcp-np2.json" --model "$TMP/
 grep -q '^validate: network model "fit-ring/mpi" (tier inter) against ' "$last_out" ||
   fail "validate does not use the model's only tier: $(head -1 "$last_out")"
 hostile inter-validate-intra 1 'has no intra tier' validate "$DATA/measure/tcp-np2.json" --model "$TMP/inter.json" --tier intra
+# --model is a file (as given, with or without .json) or a NAME of models/network/ (with or
+# without .json); what was tried is listed when neither is found.
+cp "$TMP/inter.json" "$TMP/inter-model"
+(cd "$TMP" && "$CCSIM" validate "$DATA/measure/tcp-np2.json" --model inter-model >"$TMP/stem.out" 2>&1) ||
+  fail "validate --model FILE without .json in the working directory: $(cat "$TMP/stem.out")"
+hostile model-name-with-json 0 '' validate "$DATA/measure/tcp-np2.json" --model local-tcp.json
+grep -q '^validate: network model "local-tcp" ' "$last_out" || fail "--model local-tcp.json is not models/network/local-tcp.json"
+hostile model-unknown 1 '^ccsim: error: --model: unknown network model "no-such-model" \(tried no-such-model, .*models/network/no-such-model\.json\); network models: .*local-tcp' \
+  validate "$DATA/measure/tcp-np2.json" --model no-such-model
