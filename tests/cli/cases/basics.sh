@@ -1,6 +1,14 @@
-# Command lines a new user mistypes: each must fail with a clear message and exit 1.
-# CLI11 reports a malformed command line with its own exit codes (>= 100, src/cli/exit_codes.hpp).
-hostile unknown-command 106 'subcommand is required' frobnicate
+# Command lines a new user mistypes: each must fail with a clear message.
+# A malformed command line exits 2 whatever CLI11's reason (src/cli/exit_codes.hpp: kUsage;
+# CLI11's own codes, 105 for an empty value, 106 for a missing command, 109 for an unknown
+# option, leaked before).
+hostile unknown-command 2 'subcommand is required' frobnicate
+hostile no-command 2 'A subcommand is required'
+hostile empty-value 2 '^--platform: expected a value, got an empty string$' replay "$SRC/traces/qu2025-profile.json" --platform ''
+hostile missing-value 2 '^--platform: 1 required TEXT missing$' replay "$SRC/traces/qu2025-profile.json" --platform
+hostile missing-required 2 'required' cost
+hostile help-exit-0 0 '' --help
+grep -q '^Exit codes: 0 success; 1 bad input' "$last_out" || fail "ccsim --help does not list the exit codes"
 hostile missing-trace 1 'no-such-trace.json' replay "$TMP/no-such-trace.json"
 hostile bad-trace 1 'bad_unknown_key.json' replay "$DATA/bad_unknown_key.json"
 # Old Mac line ends (CR only): the error is on line 8 as an editor shows it, not on line 1.
