@@ -75,6 +75,7 @@ int main(int argc, char** argv) {
   ccsim::cli::setup_sweep(app);
   ccsim::cli::setup_predict(app);
   ccsim::cli::check_option_values(app);  // after every subcommand is set up
+  ccsim::cli::report_usage_errors(app);
   int code = run(app, argc, argv);
   // Whatever the command printed (results, --help), a lost write must not exit 0.
   if (auto error = ccsim::flush_stdout()) {

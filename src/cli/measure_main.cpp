@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
       "Exit codes: 0 success; 1 bad input (the message names file, line and field); 2 a malformed command line "
       "(unknown option, missing or bad value); 4 internal error; 5 a measured result failed its check.");
   ccsim::cli::check_option_values(app);
+  ccsim::cli::report_usage_errors(app);
   // Options are parsed before MPI starts, identically on every rank; only rank 0 reports.
   const char* rank_env = std::getenv("OMPI_COMM_WORLD_RANK");
   const bool first = rank_env == nullptr || std::string_view(rank_env) == "0";

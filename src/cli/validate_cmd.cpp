@@ -10,6 +10,7 @@
 #include "calibrate/measurement_file.hpp"
 #include "calibrate/network_fit.hpp"
 #include "cli/commands.hpp"
+#include "cli/option_values.hpp"
 #include "cli/simulation_flags.hpp"
 #include "collective/algorithm.hpp"
 #include "compress/compress_spec.hpp"
@@ -199,13 +200,13 @@ void setup_validate(CLI::App& app) {
                   "Tier of the model to use: intra or inter (default: the model's tier when it has one; for a model "
                   "of both, inter when the measurements' processes ran on several nodes, else intra; intra is refused "
                   "for such a file)")
-      ->check(CLI::IsMember({"intra", "inter"}));
+      ->check(one_of({"intra", "inter"}));
   sub->add_option("--compress", cmd->compress, "Compressor NAME[:key=value,...] for a compressed series, e.g. ccsz:eb=1e-3,range=R");
   sub->add_flag("--measured-ratio", cmd->measured_ratio,
                 "Compressed series: send each point's measured ratio instead of the compressor model's (the model's "
                 "ratios were measured on other data)");
   sub->add_option("-f,--format", cmd->format, "Output format: text or json")
-      ->check(CLI::IsMember({"text", "json"}))
+      ->check(one_of({"text", "json"}))
       ->capture_default_str();
   sub->callback([cmd] { run_validate(*cmd); });
 }

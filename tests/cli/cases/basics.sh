@@ -1,9 +1,20 @@
 # Command lines a new user mistypes: each must fail with a clear message.
 # A malformed command line exits 2 whatever CLI11's reason (src/cli/exit_codes.hpp: kUsage;
 # CLI11's own codes, 105 for an empty value, 106 for a missing command, 109 for an unknown
-# option, leaked before).
-hostile unknown-command 2 'subcommand is required' frobnicate
+# option, leaked before), and a mistyped option, command or value gets "did you mean".
+hostile unknown-command 2 '^unknown command frobnicate$' frobnicate
+hostile mistyped-command 2 '^unknown command replya; did you mean replay\?$' replya
+hostile mistyped-subcommand 2 '^unknown command netwrok; did you mean network\?$' calibrate netwrok
 hostile no-command 2 'A subcommand is required'
+hostile mistyped-option 2 '^unknown option --iteration; did you mean --iterations\?$' \
+  cost "$SRC/traces/qu2025-profile.json" --platform local --iteration 10000
+hostile mistyped-option-equals 2 '^unknown option --iteration; did you mean --iterations\?$' \
+  cost "$SRC/traces/qu2025-profile.json" --platform local --iteration=10000
+hostile unknown-option 2 '^unknown option --frobnicate$' cost "$SRC/traces/qu2025-profile.json" --frobnicate
+hostile mistyped-value 2 '^--collective: unknown value "allreduce"; did you mean all_reduce\? choices: all_reduce$' \
+  whatif --collective allreduce --bytes 1MiB --ranks 4 --platform local
+hostile mistyped-format 2 '^--format: unknown value "jsn"; did you mean json\? choices: text, csv, json$' \
+  replay "$SRC/traces/qu2025-profile.json" --format jsn
 hostile empty-value 2 '^--platform: expected a value, got an empty string$' replay "$SRC/traces/qu2025-profile.json" --platform ''
 hostile missing-value 2 '^--platform: 1 required TEXT missing$' replay "$SRC/traces/qu2025-profile.json" --platform
 hostile missing-required 2 'required' cost
