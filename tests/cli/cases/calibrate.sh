@@ -251,6 +251,7 @@ hostile inter-validate-intra 1 'has no intra tier' validate "$DATA/measure/tcp-n
 # --model is a file (as given, with or without .json) or a NAME of models/network/ (with or
 # without .json); what was tried is listed when neither is found.
 cp "$TMP/inter.json" "$TMP/inter-model"
+current=model-file-stem  # the name fail reports; hostile cannot change directory
 (cd "$TMP" && "$CCSIM" validate "$DATA/measure/tcp-np2.json" --model inter-model >"$TMP/stem.out" 2>&1) ||
   fail "validate --model FILE without .json in the working directory: $(cat "$TMP/stem.out")"
 hostile model-name-with-json 0 '' validate "$DATA/measure/tcp-np2.json" --model local-tcp.json
