@@ -10,6 +10,7 @@
 #include "core/input_error.hpp"
 #include "core/json.hpp"
 #include "core/parse.hpp"
+#include "core/text_lines.hpp"
 
 namespace ccsim::calibrate {
 namespace {
@@ -20,21 +21,6 @@ std::string_view trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
   return s;
-}
-
-/// The text's lines, numbered from 1, without their line ends.
-std::vector<std::pair<int, std::string_view>> lines_of(std::string_view text) {
-  std::vector<std::pair<int, std::string_view>> lines;
-  int number = 0;
-  while (!text.empty()) {
-    const std::size_t end = text.find('\n');
-    std::string_view line = text.substr(0, end);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    lines.emplace_back(++number, line);
-    if (end == std::string_view::npos) break;
-    text.remove_prefix(end + 1);
-  }
-  return lines;
 }
 
 std::vector<std::string_view> split_whitespace(std::string_view line) {
@@ -125,7 +111,7 @@ MeasurementFile parse_osu(std::string_view text, const std::string& source, std:
   bool latency = false;
   bool header_seen = false;
   int time_column = -1;
-  for (const auto& [number, raw] : lines_of(text)) {
+  for (const auto& [number, raw] : split_lines(text)) {
     const std::string_view line = trim(raw);
     if (line.empty()) continue;
     if (line.front() == '#') {
@@ -211,7 +197,7 @@ MeasurementFile parse_nccl_tests(std::string_view text, const std::string& sourc
   int rank_lines = 0;
   std::vector<std::string> hosts;
   bool all_reduce = false;
-  for (const auto& [number, raw] : lines_of(text)) {
+  for (const auto& [number, raw] : split_lines(text)) {
     const std::string_view line = trim(raw);
     if (line.empty()) continue;
     if (line.front() == '#') {
@@ -283,7 +269,7 @@ MeasurementFile parse_csv(std::string_view text, const std::string& source, std:
   int bytes_col = -1, time_col = -1, ranks_col = -1, algo_col = -1, transport_col = -1;
   double scale = 1e-6;
   std::optional<int> file_ranks;
-  for (const auto& [number, raw] : lines_of(text)) {
+  for (const auto& [number, raw] : split_lines(text)) {
     const std::string_view line = trim(raw);
     if (line.empty() || line.front() == '#') continue;
     const std::vector<std::string_view> cells = split_commas(line);
@@ -354,7 +340,7 @@ MeasurementFile parse_csv(std::string_view text, const std::string& source, std:
 }  // namespace
 
 BenchmarkFormat detect_benchmark_format(std::string_view text) {
-  for (const auto& [number, raw] : lines_of(text)) {
+  for (const auto& [number, raw] : split_lines(text)) {
     const std::string_view line = trim(raw);
     if (line.empty()) continue;
     if (line.front() == '{') return BenchmarkFormat::kCcsim;

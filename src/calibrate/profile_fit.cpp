@@ -14,6 +14,7 @@
 #include "core/input_error.hpp"
 #include "core/json.hpp"
 #include "core/parse.hpp"
+#include "core/text_lines.hpp"
 
 namespace ccsim::calibrate {
 namespace {
@@ -22,12 +23,9 @@ namespace {
 class CsvTable {
  public:
   CsvTable(const std::string& path, std::initializer_list<std::string_view> required) : path_(path) {
-    std::istringstream in(json::read_file(path));
-    std::string text;
-    int line = 0;
-    while (std::getline(in, text)) {
-      ++line;
-      if (!text.empty() && text.back() == '\r') text.pop_back();
+    const std::string content = json::read_file(path);
+    for (const auto& [line, line_text] : split_lines(content)) {
+      const std::string text(line_text);
       if (text.find_first_not_of(" \t") == std::string::npos) continue;
       if (header_.empty()) {
         header_ = split(text);

@@ -7,6 +7,7 @@
 
 #include "cli/collective_study.hpp"
 #include "cli/commands.hpp"
+#include "cli/option_values.hpp"
 #include "cli/simulation_flags.hpp"
 #include "collective/breakeven.hpp"
 #include "collective/registry.hpp"
@@ -161,16 +162,16 @@ void setup_breakeven(CLI::App& app) {
   sub->add_option("--compress", cmd->compress, "Compressor NAME[:key=value,...], as for replay")->required();
   sub->add_option("--sizes", cmd->sizes, "Group sizes (default: 2, 4, ... up to the nodes, at most 1024)")->delimiter(',');
   sub->add_option("--plain-algo", cmd->plain_algorithm, "Plain all_reduce algorithm to beat")
-      ->check(CLI::IsMember(
+      ->check(one_of(
           algorithm_choices(collective::plain_all_reduce_algorithms(collective::NodeLayout::kUnknown), false)))
       ->capture_default_str();
   sub->add_option("--algo", cmd->algorithm, "Compressed algorithm; 'auto' follows the compressor's kind")
-      ->check(CLI::IsMember(algorithm_choices(collective::compressed_all_reduce_algorithms(), true)))
+      ->check(one_of(algorithm_choices(collective::compressed_all_reduce_algorithms(), true)))
       ->capture_default_str();
   sub->add_option("--dtype", cmd->dtype, "Element type of the buffer")->capture_default_str();
   sub->add_option("--at", cmd->at, "Also print the speedup at this buffer size")->capture_default_str();
   sub->add_option("-f,--format", cmd->format, "Output format: text table or json")
-      ->check(CLI::IsMember({"text", "json"}))
+      ->check(one_of({"text", "json"}))
       ->capture_default_str();
   sub->add_flag("--intra", cmd->intra, "Ranks inside one node (default: one rank per node)");
   sub->callback([cmd] { run_breakeven(*cmd); });

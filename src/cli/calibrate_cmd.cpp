@@ -12,6 +12,7 @@
 #include "calibrate/measurement_file.hpp"
 #include "calibrate/network_fit.hpp"
 #include "cli/commands.hpp"
+#include "cli/option_values.hpp"
 #include "cli/simulation_flags.hpp"
 #include "core/fingerprint.hpp"
 #include "core/input_error.hpp"
@@ -279,17 +280,17 @@ void setup_calibrate(CLI::App& app) {
                   "Schedule that models the MPI library's collective: auto (what ccsim chooses) or an algorithm")
       ->capture_default_str();
   sub->add_option("--fit", cmd->fit, "Fit on alternate sizes (the others held out) or on all")
-      ->check(CLI::IsMember({"alternate", "all"}))
+      ->check(one_of({"alternate", "all"}))
       ->capture_default_str();
   sub->add_option("--tier", cmd->tier,
                   "Tier the model describes: intra or inter (default: inter when the measurements' processes ran on "
                   "several nodes, else intra; intra is refused for such a file)")
-      ->check(CLI::IsMember({"intra", "inter"}));
+      ->check(one_of({"intra", "inter"}));
   sub->add_option("--segments", cmd->max_segments, "Most size segments tried")->check(CLI::Range(1, 4))->capture_default_str();
   sub->add_option("-o,--output", cmd->output, "Write the model here (models/network/NAME.json)");
   sub->add_option("--name", cmd->name, "Model name (default: fit-SERIES)");
   sub->add_option("-f,--format", cmd->format, "Output format: text or json")
-      ->check(CLI::IsMember({"text", "json"}))
+      ->check(one_of({"text", "json"}))
       ->capture_default_str();
   sub->add_option("--shared-core", cmd->shared_core,
                   "Measurements of the same series on processes that outnumber their cores (e.g. 2 pinned to one "

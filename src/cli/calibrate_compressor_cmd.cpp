@@ -5,6 +5,7 @@
 
 #include "calibrate/compressor_fit.hpp"
 #include "cli/commands.hpp"
+#include "cli/option_values.hpp"
 
 namespace ccsim::cli {
 namespace {
@@ -57,7 +58,7 @@ void setup_calibrate_compressor(CLI::App& calibrate) {
   sub->add_option("--codec", cmd->codec, "Codec to fit when the file holds several");
   sub->add_option("--transfer", cmd->transfer,
                   "How the throughputs carry to other hardware: memory-bound (scale with memory bandwidth) or none")
-      ->check(CLI::IsMember({"memory-bound", "none"}))
+      ->check(one_of({"memory-bound", "none"}))
       ->capture_default_str();
   sub->add_flag("--clamp-t0", cmd->clamp_t0,
                 "Fit the rate with t0 = 0 where t0 comes out negative, instead of refusing (said in the model)");

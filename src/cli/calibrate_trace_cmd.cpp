@@ -11,6 +11,7 @@
 #include "calibrate/compute_fit.hpp"
 #include "calibrate/compute_model.hpp"
 #include "calibrate/network_fit.hpp"
+#include "cli/option_values.hpp"
 #include "cli/simulation_flags.hpp"
 #include "core/data_files.hpp"
 #include "topology/network_model.hpp"
@@ -46,7 +47,7 @@ void add_flop_exponent_option(CLI::App* sub, std::string& value) {
   sub->add_option("--flop-exponent", value,
                   "fit: an operator kind's FLOP term may grow as flops^p (p from 0.5 to 1.5, fitted where it pays for "
                   "its parameter; models/README.md); 1: one FLOP rate per kind")
-      ->check(CLI::IsMember({"fit", "1"}))
+      ->check(one_of({"fit", "1"}))
       ->capture_default_str();
 }
 
@@ -208,7 +209,7 @@ void setup_calibrate_trace(CLI::App& calibrate) {
                   "total: least squares on absolute residuals, each kind's total time kept (what a replay of the "
                   "iteration needs, as predict fits); relative: every operator counts alike, short ones as much as "
                   "long ones")
-      ->check(CLI::IsMember({"total", "relative"}))
+      ->check(one_of({"total", "relative"}))
       ->capture_default_str();
   sub->add_option("--network-model", cmd->network_model,
                   "A calibrated MPI network model (NAME of models/network/ or a file, e.g. local-tcp): print what it "

@@ -2,6 +2,7 @@
 #include <sstream>
 
 #include "cli/commands.hpp"
+#include "cli/option_values.hpp"
 #include "cli/render.hpp"
 #include "cli/simulation_flags.hpp"
 #include "collective/registry.hpp"
@@ -64,18 +65,18 @@ void setup_compare(CLI::App& app) {
       "with the speedup of each collective and of the iteration, and the error of the compressed results");
   sub->add_option("trace", cmd->trace, "Trace file in the native format (traces/README.md)")->required();
   sub->add_option("-f,--format", cmd->format, "Output format: text table, csv or json")
-      ->check(CLI::IsMember({"text", "csv", "json"}))
+      ->check(one_of({"text", "csv", "json"}))
       ->capture_default_str();
   sub->add_option("-o,--output", cmd->output, "Write the comparison to this file instead of stdout ('-')")
       ->capture_default_str();
   sub->add_option("--rows", cmd->rows,
                   "'operator' (one row per operator in program order), 'name' (summed by name) or " +
                       std::string(kRowsKindHelp))
-      ->check(CLI::IsMember({"operator", "name", "kind"}))
+      ->check(one_of({"operator", "name", "kind"}))
       ->capture_default_str();
   sub->add_flag("--per-rank", cmd->per_rank, "Also compare rank by rank");
   sub->add_option("--plain-algo", cmd->plain_algorithm, "all_reduce algorithm of the plain run ('auto' chooses)")
-      ->check(CLI::IsMember(algorithm_choices(collective::plain_all_reduce_algorithms(), true)))
+      ->check(one_of(algorithm_choices(collective::plain_all_reduce_algorithms(), true)))
       ->capture_default_str();
   sub->add_option("--timeline", cmd->timeline,
                   "Also write Chrome/Perfetto trace events of the replay here (one process per rank: operators, the "

@@ -4,6 +4,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/cost_study.hpp"
+#include "cli/option_values.hpp"
 #include "cli/simulation_flags.hpp"
 #include "engine/replay.hpp"
 #include "topology/platform.hpp"
@@ -57,7 +58,7 @@ void setup_cost(CLI::App& app) {
   sub->add_option("trace", cmd->trace, "Trace of one (or more) training iterations, native format")->required();
   add_cost_options(sub, cmd->cost);
   sub->add_option("-f,--format", cmd->format, "Output format: text, csv or json")
-      ->check(CLI::IsMember({"text", "csv", "json"}))
+      ->check(one_of({"text", "csv", "json"}))
       ->capture_default_str();
   sub->add_option("-o,--output", cmd->output, "Write the report here ('-': stdout)")->capture_default_str();
   add_simulation_flags(sub, cmd->flags, true);

@@ -30,7 +30,7 @@ int run(CLI::App& app, int argc, char** argv) {
       std::ostringstream out;
       const int code = app.exit(e, out, std::cerr);
       ccsim::write_stdout(out.str());
-      return code;
+      return code == 0 ? 0 : kUsage;
     }
   } catch (const ccsim::InputError& e) {
     fmt::print(stderr, "ccsim: error: {}\n", e.what());
@@ -57,6 +57,10 @@ int main(int argc, char** argv) {
   CLI::App app{"ccsim: simulate the communication of LLM training on supercomputers", "ccsim"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "ccsim 0.1");
+  app.footer(
+      "Exit codes: 0 success; 1 bad input (the message names file, line and field) or an input too large for this "
+      "machine; 2 a malformed command line (unknown option or command, missing or bad value); 3 a simulation that "
+      "cannot progress; 4 internal error.");
   ccsim::cli::setup_replay(app);
   ccsim::cli::setup_platform(app);
   ccsim::cli::setup_compare(app);
@@ -71,6 +75,7 @@ int main(int argc, char** argv) {
   ccsim::cli::setup_sweep(app);
   ccsim::cli::setup_predict(app);
   ccsim::cli::check_option_values(app);  // after every subcommand is set up
+  ccsim::cli::report_usage_errors(app);
   int code = run(app, argc, argv);
   // Whatever the command printed (results, --help), a lost write must not exit 0.
   if (auto error = ccsim::flush_stdout()) {

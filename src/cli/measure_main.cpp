@@ -26,7 +26,11 @@ int main(int argc, char** argv) {
                "collectives as references, and write measurements for calibration",
                "ccsim-measure"};
   ccsim::cli::setup_measure_options(app, command);
+  app.footer(
+      "Exit codes: 0 success; 1 bad input (the message names file, line and field); 2 a malformed command line "
+      "(unknown option, missing or bad value); 4 internal error; 5 a measured result failed its check.");
   ccsim::cli::check_option_values(app);
+  ccsim::cli::report_usage_errors(app);
   // Options are parsed before MPI starts, identically on every rank; only rank 0 reports.
   const char* rank_env = std::getenv("OMPI_COMM_WORLD_RANK");
   const bool first = rank_env == nullptr || std::string_view(rank_env) == "0";
@@ -34,7 +38,7 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
     ccsim::cli::finish_measure_options(command);
   } catch (const CLI::ParseError& e) {
-    if (!first) return e.get_exit_code() == 0 ? 0 : kBadInput;
+    if (!first) return e.get_exit_code() == 0 ? 0 : kUsage;
     // --help goes to stdout through write_stdout, so that a failed write is an error.
     std::ostringstream out;
     const int code = app.exit(e, out, std::cerr);
@@ -44,7 +48,7 @@ int main(int argc, char** argv) {
       fmt::print(stderr, "ccsim-measure: error: {}\n", write_error.what());
       return kBadInput;
     }
-    return code;
+    return code == 0 ? 0 : kUsage;
   } catch (const ccsim::InputError& e) {
     if (first) fmt::print(stderr, "ccsim-measure: error: {}\n", e.what());
     return kBadInput;

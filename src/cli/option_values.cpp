@@ -1,9 +1,13 @@
 #include "cli/option_values.hpp"
 
+#include <algorithm>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "core/spelling.hpp"
 #include "core/utf8.hpp"
 
 namespace ccsim::cli {
@@ -19,6 +23,56 @@ std::string check_value(const std::string& value) {
   return "";
 }
 
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
+  const std::optional<std::string> close = closest_spelling(word, candidates);
+  return close ? fmt::format("; did you mean {}?", *close) : std::string();
+}
+
+/// The subcommand the command line reached last (`app` itself when none).
+const CLI::App& deepest(const CLI::App& app) {
+  const CLI::App* at = &app;
+  for (std::vector<CLI::App*> subs = at->get_subcommands(); !subs.empty(); subs = at->get_subcommands()) {
+    at = subs.back();
+  }
+  return *at;
+}
+
+/// Every spelling of the options `sub` accepts: its own and those of its parents (CLI11 hands an option a subcommand does not know to the parent).
+std::vector<std::string> option_names(const CLI::App& sub) {
+  std::vector<std::string> names;
+  for (const CLI::App* at = &sub; at != nullptr; at = at->get_parent()) {
+    for (const CLI::Option* option : at->get_options()) {
+      for (const std::string& name : option->get_lnames()) names.push_back("--" + name);
+      for (const std::string& name : option->get_snames()) names.push_back("-" + name);
+    }
+  }
+  return names;
+}
+
+/// A message for what CLI11 reports as unexpected arguments or a missing subcommand, when an
+/// argument is an option or a command the command line has no place for; "" otherwise.
+std::string unknown_argument(const CLI::App& root, const CLI::Error& error) {
+  const CLI::App& sub = deepest(root);
+  const std::vector<std::string> extras = root.remaining(true);
+  if (dynamic_cast<const CLI::ExtrasError*>(&error) != nullptr) {
+    for (const std::string& arg : extras) {
+      if (arg.size() < 2 || arg[0] != '-' || (arg[1] >= '0' && arg[1] <= '9') || arg[1] == '.') continue;
+      const std::string name = arg.substr(0, arg.find('='));
+      return fmt::format("unknown option {}{}", name, did_you_mean(name, option_names(sub)));
+    }
+    return "";
+  }
+  if (dynamic_cast<const CLI::RequiredError*>(&error) != nullptr && sub.get_require_subcommand_min() > 0 &&
+      sub.get_subcommands().empty() && !extras.empty() && !extras.front().starts_with("-")) {
+    std::vector<std::string> commands;
+    for (const CLI::App* command : sub.get_subcommands([](const CLI::App* s) { return !s->get_name().empty(); })) {
+      commands.push_back(command->get_name());
+    }
+    return fmt::format("unknown command {}{}", extras.front(), did_you_mean(extras.front(), commands));
+  }
+  return "";
+}
+
 }  // namespace
 
 void check_option_values(CLI::App& app) {
@@ -26,6 +80,26 @@ void check_option_values(CLI::App& app) {
     if (option->get_expected_min() > 0) option->check(CLI::Validator(check_value, "", "VALUE"));
   }
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) check_option_values(*sub);
+}
+
+CLI::Validator one_of(std::vector<std::string> choices) {
+  const std::string description = fmt::format("{{{}}}", fmt::join(choices, ","));
+  return CLI::Validator(
+      [choices = std::move(choices)](const std::string& value) -> std::string {
+        if (std::find(choices.begin(), choices.end(), value) != choices.end()) return "";
+        const std::optional<std::string> close = closest_spelling(value, choices);
+        return fmt::format("unknown value \"{}\"; {}choices: {}", value,
+                           close ? fmt::format("did you mean {}? ", *close) : std::string(), fmt::join(choices, ", "));
+      },
+      description);
+}
+
+void report_usage_errors(CLI::App& app) {
+  app.failure_message([](const CLI::App* root, const CLI::Error& error) {
+    std::string message = unknown_argument(*root, error);
+    if (message.empty()) message = error.what();
+    return message + "\nRun with --help for more information.\n";
+  });
 }
 
 }  // namespace ccsim::cli

@@ -1,5 +1,8 @@
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include <CLI/CLI.hpp>
 
 namespace ccsim::cli {
@@ -7,7 +10,18 @@ namespace ccsim::cli {
 /// Adds to every option of `app` and its subcommands that takes a value a check that the
 /// value is not empty and is UTF-8: an empty --compress or --platform would otherwise read as
 /// "not given", and every value may reach a JSON report, which must be UTF-8. A failed check
-/// is CLI11's ValidationError (exit 105), naming the option. Call it once all options exist.
+/// is a usage error (kUsage), naming the option. Call it once all options exist.
 void check_option_values(CLI::App& app);
+
+/// The check of an option with a fixed set of values (instead of CLI::IsMember): another value
+/// is refused as '--collective: unknown value "allreduce"; did you mean all_reduce? choices:
+/// all_reduce' (no "did you mean" when no choice is close). --help shows {a,b,c}.
+CLI::Validator one_of(std::vector<std::string> choices);
+
+/// Installs how `app` reports a malformed command line: CLI11's message, except that an
+/// unknown option reads "unknown option --iteration; did you mean --iterations?" and an
+/// unknown subcommand "unknown command replya; did you mean replay?", each followed by
+/// "Run with --help for more information.". The exit code is the caller's: kUsage.
+void report_usage_errors(CLI::App& app);
 
 }  // namespace ccsim::cli

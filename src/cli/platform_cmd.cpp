@@ -11,6 +11,7 @@
 #include "topology/simgrid_xml.hpp"
 #include "topology/summary.hpp"
 #include "engine/network_factors.hpp"
+#include "cli/option_values.hpp"
 #include "cli/simulation_flags.hpp"
 
 namespace ccsim::cli {
@@ -136,7 +137,7 @@ void setup_platform(CLI::App& app) {
   exp->add_option("--routing", cmd->routing,
                   "'full': ccsim's own route for every pair of accelerators (N^2 entries, at most 262,144 routes: 512 accelerators); 'dijkstra': links only, "
                   "SimGrid computes shortest paths (ccsim's routes on trees of one NIC a node, not with rails: the file says so); 'auto': full up to 64 accelerators")
-      ->check(CLI::IsMember({"auto", "full", "dijkstra"}))
+      ->check(one_of({"auto", "full", "dijkstra"}))
       ->capture_default_str();
   exp->add_option("-o,--output", cmd->output, "Write to this file instead of stdout ('-')")->capture_default_str();
   exp->callback([cmd] { run_export(*cmd); });

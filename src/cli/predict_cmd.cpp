@@ -16,6 +16,7 @@
 #include "calibrate/compute_fit.hpp"
 #include "calibrate/compute_model.hpp"
 #include "cli/commands.hpp"
+#include "cli/option_values.hpp"
 #include "cli/render.hpp"
 #include "cli/simulation_flags.hpp"
 #include "core/input_error.hpp"
@@ -660,7 +661,7 @@ void setup_predict(CLI::App& app) {
   sub->add_option("--heads", cmd->heads, "Attention heads")->check(CLI::Range(1, 1 << 14));
   sub->add_option("--seq", cmd->seq, "Sequence length")->check(CLI::Range(1, 1 << 24));
   sub->add_option("--vocab", cmd->vocab, "Vocabulary")->check(CLI::Range(1, 1 << 24));
-  sub->add_option("--act", cmd->act, "Activation")->check(CLI::IsMember({"relu", "gelu"}));
+  sub->add_option("--act", cmd->act, "Activation")->check(one_of({"relu", "gelu"}));
   sub->add_option("--tp", cmd->par.tp, "Tensor-parallel size")->capture_default_str();
   sub->add_option("--pp", cmd->par.pp, "Pipeline stages (GPipe)")->capture_default_str();
   sub->add_option("--dp", cmd->par.dp, "Data-parallel replicas")->capture_default_str();
@@ -681,7 +682,7 @@ void setup_predict(CLI::App& app) {
   sub->add_flag("--breakdown", cmd->breakdown, "Also print the replay's per-operator breakdown");
   add_flop_exponent_option(sub, cmd->flop_exponent);
   sub->add_option("-f,--format", cmd->format, "Output format: text or json")
-      ->check(CLI::IsMember({"text", "json"}))
+      ->check(one_of({"text", "json"}))
       ->capture_default_str();
   sub->add_option("--write-trace", cmd->trace_out, "Also write the replayed trace (native format, with its durations; replayed with `ccsim replay` it "
                   "takes the platform's network, not the backend fitted here)");

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/option_values.hpp"
 #include "cli/render.hpp"
 #include "cli/simulation_flags.hpp"
 #include "core/input_error.hpp"
@@ -61,14 +62,14 @@ void setup_replay(CLI::App& app) {
   sub->add_option("trace", cmd->trace, "Trace file in the native format (traces/README.md), e.g. traces/qu2025-profile.json")
       ->required();
   sub->add_option("-f,--format", cmd->format, "Output format: text table, csv or json")
-      ->check(CLI::IsMember({"text", "csv", "json"}))
+      ->check(one_of({"text", "csv", "json"}))
       ->capture_default_str();
   sub->add_option("-o,--output", cmd->output, "Write the breakdown to this file instead of stdout ('-')")
       ->capture_default_str();
   sub->add_option("--rows", cmd->rows,
                   "'operator': one row per operator of the iteration in program order (the published form); "
                   "'name': one row per operator name and label, summed; " + std::string(kRowsKindHelp))
-      ->check(CLI::IsMember({"operator", "name", "kind"}))
+      ->check(one_of({"operator", "name", "kind"}))
       ->capture_default_str();
   sub->add_flag("--per-rank", cmd->per_rank, "Also print one table per rank (default: per pipeline stage only)");
   sub->add_option("--timeline", cmd->timeline,

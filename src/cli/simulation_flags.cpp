@@ -1,3 +1,4 @@
+#include "cli/option_values.hpp"
 #include "cli/simulation_flags.hpp"
 
 #include <cstdlib>
@@ -82,7 +83,7 @@ void add_simulation_flags(CLI::App* sub, SimulationFlags& flags, bool compress) 
                               "platform (closed forms; the report's notes list the candidates) ({} and {} need "
                               "--compress)",
                               fmt::join(compressed.begin(), compressed.end() - 1, ", "), compressed.back()))
-      ->check(CLI::IsMember(algorithm_choices(collective::algorithms(collective::Collective::kAllReduce), false)))
+      ->check(one_of(algorithm_choices(collective::algorithms(collective::Collective::kAllReduce), false)))
       ->capture_default_str();
   if (compress) {
     sub->add_option("--compress", flags.compress,

@@ -58,7 +58,7 @@ std::vector<std::string> idle_settings(const SimulationFlags& flags, const trace
 void note_settings(const SimulationFlags& flags, const trace::Trace& trace, const topology::Platform& platform,
                    const calibrate::ComputeAdjustment& compute, engine::Result& result);
 
-/// Choices for CLI::IsMember: `names` (algorithms of the registry), after "auto" when `with_auto`.
+/// Choices for one_of (cli/option_values.hpp): `names` (algorithms of the registry), after "auto" when `with_auto`.
 std::vector<std::string> algorithm_choices(const std::vector<std::string_view>& names, bool with_auto);
 
 /// The platform of --platform, or the one the trace names, with the platform settings of --set.

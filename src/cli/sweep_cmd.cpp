@@ -18,6 +18,7 @@
 
 #include "cli/collective_study.hpp"
 #include "cli/commands.hpp"
+#include "cli/option_values.hpp"
 #include "cli/simulation_flags.hpp"
 #include "compress/compress_spec.hpp"
 #include "core/input_error.hpp"
@@ -390,13 +391,13 @@ void setup_sweep(CLI::App& app) {
       "spread over the MPI ranks (README.md, \"Sweeps\")");
   sub->add_option("spec", cmd->spec, "Sweep spec, JSON or TOML (SPEC.toml; format in sweeps/README.md)")->required();
   sub->add_option("-f,--format", cmd->format, "Output format: csv or json")
-      ->check(CLI::IsMember({"csv", "json"}))
+      ->check(one_of({"csv", "json"}))
       ->capture_default_str();
   sub->add_option("-o,--output", cmd->output, "Write the rows here ('-': stdout)")->capture_default_str();
   sub->add_option("--engine", cmd->engine,
                   "sim (SimGrid replays: contention, overlap) or closed-form (the schedules' closed forms; the "
                   "collective mode only); default: the spec's, else closed-form for collectives, sim for traces")
-      ->check(CLI::IsMember({"sim", "closed-form"}));
+      ->check(one_of({"sim", "closed-form"}));
   sub->add_option("-j,--jobs", cmd->jobs,
                   "Worker processes (0: one per core; under an MPI launcher, 0 means one per MPI rank)")
       ->capture_default_str();

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/option_values.hpp"
 #include "cli/render.hpp"
 #include "core/input_error.hpp"
 #include "core/parse.hpp"
@@ -382,7 +383,7 @@ void setup_trace(CLI::App& app) {
   synth->add_option("--schedule", cmd->schedule,
                     "Pipeline schedule: gpipe, 1f1b (Megatron's default) or interleaved (Megatron's virtual pipeline "
                     "stages: each rank holds --virtual-stages model chunks)")
-      ->check(CLI::IsMember({"gpipe", "1f1b", "interleaved"}))
+      ->check(one_of({"gpipe", "1f1b", "interleaved"}))
       ->capture_default_str();
   cmd->par.virtual_stages = 0;
   synth->add_option("--virtual-stages", cmd->par.virtual_stages,
@@ -400,7 +401,7 @@ void setup_trace(CLI::App& app) {
   synth->add_option("--recompute", cmd->recompute,
                     "Activation recomputation: none, selective (the attention core, when the backward reaches it) or "
                     "full (each layer's forward again before its backward), as Megatron's --recompute-granularity")
-      ->check(CLI::IsMember({"none", "selective", "full"}))
+      ->check(one_of({"none", "selective", "full"}))
       ->capture_default_str();
   synth->add_option("--first-stage-layers", cmd->par.first_stage_layers,
                     "Layers of the first pipeline stage (Megatron's --decoder-first-pipeline-num-layers); default: when "
@@ -428,7 +429,7 @@ void setup_trace(CLI::App& app) {
   synth->add_option("-o,--output", cmd->output, "Trace file to write ('-': stdout)")->capture_default_str();
   synth->add_option("--format-version", cmd->format_version,
                     "Native trace version: 2 (one program per class of identical ranks) or 1 (one per rank)")
-      ->check(CLI::IsMember({1, 2}))
+      ->check(one_of({"1", "2"}))
       ->capture_default_str();
   synth->callback([cmd] { run_synth(*cmd); });
 
@@ -456,10 +457,10 @@ void setup_trace(CLI::App& app) {
       "inspect", "Per-operator breakdown of a native trace's own measured durations, in the table form of replay");
   inspect->add_option("trace", ins->trace, "Trace file in the native format")->required();
   inspect->add_option("-f,--format", ins->format, "Output format: text table, csv or json")
-      ->check(CLI::IsMember({"text", "csv", "json"}))
+      ->check(one_of({"text", "csv", "json"}))
       ->capture_default_str();
   inspect->add_option("--rows", ins->rows, "'name': one row per operator name and label, summed; 'operator': program order")
-      ->check(CLI::IsMember({"operator", "name"}))
+      ->check(one_of({"operator", "name"}))
       ->capture_default_str();
   inspect->add_flag("--per-rank", ins->per_rank, "Also print one table per rank");
   inspect->callback([ins] { run_inspect(*ins); });

@@ -10,6 +10,7 @@
 #include "calibrate/measurement_file.hpp"
 #include "calibrate/network_fit.hpp"
 #include "cli/commands.hpp"
+#include "cli/option_values.hpp"
 #include "cli/simulation_flags.hpp"
 #include "collective/algorithm.hpp"
 #include "compress/compress_spec.hpp"
@@ -42,6 +43,12 @@ void run_validate(ValidateCommand cmd) {
   if (cmd.series.empty()) cmd.series = calibrate::default_series(file);
   topology::NetworkModel model = topology::read_network_model(
       find_data_file(cmd.model, network_model_dirs(), "--model", "network model", "network models"));
+  // Without --tier, a model of one tier (calibrate network --tier T writes only T) is validated
+  // on it, unless it is intra and the file's messages crossed nodes: then the default (inter)
+  // names what the model lacks. A model of both tiers: the tier of the file's nodes.
+  if (cmd.tier.empty() && model.has_intra != model.has_inter && !(model.has_intra && file.nodes > 1)) {
+    cmd.tier = model.has_inter ? "inter" : "intra";
+  }
   cmd.tier = measurement_tier(file, cmd.tier);
   const bool inter = cmd.tier == "inter";
   if (!(inter ? model.has_inter : model.has_intra)) {
@@ -199,15 +206,16 @@ void setup_validate(CLI::App& app) {
                   "Schedule that models the MPI library's collective: auto (what ccsim chooses) or an algorithm")
       ->capture_default_str();
   sub->add_option("--tier", cmd->tier,
-                  "Tier of the model to use: intra or inter (default: inter when the measurements' processes ran on "
-                  "several nodes, else intra; intra is refused for such a file)")
-      ->check(CLI::IsMember({"intra", "inter"}));
+                  "Tier of the model to use: intra or inter (default: the model's tier when it has one; for a model "
+                  "of both, inter when the measurements' processes ran on several nodes, else intra; intra is refused "
+                  "for such a file)")
+      ->check(one_of({"intra", "inter"}));
   sub->add_option("--compress", cmd->compress, "Compressor NAME[:key=value,...] for a compressed series, e.g. ccsz:eb=1e-3,range=R");
   sub->add_flag("--measured-ratio", cmd->measured_ratio,
                 "Compressed series: send each point's measured ratio instead of the compressor model's (the model's "
                 "ratios were measured on other data)");
   sub->add_option("-f,--format", cmd->format, "Output format: text or json")
-      ->check(CLI::IsMember({"text", "json"}))
+      ->check(one_of({"text", "json"}))
       ->capture_default_str();
   sub->callback([cmd] { run_validate(*cmd); });
 }

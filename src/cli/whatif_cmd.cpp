@@ -11,6 +11,7 @@
 
 #include "cli/collective_study.hpp"
 #include "cli/commands.hpp"
+#include "cli/option_values.hpp"
 #include "cli/render.hpp"
 #include "cli/simulation_flags.hpp"
 #include "collective/algorithm_choice.hpp"
@@ -285,13 +286,13 @@ void setup_whatif(CLI::App& app) {
       "every algorithm of one collective on a platform");
   sub->add_option("trace", cmd->trace, "Trace file in the native format (traces/README.md)");
   sub->add_option("-f,--format", cmd->format, "Output format: text table, csv or json (csv: traces only)")
-      ->check(CLI::IsMember({"text", "csv", "json"}))
+      ->check(one_of({"text", "csv", "json"}))
       ->capture_default_str();
   sub->add_option("-o,--output", cmd->output, "Write the result to this file instead of stdout ('-')")->capture_default_str();
   sub->add_option("--rows", cmd->rows,
                   "'operator' (one row per operator in program order), 'name' (summed by name) or " +
                       std::string(kRowsKindHelp))
-      ->check(CLI::IsMember({"operator", "name", "kind"}))
+      ->check(one_of({"operator", "name", "kind"}))
       ->capture_default_str();
   sub->add_flag("--per-rank", cmd->per_rank, "Also compare rank by rank");
   sub->add_option("--timeline", cmd->timeline,
@@ -300,7 +301,7 @@ void setup_whatif(CLI::App& app) {
   sub->add_option("--collective", cmd->collective,
                   "Instead of a trace: one collective on --ranks ranks of --bytes, every algorithm's predicted time "
                   "and bus bandwidth (closed forms), nccl-tests style")
-      ->check(CLI::IsMember({"all_reduce"}));
+      ->check(one_of({"all_reduce"}));
   sub->add_option("--bytes", cmd->bytes, "The collective's buffer, e.g. 256MiB");
   sub->add_option("--ranks", cmd->ranks, "The collective's group size, placed node-major on the platform");
   sub->add_option("--dtype", cmd->dtype, "The collective's element type")->capture_default_str();

@@ -10,6 +10,7 @@
 
 #include "core/input_error.hpp"
 #include "core/output_file.hpp"
+#include "core/text_lines.hpp"
 #include "core/utf8.hpp"
 
 namespace ccsim::json {
@@ -70,13 +71,15 @@ class Parser {
 
   void skip_space() {
     while (pos_ < text_.size()) {
-      char c = text_[pos_];
-      if (c == '\n') {
+      const char c = text_[pos_];
+      if (const std::size_t end = line_end_at(text_, pos_)) {
         ++line_;
-      } else if (c != ' ' && c != '\t' && c != '\r') {
+        pos_ += end;
+      } else if (c == ' ' || c == '\t') {
+        ++pos_;
+      } else {
         return;
       }
-      ++pos_;
     }
   }
 
@@ -279,7 +282,7 @@ class Parser {
         return out;
       }
       if (static_cast<unsigned char>(c) < 0x20) {
-        if (c == '\n') fail("JSON syntax: unterminated string (newline inside a string)");
+        if (c == '\n' || c == '\r') fail("JSON syntax: unterminated string (newline inside a string)");
         fail("JSON syntax: control character inside a string");
       }
       if (c != '\\') {

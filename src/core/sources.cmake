@@ -9,6 +9,8 @@ target_sources(ccsim_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/output_file.cpp
   ${CMAKE_CURRENT_LIST_DIR}/parse.cpp
   ${CMAKE_CURRENT_LIST_DIR}/phase.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/spelling.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/text_lines.cpp
   ${CMAKE_CURRENT_LIST_DIR}/toml.cpp
   ${CMAKE_CURRENT_LIST_DIR}/units.cpp
   ${CMAKE_CURRENT_LIST_DIR}/utf8.cpp

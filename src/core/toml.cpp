@@ -18,6 +18,7 @@
 
 #include "core/input_error.hpp"
 #include "core/parse.hpp"
+#include "core/text_lines.hpp"
 
 namespace ccsim::toml {
 namespace {
@@ -311,14 +312,19 @@ std::string to_json_text(std::string_view text, const std::string& file, std::in
   // A TOML document is UTF-8 (TOML 0.5, "Spec"); cpptoml does not check, and a key with an
   // invalid byte made the JSON writer below throw (found by tests/fuzz/toml_fuzz.cpp).
   if (const std::optional<std::size_t> bad = invalid_utf8_at(text)) {
-    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(*bad), '\n');
-    throw InputError(file, line <= INT_MAX ? static_cast<int>(line) : 0, "",
+    throw InputError(file, line_of(text, *bad), "",
                      fmt::format("expected UTF-8 text (a TOML document is UTF-8), got the byte 0x{:02X} at offset {}",
                                  static_cast<unsigned char>(text[*bad]), *bad));
   }
+  // cpptoml and LineMap end lines at LF (a CRLF ends in one); a lone CR (an old Mac file) ends
+  // a line too (core/text_lines.hpp), so it becomes an LF: same offsets, same line numbers.
+  std::string lf_text(text);
+  for (std::size_t i = 0; i < lf_text.size(); ++i) {
+    if (lf_text[i] == '\r' && line_end_at(lf_text, i) == 1) lf_text[i] = '\n';
+  }
   std::shared_ptr<cpptoml::table> root;
   try {
-    std::istringstream in{std::string(text)};
+    std::istringstream in{lf_text};
     cpptoml::parser parser(in);
     root = parser.parse();
   } catch (const cpptoml::parse_exception& e) {
@@ -332,7 +338,7 @@ std::string to_json_text(std::string_view text, const std::string& file, std::in
     }
     throw InputError(file, 0, "", "TOML syntax: " + message);
   }
-  LineMap lines(text);
+  LineMap lines(lf_text);
   Writer writer(lines, file, flat);
   writer.table(*root, "");
   return writer.take() + "\n";

@@ -68,10 +68,18 @@ TEST_CASE("compressor models are found by name in the model directories", "[comp
     find_compressor("lz4", {kModels});
     FAIL("no error");
   } catch (const InputError& e) {
-    CHECK(std::string(e.what()) == "--compress: unknown compressor \"lz4\"; models: ccsz, cuszp, int8, int8-cpu, onebit, onebit-cpu, szx, topk, zfp");
+    CHECK_THAT(std::string(e.what()),
+               Catch::Matchers::StartsWith("--compress: unknown compressor \"lz4\" (tried lz4, ") &&
+                   Catch::Matchers::EndsWith("models/compressors/lz4.json); models: ccsz, cuszp, int8, int8-cpu, "
+                                             "onebit, onebit-cpu, szx, topk, zfp"));
   }
-  CHECK_THROWS_WITH(find_compressor("lz4", {"/nonexistent"}),
-                    "--compress: unknown compressor \"lz4\"; models: none found");
+  CHECK_THROWS_WITH(find_compressor("lz4", {"/nonexistent", "/elsewhere"}),
+                    "--compress: unknown compressor \"lz4\" (tried lz4, /nonexistent/lz4.json, /elsewhere/lz4.json); "
+                    "models: none found");
+  // A name with .json is the same name (it was taken for a file in the working directory).
+  CHECK(find_compressor("cuszp.json", {"/nonexistent", kModels}) == kModels + "/cuszp.json");
+  CHECK_THROWS_WITH(find_compressor("lz4.json", {"/nonexistent"}),
+                    "--compress: unknown compressor \"lz4.json\" (tried lz4.json, /nonexistent/lz4.json); models: none found");
   CompressorModel m = load_compressor(parse_compress_spec("cuszp:eb=1e-3"), {kModels});
   CHECK(m.cost(parse_compress_spec("cuszp:eb=1e-3").query, ccsim::DType::kF32).ratio == 22.3);
 }

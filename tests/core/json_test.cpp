@@ -27,6 +27,19 @@ TEST_CASE("json values remember their line", "[json]") {
   CHECK(v.find("c") == nullptr);
 }
 
+TEST_CASE("json values and errors count lines ended by LF, CRLF or a lone CR", "[json]") {
+  for (const char* end : {"\n", "\r\n", "\r"}) {
+    INFO("line end " << (std::string(end) == "\r" ? "CR" : std::string(end) == "\n" ? "LF" : "CRLF"));
+    const std::string e(end);
+    json::Value v = json::parse("{" + e + "\"a\": 1," + e + e + "\"b\": 2" + e + "}", "doc.json");
+    CHECK(v.find("a")->line() == 2);
+    CHECK(v.find("b")->line() == 4);
+    CHECK(error_of("{" + e + "\"a\": 1," + e + e + "\"b\" 2}") == "doc.json:4: JSON syntax: expected ':', got '2'");
+  }
+  // A line end inside a string is one, CR or LF.
+  CHECK(error_of("[\"a\rb\"]") == "doc.json:1: JSON syntax: unterminated string (newline inside a string)");
+}
+
 TEST_CASE("json strings decode escapes and unicode", "[json]") {
   json::Value v = json::parse(R"(["a\"b\\c\n", "\u00e9\ud83d\ude00"])", "doc.json");
   CHECK(v.items()[0].text() == "a\"b\\c\n");

@@ -20,6 +20,19 @@ std::string error_of(const std::string& text) {
 
 }  // namespace
 
+TEST_CASE("TOML lines end at LF, CRLF or a lone CR", "[core][toml]") {
+  for (const char* end : {"\n", "\r\n", "\r"}) {
+    const std::string e(end);
+    INFO("line end " << (e == "\r" ? "CR" : e == "\n" ? "LF" : "CRLF"));
+    const json::Value doc = read("a = 1" + e + "# two" + e + "[grid]" + e + "b = \"x\"" + e);
+    CHECK(doc.find("a")->line() == 1);
+    CHECK(doc.find("grid")->line() == 3);
+    CHECK(doc.find("grid")->find("b")->line() == 4);
+    CHECK(error_of("a = 1" + e + e + "a = 2" + e) == "s.toml:3: TOML syntax: Key a already present");
+    CHECK(error_of("a = 1" + e + e + "b = \"\xff\"" + e).rfind("s.toml:3: expected UTF-8 text", 0) == 0);
+  }
+}
+
 TEST_CASE("a TOML document becomes the same tree, each member on its TOML line, in file order", "[core][toml]") {
   const json::Value doc = read(R"(# a comment
 zeta = "first"     # line 2

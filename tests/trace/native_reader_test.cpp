@@ -87,6 +87,17 @@ TEST_CASE("the reader rejects malformed operators word for word", "[trace]") {
         "t.json:9: field 'ranks[0].ops[0].root': expected a member of group \"tp0\" (ranks 0, 1), got \"5\"");
 }
 
+TEST_CASE("a trace with old Mac (CR) or Windows (CRLF) line ends reports the lines an editor shows", "[trace]") {
+  // Every error of a CR-only trace was on line 1: only LF ended a line.
+  const std::string lf = two_ranks(R"(      {"kind": "compute", "name": "linear", "duration_ms": 1, "flop": 10})", "");
+  for (const std::string end : {"\r", "\r\n"}) {
+    std::string text;
+    for (char c : lf) text += c == '\n' ? end : std::string(1, c);
+    CHECK(error_of(text) ==
+          "t.json:9: field 'ranks[0].ops[0].flop': unknown key; valid keys here: after, bytes, duration_ms, flops, gemm, kind, label, name, stream");
+  }
+}
+
 TEST_CASE("the reader rejects operators on groups the rank is not in", "[trace]") {
   std::string text = two_ranks(R"(      {"kind": "all_reduce", "group": "solo", "bytes": 8, "dtype": "fp32"})", "",
                                R"(, {"name": "solo", "kind": "other", "ranks": [1]})");

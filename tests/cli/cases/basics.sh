@@ -1,8 +1,30 @@
-# Command lines a new user mistypes: each must fail with a clear message and exit 1.
-# CLI11 reports a malformed command line with its own exit codes (>= 100, src/cli/exit_codes.hpp).
-hostile unknown-command 106 'subcommand is required' frobnicate
+# Command lines a new user mistypes: each must fail with a clear message.
+# A malformed command line exits 2 whatever CLI11's reason (src/cli/exit_codes.hpp: kUsage;
+# CLI11's own codes, 105 for an empty value, 106 for a missing command, 109 for an unknown
+# option, leaked before), and a mistyped option, command or value gets "did you mean".
+hostile unknown-command 2 '^unknown command frobnicate$' frobnicate
+hostile mistyped-command 2 '^unknown command replya; did you mean replay\?$' replya
+hostile mistyped-subcommand 2 '^unknown command netwrok; did you mean network\?$' calibrate netwrok
+hostile no-command 2 'A subcommand is required'
+hostile mistyped-option 2 '^unknown option --iteration; did you mean --iterations\?$' \
+  cost "$SRC/traces/qu2025-profile.json" --platform local --iteration 10000
+hostile mistyped-option-equals 2 '^unknown option --iteration; did you mean --iterations\?$' \
+  cost "$SRC/traces/qu2025-profile.json" --platform local --iteration=10000
+hostile unknown-option 2 '^unknown option --frobnicate$' cost "$SRC/traces/qu2025-profile.json" --frobnicate
+hostile mistyped-value 2 '^--collective: unknown value "allreduce"; did you mean all_reduce\? choices: all_reduce$' \
+  whatif --collective allreduce --bytes 1MiB --ranks 4 --platform local
+hostile mistyped-format 2 '^--format: unknown value "jsn"; did you mean json\? choices: text, csv, json$' \
+  replay "$SRC/traces/qu2025-profile.json" --format jsn
+hostile empty-value 2 '^--platform: expected a value, got an empty string$' replay "$SRC/traces/qu2025-profile.json" --platform ''
+hostile missing-value 2 '^--platform: 1 required TEXT missing$' replay "$SRC/traces/qu2025-profile.json" --platform
+hostile missing-required 2 'required' cost
+hostile help-exit-0 0 '' --help
+grep -q '^Exit codes: 0 success; 1 bad input' "$last_out" || fail "ccsim --help does not list the exit codes"
 hostile missing-trace 1 'no-such-trace.json' replay "$TMP/no-such-trace.json"
 hostile bad-trace 1 'bad_unknown_key.json' replay "$DATA/bad_unknown_key.json"
+# Old Mac line ends (CR only): the error is on line 8 as an editor shows it, not on line 1.
+tr '\n' '\r' <"$DATA/bad_unknown_key.json" >"$TMP/bad_cr.json"
+hostile bad-trace-cr 1 "^ccsim: error: .*/bad_cr.json:8: field 'ranks\[0\]\.ops\[0\]\.flop': unknown key" replay "$TMP/bad_cr.json"
 
 # A directory given where a file is read says so (it said "JSON syntax: unexpected end of file").
 hostile trace-is-directory 1 "^ccsim: error: .*: is a directory, not a file$" replay "$TMP" --platform local

@@ -246,3 +246,20 @@ hostile layout-validate-tp 0 '' validate "$L" --model "$TMP/layout-tp.json" --gr
 grep -Eq 'fitted +9 points' "$last_out" || fail "the tp points of a tp fit are not the fitted ones"
 hostile two-nodes-validate-intra 1 "field '--tier': .*two-nodes.json was measured on 2 nodes" \
   validate "$TMP/two-nodes.json" --series ring/mpi --model local-tcp --tier intra
+# validate takes the tier from a model of one tier: a model fitted with --tier inter on a
+# one-node file was refused ("has no intra tier") unless --tier inter was given again.
+hostile inter-fit 0 '' calibrate network "$DATA/measure/tcp-np2.json" --series ring/mpi --tier inter -o "$TMP/inter.json"
+hostile inter-validate 0 '' validate "$DATA/measure/tcp-np2.json" --model "$TMP/inter.json"
+grep -q '^validate: network model "fit-ring/mpi" (tier inter) against ' "$last_out" ||
+  fail "validate does not use the model's only tier: $(head -1 "$last_out")"
+hostile inter-validate-intra 1 'has no intra tier' validate "$DATA/measure/tcp-np2.json" --model "$TMP/inter.json" --tier intra
+# --model is a file (as given, with or without .json) or a NAME of models/network/ (with or
+# without .json); what was tried is listed when neither is found.
+cp "$TMP/inter.json" "$TMP/inter-model"
+current=model-file-stem  # the name fail reports; hostile cannot change directory
+(cd "$TMP" && "$CCSIM" validate "$DATA/measure/tcp-np2.json" --model inter-model >"$TMP/stem.out" 2>&1) ||
+  fail "validate --model FILE without .json in the working directory: $(cat "$TMP/stem.out")"
+hostile model-name-with-json 0 '' validate "$DATA/measure/tcp-np2.json" --model local-tcp.json
+grep -q '^validate: network model "local-tcp" ' "$last_out" || fail "--model local-tcp.json is not models/network/local-tcp.json"
+hostile model-unknown 1 '^ccsim: error: --model: unknown network model "no-such-model" \(tried no-such-model, .*models/network/no-such-model\.json\); network models: .*local-tcp' \
+  validate "$DATA/measure/tcp-np2.json" --model no-such-model

@@ -28,12 +28,12 @@ hostile data-directory 1 "dir: field '--data': is a directory; expected a file o
 hostile data-missing 1 "nothing.f32: field '--data': cannot open the file" "${tiny[@]}" --data "$TMP/nothing.f32"
 
 # --- values: readable messages with the real bounds (they printed a 300-digit double)
-hostile reps-zero 105 '--reps: expected a whole number of repetitions from 1 to 1000000, got "0"' --reps 0
-hostile warmup-negative 105 '--warmup: expected a whole number of repetitions from 0 to 1000000, got "-1"' --warmup -1
-hostile max-seconds-zero 105 '--max-seconds: expected a positive finite number of seconds, got "0"' --max-seconds 0
-hostile max-seconds-nan 105 '--max-seconds: expected a positive finite number of seconds, got "nan"' --max-seconds nan
-hostile max-seconds-inf 105 '--max-seconds: expected a positive finite number of seconds, got "inf"' --max-seconds inf
-hostile np-zero-measure 105 '--np: expected a whole number of processes from 1 to 1048576, got "0"' --np 0
+hostile reps-zero 2 '--reps: expected a whole number of repetitions from 1 to 1000000, got "0"' --reps 0
+hostile warmup-negative 2 '--warmup: expected a whole number of repetitions from 0 to 1000000, got "-1"' --warmup -1
+hostile max-seconds-zero 2 '--max-seconds: expected a positive finite number of seconds, got "0"' --max-seconds 0
+hostile max-seconds-nan 2 '--max-seconds: expected a positive finite number of seconds, got "nan"' --max-seconds nan
+hostile max-seconds-inf 2 '--max-seconds: expected a positive finite number of seconds, got "inf"' --max-seconds inf
+hostile np-zero-measure 2 '--np: expected a whole number of processes from 1 to 1048576, got "0"' --np 0
 hostile sizes-beyond-mpi 1 "field '--sizes': 1099511627776 bytes per rank is more than MPI's int counts allow: at most 2147483647 fp32 elements" \
   --sizes 1TiB
 hostile sizes-not-fp32 1 "field '--sizes': expected sizes that are a positive multiple of 4 bytes \(fp32\), got 1001" --sizes 1001

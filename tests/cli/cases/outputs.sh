@@ -64,17 +64,17 @@ hostile predict-model-over-its-summary 1 "summary.json: $input" \
 expect_unchanged "$TMP/run/summary.json"
 expect_no_temporaries
 
-# --- an empty output name is an error, not stdout or nothing (CLI11's validation exit code,
-# like every empty option value: src/cli/option_values.hpp)
-hostile output-empty 105 "--output: expected a value" "${replay[@]}" -o ''
-hostile export-output-empty 105 "--output: expected a value" platform export "$TMP/platform.json" --xml -o ''
-hostile calibrate-output-empty 105 "--output: expected a value" calibrate network "$TMP/measurements.json" -o ''
-hostile calibrate-compressor-output-empty 105 "--output: expected a value" \
+# --- an empty output name is an error, not stdout or nothing (a usage error, exit 2, like
+# every empty option value: src/cli/option_values.hpp)
+hostile output-empty 2 "--output: expected a value" "${replay[@]}" -o ''
+hostile export-output-empty 2 "--output: expected a value" platform export "$TMP/platform.json" --xml -o ''
+hostile calibrate-output-empty 2 "--output: expected a value" calibrate network "$TMP/measurements.json" -o ''
+hostile calibrate-compressor-output-empty 2 "--output: expected a value" \
   calibrate compressor "$TMP/bench.json" -o ''
 ccsim=$CCSIM
 CCSIM=$(dirname "$ccsim")/ccsim-measure  # checked before MPI starts
 if [ -x "$CCSIM" ]; then
-  hostile measure-output-empty 105 "--output: expected a value" -o ''
+  hostile measure-output-empty 2 "--output: expected a value" -o ''
 fi
 CCSIM=$ccsim
 

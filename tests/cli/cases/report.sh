@@ -2,8 +2,8 @@
 # a clear reason when it is not; bad arguments name the flag and leave no half-written report.
 profile="$SRC/traces/qu2025-profile.json"
 
-hostile report-no-output 106 'output' report "$profile"
-hostile report-empty-output 105 'output: expected a value' report "$profile" -o ''
+hostile report-no-output 2 'output' report "$profile"
+hostile report-empty-output 2 'output: expected a value' report "$profile" -o ''
 touch "$TMP/a-file"
 hostile report-output-is-file 1 'a-file.*\(a file\)' report "$profile" -o "$TMP/a-file"
 hostile report-missing-trace 1 'no-such.json' report "$TMP/no-such.json" -o "$TMP/r0"

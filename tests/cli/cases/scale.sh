@@ -19,7 +19,7 @@ grep -v '^note' "$last_out" > "$TMP/scale-folded.txt"
 hostile scale-every-replica 0 '' replay "$TMP/scale.json" --platform dgx-h100-superpod --rows name --fast --every-replica
 grep -q 'data-parallel replicas' "$last_out" && fail "--every-replica folded replicas"
 grep -v '^note' "$last_out" | cmp -s - "$TMP/scale-folded.txt" || fail "--every-replica changed the report"
-hostile scale-every-replica-full 108 'excludes' replay "$TMP/scale.json" --platform dgx-h100-superpod --every-replica --full
+hostile scale-every-replica-full 2 'excludes' replay "$TMP/scale.json" --platform dgx-h100-superpod --every-replica --full
 # compare takes it too (both of its replays).
 hostile scale-compare-fast 0 '' compare "$TMP/scale.json" --platform dgx-h100-superpod --compress int8 --fast
 grep -q 'note: shortcuts' "$last_out" || fail "compare's shortcuts are not said in the notes"
@@ -34,7 +34,7 @@ hostile scale-replay-v1 0 '' replay "$TMP/scale-v1.json" --platform dgx-h100-sup
 sed 's/scale-v1\.json/scale.json/' "$last_out" | grep -v '^note' > "$TMP/scale-v1.txt"
 hostile scale-replay-v2 0 '' replay "$TMP/scale.json" --platform dgx-h100-superpod --rows name
 grep -v '^note' "$last_out" | cmp -s - "$TMP/scale-v1.txt" || fail "version 2 and its version-1 expansion replay differently"
-hostile scale-format-version-3 105 'format-version' trace synth --model small-gpt --platform local --format-version 3
+hostile scale-format-version-3 2 'format-version' trace synth --model small-gpt --platform local --format-version 3
 # Hostile version-2 documents: a slot that is no group kind, a peer past the end of its group,
 # a rank in two programs, a rank in none.
 v2_trace() {  # FILE GROUP PEER RANKS0 RANKS1

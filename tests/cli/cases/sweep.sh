@@ -55,6 +55,6 @@ spec missing-trace "$H \"mode\": \"trace\", \"grid\": {\"trace\": \"no-such-trac
 hostile sweep-missing-trace 1 "no-such-trace.json" sweep "$TMP/missing-trace.json"
 hostile sweep-missing-spec 1 "no-such-spec.json" sweep "$TMP/no-such-spec.json"
 hostile sweep-negative-jobs 1 "field '-j': expected 0 \(one per core\) or more, got \"-3\"" sweep "$G" -j -3
-hostile sweep-bad-format 105 "" sweep "$G" --format xml
-hostile sweep-output-empty 105 "--output: expected a value" sweep "$G" -o ''
+hostile sweep-bad-format 2 "" sweep "$G" --format xml
+hostile sweep-output-empty 2 "--output: expected a value" sweep "$G" -o ''
 hostile sweep-output-is-spec 1 "" sweep "$G" -o "$G"

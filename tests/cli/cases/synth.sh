@@ -30,7 +30,7 @@ hostile synth-interleaved-m3 1 "'--micro-batches'.*--pp 2: 3 is not a multiple" 
   trace synth --model small-gpt --pp 2 --micro-batches 3 --schedule interleaved --platform local
 hostile synth-chunks-1f1b 1 "'--virtual-stages'.*need --schedule interleaved" \
   trace synth --model small-gpt --pp 2 --virtual-stages 2 --platform local
-hostile synth-bad-schedule 105 "--schedule: zigzag not in" trace synth --model small-gpt --schedule zigzag --platform local
+hostile synth-bad-schedule 2 '--schedule: unknown value "zigzag"; choices: gpipe, 1f1b, interleaved$' trace synth --model small-gpt --schedule zigzag --platform local
 hostile synth-bad-pp 1 "'--pp'.*4 layers, fewer than 5 pipeline stages" trace synth --model small-gpt --pp 5 --platform local
 # Uneven stages: 4 layers on 3 stages, the middle one takes the extra layer (the report says so);
 # Megatron's flags for the first and last stage, refused when the rest does not divide.
@@ -48,7 +48,7 @@ grep -q "Megatron's distributed optimizer" "$TMP/distributed-optimizer.json" ||
   fail "the --distributed-optimizer trace's description does not say so"
 hostile synth-distributed-optimizer-zero2 1 "'--distributed-optimizer'.*--zero 2" \
   trace synth --model small-gpt --dp 2 --zero 2 --distributed-optimizer --platform local
-hostile synth-bad-recompute 105 "--recompute: sometimes not in" trace synth --model small-gpt --recompute sometimes --platform local
+hostile synth-bad-recompute 2 '--recompute: unknown value "sometimes"; choices: none, selective, full$' trace synth --model small-gpt --recompute sometimes --platform local
 # The platform's accelerators: local gives no memory (said once); Llama 2 7B on one 32 GiB DCU
 # does not fit, and nothing alone would; --allow-oversize writes it with a warning.
 hostile synth-no-memory 0 'platform "local" gives no accelerator memory' trace synth --model small-gpt --platform local -o "$TMP/nomem.json"
@@ -62,6 +62,6 @@ hostile synth-too-many-ranks 1 "TP 1 x PP 1 x DP 8 = 8 ranks, but platform \"qu2
 expect_absent "$TMP/ranks.json"
 hostile synth-unknown-model 1 'unknown model "gpt9".*llama2-7b' trace synth --model gpt9 --platform local
 hostile synth-unknown-platform 1 'summit' trace synth --model small-gpt --platform summit
-hostile synth-empty-model 105 '--model: expected a value' trace synth --model '' --platform local
-hostile synth-seq-zero 105 "--seq: Value 0 not in range 1 to 16777216" trace synth --model small-gpt --seq 0 -o "$TMP/seq0.json"
+hostile synth-empty-model 2 '--model: expected a value' trace synth --model '' --platform local
+hostile synth-seq-zero 2 "--seq: Value 0 not in range 1 to 16777216" trace synth --model small-gpt --seq 0 -o "$TMP/seq0.json"
 expect_absent "$TMP/seq0.json"

@@ -63,24 +63,24 @@ hostile model-name-not-utf8 1 "name.json:4: field 'name': expected UTF-8 text, g
 hostile compress-density-1e-300 1 "--compress: field 'density': expected a fraction from 1e-09 to 1, got \"1e-300\"" \
   replay "$TMP/ok.json" --platform "$plat" --compress topk:density=1e-300
 
-# Empty or non-UTF-8 values of flags are errors naming the flag (CLI11's ValidationError, 105),
+# Empty or non-UTF-8 values of flags are errors naming the flag (a usage error, exit 2),
 # not "not given".
-hostile compress-empty 105 '--compress: expected a value, got an empty string' replay "$TMP/ok.json" --platform "$plat" --compress ''
-hostile platform-empty 105 '--platform: expected a value, got an empty string' replay "$TMP/ok.json" --platform ''
-hostile placement-empty 105 '--placement: expected a value, got an empty string' replay "$TMP/ok.json" --platform "$plat" --placement ''
-hostile network-model-empty 105 '--network-model: expected a value' replay "$TMP/ok.json" --platform "$plat" --network-model ''
-hostile min-bytes-empty 105 '--compress-min-bytes: expected a value' replay "$TMP/ok.json" --platform "$plat" --compress int8 --compress-min-bytes ''
-hostile output-empty 105 '--output: expected a value' replay "$TMP/ok.json" --platform "$plat" --output ''
-hostile trace-empty 105 'trace: expected a value' replay ''
-hostile compare-compress-empty 105 '--compress: expected a value' compare "$TMP/ok.json" --platform "$plat" --compress ''
-hostile compare-platform-empty 105 '--platform: expected a value' compare "$TMP/ok.json" --platform '' --compress int8
-hostile breakeven-compress-empty 105 '--compress: expected a value' breakeven --platform "$plat" --compress ''
-hostile breakeven-sizes-empty 105 '--sizes: expected a value' breakeven --platform "$plat" --compress int8 --sizes "" 
-hostile platform-show-empty 105 'platform: expected a value' platform show ''
-hostile validate-model-empty 105 '--model: expected a value' validate "$DATA/bad_unknown_key.json" --model ''
-hostile placement-not-utf8 105 '--placement: expected UTF-8 text, got the byte 0xFF at byte 2' \
+hostile compress-empty 2 '--compress: expected a value, got an empty string' replay "$TMP/ok.json" --platform "$plat" --compress ''
+hostile platform-empty 2 '--platform: expected a value, got an empty string' replay "$TMP/ok.json" --platform ''
+hostile placement-empty 2 '--placement: expected a value, got an empty string' replay "$TMP/ok.json" --platform "$plat" --placement ''
+hostile network-model-empty 2 '--network-model: expected a value' replay "$TMP/ok.json" --platform "$plat" --network-model ''
+hostile min-bytes-empty 2 '--compress-min-bytes: expected a value' replay "$TMP/ok.json" --platform "$plat" --compress int8 --compress-min-bytes ''
+hostile output-empty 2 '--output: expected a value' replay "$TMP/ok.json" --platform "$plat" --output ''
+hostile trace-empty 2 'trace: expected a value' replay ''
+hostile compare-compress-empty 2 '--compress: expected a value' compare "$TMP/ok.json" --platform "$plat" --compress ''
+hostile compare-platform-empty 2 '--platform: expected a value' compare "$TMP/ok.json" --platform '' --compress int8
+hostile breakeven-compress-empty 2 '--compress: expected a value' breakeven --platform "$plat" --compress ''
+hostile breakeven-sizes-empty 2 '--sizes: expected a value' breakeven --platform "$plat" --compress int8 --sizes "" 
+hostile platform-show-empty 2 'platform: expected a value' platform show ''
+hostile validate-model-empty 2 '--model: expected a value' validate "$DATA/bad_unknown_key.json" --model ''
+hostile placement-not-utf8 2 '--placement: expected UTF-8 text, got the byte 0xFF at byte 2' \
   replay "$TMP/ok.json" --platform "$plat" --placement $'tp\xff,pp,dp'
-hostile compress-not-utf8 105 '--compress: expected UTF-8 text, got the byte 0xE9 at byte 3' \
+hostile compress-not-utf8 2 '--compress: expected UTF-8 text, got the byte 0xE9 at byte 3' \
   replay "$TMP/ok.json" --platform "$plat" --compress $'int\xe9' --format json
 
 # Placements of fewer or more than three parts (--placement or the trace's own).

@@ -33,8 +33,8 @@ hostile whatif-compress 1 "field 'compress': eps: unknown key" whatif "$T" --set
 hostile whatif-compress-unknown 1 "nosuchzip" whatif "$T" --set compress=nosuchzip
 hostile whatif-twice 1 "field 'nodes': set twice" whatif "$T" --set nodes=2 --set nodes=4
 hostile whatif-memory-factor 1 "the platform gives no memory_Bps to scale" whatif "$T" --set accelerator.memory=x2
-hostile whatif-empty-set 105 '--set' whatif "$T" --set ''
-hostile whatif-two-values 109 'not expected: intra.latency=2us' whatif "$T" --set inter.bandwidth=x2 intra.latency=2us
+hostile whatif-empty-set 2 '--set' whatif "$T" --set ''
+hostile whatif-two-values 2 'not expected: intra.latency=2us' whatif "$T" --set inter.bandwidth=x2 intra.latency=2us
 hostile whatif-output-is-input 1 'qu2025-profile.json' whatif "$T" --set inter.bandwidth=x2 -o "$T"
 
 hostile whatif-timeline-csv 0 '' whatif "$T" --set inter.bandwidth=x2 --timeline "$TMP/events.json" --format csv -o "$TMP/w.csv"
@@ -54,7 +54,7 @@ hostile whatif-collective-huge 1 "field '--bytes': expected 4 to 112589990684262
 hostile whatif-collective-and-trace 1 'not both' whatif "$T" --collective all_reduce --bytes 1MiB --ranks 2 --platform qu2025-fit
 hostile whatif-collective-csv 1 "field '--format': the collective mode prints text or json, not csv" \
   whatif --collective all_reduce --bytes 1MiB --ranks 2 --platform qu2025-fit --format csv
-hostile whatif-collective-other 105 'all_gather' whatif --collective all_gather --bytes 1MiB --ranks 2 --platform qu2025-fit
+hostile whatif-collective-other 2 'all_gather' whatif --collective all_gather --bytes 1MiB --ranks 2 --platform qu2025-fit
 hostile whatif-collective-ok 0 '' whatif --collective all_reduce --bytes 256MiB --ranks 512 --platform tianhe-2a
 grep -Eq '^ring \(auto\) ' "$last_out" || fail "ring is not the auto choice for 256 MiB over 512 ranks on tianhe-2a"
 
