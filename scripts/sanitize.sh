@@ -3,7 +3,7 @@
 # (any report fatal), Debug (assertions on: ours, Boost's, libstdc++'s), -O1 with line tables.
 #   scripts/sanitize.sh                  build everything, run the whole test suite in it
 #   scripts/sanitize.sh build [TARGET]   configure and build only
-# CI's tree: scripts/test.sh runs this, then the fuzz targets built here (README.md "Testing"
+# CI's tree: scripts/test.sh runs this, then the fuzz targets built here (docs/testing.md
 # has the measured times).
 # SimGrid runs its ranks on threads in this build (src/engine/sg_engine.cpp): the stack
 # switching of its default contexts gives AddressSanitizer false reports. Leaks inside Open MPI,

@@ -7,7 +7,7 @@
 # target of tests/fuzz/, linked to that same library, runs once over its committed seeds and
 # regression inputs (scripts/fuzz.sh --check): nothing random, so a commit's verdict is the
 # same on every run. Open-ended fuzzing is scripts/fuzz.sh SECONDS, for developers.
-# README.md "Testing" has the measured times.
+# docs/testing.md and bench/results/ci.md have the measured times.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 "$PWD/scripts/install-deps.sh"

@@ -488,7 +488,7 @@ void run_predict(const PredictCommand& cmd) {
   // Ranks of identical work wait for each other at their collectives when their measured
   // compute differs (a shared machine runs its cores at different speeds from one second to
   // the next); the synthesised ranks are identical and never do. Each fitted run replayed as
-  // traced says how much of that the prediction leaves out (README, "Predicting untraced
+  // traced says how much of that the prediction leaves out (docs/calibration.md, "Predicting untraced
   // configurations").
   if (!cmd.traced) {
     engine::ReplayOptions as_traced = options;

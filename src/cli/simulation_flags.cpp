@@ -148,7 +148,7 @@ void add_set_flag(CLI::App* sub, std::vector<std::string>& settings) {
   for (const engine::WhatIfKey& k : engine::what_if_keys()) keys += fmt::format("{}{}", keys.empty() ? "" : ", ", k.key);
   sub->add_option("--set", settings,
                   fmt::format("Change a parameter for this run, KEY=VALUE (repeatable; a value xF multiplies the "
-                              "platform's): {} (README.md, \"What if\")",
+                              "platform's): {} (docs/replay.md, \"What if\")",
                               keys))
       ->take_all()
       ->allow_extra_args(false);

@@ -388,7 +388,7 @@ void setup_sweep(CLI::App& app) {
       "sweep",
       "Evaluate the scenarios of a sweep spec (a grid or a list: platform x trace x --set x compressor x algorithm x "
       "size ...) in parallel, one CSV or JSON row per scenario in scenario order; under mpirun the scenarios are "
-      "spread over the MPI ranks (README.md, \"Sweeps\")");
+      "spread over the MPI ranks (docs/replay.md, \"Sweeps\")");
   sub->add_option("spec", cmd->spec, "Sweep spec, JSON or TOML (SPEC.toml; format in sweeps/README.md)")->required();
   sub->add_option("-f,--format", cmd->format, "Output format: csv or json")
       ->check(one_of({"csv", "json"}))

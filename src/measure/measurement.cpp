@@ -279,7 +279,7 @@ nlohmann::ordered_json run_measurements(const MeasureOptions& options) {
   // a core of its own, and each alone sees 1 core.
   machine["cores_per_node"] = Communicator::node_cores(true);
   // Each process's CPUs (per world rank): bound to a core each, or free to move among them,
-  // which changes what processes that share cores take (README, calibration).
+  // which changes what processes that share cores take (docs/calibration.md).
   machine["affinity"] = world.all_gather(Communicator::affinity_cpus());
   // The single-core memory bandwidth, the same probe as ccsim_compressor_bench's, by rank 0
   // before any series: what a memory-bound compressor model measured on other hardware scales
