@@ -66,7 +66,9 @@ void Simulation::prepare_result() {
   result_.algorithm = planner_->describe();
   result_.compression = options_.compression.describe();
   result_.compute = options_.compute;
-  result_.notes = planner_->notes();
+  result_.notes = platform_.notes;
+  const std::vector<std::string> planned = planner_->notes();
+  result_.notes.insert(result_.notes.end(), planned.begin(), planned.end());
   if (options_.fast) {
     result_.notes.insert(result_.notes.begin(),
                          "shortcuts: consecutive compute operators of a rank alone on its accelerator ran as one busy "

@@ -193,9 +193,22 @@ void check_size(const NetworkSize& size, const SourceRef& where) {
   check(size.route_entries, Limits::kMaxRouteEntries, "routing table entries");
 }
 
-/// Checks that a fat-tree ends in one root and builds it.
-void finish_fat_tree(Platform& platform, const NodeSpec& nodes, const FatTreeSpec& tree, const SourceRef& where) {
+/// Checks that a fat-tree ends in one root and builds it. With `grown` (the node count was
+/// set on the command line, `--set nodes`), a top level of several switches above two or more
+/// levels is widened instead: its one switch takes every switch below it, and the platform's
+/// notes say so.
+void finish_fat_tree(Platform& platform, const NodeSpec& nodes, FatTreeSpec tree, const SourceRef& where,
+                     bool grown = false) {
   std::vector<int> counts = fat_tree_switch_counts(nodes, tree);
+  if (grown && counts.back() != 1 && counts.size() >= 2) {
+    const int was = tree.levels.back().down;
+    tree.levels.back().down = counts[counts.size() - 2];
+    counts = fat_tree_switch_counts(nodes, tree);
+    platform.notes.push_back(fmt::format(
+        "--set nodes={}: the fat-tree's top level, {} switches of {} ports down in the file, is one switch of {} "
+        "ports down (one per switch below it), with the file's link figures and oversubscription",
+        nodes.nodes, (counts[counts.size() - 2] + was - 1) / was, was, tree.levels.back().down));
+  }
   if (counts.back() != 1) {
     // What the top level's one switch must take: the switches one level down, or, for a
     // single level, every NIC (every node, with rails; rails of several NICs need a level
@@ -246,7 +259,7 @@ void read_fat_tree(Platform& platform, const NodeSpec& nodes, ObjectReader& net,
     level.finish();
     tree.levels.push_back(spec);
   }
-  finish_fat_tree(platform, nodes, tree, net.at("levels"));
+  finish_fat_tree(platform, nodes, tree, net.at("levels"), o.nodes.has_value());
 }
 
 void read_supernodes(Platform& platform, const NodeSpec& nodes, ObjectReader& net, const PlatformOverrides& o) {

@@ -51,6 +51,9 @@ struct Platform {
   std::string file;      ///< where it was read from
   std::string topology;  ///< the network's topology kind: switch, fat-tree, supernodes, torus, dragonfly
   std::string shape;     ///< a one-line description of the topology's parameters
+  /// How the file's network was changed to build this platform (e.g. a fat-tree's top level
+  /// widened for `--set nodes`), one sentence each; the replay's notes repeat them.
+  std::vector<std::string> notes;
   /// Bisection bandwidth from the topology's closed form, NaN when it has none (see the builders).
   double closed_form_bisection_Bps = 0;
   Network network;

@@ -254,3 +254,20 @@ TEST_CASE("a platform's optional cost: price, currency, power and their source",
   CHECK_THAT(error_of(with_cost(R"({"power_kw_per_node": 1, "source": "s", "tax": 3})")),
              Catch::Matchers::Contains("field 'cost.tax': unknown key"));
 }
+
+TEST_CASE("a fat-tree preset grows for a node count set on the command line by widening its top level",
+          "[topology][platform]") {
+  // dgx-h100-superpod's top level ends in one switch up to its own 128 nodes; 256 and 1,280
+  // nodes (the 10,240-accelerator job) need a wider one.
+  for (int nodes : {256, 1280}) {
+    INFO(nodes << " nodes");
+    topology::PlatformOverrides o;
+    o.nodes = topology::Adjustment{static_cast<double>(nodes), false, "nodes=" + std::to_string(nodes)};
+    const topology::Platform p = topology::read_platform(CCSIM_SOURCE_DIR "/platforms/dgx-h100-superpod.json", o);
+    CHECK(p.network.accelerator_count() == 8 * nodes);
+    REQUIRE(p.notes.size() == 1);
+    CHECK_THAT(p.notes[0], Catch::StartsWith(fmt::format("--set nodes={}: the fat-tree's top level,", nodes)));
+  }
+  // The file as it is needs no change, and says none.
+  CHECK(topology::read_platform(CCSIM_SOURCE_DIR "/platforms/dgx-h100-superpod.json").notes.empty());
+}
