@@ -175,7 +175,7 @@ MeasurementFile parse_measurements(std::string_view text, const std::string& sou
     r.finish();
     m.emulated_link = fmt::format("{}", fmt::join(settings, ", "));
   }
-  machine.allow({"hosts", "mpi_library", "transports", "environment", "ucx", "memory_source"});
+  machine.allow({"hosts", "mpi_library", "mpi_path", "transports", "environment", "ucx", "memory_source"});
   machine.finish();
 
   const json::Value& series = doc.array("series");

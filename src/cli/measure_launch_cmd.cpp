@@ -20,8 +20,27 @@ namespace {
 
 struct MeasureLaunch {
   int np = 2;
+  std::string mpi_over;  ///< --mpi-over: shm, tcp or tcp:IFACE; "" leaves Open MPI's choice
   std::vector<std::string> args;
 };
+
+/// Restricts Open MPI's byte transfer layers for the job (environment of mpirun, which passes
+/// OMPI_MCA_* on to the processes): shared memory only, or TCP only (through IFACE). ccsim-
+/// measure reads them back into machine.mpi_path and its table's first line.
+void select_mpi_path(const std::string& over) {
+  if (over.empty()) return;
+  if (over == "shm") {
+    setenv("OMPI_MCA_btl", "self,vader", 1);
+    return;
+  }
+  if (over == "tcp" || over.starts_with("tcp:")) {
+    setenv("OMPI_MCA_btl", "self,tcp", 1);
+    if (over.size() > 4) setenv("OMPI_MCA_btl_tcp_if_include", over.substr(4).c_str(), 1);
+    return;
+  }
+  throw InputError("command line", 0, "--mpi-over",
+                   fmt::format("expected shm, tcp or tcp:IFACE (e.g. tcp:lo, tcp:eth0), got \"{}\"", over));
+}
 
 [[noreturn]] void exec(std::vector<std::string> argv) {
   std::vector<char*> pointers;
@@ -46,6 +65,12 @@ void run_measure_launch(const MeasureLaunch& launch) {
     argv = {"mpirun", "-np", std::to_string(launch.np)};
     if (launch.np > static_cast<int>(std::thread::hardware_concurrency())) argv.emplace_back("--oversubscribe");
   }
+  if (!launch.mpi_over.empty() && under_mpi_launcher()) {
+    throw InputError("command line", 0, "--mpi-over",
+                     "the job was started by an MPI launcher, which chose its transports already: set OMPI_MCA_btl "
+                     "for that launcher instead");
+  }
+  select_mpi_path(launch.mpi_over);
   argv.push_back(program.string());
   argv.insert(argv.end(), launch.args.begin(), launch.args.end());
   exec(std::move(argv));
@@ -65,13 +90,26 @@ void setup_measure(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "measure",
       "run collectives for real over MPI or UCX (starts ccsim-measure with mpirun -np N, N from --np, default 2; "
+      "--mpi-over shm|tcp|tcp:IFACE restricts Open MPI to shared memory or TCP, and the output says which ran; "
       "`ccsim measure --help` lists its options)");
   // Every argument goes to ccsim-measure, which knows the options (--help lists them, --np
-  // too); --np, anywhere among them, is also the -np of mpirun.
+  // too); --np, anywhere among them, is also the -np of mpirun. --mpi-over is the launcher's
+  // own (it sets mpirun's environment) and is not passed on.
   cmd->set_help_flag();
   cmd->prefix_command();
   cmd->callback([launch, cmd] {
-    launch->args = cmd->remaining();
+    launch->args.clear();
+    const std::vector<std::string> given = cmd->remaining();
+    for (std::size_t i = 0; i < given.size(); ++i) {
+      if (given[i] == "--mpi-over" || given[i].starts_with("--mpi-over=")) {
+        if (given[i] == "--mpi-over" && i + 1 == given.size()) {
+          throw InputError("command line", 0, "--mpi-over", "expected shm, tcp or tcp:IFACE, got nothing");
+        }
+        launch->mpi_over = given[i] == "--mpi-over" ? given[++i] : given[i].substr(11);
+        continue;
+      }
+      launch->args.push_back(given[i]);
+    }
     const auto& args = launch->args;
     for (std::size_t i = 0; i < args.size(); ++i) {
       std::string value;

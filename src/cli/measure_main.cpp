@@ -56,6 +56,7 @@ int main(int argc, char** argv) {
   std::string line = "ccsim-measure";
   for (int i = 1; i < argc; ++i) line += std::string(" ") + argv[i];
   command.options.command_line = line;
+  command.options.table_on_stdout = command.output != "-" && !command.output.empty();
 
   try {
     ccsim::measure::MpiSession mpi(argc, argv);

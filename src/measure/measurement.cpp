@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -49,6 +50,28 @@ std::string env_summary() {
   }
   std::sort(vars.begin(), vars.end());
   return fmt::format("{}", fmt::join(vars, " "));
+}
+
+/// What carries Open MPI's messages between processes, from the BTL selection the job ran
+/// with (OMPI_MCA_btl, set by `ccsim measure --mpi-over`, and btl_tcp_if_include): a sentence
+/// for the table and the JSON (machine.mpi_path).
+std::string mpi_path() {
+  const char* btl = std::getenv("OMPI_MCA_btl");
+  const char* iface = std::getenv("OMPI_MCA_btl_tcp_if_include");
+  const std::string list = btl == nullptr ? "" : btl;
+  auto has = [&](std::string_view name) {
+    return ("," + list + ",").find("," + std::string(name) + ",") != std::string::npos;
+  };
+  if (list.empty()) {
+    return "as Open MPI chooses (shared memory, vader, between processes of one node; a network BTL between nodes): "
+           "ccsim measure --mpi-over shm|tcp[:IFACE] says which";
+  }
+  if (has("tcp") && !has("vader") && !has("sm")) {
+    return fmt::format("TCP (OMPI_MCA_btl={}){}", list,
+                       iface != nullptr ? fmt::format(" through interface {}", iface) : std::string(", any interface"));
+  }
+  if ((has("vader") || has("sm")) && !has("tcp")) return fmt::format("shared memory (OMPI_MCA_btl={})", list);
+  return fmt::format("OMPI_MCA_btl={}", list);
 }
 
 /// The settings of the link scripts/slowlink.sh emulates, from the file it keeps while the link
@@ -203,7 +226,7 @@ ordered_json measure_p2p(const MeasureOptions& options, const Communicator& worl
       out.push_back(s);
       if (rank == 0) {
         const double t = summarize(samples).median;
-        fmt::print(stderr, "  p2p {:<9} {:<4} {:>12} B  {:>10.3f} us  {:>8.3f} GB/s per direction\n", pattern,
+        fmt::print(options.table_on_stdout ? stdout : stderr, "  p2p {:<9} {:<4} {:>12} B  {:>10.3f} us  {:>8.3f} GB/s per direction\n", pattern,
                    transport.name(), bytes, t * 1e6, t > 0 ? static_cast<double>(bytes) / t / 1e9 : 0.0);
       }
     }
@@ -294,6 +317,8 @@ nlohmann::ordered_json run_measurements(const MeasureOptions& options) {
   }
   machine["transports"] = transports_note();
   machine["environment"] = env_summary();
+  machine["mpi_path"] = mpi_path();
+  if (root) fmt::print(options.table_on_stdout ? stdout : stderr, "MPI messages: {}\n", mpi_path());
   if (ordered_json link = emulated_link(); !link.empty()) machine["emulated_link"] = std::move(link);
 #ifdef CCSIM_HAVE_UCX
   machine["ucx"] = UcxWorld::describe();
@@ -346,7 +371,7 @@ nlohmann::ordered_json run_measurements(const MeasureOptions& options) {
     g["construction_s"] = summary_json(summarize(split_samples));
     groups_json.push_back(g);
     if (root) {
-      fmt::print(stderr, "group {}: {} groups of {} ranks, MPI_Comm_split {:.1f} us (median)\n", kind, group.count,
+      fmt::print(options.table_on_stdout ? stdout : stderr, "group {}: {} groups of {} ranks, MPI_Comm_split {:.1f} us (median)\n", kind, group.count,
                  group.comm.size(), summarize(split_samples).median * 1e6);
     }
     groups.push_back(std::move(group));
@@ -428,7 +453,7 @@ nlohmann::ordered_json run_measurements(const MeasureOptions& options) {
               ++index;
               if (root && last) {
                 const auto& t = done["time_s"];
-                fmt::print(stderr, "  {:<14} {:<3} {:<20} {:<4} {:>11} B  {:>10.3f} ms  [{:.3f}, {:.3f}]  ratio {:>6}  {} {}\n",
+                fmt::print(options.table_on_stdout ? stdout : stderr, "  {:<14} {:<3} {:<20} {:<4} {:>11} B  {:>10.3f} ms  [{:.3f}, {:.3f}]  ratio {:>6}  {} {}\n",
                            done["op"].get<std::string>(), group.kind, done["algorithm"].get<std::string>(),
                            done["transport"].get<std::string>(), bytes, t["median"].get<double>() * 1e3,
                            t["p10"].get<double>() * 1e3, t["p90"].get<double>() * 1e3,
@@ -440,7 +465,7 @@ nlohmann::ordered_json run_measurements(const MeasureOptions& options) {
         }
       }
     }
-    if (root && !last) fmt::print(stderr, "round {} of {} done\n", round + 1, rounds);
+    if (root && !last) fmt::print(options.table_on_stdout ? stdout : stderr, "round {} of {} done\n", round + 1, rounds);
   }
   const int failed = static_cast<int>(
       std::count_if(checks.begin(), checks.end(), [](const detail::SeriesCheck& c) { return !c.passed(); }));

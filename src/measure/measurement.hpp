@@ -49,6 +49,9 @@ struct MeasureOptions {
   bool p2p = false;  ///< also ping-pong and concurrent pairs over each transport (2 processes or more)
   int np = 0;  ///< the processes asked for (--np); 0: not given. Must be the job's size.
   std::string command_line;
+  /// Where rank 0 prints its table as the series run: stdout when the measurement JSON goes to
+  /// a file, stderr when it goes to stdout.
+  bool table_on_stdout = false;
 };
 
 /// Where scripts/slowlink.sh keeps the settings of the link it emulates while it is up;

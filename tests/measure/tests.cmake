@@ -60,3 +60,5 @@ add_test(NAME measure.launcher COMMAND $<TARGET_FILE:ccsim> measure --np 2 --siz
 set_tests_properties(measure.launcher PROPERTIES RUN_SERIAL TRUE TIMEOUT 120
   ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
   PASS_REGULAR_EXPRESSION "all_reduce +world ring +mpi +4096 B.*bitwise ok")
+add_test(NAME measure.mpi_over COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/measure/mpi_over.sh $<TARGET_FILE:ccsim>)
+set_tests_properties(measure.mpi_over PROPERTIES RUN_SERIAL TRUE TIMEOUT 300)
