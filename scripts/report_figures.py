@@ -25,35 +25,83 @@ def kind_times(tables, key):
     return out
 
 
-def stacked_kind_bars(ax, runs, title):
-    """Stacked bars, one per (table, run), stacked by operator kind.
+MAX_GROUPS = 32  # stage groups drawn; more stages are merged into runs of consecutive ones
+MAX_KINDS = 10   # operator kinds with a colour of their own; the rest stack as "other"
+
+
+def merged_tables(tables):
+    """[(label, {kind: ms})]: the tables as they are up to MAX_GROUPS, else runs of consecutive
+    ones averaged (label "first-last"), so that 128 pipeline stages draw as 32 readable groups."""
+    names = list(tables)
+    if len(names) <= MAX_GROUPS:
+        return [(n.replace("stage ", ""), tables[n]) for n in names]
+    per = -(-len(names) // MAX_GROUPS)
+    out = []
+    for i in range(0, len(names), per):
+        chunk = names[i:i + per]
+        kinds = {}
+        for n in chunk:
+            for k, v in tables[n].items():
+                kinds[k] = kinds.get(k, 0.0) + v / len(chunk)
+        first, last = chunk[0].replace("stage ", ""), chunk[-1].replace("stage ", "")
+        out.append((first if first == last else f"{first}-{last}", kinds))
+    return out
+
+
+def stacked_kind_bars(ax, runs, title, iteration_ms=None):
+    """Stacked bars by operator kind: one group per pipeline stage (merged beyond MAX_GROUPS),
+    one bar per run in it (plain solid, compressed hatched).
 
     runs: list of (run name, {table name: {kind: ms}}). Returns the kinds in stacking order."""
-    bars = []
-    for table in runs[0][1]:
-        for name, tables in runs:
-            bars.append((f"{table}\n{name}", tables[table]))
-    kinds = []
-    for _, times in bars:
-        for k in times:
-            if k not in kinds:
-                kinds.append(k)
+    groups = [merged_tables(tables) for _, tables in runs]
+    totals = {}
+    for merged in groups:
+        for _, times in merged:
+            for k, v in times.items():
+                totals[k] = totals.get(k, 0.0) + v
+    ranked = sorted(totals, key=lambda k: -totals[k])
+    kinds = ranked[:MAX_KINDS]
+    other = ranked[MAX_KINDS:]
+    if other:
+        kinds.append("other")
+
+    def height(times, kind):
+        return sum(times.get(k, 0.0) for k in other) if kind == "other" else times.get(kind, 0.0)
+
     import matplotlib.pyplot as plt  # noqa: F401  (the caller chose the backend)
     colours = plt.get_cmap("tab20").colors
-    bottoms = [0.0] * len(bars)
-    xs = list(range(len(bars)))
-    for i, kind in enumerate(kinds):
-        heights = [times.get(kind, 0.0) for _, times in bars]
-        ax.bar(xs, heights, bottom=bottoms, label=kind, color=colours[i % len(colours)], edgecolor="white", linewidth=0.5)
-        bottoms = [b + h for b, h in zip(bottoms, heights)]
-    for x, total in zip(xs, bottoms):
-        ax.text(x, total, f"{total:.1f}", ha="center", va="bottom", fontsize=8)
-    ax.set_xticks(xs)
-    ax.set_xticklabels([label for label, _ in bars], fontsize=8)
-    ax.set_ylabel("time per stage, ms (mean over its ranks)")
-    ax.set_title(title)
+    n_runs = len(runs)
+    width = 0.8 / n_runs
+    n_groups = len(groups[0])
+    tops = []
+    for r, ((name, _), merged) in enumerate(zip(runs, groups)):
+        xs = [g + (r - (n_runs - 1) / 2) * width for g in range(n_groups)]
+        bottoms = [0.0] * n_groups
+        for i, kind in enumerate(kinds):
+            heights = [height(times, kind) for _, times in merged]
+            ax.bar(xs, heights, width=width * 0.95, bottom=bottoms, label=kind if r == 0 else None,
+                   color=colours[i % len(colours)], edgecolor="white", linewidth=0.3, hatch="//" if r else None)
+            bottoms = [b + h for b, h in zip(bottoms, heights)]
+        tops.extend(bottoms)
+        if n_groups * n_runs <= 16:
+            for x, total in zip(xs, bottoms):
+                ax.text(x, total, f"{total:,.1f}", ha="center", va="bottom", fontsize=7)
+    ax.set_xticks(range(n_groups))
+    labels = [label for label, _ in groups[0]]
+    ax.set_xticklabels(labels, fontsize=8, rotation=90 if n_groups > 16 else 0)
+    ax.set_xlabel("pipeline stage" + (" (stages merged: mean of each run)" if "-" in "".join(labels) else "") +
+                  (f"; bars: {', '.join(name + (' (hatched)' if r else '') for r, (name, _) in enumerate(runs))}"
+                   if n_runs > 1 else ""))
+    ax.set_ylabel("ms per stage (mean over its ranks)")
+    if iteration_ms:
+        ax.axhline(iteration_ms, color="black", linestyle="--", linewidth=0.8)
+        ax.text(n_groups - 0.5, iteration_ms, f"iteration {iteration_ms:,.1f} ms" + (" (plain)" if n_runs > 1 else ""),
+                ha="right", va="bottom", fontsize=7)
+    ax.set_title(title + "\na stage's kinds add up to its busy and waiting time; streams that overlap count "
+                 "once each, so a bar can pass the iteration", fontsize=9)
     ax.legend(title="operator kind", fontsize=7, title_fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    ax.set_ylim(0, max(bottoms) * 1.1 if bottoms and max(bottoms) > 0 else 1)
+    top = max(tops + [iteration_ms or 0.0])
+    ax.set_ylim(0, top * 1.12 if top > 0 else 1)
     return kinds
 
 
@@ -83,8 +131,10 @@ def main(argv):
     what = "plain vs compressed" if "comparison" in data else "plain"
     compression = f' ({data["comparison"]["compression"]})' if "comparison" in data else ""
 
-    fig, ax = plt.subplots(figsize=(9, 5))
-    stacked_kind_bars(ax, breakdown_runs(data), f'{b["trace"]} on {b["platform"]}: time per operator kind\n{what}{compression}')
+    fig, ax = plt.subplots(figsize=(10, 5.5))
+    iteration = b.get("iteration_ms")
+    stacked_kind_bars(ax, breakdown_runs(data), f'{b["trace"]} on {b["platform"]}: time per operator kind\n{what}{compression}',
+                      iteration)
     fig.tight_layout()
     fig.savefig(os.path.join(out_dir, "breakdown.png"), dpi=110, bbox_inches="tight", metadata={"Software": None})
     plt.close(fig)

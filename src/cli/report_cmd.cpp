@@ -18,6 +18,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/cost_study.hpp"
+#include "cli/option_values.hpp"
 #include "cli/simulation_flags.hpp"
 #include "core/input_error.hpp"
 #include "core/output_file.hpp"
@@ -37,6 +38,9 @@ struct ReportCommand {
   std::string trace;
   std::string output;
   bool no_figures = false;
+  /// The breakdown's rows: by name by default (the report's size grows with a job's distinct
+  /// operators, not with its micro-batches), 'operator' for program order.
+  std::string rows = "name";
   CostOptions cost;
   SimulationFlags flags;
 };
@@ -219,6 +223,7 @@ void run_report(const ReportCommand& cmd) {
   if (compressed) packed = engine::replay(trace, platform, compressed_options);
 
   report::BreakdownOptions view;
+  view.key = rows_key(cmd.rows);
   const report::JobFacts facts = job_facts(trace, platform);
   report::Breakdown breakdown = report::make_breakdown(plain, view);
   breakdown.summary = report::make_summary(plain, facts);
@@ -377,6 +382,13 @@ void setup_report(CLI::App& app) {
   sub->add_option("trace", cmd->trace, "Trace file in the native format (traces/README.md)")->required();
   sub->add_option("-o,--output", cmd->output, "Directory to write the report into (created if missing)")->required();
   sub->add_flag("--no-figures", cmd->no_figures, "Do not run scripts/report_figures.py (matplotlib)");
+  sub->add_option("--rows", cmd->rows,
+                  "'name' (default): one row per operator name and label per stage, summed over its calls, so that "
+                  "the report stays small at any number of micro-batches; 'operator': one row per operator of the "
+                  "iteration in program order (the published form; large for long pipelines); " +
+                      std::string(kRowsKindHelp))
+      ->check(one_of({"operator", "name", "kind"}))
+      ->capture_default_str();
   add_cost_options(sub, cmd->cost);
   add_simulation_flags(sub, cmd->flags, true);
   sub->callback([cmd] { run_report(*cmd); });

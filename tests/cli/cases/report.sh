@@ -64,3 +64,14 @@ grep -qF -- '- set: inter.bandwidth=x2: no effect: it changes the network betwee
   fail "report does not say inter.bandwidth had nothing to act on"
 grep -qF -- '- trace: qu2025-profile (' "$TMP/r-idle/report.md" && grep -q -- '- trace: .*, 4 ranks on 1 node, 2 pipeline stage(s)' "$TMP/r-idle/report.md" ||
   fail "report: the trace line does not say the node"
+# The report's size follows a job's distinct operators, not its micro-batches: by default the
+# breakdown has a row per operator name and label per stage (--rows operator: program order).
+hostile report-synth 0 '' trace synth --model small-gpt --platform local --tp 1 --pp 4 --dp 1 --micro-batches 32 \
+  -o "$TMP/long.json"
+hostile report-long 0 '' report "$TMP/long.json" --platform dgx-h100-superpod -o "$TMP/long-report" --no-figures
+by_name=$(wc -l < "$TMP/long-report/report.md")
+hostile report-long-operators 0 '' report "$TMP/long.json" --platform dgx-h100-superpod -o "$TMP/long-ops" --no-figures \
+  --rows operator
+by_operator=$(wc -l < "$TMP/long-ops/report.md")
+[ "$by_name" -lt 400 ] || fail "the default report of 4 stages x 32 micro-batches has $by_name lines"
+[ "$by_operator" -gt $((8 * by_name)) ] || fail "--rows operator: $by_operator lines against $by_name by name"
