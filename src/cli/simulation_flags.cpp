@@ -17,6 +17,7 @@
 #include "core/input_error.hpp"
 #include "core/json.hpp"
 #include "core/parse.hpp"
+#include "core/progress.hpp"
 
 namespace ccsim::cli {
 
@@ -277,6 +278,7 @@ engine::ReplayOptions replay_options(const SimulationFlags& given, const topolog
   options.simgrid_log = flags.simgrid_log;
   options.fast = !flags.full;
   options.coarse_rings = flags.fast;
+  options.progress = progress_wanted();
   options.fold_replicas = !flags.every_replica;
   if (!flags.compress.empty()) {
     compress::CompressSpec spec = compress::parse_compress_spec(flags.compress);

@@ -1,10 +1,8 @@
 // `ccsim sweep SPEC.json|SPEC.toml`: the scenarios of a sweep spec (engine/sweep.hpp), evaluated in
 // worker processes (SimGrid is one engine per process) and, under an MPI launcher, spread over
 // the MPI ranks and gathered on rank 0, which writes one row per scenario in scenario order.
-#include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -23,6 +21,7 @@
 #include "compress/compress_spec.hpp"
 #include "core/input_error.hpp"
 #include "core/parse.hpp"
+#include "core/progress.hpp"
 #include "engine/child_process.hpp"
 #include "engine/replay.hpp"
 #include "engine/sweep.hpp"
@@ -48,41 +47,6 @@ struct SweepCommand {
   std::string output = "-";
   std::string engine;  ///< "" : the spec's, else closed-form for collectives and sim for traces
   int jobs = 0;        ///< 0: one per core locally, one per MPI rank under a launcher
-};
-
-/// Progress on stderr: a bar redrawn in place on a terminal, else a plain line every tenth.
-class Progress {
- public:
-  Progress(std::size_t total, std::string label, bool shown)
-      : total_(total), label_(std::move(label)), shown_(shown && total > 0), tty_(::isatty(2) == 1) {}
-
-  void update(std::size_t done) {
-    if (!shown_) return;
-    if (tty_) {
-      const auto now = std::chrono::steady_clock::now();
-      if (done < total_ && now - last_ < std::chrono::milliseconds(100)) return;
-      last_ = now;
-      constexpr std::size_t kWidth = 30;
-      const std::size_t filled = done * kWidth / total_;
-      fmt::print(stderr, "\r{}: [{}{}] {}/{}", label_, std::string(filled, '#'), std::string(kWidth - filled, '.'),
-                 done, total_);
-      if (done == total_) fmt::print(stderr, "\n");
-      return;
-    }
-    const std::size_t tenth = done * 10 / total_;
-    if (tenth > printed_tenth_ || done == total_) {
-      printed_tenth_ = tenth;
-      fmt::print(stderr, "{}: {}/{} done\n", label_, done, total_);
-    }
-  }
-
- private:
-  std::size_t total_;
-  std::string label_;
-  bool shown_;
-  bool tty_;
-  std::size_t printed_tenth_ = 0;
-  std::chrono::steady_clock::time_point last_{};
 };
 
 /// A path in the spec, relative to the spec's folder.
@@ -359,9 +323,10 @@ void run_sweep(const SweepCommand& cmd) {
     for (std::size_t i = static_cast<std::size_t>(world.rank()); i < total; i += static_cast<std::size_t>(world.size())) {
       mine.push_back(i);
     }
-    Progress progress(mine.size(), fmt::format("sweep, rank 0 of {}", world.size()), world.rank() == 0);
-    const std::vector<std::string> done =
-        engine::run_in_workers(mine, cmd.jobs == 0 ? 1 : cmd.jobs, work, [&](std::size_t n) { progress.update(n); });
+    Progress progress(fmt::format("sweep, rank 0 of {}", world.size()), world.rank() == 0 && progress_wanted());
+    const std::vector<std::string> done = engine::run_in_workers(
+        mine, cmd.jobs == 0 ? 1 : cmd.jobs, work,
+        [&](std::size_t n) { progress.update(static_cast<double>(n) / static_cast<double>(mine.size())); });
     const std::vector<std::string> all = world.all_gather(engine::pack_outcomes(mine, done));
     if (world.rank() != 0) return;  // rank 0 reports and writes
     for (const std::string& packed : all) engine::unpack_outcomes(packed, outcomes);
@@ -369,8 +334,10 @@ void run_sweep(const SweepCommand& cmd) {
     std::vector<std::size_t> items(total);
     for (std::size_t i = 0; i < total; ++i) items[i] = i;
     const int jobs = cmd.jobs == 0 ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) : cmd.jobs;
-    Progress progress(total, "sweep", true);
-    outcomes = engine::run_in_workers(items, jobs, work, [&](std::size_t n) { progress.update(n); });
+    Progress progress("sweep", progress_wanted());
+    outcomes = engine::run_in_workers(items, jobs, work, [&](std::size_t n) {
+      progress.update(static_cast<double>(n) / static_cast<double>(total));
+    });
   }
   std::vector<Row> rows;
   for (std::size_t i = 0; i < total; ++i) {

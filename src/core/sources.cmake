@@ -8,6 +8,7 @@ target_sources(ccsim_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/markup.cpp
   ${CMAKE_CURRENT_LIST_DIR}/output_file.cpp
   ${CMAKE_CURRENT_LIST_DIR}/parse.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/progress.cpp
   ${CMAKE_CURRENT_LIST_DIR}/phase.cpp
   ${CMAKE_CURRENT_LIST_DIR}/spelling.cpp
   ${CMAKE_CURRENT_LIST_DIR}/text_lines.cpp

@@ -109,6 +109,9 @@ struct ReplayOptions {
   /// per operator (OpRecord::wait_s) is always recorded. Off by default: a large replay waits
   /// in many collective steps.
   bool wait_spans = false;
+  /// Show the replay's progress on stderr ("replay: 42 % ...", core/progress.hpp) when it runs
+  /// longer than two seconds: the CLI sets it when stderr is a terminal.
+  bool progress = false;
 };
 
 /// A simulation that cannot progress: names the blocked ranks, their operator (index and

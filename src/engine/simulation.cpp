@@ -185,6 +185,7 @@ sg4::Host* Simulation::shared_cores(int rank, const Op& op) const {
 }
 
 std::size_t Simulation::run_compute(int rank, std::size_t first) {
+  tick_progress();
   const auto& ops = trace_.program_ops(rank);
   auto& records = result_.ops.writable(static_cast<std::size_t>(rank));  // the leader's or a rank's own
   const double start_s = sg4::Engine::get_clock();
@@ -405,7 +406,18 @@ sg4::CommPtr Simulation::post_send(sg4::Mailbox* box, int rank, int peer, std::u
   return comm;
 }
 
+void Simulation::tick_progress() {
+  constexpr std::uint64_t kProgressEvery = 4096;
+  if (progress_ == nullptr || ++progress_tick_ % kProgressEvery != 0 || total_ops_ == 0) return;
+  std::uint64_t passed = 0;
+  for (int r = 0; r < trace_.world_size; ++r) {
+    passed += state(r).done ? trace_.program_ops(r).size() : state(r).op;
+  }
+  progress_->update(static_cast<double>(passed) / static_cast<double>(total_ops_));
+}
+
 void Simulation::run_op(int rank, std::size_t i) {
+  tick_progress();
   const Op op = trace_.op(rank, i);  // its group or peer as this rank's
   record(rank, i).start_s = sg4::Engine::get_clock();
   switch (op.kind) {
@@ -639,7 +651,12 @@ Result Simulation::run() {
         for (int k = 1; k < lanes(r); ++k) start_lane(r, k, 0);
       }
     }
+    if (options_.progress) {
+      for (int r = 0; r < trace_.world_size; ++r) total_ops_ += trace_.program_ops(r).size();
+      progress_ = std::make_unique<Progress>("replay", true);
+    }
     engine->run();
+    progress_.reset();
   }
   unfold();
 

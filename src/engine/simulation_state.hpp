@@ -21,6 +21,7 @@
 #include <simgrid/s4u/Semaphore.hpp>
 
 #include "collective/step_driver.hpp"
+#include "core/progress.hpp"
 #include "engine/collective_plan.hpp"
 #include "engine/graph_zone.hpp"
 #include "engine/network_factors.hpp"
@@ -364,6 +365,12 @@ class Simulation {
   void label(OpRecord& record, const CollectivePlan& plan);
   GraphZone* zone_ = nullptr;
   std::unique_ptr<NetworkFactors> factors_;  ///< the calibrated model, nullptr without one
+  /// The progress line (ReplayOptions::progress): every kProgressEvery operators started,
+  /// the share of all ranks' operators that their lanes have passed.
+  std::unique_ptr<Progress> progress_;
+  std::uint64_t progress_tick_ = 0;
+  std::uint64_t total_ops_ = 0;
+  void tick_progress();
   std::optional<NonFiniteWork> non_finite_;
   double speed_ = 0;
   double seconds_per_reduced_byte_ = 0;
