@@ -15,6 +15,7 @@
 #include "core/input_error.hpp"
 #include "core/parse.hpp"
 #include "engine/result.hpp"
+#include "engine/what_if.hpp"
 #include "import/kineto.hpp"
 #include "report/breakdown.hpp"
 #include "synth/megatron.hpp"
@@ -34,6 +35,9 @@ struct SynthCommand {
   bool distributed_optimizer = false;
   bool allow_oversize = false;
   std::string platform;
+  /// --set KEY=VALUE of the platform (e.g. nodes=1280): the job is checked against the platform
+  /// so changed; the replay needs the same settings.
+  std::vector<std::string> settings;
   std::string output = "-";
   int format_version = trace::kNativeVersion;
 };
@@ -64,10 +68,20 @@ void run_synth(SynthCommand cmd) {
   }
   // The platform must exist and hold the job: the trace names it and the engine times the
   // operators' FLOPs and bytes with its rates.
-  const topology::Platform platform = topology::read_platform(topology::find_platform(cmd.platform, platform_dirs()));
+  const engine::WhatIf what_if = engine::parse_what_if(cmd.settings);
+  if (what_if.compute_scale != 1 || what_if.compress || what_if.compress_min_bytes || what_if.algorithm) {
+    throw InputError("command line", 0, "--set",
+                     "trace synth takes only the platform's settings (nodes, links, accelerator); compute, "
+                     "compression and algorithm settings belong to the replay");
+  }
+  const topology::Platform platform = read_named_platform(cmd.platform, what_if.platform);
   synth::check_parallelism(model, cmd.par);
   const topology::Network& net = platform.network;
   std::string notes;
+  if (!what_if.empty()) {
+    notes += fmt::format("  platform {} with --set {}: replay the trace with the same settings\n", platform.name,
+                         fmt::join(what_if.settings, " --set "));
+  }
   // One rank per accelerator (CPU ranks share cores by nature, as the engine lets them).
   if (!net.accelerator().cpu_core) {
     synth::check_ranks_fit(cmd.par, platform.name, net.node_count(), net.accelerators_per_node());
@@ -426,6 +440,10 @@ void setup_trace(CLI::App& app) {
   synth->add_option("--bucket-size", cmd->par.bucket_params,
                     "Parameters per gradient bucket with --overlap-grad-reduce (default: Megatron's max(40M, 1M x dp))");
   synth->add_option("--platform", cmd->platform, "Platform the job runs on (NAME|FILE)")->required();
+  synth->add_option("--set", cmd->settings,
+                    "Change the platform for this job, KEY=VALUE as for replay (repeatable; e.g. nodes=1280 for "
+                    "10,240 accelerators on dgx-h100-superpod): the ranks and the memory are checked against it, and "
+                    "the replay needs the same settings");
   synth->add_option("-o,--output", cmd->output, "Trace file to write ('-': stdout)")->capture_default_str();
   synth->add_option("--format-version", cmd->format_version,
                     "Native trace version: 2 (one program per class of identical ranks) or 1 (one per rank)")

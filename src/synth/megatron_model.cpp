@@ -378,8 +378,9 @@ void check_ranks_fit(const Parallelism& par, const std::string& platform, int no
   if (par.world() <= accelerators) return;
   throw InputError("command line", 0, "--dp",
                    fmt::format("TP {} x PP {} x DP {} = {} ranks, but platform \"{}\" has {} accelerators ({} nodes x {}), "
-                               "one rank each",
-                               par.tp, par.pp, par.dp, par.world(), platform, accelerators, nodes, per_node));
+                               "one rank each; --set nodes={} gives it enough",
+                               par.tp, par.pp, par.dp, par.world(), platform, accelerators, nodes, per_node,
+                               (par.world() + per_node - 1) / per_node));
 }
 
 MemoryFit check_memory(const ModelSpec& model, const Parallelism& par, double capacity_bytes, const std::string& accelerator) {

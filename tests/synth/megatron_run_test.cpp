@@ -410,5 +410,5 @@ TEST_CASE("a job of more ranks than the platform's accelerators is refused, nami
   CHECK_NOTHROW(synth::check_ranks_fit(split(8, 16, 8), "dgx-h100-superpod", 128, 8));
   CHECK_THROWS_WITH(synth::check_ranks_fit(split(8, 16, 16), "dgx-h100-superpod", 128, 8),
                     "command line: field '--dp': TP 8 x PP 16 x DP 16 = 2048 ranks, but platform \"dgx-h100-superpod\" "
-                    "has 1024 accelerators (128 nodes x 8), one rank each");
+                    "has 1024 accelerators (128 nodes x 8), one rank each; --set nodes=256 gives it enough");
 }

@@ -65,3 +65,15 @@ hostile synth-unknown-platform 1 'summit' trace synth --model small-gpt --platfo
 hostile synth-empty-model 2 '--model: expected a value' trace synth --model '' --platform local
 hostile synth-seq-zero 2 "--seq: Value 0 not in range 1 to 16777216" trace synth --model small-gpt --seq 0 -o "$TMP/seq0.json"
 expect_absent "$TMP/seq0.json"
+# --set of the platform, as for replay: the 10,240-accelerator job from the preset (GPT-3 175B,
+# TP 8, PP 16, DP 80 on dgx-h100-superpod grown to 1,280 nodes), replayed with the same setting.
+hostile synth-set-nodes 0 '' trace synth --model gpt3-175b --tp 8 --pp 16 --dp 80 --platform dgx-h100-superpod \
+  --set nodes=1280 -o "$TMP/g10k.json"
+grep -q 'platform dgx-h100-superpod with --set nodes=1280: replay the trace with the same settings' "$last_err" ||
+  fail "trace synth --set does not say that the replay needs the same settings"
+hostile synth-set-nodes-replay 0 '' replay "$TMP/g10k.json" --set nodes=1280
+grep -q '^note: --set nodes=1280: the fat-tree.s top level' "$last_out" || fail "the replay does not say how the network grew"
+hostile synth-set-too-few 1 'has 1024 accelerators .*--set nodes=1280 gives it enough' \
+  trace synth --model gpt3-175b --tp 8 --pp 16 --dp 80 --platform dgx-h100-superpod -o "$TMP/no.json"
+hostile synth-set-compute 1 "field '--set': trace synth takes only the platform's settings" \
+  trace synth --model gpt3-175b --tp 8 --pp 16 --dp 8 --platform dgx-h100-superpod --set compute.scale=2 -o "$TMP/no.json"
