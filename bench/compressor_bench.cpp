@@ -63,7 +63,8 @@ int main(int argc, char** argv) {
   app.add_option("--rel", rels, "error bounds relative to each file's value range (ccsz, zfp)")->delimiter(',');
   app.add_option("--threads", threads, "thread counts to measure")->delimiter(',');
   app.add_option("--repetitions", repetitions, "timed repetitions after one warm-up; medians are reported");
-  app.add_option("--chunks", chunk_texts, "also measure on one core on independent chunks of these sizes (4KiB,1MiB,...)")
+  app.add_option("--chunks", chunk_texts,
+                 "also measure on one core on independent chunks of these sizes (4KiB,1MiB,...)")
       ->delimiter(',');
   app.add_option("--json", json_file, "write the raw measurements (ccsim-compressor-bench v1) to FILE");
   app.add_option("--write-models", models_dir, "write DIR/NAME.json compressor models from the one-thread runs");
@@ -90,8 +91,8 @@ int main(int argc, char** argv) {
     std::cerr << "measuring memcpy...\n";
     MachineInfo machine = MachineInfo::detect();
     std::cout << "machine: " << machine.describe() << "\n\n";
-    std::cout << fmt::format("{:<22} {:<34} {:>3} {:>8} {:>10} {:>10} {:>10} {:>13}\n", "data", "codec", "thr",
-                             "ratio", "comp GB/s", "dec GB/s", "add GB/s", "maxerr/bound");
+    std::cout << fmt::format("{:<22} {:<34} {:>3} {:>8} {:>10} {:>10} {:>10} {:>13}\n", "data", "codec", "thr", "ratio",
+                             "comp GB/s", "dec GB/s", "add GB/s", "maxerr/bound");
     std::cout << "(throughput: raw bytes / median CPU time of the slowest thread)\n";
     std::vector<std::vector<CodecMeasurement>> by_codec(codecs.size());
     for (const std::string& path : data_files) {
@@ -140,8 +141,8 @@ int main(int argc, char** argv) {
             m.value_range = range;
             m.tolerance = bounded ? rel * range : 0.0;
             std::cout << fmt::format("{:<22} {:<34} {:>3} {:>8.3f} {:>10.3f} {:>10.3f} {:>10} {:>13}\n", name,
-                                     fmt::format("{} /{}", codec->spec(), ccsim::format_bytes(chunk * 4.0)), 1,
-                                     m.ratio, m.compress_Bps / 1e9, m.decompress_Bps / 1e9,
+                                     fmt::format("{} /{}", codec->spec(), ccsim::format_bytes(chunk * 4.0)), 1, m.ratio,
+                                     m.compress_Bps / 1e9, m.decompress_Bps / 1e9,
                                      m.add_Bps > 0 ? fmt::format("{:.3f}", m.add_Bps / 1e9) : "-",
                                      m.tolerance > 0 ? fmt::format("{:.4f}", m.max_error / m.tolerance)
                                                      : fmt::format("({:.2e})", m.max_error));
@@ -151,8 +152,10 @@ int main(int argc, char** argv) {
         }
       }
     }
-    if (skipped_chunks > 0) std::cout << "\n" << skipped_chunks << " chunk measurement(s) skipped: chunk larger than the data\n";
-    std::cout << "\nmaxerr/bound: largest |x - x'| / absolute bound (REL x value range); quantizers: (largest |x - x'|)\n";
+    if (skipped_chunks > 0)
+      std::cout << "\n" << skipped_chunks << " chunk measurement(s) skipped: chunk larger than the data\n";
+    std::cout
+        << "\nmaxerr/bound: largest |x - x'| / absolute bound (REL x value range); quantizers: (largest |x - x'|)\n";
     if (!json_file.empty()) {
       ccsim::write_output_file(json_file, bench_json(machine, bench_data, all, command));
       std::cerr << "wrote " << json_file << "\n";

@@ -34,7 +34,8 @@ std::string platform_json(const std::string& shape) {
     char buffer[1024];
     std::snprintf(buffer, sizeof buffer, node, per_node, nics);
     return fmt::format(R"({{"format": "ccsim-platform", "version": 1, "name": "{}", "nodes": {}, {},
-      "network": {}}})", shape, nodes, buffer, network);
+      "network": {}}})",
+                       shape, nodes, buffer, network);
   };
   if (shape == "supernodes-1x10240") {
     return doc(10240, 1, 1, R"({"topology": "supernodes", "source": "b", "nodes_per_supernode": 256,

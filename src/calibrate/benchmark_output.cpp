@@ -55,11 +55,11 @@ std::uint64_t read_bytes_cell(std::string_view cell, const std::string& source, 
 }
 
 /// A time in microseconds (or seconds: `scale` 1) to seconds, positive and finite.
-double read_time_cell(std::string_view cell, double scale, const std::string& source, int line, const std::string& field) {
+double read_time_cell(std::string_view cell, double scale, const std::string& source, int line,
+                      const std::string& field) {
   const std::optional<double> t = parse_double(cell);
   if (!t || !(*t > 0) || *t * scale > 1e6) {
-    throw InputError(source, line, field,
-                     fmt::format("expected a positive time (at most 10^6 s), got \"{}\"", cell));
+    throw InputError(source, line, field, fmt::format("expected a positive time (at most 10^6 s), got \"{}\"", cell));
   }
   return *t * scale;
 }
@@ -119,8 +119,8 @@ MeasurementFile parse_osu(std::string_view text, const std::string& source, std:
       if (l.find("# osu") == 0) {
         const bool was_allreduce = allreduce, was_latency = latency;
         allreduce = l.find("allreduce") != std::string::npos;
-        latency = l.find(" latency test") != std::string::npos && !allreduce &&
-                  l.find("multi") == std::string::npos && l.find("bandwidth") == std::string::npos;
+        latency = l.find(" latency test") != std::string::npos && !allreduce && l.find("multi") == std::string::npos &&
+                  l.find("bandwidth") == std::string::npos;
         if (!allreduce && !latency) {
           throw InputError(source, number, "header",
                            fmt::format("unsupported OSU benchmark \"{}\": calibration reads osu_allreduce and "
@@ -130,16 +130,18 @@ MeasurementFile parse_osu(std::string_view text, const std::string& source, std:
         // Runs of one benchmark may follow each other (their headers repeat); of two, the
         // points of one would be read with the other's process count.
         if ((was_allreduce && latency) || (was_latency && allreduce)) {
-          throw InputError(source, number, "header",
-                           fmt::format("\"{}\" after {} output: one OSU benchmark per file (osu_allreduce or osu_latency)",
-                                       trim(line.substr(1)), was_allreduce ? "osu_allreduce" : "osu_latency"));
+          throw InputError(
+              source, number, "header",
+              fmt::format("\"{}\" after {} output: one OSU benchmark per file (osu_allreduce or osu_latency)",
+                          trim(line.substr(1)), was_allreduce ? "osu_allreduce" : "osu_latency"));
         }
       } else if (l.find("datatype") != std::string::npos) {
         const bool four_bytes = l.find("float") != std::string::npos || l.find("mpi_int") != std::string::npos;
         const bool is_double = l.find("double") != std::string::npos;
         if (!four_bytes || is_double) {
-          throw InputError(source, number, "Datatype",
-                           fmt::format("expected a 4-byte datatype (MPI_FLOAT, MPI_INT), got \"{}\"", trim(line.substr(1))));
+          throw InputError(
+              source, number, "Datatype",
+              fmt::format("expected a 4-byte datatype (MPI_FLOAT, MPI_INT), got \"{}\"", trim(line.substr(1))));
         }
       } else if (l.find("size") != std::string::npos && l.find("latency") != std::string::npos) {
         header_seen = true;
@@ -150,10 +152,12 @@ MeasurementFile parse_osu(std::string_view text, const std::string& source, std:
       continue;
     }
     if (!allreduce && !latency) {
-      throw InputError(source, number, "header", "expected the OSU header line (\"# OSU MPI ... Test\") before the data");
+      throw InputError(source, number, "header",
+                       "expected the OSU header line (\"# OSU MPI ... Test\") before the data");
     }
     if (!header_seen) {
-      throw InputError(source, number, "header", "expected the column header (\"# Size ... Latency(us)\") before the data");
+      throw InputError(source, number, "header",
+                       "expected the column header (\"# Size ... Latency(us)\") before the data");
     }
     const std::vector<std::string_view> cells = split_whitespace(line);
     if (static_cast<int>(cells.size()) <= time_column) {
@@ -161,7 +165,8 @@ MeasurementFile parse_osu(std::string_view text, const std::string& source, std:
                        fmt::format("expected SIZE and LATENCY columns, got \"{}\"", line));
     }
     const std::optional<std::uint64_t> size = parse_uint(cells[0]);
-    if (!size) throw InputError(source, number, "Size", fmt::format("expected a whole number of bytes, got \"{}\"", cells[0]));
+    if (!size)
+      throw InputError(source, number, "Size", fmt::format("expected a whole number of bytes, got \"{}\"", cells[0]));
     const double t = read_time_cell(cells[static_cast<std::size_t>(time_column)], 1e-6, source, number, "Latency(us)");
     if (latency) {
       P2pPoint p;
@@ -277,12 +282,18 @@ MeasurementFile parse_csv(std::string_view text, const std::string& source, std:
       for (std::size_t i = 0; i < cells.size(); ++i) {
         const std::string c = ascii_lower(cells[i]);
         const int col = static_cast<int>(i);
-        if (c == "bytes") bytes_col = col;
-        else if (c == "time_us") time_col = col, scale = 1e-6;
-        else if (c == "time_s") time_col = col, scale = 1.0;
-        else if (c == "ranks") ranks_col = col;
-        else if (c == "algorithm") algo_col = col;
-        else if (c == "transport") transport_col = col;
+        if (c == "bytes")
+          bytes_col = col;
+        else if (c == "time_us")
+          time_col = col, scale = 1e-6;
+        else if (c == "time_s")
+          time_col = col, scale = 1.0;
+        else if (c == "ranks")
+          ranks_col = col;
+        else if (c == "algorithm")
+          algo_col = col;
+        else if (c == "transport")
+          transport_col = col;
         else if (c != "op") {
           throw InputError(source, number, std::string(cells[i]),
                            "unknown column; valid: bytes, time_us, time_s, ranks, algorithm, transport, op");
@@ -290,8 +301,9 @@ MeasurementFile parse_csv(std::string_view text, const std::string& source, std:
         columns.push_back(c);
       }
       if (bytes_col < 0 || time_col < 0) {
-        throw InputError(source, number, "header",
-                         fmt::format("expected a header with the columns bytes and time_us (or time_s), got \"{}\"", line));
+        throw InputError(
+            source, number, "header",
+            fmt::format("expected a header with the columns bytes and time_us (or time_s), got \"{}\"", line));
       }
       continue;
     }
@@ -318,10 +330,12 @@ MeasurementFile parse_csv(std::string_view text, const std::string& source, std:
       file_ranks = std::max(file_ranks.value_or(0), row_ranks);
     }
     const std::string algorithm = algo_col >= 0 ? std::string(cells[static_cast<std::size_t>(algo_col)]) : "library";
-    const std::string transport = transport_col >= 0 ? std::string(cells[static_cast<std::size_t>(transport_col)]) : "csv";
+    const std::string transport =
+        transport_col >= 0 ? std::string(cells[static_cast<std::size_t>(transport_col)]) : "csv";
     if (algorithm.empty() || transport.empty() || algorithm.find('/') != std::string::npos ||
         transport.find('/') != std::string::npos) {
-      throw InputError(source, number, algorithm.empty() || algorithm.find('/') != std::string::npos ? "algorithm" : "transport",
+      throw InputError(source, number,
+                       algorithm.empty() || algorithm.find('/') != std::string::npos ? "algorithm" : "transport",
                        "expected a non-empty name without '/'");
     }
     const bool schedule = collective::find_algorithm(collective::Collective::kAllReduce, algorithm) != nullptr;
@@ -357,10 +371,14 @@ BenchmarkFormat detect_benchmark_format(std::string_view text) {
 
 const char* format_name(BenchmarkFormat format) {
   switch (format) {
-    case BenchmarkFormat::kCcsim: return "ccsim-measurements";
-    case BenchmarkFormat::kOsu: return "OSU micro-benchmarks";
-    case BenchmarkFormat::kNcclTests: return "nccl-tests";
-    case BenchmarkFormat::kCsv: return "CSV";
+    case BenchmarkFormat::kCcsim:
+      return "ccsim-measurements";
+    case BenchmarkFormat::kOsu:
+      return "OSU micro-benchmarks";
+    case BenchmarkFormat::kNcclTests:
+      return "nccl-tests";
+    case BenchmarkFormat::kCsv:
+      return "CSV";
   }
   return "?";
 }
@@ -377,9 +395,12 @@ MeasurementFile parse_benchmark_output(std::string_view text, const std::string&
       }
       return m;
     }
-    case BenchmarkFormat::kOsu: return parse_osu(text, source, ranks);
-    case BenchmarkFormat::kNcclTests: return parse_nccl_tests(text, source, ranks);
-    case BenchmarkFormat::kCsv: return parse_csv(text, source, ranks);
+    case BenchmarkFormat::kOsu:
+      return parse_osu(text, source, ranks);
+    case BenchmarkFormat::kNcclTests:
+      return parse_nccl_tests(text, source, ranks);
+    case BenchmarkFormat::kCsv:
+      return parse_csv(text, source, ranks);
   }
   return {};
 }

@@ -83,14 +83,16 @@ AffineFit fit_affine(const std::vector<FitPoint>& points, bool clamp_t0, std::st
   std::set<double> sizes;
   for (const FitPoint& p : points) {
     if (!(p.bytes > 0 && p.seconds > 0 && std::isfinite(p.bytes) && std::isfinite(p.seconds))) {
-      throw FitError(fmt::format("{}: expected positive sizes and times, got {} bytes in {} s", what, p.bytes, p.seconds));
+      throw FitError(
+          fmt::format("{}: expected positive sizes and times, got {} bytes in {} s", what, p.bytes, p.seconds));
     }
     sizes.insert(p.bytes);
   }
   if (sizes.size() < 2) {
-    throw FitError(fmt::format("{}: t0 + bytes / rate needs at least two chunk sizes, got {}; run the benchmark with "
-                               "--chunks (e.g. --chunks 4KiB,64KiB,1MiB,16MiB)",
-                               what, sizes.size()));
+    throw FitError(
+        fmt::format("{}: t0 + bytes / rate needs at least two chunk sizes, got {}; run the benchmark with "
+                    "--chunks (e.g. --chunks 4KiB,64KiB,1MiB,16MiB)",
+                    what, sizes.size()));
   }
   // Weighted least squares with weights 1 / measured^2: the relative residuals.
   double s = 0, sx = 0, sxx = 0, sy = 0, sxy = 0;
@@ -108,19 +110,21 @@ AffineFit fit_affine(const std::vector<FitPoint>& points, bool clamp_t0, std::st
   double slope = (s * sxy - sx * sy) / det;
   if (t0 < 0) {
     if (!clamp_t0) {
-      throw FitError(fmt::format("{}: the fit gives a negative fixed cost t0 = {:.3g} s (rate {}): the points do not "
-                                 "show a cost per call; refused. Measure more repetitions or smaller chunks, or "
-                                 "pass --clamp-t0 to fit the rate with t0 = 0",
-                                 what, t0, slope > 0 ? format_rate(1.0 / slope) : std::string("not positive")));
+      throw FitError(
+          fmt::format("{}: the fit gives a negative fixed cost t0 = {:.3g} s (rate {}): the points do not "
+                      "show a cost per call; refused. Measure more repetitions or smaller chunks, or "
+                      "pass --clamp-t0 to fit the rate with t0 = 0",
+                      what, t0, slope > 0 ? format_rate(1.0 / slope) : std::string("not positive")));
     }
     t0 = 0;
     slope = sxy / sxx;  // through the origin, same weights
     fit.t0_clamped = true;
   }
   if (!(slope > 0)) {
-    throw FitError(fmt::format("{}: the time per call does not grow with the chunk size (slope {:.3g} s/byte), so no "
-                               "positive rate fits; refused",
-                               what, slope));
+    throw FitError(
+        fmt::format("{}: the time per call does not grow with the chunk size (slope {:.3g} s/byte), so no "
+                    "positive rate fits; refused",
+                    what, slope));
   }
   fit.t0_s = t0;
   fit.rate_Bps = 1.0 / slope;
@@ -209,9 +213,9 @@ CompressorFit fit_compressor(const CompressorBench& bench, const CompressorFitOp
     }
     codec = *codecs.begin();
   } else if (!codecs.contains(codec)) {
-    throw InputError("command line", 0, "--codec",
-                     fmt::format("expected a codec measured in {} ({}), got \"{}\"", bench.file,
-                                 fmt::join(codecs, ", "), codec));
+    throw InputError(
+        "command line", 0, "--codec",
+        fmt::format("expected a codec measured in {} ({}), got \"{}\"", bench.file, fmt::join(codecs, ", "), codec));
   }
   compress::CodecLayout layout;
   try {
@@ -237,7 +241,8 @@ CompressorFit fit_compressor(const CompressorBench& bench, const CompressorFitOp
       continue;
     }
     if (layout.homomorphic && m.add_s == 0) {
-      SourceRef{bench.file, m.line, m.path + ".add_s"}.fail(fmt::format("expected the add time of homomorphic {}, got none", codec));
+      SourceRef{bench.file, m.line, m.path + ".add_s"}.fail(
+          fmt::format("expected the add time of homomorphic {}, got none", codec));
     }
     if (error_bounded && m.max_error > m.tolerance) {
       SourceRef{bench.file, m.line, m.path + ".max_error"}.fail(fmt::format(
@@ -250,7 +255,8 @@ CompressorFit fit_compressor(const CompressorBench& bench, const CompressorFitOp
     groups[error_bounded ? m.rel : 0.0].ms.push_back(&m);
   }
   if (groups.empty()) {
-    throw InputError(bench.file, 0, "measurements", fmt::format("expected single-thread measurements of {}, got none", codec));
+    throw InputError(bench.file, 0, "measurements",
+                     fmt::format("expected single-thread measurements of {}, got none", codec));
   }
 
   std::string report = fmt::format(
@@ -291,7 +297,8 @@ CompressorFit fit_compressor(const CompressorBench& bench, const CompressorFitOp
     const std::string label = error_bounded ? fmt::format("{} rel={:g}", codec, rel) : codec;
     std::vector<std::string> ratio_by_chunk;
     for (const auto& [bytes, rc] : by_chunk) {
-      ratio_by_chunk.push_back(fmt::format("{} {:.3f}", format_bytes(static_cast<double>(bytes)), rc.first / rc.second));
+      ratio_by_chunk.push_back(
+          fmt::format("{} {:.3f}", format_bytes(static_cast<double>(bytes)), rc.first / rc.second));
     }
     report += fmt::format("\n{}: ratio {:.4g} (pooled at each file's largest chunk; by chunk: {}){}\n", label, ratio,
                           fmt::join(ratio_by_chunk, ", "),
@@ -301,7 +308,8 @@ CompressorFit fit_compressor(const CompressorBench& bench, const CompressorFitOp
       const char* key;
       double BenchMeasurement::*seconds;
     };
-    std::vector<Op> ops = {{"compress", &BenchMeasurement::compress_s}, {"decompress", &BenchMeasurement::decompress_s}};
+    std::vector<Op> ops = {{"compress", &BenchMeasurement::compress_s},
+                           {"decompress", &BenchMeasurement::decompress_s}};
     if (layout.homomorphic) ops.push_back({"add", &BenchMeasurement::add_s});
     nlohmann::ordered_json s;
     if (error_bounded) {
@@ -329,9 +337,9 @@ CompressorFit fit_compressor(const CompressorBench& bench, const CompressorFitOp
         throw InputError(bench.file, 0, "measurements", e.what());
       }
       any_clamped = any_clamped || fit.t0_clamped;
-      report += fmt::format("  {}: t0 {:.4g} us{} + bytes / {}; geometric-mean error {:.2f}%\n", op.key,
-                            fit.t0_s * 1e6, fit.t0_clamped ? " (negative, clamped to 0)" : "",
-                            format_rate(fit.rate_Bps), 100 * fit.geomean_error);
+      report += fmt::format("  {}: t0 {:.4g} us{} + bytes / {}; geometric-mean error {:.2f}%\n", op.key, fit.t0_s * 1e6,
+                            fit.t0_clamped ? " (negative, clamped to 0)" : "", format_rate(fit.rate_Bps),
+                            100 * fit.geomean_error);
       report += fmt::format("    {:<20} {:>10} {:>8} {:>14} {:>14} {:>9}\n", "data", "chunk", "calls", "measured us",
                             "fitted us", "residual");
       for (std::size_t i = 0; i < points.size(); ++i) {
@@ -339,8 +347,8 @@ CompressorFit fit_compressor(const CompressorBench& bench, const CompressorFitOp
                               format_bytes(points[i].bytes), of[i]->calls, points[i].seconds * 1e6,
                               fit.seconds(points[i].bytes) * 1e6, percent(fit.residuals[i]));
       }
-      quality.push_back(fmt::format("{} {:.2f}%{}", op.key, 100 * fit.geomean_error,
-                                    fit.t0_clamped ? " (t0 clamped to 0)" : ""));
+      quality.push_back(
+          fmt::format("{} {:.2f}%{}", op.key, 100 * fit.geomean_error, fit.t0_clamped ? " (t0 clamped to 0)" : ""));
       fits[op.key] = fit;
     }
     s["compress_Bps"] = round4(fits["compress"].rate_Bps);
@@ -393,11 +401,13 @@ CompressorFit fit_compressor(const CompressorBench& bench, const CompressorFitOp
          "assumption: the codec streams its input and output through memory once per call, so its throughputs are "
          "taken as proportional to the memory bandwidth available to it (t0 unchanged)"}};
   } else {
-    doc["transfer"] = {{"kind", "none"}, {"source", "chosen at calibration (--transfer none): figures hold only where measured"}};
+    doc["transfer"] = {{"kind", "none"},
+                       {"source", "chosen at calibration (--transfer none): figures hold only where measured"}};
   }
   compress::add_cpu_codec_fields(doc, error_bounded);
   doc["settings"] = settings;
-  std::string notes = "Multi-core figures (threads on parts of the data) are printed by the benchmark, not modelled here.";
+  std::string notes =
+      "Multi-core figures (threads on parts of the data) are printed by the benchmark, not modelled here.";
   if (any_clamped) notes += " Some fixed costs came out negative and were clamped to 0 (--clamp-t0); see the settings.";
   doc["notes"] = notes;
   std::string model = doc.dump(2) + "\n";

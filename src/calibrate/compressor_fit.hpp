@@ -26,9 +26,9 @@ struct FitPoint {
 struct AffineFit {
   double t0_s = 0;
   double rate_Bps = 0;
-  bool t0_clamped = false;         ///< t0 came out negative and was set to 0 (rate refitted)
-  std::vector<double> residuals;   ///< per point, fitted / measured - 1
-  double geomean_error = 0;        ///< exp(mean |log(fitted / measured)|) - 1
+  bool t0_clamped = false;        ///< t0 came out negative and was set to 0 (rate refitted)
+  std::vector<double> residuals;  ///< per point, fitted / measured - 1
+  double geomean_error = 0;       ///< exp(mean |log(fitted / measured)|) - 1
 
   double seconds(double bytes) const { return t0_s + bytes / rate_Bps; }
 };
@@ -85,8 +85,8 @@ CompressorBench read_compressor_bench(const std::string& path);
 CompressorBench parse_compressor_bench(std::string_view text, const std::string& source);
 
 struct CompressorFitOptions {
-  std::string codec;  ///< the codec to fit; empty: the only one in the file
-  std::string name;   ///< the model's name; empty: the codec's
+  std::string codec;                      ///< the codec to fit; empty: the only one in the file
+  std::string name;                       ///< the model's name; empty: the codec's
   std::string transfer = "memory-bound";  ///< "memory-bound" or "none"
   bool clamp_t0 = false;
   std::string command;  ///< how the fit was run, for the model's source

@@ -56,10 +56,14 @@ BackendFit fit_backend(const std::vector<CallSample>& calls, double reduce_s_per
   std::vector<CallSample> used;
   int other = 0;
   for (const CallSample& c : calls) {
-    if (c.kind == trace::OpKind::kSend || c.kind == trace::OpKind::kAllReduce) used.push_back(c);
-    else ++other;
+    if (c.kind == trace::OpKind::kSend || c.kind == trace::OpKind::kAllReduce)
+      used.push_back(c);
+    else
+      ++other;
   }
-  if (other > 0) fit.notes.push_back(fmt::format("{} calls of other collectives than all_reduce left out of the backend fit", other));
+  if (other > 0)
+    fit.notes.push_back(
+        fmt::format("{} calls of other collectives than all_reduce left out of the backend fit", other));
   if (used.empty()) {
     throw InputError(what, 0, "calls",
                      "no all_reduce or send/recv call with a measured time (measured_ms): the traced backend's cost "
@@ -94,9 +98,10 @@ BackendFit fit_backend(const std::vector<CallSample>& calls, double reduce_s_per
       weight += cols[0][i] * cols[0][i];
     }
     latency_s = std::max(0.0, sum / weight);
-    fit.notes.push_back(fmt::format("the traced calls have one size ({} B): the latency is fitted, the bandwidth is the "
-                                    "platform's ({:.4g} MB/s)",
-                                    *sizes.begin(), bandwidth_Bps / 1e6));
+    fit.notes.push_back(
+        fmt::format("the traced calls have one size ({} B): the latency is fitted, the bandwidth is the "
+                    "platform's ({:.4g} MB/s)",
+                    *sizes.begin(), bandwidth_Bps / 1e6));
   }
   double log_sum = 0;
   for (std::size_t i = 0; i < used.size(); ++i) {

@@ -162,7 +162,8 @@ NnlsResult fit_relative_nnls(const std::vector<std::vector<double>>& columns, co
     bool better = !best.ok || sse < best.sse - tol || (sse <= best.sse + tol && use.size() < best_terms);
     if (objective == FitObjective::kTotal && best.ok) {
       const double nn = static_cast<double>(n);
-      better = bic(nn, sse, static_cast<double>(use.size())) < bic(nn, best.sse, static_cast<double>(best_terms)) - 1e-9;
+      better =
+          bic(nn, sse, static_cast<double>(use.size())) < bic(nn, best.sse, static_cast<double>(best_terms)) - 1e-9;
     }
     if (better) {
       best.ok = true;
@@ -179,9 +180,9 @@ namespace {
 
 /// FlopExponent::kFit for one kind (fit_kind's comment): replaces `r` (fitted with exponent 1)
 /// and sets m.flop_exponent, m.flop_reference when an exponent pays for itself.
-void fit_exponent(const std::string& kind, const std::vector<CostSample>& samples, std::vector<std::vector<double>> cols,
-                  const std::vector<double>& t, const std::vector<bool>& allowed, int max_terms, FitObjective objective,
-                  NnlsResult& r, KindModel& m, std::vector<std::string>& notes) {
+void fit_exponent(const std::string& kind, const std::vector<CostSample>& samples,
+                  std::vector<std::vector<double>> cols, const std::vector<double>& t, const std::vector<bool>& allowed,
+                  int max_terms, FitObjective objective, NnlsResult& r, KindModel& m, std::vector<std::string>& notes) {
   std::vector<double> flops;
   for (const CostSample& s : samples) {
     if (s.flops > 0) flops.push_back(s.flops);
@@ -216,7 +217,8 @@ void fit_exponent(const std::string& kind, const std::vector<CostSample>& sample
   // rate has: what it fits is not the FLOPs, and p = 1 stays.
   if (!best.ok || best_p <= 0.5 || best_p >= 1.5) {
     if (best.ok) {
-      notes.push_back(fmt::format("{}: the FLOP exponent fitted to the end of its range ({:.2f}), so one FLOP rate is kept", kind, best_p));
+      notes.push_back(fmt::format(
+          "{}: the FLOP exponent fitted to the end of its range ({:.2f}), so one FLOP rate is kept", kind, best_p));
     }
     return;
   }
@@ -230,11 +232,12 @@ void fit_exponent(const std::string& kind, const std::vector<CostSample>& sample
   static const char* kPowerNames[3] = {"overhead", "flops^p", "bytes"};
   m.form = form_of(power_allowed, kPowerNames);
   if (max_terms - 1 < static_cast<int>(std::count(power_allowed.begin(), power_allowed.end(), true))) {
-    m.form += fmt::format(" (at most {} term{} and the exponent: {} distinct points)", max_terms - 1, max_terms == 2 ? "" : "s",
-                          m.distinct);
+    m.form += fmt::format(" (at most {} term{} and the exponent: {} distinct points)", max_terms - 1,
+                          max_terms == 2 ? "" : "s", m.distinct);
   }
-  notes.push_back(fmt::format("{}: time grows as flops^{:.2f} over {:.4g}-{:.4g} FLOPs; its flop_rate holds at {:.4g} FLOPs", kind,
-                              best_p, flops.front(), flops[static_cast<std::size_t>(distinct) - 1], reference));
+  notes.push_back(
+      fmt::format("{}: time grows as flops^{:.2f} over {:.4g}-{:.4g} FLOPs; its flop_rate holds at {:.4g} FLOPs", kind,
+                  best_p, flops.front(), flops[static_cast<std::size_t>(distinct) - 1], reference));
 }
 
 }  // namespace
@@ -272,7 +275,8 @@ KindModel fit_kind(const std::string& kind, const std::vector<CostSample>& sampl
     // Cannot happen with the overhead column alone (a column of ones); kept as a guard.
     throw InputError(kind, 0, "", "no least-squares solution for this operator kind");
   }
-  if (exponent == FlopExponent::kFit && r.x[1] > 0) fit_exponent(kind, samples, cols, t, allowed, max_terms, objective, r, m, notes);
+  if (exponent == FlopExponent::kFit && r.x[1] > 0)
+    fit_exponent(kind, samples, cols, t, allowed, max_terms, objective, r, m, notes);
   m.overhead_s = r.x[0];
   m.flop_rate = r.x[1] > 0 ? 1 / r.x[1] : 0;
   m.byte_rate = r.x[2] > 0 ? 1 / r.x[2] : 0;
@@ -284,8 +288,8 @@ KindModel fit_kind(const std::string& kind, const std::vector<CostSample>& sampl
   return m;
 }
 
-CallModel fit_calls(trace::OpKind kind, int ranks, const std::vector<CostSample>& samples, std::vector<std::string>& notes,
-                    FitObjective objective) {
+CallModel fit_calls(trace::OpKind kind, int ranks, const std::vector<CostSample>& samples,
+                    std::vector<std::string>& notes, FitObjective objective) {
   CallModel m;
   m.kind = kind;
   m.ranks = ranks;
@@ -304,7 +308,8 @@ CallModel fit_calls(trace::OpKind kind, int ranks, const std::vector<CostSample>
                                 trace::op_kind_name(kind), ranks, m.distinct, m.distinct == 1 ? "" : "s"));
   }
   NnlsResult r = fit_relative_nnls(cols, t, {true, true}, max_terms, objective);
-  if (!r.ok) throw InputError(std::string(trace::op_kind_name(kind)), 0, "", "no least-squares solution for these calls");
+  if (!r.ok)
+    throw InputError(std::string(trace::op_kind_name(kind)), 0, "", "no least-squares solution for these calls");
   m.latency_s = r.x[0];
   m.bandwidth_Bps = r.x[1] > 0 ? 1 / r.x[1] : 0;
   std::vector<double> predicted(samples.size());
@@ -324,7 +329,8 @@ void collect_calls(const trace::Trace& trace, std::map<std::pair<trace::OpKind, 
                    int& unmeasured) {
   // key: (group, n) -> (kind, bytes, min time)
   std::map<std::pair<int, int>, std::tuple<trace::OpKind, double, double>> collectives;
-  std::map<std::tuple<int, int, std::uint32_t, int>, std::pair<double, double>> transfers;  // (src, dst, tag, n) -> bytes, min
+  std::map<std::tuple<int, int, std::uint32_t, int>, std::pair<double, double>>
+      transfers;  // (src, dst, tag, n) -> bytes, min
   std::map<std::tuple<int, int, std::uint32_t>, int> sends, recvs;
   for (int rank = 0; rank < trace.world_size; ++rank) {
     std::map<int, int> nth;
@@ -337,14 +343,16 @@ void collect_calls(const trace::Trace& trace, std::map<std::pair<trace::OpKind, 
       }
       if (trace::is_collective(op.kind)) {
         const int n = nth[op.group]++;
-        auto [it, inserted] = collectives.try_emplace({op.group, n}, op.kind, static_cast<double>(op.bytes), op.measured_s);
+        auto [it, inserted] =
+            collectives.try_emplace({op.group, n}, op.kind, static_cast<double>(op.bytes), op.measured_s);
         if (!inserted) std::get<2>(it->second) = std::min(std::get<2>(it->second), op.measured_s);
       } else {
         const bool send = op.kind == trace::OpKind::kSend;
         const int src = send ? rank : op.peer;
         const int dst = send ? op.peer : rank;
         const int n = (send ? sends : recvs)[{src, dst, op.tag}]++;
-        auto [it, inserted] = transfers.try_emplace({src, dst, op.tag, n}, static_cast<double>(op.bytes), op.measured_s);
+        auto [it, inserted] =
+            transfers.try_emplace({src, dst, op.tag, n}, static_cast<double>(op.bytes), op.measured_s);
         if (!inserted) it->second.second = std::min(it->second.second, op.measured_s);
       }
     }
@@ -375,9 +383,10 @@ ComputeFit fit_compute(const std::vector<trace::Trace>& traces, FitObjective obj
       if (fit.model.hardware.name.empty()) {
         fit.model.hardware = *trace.hardware;
       } else if (fit.model.hardware.name != trace.hardware->name) {
-        throw InputError(trace.source, 0, "hardware",
-                         fmt::format("measured on \"{}\", but {} was measured on \"{}\": a compute model is of one machine",
-                                     trace.hardware->name, fit.model.traces.front(), fit.model.hardware.name));
+        throw InputError(
+            trace.source, 0, "hardware",
+            fmt::format("measured on \"{}\", but {} was measured on \"{}\": a compute model is of one machine",
+                        trace.hardware->name, fit.model.traces.front(), fit.model.hardware.name));
       }
     }
     for (int rank = 0; rank < trace.world_size; ++rank) {
@@ -408,7 +417,8 @@ ComputeFit fit_compute(const std::vector<trace::Trace>& traces, FitObjective obj
     std::vector<CostSample>& samples = by_kind[kind];
     // Operators without FLOPs and bytes in a kind whose others have them (e.g. a backward the
     // importer could not cost) would read as pure overhead: left out, and counted.
-    const bool costed = std::any_of(samples.begin(), samples.end(), [](const CostSample& s) { return s.flops > 0 || s.bytes > 0; });
+    const bool costed =
+        std::any_of(samples.begin(), samples.end(), [](const CostSample& s) { return s.flops > 0 || s.bytes > 0; });
     if (costed) {
       const auto before = samples.size();
       samples.erase(std::remove_if(samples.begin(), samples.end(),
@@ -433,7 +443,8 @@ ComputeFit fit_compute(const std::vector<trace::Trace>& traces, FitObjective obj
     std::vector<double> sizes;
     for (const CostSample& s : samples) sizes.push_back(s.bytes);
     std::sort(sizes.begin(), sizes.end());
-    fit.call_bytes.push_back(static_cast<std::uint64_t>(sizes[sizes.size() / 2]));  // sizes are exact integers below 2^50
+    fit.call_bytes.push_back(
+        static_cast<std::uint64_t>(sizes[sizes.size() / 2]));  // sizes are exact integers below 2^50
     fit.model.calls.push_back(fit_calls(key.first, key.second, samples, fit.notes, objective));
     for (const CostSample& s : samples) fit.call_samples.push_back({key.first, key.second, s.bytes, s.time_s});
   }

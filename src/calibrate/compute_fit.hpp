@@ -22,9 +22,9 @@ struct CostSample {
 enum class FitObjective : std::uint8_t { kRelative, kTotal };
 
 /// Non-negative least squares on relative residuals: minimises sum_i ((A x)_i / t_i - 1)^2
-/// (kTotal: sum_i ((A x)_i - t_i)^2) over x >= 0, where row i of A is `columns[j][i]`. Exact (every active set is tried, at
-/// most 2^k for k <= 3 columns); columns allowed by `allowed` only, at most `max_terms` of
-/// them non-zero. Returns x (0 for unused columns); `ok` false when no subset is solvable.
+/// (kTotal: sum_i ((A x)_i - t_i)^2) over x >= 0, where row i of A is `columns[j][i]`. Exact (every active set is
+/// tried, at most 2^k for k <= 3 columns); columns allowed by `allowed` only, at most `max_terms` of them non-zero.
+/// Returns x (0 for unused columns); `ok` false when no subset is solvable.
 struct NnlsResult {
   std::vector<double> x;
   double sse = 0;
@@ -58,8 +58,8 @@ KindModel fit_kind(const std::string& kind, const std::vector<CostSample>& sampl
                    FitObjective objective = FitObjective::kRelative, FlopExponent exponent = FlopExponent::kOne);
 
 /// Fits latency + bytes / bandwidth to calls of one collective kind (flops unused).
-CallModel fit_calls(trace::OpKind kind, int ranks, const std::vector<CostSample>& samples, std::vector<std::string>& notes,
-                    FitObjective objective = FitObjective::kRelative);
+CallModel fit_calls(trace::OpKind kind, int ranks, const std::vector<CostSample>& samples,
+                    std::vector<std::string>& notes, FitObjective objective = FitObjective::kRelative);
 
 /// One measured collective or transfer call (the least time over its ranks).
 struct CallSample {
@@ -72,12 +72,12 @@ struct CallSample {
 /// Everything calibrate trace fits from a set of traces.
 struct ComputeFit {
   ComputeModel model;
-  int compute_ops = 0;        ///< operators fitted
-  int skipped_zero = 0;       ///< operators with a recorded duration of 0 (below the profiler's resolution)
-  int skipped_costless = 0;   ///< operators without FLOPs and bytes in a kind whose others have them
+  int compute_ops = 0;       ///< operators fitted
+  int skipped_zero = 0;      ///< operators with a recorded duration of 0 (below the profiler's resolution)
+  int skipped_costless = 0;  ///< operators without FLOPs and bytes in a kind whose others have them
   int skipped_no_duration = 0;
-  int calls = 0;              ///< collective / transfer calls fitted
-  int calls_unmeasured = 0;   ///< calls without a measured time
+  int calls = 0;                          ///< collective / transfer calls fitted
+  int calls_unmeasured = 0;               ///< calls without a measured time
   std::vector<std::uint64_t> call_bytes;  ///< per model.calls entry: the median size of its calls
   std::vector<CallSample> call_samples;   ///< every fitted call
   std::vector<std::string> notes;

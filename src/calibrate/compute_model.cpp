@@ -25,7 +25,7 @@ constexpr double kMaxSeconds = trace::kMaxDurationMs * 1e-3;
 constexpr double kMaxError = 1e6;      // a relative error of 10^8 %: anything larger is not a fit
 constexpr double kMinExponent = 0.25;  // time ~ flops^p: outside [0.25, 4] no machine behaves so
 constexpr double kMaxExponent = 4;
-constexpr double kMinRate = 1e3;       // per second: a rate below is a typo, and 1e24 FLOPs over it stay finite
+constexpr double kMinRate = 1e3;  // per second: a rate below is a typo, and 1e24 FLOPs over it stay finite
 
 void read_hardware(ObjectReader& doc, trace::Hardware& hw) {
   ObjectReader h = doc.child("hardware");
@@ -57,12 +57,14 @@ KindModel read_kind(ObjectReader& k) {
   if (k.optional("flop_exponent") != nullptr) {
     m.flop_exponent = k.number_in("flop_exponent", kMinExponent, kMaxExponent);
     if (m.flop_exponent != 1 && m.flop_rate == 0) {
-      k.at("flop_exponent").fail(fmt::format("is {} but flop_rate is 0: an exponent needs the FLOP term", m.flop_exponent));
+      k.at("flop_exponent")
+          .fail(fmt::format("is {} but flop_rate is 0: an exponent needs the FLOP term", m.flop_exponent));
     }
   }
   if (m.flop_exponent != 1) {
     if (k.optional("flop_reference") == nullptr) {
-      k.here().fail(fmt::format("flop_exponent {} needs \"flop_reference\", the FLOPs at which flop_rate holds", m.flop_exponent));
+      k.here().fail(fmt::format("flop_exponent {} needs \"flop_reference\", the FLOPs at which flop_rate holds",
+                                m.flop_exponent));
     }
     m.flop_reference = k.number_in("flop_reference", 1, trace::kMaxFlops);
   } else if (k.optional("flop_reference") != nullptr) {
@@ -82,8 +84,8 @@ KindModel read_kind(ObjectReader& k) {
 
 CallModel read_call(ObjectReader& c) {
   CallModel m;
-  const std::string kind = c.choice("kind", {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "all_to_all", "send",
-                                            "recv"});
+  const std::string kind =
+      c.choice("kind", {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "all_to_all", "send", "recv"});
   m.kind = *trace::parse_op_kind(kind);
   m.ranks = static_cast<int>(c.integer_in("ranks", 2, 1 << 24));
   m.latency_s = c.number_in("latency_s", 0, kMaxSeconds);
@@ -92,7 +94,8 @@ CallModel read_call(ObjectReader& c) {
   m.distinct = static_cast<int>(c.integer_in("distinct_sizes", 1, m.points));
   m.gmean_error = c.number_in("gmean_error", 0, kMaxError);
   m.worst_error = c.number_in("worst_error", -1, kMaxError);
-  if (m.latency_s == 0 && m.bandwidth_Bps == 0) c.here().fail(fmt::format("{} has neither latency nor bandwidth", kind));
+  if (m.latency_s == 0 && m.bandwidth_Bps == 0)
+    c.here().fail(fmt::format("{} has neither latency nor bandwidth", kind));
   c.finish();
   return m;
 }
@@ -112,7 +115,9 @@ double KindModel::predict_s(double flops, double bytes) const {
   return t;
 }
 
-double CallModel::predict_s(double bytes) const { return latency_s + (bandwidth_Bps > 0 ? bytes / bandwidth_Bps : 0.0); }
+double CallModel::predict_s(double bytes) const {
+  return latency_s + (bandwidth_Bps > 0 ? bytes / bandwidth_Bps : 0.0);
+}
 
 const KindModel* ComputeModel::find(std::string_view kind) const {
   for (const KindModel& k : kinds) {
@@ -138,8 +143,8 @@ ComputeModel parse_compute_model(std::string_view text, const std::string& sourc
     doc.at("format").fail(fmt::format("expected \"{}\", got \"{}\"", kComputeModelFormat, format));
   }
   if (doc.integer("version") != kComputeModelVersion) {
-    doc.at("version").fail(fmt::format("expected {} (the only version this build reads), got \"{}\"", kComputeModelVersion,
-                                       doc.required("version").text()));
+    doc.at("version").fail(fmt::format("expected {} (the only version this build reads), got \"{}\"",
+                                       kComputeModelVersion, doc.required("version").text()));
   }
   ComputeModel model;
   model.file = source;
@@ -245,8 +250,9 @@ std::string compute_kind(const trace::Trace& trace, const trace::Op& op) {
 
 bool memory_bound_kind(std::string_view name) {
   static constexpr std::array<std::string_view, 22> kMemoryBound = {
-      "softmax", "relu",  "gelu",     "silu",     "swiglu", "sigmoid", "tanh", "layer_norm", "layernorm", "rms_norm", "rmsnorm",
-      "norm",    "dropout", "add",    "mul",      "div",    "copy",    "cat",  "transpose",  "embedding", "adam",     "fill"};
+      "softmax",   "relu",     "gelu",      "silu",      "swiglu",  "sigmoid", "tanh", "layer_norm",
+      "layernorm", "rms_norm", "rmsnorm",   "norm",      "dropout", "add",     "mul",  "div",
+      "copy",      "cat",      "transpose", "embedding", "adam",    "fill"};
   const std::string n = ascii_lower(name);
   return std::find(kMemoryBound.begin(), kMemoryBound.end(), n) != kMemoryBound.end();
 }
@@ -264,19 +270,20 @@ std::string rate_flops(double flops) {
 
 [[noreturn]] void cannot_rescale(const trace::Trace& trace, const std::string& platform_name,
                                  const topology::AcceleratorSpec& acc, const std::string& why, bool by_default) {
-  throw InputError(trace.source, 0, "hardware",
-                   fmt::format("the trace was measured on \"{}\", not on platform {}'s accelerator \"{}\", and its compute "
-                               "durations cannot be rescaled: {}; {}choose --compute keep (the durations as recorded), "
-                               "--compute model:FILE (a compute model, ccsim calibrate trace) or import the trace with "
-                               "--hardware PLATFORM",
-                               trace.hardware ? trace.hardware->name : std::string("?"), platform_name, acc.model, why,
-                               by_default ? "replaying it on another accelerator needs a choice: " : ""));
+  throw InputError(
+      trace.source, 0, "hardware",
+      fmt::format("the trace was measured on \"{}\", not on platform {}'s accelerator \"{}\", and its compute "
+                  "durations cannot be rescaled: {}; {}choose --compute keep (the durations as recorded), "
+                  "--compute model:FILE (a compute model, ccsim calibrate trace) or import the trace with "
+                  "--hardware PLATFORM",
+                  trace.hardware ? trace.hardware->name : std::string("?"), platform_name, acc.model, why,
+                  by_default ? "replaying it on another accelerator needs a choice: " : ""));
 }
 
 }  // namespace
 
-ComputeAdjustment adjust_compute(trace::Trace& trace, const topology::AcceleratorSpec& acc, const std::string& platform_name,
-                                 ComputeMode mode, const ComputeModel* model) {
+ComputeAdjustment adjust_compute(trace::Trace& trace, const topology::AcceleratorSpec& acc,
+                                 const std::string& platform_name, ComputeMode mode, const ComputeModel* model) {
   ComputeAdjustment out;
   const bool named = trace.hardware.has_value();
   const bool same = named && trace.hardware->name == acc.model;
@@ -290,9 +297,10 @@ ComputeAdjustment adjust_compute(trace::Trace& trace, const topology::Accelerato
       out.summary = fmt::format("compute durations as recorded: trace measured on \"{}\", the platform's accelerator",
                                 trace.hardware->name);
     } else {
-      out.summary = fmt::format("compute durations as recorded (--compute keep): trace measured on \"{}\", NOT on platform "
-                                "{}'s accelerator \"{}\"",
-                                trace.hardware->name, platform_name, acc.model);
+      out.summary = fmt::format(
+          "compute durations as recorded (--compute keep): trace measured on \"{}\", NOT on platform "
+          "{}'s accelerator \"{}\"",
+          trace.hardware->name, platform_name, acc.model);
     }
     return out;
   }
@@ -312,9 +320,8 @@ ComputeAdjustment adjust_compute(trace::Trace& trace, const topology::Accelerato
                            fmt::format("operator kind \"{}\" is not in compute model {} (its kinds: {})", name,
                                        model->file.empty() ? model->name : model->file, model->kind_list()));
         }
-        const double t = cost.seconds({name, trace.op_label(op), trace.gemm_of(op), op.flops,
-                                       static_cast<double>(op.bytes), op.duration_s},
-                                      acc);
+        const double t = cost.seconds(
+            {name, trace.op_label(op), trace.gemm_of(op), op.flops, static_cast<double>(op.bytes), op.duration_s}, acc);
         if (!(t <= kMaxSeconds)) {
           throw InputError(trace.source, op.line, fmt::format("{}[{}]", trace.programs[r].field, i),
                            fmt::format("compute model {} gives this {} {:.6g} s, more than a year (the limit of an "
@@ -327,13 +334,14 @@ ComputeAdjustment adjust_compute(trace::Trace& trace, const topology::Accelerato
       }
     }
     out.factor = before > 0 ? after / before : 1;
-    out.summary = fmt::format("compute from model {} (fitted on \"{}\"): x{:.4g} of the recorded durations{}",
-                              model->file.empty() ? model->name : model->file, model->hardware.name, out.factor,
-                              model->hardware.name == acc.model
-                                  ? std::string()
-                                  : fmt::format("; NOTE the model was measured on \"{}\", not on platform {}'s accelerator "
-                                                "\"{}\"",
-                                                model->hardware.name, platform_name, acc.model));
+    out.summary =
+        fmt::format("compute from model {} (fitted on \"{}\"): x{:.4g} of the recorded durations{}",
+                    model->file.empty() ? model->name : model->file, model->hardware.name, out.factor,
+                    model->hardware.name == acc.model
+                        ? std::string()
+                        : fmt::format("; NOTE the model was measured on \"{}\", not on platform {}'s accelerator "
+                                      "\"{}\"",
+                                      model->hardware.name, platform_name, acc.model));
     return out;
   }
 
@@ -344,8 +352,10 @@ ComputeAdjustment adjust_compute(trace::Trace& trace, const topology::Accelerato
                      "(import it with --hardware PLATFORM, or add \"hardware\" as traces/README.md says)");
   }
   const trace::Hardware& hw = *trace.hardware;
-  if (hw.peak_flops <= 0) cannot_rescale(trace, platform_name, acc, "the trace's hardware gives no peak_flops", by_default);
-  if (acc.flops <= 0) cannot_rescale(trace, platform_name, acc, "the platform's accelerator gives no flops", by_default);
+  if (hw.peak_flops <= 0)
+    cannot_rescale(trace, platform_name, acc, "the trace's hardware gives no peak_flops", by_default);
+  if (acc.flops <= 0)
+    cannot_rescale(trace, platform_name, acc, "the platform's accelerator gives no flops", by_default);
   out.flop_ratio = hw.peak_flops / acc.flops;
   const bool memory = hw.memory_Bps > 0 && acc.memory_Bps > 0;
   out.memory_ratio = memory ? hw.memory_Bps / acc.memory_Bps : out.flop_ratio;
@@ -364,7 +374,8 @@ ComputeAdjustment adjust_compute(trace::Trace& trace, const topology::Accelerato
       }
       bool memory_bound = memory_bound_kind(name);
       if (op.flops > 0 && op.bytes > 0 && hw.memory_Bps > 0) {
-        memory_bound = op.flops / static_cast<double>(op.bytes) < hw.peak_flops / hw.memory_Bps;  // below the ridge point
+        memory_bound =
+            op.flops / static_cast<double>(op.bytes) < hw.peak_flops / hw.memory_Bps;  // below the ridge point
       }
       if (memory_bound) {
         out.memory_bound += n;
@@ -374,10 +385,11 @@ ComputeAdjustment adjust_compute(trace::Trace& trace, const topology::Accelerato
         op.duration_s *= out.flop_ratio;
       }
       if (!(op.duration_s <= kMaxSeconds)) {
-        throw InputError(trace.source, op.line, fmt::format("{}[{}].duration_ms", trace.programs[r].field, i),
-                         fmt::format("rescaled to {:.6g} s, more than a year (the limit of an operator): the peak rates "
-                                     "of the trace's hardware and of platform {} are too far apart",
-                                     op.duration_s, platform_name));
+        throw InputError(
+            trace.source, op.line, fmt::format("{}[{}].duration_ms", trace.programs[r].field, i),
+            fmt::format("rescaled to {:.6g} s, more than a year (the limit of an operator): the peak rates "
+                        "of the trace's hardware and of platform {} are too far apart",
+                        op.duration_s, platform_name));
       }
       after += n * op.duration_s;
     }
@@ -386,15 +398,17 @@ ComputeAdjustment adjust_compute(trace::Trace& trace, const topology::Accelerato
   std::string detail = fmt::format("{} flop-bound operators x{:.4g} (peak {} -> {})", out.flop_bound, out.flop_ratio,
                                    rate_flops(hw.peak_flops), rate_flops(acc.flops));
   if (out.memory_bound > 0) {
-    detail += memory ? fmt::format(", {} memory-bound x{:.4g} (memory {} -> {})", out.memory_bound, out.memory_ratio,
-                                   format_rate(hw.memory_Bps), format_rate(acc.memory_Bps))
-                     : fmt::format(", {} memory-bound x{:.4g} by the FLOP ratio (the {} gives no memory bandwidth)",
-                                   out.memory_bound, out.memory_ratio, hw.memory_Bps > 0 ? "platform" : "trace's hardware");
+    detail +=
+        memory ? fmt::format(", {} memory-bound x{:.4g} (memory {} -> {})", out.memory_bound, out.memory_ratio,
+                             format_rate(hw.memory_Bps), format_rate(acc.memory_Bps))
+               : fmt::format(", {} memory-bound x{:.4g} by the FLOP ratio (the {} gives no memory bandwidth)",
+                             out.memory_bound, out.memory_ratio, hw.memory_Bps > 0 ? "platform" : "trace's hardware");
   }
   if (out.kept > 0) detail += fmt::format(", {} cpu_gap kept as recorded (host time)", out.kept);
-  out.summary = fmt::format("compute rescaled x{:.4g}{}: trace measured on \"{}\", platform {}'s accelerator \"{}\" ({})",
-                            out.factor, by_default ? " by default (other hardware; --compute keep|rescale|model:FILE)" : "",
-                            hw.name, platform_name, acc.model, detail);
+  out.summary =
+      fmt::format("compute rescaled x{:.4g}{}: trace measured on \"{}\", platform {}'s accelerator \"{}\" ({})",
+                  out.factor, by_default ? " by default (other hardware; --compute keep|rescale|model:FILE)" : "",
+                  hw.name, platform_name, acc.model, detail);
   return out;
 }
 

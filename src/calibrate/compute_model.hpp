@@ -28,9 +28,9 @@ struct KindModel {
   double flop_exponent = 1;   ///< time of the FLOP term ~ flops^flop_exponent
   double flop_reference = 0;  ///< FLOPs at which flop_rate holds; > 0 when flop_exponent != 1
   double byte_rate = 0;       ///< bytes/s; 0: no byte term
-  int points = 0;        ///< operators the fit used
-  int distinct = 0;      ///< distinct (flops, bytes) pairs among them
-  std::string form;      ///< the terms the fit was allowed, e.g. "overhead + flops + bytes"
+  int points = 0;             ///< operators the fit used
+  int distinct = 0;           ///< distinct (flops, bytes) pairs among them
+  std::string form;           ///< the terms the fit was allowed, e.g. "overhead + flops + bytes"
   double gmean_error = 0;
   double worst_error = 0;
 
@@ -102,11 +102,11 @@ enum class ComputeMode : std::uint8_t {
 
 /// What was done to a trace's compute durations, for the report.
 struct ComputeAdjustment {
-  std::string summary;  ///< one sentence: "compute rescaled x0.031: trace measured on X, platform accelerator Y (...)"
-  double factor = 1;    ///< new / recorded total of the adjusted operators' durations
-  int flop_bound = 0;   ///< operators scaled by the FLOP ratio (rescale)
-  int memory_bound = 0; ///< operators scaled by the memory-bandwidth ratio (rescale)
-  int kept = 0;         ///< operators kept as recorded (host time, e.g. cpu_gap)
+  std::string summary;   ///< one sentence: "compute rescaled x0.031: trace measured on X, platform accelerator Y (...)"
+  double factor = 1;     ///< new / recorded total of the adjusted operators' durations
+  int flop_bound = 0;    ///< operators scaled by the FLOP ratio (rescale)
+  int memory_bound = 0;  ///< operators scaled by the memory-bandwidth ratio (rescale)
+  int kept = 0;          ///< operators kept as recorded (host time, e.g. cpu_gap)
   double flop_ratio = 1;
   double memory_ratio = 1;
 };

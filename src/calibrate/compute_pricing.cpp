@@ -16,7 +16,8 @@ void check_dtypes(const trace::Trace& trace, const topology::AcceleratorProfile&
       const GemmShape* g = trace.gemm_of(program.ops[i]);
       if (g == nullptr || profile.gemm.peak(g->dtype) > 0) continue;
       std::string dtypes;
-      for (const topology::DTypePeak& p : profile.gemm.peaks) dtypes += (dtypes.empty() ? "" : ", ") + std::string(dtype_name(p.dtype));
+      for (const topology::DTypePeak& p : profile.gemm.peaks)
+        dtypes += (dtypes.empty() ? "" : ", ") + std::string(dtype_name(p.dtype));
       throw InputError(trace.source, program.ops[i].line, fmt::format("{}[{}].gemm.dtype", program.field, i),
                        fmt::format("{} products have no peak in {} (its dtypes: {})", dtype_name(g->dtype),
                                    profile.describe(), dtypes));
@@ -40,8 +41,8 @@ std::pair<std::int64_t, std::int64_t> count_unmeasured(const trace::Trace& trace
 
 }  // namespace
 
-ComputePricing price_compute(trace::Trace& trace, const topology::AcceleratorSpec& acc, const std::string& platform_name,
-                             ComputeMode mode, const ComputeModel* model,
+ComputePricing price_compute(trace::Trace& trace, const topology::AcceleratorSpec& acc,
+                             const std::string& platform_name, ComputeMode mode, const ComputeModel* model,
                              std::shared_ptr<const topology::AcceleratorProfile> profile, double speedup,
                              const std::string& no_profile) {
   ComputePricing out;

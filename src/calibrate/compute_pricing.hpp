@@ -21,8 +21,8 @@ struct ComputePricing {
 /// other operators by `profile` or, when it is null, by the peak rates (`no_profile`: why, for
 /// the summary). A matrix-product dtype of the trace that the profile has no peak for is an
 /// InputError naming the operator and the profile's dtypes.
-ComputePricing price_compute(trace::Trace& trace, const topology::AcceleratorSpec& acc, const std::string& platform_name,
-                             ComputeMode mode, const ComputeModel* model,
+ComputePricing price_compute(trace::Trace& trace, const topology::AcceleratorSpec& acc,
+                             const std::string& platform_name, ComputeMode mode, const ComputeModel* model,
                              std::shared_ptr<const topology::AcceleratorProfile> profile, double speedup,
                              const std::string& no_profile);
 

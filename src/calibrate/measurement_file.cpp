@@ -81,7 +81,7 @@ SeriesPoint read_series(const json::Value& value, const std::string& file, const
       s.check_failure = fmt::format(
           "its result check failed ({}{}{})", check.optional_string("kind").value_or("check"),
           violations ? fmt::format(", {:g} elements wrong", *violations) : std::string(),
-          !over ? std::string()
+          !over               ? std::string()
           : std::isinf(*over) ? std::string(", an error that is not a finite number: an overflow or a wrong result")
                               : fmt::format(", max error {:.4g} x the bound", *over));
     }
@@ -89,8 +89,8 @@ SeriesPoint read_series(const json::Value& value, const std::string& file, const
                  "rms_error", "rms_value"});
     check.finish();
   }
-  r.allow({"error_feedback", "groups", "count", "dtype", "warmup", "reps", "rounds", "samples_s",
-           "wire_bytes_per_rank", "messages_per_rank"});
+  r.allow({"error_feedback", "groups", "count", "dtype", "warmup", "reps", "rounds", "samples_s", "wire_bytes_per_rank",
+           "messages_per_rank"});
   r.finish();
   return s;
 }
@@ -156,7 +156,8 @@ MeasurementFile parse_measurements(std::string_view text, const std::string& sou
     }
   }
   if (const json::Value* link = machine.optional("emulated_link")) {
-    if (!link->is_object()) machine.at("emulated_link").fail("expected an object of the link's settings, " + json::got(*link));
+    if (!link->is_object())
+      machine.at("emulated_link").fail("expected an object of the link's settings, " + json::got(*link));
     ObjectReader r(*link, source, machine.member_path("emulated_link"));
     std::vector<std::string> settings;
     std::string rate, links;
@@ -215,7 +216,8 @@ std::string affinity_summary(const MeasurementFile& file) {
   }
   constexpr std::size_t kShown = 16;
   std::string out = "per process: ";
-  for (std::size_t i = 0; i < std::min(kShown, file.affinity.size()); ++i) out += (i > 0 ? " | " : "") + file.affinity[i];
+  for (std::size_t i = 0; i < std::min(kShown, file.affinity.size()); ++i)
+    out += (i > 0 ? " | " : "") + file.affinity[i];
   if (file.affinity.size() > kShown) out += fmt::format(" | ... ({} processes)", file.affinity.size());
   return out;
 }
@@ -231,11 +233,20 @@ double tc_rate_Bps(const std::string& text) {
   const bool bytes = unit.size() >= 3 && unit.compare(unit.size() - 3, 3, "bps") == 0;
   double scale = 1;
   switch (unit[0]) {
-    case 'k': scale = 1e3; break;
-    case 'm': scale = 1e6; break;
-    case 'g': scale = 1e9; break;
-    case 't': scale = 1e12; break;
-    default: break;
+    case 'k':
+      scale = 1e3;
+      break;
+    case 'm':
+      scale = 1e6;
+      break;
+    case 'g':
+      scale = 1e9;
+      break;
+    case 't':
+      scale = 1e12;
+      break;
+    default:
+      break;
   }
   const double rate = value * scale / (bytes ? 1 : 8);
   return std::isfinite(rate) && rate > 0 ? rate : 0;

@@ -11,14 +11,14 @@ namespace ccsim::calibrate {
 
 /// One measured point of a `ccsim-measurements` series: what ran and its median time.
 struct SeriesPoint {
-  std::string op;              ///< all_reduce, all_gather, reduce_scatter
-  std::string implementation;  ///< mpi-library or ccsim-schedule
-  std::string algorithm;       ///< MPI_Allreduce, ring, compressed-ring, ...
-  std::string transport;       ///< mpi or ucx
+  std::string op;                    ///< all_reduce, all_gather, reduce_scatter
+  std::string implementation;        ///< mpi-library or ccsim-schedule
+  std::string algorithm;             ///< MPI_Allreduce, ring, compressed-ring, ...
+  std::string transport;             ///< mpi or ucx
   std::optional<std::string> codec;  ///< the codec spec of a compressed series
   int group_size = 0;
-  std::string group;           ///< the group kind it ran on (ccsim measure's "group"); "" when not recorded
-  std::uint64_t bytes = 0;     ///< each rank's buffer
+  std::string group;        ///< the group kind it ran on (ccsim measure's "group"); "" when not recorded
+  std::uint64_t bytes = 0;  ///< each rank's buffer
   double median_s = 0;
   std::optional<double> p10_s;  ///< the spread of the repetitions, when recorded
   std::optional<double> p90_s;
@@ -27,11 +27,11 @@ struct SeriesPoint {
   /// empty when it passed or none was recorded, else what failed. A wrong result's time is
   /// not one to fit or validate a model on (select_series refuses it).
   std::string check_failure;
-  std::string check_field;     ///< where the failure is recorded ("series[3].check.passed", "#wrong")
+  std::string check_field;  ///< where the failure is recorded ("series[3].check.passed", "#wrong")
   int check_line = 0;
-  std::string file;            ///< the file it was read from ("" when it was made otherwise)
-  int line = 0;                ///< where the series object starts
-  std::string field;           ///< its field path, "series[3]"
+  std::string file;   ///< the file it was read from ("" when it was made otherwise)
+  int line = 0;       ///< where the series object starts
+  std::string field;  ///< its field path, "series[3]"
 };
 
 /// One point-to-point measurement: ping-pong (one-way time) or concurrent pairs.

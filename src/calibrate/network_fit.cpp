@@ -42,7 +42,8 @@ class Layout {
 
   const std::vector<std::uint64_t>& breaks() const { return breaks_; }
   bool ramp(int segment) const {
-    return segment >= 0 && static_cast<std::size_t>(segment) < ramps_.size() && ramps_[static_cast<std::size_t>(segment)] != 0;
+    return segment >= 0 && static_cast<std::size_t>(segment) < ramps_.size() &&
+           ramps_[static_cast<std::size_t>(segment)] != 0;
   }
   int segments() const { return static_cast<int>(breaks_.size()) + 1; }
   /// The parameter pair whose values hold at the start of `segment` (a table: every message
@@ -147,7 +148,8 @@ class DesignBuilder {
       theta.assign(theta.size(), 0.0);
       theta[static_cast<std::size_t>(j)] = 1.0;
       std::vector<double> column;
-      for (std::size_t i = 0; i < schedules_.size(); ++i) column.push_back(critical_path(i, layout, theta) - d.constant[i]);
+      for (std::size_t i = 0; i < schedules_.size(); ++i)
+        column.push_back(critical_path(i, layout, theta) - d.constant[i]);
       d.columns.push_back(std::move(column));
     }
     return d;
@@ -248,8 +250,8 @@ std::vector<double> solve(const Design& d, const std::vector<std::size_t>& rows,
 struct Candidate {
   Layout layout;
   std::vector<double> theta;
-  std::vector<int> dependent;    ///< parameters the series cannot tell from others: fixed at 0
-  std::vector<int> constrained;  ///< parameters fixed at 0 because the fit made them negative
+  std::vector<int> dependent;        ///< parameters the series cannot tell from others: fixed at 0
+  std::vector<int> constrained;      ///< parameters fixed at 0 because the fit made them negative
   std::vector<int> bandwidth_bound;  ///< fixed at 0 because the fit made a bandwidth non-positive
   int free = 0;
   double ssr = 0;
@@ -378,10 +380,11 @@ HandoffFit fit_handoff(const MeasurementFile& file, const SeriesChoice& choice, 
   HandoffFit fit;
   fit.sharing = core_sharing(file);
   if (!(fit.sharing > 1)) {
-    throw InputError(file.file, 0, "machine.cores_per_node",
-                     fmt::format("{} processes on {} cores per node share no core: a hand-off is fitted on processes "
-                                 "that outnumber their cores (bench/collect_calibration.sh pins 2 to one core)",
-                                 file.processes, file.cores_per_node > 0 ? std::to_string(file.cores_per_node) : "unrecorded"));
+    throw InputError(
+        file.file, 0, "machine.cores_per_node",
+        fmt::format("{} processes on {} cores per node share no core: a hand-off is fitted on processes "
+                    "that outnumber their cores (bench/collect_calibration.sh pins 2 to one core)",
+                    file.processes, file.cores_per_node > 0 ? std::to_string(file.cores_per_node) : "unrecorded"));
   }
   // Each point: measured = shared(0) + handoff x (messages on the critical path), the count
   // being the derivative of the shared prediction in the hand-off.
@@ -479,7 +482,8 @@ NetworkFit fit_network(const MeasurementFile& file, const SeriesChoice& choice, 
     if (limit_name.rfind("btl_self_", 0) == 0 || limit <= kProtocolHeaderBytes) continue;  // a rank to itself
     const std::uint64_t at = limit - kProtocolHeaderBytes;
     if (distinct.empty() || at <= distinct.front() || at > distinct.back()) continue;
-    if (std::find_if(protocol.begin(), protocol.end(), [&](const auto& p) { return p.first == at; }) != protocol.end()) continue;
+    if (std::find_if(protocol.begin(), protocol.end(), [&](const auto& p) { return p.first == at; }) != protocol.end())
+      continue;
     protocol.emplace_back(at, limit_name);
     candidates.push_back(at);
   }
@@ -490,8 +494,8 @@ NetworkFit fit_network(const MeasurementFile& file, const SeriesChoice& choice, 
     const bool known = std::any_of(protocol.begin(), protocol.end(),
                                    [&](const auto& p) { return p.first > distinct[i - 1] && p.first <= distinct[i]; });
     if (known) continue;
-    candidates.push_back(static_cast<std::uint64_t>(std::llround(std::sqrt(static_cast<double>(distinct[i - 1]) *
-                                                                           static_cast<double>(distinct[i])))));
+    candidates.push_back(static_cast<std::uint64_t>(
+        std::llround(std::sqrt(static_cast<double>(distinct[i - 1]) * static_cast<double>(distinct[i])))));
   }
   std::sort(candidates.begin(), candidates.end());
   candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
@@ -544,8 +548,9 @@ NetworkFit fit_network(const MeasurementFile& file, const SeriesChoice& choice, 
     }
   }
   if (!best) {
-    throw InputError(file.file, points.front().line, points.front().field,
-                     fmt::format("series {}: no physically possible fit: {}", name, why.empty() ? "too few points" : why));
+    throw InputError(
+        file.file, points.front().line, points.front().field,
+        fmt::format("series {}: no physically possible fit: {}", name, why.empty() ? "too few points" : why));
   }
 
   // The critical path is a maximum over paths: check that it is linear at the fitted point.
@@ -598,55 +603,65 @@ NetworkFit fit_network(const MeasurementFile& file, const SeriesChoice& choice, 
   }
   if (smallest != std::numeric_limits<std::uint64_t>::max()) fit.tier.floor_bytes = smallest;
   fit.reduce_s_per_byte = best->theta[static_cast<std::size_t>(best->layout.gamma())];
-  fit.notes.push_back(fmt::format("{} segment{} chosen by BIC of the relative residuals among {} layouts (1..{} "
-                                  "segments, breakpoints between fitted sizes, fitted points: 3 per step, 2 after a ramp or beside an eager limit, 1 per ramp; inner segments "
-                                  "a step or a ramp to the next)",
-                                  k, k == 1 ? "" : "s", tried, max_segments));
+  fit.notes.push_back(fmt::format(
+      "{} segment{} chosen by BIC of the relative residuals among {} layouts (1..{} "
+      "segments, breakpoints between fitted sizes, fitted points: 3 per step, 2 after a ramp or beside an eager limit, 1 per ramp; inner segments "
+      "a step or a ramp to the next)",
+      k, k == 1 ? "" : "s", tried, max_segments));
   if (!protocol.empty()) {
     std::vector<std::string> limits;
     for (const auto& [at, limit_name] : protocol) {
-      const bool used = std::find(best->layout.breaks().begin(), best->layout.breaks().end(), at) != best->layout.breaks().end();
-      limits.push_back(fmt::format("{} {} B ({})", limit_name, at + kProtocolHeaderBytes, used ? "a breakpoint" : "not chosen"));
+      const bool used =
+          std::find(best->layout.breaks().begin(), best->layout.breaks().end(), at) != best->layout.breaks().end();
+      limits.push_back(
+          fmt::format("{} {} B ({})", limit_name, at + kProtocolHeaderBytes, used ? "a breakpoint" : "not chosen"));
     }
-    fit.notes.push_back(fmt::format("breakpoints tried also at the MPI library's eager limits recorded by ccsim measure, "
-                                    "less {} B for the protocol header: {}",
-                                    kProtocolHeaderBytes, fmt::join(limits, ", ")));
+    fit.notes.push_back(
+        fmt::format("breakpoints tried also at the MPI library's eager limits recorded by ccsim measure, "
+                    "less {} B for the protocol header: {}",
+                    kProtocolHeaderBytes, fmt::join(limits, ", ")));
   }
   for (int j : best->dependent) {
-    fit.notes.push_back(fmt::format("{} cannot be told apart from the other parameters in this series: fixed at 0 "
-                                    "(absorbed by the {})",
-                                    best->layout.name(j), j == best->layout.gamma() ? "bandwidths" : "latencies"));
+    fit.notes.push_back(
+        fmt::format("{} cannot be told apart from the other parameters in this series: fixed at 0 "
+                    "(absorbed by the {})",
+                    best->layout.name(j), j == best->layout.gamma() ? "bandwidths" : "latencies"));
   }
   for (int j : best->bandwidth_bound) {
-    fit.notes.push_back(fmt::format("constrained fit: {} fixed at 0 (with it free, a bandwidth came out non-positive; "
-                                    "absorbed by the bandwidths)",
-                                    best->layout.name(j)));
+    fit.notes.push_back(
+        fmt::format("constrained fit: {} fixed at 0 (with it free, a bandwidth came out non-positive; "
+                    "absorbed by the bandwidths)",
+                    best->layout.name(j)));
   }
   for (int j : best->constrained) {
-    fit.notes.push_back(fmt::format("constrained fit: {} fixed at 0 (the unconstrained fit made it negative)",
-                                    best->layout.name(j)));
+    fit.notes.push_back(
+        fmt::format("constrained fit: {} fixed at 0 (the unconstrained fit made it negative)", best->layout.name(j)));
   }
   if (sharing > 1) {
-    fit.notes.push_back(fmt::format("{} processes on {} cores per node: each process had 1/{:g} of a core, so the model is "
-                                    "fitted to the times divided by {:g} and its predictions for this run are multiplied "
-                                    "by {:g} (shared memory and loopback TCP move every byte with a CPU)",
-                                    file.processes, file.cores_per_node, sharing, sharing, sharing));
+    fit.notes.push_back(
+        fmt::format("{} processes on {} cores per node: each process had 1/{:g} of a core, so the model is "
+                    "fitted to the times divided by {:g} and its predictions for this run are multiplied "
+                    "by {:g} (shared memory and loopback TCP move every byte with a CPU)",
+                    file.processes, file.cores_per_node, sharing, sharing, sharing));
   }
   if (const std::string affinity = affinity_summary(file); !affinity.empty()) {
-    fit.notes.push_back(fmt::format("CPU affinity of the measured processes: {} (processes bound to cores and processes "
-                                    "the OS moves among them time a series differently)",
-                                    affinity));
+    fit.notes.push_back(
+        fmt::format("CPU affinity of the measured processes: {} (processes bound to cores and processes "
+                    "the OS moves among them time a series differently)",
+                    affinity));
   }
   if (!file.emulated_link.empty()) {
-    fit.notes.push_back(fmt::format("measured through the link scripts/slowlink.sh emulated: {} (the model describes "
-                                    "that link)",
-                                    file.emulated_link));
+    fit.notes.push_back(
+        fmt::format("measured through the link scripts/slowlink.sh emulated: {} (the model describes "
+                    "that link)",
+                    file.emulated_link));
   }
   if (file.link_Bps > 0) {
     fit.tier.link_Bps = file.link_Bps;
-    fit.notes.push_back(fmt::format("each process had a link of {} to itself (per-port links): processes that share a "
-                                    "core share its CPU but not that link (link_bandwidth_Bps)",
-                                    format_rate(file.link_Bps)));
+    fit.notes.push_back(
+        fmt::format("each process had a link of {} to itself (per-port links): processes that share a "
+                    "core share its CPU but not that link (link_bandwidth_Bps)",
+                    format_rate(file.link_Bps)));
   }
   fit.fitted = summarize(fit.points, true);
   fit.held_out = summarize(fit.points, false);

@@ -34,8 +34,9 @@ class CsvTable {
       }
       rows_.push_back({line, split(text)});
       if (rows_.back().cells.size() != header_.size()) {
-        throw InputError(path_, line, "", fmt::format("expected {} comma-separated cells as the header has, got {}",
-                                                      header_.size(), rows_.back().cells.size()));
+        throw InputError(path_, line, "",
+                         fmt::format("expected {} comma-separated cells as the header has, got {}", header_.size(),
+                                     rows_.back().cells.size()));
       }
     }
     if (header_.empty()) throw InputError(path_, 0, "", "expected a header row naming the columns, got an empty file");
@@ -58,7 +59,9 @@ class CsvTable {
     }
     return -1;
   }
-  const std::string& cell(const Row& row, std::string_view name) const { return row.cells[static_cast<std::size_t>(column(name))]; }
+  const std::string& cell(const Row& row, std::string_view name) const {
+    return row.cells[static_cast<std::size_t>(column(name))];
+  }
   /// The cell as a positive finite number, else an InputError naming the line and column.
   double positive(const Row& row, std::string_view name) const {
     const std::string& text = cell(row, name);
@@ -202,7 +205,8 @@ std::vector<topology::MemoryCurve> fit_memory(const std::vector<MemoryPoint>& po
     const auto [c, a] = fit_line(data.first, data.second);
     curves.push_back({kind, c, a > 0 ? 1 / a : 1e16});
   }
-  std::stable_partition(curves.begin(), curves.end(), [](const topology::MemoryCurve& c) { return c.kind == "default"; });
+  std::stable_partition(curves.begin(), curves.end(),
+                        [](const topology::MemoryCurve& c) { return c.kind == "default"; });
   return curves;
 }
 
@@ -213,19 +217,19 @@ std::string report_fit(topology::AcceleratorProfile& p, const std::vector<GemmPo
   std::string report;
   report += fmt::format("gemm: {} products{}\n", points.size(), replaced.empty() ? "" : " (" + replaced + ")");
   for (const std::string& note : skipped.notes) report += fmt::format("  skipped: {}\n", note);
-  report += fmt::format("  tiles and waves over {} multiprocessors: efficiency {:.4f} of peak, k_fill {:g}, split_k_min "
-                        "{:g}, overhead {:.3g} us per product\n",
-                        p.gemm.multiprocessors, p.gemm.efficiency, p.gemm.k_fill, p.gemm.split_k_min,
-                        p.gemm.overhead_s * 1e6);
+  report += fmt::format(
+      "  tiles and waves over {} multiprocessors: efficiency {:.4f} of peak, k_fill {:g}, split_k_min "
+      "{:g}, overhead {:.3g} us per product\n",
+      p.gemm.multiprocessors, p.gemm.efficiency, p.gemm.k_fill, p.gemm.split_k_min, p.gemm.overhead_s * 1e6);
   for (const topology::DTypePeak& peak : p.gemm.peaks) {
     std::vector<double> predicted, measured;
     const GemmPoint* worst = nullptr;
     double worst_error = 0;
     for (const GemmPoint& q : points) {
       if (q.dtype != peak.dtype) continue;
-      predicted.push_back(p.gemm_s(GemmShape{static_cast<std::uint32_t>(q.m), static_cast<std::uint32_t>(q.n),
-                                             static_cast<std::uint32_t>(q.k), static_cast<std::uint32_t>(q.batch),
-                                             q.dtype, false}));
+      predicted.push_back(
+          p.gemm_s(GemmShape{static_cast<std::uint32_t>(q.m), static_cast<std::uint32_t>(q.n),
+                             static_cast<std::uint32_t>(q.k), static_cast<std::uint32_t>(q.batch), q.dtype, false}));
       measured.push_back(q.seconds);
       const double e = std::abs(std::log(predicted.back() / q.seconds));
       if (e >= worst_error) worst_error = e, worst = &q;
@@ -249,15 +253,15 @@ std::string report_fit(topology::AcceleratorProfile& p, const std::vector<GemmPo
       }
       p.residuals.push_back(residual_of("memory " + c.kind, predicted, measured));
       const topology::FitResidual& r = p.residuals.back();
-      report += fmt::format("  {}: {:.3g} us + bytes / {}, {} points, geometric-mean error {:.1f} %, worst {}\n", c.kind,
-                            c.overhead_s * 1e6, format_rate(c.bandwidth_Bps), r.points, 100 * r.gmean_error,
+      report += fmt::format("  {}: {:.3g} us + bytes / {}, {} points, geometric-mean error {:.1f} %, worst {}\n",
+                            c.kind, c.overhead_s * 1e6, format_rate(c.bandwidth_Bps), r.points, 100 * r.gmean_error,
                             percent(r.worst_error));
     }
   }
-  report += fmt::format("launch: {:.3g} us per kernel issued by the host{}\n", p.launch_s * 1e6,
-                        launch.graph_s > 0 ? fmt::format(" ({:.3g} us from a CUDA graph: in the fitted overheads)",
-                                                         launch.graph_s * 1e6)
-                                           : std::string());
+  report += fmt::format(
+      "launch: {:.3g} us per kernel issued by the host{}\n", p.launch_s * 1e6,
+      launch.graph_s > 0 ? fmt::format(" ({:.3g} us from a CUDA graph: in the fitted overheads)", launch.graph_s * 1e6)
+                         : std::string());
   return report;
 }
 
@@ -291,8 +295,8 @@ std::vector<GemmPoint> read_gemm_csv(const std::string& path, Skipped& skipped) 
     out.push_back(p);
   }
   for (const auto& [text, count] : unknown) {
-    skipped.notes.push_back(fmt::format("{}: {} rows of dtype \"{}\" skipped (not one of {})", path, count, text,
-                                        dtype_choices()));
+    skipped.notes.push_back(
+        fmt::format("{}: {} rows of dtype \"{}\" skipped (not one of {})", path, count, text, dtype_choices()));
   }
   return out;
 }
@@ -321,7 +325,8 @@ LaunchData read_launch_csv(const std::string& path) {
     if (mode == "eager") out.eager_s = csv.positive(row, "seconds_per_kernel");
     if (mode == "graph") out.graph_s = csv.positive(row, "seconds_per_kernel");
   }
-  if (out.eager_s <= 0) throw InputError(path, 0, "mode", "expected a row of mode \"eager\" (the host's time per kernel)");
+  if (out.eager_s <= 0)
+    throw InputError(path, 0, "mode", "expected a row of mode \"eager\" (the host's time per kernel)");
   return out;
 }
 
@@ -341,8 +346,9 @@ topology::FitResidual residual_of(const std::string& what, const std::vector<dou
   return r;
 }
 
-ProfileFit fit_profile(const std::vector<std::vector<GemmPoint>>& gemm, const std::vector<std::vector<MemoryPoint>>& memory,
-                       const LaunchData& launch, const Skipped& skipped, const ProfileFitOptions& options) {
+ProfileFit fit_profile(const std::vector<std::vector<GemmPoint>>& gemm,
+                       const std::vector<std::vector<MemoryPoint>>& memory, const LaunchData& launch,
+                       const Skipped& skipped, const ProfileFitOptions& options) {
   ProfileFit out;
   topology::AcceleratorProfile& p = out.profile;
   p.name = options.name;
@@ -356,11 +362,13 @@ ProfileFit fit_profile(const std::vector<std::vector<GemmPoint>>& gemm, const st
   p.gemm.tiles = options.tiles.empty() ? default_tiles() : options.tiles;
   std::string replaced;
   const std::vector<GemmPoint> points = merge(gemm, gemm_key, replaced);
-  if (points.empty()) throw InputError("command line", 0, "--gemm", "expected at least one matrix product to fit, got none");
+  if (points.empty())
+    throw InputError("command line", 0, "--gemm", "expected at least one matrix product to fit, got none");
   for (const GemmPoint& q : points) {
     if (p.gemm.peak(q.dtype) <= 0) {
-      throw InputError(q.file, q.line, "dtype", fmt::format("{} products need --peak {}=FLOPS (the dense peak)",
-                                                            dtype_name(q.dtype), dtype_name(q.dtype)));
+      throw InputError(
+          q.file, q.line, "dtype",
+          fmt::format("{} products need --peak {}=FLOPS (the dense peak)", dtype_name(q.dtype), dtype_name(q.dtype)));
     }
   }
   p.gemm = fit_gemm(points, p.gemm).model;

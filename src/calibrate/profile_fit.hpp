@@ -76,8 +76,9 @@ struct ProfileFit {
 /// earlier file's of the same m, n, k, batch and dtype: CUDA-graph re-timings of small
 /// products); a memory curve per kind and "default" over all kinds; launch_s from `launch`.
 /// No GEMM point is an InputError; so is a dtype of the data without a peak in `options`.
-ProfileFit fit_profile(const std::vector<std::vector<GemmPoint>>& gemm, const std::vector<std::vector<MemoryPoint>>& memory,
-                       const LaunchData& launch, const Skipped& skipped, const ProfileFitOptions& options);
+ProfileFit fit_profile(const std::vector<std::vector<GemmPoint>>& gemm,
+                       const std::vector<std::vector<MemoryPoint>>& memory, const LaunchData& launch,
+                       const Skipped& skipped, const ProfileFitOptions& options);
 
 /// exp(mean |ln(predicted / measured)|) - 1 and the signed error of the farthest point.
 topology::FitResidual residual_of(const std::string& what, const std::vector<double>& predicted,

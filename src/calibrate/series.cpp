@@ -15,8 +15,11 @@ namespace ccsim::calibrate {
 
 SeriesChoice parse_series_choice(const std::string& text, const std::string& what, const std::string& field) {
   const auto slash = text.find('/');
-  if (slash == std::string::npos || slash == 0 || slash + 1 == text.size() || text.find('/', slash + 1) != std::string::npos) {
-    throw InputError(what, 0, field, fmt::format("expected ALGORITHM/TRANSPORT such as ring/mpi or MPI_Allreduce/mpi, got \"{}\"", text));
+  if (slash == std::string::npos || slash == 0 || slash + 1 == text.size() ||
+      text.find('/', slash + 1) != std::string::npos) {
+    throw InputError(
+        what, 0, field,
+        fmt::format("expected ALGORITHM/TRANSPORT such as ring/mpi or MPI_Allreduce/mpi, got \"{}\"", text));
   }
   SeriesChoice choice;
   choice.algorithm = text.substr(0, slash);
@@ -34,10 +37,11 @@ std::string default_series(const MeasurementFile& file) {
   if (std::find(found.begin(), found.end(), "ring/mpi") != found.end()) return "ring/mpi";
   if (found.size() == 1) return found.front();
   throw InputError(file.file, 0, "--series",
-                   found.empty() ? std::string("no all_reduce series in this file")
-                                 : fmt::format("several all_reduce series and none is ring/mpi: choose one with --series "
-                                               "({})",
-                                               fmt::join(found, ", ")));
+                   found.empty()
+                       ? std::string("no all_reduce series in this file")
+                       : fmt::format("several all_reduce series and none is ring/mpi: choose one with --series "
+                                     "({})",
+                                     fmt::join(found, ", ")));
 }
 
 PointFit point_fit(const SeriesPoint& measured) {
@@ -94,11 +98,12 @@ std::vector<SeriesPoint> select_series(const MeasurementFile& file, const Series
                                    choice.algorithm, choice.transport, p.bytes, p.group_size, p.check_failure));
     }
     if (p.group_size > kMaxPredictedRanks) {
-      throw InputError(file.file, p.line, p.field,
-                       fmt::format("series {}/{} has a point on {} ranks; calibration and validation predict each point "
-                                   "along every rank's messages, which is affordable up to {} ranks (1,024 ranks already "
-                                   "take about 40 s to fit): fit a smaller group's series",
-                                   choice.algorithm, choice.transport, p.group_size, kMaxPredictedRanks));
+      throw InputError(
+          file.file, p.line, p.field,
+          fmt::format("series {}/{} has a point on {} ranks; calibration and validation predict each point "
+                      "along every rank's messages, which is affordable up to {} ranks (1,024 ranks already "
+                      "take about 40 s to fit): fit a smaller group's series",
+                      choice.algorithm, choice.transport, p.group_size, kMaxPredictedRanks));
     }
     if (p.bytes > trace::kMaxBytes) {
       throw InputError(file.file, p.line, p.field,
@@ -112,23 +117,24 @@ std::vector<SeriesPoint> select_series(const MeasurementFile& file, const Series
   for (std::size_t i = 1; i < points.size(); ++i) {
     if (points[i].bytes == points[i - 1].bytes && points[i].group_size == points[i - 1].group_size &&
         points[i].group != points[i - 1].group) {
-      throw InputError(file.file, points[i].line, points[i].field,
-                       fmt::format("series {}/{} ran on groups {} and {} of {} ranks ({} and {}): choose one with --group",
-                                   choice.algorithm, choice.transport, points[i - 1].group, points[i].group,
-                                   points[i].group_size, points[i - 1].field, points[i].field));
+      throw InputError(
+          file.file, points[i].line, points[i].field,
+          fmt::format("series {}/{} ran on groups {} and {} of {} ranks ({} and {}): choose one with --group",
+                      choice.algorithm, choice.transport, points[i - 1].group, points[i].group, points[i].group_size,
+                      points[i - 1].field, points[i].field));
     }
     if (points[i].bytes == points[i - 1].bytes && points[i].group_size == points[i - 1].group_size) {
-      throw InputError(file.file, points[i].line, points[i].field,
-                       fmt::format("series {}/{} has {} bytes on {} ranks twice (also {}); one point per size expected",
-                                   choice.algorithm, choice.transport, points[i].bytes, points[i].group_size,
-                                   points[i - 1].field));
+      throw InputError(
+          file.file, points[i].line, points[i].field,
+          fmt::format("series {}/{} has {} bytes on {} ranks twice (also {}); one point per size expected",
+                      choice.algorithm, choice.transport, points[i].bytes, points[i].group_size, points[i - 1].field));
     }
   }
   return points;
 }
 
 std::unique_ptr<collective::Schedule> schedule_for(const SeriesPoint& point, const SeriesChoice& choice,
-                                                    collective::Compression compression) {
+                                                   collective::Compression compression) {
   collective::Request request;
   request.op = collective::Collective::kAllReduce;
   request.algorithm = point.implementation == "ccsim-schedule" ? point.algorithm : choice.library_schedule;
@@ -143,8 +149,9 @@ std::unique_ptr<collective::Schedule> schedule_for(const SeriesPoint& point, con
       throw InputError(point.file.empty() ? std::string("measurements") : point.file, point.line,
                        point.field + ".algorithm", e.detail());
     }
-    throw InputError("command line", 0, "--library-schedule",
-                     fmt::format("{} (the schedule that predicts {}'s {})", e.detail(), point.implementation, point.algorithm));
+    throw InputError(
+        "command line", 0, "--library-schedule",
+        fmt::format("{} (the schedule that predicts {}'s {})", e.detail(), point.implementation, point.algorithm));
   }
 }
 

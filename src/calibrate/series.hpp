@@ -44,7 +44,7 @@ struct PointFit {
   int ranks = 0;
   double measured_s = 0;
   double predicted_s = 0;
-  bool fitted = false;  ///< used by the fit (else held out)
+  bool fitted = false;          ///< used by the fit (else held out)
   std::optional<double> p10_s;  ///< the spread of the measured repetitions, when recorded
   std::optional<double> p90_s;
   /// predicted / measured - 1.
@@ -73,8 +73,9 @@ std::vector<SeriesPoint> select_series(const MeasurementFile& file, const Series
 
 /// The schedule a point is predicted with: the series' own schedule (ccsim-schedule), or
 /// choice.library_schedule for a library's collective (MPI, NCCL, a CSV's); fp32 elements.
-std::unique_ptr<collective::Schedule> schedule_for(const SeriesPoint& point, const SeriesChoice& choice,
-                                                    collective::Compression compression = collective::Compression::kNone);
+std::unique_ptr<collective::Schedule> schedule_for(
+    const SeriesPoint& point, const SeriesChoice& choice,
+    collective::Compression compression = collective::Compression::kNone);
 
 /// The critical path of `schedule` under a tier model: each message costs tier.message_s(wire
 /// bytes), reductions reduce_s_per_byte, compression `compressor`. With `sharing` > 1

@@ -48,7 +48,9 @@ void run_breakeven(const BreakevenCommand& cmd) {
   compress::CompressSpec spec = compress::parse_compress_spec(cmd.compress);
   compress::CompressorModel model = compress::load_compressor(spec, compressor_dirs());
   auto dtype = parse_dtype(cmd.dtype);
-  if (!dtype) throw InputError("command line", 0, "--dtype", fmt::format("expected one of {}, got \"{}\"", dtype_choices(), cmd.dtype));
+  if (!dtype)
+    throw InputError("command line", 0, "--dtype",
+                     fmt::format("expected one of {}, got \"{}\"", dtype_choices(), cmd.dtype));
   compress::Evaluation evaluation = model.evaluate(spec.query, *dtype, engine::target_hardware(platform));
   const std::uint64_t at = parse_bytes_or_throw(cmd.at, "command line", "--at");
   // One element to the largest buffer a trace may hold, whole elements (6 bytes of fp32 was
@@ -63,8 +65,8 @@ void run_breakeven(const BreakevenCommand& cmd) {
                                  cmd.intra ? "in one node" : "in different nodes"));
   }
   topology::Network::PathCost path = net.path_cost(0, peer);
-  collective::CostParams params =
-      collective::cost_params(path.latency_s, 1.0 / path.bandwidth_Bps, 1.0 / net.accelerator().reduce_Bps, evaluation.cost);
+  collective::CostParams params = collective::cost_params(path.latency_s, 1.0 / path.bandwidth_Bps,
+                                                          1.0 / net.accelerator().reduce_Bps, evaluation.cost);
   const compress::CompressorCost& c = evaluation.cost;
 
   nlohmann::ordered_json doc;
@@ -95,9 +97,10 @@ void run_breakeven(const BreakevenCommand& cmd) {
                      c.decompress_t0_s * 1e6,
                      model.homomorphic() ? fmt::format(", homomorphic add {}", format_rate(c.add_Bps)) : std::string());
   for (const std::string& note : evaluation.notes) out += fmt::format("note: {}\n", note);
-  out += fmt::format("links: ranks {}, alpha {:.3g} us, bandwidth {} per flow, reduction {}; closed forms, no contention\n",
-                     cmd.intra ? "all in one node" : "one per node", path.latency_s * 1e6, format_rate(path.bandwidth_Bps),
-                     format_rate(net.accelerator().reduce_Bps));
+  out += fmt::format(
+      "links: ranks {}, alpha {:.3g} us, bandwidth {} per flow, reduction {}; closed forms, no contention\n",
+      cmd.intra ? "all in one node" : "one per node", path.latency_s * 1e6, format_rate(path.bandwidth_Bps),
+      format_rate(net.accelerator().reduce_Bps));
   out += fmt::format("{:>7}  {:<14}  {:<20}  {:>12}  {:>14}  {:>9}\n", "ranks", "plain", "compressed", "pays above",
                      fmt::format("speedup@{}", cmd.at), "ceiling");
   std::vector<int> sizes = cmd.sizes;
@@ -114,12 +117,13 @@ void run_breakeven(const BreakevenCommand& cmd) {
     }
     if (p > room) {
       throw InputError("command line", 0, "--sizes",
-                       cmd.intra ? fmt::format("a group of {} ranks in one node (--intra), but a node of platform \"{}\" "
-                                               "has {} accelerators",
-                                               p, platform.name, room)
-                                 : fmt::format("a group of {} ranks, one per node, but platform \"{}\" has {} nodes "
-                                               "(--intra: ranks in one node)",
-                                               p, platform.name, room));
+                       cmd.intra
+                           ? fmt::format("a group of {} ranks in one node (--intra), but a node of platform \"{}\" "
+                                         "has {} accelerators",
+                                         p, platform.name, room)
+                           : fmt::format("a group of {} ranks, one per node, but platform \"{}\" has {} nodes "
+                                         "(--intra: ranks in one node)",
+                                         p, platform.name, room));
     }
     collective::Request plain;
     plain.size = p;
@@ -132,9 +136,10 @@ void run_breakeven(const BreakevenCommand& cmd) {
     compressed.algorithm = collective::choose_algorithm(compressed);
     collective::BreakEven even = collective::break_even(plain, compressed, params);
     plain.count = compressed.count = at / static_cast<std::uint64_t>(plain.element_bytes);
-    double speedup = collective::make_schedule(plain)->cost(params) / collective::make_schedule(compressed)->cost(params);
-    out += fmt::format("{:>7}  {:<14}  {:<20}  {:>12}  {:>13.3f}x  {:>8.3f}x\n", p, plain.algorithm, compressed.algorithm,
-                       bytes_or_never(even.bytes), speedup, even.speedup_limit);
+    double speedup =
+        collective::make_schedule(plain)->cost(params) / collective::make_schedule(compressed)->cost(params);
+    out += fmt::format("{:>7}  {:<14}  {:<20}  {:>12}  {:>13.3f}x  {:>8.3f}x\n", p, plain.algorithm,
+                       compressed.algorithm, bytes_or_never(even.bytes), speedup, even.speedup_limit);
     nlohmann::ordered_json row;
     row["ranks"] = p;
     row["plain_algorithm"] = plain.algorithm;
@@ -160,10 +165,11 @@ void setup_breakeven(CLI::App& app) {
       "ceiling (closed forms of the schedules, alpha-beta-gamma plus compression terms, no contention)");
   sub->add_option("-p,--platform", cmd->platform, "Platform preset name or platform file")->required();
   sub->add_option("--compress", cmd->compress, "Compressor NAME[:key=value,...], as for replay")->required();
-  sub->add_option("--sizes", cmd->sizes, "Group sizes (default: 2, 4, ... up to the nodes, at most 1024)")->delimiter(',');
+  sub->add_option("--sizes", cmd->sizes, "Group sizes (default: 2, 4, ... up to the nodes, at most 1024)")
+      ->delimiter(',');
   sub->add_option("--plain-algo", cmd->plain_algorithm, "Plain all_reduce algorithm to beat")
-      ->check(one_of(
-          algorithm_choices(collective::plain_all_reduce_algorithms(collective::NodeLayout::kUnknown), false)))
+      ->check(
+          one_of(algorithm_choices(collective::plain_all_reduce_algorithms(collective::NodeLayout::kUnknown), false)))
       ->capture_default_str();
   sub->add_option("--algo", cmd->algorithm, "Compressed algorithm; 'auto' follows the compressor's kind")
       ->check(one_of(algorithm_choices(collective::compressed_all_reduce_algorithms(), true)))

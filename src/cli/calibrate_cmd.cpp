@@ -75,7 +75,8 @@ std::string calibration_report(const std::vector<calibrate::PointFit>& points) {
   for (const calibrate::PointFit& p : points) {
     std::string range;
     if (p.p10_s && p.p90_s) {
-      range = fmt::format("  {:+.1f}%..{:+.1f}%", (*p.p10_s / p.measured_s - 1) * 100, (*p.p90_s / p.measured_s - 1) * 100);
+      range =
+          fmt::format("  {:+.1f}%..{:+.1f}%", (*p.p10_s / p.measured_s - 1) * 100, (*p.p90_s / p.measured_s - 1) * 100);
     }
     out += fmt::format("{:>5}  {:>10}  {:>13.3f}  {:>13.3f}  {:>+7.1f}%  {:<8}{}\n", p.ranks,
                        format_bytes(static_cast<double>(p.bytes)), p.measured_s * 1e6, p.predicted_s * 1e6,
@@ -84,14 +85,15 @@ std::string calibration_report(const std::vector<calibrate::PointFit>& points) {
   for (bool fitted : {true, false}) {
     calibrate::ErrorSummary e = calibrate::summarize(points, fitted);
     if (e.points == 0) continue;
-    out += fmt::format("{:<9} {:>2} points: gmean error {:.1f}%, worst {:.1f}%\n", fitted ? "fitted" : "held-out", e.points,
-                       e.gmean * 100, e.worst * 100);
+    out += fmt::format("{:<9} {:>2} points: gmean error {:.1f}%, worst {:.1f}%\n", fitted ? "fitted" : "held-out",
+                       e.points, e.gmean * 100, e.worst * 100);
   }
   int spread_points = 0;
   if (const std::optional<double> spread = spread_of(points, &spread_points)) {
-    out += fmt::format("measurement spread: p10..p90 of the repetitions spans +-{:.1f}% about the median (geometric mean "
-                       "over {} points); errors of that size are within the measurement's own noise\n",
-                       *spread * 100, spread_points);
+    out += fmt::format(
+        "measurement spread: p10..p90 of the repetitions spans +-{:.1f}% about the median (geometric mean "
+        "over {} points); errors of that size are within the measurement's own noise\n",
+        *spread * 100, spread_points);
   }
   return out;
 }
@@ -99,7 +101,8 @@ std::string calibration_report(const std::vector<calibrate::PointFit>& points) {
 std::string tier_report(const topology::TierModel& tier, double reduce_s_per_byte) {
   std::string out = fmt::format("overheads: send {:.3f} us, receive {:.3f} us; reduction {:.4g} ns/KiB\n",
                                 tier.send_overhead_s * 1e6, tier.recv_overhead_s * 1e6, reduce_s_per_byte * 1024e9);
-  out += fmt::format("{:>7}  {:>10}  {:>10}  {:>12}  {}\n", "segment", "from", "latency_us", "bandwidth", "to the next");
+  out +=
+      fmt::format("{:>7}  {:>10}  {:>10}  {:>12}  {}\n", "segment", "from", "latency_us", "bandwidth", "to the next");
   for (std::size_t i = 0; i < tier.segments.size(); ++i) {
     const topology::CostSegment& s = tier.segments[i];
     const char* next = i + 1 == tier.segments.size() ? "-" : s.ramp ? "ramp (straight in log size)" : "step";
@@ -108,17 +111,20 @@ std::string tier_report(const topology::TierModel& tier, double reduce_s_per_byt
   }
   if (tier.floor_bytes > 0) {
     const std::string floor = format_bytes(static_cast<double>(tier.floor_bytes));
-    out += tier.floor_latency_bound()
-               ? fmt::format("below {} (the smallest message fitted, latency-bound) a message costs what one of {} does\n",
-                             floor, floor)
-               : fmt::format("below {} (the smallest message fitted, bandwidth-bound) a message follows the line of {}'s "
-                             "segment\n",
-                             floor, floor);
+    out +=
+        tier.floor_latency_bound()
+            ? fmt::format("below {} (the smallest message fitted, latency-bound) a message costs what one of {} does\n",
+                          floor, floor)
+            : fmt::format(
+                  "below {} (the smallest message fitted, bandwidth-bound) a message follows the line of {}'s "
+                  "segment\n",
+                  floor, floor);
   }
   return out;
 }
 
-void add_measurement_input(CLI::App* sub, std::string& measurements, std::string& series, int& ranks, std::string& group) {
+void add_measurement_input(CLI::App* sub, std::string& measurements, std::string& series, int& ranks,
+                           std::string& group) {
   sub->add_option("measurements", measurements,
                   "Measurements: ccsim measure's JSON, OSU (osu_allreduce) or nccl-tests (all_reduce_perf) output, or "
                   "CSV (bytes,time_us[,ranks]); see models/README.md")
@@ -163,8 +169,8 @@ struct CalibrateNetworkCommand {
 };
 
 void run_calibrate_network(CalibrateNetworkCommand cmd) {
-  calibrate::MeasurementFile file = calibrate::read_any_measurements(
-      cmd.measurements, cmd.ranks > 0 ? std::optional<int>(cmd.ranks) : std::nullopt);
+  calibrate::MeasurementFile file =
+      calibrate::read_any_measurements(cmd.measurements, cmd.ranks > 0 ? std::optional<int>(cmd.ranks) : std::nullopt);
   if (cmd.series.empty()) cmd.series = calibrate::default_series(file);
   cmd.tier = measurement_tier(file, cmd.tier);
   calibrate::SeriesChoice choice = calibrate::parse_series_choice(cmd.series, "command line", "--series");
@@ -178,12 +184,14 @@ void run_calibrate_network(CalibrateNetworkCommand cmd) {
                                 mode == calibrate::FitMode::kAll ? "all" : "alternate");
   out += "error = predicted / measured - 1; gmean error = exp(mean |ln(predicted / measured)|) - 1\n";
   out += calibration_report(fit.points);
-  out += fmt::format("model, tier {}: per message send overhead + latency + bytes / bandwidth + receive overhead\n", cmd.tier);
+  out += fmt::format("model, tier {}: per message send overhead + latency + bytes / bandwidth + receive overhead\n",
+                     cmd.tier);
   out += tier_report(fit.tier, fit.reduce_s_per_byte);
   if (cmd.tier == "inter" && file.nodes > 1 && file.processes > file.nodes) {
-    fit.notes.push_back(fmt::format("{} processes on {} nodes: the messages between processes of one node are fitted "
-                                    "into the inter tier too; measure one process per node for an inter tier alone",
-                                    file.processes, file.nodes));
+    fit.notes.push_back(
+        fmt::format("{} processes on {} nodes: the messages between processes of one node are fitted "
+                    "into the inter tier too; measure one process per node for an inter tier alone",
+                    file.processes, file.nodes));
   }
   for (const std::string& note : fit.notes) out += fmt::format("note: {}\n", note);
   std::optional<calibrate::HandoffFit> handoff;
@@ -191,10 +199,11 @@ void run_calibrate_network(CalibrateNetworkCommand cmd) {
     const calibrate::MeasurementFile shared = calibrate::read_any_measurements(cmd.shared_core, std::nullopt);
     handoff = calibrate::fit_handoff(shared, choice, fit.tier, fit.reduce_s_per_byte);
     fit.tier.handoff_s = handoff->handoff_s;
-    out += fmt::format("shared cores: {}, {} on {} processes, {} per core: every cost x {:g} plus a hand-off of {:.3f} us "
-                       "per message on the critical path (least squares, every point fitted)\n",
-                       cmd.shared_core, cmd.series, handoff->points.front().ranks, handoff->sharing, handoff->sharing,
-                       handoff->handoff_s * 1e6);
+    out += fmt::format(
+        "shared cores: {}, {} on {} processes, {} per core: every cost x {:g} plus a hand-off of {:.3f} us "
+        "per message on the critical path (least squares, every point fitted)\n",
+        cmd.shared_core, cmd.series, handoff->points.front().ranks, handoff->sharing, handoff->sharing,
+        handoff->handoff_s * 1e6);
     out += calibration_report(handoff->points);
     out += fmt::format("without the hand-off: gmean error {:.1f}%, worst {:.1f}%\n", handoff->without.gmean * 100,
                        handoff->without.worst * 100);
@@ -203,20 +212,21 @@ void run_calibrate_network(CalibrateNetworkCommand cmd) {
   if (cmd.output_given) {
     topology::NetworkModel model;
     model.name = !cmd.name.empty() ? cmd.name : fmt::format("fit-{}", cmd.series);
-    model.description = fmt::format("all_reduce {} on {} ranks fitted on the critical path of schedule {}",
-                                    cmd.series, fit.points.front().ranks, fit.schedule);
-    model.hardware = fmt::format("{}, {} process(es) on {}", file.cpu.empty() ? "unknown CPU" : file.cpu,
-                                 file.processes,
-                                 file.nodes > 0 ? fmt::format("{} node(s)", file.nodes) : std::string("unknown nodes"));
-    model.source = fmt::format("measured: {}{}; ccsim calibrate network {} --series {}{} --fit {} --tier {}{}", cmd.measurements,
-                               handoff ? " and " + cmd.shared_core : std::string(), cmd.measurements, cmd.series,
-                               cmd.group.empty() ? std::string() : " --group " + cmd.group, cmd.fit, cmd.tier,
-                               handoff ? " --shared-core " + cmd.shared_core : std::string());
+    model.description = fmt::format("all_reduce {} on {} ranks fitted on the critical path of schedule {}", cmd.series,
+                                    fit.points.front().ranks, fit.schedule);
+    model.hardware =
+        fmt::format("{}, {} process(es) on {}", file.cpu.empty() ? "unknown CPU" : file.cpu, file.processes,
+                    file.nodes > 0 ? fmt::format("{} node(s)", file.nodes) : std::string("unknown nodes"));
+    model.source = fmt::format("measured: {}{}; ccsim calibrate network {} --series {}{} --fit {} --tier {}{}",
+                               cmd.measurements, handoff ? " and " + cmd.shared_core : std::string(), cmd.measurements,
+                               cmd.series, cmd.group.empty() ? std::string() : " --group " + cmd.group, cmd.fit,
+                               cmd.tier, handoff ? " --shared-core " + cmd.shared_core : std::string());
     (cmd.tier == "inter" ? model.has_inter : model.has_intra) = true;
     (cmd.tier == "inter" ? model.inter : model.intra) = fit.tier;
     model.reduce_s_per_byte = fit.reduce_s_per_byte;
-    model.fitted_on = topology::FitRecord{cmd.measurements, file_fingerprint(cmd.measurements), cmd.series, cmd.group,
-                                          fit.points.front().ranks, fit.fitted_on, calibrate::affinity_summary(file)};
+    model.fitted_on = topology::FitRecord{
+        cmd.measurements, file_fingerprint(cmd.measurements), cmd.series, cmd.group, fit.points.front().ranks,
+        fit.fitted_on,    calibrate::affinity_summary(file)};
     write_output(cmd.output, topology::write_network_model(model));
     out += fmt::format("wrote {}\n", cmd.output);
   }
@@ -286,7 +296,9 @@ void setup_calibrate(CLI::App& app) {
                   "Tier the model describes: intra or inter (default: inter when the measurements' processes ran on "
                   "several nodes, else intra; intra is refused for such a file)")
       ->check(one_of({"intra", "inter"}));
-  sub->add_option("--segments", cmd->max_segments, "Most size segments tried")->check(CLI::Range(1, 4))->capture_default_str();
+  sub->add_option("--segments", cmd->max_segments, "Most size segments tried")
+      ->check(CLI::Range(1, 4))
+      ->capture_default_str();
   sub->add_option("-o,--output", cmd->output, "Write the model here (models/network/NAME.json)");
   sub->add_option("--name", cmd->name, "Model name (default: fit-SERIES)");
   sub->add_option("-f,--format", cmd->format, "Output format: text or json")

@@ -34,9 +34,9 @@ topology::DTypePeak parse_peak(const std::string& text) {
   std::optional<DType> dtype = eq == std::string::npos ? std::nullopt : parse_dtype(text.substr(0, eq));
   std::optional<double> flops = eq == std::string::npos ? std::nullopt : parse_double(text.substr(eq + 1));
   if (!dtype || !flops || !(*flops > 0)) {
-    throw InputError("command line", 0, "--peak",
-                     fmt::format("expected DTYPE=FLOPS with DTYPE one of {} and FLOPS positive, got \"{}\"",
-                                 dtype_choices(), text));
+    throw InputError(
+        "command line", 0, "--peak",
+        fmt::format("expected DTYPE=FLOPS with DTYPE one of {} and FLOPS positive, got \"{}\"", dtype_choices(), text));
   }
   return {*dtype, *flops};
 }
@@ -46,7 +46,8 @@ std::string command_line(const CalibrateComputeCommand& cmd) {
   for (const std::string& f : cmd.gemm) out += " --gemm " + f;
   for (const std::string& f : cmd.memory) out += " --memory " + f;
   if (!cmd.launch.empty()) out += " --launch " + cmd.launch;
-  out += fmt::format(" --name {} --accelerator \"{}\" --multiprocessors {}", cmd.name, cmd.accelerator, cmd.multiprocessors);
+  out += fmt::format(" --name {} --accelerator \"{}\" --multiprocessors {}", cmd.name, cmd.accelerator,
+                     cmd.multiprocessors);
   for (const std::string& p : cmd.peaks) out += " --peak " + p;
   if (cmd.default_dtype != "bf16") out += " --default-dtype " + cmd.default_dtype;
   if (!cmd.description.empty()) out += fmt::format(" --description \"{}\"", cmd.description);
@@ -73,7 +74,8 @@ void run_calibrate_compute(const CalibrateComputeCommand& cmd) {
     for (const std::string& f : *list) files += (files.empty() ? "" : ", ") + f;
   }
   if (!cmd.launch.empty()) files += ", " + cmd.launch;
-  options.sources.push_back(fmt::format("fitted by ccsim calibrate compute to {} (the command is in \"command\")", files));
+  options.sources.push_back(
+      fmt::format("fitted by ccsim calibrate compute to {} (the command is in \"command\")", files));
   options.description = cmd.description;
   options.command = command_line(cmd);
   calibrate::Skipped skipped;
@@ -81,7 +83,8 @@ void run_calibrate_compute(const CalibrateComputeCommand& cmd) {
   for (const std::string& f : cmd.gemm) gemm.push_back(calibrate::read_gemm_csv(f, skipped));
   std::vector<std::vector<calibrate::MemoryPoint>> memory;
   for (const std::string& f : cmd.memory) memory.push_back(calibrate::read_memory_csv(f));
-  const calibrate::LaunchData launch = cmd.launch.empty() ? calibrate::LaunchData{} : calibrate::read_launch_csv(cmd.launch);
+  const calibrate::LaunchData launch =
+      cmd.launch.empty() ? calibrate::LaunchData{} : calibrate::read_launch_csv(cmd.launch);
   calibrate::ProfileFit fit = calibrate::fit_profile(gemm, memory, launch, skipped, options);
   const std::string json = topology::write_accelerator_profile(fit.profile);
   if (!cmd.output_given || cmd.output == "-") {
@@ -105,7 +108,8 @@ void setup_calibrate_compute(CLI::App& calibrate) {
                   "GEMM sweep CSV with columns m, n, k, dtype, seconds (batch optional, others ignored); repeatable: a "
                   "later file's timing of a product replaces an earlier one's (CUDA-graph re-timings of small ones)")
       ->required();
-  sub->add_option("--memory", cmd->memory, "Memory-bound kernels CSV with columns op, bytes, seconds; repeatable, as --gemm");
+  sub->add_option("--memory", cmd->memory,
+                  "Memory-bound kernels CSV with columns op, bytes, seconds; repeatable, as --gemm");
   sub->add_option("--launch", cmd->launch, "Launch CSV with columns mode (eager, graph), seconds_per_kernel");
   sub->add_option("-o,--output", cmd->output, "Write the profile here; default: stdout, report on stderr");
   sub->add_option("--name", cmd->name, "Profile name, e.g. h200")->required();
@@ -113,9 +117,11 @@ void setup_calibrate_compute(CLI::App& calibrate) {
   sub->add_option("--multiprocessors", cmd->multiprocessors, "Streaming multiprocessors (or compute units)")
       ->required()
       ->check(CLI::Range(1, 1 << 20));
-  sub->add_option("--peak", cmd->peaks, "Dense peak of a dtype's products, DTYPE=FLOPS (repeatable), e.g. bf16=9.894e14")
+  sub->add_option("--peak", cmd->peaks,
+                  "Dense peak of a dtype's products, DTYPE=FLOPS (repeatable), e.g. bf16=9.894e14")
       ->required();
-  sub->add_option("--default-dtype", cmd->default_dtype, "Dtype of operators given in FLOPs only")->capture_default_str();
+  sub->add_option("--default-dtype", cmd->default_dtype, "Dtype of operators given in FLOPs only")
+      ->capture_default_str();
   sub->add_option("--description", cmd->description, "What the profile describes, in a sentence");
   sub->add_option("--source", cmd->sources, "Where a figure comes from (repeatable; written into the profile)");
   sub->callback([cmd, sub] {

@@ -77,18 +77,20 @@ double mpi_call_s(const topology::NetworkModel& model, const calibrate::CallMode
 
 std::string compute_fit_report(const calibrate::ComputeFit& fit, const topology::NetworkModel* mpi) {
   const calibrate::ComputeModel& m = fit.model;
-  std::string out = fmt::format("measured on \"{}\": {} compute operators of {} kinds, {} collective and transfer calls\n",
-                                m.hardware.name, fit.compute_ops, m.kinds.size(), fit.calls);
+  std::string out =
+      fmt::format("measured on \"{}\": {} compute operators of {} kinds, {} collective and transfer calls\n",
+                  m.hardware.name, fit.compute_ops, m.kinds.size(), fit.calls);
   out += "error = predicted / measured - 1; gmean error = exp(mean |ln(predicted / measured)|) - 1\n";
   const bool any_exponent =
       std::any_of(m.kinds.begin(), m.kinds.end(), [](const calibrate::KindModel& k) { return k.flop_exponent != 1; });
-  out += fmt::format("compute: time = overhead + flops / flop_rate + bytes / byte_rate, least squares on {}, "
-                     "parameters >= 0\n",
-                     fit.objective == calibrate::FitObjective::kTotal
-                         ? "absolute residuals (each kind's total time kept)"
-                         : "relative residuals (every operator counts alike)");
+  out += fmt::format(
+      "compute: time = overhead + flops / flop_rate + bytes / byte_rate, least squares on {}, "
+      "parameters >= 0\n",
+      fit.objective == calibrate::FitObjective::kTotal ? "absolute residuals (each kind's total time kept)"
+                                                       : "relative residuals (every operator counts alike)");
   if (any_exponent) {
-    out += "  where p != 1 the FLOP term is flops / flop_rate x (flops / at_flops)^(p - 1): flop_rate is the rate at at_flops FLOPs\n";
+    out +=
+        "  where p != 1 the FLOP term is flops / flop_rate x (flops / at_flops)^(p - 1): flop_rate is the rate at at_flops FLOPs\n";
   }
   out += fmt::format("{:<16}  {:>6}  {:>8}  {:>11}  {:>14}", "kind", "points", "distinct", "overhead_us", "flop_rate");
   if (any_exponent) out += fmt::format("  {:>4}  {:>9}", "p", "at_flops");
@@ -113,11 +115,13 @@ std::string compute_fit_report(const calibrate::ComputeFit& fit, const topology:
                            : "");
   }
   if (!m.calls.empty()) {
-    out += "traced collectives and transfers: time = latency + bytes / bandwidth per call (a call's time: the least "
-           "over its ranks, the last to arrive waits least)\n";
+    out +=
+        "traced collectives and transfers: time = latency + bytes / bandwidth per call (a call's time: the least "
+        "over its ranks, the last to arrive waits least)\n";
     out += fmt::format("{:<16}  {:>5}  {:>6}  {:>6}  {:>11}  {:>12}  {:>7}  {:>7}", "kind", "ranks", "calls", "sizes",
                        "latency_us", "bandwidth", "gmean", "worst");
-    if (mpi != nullptr) out += fmt::format("  {:>10}  {:>12}  {:>12}  {:>7}", "at bytes", "traced_us", "mpi_us", "ratio");
+    if (mpi != nullptr)
+      out += fmt::format("  {:>10}  {:>12}  {:>12}  {:>7}", "at bytes", "traced_us", "mpi_us", "ratio");
     out += "\n";
     for (std::size_t i = 0; i < m.calls.size(); ++i) {
       const calibrate::CallModel& c = m.calls[i];
@@ -129,27 +133,32 @@ std::string compute_fit_report(const calibrate::ComputeFit& fit, const topology:
         const std::uint64_t bytes = fit.call_bytes[i];
         const double traced = c.predict_s(static_cast<double>(bytes));
         const double model_s = mpi_call_s(*mpi, c, bytes);
-        out += std::isfinite(model_s) ? fmt::format("  {:>10}  {:>12.3f}  {:>12.3f}  {:>6.1f}x", format_bytes(static_cast<double>(bytes)),
-                                                    traced * 1e6, model_s * 1e6, traced / model_s)
-                                      : fmt::format("  {:>10}  {:>12.3f}  {:>12}  {:>7}", format_bytes(static_cast<double>(bytes)),
-                                                    traced * 1e6, "-", "-");
+        out += std::isfinite(model_s)
+                   ? fmt::format("  {:>10}  {:>12.3f}  {:>12.3f}  {:>6.1f}x", format_bytes(static_cast<double>(bytes)),
+                                 traced * 1e6, model_s * 1e6, traced / model_s)
+                   : fmt::format("  {:>10}  {:>12.3f}  {:>12}  {:>7}", format_bytes(static_cast<double>(bytes)),
+                                 traced * 1e6, "-", "-");
       }
       out += "\n";
     }
     if (mpi != nullptr) {
-      out += fmt::format("mpi_us: what network model {} (MPI, fitted on {}) predicts for the same call at the median size "
-                         "(all_reduce: the schedule ccsim chooses for MPI_Allreduce; send/recv: one message)\n",
-                         mpi->name, mpi->hardware);
+      out += fmt::format(
+          "mpi_us: what network model {} (MPI, fitted on {}) predicts for the same call at the median size "
+          "(all_reduce: the schedule ccsim chooses for MPI_Allreduce; send/recv: one message)\n",
+          mpi->name, mpi->hardware);
     }
   } else {
     out += "traced collectives and transfers: none with a measured time (measured_ms)\n";
   }
-  if (fit.skipped_zero > 0) out += fmt::format("note: {} operators of 0 ms (below the profiler's resolution) left out\n", fit.skipped_zero);
+  if (fit.skipped_zero > 0)
+    out += fmt::format("note: {} operators of 0 ms (below the profiler's resolution) left out\n", fit.skipped_zero);
   if (fit.skipped_no_duration > 0) {
-    out += fmt::format("note: {} operators given in FLOPs only (no measured duration) left out\n", fit.skipped_no_duration);
+    out += fmt::format("note: {} operators given in FLOPs only (no measured duration) left out\n",
+                       fit.skipped_no_duration);
   }
   if (fit.calls_unmeasured > 0) {
-    out += fmt::format("note: {} collective or transfer calls without a measured time left out\n", fit.calls_unmeasured);
+    out +=
+        fmt::format("note: {} collective or transfer calls without a measured time left out\n", fit.calls_unmeasured);
   }
   for (const std::string& note : fit.notes) out += fmt::format("note: {}\n", note);
   return out;
@@ -162,22 +171,21 @@ void run_calibrate_trace(const CalibrateTraceCommand& cmd) {
   traces.reserve(cmd.traces.size());
   for (const std::string& path : cmd.traces) traces.push_back(trace::read_native(path));
   if (cmd.output_given) check_output_path(cmd.output);
-  calibrate::ComputeFit fit =
-      calibrate::fit_compute(traces, cmd.objective == "relative" ? calibrate::FitObjective::kRelative
-                                                                 : calibrate::FitObjective::kTotal,
-                             flop_exponent_choice(cmd.flop_exponent));
+  calibrate::ComputeFit fit = calibrate::fit_compute(
+      traces, cmd.objective == "relative" ? calibrate::FitObjective::kRelative : calibrate::FitObjective::kTotal,
+      flop_exponent_choice(cmd.flop_exponent));
   std::string out = fmt::format("calibrate trace: {}\n", fmt::join(cmd.traces, ", "));
   std::optional<topology::NetworkModel> mpi;
   if (!cmd.network_model.empty()) {
-    mpi = topology::read_network_model(find_data_file(cmd.network_model, network_model_dirs(), "--network-model",
-                                                      "network model", "network models"));
+    mpi = topology::read_network_model(
+        find_data_file(cmd.network_model, network_model_dirs(), "--network-model", "network model", "network models"));
   }
   out += compute_fit_report(fit, mpi ? &*mpi : nullptr);
   if (cmd.output_given) {
     calibrate::ComputeModel& model = fit.model;
-    model.name = !cmd.name.empty()                                                  ? cmd.name
-                 : !cmd.output.empty() && cmd.output != "-"                          ? std::filesystem::path(cmd.output).stem().string()
-                                                                                     : std::string("compute");
+    model.name = !cmd.name.empty()                          ? cmd.name
+                 : !cmd.output.empty() && cmd.output != "-" ? std::filesystem::path(cmd.output).stem().string()
+                                                            : std::string("compute");
     model.description = fmt::format(
         "per operator kind: overhead + flops / flop_rate + bytes / byte_rate (or overhead + flops^p, where p != 1 is "
         "fitted), fitted by ccsim calibrate trace on the "
@@ -202,8 +210,10 @@ void setup_calibrate_trace(CLI::App& calibrate) {
       "bytes / byte_rate, or overhead + flops^p where a rate that depends on the size pays for itself (non-negative "
       "least squares on relative residuals), and the traced backend's per-call "
       "collective cost latency + bytes / bandwidth");
-  sub->add_option("traces", cmd->traces, "Native traces with measured durations (ccsim trace import kineto)")->required();
-  sub->add_option("-o,--output", cmd->output, "Write the model here (models/compute/NAME.json; format in models/README.md)");
+  sub->add_option("traces", cmd->traces, "Native traces with measured durations (ccsim trace import kineto)")
+      ->required();
+  sub->add_option("-o,--output", cmd->output,
+                  "Write the model here (models/compute/NAME.json; format in models/README.md)");
   sub->add_option("--name", cmd->name, "Model name (default: the output file's stem)");
   sub->add_option("--objective", cmd->objective,
                   "total: least squares on absolute residuals, each kind's total time kept (what a replay of the "

@@ -63,8 +63,8 @@ std::string describe_model(const CollectiveStudy& study) {
   return out;
 }
 
-void check_collective_bytes(std::uint64_t bytes, const std::string& text, DType dtype, const std::string& file, int line,
-                            const std::string& field) {
+void check_collective_bytes(std::uint64_t bytes, const std::string& text, DType dtype, const std::string& file,
+                            int line, const std::string& field) {
   if (bytes < static_cast<std::uint64_t>(dtype_bytes(dtype)) || bytes > trace::kMaxBytes) {
     throw InputError(file, line, field,
                      fmt::format("expected {} to {} bytes (one {} element to 1 PiB), got \"{}\"", dtype_bytes(dtype),
@@ -72,8 +72,8 @@ void check_collective_bytes(std::uint64_t bytes, const std::string& text, DType 
   }
   if (bytes % static_cast<std::uint64_t>(dtype_bytes(dtype)) != 0) {
     throw InputError(file, line, field,
-                     fmt::format("expected a whole number of {} elements ({} bytes each), got \"{}\"", dtype_name(dtype),
-                                 dtype_bytes(dtype), text));
+                     fmt::format("expected a whole number of {} elements ({} bytes each), got \"{}\"",
+                                 dtype_name(dtype), dtype_bytes(dtype), text));
   }
 }
 

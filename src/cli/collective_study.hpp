@@ -35,8 +35,8 @@ CollectiveStudy study_collective(const topology::Platform& platform, const std::
 
 /// Checks a collective's buffer for its element type: one element to 1 PiB, a whole number of
 /// elements. Throws InputError(file, line, field, ...).
-void check_collective_bytes(std::uint64_t bytes, const std::string& text, DType dtype, const std::string& file, int line,
-                            const std::string& field);
+void check_collective_bytes(std::uint64_t bytes, const std::string& text, DType dtype, const std::string& file,
+                            int line, const std::string& field);
 
 /// nccl-tests' bus bandwidth of all_reduce: algorithm bandwidth x 2(p-1)/p, bytes/s.
 double all_reduce_bus_bandwidth_Bps(std::uint64_t bytes, double time_s, int ranks);

@@ -29,7 +29,8 @@ void setup_calibrate(CLI::App& app);
 void setup_calibrate_compressor(CLI::App& calibrate);
 /// Adds `trace` (a compute model from measured traces) to the `calibrate` parent (calibrate_trace_cmd.cpp).
 void setup_calibrate_trace(CLI::App& calibrate);
-/// Adds `compute` (an accelerator profile from kernel measurements) to the `calibrate` parent (calibrate_compute_cmd.cpp).
+/// Adds `compute` (an accelerator profile from kernel measurements) to the `calibrate` parent
+/// (calibrate_compute_cmd.cpp).
 void setup_calibrate_compute(CLI::App& calibrate);
 /// `validate`: a network model's predictions against measurements (validate_cmd.cpp).
 void setup_validate(CLI::App& app);
@@ -59,7 +60,8 @@ topology::Platform read_named_platform(const std::string& name, const topology::
 
 /// Shared by calibrate network and validate: the measurement file (any format of
 /// calibrate::read_any_measurements), --series and --ranks.
-void add_measurement_input(CLI::App* sub, std::string& measurements, std::string& series, int& ranks, std::string& group);
+void add_measurement_input(CLI::App* sub, std::string& measurements, std::string& series, int& ranks,
+                           std::string& group);
 /// The tier a measurement's series describes: `tier` (--tier) or, when empty, inter for a file
 /// measured on several nodes, else intra; intra for such a file is refused.
 std::string measurement_tier(const calibrate::MeasurementFile& file, const std::string& tier);

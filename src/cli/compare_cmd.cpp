@@ -69,9 +69,9 @@ void setup_compare(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("-o,--output", cmd->output, "Write the comparison to this file instead of stdout ('-')")
       ->capture_default_str();
-  sub->add_option("--rows", cmd->rows,
-                  "'operator' (one row per operator in program order), 'name' (summed by name) or " +
-                      std::string(kRowsKindHelp))
+  sub->add_option(
+         "--rows", cmd->rows,
+         "'operator' (one row per operator in program order), 'name' (summed by name) or " + std::string(kRowsKindHelp))
       ->check(one_of({"operator", "name", "kind"}))
       ->capture_default_str();
   sub->add_flag("--per-rank", cmd->per_rank, "Also compare rank by rank");

@@ -46,7 +46,9 @@ void run_cost(const CostCommand& cmd) {
     settings.push_back("set: " + idle);
   }
   study.assumptions.insert(study.assumptions.begin(), settings.begin(), settings.end());
-  write_output(cmd.output, cmd.format == "json" ? cost_json(study) : cmd.format == "csv" ? cost_csv(study) : cost_text(study));
+  write_output(cmd.output, cmd.format == "json"  ? cost_json(study)
+                           : cmd.format == "csv" ? cost_csv(study)
+                                                 : cost_text(study));
 }
 
 }  // namespace
@@ -54,7 +56,8 @@ void run_cost(const CostCommand& cmd) {
 void setup_cost(CLI::App& app) {
   auto cmd = std::make_shared<CostCommand>();
   CLI::App* sub = app.add_subcommand(
-      "cost", "What training costs: time, node-hours, money and energy from a simulated iteration, plain and compressed");
+      "cost",
+      "What training costs: time, node-hours, money and energy from a simulated iteration, plain and compressed");
   sub->add_option("trace", cmd->trace, "Trace of one (or more) training iterations, native format")->required();
   add_cost_options(sub, cmd->cost);
   sub->add_option("-f,--format", cmd->format, "Output format: text, csv or json")

@@ -32,7 +32,8 @@ void add_cost_options(CLI::App* sub, CostOptions& options) {
 }
 
 void check_cost_options(const CostOptions& cmd) {
-  for (auto [flag, v] : {std::pair{"--iterations", cmd.iterations}, {"--tokens", cmd.tokens},
+  for (auto [flag, v] : {std::pair{"--iterations", cmd.iterations},
+                         {"--tokens", cmd.tokens},
                          {"--tokens-per-iteration", cmd.tokens_per_iteration}}) {
     if (!std::isfinite(v) || v < 0 || v > 1e18) {
       throw InputError("command line", 0, flag, fmt::format("expected a number in [0, 1e18], got \"{}\"", v));
@@ -92,31 +93,34 @@ CostStudy study_cost(const CostOptions& cmd, const trace::Trace& trace, const to
         s.nodes, first.placement, trace.world_size, per_node, packed));
   }
   if (cmd.tokens > 0) {
-    s.assumptions.push_back(
-        fmt::format("iterations: ceil({:.6g} tokens / {:.6g} tokens per iteration)", cmd.tokens, cmd.tokens_per_iteration));
+    s.assumptions.push_back(fmt::format("iterations: ceil({:.6g} tokens / {:.6g} tokens per iteration)", cmd.tokens,
+                                        cmd.tokens_per_iteration));
   }
   // What the platform file says, for an option that overrides it.
   auto overridden = [&](const std::optional<double>& figure, const std::string& unit) {
     return figure ? fmt::format("; overrides the platform file's {:.6g}{}", *figure, unit) : std::string();
   };
   if (cmd.price) {
-    s.assumptions.push_back(fmt::format("price: {:.6g} per node-hour (--price{})", *cmd.price,
-                                        overridden(file ? file->price_per_node_hour : std::nullopt,
-                                                   file ? " " + file->currency : std::string())));
+    s.assumptions.push_back(fmt::format(
+        "price: {:.6g} per node-hour (--price{})", *cmd.price,
+        overridden(file ? file->price_per_node_hour : std::nullopt, file ? " " + file->currency : std::string())));
   } else if (price_from_file) {
-    s.assumptions.push_back(fmt::format("price: {:.6g} {} per node-hour (platform {}, its \"cost\"; --price overrides)", *price,
-                                        s.currency, platform.name));
+    s.assumptions.push_back(fmt::format("price: {:.6g} {} per node-hour (platform {}, its \"cost\"; --price overrides)",
+                                        *price, s.currency, platform.name));
   } else {
-    s.assumptions.push_back("price: not given (--price PER_NODE_HOUR, or \"cost\" in the platform file): no money figure");
+    s.assumptions.push_back(
+        "price: not given (--price PER_NODE_HOUR, or \"cost\" in the platform file): no money figure");
   }
   if (cmd.power) {
     s.assumptions.push_back(fmt::format("power: {:.6g} kW per node, average over the run (--power{})", *cmd.power,
                                         overridden(file ? file->power_kw_per_node : std::nullopt, " kW")));
   } else if (power_from_file) {
-    s.assumptions.push_back(fmt::format(
-        "power: {:.6g} kW per node, average over the run (platform {}, its \"cost\"; --power overrides)", *power, platform.name));
+    s.assumptions.push_back(
+        fmt::format("power: {:.6g} kW per node, average over the run (platform {}, its \"cost\"; --power overrides)",
+                    *power, platform.name));
   } else {
-    s.assumptions.push_back("power: not given (--power KW_PER_NODE, or \"cost\" in the platform file): no energy figure");
+    s.assumptions.push_back(
+        "power: not given (--power KW_PER_NODE, or \"cost\" in the platform file): no energy figure");
   }
   if (price_from_file || power_from_file) s.assumptions.push_back(fmt::format("cost source: {}", file->source));
   s.assumptions.push_back(fmt::format("network: {}", first.network_model));
@@ -149,20 +153,28 @@ std::vector<std::vector<std::string>> cost_rows(const CostStudy& s) {
     }
     rows.push_back(std::move(r));
   };
-  row("iteration", [&](std::size_t i) { return s.iteration_s[i]; }, [](double v) { return fmt::format("{:.3f} ms", v * 1e3); });
-  row("time to train", [&](std::size_t i) { return s.figures[i].seconds; }, report::format_duration);
-  row("node-hours", [&](std::size_t i) { return s.figures[i].node_hours; }, [](double v) { return fmt::format("{:.6g}", v); });
+  row(
+      "iteration", [&](std::size_t i) { return s.iteration_s[i]; },
+      [](double v) { return fmt::format("{:.3f} ms", v * 1e3); });
+  row(
+      "time to train", [&](std::size_t i) { return s.figures[i].seconds; }, report::format_duration);
+  row(
+      "node-hours", [&](std::size_t i) { return s.figures[i].node_hours; },
+      [](double v) { return fmt::format("{:.6g}", v); });
   if (s.has_price) {
-    row("money", [&](std::size_t i) { return *s.figures[i].money; },
+    row(
+        "money", [&](std::size_t i) { return *s.figures[i].money; },
         [&](double v) { return format_money(v, s.currency); });
   }
   if (s.has_power) {
-    row("energy", [&](std::size_t i) { return *s.figures[i].energy_kwh; }, [](double kwh) {
-      // kWh to GWh, whichever keeps the figure below 1000 (a training run spans all three)
-      if (kwh < 1e3) return fmt::format("{:.6g} kWh", kwh);
-      if (kwh < 1e6) return fmt::format("{:.6g} MWh", kwh / 1e3);
-      return fmt::format("{:.6g} GWh", kwh / 1e6);
-    });
+    row(
+        "energy", [&](std::size_t i) { return *s.figures[i].energy_kwh; },
+        [](double kwh) {
+          // kWh to GWh, whichever keeps the figure below 1000 (a training run spans all three)
+          if (kwh < 1e3) return fmt::format("{:.6g} kWh", kwh);
+          if (kwh < 1e6) return fmt::format("{:.6g} MWh", kwh / 1e3);
+          return fmt::format("{:.6g} GWh", kwh / 1e6);
+        });
   }
   return rows;
 }
@@ -195,7 +207,8 @@ std::string cost_text(const CostStudy& s) {
 
 std::string cost_json(const CostStudy& s) {
   nlohmann::ordered_json doc;
-  for (std::size_t i = 0; i < s.summaries.size(); ++i) doc["summary"][s.names[i]] = report::summary_json(s.summaries[i]);
+  for (std::size_t i = 0; i < s.summaries.size(); ++i)
+    doc["summary"][s.names[i]] = report::summary_json(s.summaries[i]);
   doc["command"] = "cost";
   doc["trace"] = s.trace;
   doc["platform"] = s.platform;
@@ -240,7 +253,9 @@ std::string cost_csv(const CostStudy& s) {
       std::vector<std::string> values;
       for (const auto& v : row.values) values.push_back(number(v));
       out += fmt::format("summary,{},{},{}{}\n", row.figure, report::csv_field(row.note), fmt::join(values, ","),
-                         row.is_time ? saving(row.values.front(), row.values.back()) : both ? "," : "");
+                         row.is_time ? saving(row.values.front(), row.values.back())
+                         : both      ? ","
+                                     : "");
     }
   }
   auto row = [&](const std::string& figure, const std::string& note, auto value) {
@@ -251,10 +266,13 @@ std::string cost_csv(const CostStudy& s) {
   };
   auto some = [](double v) { return std::optional<double>(v); };
   row("iteration_ms", "", [&](std::size_t i) { return some(s.iteration_s[i] * 1e3); });
-  row("time_to_train_s", fmt::format("{:.0f} iterations", s.iterations), [&](std::size_t i) { return some(s.figures[i].seconds); });
-  row("node_hours", fmt::format("{} node{}", s.nodes, s.nodes == 1 ? "" : "s"), [&](std::size_t i) { return some(s.figures[i].node_hours); });
+  row("time_to_train_s", fmt::format("{:.0f} iterations", s.iterations),
+      [&](std::size_t i) { return some(s.figures[i].seconds); });
+  row("node_hours", fmt::format("{} node{}", s.nodes, s.nodes == 1 ? "" : "s"),
+      [&](std::size_t i) { return some(s.figures[i].node_hours); });
   if (s.has_price) {
-    row("money", s.currency.empty() ? "currency of --price" : s.currency, [&](std::size_t i) { return s.figures[i].money; });
+    row("money", s.currency.empty() ? "currency of --price" : s.currency,
+        [&](std::size_t i) { return s.figures[i].money; });
   }
   if (s.has_power) row("energy_kwh", "", [&](std::size_t i) { return s.figures[i].energy_kwh; });
   return out;

@@ -39,10 +39,10 @@ struct CostStudy {
   int nodes = 0;
   double iterations = 0;
   std::vector<std::string> assumptions;
-  std::vector<std::string> names;       ///< "plain", "compressed"
-  std::vector<double> iteration_s;      ///< per run
+  std::vector<std::string> names;            ///< "plain", "compressed"
+  std::vector<double> iteration_s;           ///< per run
   std::vector<report::CostFigures> figures;  ///< per run
-  std::vector<report::Summary> summaries;     ///< per run: the summary block, printed first
+  std::vector<report::Summary> summaries;    ///< per run: the summary block, printed first
   bool has_price = false;
   bool has_power = false;
   std::string currency;  ///< of a price from the platform file; empty for --price (any currency)

@@ -24,7 +24,8 @@ std::vector<std::string> platform_dirs() {
 
 topology::Platform read_named_platform(const std::string& name, const topology::PlatformOverrides& overrides) {
   const std::string path = topology::find_platform(name, platform_dirs());
-  Phase phase(fmt::format("building the platform {}", path), "reduce the platform's size (nodes, levels, groups, routers)");
+  Phase phase(fmt::format("building the platform {}", path),
+              "reduce the platform's size (nodes, levels, groups, routers)");
   return topology::read_platform(path, overrides);
 }
 

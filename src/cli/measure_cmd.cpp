@@ -48,7 +48,8 @@ CLI::Validator positive_seconds() {
 }
 
 /// A list option that selects nothing (--op ",") is an error, not an empty measurement.
-std::vector<std::string> split_selection(const std::string& text, const std::string& option, const std::string& choices) {
+std::vector<std::string> split_selection(const std::string& text, const std::string& option,
+                                         const std::string& choices) {
   auto out = split(text, ',');
   if (out.empty()) {
     throw InputError("command line", 0, option, fmt::format("expected at least one of {}, got \"{}\"", choices, text));
@@ -99,12 +100,14 @@ void setup_measure_options(CLI::App& app, MeasureCommand& c) {
                  "compressed-allgather")
       ->capture_default_str();
   app.add_option("--transport", c.transports,
-                 "what carries the schedules' messages: " + fmt::format("{}", fmt::join(measure::available_transports(), ", ")) +
-                     " (" + measure::transports_note() + ")")
+                 "what carries the schedules' messages: " +
+                     fmt::format("{}", fmt::join(measure::available_transports(), ", ")) + " (" +
+                     measure::transports_note() + ")")
       ->capture_default_str();
-  app.add_option("--codec", o.codec,
-                 "codec of the compressed schedules: ccsz:abs=X|rel=X, zfp:abs=X|rel=X, int8[:block=N], onebit[:block=N]; "
-                 "rel is relative to the value range of the inputs")
+  app.add_option(
+         "--codec", o.codec,
+         "codec of the compressed schedules: ccsz:abs=X|rel=X, zfp:abs=X|rel=X, int8[:block=N], onebit[:block=N]; "
+         "rel is relative to the value range of the inputs")
       ->capture_default_str();
   app.add_flag("--error-feedback", o.error_feedback, "compress with error feedback (for int8 and onebit)");
   app.add_option("--sizes", c.sizes, "buffer bytes per rank: FROM:TO[:xFACTOR] or a list (1KiB,4MiB,...)")
@@ -123,9 +126,10 @@ void setup_measure_options(CLI::App& app, MeasureCommand& c) {
                  "pool the samples: slow spells of a shared machine fall on every size alike")
       ->capture_default_str()
       ->check(whole_number(1, 1000, "a whole number of rounds"));
-  app.add_option("--np", o.np,
-                 "processes: `ccsim measure` starts this many with mpirun (default 2); under an MPI launcher, the job's "
-                 "size (checked)")
+  app.add_option(
+         "--np", o.np,
+         "processes: `ccsim measure` starts this many with mpirun (default 2); under an MPI launcher, the job's "
+         "size (checked)")
       ->check(whole_number(1, kMaxProcesses, "a whole number of processes"));
   app.add_option("--layout", c.layout, "cut the world into groups: tp=T,pp=P,dp=D (Megatron order: tp fastest)");
   app.add_option("--groups", c.groups, "which groups to measure on: world, tp, pp, dp (comma-separated)")
@@ -144,15 +148,20 @@ void finish_measure_options(MeasureCommand& c) {
   check_output_path(c.output);
   if (o.rounds > o.reps) {
     throw InputError("command line", 0, "--rounds",
-                     fmt::format("{} rounds for {} repetitions: every round needs one (--reps at least --rounds)", o.rounds,
-                                 o.reps));
+                     fmt::format("{} rounds for {} repetitions: every round needs one (--reps at least --rounds)",
+                                 o.rounds, o.reps));
   }
   o.ops.clear();
   for (const auto& name : split_selection(c.ops, "--op", "all_reduce, all_gather, reduce_scatter")) {
-    if (name == "all_reduce") o.ops.push_back(collective::Collective::kAllReduce);
-    else if (name == "all_gather") o.ops.push_back(collective::Collective::kAllGather);
-    else if (name == "reduce_scatter") o.ops.push_back(collective::Collective::kReduceScatter);
-    else throw InputError("command line", 0, "--op", fmt::format("unknown collective \"{}\"; choices: all_reduce, all_gather, reduce_scatter", name));
+    if (name == "all_reduce")
+      o.ops.push_back(collective::Collective::kAllReduce);
+    else if (name == "all_gather")
+      o.ops.push_back(collective::Collective::kAllGather);
+    else if (name == "reduce_scatter")
+      o.ops.push_back(collective::Collective::kReduceScatter);
+    else
+      throw InputError("command line", 0, "--op",
+                       fmt::format("unknown collective \"{}\"; choices: all_reduce, all_gather, reduce_scatter", name));
   }
   const auto known = collective::algorithms(collective::Collective::kAllReduce);
   const std::string algo_choices =
@@ -161,7 +170,8 @@ void finish_measure_options(MeasureCommand& c) {
   for (const auto& a : o.algorithms) {
     if (a == "mpi") continue;
     if (a == "auto" || std::find(known.begin(), known.end(), a) == known.end()) {
-      throw InputError("command line", 0, "--algo", fmt::format("unknown implementation \"{}\"; choices: {}", a, algo_choices));
+      throw InputError("command line", 0, "--algo",
+                       fmt::format("unknown implementation \"{}\"; choices: {}", a, algo_choices));
     }
     // Each collective runs the algorithms of the list it has; one that none of --op has would
     // measure nothing.
@@ -179,11 +189,13 @@ void finish_measure_options(MeasureCommand& c) {
                                    c.ops, fmt::join(runs_on, ", ")));
     }
   }
-  o.transports = split_selection(c.transports, "--transport", fmt::format("{}", fmt::join(measure::available_transports(), ", ")));
+  o.transports =
+      split_selection(c.transports, "--transport", fmt::format("{}", fmt::join(measure::available_transports(), ", ")));
   const auto available = measure::available_transports();
   for (const auto& t : o.transports) {
     if (std::find(available.begin(), available.end(), t) == available.end()) {
-      throw InputError("command line", 0, "--transport", fmt::format("transport \"{}\" is not in this build; {}", t, measure::transports_note()));
+      throw InputError("command line", 0, "--transport",
+                       fmt::format("transport \"{}\" is not in this build; {}", t, measure::transports_note()));
     }
   }
   // The codec is built per size (a relative bound needs the data's range); check it now.
@@ -205,7 +217,8 @@ void finish_measure_options(MeasureCommand& c) {
   o.groups = split_selection(c.groups, "--groups", "world, tp, pp, dp");
   for (const auto& g : o.groups) {
     if (g != "world" && g != "tp" && g != "pp" && g != "dp") {
-      throw InputError("command line", 0, "--groups", fmt::format("unknown group kind \"{}\"; choices: world, tp, pp, dp", g));
+      throw InputError("command line", 0, "--groups",
+                       fmt::format("unknown group kind \"{}\"; choices: world, tp, pp, dp", g));
     }
   }
   if (!c.layout.empty()) {
@@ -214,11 +227,14 @@ void finish_measure_options(MeasureCommand& c) {
       const std::string key = item.substr(0, eq);
       const auto value = eq == std::string::npos ? std::nullopt : parse_uint(std::string_view(item).substr(eq + 1));
       if (!value || *value < 1 || *value > 1u << 20) {
-        throw InputError("command line", 0, "--layout", fmt::format("expected tp=N, pp=N or dp=N with N >= 1, got \"{}\"", item));
+        throw InputError("command line", 0, "--layout",
+                         fmt::format("expected tp=N, pp=N or dp=N with N >= 1, got \"{}\"", item));
       }
-      int& slot = key == "tp" ? o.layout.tp : key == "pp" ? o.layout.pp : key == "dp" ? o.layout.dp
-                                                                       : throw InputError("command line", 0, "--layout",
-                                                                                          fmt::format("unknown key \"{}\"; choices: tp, pp, dp", key));
+      int& slot = key == "tp"   ? o.layout.tp
+                  : key == "pp" ? o.layout.pp
+                  : key == "dp" ? o.layout.dp
+                                : throw InputError("command line", 0, "--layout",
+                                                   fmt::format("unknown key \"{}\"; choices: tp, pp, dp", key));
       slot = static_cast<int>(*value);
     }
   }

@@ -114,7 +114,8 @@ void setup_measure(CLI::App& app) {
     for (std::size_t i = 0; i < args.size(); ++i) {
       std::string value;
       if (args[i] == "--np") {
-        if (i + 1 == args.size()) throw InputError("command line", 0, "--np", "expected a number of processes, got nothing");
+        if (i + 1 == args.size())
+          throw InputError("command line", 0, "--np", "expected a number of processes, got nothing");
         value = args[++i];
       } else if (args[i].starts_with("--np=")) {
         value = args[i].substr(5);
@@ -123,8 +124,9 @@ void setup_measure(CLI::App& app) {
       }
       const auto np = parse_int(value);
       if (!np || *np < 1 || *np > kMaxProcesses) {
-        throw InputError("command line", 0, "--np",
-                         fmt::format("expected a whole number of processes from 1 to {}, got \"{}\"", kMaxProcesses, value));
+        throw InputError(
+            "command line", 0, "--np",
+            fmt::format("expected a whole number of processes from 1 to {}, got \"{}\"", kMaxProcesses, value));
       }
       launch->np = static_cast<int>(*np);
     }

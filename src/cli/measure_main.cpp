@@ -22,9 +22,10 @@ using namespace ccsim::cli;  // exit codes
 
 int main(int argc, char** argv) {
   ccsim::cli::MeasureCommand command;
-  CLI::App app{"ccsim-measure: run ccsim's collective schedules for real over MPI or UCX, with the MPI library's "
-               "collectives as references, and write measurements for calibration",
-               "ccsim-measure"};
+  CLI::App app{
+      "ccsim-measure: run ccsim's collective schedules for real over MPI or UCX, with the MPI library's "
+      "collectives as references, and write measurements for calibration",
+      "ccsim-measure"};
   ccsim::cli::setup_measure_options(app, command);
   app.footer(
       "Exit codes: 0 success; 1 bad input (the message names file, line and field); 2 a malformed command line "
@@ -82,7 +83,8 @@ int main(int argc, char** argv) {
         ccsim::cli::write_output(command.output, doc.dump(1) + "\n");
         const int failed = doc["failed_checks"].get<int>();
         if (failed > 0) {
-          fmt::print(stderr, "ccsim-measure: {} series failed their result check (see \"check\" in the output)\n", failed);
+          fmt::print(stderr, "ccsim-measure: {} series failed their result check (see \"check\" in the output)\n",
+                     failed);
           code = kCheckFailed;
         }
       } catch (const std::exception& e) {

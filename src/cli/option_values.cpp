@@ -37,7 +37,8 @@ const CLI::App& deepest(const CLI::App& app) {
   return *at;
 }
 
-/// Every spelling of the options `sub` accepts: its own and those of its parents (CLI11 hands an option a subcommand does not know to the parent).
+/// Every spelling of the options `sub` accepts: its own and those of its parents (CLI11 hands an option a subcommand
+/// does not know to the parent).
 std::vector<std::string> option_names(const CLI::App& sub) {
   std::vector<std::string> names;
   for (const CLI::App* at = &sub; at != nullptr; at = at->get_parent()) {

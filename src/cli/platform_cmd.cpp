@@ -41,9 +41,10 @@ void run_show(const PlatformCommand& cmd) {
   topology::Platform p = read_named_platform(cmd.name);
   std::string out = topology::format_summary(p, topology::summarize(p));
   if (auto model = load_platform_network_model(p)) {
-    out += fmt::format("network model: {}\n  (the link figures above are nominal: with a network model, a lone "
-                       "message costs the model's figure for its tier and size)\n",
-                       engine::NetworkFactors(model).describe());
+    out += fmt::format(
+        "network model: {}\n  (the link figures above are nominal: with a network model, a lone "
+        "message costs the model's figure for its tier and size)\n",
+        engine::NetworkFactors(model).describe());
   }
   write_output(cmd.output, out);
 }
@@ -83,8 +84,8 @@ void run_route(const PlatformCommand& cmd) {
   const topology::Network& net = p.network;
   for (int a : {cmd.src, cmd.dst}) {
     if (a < 0 || a >= net.accelerator_count()) {
-      throw InputError("command line", 0, "", fmt::format("expected an accelerator in 0..{}, got \"{}\"",
-                                                          net.accelerator_count() - 1, a));
+      throw InputError("command line", 0, "",
+                       fmt::format("expected an accelerator in 0..{}, got \"{}\"", net.accelerator_count() - 1, a));
     }
   }
   std::string out = fmt::format("route from accelerator {} ({}) to {} ({}):\n", cmd.src,
@@ -107,9 +108,10 @@ void run_route(const PlatformCommand& cmd) {
   if (modelled) {
     // What a replay simulates: the calibrated model's cost of the tier, the links' sharing kept.
     const topology::TierModel& tier = same_node ? model->intra : model->inter;
-    out += fmt::format("network model {} ({} tier): 1 MiB takes {:.3f} us alone (send overhead + latency + bytes / "
-                       "bandwidth + receive overhead of its size segment), what a replay simulates\n",
-                       model->name, same_node ? "intra" : "inter", tier.message_s(std::uint64_t{1} << 20) * 1e6);
+    out += fmt::format(
+        "network model {} ({} tier): 1 MiB takes {:.3f} us alone (send overhead + latency + bytes / "
+        "bandwidth + receive overhead of its size segment), what a replay simulates\n",
+        model->name, same_node ? "intra" : "inter", tier.message_s(std::uint64_t{1} << 20) * 1e6);
   }
   write_output("-", out);
 }
@@ -125,8 +127,9 @@ void setup_platform(CLI::App& app) {
       ->callback([] { run_list(); });
 
   CLI::App* show = platform->add_subcommand(
-      "show", "Describe a platform: nodes, accelerators, per-tier bandwidth and latency with their sources, "
-              "oversubscription, bisection bandwidth (computed and closed form), diameter");
+      "show",
+      "Describe a platform: nodes, accelerators, per-tier bandwidth and latency with their sources, "
+      "oversubscription, bisection bandwidth (computed and closed form), diameter");
   show->add_option("platform", cmd->name, "Preset name or platform file")->required();
   show->add_option("-o,--output", cmd->output, "Write to this file instead of stdout ('-')")->capture_default_str();
   show->callback([cmd] { run_show(*cmd); });
@@ -134,9 +137,10 @@ void setup_platform(CLI::App& app) {
   CLI::App* exp = platform->add_subcommand("export", "Write a platform in another tool's format");
   exp->add_option("platform", cmd->name, "Preset name or platform file")->required();
   exp->add_flag("--xml", cmd->xml, "SimGrid platform file (version 4.1), loadable by any SimGrid program");
-  exp->add_option("--routing", cmd->routing,
-                  "'full': ccsim's own route for every pair of accelerators (N^2 entries, at most 262,144 routes: 512 accelerators); 'dijkstra': links only, "
-                  "SimGrid computes shortest paths (ccsim's routes on trees of one NIC a node, not with rails: the file says so); 'auto': full up to 64 accelerators")
+  exp->add_option(
+         "--routing", cmd->routing,
+         "'full': ccsim's own route for every pair of accelerators (N^2 entries, at most 262,144 routes: 512 accelerators); 'dijkstra': links only, "
+         "SimGrid computes shortest paths (ccsim's routes on trees of one NIC a node, not with rails: the file says so); 'auto': full up to 64 accelerators")
       ->check(one_of({"auto", "full", "dijkstra"}))
       ->capture_default_str();
   exp->add_option("-o,--output", cmd->output, "Write to this file instead of stdout ('-')")->capture_default_str();

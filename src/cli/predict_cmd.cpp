@@ -53,7 +53,7 @@ struct PredictCommand {
   std::string model_out;
   bool keep_profiler = false;
   bool scale_speed = false;  ///< --scale-machine-speed: runs scaled by the GEMM probes
-  bool traced = false;  ///< replay the first run as traced instead of a synthesised trace
+  bool traced = false;       ///< replay the first run as traced instead of a synthesised trace
   bool breakdown = false;
   std::string flop_exponent = "fit";  ///< --flop-exponent: fit | 1
   // Which configuration flags the command line gave (they override --config).
@@ -65,7 +65,7 @@ struct FitRun {
   std::string path;
   trace::Trace trace;
   std::optional<import::RunSummary> summary;
-  double iteration_ms = -1;  ///< the imported Iteration#k, max over ranks (-1: a native trace)
+  double iteration_ms = -1;    ///< the imported Iteration#k, max over ranks (-1: a native trace)
   double profiler_factor = 1;  ///< compute durations were multiplied by this
   double speed_factor = 1;     ///< --scale-machine-speed: measured times were multiplied by this
   /// Replayed as traced (a synthesised target only): per rank, mean over the ranks, the time
@@ -82,8 +82,10 @@ std::pair<double, double> collective_wait_and_compute_ms(const trace::Trace& tra
     const auto& ops = trace.program_ops(rank);
     const auto& records = result.ops[static_cast<std::size_t>(rank)];
     for (std::size_t i = 0; i < ops.size() && i < records.size(); ++i) {
-      if (trace::is_collective(ops[i].kind)) wait += records[i].wait_s;
-      else if (ops[i].kind == trace::OpKind::kCompute) compute += records[i].end_s - records[i].start_s;
+      if (trace::is_collective(ops[i].kind))
+        wait += records[i].wait_s;
+      else if (ops[i].kind == trace::OpKind::kCompute)
+        compute += records[i].end_s - records[i].start_s;
     }
   }
   const double n = std::max(1, trace.world_size);
@@ -120,7 +122,8 @@ FitRun load_run(const std::string& path, const topology::Platform& platform, boo
     // An imported trace holds every microsecond of its iteration (operators and calls).
     for (int rank = 0; rank < run.trace.world_size; ++rank) {
       double ms = 0;
-      for (const trace::Op& op : run.trace.program_ops(rank)) ms += 1e3 * std::max(0.0, op.kind == trace::OpKind::kCompute ? op.duration_s : op.measured_s);
+      for (const trace::Op& op : run.trace.program_ops(rank))
+        ms += 1e3 * std::max(0.0, op.kind == trace::OpKind::kCompute ? op.duration_s : op.measured_s);
       run.iteration_ms = std::max(run.iteration_ms, ms);
     }
     fs::path summary = fs::path(path);
@@ -173,11 +176,12 @@ std::string spread_line(const std::vector<double>& steps_ms, int runs, double pr
   const std::size_t n = sorted.size();
   const double median = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
   const double lo = sorted.front(), hi = sorted.back();
-  return fmt::format("measurement spread: {} timed steps{} (each max over ranks) span {:.3f} to {:.3f} ms, {:+.1f} to "
-                     "{:+.1f} % about their median {:.3f} ms; against one step the prediction errs {:+.2f} % (the "
-                     "slowest) to {:+.2f} % (the fastest)\n",
-                     n, runs > 1 ? fmt::format(" of {} runs", runs) : std::string(), lo, hi, 100 * (lo / median - 1),
-                     100 * (hi / median - 1), median, 100 * (predicted_ms / hi - 1), 100 * (predicted_ms / lo - 1));
+  return fmt::format(
+      "measurement spread: {} timed steps{} (each max over ranks) span {:.3f} to {:.3f} ms, {:+.1f} to "
+      "{:+.1f} % about their median {:.3f} ms; against one step the prediction errs {:+.2f} % (the "
+      "slowest) to {:+.2f} % (the fastest)\n",
+      n, runs > 1 ? fmt::format(" of {} runs", runs) : std::string(), lo, hi, 100 * (lo / median - 1),
+      100 * (hi / median - 1), median, 100 * (predicted_ms / hi - 1), 100 * (predicted_ms / lo - 1));
 }
 
 /// How far apart in speed the runs were made: the GEMM probes (summary.json) of the fitted runs
@@ -200,22 +204,26 @@ ProbeSpan probe_span(const std::vector<double>& probes) {
 
 std::string probe_line(const ProbeSpan& s) {
   if (s.runs < 2) return "";
-  return fmt::format("machine speed: the GEMM probes of {} runs (summary.json: the mean of the generator's probe before "
-                     "and after each) span {:.2f} to {:.2f} GFLOP/s (x{:.2f}): the machine's speed changed that much "
-                     "between the runs, and a prediction from some of them for another carries it "
-                     "(--scale-machine-speed scales each run by its probe)\n",
-                     s.runs, s.min, s.max, s.max / s.min);
+  return fmt::format(
+      "machine speed: the GEMM probes of {} runs (summary.json: the mean of the generator's probe before "
+      "and after each) span {:.2f} to {:.2f} GFLOP/s (x{:.2f}): the machine's speed changed that much "
+      "between the runs, and a prediction from some of them for another carries it "
+      "(--scale-machine-speed scales each run by its probe)\n",
+      s.runs, s.min, s.max, s.max / s.min);
 }
 
 bool same_configuration(const import::RunConfig& a, const import::RunConfig& b, std::string& field) {
-  const std::pair<const char*, bool> checks[] = {
-      {"config.tp", a.tp == b.tp},         {"config.pp", a.pp == b.pp},
-      {"config.dp", a.dp == b.dp},         {"config.layers", a.layers == b.layers},
-      {"config.hidden", a.hidden == b.hidden}, {"config.heads", a.heads == b.heads},
-      {"config.seq", a.seq == b.seq},      {"config.vocab", a.vocab == b.vocab},
-      {"config.micro_batch", a.micro_batch == b.micro_batch},
-      {"config.num_micro_batches", a.micro_batches == b.micro_batches},
-      {"config.act", a.act == b.act}};
+  const std::pair<const char*, bool> checks[] = {{"config.tp", a.tp == b.tp},
+                                                 {"config.pp", a.pp == b.pp},
+                                                 {"config.dp", a.dp == b.dp},
+                                                 {"config.layers", a.layers == b.layers},
+                                                 {"config.hidden", a.hidden == b.hidden},
+                                                 {"config.heads", a.heads == b.heads},
+                                                 {"config.seq", a.seq == b.seq},
+                                                 {"config.vocab", a.vocab == b.vocab},
+                                                 {"config.micro_batch", a.micro_batch == b.micro_batch},
+                                                 {"config.num_micro_batches", a.micro_batches == b.micro_batches},
+                                                 {"config.act", a.act == b.act}};
   for (const auto& [name, same] : checks) {
     if (!same) {
       field = name;
@@ -268,9 +276,10 @@ TargetRuns read_targets(const std::vector<std::string>& files) {
       each.push_back(t.unprofiled_ms > 0 ? fmt::format("{} {:.3f}", t.file, t.unprofiled_ms)
                                          : fmt::format("{} (no time without the profiler)", t.file));
     }
-    out.measured_from = fmt::format("median of {} runs of the configuration, {:.3f} to {:.3f} ms (each its median "
-                                    "iteration without the profiler, max over ranks): {}",
-                                    n, sorted.front(), sorted.back(), fmt::join(each, ", "));
+    out.measured_from = fmt::format(
+        "median of {} runs of the configuration, {:.3f} to {:.3f} ms (each its median "
+        "iteration without the profiler, max over ranks): {}",
+        n, sorted.front(), sorted.back(), fmt::join(each, ", "));
   }
   return out;
 }
@@ -293,14 +302,17 @@ synth::ModelSpec target_model(const PredictCommand& cmd, const std::optional<imp
   if (seq > 0) m.seq = seq;
   if (vocab > 0) m.vocab = vocab;
   const std::string act = !cmd.act.empty() ? cmd.act : config ? config->act : std::string();
-  if (act == "relu") m.activation = synth::Activation::kRelu;
-  else if (act == "gelu") m.activation = synth::Activation::kGelu;
+  if (act == "relu")
+    m.activation = synth::Activation::kRelu;
+  else if (act == "gelu")
+    m.activation = synth::Activation::kGelu;
   else if (!act.empty()) {
-    throw InputError(cmd.config.empty() ? "command line" : cmd.config.front(), 0, cmd.act.empty() ? "config.act" : "--act",
-                     fmt::format("expected relu or gelu, got \"{}\"", act));
+    throw InputError(cmd.config.empty() ? "command line" : cmd.config.front(), 0,
+                     cmd.act.empty() ? "config.act" : "--act", fmt::format("expected relu or gelu, got \"{}\"", act));
   }
   if (m.hidden % m.heads != 0) {
-    throw InputError("command line", 0, "--heads", fmt::format("expected a divisor of hidden {}, got \"{}\"", m.hidden, m.heads));
+    throw InputError("command line", 0, "--heads",
+                     fmt::format("expected a divisor of hidden {}, got \"{}\"", m.hidden, m.heads));
   }
   return m;
 }
@@ -324,8 +336,8 @@ std::string kinds_line(const calibrate::ComputeModel& model) {
     std::string terms;
     if (k.overhead_s > 0) terms += fmt::format("{:.1f} us", k.overhead_s * 1e6);
     if (k.flop_rate > 0 && k.flop_exponent != 1) {
-      terms += fmt::format("{}flops / ({:.3g} GFLOP/s x (flops / {:.4g})^{:.2f})", terms.empty() ? "" : " + ", k.flop_rate / 1e9,
-                           k.flop_reference, 1 - k.flop_exponent);
+      terms += fmt::format("{}flops / ({:.3g} GFLOP/s x (flops / {:.4g})^{:.2f})", terms.empty() ? "" : " + ",
+                           k.flop_rate / 1e9, k.flop_reference, 1 - k.flop_exponent);
     } else if (k.flop_rate > 0) {
       terms += fmt::format("{}flops / {:.3g} GFLOP/s", terms.empty() ? "" : " + ", k.flop_rate / 1e9);
     }
@@ -363,8 +375,8 @@ void run_predict(const PredictCommand& cmd) {
   if (cmd.runs.empty()) throw InputError("command line", 0, "runs", "expected at least one traced run to fit on");
   if (cmd.measured_given() && !(cmd.measured_ms > 0 && cmd.measured_ms <= trace::kMaxDurationMs)) {  // NaN too
     throw InputError("command line", 0, "--measured-ms",
-                     fmt::format("expected a positive time in ms, at most {:g} (a year), got \"{}\"", trace::kMaxDurationMs,
-                                 cmd.measured_ms));
+                     fmt::format("expected a positive time in ms, at most {:g} (a year), got \"{}\"",
+                                 trace::kMaxDurationMs, cmd.measured_ms));
   }
   const topology::Platform platform = read_named_platform(cmd.platform);
   const TargetRuns targets = read_targets(cmd.config);
@@ -408,29 +420,33 @@ void run_predict(const PredictCommand& cmd) {
   std::vector<trace::Trace> traces;
   std::vector<std::string> left_out;
   for (const FitRun& r : runs) {
-    if ((r.trace.world_size > cores) == want_shared) traces.push_back(r.trace);
-    else left_out.push_back(r.path);
+    if ((r.trace.world_size > cores) == want_shared)
+      traces.push_back(r.trace);
+    else
+      left_out.push_back(r.path);
   }
   std::string sharing_note;
   bool dedicated = !want_shared;
   if (traces.empty()) {
     for (const FitRun& r : runs) traces.push_back(r.trace);
     dedicated = false;
-    sharing_note = fmt::format("no fitted run {} cores as the target needs ({} ranks on {} cores of {}): fitted on all, "
-                               "whose compute durations carry {} sharing and are not time-shared again",
-                               want_shared ? "shares" : "leaves unshared", target_world, cores, platform.name,
-                               want_shared ? "no" : "their");
+    sharing_note = fmt::format(
+        "no fitted run {} cores as the target needs ({} ranks on {} cores of {}): fitted on all, "
+        "whose compute durations carry {} sharing and are not time-shared again",
+        want_shared ? "shares" : "leaves unshared", target_world, cores, platform.name, want_shared ? "no" : "their");
     left_out.clear();
   } else if (!left_out.empty()) {
     sharing_note = fmt::format("left out of the fit: {} ({} than {} cores of {})", fmt::join(left_out, ", "),
                                want_shared ? "no more ranks" : "more ranks", cores, platform.name);
   }
   if (dedicated && target_shared) {
-    sharing_note += fmt::format("{}{} ranks on {} cores: the fitted compute (of ranks with a core each) time-shares the "
-                                "cores in the replay",
-                                sharing_note.empty() ? "" : "; ", target_world, cores);
+    sharing_note += fmt::format(
+        "{}{} ranks on {} cores: the fitted compute (of ranks with a core each) time-shares the "
+        "cores in the replay",
+        sharing_note.empty() ? "" : "; ", target_world, cores);
   }
-  calibrate::ComputeFit fit = calibrate::fit_compute(traces, calibrate::FitObjective::kTotal, flop_exponent_choice(cmd.flop_exponent));
+  calibrate::ComputeFit fit =
+      calibrate::fit_compute(traces, calibrate::FitObjective::kTotal, flop_exponent_choice(cmd.flop_exponent));
   fit.model.name = "predict";
   fit.model.description = "fitted by ccsim predict (least squares on absolute residuals: each kind's total time kept)";
   const topology::AcceleratorSpec& acc = platform.network.accelerator();
@@ -454,9 +470,10 @@ void run_predict(const PredictCommand& cmd) {
   if (cmd.traced) {
     trace = runs.front().trace;
     what = fmt::format("{} as traced ({} ranks, its measured compute durations)", runs.front().path, trace.world_size);
-    compute_note = runs.front().profiler_factor != 1
-                       ? fmt::format("compute as measured, x{:.4f} for the profiler's overhead", runs.front().profiler_factor)
-                       : std::string("compute as measured");
+    compute_note =
+        runs.front().profiler_factor != 1
+            ? fmt::format("compute as measured, x{:.4f} for the profiler's overhead", runs.front().profiler_factor)
+            : std::string("compute as measured");
   } else {
     const std::optional<import::RunConfig> config = target ? target->config : std::nullopt;
     const synth::ModelSpec model = target_model(cmd, config);
@@ -464,15 +481,16 @@ void run_predict(const PredictCommand& cmd) {
     if (config) changed_config = configuration_changes(*config, model, par);
     trace = synth::synthesize_torch(model, par, platform.name);
     trace::validate(trace);
-    what = fmt::format("{} (hidden {}, {} layers, {} heads, sequence {}, vocabulary {}, {}), TP {} x PP {} x DP {}, {} "
-                       "micro-batches of {}, GPipe",
-                       model.name, model.hidden, model.layers, model.heads, par.seq > 0 ? par.seq : model.seq, model.vocab,
-                       synth::activation_name(model.activation), par.tp, par.pp, par.dp, par.micro_batches,
-                       par.micro_batch_size);
+    what = fmt::format(
+        "{} (hidden {}, {} layers, {} heads, sequence {}, vocabulary {}, {}), TP {} x PP {} x DP {}, {} "
+        "micro-batches of {}, GPipe",
+        model.name, model.hidden, model.layers, model.heads, par.seq > 0 ? par.seq : model.seq, model.vocab,
+        synth::activation_name(model.activation), par.tp, par.pp, par.dp, par.micro_batches, par.micro_batch_size);
     calibrate::adjust_compute(trace, acc, platform.name, calibrate::ComputeMode::kModel, &fit.model);
-    compute_note = fmt::format("every operator timed by the compute model fitted here ({} kinds; the synthesised trace has "
-                               "no durations of its own)",
-                               fit.model.kinds.size());
+    compute_note = fmt::format(
+        "every operator timed by the compute model fitted here ({} kinds; the synthesised trace has "
+        "no durations of its own)",
+        fit.model.kinds.size());
   }
   engine::ReplayOptions options;
   options.network.calibrated = std::make_shared<const topology::NetworkModel>(backend.model);
@@ -496,9 +514,11 @@ void run_predict(const PredictCommand& cmd) {
     as_traced.compute = "compute as measured";
     for (FitRun& r : runs) {
       const bool fitted = std::find(left_out.begin(), left_out.end(), r.path) == left_out.end();
-      const bool collectives = std::any_of(r.trace.programs.begin(), r.trace.programs.end(), [](const trace::Program& p) {
-        return std::any_of(p.ops.begin(), p.ops.end(), [](const trace::Op& op) { return trace::is_collective(op.kind); });
-      });
+      const bool collectives =
+          std::any_of(r.trace.programs.begin(), r.trace.programs.end(), [](const trace::Program& p) {
+            return std::any_of(p.ops.begin(), p.ops.end(),
+                               [](const trace::Op& op) { return trace::is_collective(op.kind); });
+          });
       if (r.trace.world_size < 2 || !fitted || !collectives) continue;
       const engine::Result traced = engine::replay(r.trace, platform, as_traced);
       std::tie(r.collective_wait_ms, r.compute_ms) = collective_wait_and_compute_ms(r.trace, traced);
@@ -510,9 +530,10 @@ void run_predict(const PredictCommand& cmd) {
   std::vector<double> steps_ms;  // the measurement's timed steps, when it comes from summaries
   int step_runs = 0;
   if (measured_ms < 0 && targets.measured_ms > 0 && !changed_config.empty()) {
-    config_note = fmt::format("the command line changes the configuration of {} ({}): its measured time is not "
-                              "compared (--measured-ms gives one)",
-                              targets.first->file, changed_config);
+    config_note = fmt::format(
+        "the command line changes the configuration of {} ({}): its measured time is not "
+        "compared (--measured-ms gives one)",
+        targets.first->file, changed_config);
   } else if (measured_ms < 0 && targets.measured_ms > 0) {
     measured_ms = targets.measured_ms;
     measured_from = targets.measured_from;
@@ -520,7 +541,8 @@ void run_predict(const PredictCommand& cmd) {
     step_runs = targets.runs_with_steps;
   } else if (measured_ms < 0 && cmd.traced && runs.front().summary && runs.front().summary->unprofiled_ms > 0) {
     measured_ms = runs.front().summary->unprofiled_ms;
-    measured_from = fmt::format("{}: median iteration without the profiler, max over ranks", runs.front().summary->file);
+    measured_from =
+        fmt::format("{}: median iteration without the profiler, max over ranks", runs.front().summary->file);
     steps_ms = runs.front().summary->unprofiled_step_ms;
     step_runs = 1;
   }
@@ -556,22 +578,28 @@ void run_predict(const PredictCommand& cmd) {
                                         : nlohmann::ordered_json();
     j["error"] = measured_ms > 0 ? nlohmann::ordered_json(predicted_ms / measured_ms - 1) : nlohmann::ordered_json();
     j["measured_steps_ms"] = steps_ms.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(steps_ms);
-    j["gemm_probe_span"] = span.runs >= 2 ? nlohmann::ordered_json{{"runs", span.runs}, {"min_gflops", span.min},
-                                                                   {"max_gflops", span.max}}
-                                          : nlohmann::ordered_json();
+    j["gemm_probe_span"] =
+        span.runs >= 2 ? nlohmann::ordered_json{{"runs", span.runs}, {"min_gflops", span.min}, {"max_gflops", span.max}}
+                       : nlohmann::ordered_json();
     if (!config_note.empty()) j["notes"].push_back(config_note);
     if (!cmd.measured_given() && changed_config.empty()) {
       for (const import::RunSummary& t : targets.all) {
-        j["measured_runs"].push_back({{"summary", t.file}, {"unprofiled_ms", t.unprofiled_ms > 0 ? nlohmann::ordered_json(t.unprofiled_ms) : nlohmann::ordered_json()}});
+        j["measured_runs"].push_back({{"summary", t.file},
+                                      {"unprofiled_ms", t.unprofiled_ms > 0 ? nlohmann::ordered_json(t.unprofiled_ms)
+                                                                            : nlohmann::ordered_json()}});
       }
     }
     for (const FitRun& r : runs) {
       const bool probed = r.summary && r.summary->gemm_probe_gflops > 0;
       j["fitted_on"].push_back(
-          {{"run", r.path}, {"ranks", r.trace.world_size}, {"profiler_factor", r.profiler_factor},
-           {"gemm_probe_gflops", probed ? nlohmann::ordered_json(r.summary->gemm_probe_gflops) : nlohmann::ordered_json()},
+          {{"run", r.path},
+           {"ranks", r.trace.world_size},
+           {"profiler_factor", r.profiler_factor},
+           {"gemm_probe_gflops",
+            probed ? nlohmann::ordered_json(r.summary->gemm_probe_gflops) : nlohmann::ordered_json()},
            {"machine_speed_factor", r.speed_factor},
-           {"collective_wait_ms", r.collective_wait_ms >= 0 ? nlohmann::ordered_json(r.collective_wait_ms) : nlohmann::ordered_json()},
+           {"collective_wait_ms",
+            r.collective_wait_ms >= 0 ? nlohmann::ordered_json(r.collective_wait_ms) : nlohmann::ordered_json()},
            {"compute_ms", r.compute_ms >= 0 ? nlohmann::ordered_json(r.compute_ms) : nlohmann::ordered_json()}});
     }
     j["backend"] = {{"latency_s", backend.model.intra.segments.front().latency_s},
@@ -591,20 +619,22 @@ void run_predict(const PredictCommand& cmd) {
   for (const FitRun& r : runs) {
     out += fmt::format("  {}: {} ranks", r.path, r.trace.world_size);
     if (r.iteration_ms > 0) out += fmt::format(", profiled iteration {:.3f} ms", r.iteration_ms);
-    if (r.summary && r.summary->unprofiled_ms > 0) out += fmt::format(", {:.3f} ms without the profiler", r.summary->unprofiled_ms);
+    if (r.summary && r.summary->unprofiled_ms > 0)
+      out += fmt::format(", {:.3f} ms without the profiler", r.summary->unprofiled_ms);
     if (r.profiler_factor != 1) out += fmt::format(": compute x{:.4f}", r.profiler_factor);
     out += "\n";
   }
   if (!sharing_note.empty()) out += fmt::format("note: {}\n", sharing_note);
   for (const std::string& n : speed_notes) out += fmt::format("note: machine speed: {}\n", n);
-  out += fmt::format("compute model ({} kinds, {} operators; least squares on absolute residuals):\n", fit.model.kinds.size(),
-                     fit.compute_ops);
+  out += fmt::format("compute model ({} kinds, {} operators; least squares on absolute residuals):\n",
+                     fit.model.kinds.size(), fit.compute_ops);
   out += kinds_line(fit.model);
   const topology::CostSegment& seg = backend.model.intra.segments.front();
-  out += fmt::format("backend: {} traced calls as one tier, {:.1f} us + bytes / {} per message ({} schedule for all_reduce); "
-                     "their total {:.3f} ms measured, {:.3f} ms by the tier\n",
-                     backend.calls, seg.latency_s * 1e6, format_rate(seg.bandwidth_Bps), backend.algorithm,
-                     backend.measured_s * 1e3, backend.predicted_s * 1e3);
+  out += fmt::format(
+      "backend: {} traced calls as one tier, {:.1f} us + bytes / {} per message ({} schedule for all_reduce); "
+      "their total {:.3f} ms measured, {:.3f} ms by the tier\n",
+      backend.calls, seg.latency_s * 1e6, format_rate(seg.bandwidth_Bps), backend.algorithm, backend.measured_s * 1e3,
+      backend.predicted_s * 1e3);
   for (const std::string& n : backend.notes) out += fmt::format("note: {}\n", n);
   out += fmt::format("compute: {}\n", compute_note);
   out += fmt::format("replay: placement {}\n", result.placement);
@@ -616,10 +646,11 @@ void run_predict(const PredictCommand& cmd) {
                                 100 * r.collective_wait_ms / r.compute_ms));
   }
   if (!waits.empty()) {
-    out += fmt::format("note: replayed as traced, the fitted runs' ranks waited at their collectives for peers whose "
-                       "measured compute ran longer, per rank: {}; the synthesised ranks are identical and never wait, "
-                       "so a measurement may exceed the prediction by about as much\n",
-                       fmt::join(waits, ", "));
+    out += fmt::format(
+        "note: replayed as traced, the fitted runs' ranks waited at their collectives for peers whose "
+        "measured compute ran longer, per rank: {}; the synthesised ranks are identical and never wait, "
+        "so a measurement may exceed the prediction by about as much\n",
+        fmt::join(waits, ", "));
   }
   if (!config_note.empty()) out += fmt::format("note: {}\n", config_note);
   out += fmt::format("predicted iteration: {:.3f} ms\n", predicted_ms);
@@ -657,7 +688,8 @@ void setup_predict(CLI::App& app) {
       ->allow_extra_args(false);
   sub->add_option("--model", cmd->model, "Model preset or file the sizes apply to")->capture_default_str();
   sub->add_option("--layers", cmd->layers, "Transformer layers")->check(CLI::Range(1, 100000));
-  sub->add_option("--hidden", cmd->hidden, "Hidden size (the FFN keeps the model's ratio)")->check(CLI::Range(1, 1 << 20));
+  sub->add_option("--hidden", cmd->hidden, "Hidden size (the FFN keeps the model's ratio)")
+      ->check(CLI::Range(1, 1 << 20));
   sub->add_option("--heads", cmd->heads, "Attention heads")->check(CLI::Range(1, 1 << 14));
   sub->add_option("--seq", cmd->seq, "Sequence length")->check(CLI::Range(1, 1 << 24));
   sub->add_option("--vocab", cmd->vocab, "Vocabulary")->check(CLI::Range(1, 1 << 24));
@@ -668,7 +700,8 @@ void setup_predict(CLI::App& app) {
   sub->add_option("--micro-batches", cmd->par.micro_batches, "Micro-batches per iteration")->capture_default_str();
   sub->add_option("--micro-batch-size", cmd->par.micro_batch_size, "Sequences per micro-batch")->capture_default_str();
   sub->add_option("--measured-ms", cmd->measured_ms, "The measured iteration time to compare with (ms)");
-  sub->add_option("--platform", cmd->platform, "Platform (NAME|FILE) the runs were traced on and the prediction replays on")
+  sub->add_option("--platform", cmd->platform,
+                  "Platform (NAME|FILE) the runs were traced on and the prediction replays on")
       ->capture_default_str();
   sub->add_flag("--traced", cmd->traced,
                 "Replay the first run as traced (its measured compute) instead of a synthesised trace: how well the "
@@ -684,7 +717,8 @@ void setup_predict(CLI::App& app) {
   sub->add_option("-f,--format", cmd->format, "Output format: text or json")
       ->check(one_of({"text", "json"}))
       ->capture_default_str();
-  sub->add_option("--write-trace", cmd->trace_out, "Also write the replayed trace (native format, with its durations; replayed with `ccsim replay` it "
+  sub->add_option("--write-trace", cmd->trace_out,
+                  "Also write the replayed trace (native format, with its durations; replayed with `ccsim replay` it "
                   "takes the platform's network, not the backend fitted here)");
   sub->add_option("--write-model", cmd->model_out, "Also write the fitted compute model (models/README.md)");
   sub->callback([cmd, sub] {

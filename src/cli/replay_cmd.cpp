@@ -59,7 +59,8 @@ void setup_replay(CLI::App& app) {
       "replay",
       "Replay a training trace on a modelled platform with SimGrid and print the per-operator breakdown "
       "(operator, time ms, share % of the iteration) per pipeline stage");
-  sub->add_option("trace", cmd->trace, "Trace file in the native format (traces/README.md), e.g. traces/qu2025-profile.json")
+  sub->add_option("trace", cmd->trace,
+                  "Trace file in the native format (traces/README.md), e.g. traces/qu2025-profile.json")
       ->required();
   sub->add_option("-f,--format", cmd->format, "Output format: text table, csv or json")
       ->check(one_of({"text", "csv", "json"}))
@@ -68,7 +69,8 @@ void setup_replay(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--rows", cmd->rows,
                   "'operator': one row per operator of the iteration in program order (the published form); "
-                  "'name': one row per operator name and label, summed; " + std::string(kRowsKindHelp))
+                  "'name': one row per operator name and label, summed; " +
+                      std::string(kRowsKindHelp))
       ->check(one_of({"operator", "name", "kind"}))
       ->capture_default_str();
   sub->add_flag("--per-rank", cmd->per_rank, "Also print one table per rank (default: per pipeline stage only)");

@@ -56,8 +56,9 @@ std::string python_interpreter() {
 
 // Quoted for a POSIX shell when it holds anything but safe characters.
 std::string shell_word(const std::string& word) {
-  const bool safe = !word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-                                                            "-_./=:,+@%") == std::string::npos;
+  const bool safe = !word.empty() && word.find_first_not_of(
+                                         "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                                         "-_./=:,+@%") == std::string::npos;
   if (safe) return word;
   std::string out = "'";
   for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -121,9 +122,10 @@ Figures make_figures(const std::filesystem::path& dir) {
   } else if (WIFEXITED(status) && WEXITSTATUS(status) == kFiguresMissingModule) {
     figures.skipped = fmt::format("figures skipped: {}", last);
   } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    figures.skipped = fmt::format("figures skipped: {} {} failed ({}){}", python, kFigureScript,
-                                  WIFEXITED(status) ? fmt::format("exit {}", WEXITSTATUS(status)) : std::string("killed by a signal"),
-                                  last.empty() ? std::string() : ": " + last);
+    figures.skipped =
+        fmt::format("figures skipped: {} {} failed ({}){}", python, kFigureScript,
+                    WIFEXITED(status) ? fmt::format("exit {}", WEXITSTATUS(status)) : std::string("killed by a signal"),
+                    last.empty() ? std::string() : ": " + last);
   } else {
     for (const std::string& line : lines) {
       const auto tab = line.find('\t');
@@ -141,7 +143,8 @@ void add_plain_tables(report::Document& doc, const report::Breakdown& b) {
     std::vector<std::vector<std::string>> rows;
     for (std::size_t i = 0; i < t.rows.size(); ++i) {
       const report::Row& r = t.rows[i];
-      rows.push_back({std::to_string(i + 1), r.name, r.label, ms(r.time_s), fmt::format("{:.2f}", r.share * 100), r.algorithm});
+      rows.push_back(
+          {std::to_string(i + 1), r.name, r.label, ms(r.time_s), fmt::format("{:.2f}", r.share * 100), r.algorithm});
     }
     rows.push_back({"", "total", "", ms(t.total_s), "100.00", ""});
     doc.table({"#", "operator", "label", "time ms", "share %", "algorithm"}, std::move(rows),
@@ -157,13 +160,14 @@ void add_compared_tables(report::Document& doc, const report::Comparison& c) {
     for (std::size_t i = 0; i < t.rows.size(); ++i) {
       const report::ComparedRow& r = t.rows[i];
       rows.push_back({std::to_string(i + 1), r.name, r.label, ms(r.plain_s), ms(r.compressed_s),
-                      r.is_collective() ? ratio(r.plain_s, r.compressed_s) : "", r.plain_algorithm, r.compressed_algorithm,
+                      r.is_collective() ? ratio(r.plain_s, r.compressed_s) : "", r.plain_algorithm,
+                      r.compressed_algorithm,
                       report::format_error(r.error_worst_eb, r.error_expected_eb, c.error_bound_abs)});
     }
-    rows.push_back({"", "total", "", ms(t.plain_total_s), ms(t.compressed_total_s), ratio(t.plain_total_s, t.compressed_total_s),
-                    "", "", ""});
-    doc.table({"#", "operator", "label", "plain ms", "compressed ms", "speedup", "plain algorithm", "compressed algorithm",
-               "error"},
+    rows.push_back({"", "total", "", ms(t.plain_total_s), ms(t.compressed_total_s),
+                    ratio(t.plain_total_s, t.compressed_total_s), "", "", ""});
+    doc.table({"#", "operator", "label", "plain ms", "compressed ms", "speedup", "plain algorithm",
+               "compressed algorithm", "error"},
               std::move(rows), {true, false, false, true, true, true, false, false, false});
   }
 }
@@ -202,7 +206,8 @@ void run_report(const ReportCommand& cmd) {
   const std::filesystem::path dir(cmd.output);
   std::error_code ec;
   if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec)) {
-    throw InputError("command line", 0, "--output", fmt::format("expected a directory, got \"{}\" (a file)", cmd.output));
+    throw InputError("command line", 0, "--output",
+                     fmt::format("expected a directory, got \"{}\" (a file)", cmd.output));
   }
   trace::Trace trace = trace::read_native(cmd.trace);
   const topology::Platform platform = load_platform(cmd.flags, trace);
@@ -292,14 +297,16 @@ void run_report(const ReportCommand& cmd) {
     doc.table({"", "plain ms"}, std::move(summary), {false, true});
     doc.paragraph("No compressor given (--compress NAME[:key=value,...]): the plain run only.");
   }
-  doc.paragraph(fmt::format("The whole trace: {}. The whole trace is the slowest rank's end; a stage's time is the mean "
-                            "over its ranks.",
-                            report::format_span(breakdown.makespan_s, breakdown.iterations)));
+  doc.paragraph(
+      fmt::format("The whole trace: {}. The whole trace is the slowest rank's end; a stage's time is the mean "
+                  "over its ranks.",
+                  report::format_span(breakdown.makespan_s, breakdown.iterations)));
 
   doc.heading(2, "Assumptions");
   std::vector<std::string> assumptions;
   assumptions.push_back(fmt::format("trace: {} ({}), {} ranks{}, {} pipeline stage(s)", trace.name, cmd.trace,
-                                    breakdown.world_size, report::on_nodes(breakdown.nodes_used), breakdown.stage_count));
+                                    breakdown.world_size, report::on_nodes(breakdown.nodes_used),
+                                    breakdown.stage_count));
   assumptions.push_back(fmt::format("platform: {}: {}", platform.name, platform.description));
   for (const std::string& setting : cmd.flags.settings) assumptions.push_back(fmt::format("set: {} (--set)", setting));
   for (const std::string& idle : idle_settings(cmd.flags, trace, platform, compressed ? packed : plain, compute)) {
@@ -310,10 +317,11 @@ void run_report(const ReportCommand& cmd) {
   if (!breakdown.placement.empty()) assumptions.push_back(fmt::format("placement: {}", breakdown.placement));
   assumptions.push_back(fmt::format("plain collectives: {}", breakdown.algorithm));
   if (comparison) {
-    assumptions.push_back(
-        fmt::format("compressed collectives: {}; compression: {}", comparison->compressed_algorithms, comparison->compression));
+    assumptions.push_back(fmt::format("compressed collectives: {}; compression: {}", comparison->compressed_algorithms,
+                                      comparison->compression));
     if (std::isfinite(comparison->error_bound_abs)) {
-      assumptions.push_back(fmt::format("error: worst / expected absolute error of a result (eb = {:.3g})", comparison->error_bound_abs));
+      assumptions.push_back(
+          fmt::format("error: worst / expected absolute error of a result (eb = {:.3g})", comparison->error_bound_abs));
     } else if (std::isnan(comparison->error_bound_abs)) {
       assumptions.push_back("error: worst / expected in units of eb, the error bound of one compression");
     } else {
@@ -353,7 +361,8 @@ void run_report(const ReportCommand& cmd) {
     }
     doc.table(std::move(header), cost_rows(*cost), std::move(numeric));
   } else {
-    doc.paragraph("Not computed: give --iterations N, or --tokens N with --tokens-per-iteration (and --price, --power).");
+    doc.paragraph(
+        "Not computed: give --iterations N, or --tokens N with --tokens-per-iteration (and --price, --power).");
   }
 
   doc.heading(2, "Figures");

@@ -49,15 +49,17 @@ std::shared_ptr<const topology::NetworkModel> read_model(const std::string& path
 std::shared_ptr<const topology::NetworkModel> load_network_model(const SimulationFlags& flags,
                                                                  const topology::Platform& platform) {
   if (!flags.network_model.empty()) {
-    return read_model(
-        find_data_file(flags.network_model, network_model_dirs(), "--network-model", "network model", "network models"));
+    return read_model(find_data_file(flags.network_model, network_model_dirs(), "--network-model", "network model",
+                                     "network models"));
   }
   return load_platform_network_model(platform);
 }
 
 }  // namespace
 
-std::vector<std::string> compressor_dirs() { return data_dirs("CCSIM_COMPRESSORS", CCSIM_SOURCE_DIR "/models/compressors"); }
+std::vector<std::string> compressor_dirs() {
+  return data_dirs("CCSIM_COMPRESSORS", CCSIM_SOURCE_DIR "/models/compressors");
+}
 
 std::shared_ptr<const topology::NetworkModel> load_platform_network_model(const topology::Platform& platform) {
   if (platform.network_model.empty()) return nullptr;
@@ -109,19 +111,21 @@ void add_simulation_flags(CLI::App* sub, SimulationFlags& flags, bool compress) 
   sub->add_flag("--oversubscribe", flags.oversubscribe,
                 "Allow more ranks than accelerators: they share accelerators (compute is time-shared, messages between "
                 "ranks on one accelerator go through its memory)");
-  sub->add_option("--network-model", flags.network_model,
-                  "Calibrated network model: NAME of models/network/ or a file (size-dependent latency, bandwidth and "
-                  "per-message overheads per tier); default: the one the platform names, else SimGrid's plain flow model");
+  sub->add_option(
+      "--network-model", flags.network_model,
+      "Calibrated network model: NAME of models/network/ or a file (size-dependent latency, bandwidth and "
+      "per-message overheads per tier); default: the one the platform names, else SimGrid's plain flow model");
   sub->add_flag("--simgrid-log", flags.simgrid_log, "Show SimGrid's own log on stderr");
   // By default the replay takes the exact shortcuts (engine::ReplayOptions::fast); --full
   // replays message by message to check them, --fast adds the one approximation.
-  CLI::Option* full = sub->add_flag("--full", flags.full,
-                "Replay message by message and operator by operator, with none of the default shortcuts (to check "
-                "them; much slower on large jobs). By default each rank's consecutive compute operators run as one "
-                "busy period where the rank is alone on its accelerator, each collective whose messages cannot slow "
-                "one another down (links of its own) runs as its critical path, and data-parallel replicas that copy "
-                "another replica in simulated time run once: times as the full replay's up to floating-point "
-                "rounding (the last digits of a printed time may differ)");
+  CLI::Option* full = sub->add_flag(
+      "--full", flags.full,
+      "Replay message by message and operator by operator, with none of the default shortcuts (to check "
+      "them; much slower on large jobs). By default each rank's consecutive compute operators run as one "
+      "busy period where the rank is alone on its accelerator, each collective whose messages cannot slow "
+      "one another down (links of its own) runs as its critical path, and data-parallel replicas that copy "
+      "another replica in simulated time run once: times as the full replay's up to floating-point "
+      "rounding (the last digits of a printed time may differ)");
   sub->add_flag("--fast", flags.fast,
                 "Also the one approximate shortcut: a ring of more than 16 steps whose messages may share links, "
                 "reached by its members together, in 16 coarse steps (not exact where the links' sharing changes "
@@ -130,14 +134,15 @@ void add_simulation_flags(CLI::App* sub, SimulationFlags& flags, bool compress) 
   sub->add_flag("--every-replica", flags.every_replica,
                 "Simulate every data-parallel replica, none as a copy of another (to check the copies)")
       ->excludes(full);
-  sub->add_option("--compute", flags.compute,
-                  "Compute durations on the platform: 'keep' (as recorded), 'rescale' (by the ratio of the trace's "
-                  "hardware peak FLOP/s or memory bandwidth to the platform accelerator's), 'model:FILE' (from a compute "
-                  "model, ccsim calibrate trace; or an accelerator profile, ccsim calibrate compute, for the operators "
-                  "without a measured duration); 'auto': keep when the trace was measured on the platform's accelerator "
-                  "or does not name its hardware, else rescale (and say so). Operators without a measured duration run "
-                  "as the platform's accelerator profile says (compute_profile), or at the peak rates with 'peak' "
-                  "(max of FLOPs / peak FLOP/s and bytes / memory bandwidth)")
+  sub->add_option(
+         "--compute", flags.compute,
+         "Compute durations on the platform: 'keep' (as recorded), 'rescale' (by the ratio of the trace's "
+         "hardware peak FLOP/s or memory bandwidth to the platform accelerator's), 'model:FILE' (from a compute "
+         "model, ccsim calibrate trace; or an accelerator profile, ccsim calibrate compute, for the operators "
+         "without a measured duration); 'auto': keep when the trace was measured on the platform's accelerator "
+         "or does not name its hardware, else rescale (and say so). Operators without a measured duration run "
+         "as the platform's accelerator profile says (compute_profile), or at the peak rates with 'peak' "
+         "(max of FLOPs / peak FLOP/s and bytes / memory bandwidth)")
       ->capture_default_str();
   add_set_flag(sub, flags.settings);
 }
@@ -146,7 +151,8 @@ void add_simulation_flags(CLI::App* sub, SimulationFlags& flags, bool compress) 
 
 void add_set_flag(CLI::App* sub, std::vector<std::string>& settings) {
   std::string keys;
-  for (const engine::WhatIfKey& k : engine::what_if_keys()) keys += fmt::format("{}{}", keys.empty() ? "" : ", ", k.key);
+  for (const engine::WhatIfKey& k : engine::what_if_keys())
+    keys += fmt::format("{}{}", keys.empty() ? "" : ", ", k.key);
   sub->add_option("--set", settings,
                   fmt::format("Change a parameter for this run, KEY=VALUE (repeatable; a value xF multiplies the "
                               "platform's): {} (docs/replay.md, \"What if\")",
@@ -190,7 +196,8 @@ std::vector<std::string> algorithm_choices(const std::vector<std::string_view>& 
 
 topology::Platform load_platform(const SimulationFlags& flags, const trace::Trace& trace) {
   std::string name = flags.platform.empty() ? trace.platform : flags.platform;
-  if (name.empty()) throw InputError(trace.source, 0, "platform", "the trace names no platform; pass --platform NAME|FILE");
+  if (name.empty())
+    throw InputError(trace.source, 0, "platform", "the trace names no platform; pass --platform NAME|FILE");
   return read_named_platform(name, engine::parse_what_if(flags.settings).platform);
 }
 
@@ -254,7 +261,8 @@ calibrate::ComputeAdjustment apply_compute_flag(const SimulationFlags& flags, tr
                      fmt::format("expected auto, keep, rescale, peak or model:FILE, got \"{}\"", flags.compute));
   }
   if (!peak && !profile) profile = load_platform_profile(platform);
-  const std::string no_profile = peak ? "--compute peak" : fmt::format("platform {} names no compute_profile", platform.name);
+  const std::string no_profile =
+      peak ? "--compute peak" : fmt::format("platform {} names no compute_profile", platform.name);
   // compute.scale acts once, in the replay (measured durations / F, and the platform's FLOP rate
   // x F for operators timed by it): durations rescaled here are for the FLOP rate without it.
   const double speedup = engine::parse_what_if(flags.settings).compute_scale;
@@ -285,7 +293,8 @@ engine::ReplayOptions replay_options(const SimulationFlags& given, const topolog
     options.compression.model =
         std::make_shared<const compress::CompressorModel>(compress::load_compressor(spec, compressor_dirs()));
     options.compression.query = spec.query;
-    options.compression.min_bytes = parse_bytes_or_throw(flags.compress_min_bytes, "command line", "--compress-min-bytes");
+    options.compression.min_bytes =
+        parse_bytes_or_throw(flags.compress_min_bytes, "command line", "--compress-min-bytes");
     options.compression.all = flags.compress_all;
   } else if (flags.compress_all) {
     throw InputError("command line", 0, "--compress-all", "expected a compressor too (--compress NAME), got none");

@@ -26,12 +26,12 @@ struct SimulationFlags {
   std::string placement = "auto";
   bool oversubscribe = false;
   bool simgrid_log = false;
-  std::string network_model;  ///< NAME|FILE; empty: the one the platform names, if any
-  std::string compute = "auto";  ///< auto|keep|rescale|peak|model:FILE (apply_compute_flag)
+  std::string network_model;          ///< NAME|FILE; empty: the one the platform names, if any
+  std::string compute = "auto";       ///< auto|keep|rescale|peak|model:FILE (apply_compute_flag)
   std::vector<std::string> settings;  ///< --set KEY=VALUE, in order (engine/what_if.hpp)
-  bool full = false;  ///< --full: no shortcut (engine::ReplayOptions::fast off)
-  bool fast = false;  ///< --fast: the approximate shortcut too (engine::ReplayOptions::coarse_rings)
-  bool every_replica = false;  ///< --every-replica (not engine::ReplayOptions::fold_replicas)
+  bool full = false;                  ///< --full: no shortcut (engine::ReplayOptions::fast off)
+  bool fast = false;                  ///< --fast: the approximate shortcut too (engine::ReplayOptions::coarse_rings)
+  bool every_replica = false;         ///< --every-replica (not engine::ReplayOptions::fold_replicas)
 };
 
 /// Registers --platform, --algo, --placement, --oversubscribe, --network-model, --simgrid-log and, with

@@ -57,8 +57,8 @@ std::string beside_spec(const std::string& spec, const std::string& path) {
 
 /// A platform value: a preset name as is, a file (with '/' or ending in .json) beside the spec.
 std::string platform_value(const std::string& spec, const std::string& text) {
-  const bool file = text.find('/') != std::string::npos ||
-                    (text.size() > 5 && text.compare(text.size() - 5, 5, ".json") == 0);
+  const bool file =
+      text.find('/') != std::string::npos || (text.size() > 5 && text.compare(text.size() - 5, 5, ".json") == 0);
   return file ? beside_spec(spec, text) : text;
 }
 
@@ -148,7 +148,8 @@ class Sweep {
     const std::string key = fmt::format("{}|{}", name, fmt::join(flags.settings, "|"));
     auto it = caches_.platforms.find(key);
     if (it == caches_.platforms.end()) {
-      it = caches_.platforms.emplace(key, read_named_platform(name, engine::parse_what_if(flags.settings).platform)).first;
+      it = caches_.platforms.emplace(key, read_named_platform(name, engine::parse_what_if(flags.settings).platform))
+               .first;
     }
     return it->second;
   }
@@ -211,10 +212,11 @@ class Sweep {
       std::vector<std::string> valid;
       for (const collective::Prediction& pr : study.predictions) valid.push_back(pr.algorithm);
       const SourceRef at = s.algo ? s.algo->at : SourceRef{spec_.file, 0, "algo"};
-      at.fail(fmt::format("\"{}\" does not apply to this scenario ({} ranks on {} node(s), compress {}); those that "
-                          "apply: {}",
-                          flags.algorithm, ranks, study.nodes, flags.compress.empty() ? "none" : flags.compress,
-                          fmt::join(valid, ", ")));
+      at.fail(
+          fmt::format("\"{}\" does not apply to this scenario ({} ranks on {} node(s), compress {}); those that "
+                      "apply: {}",
+                      flags.algorithm, ranks, study.nodes, flags.compress.empty() ? "none" : flags.compress,
+                      fmt::join(valid, ", ")));
     }
     Row rows = Row::array();
     for (const collective::Prediction* pr : shown) {
@@ -287,7 +289,9 @@ std::string render_rows(const SweepSpec& spec, SweepEngine engine, const std::ve
   for (const Row& row : rows) {
     std::vector<std::string> fields;
     for (const auto& [key, value] : row.items()) {
-      fields.push_back(value.is_string() ? report::csv_field(value.get<std::string>()) : value.is_null() ? "" : value.dump());
+      fields.push_back(value.is_string() ? report::csv_field(value.get<std::string>())
+                       : value.is_null() ? ""
+                                         : value.dump());
     }
     out += fmt::format("{}\n", fmt::join(fields, ","));
   }
@@ -301,10 +305,12 @@ void run_sweep(const SweepCommand& cmd) {
   if (!cmd.engine.empty()) engine = cmd.engine == "sim" ? SweepEngine::kSim : SweepEngine::kClosedForm;
   if (spec.mode == SweepMode::kTrace && engine == SweepEngine::kClosedForm) {
     const SourceRef at = cmd.engine.empty() ? spec.engine_at : SourceRef{"command line", 0, "--engine"};
-    at.fail("the closed form covers the collective mode (\"mode\": \"collective\"); a trace is replayed by SimGrid "
-            "(engine \"sim\")");
+    at.fail(
+        "the closed form covers the collective mode (\"mode\": \"collective\"); a trace is replayed by SimGrid "
+        "(engine \"sim\")");
   }
-  if (cmd.jobs < 0) throw InputError("command line", 0, "-j", fmt::format("expected 0 (one per core) or more, got \"{}\"", cmd.jobs));
+  if (cmd.jobs < 0)
+    throw InputError("command line", 0, "-j", fmt::format("expected 0 (one per core) or more, got \"{}\"", cmd.jobs));
   Sweep sweep(std::move(spec), engine);
   sweep.check_files();
   check_output_path(cmd.output);
@@ -320,7 +326,8 @@ void run_sweep(const SweepCommand& cmd) {
     measure::MpiSession session(argc, argv);
     const measure::Communicator world = measure::Communicator::world();
     std::vector<std::size_t> mine;
-    for (std::size_t i = static_cast<std::size_t>(world.rank()); i < total; i += static_cast<std::size_t>(world.size())) {
+    for (std::size_t i = static_cast<std::size_t>(world.rank()); i < total;
+         i += static_cast<std::size_t>(world.size())) {
       mine.push_back(i);
     }
     Progress progress(fmt::format("sweep, rank 0 of {}", world.size()), world.rank() == 0 && progress_wanted());

@@ -46,13 +46,15 @@ std::string gib(double bytes) { return fmt::format("{:.2f} GiB", bytes / (1024.0
 
 void run_synth(SynthCommand cmd) {
   if (cmd.model.empty()) throw InputError("command line", 0, "--model", "expected a model preset or file, got \"\"");
-  if (cmd.platform.empty()) throw InputError("command line", 0, "--platform", "expected a platform NAME|FILE, got \"\"");
+  if (cmd.platform.empty())
+    throw InputError("command line", 0, "--platform", "expected a platform NAME|FILE, got \"\"");
   const synth::ModelSpec model = synth::load_model(cmd.model);
   cmd.par.schedule = cmd.schedule == "gpipe"         ? synth::PipelineSchedule::kGpipe
                      : cmd.schedule == "interleaved" ? synth::PipelineSchedule::kInterleaved
                                                      : synth::PipelineSchedule::k1F1B;
   // Megatron's interleaved schedule is for 2 or more chunks: 2 unless told.
-  if (cmd.par.virtual_stages == 0) cmd.par.virtual_stages = cmd.par.schedule == synth::PipelineSchedule::kInterleaved ? 2 : 1;
+  if (cmd.par.virtual_stages == 0)
+    cmd.par.virtual_stages = cmd.par.schedule == synth::PipelineSchedule::kInterleaved ? 2 : 1;
   cmd.par.recompute = cmd.recompute == "full"        ? synth::Recompute::kFull
                       : cmd.recompute == "selective" ? synth::Recompute::kSelective
                                                      : synth::Recompute::kNone;
@@ -87,13 +89,15 @@ void run_synth(SynthCommand cmd) {
     synth::check_ranks_fit(cmd.par, platform.name, net.node_count(), net.accelerators_per_node());
   }
   if (net.accelerator().memory_bytes <= 0) {
-    notes += fmt::format("  note: platform \"{}\" gives no accelerator memory (memory_bytes): the memory check is skipped\n",
-                         platform.name);
+    notes +=
+        fmt::format("  note: platform \"{}\" gives no accelerator memory (memory_bytes): the memory check is skipped\n",
+                    platform.name);
   } else {
     const synth::MemoryFit fit =
         synth::check_memory(model, cmd.par, net.accelerator().memory_bytes, net.accelerator().model);
     if (!fit.fits && !cmd.allow_oversize) {
-      throw InputError("command line", 0, "--allow-oversize", fit.message + " (--allow-oversize writes the trace anyway)");
+      throw InputError("command line", 0, "--allow-oversize",
+                       fit.message + " (--allow-oversize writes the trace anyway)");
     }
     if (!fit.fits) notes += "  warning: " + fit.message + "; written anyway (--allow-oversize)\n";
     if (fit.fits) {
@@ -117,23 +121,26 @@ void run_synth(SynthCommand cmd) {
   if (model.layers % cmd.par.pp != 0 || cmd.par.first_stage_layers > 0 || cmd.par.last_stage_layers > 0) {
     report += fmt::format("  layers per stage: {}\n", synth::format_stage_layers(layers));
   }
-  report += fmt::format("  per accelerator (stage {} of {} layers, the fullest): {:.3f} B parameters; model states {} "
-                        "(mixed-precision Adam, ZeRO {}), activations {} ({:.4g} micro-batches in flight, {}): {}\n",
-                        memory.stage, memory.layers, memory.params_per_rank / 1e9, gib(memory.model_states), cmd.par.zero,
-                        gib(memory.activations), synth::micro_batches_in_flight(cmd.par, memory.stage),
-                        cmd.par.recompute == synth::Recompute::kNone
-                            ? std::string("no recomputation")
-                            : fmt::format("{} recomputation", synth::recompute_name(cmd.par.recompute)),
-                        gib(memory.total()));
-  report += fmt::format("  messages: TP collective {}, pipeline {}, DP gradients {} ({}){}\n", format_bytes(sizes.tp),
-                        format_bytes(sizes.pp), format_bytes(sizes.dp_grads), dtype_name(sizes.grad_dtype),
-                        cmd.par.overlap_grad_reduce && cmd.par.dp > 1
-                            ? fmt::format(" in buckets of {:.4g} M parameters on stream 1, overlapping the last backward",
-                                          cmd.par.bucket() / 1e6)
-                            : "");
-  report += fmt::format("  {} operators ({} in {} programs shared by identical ranks); compute has FLOPs and bytes, no "
-                        "durations: the platform's rates time it\n",
-                        trace.op_count(), trace.program_op_count(), trace.programs.size());
+  report += fmt::format(
+      "  per accelerator (stage {} of {} layers, the fullest): {:.3f} B parameters; model states {} "
+      "(mixed-precision Adam, ZeRO {}), activations {} ({:.4g} micro-batches in flight, {}): {}\n",
+      memory.stage, memory.layers, memory.params_per_rank / 1e9, gib(memory.model_states), cmd.par.zero,
+      gib(memory.activations), synth::micro_batches_in_flight(cmd.par, memory.stage),
+      cmd.par.recompute == synth::Recompute::kNone
+          ? std::string("no recomputation")
+          : fmt::format("{} recomputation", synth::recompute_name(cmd.par.recompute)),
+      gib(memory.total()));
+  report +=
+      fmt::format("  messages: TP collective {}, pipeline {}, DP gradients {} ({}){}\n", format_bytes(sizes.tp),
+                  format_bytes(sizes.pp), format_bytes(sizes.dp_grads), dtype_name(sizes.grad_dtype),
+                  cmd.par.overlap_grad_reduce && cmd.par.dp > 1
+                      ? fmt::format(" in buckets of {:.4g} M parameters on stream 1, overlapping the last backward",
+                                    cmd.par.bucket() / 1e6)
+                      : "");
+  report += fmt::format(
+      "  {} operators ({} in {} programs shared by identical ranks); compute has FLOPs and bytes, no "
+      "durations: the platform's rates time it\n",
+      trace.op_count(), trace.program_op_count(), trace.programs.size());
   report += notes;
   if (cmd.output != "-") report += fmt::format("wrote {}\n", cmd.output);
   std::cerr << report;
@@ -160,14 +167,15 @@ void run_import(const ImportCommand& cmd) {
   std::vector<import::RankProfile> profiles;
   profiles.reserve(files.size());
   // Only the imported iteration's events are kept: a profile of many steps needs the memory of one.
-  for (const std::string& f : files) profiles.push_back(import::read_rank_profile_file(f, import::ProfileWindow::iteration(cmd.iteration)));
+  for (const std::string& f : files)
+    profiles.push_back(import::read_rank_profile_file(f, import::ProfileWindow::iteration(cmd.iteration)));
 
   import::KinetoOptions options;
   options.iteration = cmd.iteration;
   const fs::path first(cmd.inputs.front());
   const std::string stem = fs::is_directory(first) ? fs::path(first).lexically_normal().filename().string()
                                                    : first.parent_path().filename().string();
-  options.name = !cmd.name.empty() ? cmd.name
+  options.name = !cmd.name.empty()   ? cmd.name
                  : cmd.output != "-" ? fs::path(cmd.output).stem().string()
                                      : (stem.empty() ? std::string("kineto") : stem);
   options.source = "PyTorch profiler traces: " + [&] {
@@ -187,8 +195,9 @@ void run_import(const ImportCommand& cmd) {
   if (!cmd.hardware.empty()) {
     const topology::Platform platform = read_named_platform(cmd.hardware);
     const topology::AcceleratorSpec& acc = platform.network.accelerator();
-    options.hardware = trace::Hardware{acc.model, acc.flops, acc.memory_Bps,
-                                       fmt::format("--hardware {}: the accelerator of platform {}", cmd.hardware, platform.name)};
+    options.hardware =
+        trace::Hardware{acc.model, acc.flops, acc.memory_Bps,
+                        fmt::format("--hardware {}: the accelerator of platform {}", cmd.hardware, platform.name)};
   } else if (summary && !summary->hardware.empty()) {
     options.hardware = trace::Hardware{summary->hardware, 0, 0, fmt::format("{}: environment", summary_path)};
   }
@@ -213,19 +222,23 @@ void run_import(const ImportCommand& cmd) {
   for (const auto& g : t.groups)
     report += fmt::format(" {} ({} {})", g.name, trace::group_kind_name(g.kind), report::format_ranks(g.ranks));
   report += t.hardware ? fmt::format("\n  hardware: \"{}\" ({})", t.hardware->name, t.hardware->source)
-                       : std::string("\n  hardware: not recorded (no --hardware, no summary.json): replays keep the compute "
-                                     "durations and say so");
+                       : std::string(
+                             "\n  hardware: not recorded (no --hardware, no summary.json): replays keep the compute "
+                             "durations and say so");
   report += "\n  check against the measurement, per rank (ms):\n";
   report += fmt::format("  {:>4}  {:>12}  {:>12}  {:>7}  {:>14}  {:>12}  {:>16}\n", "rank", "Iteration#", "operators",
                         "diff %", "unprofiled", "profiled", "summary rows");
   for (const auto& r : imported.ranks) {
     const auto per_rank = [&](const std::vector<double>& v) {
-      return r.rank < static_cast<int>(v.size()) ? fmt::format("{:.3f}", v[static_cast<std::size_t>(r.rank)]) : std::string("-");
+      return r.rank < static_cast<int>(v.size()) ? fmt::format("{:.3f}", v[static_cast<std::size_t>(r.rank)])
+                                                 : std::string("-");
     };
     std::string rows = "-";
-    if (summary && r.rank < static_cast<int>(summary->rows.size()) && !summary->rows[static_cast<std::size_t>(r.rank)].empty()) {
+    if (summary && r.rank < static_cast<int>(summary->rows.size()) &&
+        !summary->rows[static_cast<std::size_t>(r.rank)].empty()) {
       std::map<std::string, double> mine;
-      for (std::size_t i = 0; i < t.op_count(r.rank); ++i) mine[import::breakdown_row(t, t.op(r.rank, i))] += r.op_ms[i];
+      for (std::size_t i = 0; i < t.op_count(r.rank); ++i)
+        mine[import::breakdown_row(t, t.op(r.rank, i))] += r.op_ms[i];
       double worst = 0;  // imported minus the summary's, the row farthest apart (signed)
       std::string worst_row;
       int matched = 0;
@@ -234,18 +247,19 @@ void run_import(const ImportCommand& cmd) {
         const double diff = mine[row] - ms;
         if (std::abs(diff) > std::abs(worst)) worst = diff, worst_row = row;
       }
-      rows = fmt::format("{}/{} rows, worst {} {:+.3f}", matched, summary->rows[static_cast<std::size_t>(r.rank)].size(),
-                         worst_row, worst);
+      rows = fmt::format("{}/{} rows, worst {} {:+.3f}", matched,
+                         summary->rows[static_cast<std::size_t>(r.rank)].size(), worst_row, worst);
     }
-    report += fmt::format("  {:>4}  {:>12.3f}  {:>12.3f}  {:>7.3f}  {:>14}  {:>12}  {}\n", r.rank, r.iteration_ms, r.ops_ms,
-                          100 * (r.ops_ms - r.iteration_ms) / r.iteration_ms,
-                          summary ? per_rank(summary->unprofiled_rank_ms) : "-", summary ? per_rank(summary->profiled_rank_ms) : "-",
-                          rows);
+    report += fmt::format("  {:>4}  {:>12.3f}  {:>12.3f}  {:>7.3f}  {:>14}  {:>12}  {}\n", r.rank, r.iteration_ms,
+                          r.ops_ms, 100 * (r.ops_ms - r.iteration_ms) / r.iteration_ms,
+                          summary ? per_rank(summary->unprofiled_rank_ms) : "-",
+                          summary ? per_rank(summary->profiled_rank_ms) : "-", rows);
   }
   if (summary)
-    report += fmt::format("  {}: iteration time without the profiler {:.3f} ms, with it {:.3f} ms (median, max over ranks); "
-                          "summary rows are means over the profiled steps\n",
-                          summary_path, summary->unprofiled_ms, summary->profiled_ms);
+    report += fmt::format(
+        "  {}: iteration time without the profiler {:.3f} ms, with it {:.3f} ms (median, max over ranks); "
+        "summary rows are means over the profiled steps\n",
+        summary_path, summary->unprofiled_ms, summary->profiled_ms);
   for (const auto& r : imported.ranks) {
     for (const auto& s : r.streams) {
       if (s.main || s.events == 0) continue;
@@ -253,18 +267,19 @@ void run_import(const ImportCommand& cmd) {
                             import::stream_kind_name(s.kind), s.id, s.events, s.busy_ms, join_counts(s.by_name));
     }
     if (!r.unknown.empty())
-      report += fmt::format("  rank {}: events not understood (their time stays in the enclosing operator): {}\n", r.rank,
-                            join_counts(r.unknown));
+      report += fmt::format("  rank {}: events not understood (their time stays in the enclosing operator): {}\n",
+                            r.rank, join_counts(r.unknown));
     if (r.not_nested > 0)
-      report += fmt::format("  rank {}: {} main-thread events overlap an enclosing event's end (treated as siblings, "
-                            "counted from that end)\n",
-                            r.rank, r.not_nested);
+      report += fmt::format(
+          "  rank {}: {} main-thread events overlap an enclosing event's end (treated as siblings, "
+          "counted from that end)\n",
+          r.rank, r.not_nested);
     if (r.crossing_iteration_end > 0)
       report += fmt::format("  rank {}: {} main-thread events end after {} (counted up to its end)\n", r.rank,
                             r.crossing_iteration_end, r.iteration);
     if (!r.nested_calls.empty())
-      report += fmt::format("  rank {}: calls inside another call (the outer one counts for the whole time): {}\n", r.rank,
-                            join_counts(r.nested_calls));
+      report += fmt::format("  rank {}: calls inside another call (the outer one counts for the whole time): {}\n",
+                            r.rank, join_counts(r.nested_calls));
   }
   if (cmd.output != "-") report += fmt::format("wrote {}\n", cmd.output);
   std::cerr << report;
@@ -289,11 +304,12 @@ engine::Result measured_result(const trace::Trace& t, std::vector<std::string>& 
       if (op.measured_s >= 0) ++comm_measured;
     }
   }
-  r.algorithm = comm == 0                ? std::string("none: the trace has no collective or transfer")
-                : comm_measured == comm ? std::string("as measured: each call's measured_ms")
-                : comm_measured == 0
-                    ? std::string("none: the trace records no measured time for its collectives and transfers (0 ms here)")
-                    : fmt::format("{} of {} calls as measured (measured_ms), the others 0 ms", comm_measured, comm);
+  r.algorithm =
+      comm == 0               ? std::string("none: the trace has no collective or transfer")
+      : comm_measured == comm ? std::string("as measured: each call's measured_ms")
+      : comm_measured == 0
+          ? std::string("none: the trace records no measured time for its collectives and transfers (0 ms here)")
+          : fmt::format("{} of {} calls as measured (measured_ms), the others 0 ms", comm_measured, comm);
   r.world_size = t.world_size;
   r.stage = t.pipeline_stages();
   r.stage_count = t.pipeline_stage_count();
@@ -344,9 +360,12 @@ engine::Result measured_result(const trace::Trace& t, std::vector<std::string>& 
       rec.kind = id(trace::op_kind_name(op.kind));
       rec.bytes = op.kind == trace::OpKind::kCompute ? 0 : op.bytes;
       rec.start_s = now;
-      if (op.kind == trace::OpKind::kCompute && op.duration_s >= 0) now += op.duration_s;
-      else if (op.kind == trace::OpKind::kCompute) untimed += program_ranks[program_index];
-      else if (op.measured_s >= 0) now += op.measured_s;
+      if (op.kind == trace::OpKind::kCompute && op.duration_s >= 0)
+        now += op.duration_s;
+      else if (op.kind == trace::OpKind::kCompute)
+        untimed += program_ranks[program_index];
+      else if (op.measured_s >= 0)
+        now += op.measured_s;
       rec.end_s = now;
       records.push_back(rec);
     }
@@ -385,18 +404,23 @@ void setup_trace(CLI::App& app) {
   auto cmd = std::make_shared<SynthCommand>();
   CLI::App* synth = trace->add_subcommand(
       "synth", "Write the trace one training iteration of a Megatron-style job would produce (FLOPs, bytes, messages)");
-  synth->add_option("--model", cmd->model, "Model preset (gpt3-175b, llama2-7b/13b/70b, llama3-8b/70b, small-gpt) or file")
+  synth
+      ->add_option("--model", cmd->model,
+                   "Model preset (gpt3-175b, llama2-7b/13b/70b, llama3-8b/70b, small-gpt) or file")
       ->required();
   synth->add_option("--tp", cmd->par.tp, "Tensor-parallel size")->capture_default_str();
   synth->add_option("--pp", cmd->par.pp, "Pipeline stages")->capture_default_str();
   synth->add_option("--dp", cmd->par.dp, "Data-parallel replicas")->capture_default_str();
   synth->add_flag("--sp", cmd->par.sp, "Sequence parallelism over the TP group");
-  synth->add_option("--micro-batches", cmd->par.micro_batches, "Micro-batches per iteration and replica")->capture_default_str();
-  synth->add_option("--micro-batch-size", cmd->par.micro_batch_size, "Sequences per micro-batch")->capture_default_str();
+  synth->add_option("--micro-batches", cmd->par.micro_batches, "Micro-batches per iteration and replica")
+      ->capture_default_str();
+  synth->add_option("--micro-batch-size", cmd->par.micro_batch_size, "Sequences per micro-batch")
+      ->capture_default_str();
   synth->add_option("--seq", cmd->par.seq, "Sequence length (default: the model's)")->check(CLI::Range(1, 1 << 24));
-  synth->add_option("--schedule", cmd->schedule,
-                    "Pipeline schedule: gpipe, 1f1b (Megatron's default) or interleaved (Megatron's virtual pipeline "
-                    "stages: each rank holds --virtual-stages model chunks)")
+  synth
+      ->add_option("--schedule", cmd->schedule,
+                   "Pipeline schedule: gpipe, 1f1b (Megatron's default) or interleaved (Megatron's virtual pipeline "
+                   "stages: each rank holds --virtual-stages model chunks)")
       ->check(one_of({"gpipe", "1f1b", "interleaved"}))
       ->capture_default_str();
   cmd->par.virtual_stages = 0;
@@ -412,41 +436,49 @@ void setup_trace(CLI::App& app) {
                   "Megatron's distributed optimizer (--use-distributed-optimizer), the same as --zero 1: gradients "
                   "reduce-scattered over the DP group (in buckets with --overlap-grad-reduce), parameters all-gathered "
                   "after the update");
-  synth->add_option("--recompute", cmd->recompute,
-                    "Activation recomputation: none, selective (the attention core, when the backward reaches it) or "
-                    "full (each layer's forward again before its backward), as Megatron's --recompute-granularity")
+  synth
+      ->add_option("--recompute", cmd->recompute,
+                   "Activation recomputation: none, selective (the attention core, when the backward reaches it) or "
+                   "full (each layer's forward again before its backward), as Megatron's --recompute-granularity")
       ->check(one_of({"none", "selective", "full"}))
       ->capture_default_str();
-  synth->add_option("--first-stage-layers", cmd->par.first_stage_layers,
-                    "Layers of the first pipeline stage (Megatron's --decoder-first-pipeline-num-layers); default: when "
-                    "--pp does not divide the layers, the first and last stages take fewer (floor(L/pp), the rest one "
-                    "each to the middle stages)")
+  synth
+      ->add_option("--first-stage-layers", cmd->par.first_stage_layers,
+                   "Layers of the first pipeline stage (Megatron's --decoder-first-pipeline-num-layers); default: when "
+                   "--pp does not divide the layers, the first and last stages take fewer (floor(L/pp), the rest one "
+                   "each to the middle stages)")
       ->check(CLI::Range(1, 1 << 20));
-  synth->add_option("--last-stage-layers", cmd->par.last_stage_layers,
-                    "Layers of the last pipeline stage (Megatron's --decoder-last-pipeline-num-layers)")
+  synth
+      ->add_option("--last-stage-layers", cmd->par.last_stage_layers,
+                   "Layers of the last pipeline stage (Megatron's --decoder-last-pipeline-num-layers)")
       ->check(CLI::Range(1, 1 << 20));
-  synth->add_flag("--no-masked-softmax-fusion", [cmd](std::int64_t) { cmd->par.masked_softmax_fusion = false; },
-                  "The causal mask and the softmax as two kernels (Megatron's flag); fused by default");
-  synth->add_flag("--no-bias-gelu-fusion", [cmd](std::int64_t) { cmd->par.bias_activation_fusion = false; },
-                  "The MLP's bias add and its activation as two kernels (Megatron's flag); fused by default");
-  synth->add_flag("--no-bias-dropout-fusion", [cmd](std::int64_t) { cmd->par.bias_dropout_fusion = false; },
-                  "Bias, dropout and residual add as three kernels (Megatron's flag); fused by default");
+  synth->add_flag(
+      "--no-masked-softmax-fusion", [cmd](std::int64_t) { cmd->par.masked_softmax_fusion = false; },
+      "The causal mask and the softmax as two kernels (Megatron's flag); fused by default");
+  synth->add_flag(
+      "--no-bias-gelu-fusion", [cmd](std::int64_t) { cmd->par.bias_activation_fusion = false; },
+      "The MLP's bias add and its activation as two kernels (Megatron's flag); fused by default");
+  synth->add_flag(
+      "--no-bias-dropout-fusion", [cmd](std::int64_t) { cmd->par.bias_dropout_fusion = false; },
+      "Bias, dropout and residual add as three kernels (Megatron's flag); fused by default");
   synth->add_flag("--allow-oversize", cmd->allow_oversize,
                   "Write the trace even when model states and activations exceed the accelerator's memory (a warning "
                   "instead of the refusal)");
   synth->add_flag("--overlap-grad-reduce", cmd->par.overlap_grad_reduce,
                   "Reduce the gradients in buckets on a stream of their own during the last backward (Megatron's "
                   "--overlap-grad-reduce; PyTorch DDP does this always)");
-  synth->add_option("--bucket-size", cmd->par.bucket_params,
-                    "Parameters per gradient bucket with --overlap-grad-reduce (default: Megatron's max(40M, 1M x dp))");
+  synth->add_option(
+      "--bucket-size", cmd->par.bucket_params,
+      "Parameters per gradient bucket with --overlap-grad-reduce (default: Megatron's max(40M, 1M x dp))");
   synth->add_option("--platform", cmd->platform, "Platform the job runs on (NAME|FILE)")->required();
   synth->add_option("--set", cmd->settings,
                     "Change the platform for this job, KEY=VALUE as for replay (repeatable; e.g. nodes=1280 for "
                     "10,240 accelerators on dgx-h100-superpod): the ranks and the memory are checked against it, and "
                     "the replay needs the same settings");
   synth->add_option("-o,--output", cmd->output, "Trace file to write ('-': stdout)")->capture_default_str();
-  synth->add_option("--format-version", cmd->format_version,
-                    "Native trace version: 2 (one program per class of identical ranks) or 1 (one per rank)")
+  synth
+      ->add_option("--format-version", cmd->format_version,
+                   "Native trace version: 2 (one program per class of identical ranks) or 1 (one per rank)")
       ->check(one_of({"1", "2"}))
       ->capture_default_str();
   synth->callback([cmd] { run_synth(*cmd); });
@@ -463,11 +495,13 @@ void setup_trace(CLI::App& app) {
   kineto->add_option("--iteration", imp->iteration, "Import Iteration#K (default: the first profiled iteration)")
       ->check(CLI::NonNegativeNumber);
   kineto->add_option("--name", imp->name, "Trace name (default: the output file's stem)");
-  kineto->add_option("--summary", imp->summary, "summary.json to check against (default: the one next to the rank files)");
-  kineto->add_option("--hardware", imp->hardware,
-                     "Platform (NAME|FILE) whose accelerator the profile was measured on: recorded as the trace's "
-                     "hardware (name, peak FLOP/s, memory bandwidth); default: the CPU that summary.json names, without "
-                     "peak rates");
+  kineto->add_option("--summary", imp->summary,
+                     "summary.json to check against (default: the one next to the rank files)");
+  kineto->add_option(
+      "--hardware", imp->hardware,
+      "Platform (NAME|FILE) whose accelerator the profile was measured on: recorded as the trace's "
+      "hardware (name, peak FLOP/s, memory bandwidth); default: the CPU that summary.json names, without "
+      "peak rates");
   kineto->callback([imp] { run_import(*imp); });
 
   auto ins = std::make_shared<InspectCommand>();
@@ -477,7 +511,9 @@ void setup_trace(CLI::App& app) {
   inspect->add_option("-f,--format", ins->format, "Output format: text table, csv or json")
       ->check(one_of({"text", "csv", "json"}))
       ->capture_default_str();
-  inspect->add_option("--rows", ins->rows, "'name': one row per operator name and label, summed; 'operator': program order")
+  inspect
+      ->add_option("--rows", ins->rows,
+                   "'name': one row per operator name and label, summed; 'operator': program order")
       ->check(one_of({"operator", "name"}))
       ->capture_default_str();
   inspect->add_flag("--per-rank", ins->per_rank, "Also print one table per rank");

@@ -38,8 +38,8 @@ struct ValidateCommand {
 };
 
 void run_validate(ValidateCommand cmd) {
-  calibrate::MeasurementFile file = calibrate::read_any_measurements(
-      cmd.measurements, cmd.ranks > 0 ? std::optional<int>(cmd.ranks) : std::nullopt);
+  calibrate::MeasurementFile file =
+      calibrate::read_any_measurements(cmd.measurements, cmd.ranks > 0 ? std::optional<int>(cmd.ranks) : std::nullopt);
   if (cmd.series.empty()) cmd.series = calibrate::default_series(file);
   topology::NetworkModel model = topology::read_network_model(
       find_data_file(cmd.model, network_model_dirs(), "--model", "network model", "network models"));
@@ -89,14 +89,15 @@ void run_validate(ValidateCommand cmd) {
     }
     compressor = evaluation.cost;
     compression = collective::compression_of(codec);
-    compressor_line = fmt::format("compressor {} ({}): ratio {:.4g}, compress {}, decompress {}\n", cmd.compress,
-                                  evaluation.basis, compressor.ratio, format_rate(compressor.compress_Bps),
-                                  format_rate(compressor.decompress_Bps));
+    compressor_line =
+        fmt::format("compressor {} ({}): ratio {:.4g}, compress {}, decompress {}\n", cmd.compress, evaluation.basis,
+                    compressor.ratio, format_rate(compressor.compress_Bps), format_rate(compressor.decompress_Bps));
     for (const std::string& note : evaluation.notes) compressor_line += fmt::format("note: {}\n", note);
   } else if (compressed_series) {
-    throw InputError("command line", 0, "--compress",
-                     fmt::format("series {} is compressed (codec {}): give the compressor model, e.g. --compress ccsz:eb=...",
-                                 cmd.series, *points.front().codec));
+    throw InputError(
+        "command line", 0, "--compress",
+        fmt::format("series {} is compressed (codec {}): give the compressor model, e.g. --compress ccsz:eb=...",
+                    cmd.series, *points.front().codec));
   }
 
   // The model was fitted on this file when its bytes are the same, whatever the path; a model
@@ -106,7 +107,8 @@ void run_validate(ValidateCommand cmd) {
     if (!record->content.empty()) {
       fitted_file = record->content == file_fingerprint(cmd.measurements);
     } else {
-      struct stat a {}, b {};
+      struct stat a {
+      }, b{};
       fitted_file = ::stat(record->file.c_str(), &a) == 0 && ::stat(cmd.measurements.c_str(), &b) == 0
                         ? a.st_dev == b.st_dev && a.st_ino == b.st_ino
                         : record->file == cmd.measurements;
@@ -126,7 +128,8 @@ void run_validate(ValidateCommand cmd) {
     compress::CompressorCost cost = compressor;
     if (cmd.measured_ratio && compressed_series) {
       if (!point.ratio) {
-        throw InputError(cmd.measurements, point.line, point.field + ".ratio", "missing (required by --measured-ratio)");
+        throw InputError(cmd.measurements, point.line, point.field + ".ratio",
+                         "missing (required by --measured-ratio)");
       }
       cost.ratio = *point.ratio;
     }
@@ -149,28 +152,32 @@ void run_validate(ValidateCommand cmd) {
   }
   out += compressor_line;
   if (sharing > 1) {
-    out += fmt::format("{} processes on {} cores per node: each process had 1/{:g} of a core, so every cost of the "
-                       "model is x {:g} (shared memory and loopback TCP move every byte with a CPU){}\n",
-                       file.processes, file.cores_per_node, sharing, sharing,
-                       tier.handoff_s > 0 ? fmt::format(", plus its core hand-off of {:.3f} us per message", tier.handoff_s * 1e6)
-                                          : std::string(", and the model has no core hand-off (calibrate network --shared-core)"));
+    out += fmt::format(
+        "{} processes on {} cores per node: each process had 1/{:g} of a core, so every cost of the "
+        "model is x {:g} (shared memory and loopback TCP move every byte with a CPU){}\n",
+        file.processes, file.cores_per_node, sharing, sharing,
+        tier.handoff_s > 0 ? fmt::format(", plus its core hand-off of {:.3f} us per message", tier.handoff_s * 1e6)
+                           : std::string(", and the model has no core hand-off (calibrate network --shared-core)"));
   }
   if (const std::string affinity = calibrate::affinity_summary(file); !affinity.empty()) {
     out += fmt::format("CPU affinity of the measured processes: {}\n", affinity);
     const std::string fitted = model.fitted_on ? model.fitted_on->affinity : std::string();
     if (!fitted.empty() && fitted != affinity && !fitted_file) {
-      out += fmt::format("note: the model was fitted on processes with another CPU affinity ({}): processes bound to "
-                         "cores and processes the OS moves among them time a series differently\n",
-                         fitted);
+      out += fmt::format(
+          "note: the model was fitted on processes with another CPU affinity ({}): processes bound to "
+          "cores and processes the OS moves among them time a series differently\n",
+          fitted);
     }
   }
   if (!file.emulated_link.empty()) out += fmt::format("link emulated by scripts/slowlink.sh: {}\n", file.emulated_link);
-  if (cmd.measured_ratio && compressed_series) out += "wire bytes: each point's measured ratio (--measured-ratio), not the compressor model's\n";
+  if (cmd.measured_ratio && compressed_series)
+    out += "wire bytes: each point's measured ratio (--measured-ratio), not the compressor model's\n";
   if (!extrapolated.empty()) {
-    out += fmt::format("note: at {} of the {} points (from {} B) messages are smaller than the {} B the model was fitted "
-                       "from: it extrapolates, pricing them {}\n",
-                       extrapolated.size(), fits.size(), *std::min_element(extrapolated.begin(), extrapolated.end()),
-                       tier.floor_bytes, tier.extrapolation());
+    out += fmt::format(
+        "note: at {} of the {} points (from {} B) messages are smaller than the {} B the model was fitted "
+        "from: it extrapolates, pricing them {}\n",
+        extrapolated.size(), fits.size(), *std::min_element(extrapolated.begin(), extrapolated.end()), tier.floor_bytes,
+        tier.extrapolation());
   }
   out += "error = predicted / measured - 1; gmean error = exp(mean |ln(predicted / measured)|) - 1\n";
   if (cmd.format == "json") {
@@ -210,7 +217,8 @@ void setup_validate(CLI::App& app) {
                   "of both, inter when the measurements' processes ran on several nodes, else intra; intra is refused "
                   "for such a file)")
       ->check(one_of({"intra", "inter"}));
-  sub->add_option("--compress", cmd->compress, "Compressor NAME[:key=value,...] for a compressed series, e.g. ccsz:eb=1e-3,range=R");
+  sub->add_option("--compress", cmd->compress,
+                  "Compressor NAME[:key=value,...] for a compressed series, e.g. ccsz:eb=1e-3,range=R");
   sub->add_flag("--measured-ratio", cmd->measured_ratio,
                 "Compressed series: send each point's measured ratio instead of the compressor model's (the model's "
                 "ratios were measured on other data)");

@@ -46,8 +46,8 @@ struct WhatIfCommand {
 
 /// Options that only a trace replay uses: the collective mode refuses them rather than ignore them.
 constexpr std::array<const char*, 12> kReplayOnlyOptions = {
-    "--rows", "--per-rank", "--timeline", "--algo", "--placement", "--oversubscribe",
-    "--network-model", "--compute", "--full", "--fast", "--every-replica", "--simgrid-log"};
+    "--rows",          "--per-rank", "--timeline", "--algo", "--placement",     "--oversubscribe",
+    "--network-model", "--compute",  "--full",     "--fast", "--every-replica", "--simgrid-log"};
 
 void run_trace(const WhatIfCommand& cmd) {
   trace::Trace trace = trace::read_native(cmd.trace);
@@ -106,17 +106,19 @@ Predicted predict(const WhatIfCommand& cmd, const SimulationFlags& flags, std::u
 }
 
 void run_collective(const WhatIfCommand& cmd) {
-  if (cmd.flags.platform.empty()) throw InputError("command line", 0, "--platform", "the collective mode needs --platform NAME|FILE");
-  if (cmd.format == "csv") throw InputError("command line", 0, "--format", "the collective mode prints text or json, not csv");
-  if (cmd.bytes.empty()) throw InputError("command line", 0, "--bytes", "the collective mode needs --bytes SIZE, e.g. 256MiB");
+  if (cmd.flags.platform.empty())
+    throw InputError("command line", 0, "--platform", "the collective mode needs --platform NAME|FILE");
+  if (cmd.format == "csv")
+    throw InputError("command line", 0, "--format", "the collective mode prints text or json, not csv");
+  if (cmd.bytes.empty())
+    throw InputError("command line", 0, "--bytes", "the collective mode needs --bytes SIZE, e.g. 256MiB");
   if (!cmd.replay_options_given.empty()) {
     const std::string& option = cmd.replay_options_given.front();
-    throw InputError("command line", 0, option,
-                     fmt::format("applies to the replay of a trace, not to the collective mode, which predicts every "
-                                 "algorithm of one collective by closed forms on --ranks ranks placed node-major{}",
-                                 option == "--network-model"
-                                     ? " (with the calibrated network model the platform names)"
-                                     : ""));
+    throw InputError(
+        "command line", 0, option,
+        fmt::format("applies to the replay of a trace, not to the collective mode, which predicts every "
+                    "algorithm of one collective by closed forms on --ranks ranks placed node-major{}",
+                    option == "--network-model" ? " (with the calibrated network model the platform names)" : ""));
   }
   if (cmd.ranks < 2 || cmd.ranks > engine::kMaxCollectiveRanks) {
     throw InputError("command line", 0, "--ranks",
@@ -124,7 +126,8 @@ void run_collective(const WhatIfCommand& cmd) {
   }
   auto dtype = parse_dtype(cmd.dtype);
   if (!dtype) {
-    throw InputError("command line", 0, "--dtype", fmt::format("expected one of {}, got \"{}\"", dtype_choices(), cmd.dtype));
+    throw InputError("command line", 0, "--dtype",
+                     fmt::format("expected one of {}, got \"{}\"", dtype_choices(), cmd.dtype));
   }
   const std::uint64_t bytes = parse_bytes_or_throw(cmd.bytes, "command line", "--bytes");
   check_collective_bytes(bytes, cmd.bytes, *dtype, "command line", 0, "--bytes");
@@ -170,7 +173,8 @@ void run_collective(const WhatIfCommand& cmd) {
   }
   if (what_if) {
     for (const collective::Prediction& b : base.study.predictions) {
-      const bool paired = std::any_of(rows.begin(), rows.end(), [&](const Row& r) { return r.algorithm == b.algorithm; });
+      const bool paired =
+          std::any_of(rows.begin(), rows.end(), [&](const Row& r) { return r.algorithm == b.algorithm; });
       if (!paired) rows.push_back(Row{b.algorithm, &b, nullptr});
     }
   }
@@ -215,15 +219,15 @@ void run_collective(const WhatIfCommand& cmd) {
     for (const std::string& setting : cmd.flags.settings) fmt::print(out, "assumption: {}\n", setting);
     for (const std::string& idle : notes) fmt::print(out, "note: {}\n", idle);
     const collective::GroupLinks& l = shown.study.links;
-    const std::string intra = nodes > 1 && std::min(cmd.ranks, net.accelerators_per_node()) == 1
-                                  ? std::string("none (one rank per node)")
-                                  : fmt::format("{:.3g} us, {}", l.intra_alpha_s * 1e6,
-                                                format_rate(l.intra_beta_s_per_byte > 0 ? 1 / l.intra_beta_s_per_byte : 0));
-    const std::string inter = nodes == 1 ? std::string("none (one node)")
-                                         : fmt::format("{:.3g} us, {} per flow", l.inter_alpha_s * 1e6,
-                                                       format_rate(l.inter_beta_s_per_byte > 0
-                                                                       ? 1 / l.inter_beta_s_per_byte
-                                                                       : 0));
+    const std::string intra =
+        nodes > 1 && std::min(cmd.ranks, net.accelerators_per_node()) == 1
+            ? std::string("none (one rank per node)")
+            : fmt::format("{:.3g} us, {}", l.intra_alpha_s * 1e6,
+                          format_rate(l.intra_beta_s_per_byte > 0 ? 1 / l.intra_beta_s_per_byte : 0));
+    const std::string inter =
+        nodes == 1 ? std::string("none (one node)")
+                   : fmt::format("{:.3g} us, {} per flow", l.inter_alpha_s * 1e6,
+                                 format_rate(l.inter_beta_s_per_byte > 0 ? 1 / l.inter_beta_s_per_byte : 0));
     fmt::print(out, "links: intra {}; inter {}; NIC {} x {}; reduction {}\n", intra, inter, format_rate(l.nic_Bps),
                l.nics_per_node, format_rate(1 / l.gamma_s_per_byte));
     fmt::print(out, "model: {}\n", describe_model(shown.study));
@@ -236,10 +240,13 @@ void run_collective(const WhatIfCommand& cmd) {
     }
     for (const Row& r : rows) {
       const collective::Prediction& pr = r.shown();
-      const std::string name = r.algorithm + (r.changed != nullptr || !what_if ? (r.algorithm == chosen ? " (auto)" : "") : "");
+      const std::string name =
+          r.algorithm + (r.changed != nullptr || !what_if ? (r.algorithm == chosen ? " (auto)" : "") : "");
       const double algbw = static_cast<double>(bytes) / pr.time_s / 1e9;
       if (what_if) {
-        auto ms = [](const collective::Prediction* p) { return p != nullptr ? fmt::format("{:.3f}", p->time_s * 1e3) : "-"; };
+        auto ms = [](const collective::Prediction* p) {
+          return p != nullptr ? fmt::format("{:.3f}", p->time_s * 1e3) : "-";
+        };
         const std::string change = r.base != nullptr && r.changed != nullptr
                                        ? fmt::format("{:+.2f}", (r.changed->time_s / r.base->time_s - 1) * 100)
                                        : "-";
@@ -267,10 +274,12 @@ void run_whatif(const WhatIfCommand& cmd) {
     return;
   }
   if (cmd.trace.empty()) {
-    throw InputError("command line", 0, "TRACE", "expected a trace file, or --collective all_reduce --bytes SIZE --ranks N");
+    throw InputError("command line", 0, "TRACE",
+                     "expected a trace file, or --collective all_reduce --bytes SIZE --ranks N");
   }
   if (cmd.flags.settings.empty()) {
-    throw InputError("command line", 0, "--set", "expected at least one --set KEY=VALUE: the change to compare against the baseline");
+    throw InputError("command line", 0, "--set",
+                     "expected at least one --set KEY=VALUE: the change to compare against the baseline");
   }
   run_trace(cmd);
 }
@@ -288,10 +297,11 @@ void setup_whatif(CLI::App& app) {
   sub->add_option("-f,--format", cmd->format, "Output format: text table, csv or json (csv: traces only)")
       ->check(one_of({"text", "csv", "json"}))
       ->capture_default_str();
-  sub->add_option("-o,--output", cmd->output, "Write the result to this file instead of stdout ('-')")->capture_default_str();
-  sub->add_option("--rows", cmd->rows,
-                  "'operator' (one row per operator in program order), 'name' (summed by name) or " +
-                      std::string(kRowsKindHelp))
+  sub->add_option("-o,--output", cmd->output, "Write the result to this file instead of stdout ('-')")
+      ->capture_default_str();
+  sub->add_option(
+         "--rows", cmd->rows,
+         "'operator' (one row per operator in program order), 'name' (summed by name) or " + std::string(kRowsKindHelp))
       ->check(one_of({"operator", "name", "kind"}))
       ->capture_default_str();
   sub->add_flag("--per-rank", cmd->per_rank, "Also compare rank by rank");

@@ -80,21 +80,30 @@ Compression compression_of(const compress::CompressorModel& model) {
 
 std::string_view to_string(Collective op) {
   switch (op) {
-    case Collective::kAllReduce: return "all_reduce";
-    case Collective::kAllGather: return "all_gather";
-    case Collective::kReduceScatter: return "reduce_scatter";
-    case Collective::kBroadcast: return "broadcast";
-    case Collective::kAllToAll: return "all_to_all";
+    case Collective::kAllReduce:
+      return "all_reduce";
+    case Collective::kAllGather:
+      return "all_gather";
+    case Collective::kReduceScatter:
+      return "reduce_scatter";
+    case Collective::kBroadcast:
+      return "broadcast";
+    case Collective::kAllToAll:
+      return "all_to_all";
   }
   return "?";
 }
 
 std::string_view to_string(Compression compression) {
   switch (compression) {
-    case Compression::kNone: return "none";
-    case Compression::kErrorBounded: return "error-bounded";
-    case Compression::kHomomorphic: return "homomorphic";
-    case Compression::kNonSummable: return "non-summable";
+    case Compression::kNone:
+      return "none";
+    case Compression::kErrorBounded:
+      return "error-bounded";
+    case Compression::kHomomorphic:
+      return "homomorphic";
+    case Compression::kNonSummable:
+      return "non-summable";
   }
   return "?";
 }

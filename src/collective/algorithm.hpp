@@ -65,9 +65,7 @@ struct AlgorithmInfo {
   /// Builds the schedule for a request already checked by choose_algorithm().
   std::unique_ptr<Schedule> (*make)(const Request& request);
 
-  bool accepts(Compression compression) const {
-    return (compressions >> static_cast<unsigned>(compression) & 1u) != 0;
-  }
+  bool accepts(Compression compression) const { return (compressions >> static_cast<unsigned>(compression) & 1u) != 0; }
   /// Whether it runs with a compressor (and only with one).
   bool compresses() const { return !accepts(Compression::kNone); }
 };

@@ -33,7 +33,7 @@ int off_node_senders(const Schedule& schedule, const std::vector<int>& node_of_r
 
 /// What predict() needs to know of the group's node layout.
 struct Layout {
-  bool known = false;     ///< the node of every rank is known
+  bool known = false;  ///< the node of every rank is known
   bool one_node = false;
   bool hierarchical_fits = false;
 };
@@ -119,7 +119,8 @@ const Prediction& fastest(const std::vector<Prediction>& predictions) {
 std::string describe(const std::vector<Prediction>& predictions, std::string_view chosen) {
   std::vector<const Prediction*> sorted;
   for (const Prediction& p : predictions) sorted.push_back(&p);
-  std::stable_sort(sorted.begin(), sorted.end(), [](const Prediction* a, const Prediction* b) { return a->time_s < b->time_s; });
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const Prediction* a, const Prediction* b) { return a->time_s < b->time_s; });
   std::string out;
   for (const Prediction* p : sorted) {
     out += fmt::format("{}{} {:.3f} ms{}{}", out.empty() ? "" : ", ", p->algorithm, p->time_s * 1e3,

@@ -12,13 +12,13 @@ namespace ccsim::collective {
 /// The links of one group on a platform, as the closed forms see them (no contention, except
 /// that the ranks of a node share its NICs).
 struct GroupLinks {
-  double intra_alpha_s = 0;          ///< between two ranks of one node
+  double intra_alpha_s = 0;  ///< between two ranks of one node
   double intra_beta_s_per_byte = 0;
   double inter_alpha_s = 0;          ///< between ranks of different nodes (the group's worst pair)
   double inter_beta_s_per_byte = 0;  ///< one flow alone on its route
   double nic_Bps = 0;                ///< one NIC's bandwidth; 0: NIC sharing not modelled
   int nics_per_node = 1;
-  double gamma_s_per_byte = 0;       ///< elementwise reduction
+  double gamma_s_per_byte = 0;          ///< elementwise reduction
   compress::CompressorCost compressor;  ///< of a compressed request
 };
 

@@ -34,9 +34,10 @@ AffineCost affine_cost(const ScheduleFactory& make, const CostParams& params) {
   const double expected = cost.at(static_cast<double>(check->bytes()));
   const double actual = check->cost(params);
   if (std::abs(actual - expected) > 1e-9 * std::max(std::abs(actual), std::abs(expected))) {
-    throw std::logic_error(fmt::format("{}: closed form is not affine in the message size ({} s at {} bytes, {} s "
-                                       "expected)",
-                                       check->name(), actual, check->bytes(), expected));
+    throw std::logic_error(
+        fmt::format("{}: closed form is not affine in the message size ({} s at {} bytes, {} s "
+                    "expected)",
+                    check->name(), actual, check->bytes(), expected));
   }
   return cost;
 }

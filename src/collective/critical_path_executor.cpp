@@ -24,9 +24,14 @@ class CriticalPathExecutor final : public StepExecutor {
  public:
   CriticalPathExecutor(const Schedule& schedule, const CostParams& params, const MessageCost& message,
                        std::span<const double> starts_s)
-      : params_(params), message_(message), element_bytes_(static_cast<std::uint64_t>(schedule.element_bytes())),
-        clock_(starts_s.begin(), starts_s.end()), send_index_(clock_.size()), recv_index_(clock_.size()),
-        send_channel_(clock_.size(), nullptr), recv_channel_(clock_.size(), nullptr) {}
+      : params_(params),
+        message_(message),
+        element_bytes_(static_cast<std::uint64_t>(schedule.element_bytes())),
+        clock_(starts_s.begin(), starts_s.end()),
+        send_index_(clock_.size()),
+        recv_index_(clock_.size()),
+        send_channel_(clock_.size(), nullptr),
+        recv_channel_(clock_.size(), nullptr) {}
 
   const std::vector<double>& clocks() const { return clock_; }
   /// Each rank's waits, recorded from construction with `record_waits`.
@@ -86,8 +91,8 @@ class CriticalPathExecutor final : public StepExecutor {
 
   void reduce(int rank, const Step& step) override {
     const double raw = raw_bytes(step.recv);
-    clock_[static_cast<std::size_t>(rank)] += step.compressed ? params_.compressor.add_s(raw)
-                                                              : raw * params_.gamma_s_per_byte;
+    clock_[static_cast<std::size_t>(rank)] +=
+        step.compressed ? params_.compressor.add_s(raw) : raw * params_.gamma_s_per_byte;
   }
 
   void compress(int rank, const Step& step) override {
@@ -111,16 +116,17 @@ class CriticalPathExecutor final : public StepExecutor {
   const CostParams& params_;
   const MessageCost& message_;
   std::uint64_t element_bytes_;
-  std::vector<double> clock_;             ///< per rank: when its current step began (or its end)
-  std::vector<std::size_t> send_index_;   ///< per rank: its current send's slot in its channel
-  std::vector<std::size_t> recv_index_;   ///< per rank: its current receive's slot in its channel
-  std::vector<Channel*> send_channel_;    ///< per rank: the channel of its current send
-  std::vector<Channel*> recv_channel_;    ///< per rank: the channel of its current receive
+  std::vector<double> clock_;                            ///< per rank: when its current step began (or its end)
+  std::vector<std::size_t> send_index_;                  ///< per rank: its current send's slot in its channel
+  std::vector<std::size_t> recv_index_;                  ///< per rank: its current receive's slot in its channel
+  std::vector<Channel*> send_channel_;                   ///< per rank: the channel of its current send
+  std::vector<Channel*> recv_channel_;                   ///< per rank: the channel of its current receive
   std::unordered_map<std::uint64_t, Channel> channels_;  ///< by (from << 32 | to); nodes stay put
-  std::vector<std::vector<WaitInterval>> waits_;  ///< per rank, when recorded (record_waits)
+  std::vector<std::vector<WaitInterval>> waits_;         ///< per rank, when recorded (record_waits)
 
   Channel& channel(int from, int to) {
-    return channels_[static_cast<std::uint64_t>(static_cast<std::uint32_t>(from)) << 32 | static_cast<std::uint32_t>(to)];
+    return channels_[static_cast<std::uint64_t>(static_cast<std::uint32_t>(from)) << 32 |
+                     static_cast<std::uint32_t>(to)];
   }
 };
 
@@ -172,8 +178,8 @@ CriticalPathTimes critical_path_times(const Schedule& schedule, const CostParams
 std::vector<double> uniform_ring_ends_s(const Schedule& schedule, const CostParams& params, const MessageCost& message,
                                         double start_s) {
   if (!schedule.uniform_ring()) {
-    throw std::logic_error(fmt::format("uniform_ring_ends_s: {} of {} ranks is not a uniform ring", schedule.name(),
-                                       schedule.size()));
+    throw std::logic_error(
+        fmt::format("uniform_ring_ends_s: {} of {} ranks is not a uniform ring", schedule.name(), schedule.size()));
   }
   // Rank 0 alone, its sends to its right neighbour and its receives from its left one both
   // going to itself: each exchange is matched at once, as each rank's is by its neighbours

@@ -26,10 +26,14 @@ ResultError all_reduce_error(std::string_view algorithm, int size, ResultCopy co
   if (size < 1) throw std::invalid_argument(fmt::format("all_reduce_error: a group of {} ranks", size));
   if (size == 1) return error_of_compressions(0);
   switch (info->id) {
-    case Algorithm::kCompressedRing: return error_of_compressions(copy == ResultCopy::kWorst ? size : size - 1);
-    case Algorithm::kHomomorphicRing: return error_of_compressions(size);
-    case Algorithm::kCompressedAllGather: return error_of_compressions(size - 1);
-    default: return error_of_compressions(0);
+    case Algorithm::kCompressedRing:
+      return error_of_compressions(copy == ResultCopy::kWorst ? size : size - 1);
+    case Algorithm::kHomomorphicRing:
+      return error_of_compressions(size);
+    case Algorithm::kCompressedAllGather:
+      return error_of_compressions(size - 1);
+    default:
+      return error_of_compressions(0);
   }
 }
 

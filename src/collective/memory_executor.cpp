@@ -17,7 +17,9 @@ namespace {
 class MemoryExecutor final : public StepExecutor {
  public:
   MemoryExecutor(const Schedule& schedule, std::vector<std::vector<double>>& buffers, const Quantizer& quantize)
-      : schedule_(schedule), raw_(buffers), quantize_(quantize),
+      : schedule_(schedule),
+        raw_(buffers),
+        quantize_(quantize),
         element_bytes_(static_cast<std::uint64_t>(schedule.element_bytes())) {
     const auto p = static_cast<std::size_t>(schedule.size());
     if (raw_.size() != p) throw std::logic_error("execute_in_memory: one buffer per rank");
@@ -36,8 +38,8 @@ class MemoryExecutor final : public StepExecutor {
     run_all_ranks(schedule_, *this);
     for (const auto& [channel, queue] : channels_) {
       if (!queue.empty()) {
-        throw std::logic_error(fmt::format("{}: {} message(s) from rank {} to rank {} never received",
-                                           schedule_.name(), queue.size(), channel.first, channel.second));
+        throw std::logic_error(fmt::format("{}: {} message(s) from rank {} to rank {} never received", schedule_.name(),
+                                           queue.size(), channel.first, channel.second));
       }
     }
     return std::move(stats_);
@@ -70,7 +72,8 @@ class MemoryExecutor final : public StepExecutor {
                                          message.compressed ? "compressed" : "raw"));
     }
     const auto ur = static_cast<std::size_t>(rank);
-    (step.compressed ? stats_.compressed_bytes_received : stats_.bytes_received)[ur] += step.recv.count * element_bytes_;
+    (step.compressed ? stats_.compressed_bytes_received : stats_.bytes_received)[ur] +=
+        step.recv.count * element_bytes_;
     if (step.mode == RecvMode::kCopy) {
       apply(buffer(rank, step.compressed), step.recv, message.values, RecvMode::kCopy);
     } else {
@@ -144,8 +147,8 @@ class MemoryExecutor final : public StepExecutor {
   std::vector<std::vector<double>> compressed_;
   const Quantizer& quantize_;
   std::uint64_t element_bytes_;
-  std::vector<std::size_t> started_;             ///< per rank: steps begun
-  std::vector<std::vector<double>> received_;    ///< per rank: the block awaiting reduce()
+  std::vector<std::size_t> started_;           ///< per rank: steps begun
+  std::vector<std::vector<double>> received_;  ///< per rank: the block awaiting reduce()
   std::map<std::pair<int, int>, std::deque<Message>> channels_;
   ExecutionStats stats_;
 };

@@ -16,10 +16,10 @@ struct ExecutionStats {
   std::vector<std::uint64_t> bytes_received;         ///< raw blocks received
   std::vector<std::uint64_t> compressed_bytes_sent;  ///< blocks sent compressed (raw size)
   std::vector<std::uint64_t> compressed_bytes_received;
-  std::vector<std::uint64_t> bytes_reduced;          ///< raw additions (gamma)
-  std::vector<std::uint64_t> bytes_added_compressed; ///< homomorphic additions
-  std::vector<std::uint64_t> bytes_compressed;       ///< input of compress steps
-  std::vector<std::uint64_t> bytes_decompressed;     ///< output of decompress steps
+  std::vector<std::uint64_t> bytes_reduced;           ///< raw additions (gamma)
+  std::vector<std::uint64_t> bytes_added_compressed;  ///< homomorphic additions
+  std::vector<std::uint64_t> bytes_compressed;        ///< input of compress steps
+  std::vector<std::uint64_t> bytes_decompressed;      ///< output of decompress steps
   std::size_t messages = 0;
 };
 

@@ -18,7 +18,8 @@ namespace {
 
 /// Nodes and ranks per node of a layout fit for hierarchical, or {0, 0}.
 std::pair<int, int> hierarchical_shape(const Request& request) {
-  if (request.node_of_rank.empty() || !HierarchicalAllReduce::layout_error(request.node_of_rank, request.size).empty()) {
+  if (request.node_of_rank.empty() ||
+      !HierarchicalAllReduce::layout_error(request.node_of_rank, request.size).empty()) {
     return {0, 0};
   }
   const auto nodes = static_cast<int>(std::set<int>(request.node_of_rank.begin(), request.node_of_rank.end()).size());
@@ -33,10 +34,14 @@ bool two_level(const Request& request) {
 
 Algorithm auto_all_reduce(const Request& request) {
   switch (request.compression) {
-    case Compression::kHomomorphic: return Algorithm::kHomomorphicRing;
-    case Compression::kErrorBounded: return Algorithm::kCompressedRing;
-    case Compression::kNonSummable: return Algorithm::kCompressedAllGather;
-    case Compression::kNone: break;
+    case Compression::kHomomorphic:
+      return Algorithm::kHomomorphicRing;
+    case Compression::kErrorBounded:
+      return Algorithm::kCompressedRing;
+    case Compression::kNonSummable:
+      return Algorithm::kCompressedAllGather;
+    case Compression::kNone:
+      break;
   }
   const std::uint64_t bytes = request.count * static_cast<std::uint64_t>(std::max(request.element_bytes, 0));
   if (request.size <= 1) return Algorithm::kRingAllReduce;
@@ -63,9 +68,10 @@ void check_all_reduce_fit(const Request& request, const AlgorithmInfo& algorithm
   if (!algorithm.compresses() && request.compression != Compression::kNone) {
     std::vector<std::string_view> choices = compressed_all_reduce_algorithms();
     choices.insert(choices.begin(), "auto");
-    refuse(fmt::format("all_reduce algorithm \"{}\" does not compress, but the compressor is {}; choose {}, or no "
-                       "compressor",
-                       algorithm.name, to_string(request.compression), or_list(choices)));
+    refuse(
+        fmt::format("all_reduce algorithm \"{}\" does not compress, but the compressor is {}; choose {}, or no "
+                    "compressor",
+                    algorithm.name, to_string(request.compression), or_list(choices)));
   }
   if (!algorithm.accepts(request.compression)) {
     refuse(fmt::format("all_reduce algorithm \"{}\" needs {}, but the compressor is {}", algorithm.name,
@@ -100,8 +106,8 @@ const AlgorithmInfo& choose(const Request& request) {
   }
   if (request.op != Collective::kAllReduce) {
     if (request.compression != Compression::kNone) {
-      throw std::invalid_argument(fmt::format("{} has no compressed algorithm; request it with compression none",
-                                              to_string(request.op)));
+      throw std::invalid_argument(
+          fmt::format("{} has no compressed algorithm; request it with compression none", to_string(request.op)));
     }
     return named != nullptr ? *named : first_algorithm(request.op);
   }

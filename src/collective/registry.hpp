@@ -18,16 +18,16 @@ struct Request {
   int size = 1;                    ///< ranks in the group
   std::uint64_t count = 0;         ///< elements in the buffer (see each schedule for its meaning)
   int element_bytes = 4;
-  int root = 0;                    ///< broadcast only: group-local root
-  std::vector<int> node_of_rank;   ///< node of each group-local rank; empty when unknown
+  int root = 0;                                  ///< broadcast only: group-local root
+  std::vector<int> node_of_rank;                 ///< node of each group-local rank; empty when unknown
   Compression compression = Compression::kNone;  ///< all_reduce only; kNone for the others
 };
 
 // The automatic choice without a platform (a replay's --algo auto instead takes the lowest
-// predicted cost on the platform's links: algorithm_choice.hpp), as MPI libraries make it (MPICH's allreduce selection: recursive
-// doubling up to MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE = 2 KiB, Rabenseifner above it; ring for
-// large messages as in Open MPI's tuned decision and NCCL, because it only talks to
-// neighbours, which the contention-free alpha-beta model does not reward):
+// predicted cost on the platform's links: algorithm_choice.hpp), as MPI libraries make it (MPICH's allreduce selection:
+// recursive doubling up to MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE = 2 KiB, Rabenseifner above it; ring for large messages
+// as in Open MPI's tuned decision and NCCL, because it only talks to neighbours, which the contention-free alpha-beta
+// model does not reward):
 //   all_reduce, no compression, by buffer bytes n:
 //     p = 1                                                     -> ring (no steps)
 //     n <= kShortAllReduceBytes                                 -> recursive-doubling

@@ -16,8 +16,12 @@ bool RankCursor::advance(StepExecutor& executor) {
   while (next_ < steps_.size()) {
     const Step& step = steps_[next_];
     switch (step.kind) {
-      case StepKind::kCompress: executor.compress(rank_, step); break;
-      case StepKind::kDecompress: executor.decompress(rank_, step); break;
+      case StepKind::kCompress:
+        executor.compress(rank_, step);
+        break;
+      case StepKind::kDecompress:
+        executor.decompress(rank_, step);
+        break;
       case StepKind::kExchange:
         if (!started_) {
           executor.start_exchange(rank_, step);

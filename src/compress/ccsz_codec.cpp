@@ -25,7 +25,6 @@ constexpr std::uint8_t kRawTag = 255;
 constexpr int kMaxWidth = 32;
 constexpr std::size_t kGroup = 64;  // residuals packed per group: W 64-bit words
 
-
 /// The quantisation grid of one bound.
 struct Grid {
   float step;
@@ -172,7 +171,7 @@ template <int W>
 }
 template <int W, bool kAdd>
 [[gnu::target("avx2,bmi2")]] void unpack_avx2(const std::byte* in, std::int32_t qmin, float step, std::size_t n,
-                                               float* out) {
+                                              float* out) {
   unpack_generic<W, kAdd>(in, qmin, step, n, out);
 }
 #endif
@@ -209,9 +208,7 @@ const Kernels* best_kernels() {
 
 const Kernels* g_kernels = best_kernels();
 
-int width_of(std::int64_t qmin, std::int64_t qmax) {
-  return std::bit_width(static_cast<std::uint64_t>(qmax - qmin));
-}
+int width_of(std::int64_t qmin, std::int64_t qmax) { return std::bit_width(static_cast<std::uint64_t>(qmax - qmin)); }
 
 /// One block of a stream, bounds-checked.
 struct BlockView {
@@ -379,7 +376,9 @@ void CcszCodec::decode(std::span<const std::byte> stream, std::span<float> out) 
   if (r.remaining() != 0) r.fail("trailing bytes after the last block");
 }
 
-void CcszCodec::decompress(std::span<const std::byte> stream, std::span<float> out) const { decode<false>(stream, out); }
+void CcszCodec::decompress(std::span<const std::byte> stream, std::span<float> out) const {
+  decode<false>(stream, out);
+}
 
 void CcszCodec::decompress_add(std::span<const std::byte> stream, std::span<float> out) const {
   decode<true>(stream, out);
@@ -392,9 +391,10 @@ void CcszCodec::add_compressed(std::span<const std::byte> a, std::span<const std
   const Header ha = read_header(ra);
   const Header hb = read_header(rb);
   if (ha.count != hb.count || ha.block != hb.block || ha.abs != hb.abs) {
-    throw CodecError(fmt::format("ccsz: cannot add streams of {} elements, block {}, abs {} and {} elements, block {}, "
-                                 "abs {}",
-                                 ha.count, ha.block, ha.abs, hb.count, hb.block, hb.abs));
+    throw CodecError(
+        fmt::format("ccsz: cannot add streams of {} elements, block {}, abs {} and {} elements, block {}, "
+                    "abs {}",
+                    ha.count, ha.block, ha.abs, hb.count, hb.block, hb.abs));
   }
   const std::size_t block = ha.block;
   const float step = make_grid(ha.abs).step;
@@ -421,7 +421,8 @@ void CcszCodec::add_compressed(std::span<const std::byte> a, std::span<const std
         using UnpackU32 = void (*)(const std::byte*, std::uint32_t*);
         static constexpr auto kUnpack = []<std::size_t... W>(std::index_sequence<W...>) {
           return std::array<UnpackU32, kMaxWidth + 1>{unpack_group<W>...};
-        }(std::make_index_sequence<kMaxWidth + 1>());
+        }
+        (std::make_index_sequence<kMaxWidth + 1>());
         kUnpack[ba.tag](ba.payload + c / kGroup * ba.tag * 8, r1.data() + c);
         kUnpack[bb.tag](bb.payload + c / kGroup * bb.tag * 8, r2.data() + c);
       }
@@ -433,9 +434,8 @@ void CcszCodec::add_compressed(std::span<const std::byte> a, std::span<const std
       }
       if (mn >= std::numeric_limits<std::int32_t>::min() && mx <= std::numeric_limits<std::int32_t>::max()) {
         for (std::size_t i = 0; i < block; ++i) {
-          std::int64_t s = i < n_here ? static_cast<std::int64_t>(ba.qmin) + r1[i] + static_cast<std::int64_t>(bb.qmin) +
-                                            r2[i]
-                                      : mn;
+          std::int64_t s =
+              i < n_here ? static_cast<std::int64_t>(ba.qmin) + r1[i] + static_cast<std::int64_t>(bb.qmin) + r2[i] : mn;
           q[i] = static_cast<std::int32_t>(s);
         }
         const int w = width_of(mn, mx);

@@ -48,9 +48,9 @@ class SpecReader {
     for (const auto& [key, value] : items_.items) {
       if (valid_keys.empty() || (", " + std::string(valid_keys) + ",").find(", " + key + ",") == std::string::npos) {
         throw InputError(field_, 0, key,
-                         valid_keys.empty() ? fmt::format("unknown key; codec {} takes no keys", items_.name)
-                                            : fmt::format("unknown key for codec {}; valid keys: {}", items_.name,
-                                                          valid_keys));
+                         valid_keys.empty()
+                             ? fmt::format("unknown key; codec {} takes no keys", items_.name)
+                             : fmt::format("unknown key for codec {}; valid keys: {}", items_.name, valid_keys));
       }
     }
   }
@@ -65,10 +65,12 @@ class SpecReader {
   /// A positive finite number; required.
   double positive(std::string_view key) const {
     const std::string* text = find(key);
-    if (!text) throw InputError(field_, 0, std::string(key), fmt::format("missing (required for codec {})", items_.name));
+    if (!text)
+      throw InputError(field_, 0, std::string(key), fmt::format("missing (required for codec {})", items_.name));
     std::optional<double> value = parse_double(*text);
     if (!value || !(*value > 0)) {
-      throw InputError(field_, 0, std::string(key), fmt::format("expected a positive finite number, got \"{}\"", *text));
+      throw InputError(field_, 0, std::string(key),
+                       fmt::format("expected a positive finite number, got \"{}\"", *text));
     }
     return *value;
   }
@@ -100,15 +102,15 @@ std::unique_ptr<Codec> make_codec(std::string_view spec, std::string_view field)
   if (items.name == "ccsz") {
     SpecReader r(items, field, "abs, block");
     double abs = r.positive("abs");
-    std::size_t block = r.integer("block", CcszCodec::kDefaultBlock, CcszCodec::kBlockMultiple,
-                                  CcszCodec::kMaxBlock, CcszCodec::kBlockMultiple);
+    std::size_t block = r.integer("block", CcszCodec::kDefaultBlock, CcszCodec::kBlockMultiple, CcszCodec::kMaxBlock,
+                                  CcszCodec::kBlockMultiple);
     return std::make_unique<CcszCodec>(abs, block);
   }
   if (items.name == "int8" || items.name == "onebit") {
     SpecReader r(items, field, "block");
     std::size_t block = r.integer("block", QuantizeCodec::kDefaultBlock, 1, QuantizeCodec::kMaxBlock, 1);
-    return std::make_unique<QuantizeCodec>(items.name == "int8" ? QuantizeCodec::Kind::kInt8 : QuantizeCodec::Kind::kOneBit,
-                                           block);
+    return std::make_unique<QuantizeCodec>(
+        items.name == "int8" ? QuantizeCodec::Kind::kInt8 : QuantizeCodec::Kind::kOneBit, block);
   }
   if (items.name == "zfp") {
     SpecReader r(items, field, "abs");

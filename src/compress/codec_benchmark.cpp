@@ -110,10 +110,12 @@ void time_operations(CodecMeasurement& m, bool homomorphic, int repetitions, Com
 }  // namespace
 
 CodecMeasurement measure_codec(const Codec& codec, std::span<const float> data, int threads, int repetitions) {
-  if (threads < 1 || repetitions < 1) throw std::invalid_argument("measure_codec: threads and repetitions must be >= 1");
+  if (threads < 1 || repetitions < 1)
+    throw std::invalid_argument("measure_codec: threads and repetitions must be >= 1");
   const std::size_t n = data.size();
   std::vector<std::span<const float>> parts;
-  for (int t = 0; t < threads; ++t) parts.push_back(data.subspan(n * t / threads, n * (t + 1) / threads - n * t / threads));
+  for (int t = 0; t < threads; ++t)
+    parts.push_back(data.subspan(n * t / threads, n * (t + 1) / threads - n * t / threads));
   std::vector<std::vector<std::byte>> streams(threads), sums(threads);
   std::vector<std::vector<float>> outs(threads);
   for (int t = 0; t < threads; ++t) outs[t].resize(parts[t].size());
@@ -154,8 +156,8 @@ CodecMeasurement measure_codec_chunks(const Codec& codec, std::span<const float>
   }
   const std::size_t chunks = data.size() / chunk_elements;
   if (chunks == 0) {
-    throw std::invalid_argument(fmt::format("measure_codec_chunks: {} elements hold no chunk of {}", data.size(),
-                                            chunk_elements));
+    throw std::invalid_argument(
+        fmt::format("measure_codec_chunks: {} elements hold no chunk of {}", data.size(), chunk_elements));
   }
   std::vector<std::vector<std::byte>> streams(chunks);
   std::vector<std::byte> sum;
@@ -177,10 +179,20 @@ CodecMeasurement measure_codec_chunks(const Codec& codec, std::span<const float>
   };
   time_operations(
       m, codec.homomorphic(), repetitions,
-      [&] { return timed([&] { for (std::size_t i = 0; i < chunks; ++i) codec.compress(chunk(i), streams[i]); }); },
-      [&] { return timed([&] { for (std::size_t i = 0; i < chunks; ++i) codec.decompress(streams[i], out); }); },
       [&] {
-        return timed([&] { for (std::size_t i = 0; i < chunks; ++i) codec.add_compressed(streams[i], streams[i], sum); });
+        return timed([&] {
+          for (std::size_t i = 0; i < chunks; ++i) codec.compress(chunk(i), streams[i]);
+        });
+      },
+      [&] {
+        return timed([&] {
+          for (std::size_t i = 0; i < chunks; ++i) codec.decompress(streams[i], out);
+        });
+      },
+      [&] {
+        return timed([&] {
+          for (std::size_t i = 0; i < chunks; ++i) codec.add_compressed(streams[i], streams[i], sum);
+        });
       });
   for (std::size_t i = 0; i < chunks; ++i) {
     m.compressed_bytes += static_cast<double>(streams[i].size());
@@ -194,7 +206,6 @@ CodecMeasurement measure_codec_chunks(const Codec& codec, std::span<const float>
   m.t0_s = small_call_s(codec, data);
   return m;
 }
-
 
 double measure_memcpy_Bps(std::size_t bytes, int repetitions) {
   std::vector<char> a(bytes, 1), b(bytes, 0);
@@ -329,8 +340,8 @@ std::string codec_model_json(std::string_view model_name, const std::vector<Code
   }
   const std::string data_list = fmt::format("{}", fmt::join(data, ", "));
   const std::string hardware = fmt::format("one core of {}", machine.describe());
-  const std::string measured = fmt::format("measured for ccsim with `{}` on {} ({} elements in all)", command, data_list,
-                                           measurements.front().elements);
+  const std::string measured = fmt::format("measured for ccsim with `{}` on {} ({} elements in all)", command,
+                                           data_list, measurements.front().elements);
 
   nlohmann::ordered_json doc;
   doc["format"] = "ccsim-compressor";
@@ -344,9 +355,11 @@ std::string codec_model_json(std::string_view model_name, const std::vector<Code
   doc["homomorphic"] = homomorphic;
   doc["summable"] = error_bounded;
   doc["hardware"] = hardware;
-  doc["source"] = measured + "; throughputs are raw bytes / median thread CPU time of the call (CLOCK_THREAD_CPUTIME_ID, because the "
-                             "machine was shared with other work) over the repetitions after a warm-up, t0_s the median "
-                             "CPU time of compressing 256 elements";
+  doc["source"] =
+      measured +
+      "; throughputs are raw bytes / median thread CPU time of the call (CLOCK_THREAD_CPUTIME_ID, because the "
+      "machine was shared with other work) over the repetitions after a warm-up, t0_s the median "
+      "CPU time of compressing 256 elements";
   add_cpu_codec_fields(doc, error_bounded);
 
   // Pool the data sets per operating point: ratio and rates over all raw bytes.
@@ -368,11 +381,11 @@ std::string codec_model_json(std::string_view model_name, const std::vector<Code
       t0.push_back(m->t0_s);
       std::string err = m->tolerance > 0 ? fmt::format("max error / tolerance {:.4f}", m->max_error / m->tolerance)
                                          : fmt::format("max error {:.3g}", m->max_error);
-      per_file.push_back(fmt::format("{}: value range {:.6g}, abs {:.6g}, ratio {:.3f}, compress {:.3f} GB/s, "
-                                     "decompress {:.3f} GB/s{}, {}",
-                                     m->data, m->value_range, m->tolerance, m->ratio, m->compress_Bps / 1e9,
-                                     m->decompress_Bps / 1e9,
-                                     homomorphic ? fmt::format(", add {:.3f} GB/s", m->add_Bps / 1e9) : "", err));
+      per_file.push_back(
+          fmt::format("{}: value range {:.6g}, abs {:.6g}, ratio {:.3f}, compress {:.3f} GB/s, "
+                      "decompress {:.3f} GB/s{}, {}",
+                      m->data, m->value_range, m->tolerance, m->ratio, m->compress_Bps / 1e9, m->decompress_Bps / 1e9,
+                      homomorphic ? fmt::format(", add {:.3f} GB/s", m->add_Bps / 1e9) : "", err));
       if (m->tolerance > 0) worst = std::max(worst, m->max_error / m->tolerance);
     }
     nlohmann::ordered_json s;

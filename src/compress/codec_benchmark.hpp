@@ -19,19 +19,19 @@ void add_cpu_codec_fields(nlohmann::ordered_json& doc, bool error_bounded);
 
 /// One measured operating point of a codec on one data set (bench/compressor_bench.cpp).
 struct CodecMeasurement {
-  std::string spec;         ///< the codec as built, e.g. "ccsz:abs=0.000283"
-  std::string data;         ///< the data set's name (file name)
-  double rel = 0;           ///< REL bound the absolute one came from; 0 for quantizers
-  double value_range = 0;   ///< max - min of the data
-  double tolerance = 0;     ///< the absolute bound or tolerance asked for; 0 for quantizers
-  int threads = 1;          ///< threads, each on a contiguous part of the data
+  std::string spec;        ///< the codec as built, e.g. "ccsz:abs=0.000283"
+  std::string data;        ///< the data set's name (file name)
+  double rel = 0;          ///< REL bound the absolute one came from; 0 for quantizers
+  double value_range = 0;  ///< max - min of the data
+  double tolerance = 0;    ///< the absolute bound or tolerance asked for; 0 for quantizers
+  int threads = 1;         ///< threads, each on a contiguous part of the data
   std::size_t elements = 0;
   double ratio = 0;         ///< raw bytes / compressed bytes (sum over the parts)
   double compress_Bps = 0;  ///< raw bytes / median time (the slowest thread's CPU time)
   double decompress_Bps = 0;
-  double add_Bps = 0;       ///< homomorphic add of two streams, raw bytes of one / time; 0 if not homomorphic
-  double t0_s = 0;          ///< median time of compressing one block of 256 elements
-  double max_error = 0;     ///< largest |x - x'| over the finite elements
+  double add_Bps = 0;    ///< homomorphic add of two streams, raw bytes of one / time; 0 if not homomorphic
+  double t0_s = 0;       ///< median time of compressing one block of 256 elements
+  double max_error = 0;  ///< largest |x - x'| over the finite elements
   // Per repetition (what the calibration fits): all calls of one repetition together.
   std::size_t chunk_elements = 0;  ///< elements per call
   std::size_t calls = 0;           ///< calls per repetition (per thread when threads > 1)
@@ -40,7 +40,7 @@ struct CodecMeasurement {
   double compressed_bytes = 0;     ///< bytes of the streams of one repetition
   double compress_s = 0;           ///< median time of one repetition (slowest thread)
   double decompress_s = 0;
-  double add_s = 0;                ///< 0 if not homomorphic
+  double add_s = 0;  ///< 0 if not homomorphic
 };
 
 /// Compresses, decompresses (and adds, when homomorphic) `data` `repetitions` times after

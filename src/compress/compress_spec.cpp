@@ -27,7 +27,8 @@ bool is_model_name(std::string_view name) {
 
 double positive_number(std::string_view text, const std::string& key) {
   double value = parse_double_or_throw(text, kCompressOption, key);
-  if (!(value > 0)) throw InputError(kCompressOption, 0, key, fmt::format("expected a positive number, got \"{}\"", text));
+  if (!(value > 0))
+    throw InputError(kCompressOption, 0, key, fmt::format("expected a positive number, got \"{}\"", text));
   return value;
 }
 
@@ -43,7 +44,8 @@ void apply(Query& query, const std::string& key, std::string_view value) {
   } else if (key == "density") {
     double density = parse_double_or_throw(value, kCompressOption, key);
     if (!(density >= kMinDensity && density <= 1)) {
-      throw InputError(kCompressOption, 0, key, fmt::format("expected a fraction from {:g} to 1, got \"{}\"", kMinDensity, value));
+      throw InputError(kCompressOption, 0, key,
+                       fmt::format("expected a fraction from {:g} to 1, got \"{}\"", kMinDensity, value));
     }
     query.density = density;
   } else if (key == "where") {
@@ -93,9 +95,9 @@ CompressSpec parse_compress_spec(std::string_view text) {
   CompressSpec spec;
   spec.name = std::string(text.substr(0, text.find(':')));
   if (!is_path(spec.name) && !is_model_name(spec.name)) {
-    throw InputError(kCompressOption, 0, "",
-                     fmt::format("expected NAME[:key=value,...] with a NAME of letters, digits, '_', '-' or '.', got \"{}\"",
-                                 text));
+    throw InputError(
+        kCompressOption, 0, "",
+        fmt::format("expected NAME[:key=value,...] with a NAME of letters, digits, '_', '-' or '.', got \"{}\"", text));
   }
   for (const auto& [key, value] : split_spec(text, kCompressOption).items) apply(spec.query, key, value);
   return spec;

@@ -15,7 +15,6 @@
 namespace ccsim::compress {
 namespace {
 
-
 /// exp of the linear interpolation of log(a) and log(b); 0 when either is 0 (an absent rate).
 double log_lerp(double a, double b, double t) {
   if (a <= 0 || b <= 0) return 0;
@@ -46,9 +45,12 @@ double in_series_Bps(double a_Bps, double b_Bps) { return 1.0 / (1.0 / a_Bps + 1
 
 std::string_view kind_name(Kind kind) {
   switch (kind) {
-    case Kind::kErrorBounded: return "error-bounded";
-    case Kind::kQuantizer: return "quantizer";
-    case Kind::kSparsifier: return "sparsifier";
+    case Kind::kErrorBounded:
+      return "error-bounded";
+    case Kind::kQuantizer:
+      return "quantizer";
+    case Kind::kSparsifier:
+      return "sparsifier";
   }
   return "?";
 }
@@ -57,7 +59,9 @@ std::string_view error_mode_name(ErrorMode mode) { return mode == ErrorMode::kRe
 
 std::string_view placement_name(Placement where) { return where == Placement::kHost ? "host" : "accelerator"; }
 
-std::string_view transfer_name(Transfer transfer) { return transfer == Transfer::kMemoryBound ? "memory-bound" : "none"; }
+std::string_view transfer_name(Transfer transfer) {
+  return transfer == Transfer::kMemoryBound ? "memory-bound" : "none";
+}
 
 CompressorModel::CompressorModel(ModelInfo info, std::vector<Setting> settings)
     : info_(std::move(info)), settings_(std::move(settings)) {
@@ -72,18 +76,24 @@ bool CompressorModel::accepts(DType dtype) const {
 
 double CompressorModel::parameter_of(const Setting& setting) const {
   switch (info_.kind) {
-    case Kind::kErrorBounded: return setting.error_bound;
-    case Kind::kQuantizer: return setting.bits;
-    case Kind::kSparsifier: return setting.density;
+    case Kind::kErrorBounded:
+      return setting.error_bound;
+    case Kind::kQuantizer:
+      return setting.bits;
+    case Kind::kSparsifier:
+      return setting.density;
   }
   return 0;
 }
 
 std::string CompressorModel::parameter_key() const {
   switch (info_.kind) {
-    case Kind::kErrorBounded: return "eb";
-    case Kind::kQuantizer: return "bits";
-    case Kind::kSparsifier: return "density";
+    case Kind::kErrorBounded:
+      return "eb";
+    case Kind::kQuantizer:
+      return "bits";
+    case Kind::kSparsifier:
+      return "density";
   }
   return "?";
 }
@@ -115,7 +125,8 @@ void CompressorModel::check_query_keys(const Query& query) const {
     reject("range");
   }
   if (query.value_range && !(*query.value_range > 0 && std::isfinite(*query.value_range))) {
-    throw InputError(kCompressOption, 0, "range", fmt::format("expected a positive number, got \"{:g}\"", *query.value_range));
+    throw InputError(kCompressOption, 0, "range",
+                     fmt::format("expected a positive number, got \"{:g}\"", *query.value_range));
   }
 }
 
@@ -141,8 +152,9 @@ double CompressorModel::requested_parameter(const Query& query) const {
         throw InputError(kCompressOption, 0, key, fmt::format("expected a positive number, got \"{:g}\"", value));
       }
       if (info_.error_mode == ErrorMode::kRel && value >= 1) {
-        throw InputError(kCompressOption, 0, key,
-                         fmt::format("expected a relative bound below 1 ({} bounds are REL), got \"{:g}\"", name(), value));
+        throw InputError(
+            kCompressOption, 0, key,
+            fmt::format("expected a relative bound below 1 ({} bounds are REL), got \"{:g}\"", name(), value));
       }
       break;
     case Kind::kQuantizer:
@@ -177,9 +189,9 @@ Setting CompressorModel::point_at(double parameter, Evaluation& evaluation) cons
     const Setting& nearest = parameter < parameter_of(first) ? first : last;
     evaluation.clamped = true;
     evaluation.basis = fmt::format("clamped to measured setting {}={:g}", key, parameter_of(nearest));
-    std::string range = settings_.size() == 1
-                            ? fmt::format("the only measured {} is {:g}", key, parameter_of(first))
-                            : fmt::format("the measured range is {:g} to {:g}", parameter_of(first), parameter_of(last));
+    std::string range = settings_.size() == 1 ? fmt::format("the only measured {} is {:g}", key, parameter_of(first))
+                                              : fmt::format("the measured range is {:g} to {:g}", parameter_of(first),
+                                                            parameter_of(last));
     // A sparsifier's ratio follows from the density itself; only its rates are clamped.
     const char* what = info_.kind == Kind::kSparsifier ? "the rates of " : "";
     evaluation.notes.push_back(fmt::format(
@@ -187,8 +199,8 @@ Setting CompressorModel::point_at(double parameter, Evaluation& evaluation) cons
         name(), key, parameter, range, what, key, parameter_of(nearest)));
     return nearest;
   }
-  auto hi = std::find_if(settings_.begin(), settings_.end(),
-                         [&](const Setting& s) { return parameter_of(s) > parameter; });
+  auto hi =
+      std::find_if(settings_.begin(), settings_.end(), [&](const Setting& s) { return parameter_of(s) > parameter; });
   auto lo = std::prev(hi);
   double a = parameter_of(*lo);
   double b = parameter_of(*hi);
@@ -204,39 +216,41 @@ double CompressorModel::transfer_to(const TargetHardware& target, Evaluation& ev
   const std::string there = on_host || target.accelerator.empty()
                                 ? fmt::format("the {} of {}", placement_name(ev.where), target.platform)
                                 : fmt::format("the accelerator of {} ({})", target.platform, target.accelerator);
-  const std::string measured = info_.measured_memory_Bps > 0
-                                   ? fmt::format("{} (memory {})", info_.measured_device,
-                                                 format_rate(info_.measured_memory_Bps))
-                                   : info_.hardware;
+  const std::string measured = info_.measured_memory_Bps > 0 ? fmt::format("{} (memory {})", info_.measured_device,
+                                                                           format_rate(info_.measured_memory_Bps))
+                                                             : info_.hardware;
   if (info_.transfer == Transfer::kNone) {
-    ev.notes.push_back(fmt::format("{}: figures measured on {} are used unscaled on {} (the model has no transfer rule)",
-                                   name(), measured, there));
+    ev.notes.push_back(
+        fmt::format("{}: figures measured on {} are used unscaled on {} (the model has no transfer rule)", name(),
+                    measured, there));
     return 1.0;
   }
   if (!(target_Bps > 0)) {
-    ev.notes.push_back(fmt::format("{}: figures measured on {} are used unscaled on {}: its memory bandwidth is not "
-                                   "given, so the memory-bound transfer rule cannot apply",
-                                   name(), measured, there));
+    ev.notes.push_back(
+        fmt::format("{}: figures measured on {} are used unscaled on {}: its memory bandwidth is not "
+                    "given, so the memory-bound transfer rule cannot apply",
+                    name(), measured, there));
     return 1.0;
   }
   const double scale = target_Bps / info_.measured_memory_Bps;
   if (scale == 1.0) {
-    ev.notes.push_back(fmt::format("{}: measured on {}, used unscaled on {} (the same memory bandwidth)", name(),
-                                   measured, there));
+    ev.notes.push_back(
+        fmt::format("{}: measured on {}, used unscaled on {} (the same memory bandwidth)", name(), measured, there));
     return 1.0;
   }
-  ev.notes.push_back(fmt::format("{}: measured on {}, throughputs scaled x{:.3g} to {} (memory {}; memory-bound "
-                                 "transfer rule, t0 unscaled)",
-                                 name(), measured, scale, there, format_rate(target_Bps)));
+  ev.notes.push_back(
+      fmt::format("{}: measured on {}, throughputs scaled x{:.3g} to {} (memory {}; memory-bound "
+                  "transfer rule, t0 unscaled)",
+                  name(), measured, scale, there, format_rate(target_Bps)));
   return scale;
 }
 
 Evaluation CompressorModel::evaluate(const Query& query, DType dtype, const TargetHardware& target) const {
   check_query_keys(query);
   if (!accepts(dtype)) {
-    throw InputError(kCompressOption, 0, "",
-                     fmt::format("{} compresses floating-point data (fp32, fp16, bf16, fp64), got {}", name(),
-                                 dtype_name(dtype)));
+    throw InputError(
+        kCompressOption, 0, "",
+        fmt::format("{} compresses floating-point data (fp32, fp16, bf16, fp64), got {}", name(), dtype_name(dtype)));
   }
   Evaluation ev;
   ev.parameter = requested_parameter(query);
@@ -299,7 +313,8 @@ double CompressorModel::absolute_error_bound(const Query& query, double value_ra
   if (info_.error_mode == ErrorMode::kAbs) return bound;
   double range = query.value_range.value_or(value_range);
   if (!(range >= 0 && std::isfinite(range))) {
-    throw std::invalid_argument(fmt::format("absolute_error_bound: value range must be finite and >= 0, got {}", range));
+    throw std::invalid_argument(
+        fmt::format("absolute_error_bound: value range must be finite and >= 0, got {}", range));
   }
   return bound * range;
 }

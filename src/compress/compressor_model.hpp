@@ -23,17 +23,17 @@ enum class ErrorMode : std::uint8_t { kRel, kAbs };
 
 /// How a model's throughputs carry over to hardware other than the one they were measured on.
 enum class Transfer : std::uint8_t {
-  kNone,          ///< used unscaled (with a note saying where they were measured)
-  kMemoryBound,   ///< throughputs scale with the memory bandwidth available to the codec
+  kNone,         ///< used unscaled (with a note saying where they were measured)
+  kMemoryBound,  ///< throughputs scale with the memory bandwidth available to the codec
 };
 
 /// Where compression runs. On the host, every compress and decompress also copies the raw
 /// bytes between accelerator and host memory.
 enum class Placement : std::uint8_t { kAccelerator, kHost };
 
-std::string_view kind_name(Kind kind);            ///< "error-bounded", "quantizer", "sparsifier"
-std::string_view error_mode_name(ErrorMode mode);  ///< "REL", "ABS"
-std::string_view placement_name(Placement where);  ///< "accelerator", "host"
+std::string_view kind_name(Kind kind);              ///< "error-bounded", "quantizer", "sparsifier"
+std::string_view error_mode_name(ErrorMode mode);   ///< "REL", "ABS"
+std::string_view placement_name(Placement where);   ///< "accelerator", "host"
 std::string_view transfer_name(Transfer transfer);  ///< "none", "memory-bound"
 
 /// One measured (or estimated) operating point of a compressor, as listed in its model file.
@@ -85,8 +85,8 @@ struct ModelInfo {
 /// The hardware a model is applied to: where its figures are evaluated. A default value
 /// means "no platform": the figures are used as measured, without a note.
 struct TargetHardware {
-  std::string platform;              ///< e.g. "hygon-dcu"; empty: no target
-  std::string accelerator;           ///< the accelerator's model name
+  std::string platform;               ///< e.g. "hygon-dcu"; empty: no target
+  std::string accelerator;            ///< the accelerator's model name
   double accelerator_memory_Bps = 0;  ///< 0 when unknown
   double host_memory_Bps = 0;         ///< memory bandwidth of the host available to the codec, 0 when unknown
 };
@@ -106,9 +106,9 @@ struct Query {
 struct Evaluation {
   CompressorCost cost;
   Placement where = Placement::kAccelerator;
-  double parameter = 0;  ///< the error bound, bits or density used
-  bool clamped = false;  ///< the request lay outside the settings; the nearest setting was used
-  std::string basis;     ///< "measured setting 0.001", "interpolated between ...", "clamped to ..."
+  double parameter = 0;            ///< the error bound, bits or density used
+  bool clamped = false;            ///< the request lay outside the settings; the nearest setting was used
+  std::string basis;               ///< "measured setting 0.001", "interpolated between ...", "clamped to ..."
   std::vector<std::string> notes;  ///< lines for the user: clamping, dtype scaling, placement
 };
 

@@ -30,23 +30,30 @@ int bounded_integer(ObjectReader& r, std::string_view key, std::int64_t max) {
 /// The parameter of a setting and the key it is written under, for duplicate checks.
 double parameter_of(const Setting& s, Kind kind) {
   switch (kind) {
-    case Kind::kErrorBounded: return s.error_bound;
-    case Kind::kQuantizer: return s.bits;
-    case Kind::kSparsifier: return s.density;
+    case Kind::kErrorBounded:
+      return s.error_bound;
+    case Kind::kQuantizer:
+      return s.bits;
+    case Kind::kSparsifier:
+      return s.density;
   }
   return 0;
 }
 
 const char* parameter_key(Kind kind) {
   switch (kind) {
-    case Kind::kErrorBounded: return "error_bound";
-    case Kind::kQuantizer: return "bits";
-    case Kind::kSparsifier: return "density";
+    case Kind::kErrorBounded:
+      return "error_bound";
+    case Kind::kQuantizer:
+      return "bits";
+    case Kind::kSparsifier:
+      return "density";
   }
   return "?";
 }
 
-Setting read_setting(const json::Value& value, const ModelInfo& info, const std::string& file, const std::string& path) {
+Setting read_setting(const json::Value& value, const ModelInfo& info, const std::string& file,
+                     const std::string& path) {
   ObjectReader r(value, file, path);
   Setting s;
   s.line = value.line();
@@ -54,8 +61,8 @@ Setting read_setting(const json::Value& value, const ModelInfo& info, const std:
     case Kind::kErrorBounded:
       s.error_bound = r.number_in("error_bound", kMinErrorBound, kMaxErrorBound);
       if (info.error_mode == ErrorMode::kRel && s.error_bound >= 1) {
-        r.at("error_bound").fail("expected a relative bound below 1 (error_mode is REL), " +
-                                 json::got(r.required("error_bound")));
+        r.at("error_bound")
+            .fail("expected a relative bound below 1 (error_mode is REL), " + json::got(r.required("error_bound")));
       }
       s.ratio = r.number_in("ratio", kMinRatio, kMaxRatio);
       break;
@@ -67,8 +74,8 @@ Setting read_setting(const json::Value& value, const ModelInfo& info, const std:
     case Kind::kSparsifier:
       s.density = r.number("density");
       if (!(s.density >= kMinDensity && s.density <= 1)) {
-        r.at("density").fail(fmt::format("expected a fraction from {:g} to 1, {}", kMinDensity,
-                                         json::got(r.required("density"))));
+        r.at("density").fail(
+            fmt::format("expected a fraction from {:g} to 1, {}", kMinDensity, json::got(r.required("density"))));
       }
       break;
   }
@@ -117,8 +124,8 @@ ModelInfo read_info(ObjectReader& doc, const std::string& source) {
   info.source = read_source(doc, "source");
 
   ObjectReader where = doc.child("where");
-  info.placement = where.choice("default", {"accelerator", "host"}) == "host" ? Placement::kHost
-                                                                               : Placement::kAccelerator;
+  info.placement =
+      where.choice("default", {"accelerator", "host"}) == "host" ? Placement::kHost : Placement::kAccelerator;
   info.staging_Bps = rate(where, "staging_Bps");
   info.staging_source = read_source(where, "source");
   where.optional_string("note");
@@ -135,13 +142,14 @@ ModelInfo read_info(ObjectReader& doc, const std::string& source) {
   }
   if (doc.has("transfer")) {
     ObjectReader transfer = doc.child("transfer");
-    info.transfer = transfer.choice("kind", {"memory-bound", "none"}) == "memory-bound" ? Transfer::kMemoryBound
-                                                                                         : Transfer::kNone;
+    info.transfer =
+        transfer.choice("kind", {"memory-bound", "none"}) == "memory-bound" ? Transfer::kMemoryBound : Transfer::kNone;
     info.transfer_source = read_source(transfer, "source");
     transfer.finish();
     if (info.transfer == Transfer::kMemoryBound && info.measured_memory_Bps == 0) {
-      transfer.at("kind").fail("a memory-bound transfer needs the measured memory bandwidth: add "
-                               "\"measured_on\": {\"device\", \"memory_Bps\", \"source\"}");
+      transfer.at("kind").fail(
+          "a memory-bound transfer needs the measured memory bandwidth: add "
+          "\"measured_on\": {\"device\", \"memory_Bps\", \"source\"}");
     }
   }
 
@@ -150,8 +158,8 @@ ModelInfo read_info(ObjectReader& doc, const std::string& source) {
       info.error_mode = doc.choice("error_mode", {"REL", "ABS"}) == "REL" ? ErrorMode::kRel : ErrorMode::kAbs;
       std::string dtype = doc.string("dtype");
       auto parsed = parse_dtype(dtype);
-      if (!parsed || !(*parsed == DType::kF32 || *parsed == DType::kF16 || *parsed == DType::kBF16 ||
-                       *parsed == DType::kF64)) {
+      if (!parsed ||
+          !(*parsed == DType::kF32 || *parsed == DType::kF16 || *parsed == DType::kBF16 || *parsed == DType::kF64)) {
         doc.at("dtype").fail(fmt::format("expected one of fp32, fp16, bf16, fp64, got \"{}\"", dtype));
       }
       info.dtype = *parsed;
@@ -184,9 +192,8 @@ CompressorModel parse_compressor_model(std::string_view text, const std::string&
       if (parameter_of(settings[j], info.kind) != parameter_of(s, info.kind)) continue;
       const char* key = parameter_key(info.kind);
       const json::Value& written = *list.items()[i].find(key);
-      SourceRef{source, written.line(), path + "." + key}.fail(
-          fmt::format("expected a value not listed before, {} (as in {})", json::got(written),
-                      json::item_path(list_path, j)));
+      SourceRef{source, written.line(), path + "." + key}.fail(fmt::format(
+          "expected a value not listed before, {} (as in {})", json::got(written), json::item_path(list_path, j)));
     }
     settings.push_back(std::move(s));
   }

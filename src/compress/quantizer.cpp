@@ -26,7 +26,8 @@ void for_each_block(std::span<double> values, std::size_t block_elements, Fn fn)
 
 void quantize_error_bounded(std::span<double> values, double error_bound) {
   if (!(error_bound >= 0 && std::isfinite(error_bound))) {
-    throw std::invalid_argument(fmt::format("quantize_error_bounded: bound must be finite and >= 0, got {}", error_bound));
+    throw std::invalid_argument(
+        fmt::format("quantize_error_bounded: bound must be finite and >= 0, got {}", error_bound));
   }
   if (error_bound == 0) return;
   const double step = 2.0 * error_bound;
@@ -34,7 +35,8 @@ void quantize_error_bounded(std::span<double> values, double error_bound) {
 }
 
 void quantize_symmetric(std::span<double> values, int bits, std::size_t block_elements) {
-  if (bits < 2 || bits > 32) throw std::invalid_argument(fmt::format("quantize_symmetric: bits must be 2..32, got {}", bits));
+  if (bits < 2 || bits > 32)
+    throw std::invalid_argument(fmt::format("quantize_symmetric: bits must be 2..32, got {}", bits));
   check_block(block_elements, "quantize_symmetric");
   const double levels = std::ldexp(1.0, bits - 1) - 1.0;
   for_each_block(values, block_elements, [levels](std::span<double> block) {
@@ -78,8 +80,8 @@ void ErrorFeedback::apply(std::span<double> values) {
   if (residual_.empty()) {
     residual_.assign(values.size(), 0.0);
   } else if (residual_.size() != values.size()) {
-    throw std::invalid_argument(fmt::format("ErrorFeedback: buffer of {} elements, expected {}", values.size(),
-                                            residual_.size()));
+    throw std::invalid_argument(
+        fmt::format("ErrorFeedback: buffer of {} elements, expected {}", values.size(), residual_.size()));
   }
   for (std::size_t i = 0; i < values.size(); ++i) {
     values[i] += residual_[i];

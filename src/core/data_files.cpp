@@ -46,9 +46,10 @@ std::string find_data_file(const std::string& name_or_path, const std::vector<st
     }
   }
   std::vector<std::string> names = list_data_files(dirs);
-  throw InputError(option, 0, "",
-                   fmt::format("unknown {} \"{}\" (tried {}); {}: {}", what, name_or_path, fmt::join(tried, ", "),
-                               plural, names.empty() ? std::string("none found") : fmt::format("{}", fmt::join(names, ", "))));
+  throw InputError(
+      option, 0, "",
+      fmt::format("unknown {} \"{}\" (tried {}); {}: {}", what, name_or_path, fmt::join(tried, ", "), plural,
+                  names.empty() ? std::string("none found") : fmt::format("{}", fmt::join(names, ", "))));
 }
 
 std::vector<std::string> list_data_files(const std::vector<std::string>& dirs) {

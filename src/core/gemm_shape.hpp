@@ -19,9 +19,7 @@ struct GemmShape {
   bool backward = false;
 
   /// 2 m n k batch per product, twice that for a backward operator.
-  double flops() const {
-    return 2.0 * m * n * k * batch * (backward ? 2.0 : 1.0);
-  }
+  double flops() const { return 2.0 * m * n * k * batch * (backward ? 2.0 : 1.0); }
   bool operator==(const GemmShape&) const = default;
 };
 

@@ -5,8 +5,7 @@
 namespace ccsim {
 namespace {
 
-std::string compose(const std::string& file, int line, const std::string& field,
-                    const std::string& detail) {
+std::string compose(const std::string& file, int line, const std::string& field, const std::string& detail) {
   std::string out = file;
   if (line > 0) out += fmt::format(":{}", line);
   out += ": ";

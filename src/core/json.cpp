@@ -24,24 +24,36 @@ const Value* Value::find(std::string_view key) const {
 
 const char* Value::type_name(Type type) {
   switch (type) {
-    case Type::kNull: return "null";
-    case Type::kBool: return "a boolean";
-    case Type::kNumber: return "a number";
-    case Type::kString: return "a string";
-    case Type::kArray: return "an array";
-    case Type::kObject: return "an object";
+    case Type::kNull:
+      return "null";
+    case Type::kBool:
+      return "a boolean";
+    case Type::kNumber:
+      return "a number";
+    case Type::kString:
+      return "a string";
+    case Type::kArray:
+      return "an array";
+    case Type::kObject:
+      return "an object";
   }
   return "?";
 }
 
 std::string Value::describe() const {
   switch (type_) {
-    case Type::kNull: return "null";
-    case Type::kBool: return bool_ ? "true" : "false";
-    case Type::kNumber: return text_;
-    case Type::kString: return text_.size() > 60 ? text_.substr(0, 57) + "..." : text_;
-    case Type::kArray: return "[...]";
-    case Type::kObject: return "{...}";
+    case Type::kNull:
+      return "null";
+    case Type::kBool:
+      return bool_ ? "true" : "false";
+    case Type::kNumber:
+      return text_;
+    case Type::kString:
+      return text_.size() > 60 ? text_.substr(0, 57) + "..." : text_;
+    case Type::kArray:
+      return "[...]";
+    case Type::kObject:
+      return "{...}";
   }
   return "?";
 }
@@ -292,14 +304,30 @@ class Parser {
       if (pos_ >= text_.size()) fail("JSON syntax: unterminated string");
       char e = text_[pos_++];
       switch (e) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case '/': out += '/'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
+        case '"':
+          out += '"';
+          break;
+        case '\\':
+          out += '\\';
+          break;
+        case '/':
+          out += '/';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 't':
+          out += '\t';
+          break;
         case 'u': {
           std::uint32_t cp = hex4();
           if (cp >= 0xD800 && cp < 0xDC00) {
@@ -312,7 +340,8 @@ class Parser {
           append_utf8(out, cp);
           break;
         }
-        default: fail(fmt::format("JSON syntax: unknown escape '\\{}'", e));
+        default:
+          fail(fmt::format("JSON syntax: unknown escape '\\{}'", e));
       }
     }
   }

@@ -112,7 +112,8 @@ std::uint64_t as_non_negative_integer_at_most(const Value& value, const SourceRe
     result = *parsed;
   } else {
     auto as_double = parse_double(value.text());
-    if (!as_double || !(*as_double >= 0 && *as_double < kExactIntegerLimit) || *as_double != std::trunc(*as_double)) fail();
+    if (!as_double || !(*as_double >= 0 && *as_double < kExactIntegerLimit) || *as_double != std::trunc(*as_double))
+      fail();
     result = static_cast<std::uint64_t>(*as_double);
   }
   if (result > max) fail();
@@ -128,8 +129,7 @@ ObjectReader::ObjectReader(const Value& value, std::string file, std::string pat
     : value_(value), file_(std::move(file)), path_(std::move(path)) {
   known_.reserve(8);  // one allocation for the keys of a typical object, not one per doubling
   if (!value_.is_object()) {
-    SourceRef{file_, value_.line(), path_.empty() ? "(document)" : path_}.fail("expected an object, " +
-                                                                               got(value_));
+    SourceRef{file_, value_.line(), path_.empty() ? "(document)" : path_}.fail("expected an object, " + got(value_));
   }
 }
 
@@ -239,7 +239,8 @@ std::int64_t ObjectReader::integer_in(std::string_view key, std::int64_t min, st
   return located(*this, key, [&](const SourceRef& where) { return as_integer_in(member, where, min, max); });
 }
 
-std::optional<std::int64_t> ObjectReader::optional_integer_in(std::string_view key, std::int64_t min, std::int64_t max) {
+std::optional<std::int64_t> ObjectReader::optional_integer_in(std::string_view key, std::int64_t min,
+                                                              std::int64_t max) {
   const Value* member = optional(key);
   if (member == nullptr) return std::nullopt;
   return located(*this, key, [&](const SourceRef& where) { return as_integer_in(*member, where, min, max); });
@@ -247,34 +248,30 @@ std::optional<std::int64_t> ObjectReader::optional_integer_in(std::string_view k
 
 std::uint64_t ObjectReader::non_negative_integer_at_most(std::string_view key, std::uint64_t max) {
   const Value& member = required(key);
-  return located(*this, key, [&](const SourceRef& where) {
-    return as_non_negative_integer_at_most(member, where, max);
-  });
+  return located(*this, key,
+                 [&](const SourceRef& where) { return as_non_negative_integer_at_most(member, where, max); });
 }
 
 std::optional<std::uint64_t> ObjectReader::optional_non_negative_integer_at_most(std::string_view key,
                                                                                  std::uint64_t max) {
   const Value* member = optional(key);
   if (member == nullptr) return std::nullopt;
-  return located(*this, key, [&](const SourceRef& where) {
-    return as_non_negative_integer_at_most(*member, where, max);
-  });
+  return located(*this, key,
+                 [&](const SourceRef& where) { return as_non_negative_integer_at_most(*member, where, max); });
 }
 
 double ObjectReader::number_in(std::string_view key, double min, double max, bool min_exclusive) {
   const Value& member = required(key);
-  return located(*this, key, [&](const SourceRef& where) {
-    return as_number_in(member, where, min, max, min_exclusive);
-  });
+  return located(*this, key,
+                 [&](const SourceRef& where) { return as_number_in(member, where, min, max, min_exclusive); });
 }
 
 std::optional<double> ObjectReader::optional_number_in(std::string_view key, double min, double max,
                                                        bool min_exclusive) {
   const Value* member = optional(key);
   if (member == nullptr) return std::nullopt;
-  return located(*this, key, [&](const SourceRef& where) {
-    return as_number_in(*member, where, min, max, min_exclusive);
-  });
+  return located(*this, key,
+                 [&](const SourceRef& where) { return as_number_in(*member, where, min, max, min_exclusive); });
 }
 
 std::uint64_t ObjectReader::non_negative_integer(std::string_view key) {
@@ -319,9 +316,7 @@ const Value& ObjectReader::object(std::string_view key) {
   return member;
 }
 
-ObjectReader ObjectReader::child(std::string_view key) {
-  return ObjectReader(object(key), file_, member_path(key));
-}
+ObjectReader ObjectReader::child(std::string_view key) { return ObjectReader(object(key), file_, member_path(key)); }
 
 void ObjectReader::finish() const {
   for (const Value::Member& member : value_.members()) {

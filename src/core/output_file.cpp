@@ -188,7 +188,8 @@ void check_distinct_outputs(const std::vector<std::pair<std::string, std::string
     struct stat st;
     if (::stat(target.c_str(), &st) == 0) return fmt::format("inode {}:{}", st.st_dev, st.st_ino);
     std::error_code ec;
-    const std::filesystem::path canonical = std::filesystem::weakly_canonical(std::filesystem::absolute(target, ec), ec);
+    const std::filesystem::path canonical =
+        std::filesystem::weakly_canonical(std::filesystem::absolute(target, ec), ec);
     return ec ? target : canonical.string();
   };
   std::vector<std::pair<std::string, std::size_t>> seen;  // identity, index in outputs

@@ -79,7 +79,8 @@ Phase::Phase(std::string what, std::string hint)
 
 Phase::~Phase() {
   State& s = state();
-  if (print_times()) fmt::print(stderr, "ccsim: {:.2f} s, peak {} MiB so far: {}\n", now_s() - started_s_, peak_mib(), s.what);
+  if (print_times())
+    fmt::print(stderr, "ccsim: {:.2f} s, peak {} MiB so far: {}\n", now_s() - started_s_, peak_mib(), s.what);
   if (std::uncaught_exceptions() > uncaught_ && !s.failed) {
     // Swapped, not copied: no allocation while an exception (perhaps bad_alloc) unwinds.
     s.failed_what.swap(s.what);

@@ -36,7 +36,7 @@ class Phase {
  private:
   std::string previous_what_;
   std::string previous_hint_;
-  int uncaught_;  ///< std::uncaught_exceptions() when the phase started
+  int uncaught_;      ///< std::uncaught_exceptions() when the phase started
   double started_s_;  ///< steady clock, for CCSIM_PHASE_TIMES
 };
 

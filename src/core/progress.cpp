@@ -10,8 +10,8 @@
 
 namespace ccsim {
 namespace {
-constexpr double kQuiet_s = 2.0;   // nothing during a step's first seconds
-constexpr double kEvery_s = 0.5;   // at most two lines a second
+constexpr double kQuiet_s = 2.0;  // nothing during a step's first seconds
+constexpr double kEvery_s = 0.5;  // at most two lines a second
 }  // namespace
 
 Progress::Progress(std::string phase, bool enabled, std::FILE* out)

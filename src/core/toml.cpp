@@ -287,7 +287,8 @@ class Writer {
     } else if (auto b = node.as<bool>()) {
       out_ += b->get() ? "true" : "false";
     } else {
-      throw InputError(file_, lines_.line(path), path, "expected a string, a number or a boolean, got a TOML date or time");
+      throw InputError(file_, lines_.line(path), path,
+                       "expected a string, a number or a boolean, got a TOML date or time");
     }
   }
 

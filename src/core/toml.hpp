@@ -17,7 +17,8 @@ namespace ccsim::toml {
 /// their digits, floats are written as the shortest text that reads back the same double.
 /// TOML syntax errors, dates and times (no ccsim field takes one) and non-finite floats are
 /// InputErrors naming the file and line.
-std::string to_json_text(std::string_view text, const std::string& file, std::initializer_list<std::string_view> flat = {});
+std::string to_json_text(std::string_view text, const std::string& file,
+                         std::initializer_list<std::string_view> flat = {});
 
 /// Whether a path names a TOML file (ends in ".toml").
 bool is_toml_path(std::string_view path);

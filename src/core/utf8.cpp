@@ -15,7 +15,7 @@ std::optional<std::size_t> invalid_utf8_at(std::string_view text) {
       continue;
     }
     std::size_t length = 0;
-    unsigned char low = 0x80;   // bounds of the second byte (Unicode 15, table 3-7)
+    unsigned char low = 0x80;  // bounds of the second byte (Unicode 15, table 3-7)
     unsigned char high = 0xBF;
     if (lead >= 0xC2 && lead <= 0xDF) {
       length = 2;

@@ -71,7 +71,8 @@ std::string encode_input_error(const InputError& e) {
   while (!payload.empty() && parts.size() < 4) {
     std::size_t colon = payload.find(':');
     auto size = colon == std::string_view::npos ? std::nullopt : parse_uint(payload.substr(0, colon));
-    if (!size || colon + 1 + *size > payload.size()) throw std::runtime_error("garbled error from the simulation process");
+    if (!size || colon + 1 + *size > payload.size())
+      throw std::runtime_error("garbled error from the simulation process");
     parts.emplace_back(payload.substr(colon + 1, *size));
     payload.remove_prefix(colon + 1 + *size);
   }
@@ -107,12 +108,18 @@ std::string decode(std::string&& answer) {
   std::string_view payload(answer);
   payload.remove_prefix(1);
   switch (static_cast<Outcome>(answer[0])) {
-    case Outcome::kValue: break;
-    case Outcome::kSimulationError: throw SimulationError(std::string(payload));
-    case Outcome::kInputError: throw_input_error(payload);
-    case Outcome::kOutOfMemory: throw ResourceError(fmt::format("the simulation process ran {}", payload));
-    case Outcome::kResourceError: throw ResourceError(std::string(payload));
-    case Outcome::kOtherError: break;
+    case Outcome::kValue:
+      break;
+    case Outcome::kSimulationError:
+      throw SimulationError(std::string(payload));
+    case Outcome::kInputError:
+      throw_input_error(payload);
+    case Outcome::kOutOfMemory:
+      throw ResourceError(fmt::format("the simulation process ran {}", payload));
+    case Outcome::kResourceError:
+      throw ResourceError(std::string(payload));
+    case Outcome::kOtherError:
+      break;
   }
   throw std::runtime_error(std::string(payload));
 }
@@ -144,7 +151,8 @@ std::string signal_name(int signal) {
   throw std::runtime_error(fmt::format(
       "the simulation process died of {}{}; SimGrid's message, if any, is above (--simgrid-log shows it and more){}",
       signal_name(signal), where,
-      hint.empty() ? std::string() : fmt::format("; if it says memory ran out (\"Failed to allocate stack\"): {}", hint)));
+      hint.empty() ? std::string()
+                   : fmt::format("; if it says memory ran out (\"Failed to allocate stack\"): {}", hint)));
 }
 
 /// A page shared with the child, where it mirrors its phase; nullptr if none could be mapped
@@ -242,11 +250,12 @@ std::string actor_mapping_refusal(std::size_t actors, long in_use, long limit) {
   constexpr long kMargin = 1024;
   const long needed = in_use + 2 * static_cast<long>(actors) + kMargin;
   if (needed <= limit) return "";
-  return fmt::format("{} SimGrid actors (one per simulated rank and stream), each a stack and its guard page: {} memory "
-                     "mappings with the {} this process holds, more than this system allows one process "
-                     "(vm.max_map_count = {}); raise the limit (sysctl -w vm.max_map_count={}) or replay fewer ranks "
-                     "(without --full, a fused group's other streams run only once it parts)",
-                     actors, 2 * actors, in_use, limit, (needed + 65535) / 65536 * 65536);
+  return fmt::format(
+      "{} SimGrid actors (one per simulated rank and stream), each a stack and its guard page: {} memory "
+      "mappings with the {} this process holds, more than this system allows one process "
+      "(vm.max_map_count = {}); raise the limit (sysctl -w vm.max_map_count={}) or replay fewer ranks "
+      "(without --full, a fused group's other streams run only once it parts)",
+      actors, 2 * actors, in_use, limit, (needed + 65535) / 65536 * 65536);
 }
 
 std::string actor_mapping_refusal(std::size_t actors) {

@@ -21,12 +21,18 @@ namespace ccsim::engine {
 
 collective::Collective to_collective(trace::OpKind kind) {
   switch (kind) {
-    case trace::OpKind::kAllReduce: return collective::Collective::kAllReduce;
-    case trace::OpKind::kAllGather: return collective::Collective::kAllGather;
-    case trace::OpKind::kReduceScatter: return collective::Collective::kReduceScatter;
-    case trace::OpKind::kBroadcast: return collective::Collective::kBroadcast;
-    case trace::OpKind::kAllToAll: return collective::Collective::kAllToAll;
-    default: break;
+    case trace::OpKind::kAllReduce:
+      return collective::Collective::kAllReduce;
+    case trace::OpKind::kAllGather:
+      return collective::Collective::kAllGather;
+    case trace::OpKind::kReduceScatter:
+      return collective::Collective::kReduceScatter;
+    case trace::OpKind::kBroadcast:
+      return collective::Collective::kBroadcast;
+    case trace::OpKind::kAllToAll:
+      return collective::Collective::kAllToAll;
+    default:
+      break;
   }
   throw std::logic_error("to_collective: not a collective");
 }
@@ -133,10 +139,11 @@ CollectivePlan CollectivePlanner::make_plan(const trace::Op& op) {
   request.element_bytes = dtype_bytes(op.dtype);
   request.count = op.bytes / static_cast<std::uint64_t>(request.element_bytes);
   if (op.kind == trace::OpKind::kBroadcast) request.root = group.index_of(op.root);
-  for (int rank : group.ranks) request.node_of_rank.push_back(network_.node_of(placement_[static_cast<std::size_t>(rank)]));
+  for (int rank : group.ranks)
+    request.node_of_rank.push_back(network_.node_of(placement_[static_cast<std::size_t>(rank)]));
   const CompressionOptions& compression = options_.compression;
-  plan.compressed = compression.enabled() && op.kind == trace::OpKind::kAllReduce && op.bytes >= compression.min_bytes &&
-                    request.size > 1;
+  plan.compressed = compression.enabled() && op.kind == trace::OpKind::kAllReduce &&
+                    op.bytes >= compression.min_bytes && request.size > 1;
   if (plan.compressed && !compression.model->accepts(op.dtype)) {
     // Integer all_reduces (counters, flags) stay exact.
     plan.compressed = false;
@@ -186,9 +193,14 @@ std::shared_ptr<const collective::Schedule> CollectivePlanner::schedule(const co
   for (int node : request.node_of_rank) {
     layout.push_back(number.emplace(node, static_cast<int>(number.size())).first->second);
   }
-  ScheduleKey key{static_cast<int>(request.op), request.algorithm,    request.size,
-                  request.count,                 request.element_bytes, request.root,
-                  static_cast<int>(request.compression), std::move(layout)};
+  ScheduleKey key{static_cast<int>(request.op),
+                  request.algorithm,
+                  request.size,
+                  request.count,
+                  request.element_bytes,
+                  request.root,
+                  static_cast<int>(request.compression),
+                  std::move(layout)};
   auto it = schedules_.find(key);
   if (it != schedules_.end()) return it->second;
   std::shared_ptr<const collective::Schedule> made = collective::make_schedule(request);
@@ -197,7 +209,8 @@ std::shared_ptr<const collective::Schedule> CollectivePlanner::schedule(const co
 }
 
 collective::GroupLinks CollectivePlanner::predicted_links(const trace::Op& op, const trace::Group& group,
-                                                         const compress::CompressorCost& compressor, std::string& model) {
+                                                          const compress::CompressorCost& compressor,
+                                                          std::string& model) {
   std::vector<int> accelerators;
   for (int rank : group.ranks) accelerators.push_back(placement_[static_cast<std::size_t>(rank)]);
   collective::GroupLinks links = group_links(network_, accelerators);
@@ -241,11 +254,14 @@ void CollectivePlanner::decide_compression(const trace::Op& op, const trace::Gro
   const collective::Prediction plain = collective::fastest(collective::predict_all_reduce(plain_request, links));
   const bool faster = compressed.time_s < plain.time_s;
   const bool keep = faster || options_.compression.all;
-  add_compression_part(fmt::format("all_reduce of {} on {{group}} ({}): plain {:.3f} ms ({}), compressed {:.3f} ms ({}): {}",
-                                   format_bytes(static_cast<double>(op.bytes)), group_shape(plan.request),
-                                   plain.time_s * 1e3, plain.algorithm, compressed.time_s * 1e3, compressed.algorithm,
-                                   !keep ? "not compressed" : faster ? "compressed" : "compressed (--compress-all)"),
-                       group.name);
+  add_compression_part(
+      fmt::format("all_reduce of {} on {{group}} ({}): plain {:.3f} ms ({}), compressed {:.3f} ms ({}): {}",
+                  format_bytes(static_cast<double>(op.bytes)), group_shape(plan.request), plain.time_s * 1e3,
+                  plain.algorithm, compressed.time_s * 1e3, compressed.algorithm,
+                  !keep    ? "not compressed"
+                  : faster ? "compressed"
+                           : "compressed (--compress-all)"),
+      group.name);
   if (keep) return;
   plan.compressed = false;
   plan.request.compression = collective::Compression::kNone;
@@ -377,7 +393,8 @@ CollectiveShortcuts::CollectiveShortcuts(const trace::Trace& trace, const topolo
       if (op.kind != trace::OpKind::kCompute) streams.insert(op.stream);
     }
     comm_streams_[p] = std::max<int>(1, static_cast<int>(streams.size()));
-    if (trace.programs[p].stream_count() > 1) comm_streams_[p] = -comm_streams_[p];  // negative: the program has streams
+    if (trace.programs[p].stream_count() > 1)
+      comm_streams_[p] = -comm_streams_[p];  // negative: the program has streams
   }
   alone_.assign(trace.programs.size(), {});
   for (std::size_t p = 0; p < trace.programs.size(); ++p) {
@@ -413,9 +430,9 @@ const std::string& CollectiveShortcuts::stream_disagreement(int group_index) {
     const std::vector<char> mine = calls(rank);
     for (std::size_t k = 0; k < std::min(mine.size(), reference.size()); ++k) {
       if (mine[k] == reference[k]) continue;
-      it->second = fmt::format("rank {}'s call #{} of the group {} another of its streams and rank {}'s {}", rank, k,
-                               mine[k] != 0 ? "cannot overlap" : "may overlap", first,
-                               reference[k] != 0 ? "cannot" : "may");
+      it->second =
+          fmt::format("rank {}'s call #{} of the group {} another of its streams and rank {}'s {}", rank, k,
+                      mine[k] != 0 ? "cannot overlap" : "may overlap", first, reference[k] != 0 ? "cannot" : "may");
       return it->second;
     }
   }
@@ -469,7 +486,8 @@ void CollectiveShortcuts::bound_world_load() {
       }
       const CollectivePlan& plan = planner_->plan(op, r, i);
       const trace::Group& group = trace_.groups[static_cast<std::size_t>(op.group)];
-      for (int peer : plan.schedule->send_peers(group.index_of(r))) pairs.emplace(r, group.ranks[static_cast<std::size_t>(peer)]);
+      for (int peer : plan.schedule->send_peers(group.index_of(r)))
+        pairs.emplace(r, group.ranks[static_cast<std::size_t>(peer)]);
     }
   }
   // Three bounds per direction, the least applies: the senders that can cross it, each at its
@@ -487,8 +505,10 @@ void CollectiveShortcuts::bound_world_load() {
       by_sender.emplace_back(direction, src, p.rate_Bps);
       by_receiver.emplace_back(direction, dst, p.rate_Bps);
       const std::uint32_t link = direction / 2;
-      if (link == network_.intra_link(a) || link == nic_link_of(network_, a)) by_end.emplace_back(direction, 2 * src, p.rate_Bps);
-      else if (link == network_.intra_link(b) || link == nic_link_of(network_, b)) by_end.emplace_back(direction, 2 * dst + 1, p.rate_Bps);
+      if (link == network_.intra_link(a) || link == nic_link_of(network_, a))
+        by_end.emplace_back(direction, 2 * src, p.rate_Bps);
+      else if (link == network_.intra_link(b) || link == nic_link_of(network_, b))
+        by_end.emplace_back(direction, 2 * dst + 1, p.rate_Bps);
     }
   }
   // Sums over the distinct second members of each direction's largest rates, each times the
@@ -555,8 +575,10 @@ std::string CollectiveShortcuts::decide(const CollectivePlan& plan, int group_in
     case collective::Collective::kAllReduce:
     case collective::Collective::kAllGather:
     case collective::Collective::kReduceScatter:
-    case collective::Collective::kAllToAll: break;
-    default: return "a rank may end before another one starts";
+    case collective::Collective::kAllToAll:
+      break;
+    default:
+      return "a rank may end before another one starts";
   }
   if (network_.accelerator().cpu_core) return "CPU ranks may share a core";
   const trace::Group& group = trace_.groups[static_cast<std::size_t>(group_index)];
@@ -583,7 +605,8 @@ std::string CollectiveShortcuts::decide(const CollectivePlan& plan, int group_in
       const int src = placement_[static_cast<std::size_t>(group.ranks[static_cast<std::size_t>(r)])];
       const int dst = placement_[static_cast<std::size_t>(group.ranks[static_cast<std::size_t>(peer)])];
       entry.paths.emplace(key, path(src, dst));
-      if (entry.paths.size() > most_paths) return fmt::format("its {} ranks have more than {} sender-receiver pairs", schedule.size(), most_paths);
+      if (entry.paths.size() > most_paths)
+        return fmt::format("its {} ranks have more than {} sender-receiver pairs", schedule.size(), most_paths);
     }
   }
   // Nobody else on the paths; and per link direction, the messages that can be in flight on it
@@ -602,8 +625,8 @@ std::string CollectiveShortcuts::decide(const CollectivePlan& plan, int group_in
         // Ranks outside the group may use the link: no bar when all that the job can send
         // across it at once fits in its capacity (world_fits).
         const int node = node_of_nic_link_[link];
-        const bool others = (node < 0 && !whole_world) ||
-                            (node >= 0 && group_ranks_behind_nic[link] != ranks_behind_nic_[link]);
+        const bool others =
+            (node < 0 && !whole_world) || (node >= 0 && group_ranks_behind_nic[link] != ranks_behind_nic_[link]);
         if (others && !world_fits(direction)) {
           if (node < 0) return "its messages cross fabric links that other ranks' messages may use";
           return fmt::format("node {} has ranks outside the group that share its NIC", node);
@@ -629,7 +652,8 @@ std::string CollectiveShortcuts::decide(const CollectivePlan& plan, int group_in
     const topology::Link& link = network_.link(direction / 2);
     if (!fits(load, link.capacity_Bps * options_.network.bandwidth_factor)) {
       return fmt::format("its messages can share link {} (they need {:g} B/s of its {:g} B/s)",
-                         network_.link_name(direction / 2), load, link.capacity_Bps * options_.network.bandwidth_factor);
+                         network_.link_name(direction / 2), load,
+                         link.capacity_Bps * options_.network.bandwidth_factor);
     }
   }
   return "";
@@ -668,13 +692,16 @@ bool CollectiveShortcuts::uniform_ring_links(const collective::Schedule& schedul
 collective::CriticalPathTimes CollectiveShortcuts::times(const CollectivePlan& plan, int group,
                                                          std::span<const double> starts_s) {
   Entry& e = entry(plan, group);
-  if (!e.refusal.empty()) throw std::logic_error("CollectiveShortcuts::times: the shortcut does not apply: " + e.refusal);
-  const collective::CostParams params = collective::cost_params(0, 0, 1.0 / network_.accelerator().reduce_Bps, plan.cost);
+  if (!e.refusal.empty())
+    throw std::logic_error("CollectiveShortcuts::times: the shortcut does not apply: " + e.refusal);
+  const collective::CostParams params =
+      collective::cost_params(0, 0, 1.0 / network_.accelerator().reduce_Bps, plan.cost);
   const collective::MessageCost message = [&e](int from, int to, std::uint64_t wire_bytes) {
     const Path& p = *e.by_pair.at(pair_key(from, to));
     return p.latency_s + static_cast<double>(wire_bytes) / p.rate_Bps;
   };
-  const bool same_start = std::all_of(starts_s.begin(), starts_s.end(), [&](double s) { return s == starts_s.front(); });
+  const bool same_start =
+      std::all_of(starts_s.begin(), starts_s.end(), [&](double s) { return s == starts_s.front(); });
   if (!same_start) return collective::critical_path_times(*plan.schedule, params, message, starts_s);
   // The usual case (a collective that all its ranks reach together) is computed once; for a
   // ring whose every rank sends to its neighbour over a path of the same latency and rate,
@@ -688,11 +715,12 @@ collective::CriticalPathTimes CollectiveShortcuts::times(const CollectivePlan& p
       // position, with the same schedule and codec, end alike: the data-parallel groups of a
       // rail-optimised fabric, one per rail (8 walks of a 1,280-rank ring were most of a
       // 10,240-accelerator replay whose replicas --fast folds).
-      std::vector<double> links = {plan.cost.ratio,         plan.cost.compress_t0_s,   plan.cost.compress_Bps,
+      std::vector<double> links = {plan.cost.ratio,           plan.cost.compress_t0_s,  plan.cost.compress_Bps,
                                    plan.cost.decompress_t0_s, plan.cost.decompress_Bps, plan.cost.add_t0_s,
                                    plan.cost.add_Bps};
       for (const auto& [pair, path] : e.paths) {
-        links.insert(links.end(), {static_cast<double>(pair.first), static_cast<double>(pair.second), path.latency_s, path.rate_Bps});
+        links.insert(links.end(), {static_cast<double>(pair.first), static_cast<double>(pair.second), path.latency_s,
+                                   path.rate_Bps});
       }
       auto [alike, fresh] = from_zero_by_links_.try_emplace(std::make_pair(plan.schedule.get(), std::move(links)));
       if (fresh) {

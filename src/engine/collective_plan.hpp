@@ -25,7 +25,7 @@ struct CollectivePlan {
   std::string algorithm;
   bool compressed = false;
   compress::CompressorCost cost;  ///< default (free, ratio 1) when not compressed
-  float error_worst_eb = 0;      ///< error of the result in units of the per-compression bound
+  float error_worst_eb = 0;       ///< error of the result in units of the per-compression bound
   float error_expected_eb = 0;
   /// The schedule of `request`, built once per distinct schedule (CollectivePlanner::schedule)
   /// and shared by every rank of every call and every group that runs it (schedules are
@@ -99,7 +99,7 @@ class CollectivePlanner {
   /// identical groups does not print one line per group.
   void add_group_note(const std::string& pattern, const std::string& group);
   struct GroupNote {
-    std::size_t line;                ///< index in notes_
+    std::size_t line;                 ///< index in notes_
     std::vector<std::string> groups;  ///< distinct, in first-seen order
   };
   std::map<std::string, GroupNote> group_notes_;
@@ -175,9 +175,9 @@ class CollectiveShortcuts {
  private:
   struct Entry {
     std::string refusal;
-    std::map<std::pair<int, int>, Path> paths;  ///< by (group-local sender, receiver)
+    std::map<std::pair<int, int>, Path> paths;               ///< by (group-local sender, receiver)
     std::unordered_map<std::uint64_t, const Path*> by_pair;  ///< the same by (sender << 32 | receiver), for lookups
-    collective::CriticalPathTimes from_zero;     ///< ends and waits when all start at 0, computed on first use
+    collective::CriticalPathTimes from_zero;  ///< ends and waits when all start at 0, computed on first use
   };
   Entry& entry(const CollectivePlan& plan, int group);
   /// Whether `schedule` is a uniform ring whose every message to the right neighbour takes a
@@ -213,7 +213,8 @@ class CollectiveShortcuts {
   std::vector<std::vector<char>> alone_;               ///< by program: alone()
   std::map<std::pair<const collective::Schedule*, int>, Entry> entries_;
   /// Entry::from_zero of groups that are alike: by schedule, and codec costs and paths as figures.
-  std::map<std::pair<const collective::Schedule*, std::vector<double>>, collective::CriticalPathTimes> from_zero_by_links_;
+  std::map<std::pair<const collective::Schedule*, std::vector<double>>, collective::CriticalPathTimes>
+      from_zero_by_links_;
   CollectivePlanner* planner_ = nullptr;
   bool world_bounded_ = false;
   /// By link direction: the least bound's load (world_fits).

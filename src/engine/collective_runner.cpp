@@ -24,8 +24,12 @@ namespace ccsim::engine::detail {
 class Simulation::StepRunner final : public collective::StepExecutor {
  public:
   StepRunner(Simulation& sim, int rank, int group_index, const CollectivePlan& plan)
-      : sim_(sim), rank_(rank), group_index_(group_index),
-        group_(sim.trace_.groups[static_cast<std::size_t>(group_index)]), plan_(plan), state_(sim.state(rank)) {}
+      : sim_(sim),
+        rank_(rank),
+        group_index_(group_index),
+        group_(sim.trace_.groups[static_cast<std::size_t>(group_index)]),
+        plan_(plan),
+        state_(sim.state(rank)) {}
 
   void start_exchange(int, const collective::Step& step) override {
     ++state_.step;
@@ -55,7 +59,9 @@ class Simulation::StepRunner final : public collective::StepExecutor {
     return true;
   }
 
-  void reduce(int, const collective::Step& step) override { sim_.busy(rank_, sim_.step_busy_s(plan_, step), "reducing"); }
+  void reduce(int, const collective::Step& step) override {
+    sim_.busy(rank_, sim_.step_busy_s(plan_, step), "reducing");
+  }
 
   void compress(int, const collective::Step& step) override {
     ++state_.step;
@@ -87,7 +93,8 @@ double Simulation::step_busy_s(const CollectivePlan& plan, const collective::Ste
   const compress::CompressorCost& codec = plan.cost;
   const bool reduces = step.mode == collective::RecvMode::kReduce;
   switch (step.kind) {
-    case collective::StepKind::kCompress: return codec.compress_s(raw(step.local));
+    case collective::StepKind::kCompress:
+      return codec.compress_s(raw(step.local));
     case collective::StepKind::kDecompress:
       return codec.decompress_s(raw(step.local)) + (reduces ? raw(step.local) * seconds_per_reduced_byte_ : 0.0);
     case collective::StepKind::kExchange:
@@ -103,7 +110,7 @@ std::uint64_t Simulation::wire_bytes(const CollectivePlan& plan, const collectiv
 }
 
 std::optional<Simulation::RingFlow> Simulation::ring_flow(const CollectivePlan& plan,
-                                                           std::span<const collective::Step> steps) const {
+                                                          std::span<const collective::Step> steps) const {
   RingFlow flow;
   for (const collective::Step& step : steps) {
     // A codec's work between the steps leaves the links idle in gaps that other messages fill:
@@ -155,7 +162,9 @@ void Simulation::run_ring_flow(int rank, const Op& op, const RingFlow& flow) {
   const int to = group.ranks[static_cast<std::size_t>(flow.send_peer)];
   const int from = group.ranks[static_cast<std::size_t>(flow.recv_peer)];
   // The receive path's latency, paid once per step (CM02 without TCP-gamma).
-  const double latency_s = shortcuts_->path(placement_[static_cast<std::size_t>(from)], placement_[static_cast<std::size_t>(rank)]).latency_s;
+  const double latency_s =
+      shortcuts_->path(placement_[static_cast<std::size_t>(from)], placement_[static_cast<std::size_t>(rank)])
+          .latency_s;
   sg4::Mailbox* out = channel(kCollective, op.group, rank, to);
   sg4::Mailbox* in = channel(kCollective, op.group, from, rank);
   RankState& st = state(rank);
@@ -212,7 +221,8 @@ bool Simulation::ring_in_step(int rank, const RingFlow& flow, const Op& op, int 
 }
 
 Simulation::Membership& Simulation::enter(int rank, int group) {
-  Membership& member = memberships_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(membership_slot(rank, group))];
+  Membership& member =
+      memberships_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(membership_slot(rank, group))];
   ++member.entered;
   return member;
 }
@@ -267,8 +277,9 @@ void Simulation::run_shortcut(int rank, const Op& op, const CollectivePlan& plan
   const auto size = static_cast<std::size_t>(plan.request.size);
   // Members of folded replicas (ReplicaFolding) are not simulated: each starts when the
   // simulated member that stands for it does.
-  const std::vector<int>* stand_in =
-      stand_ins_.empty() || stand_ins_[static_cast<std::size_t>(op.group)].empty() ? nullptr : &stand_ins_[static_cast<std::size_t>(op.group)];
+  const std::vector<int>* stand_in = stand_ins_.empty() || stand_ins_[static_cast<std::size_t>(op.group)].empty()
+                                         ? nullptr
+                                         : &stand_ins_[static_cast<std::size_t>(op.group)];
   if (fresh) {
     std::size_t simulated = size;
     if (stand_in != nullptr) {
@@ -286,7 +297,8 @@ void Simulation::run_shortcut(int rank, const Op& op, const CollectivePlan& plan
   meeting.barrier->wait();
   if (meeting.times.ends_s.empty()) {
     if (stand_in != nullptr) {
-      for (std::size_t i = 0; i < size; ++i) meeting.starts_s[i] = meeting.starts_s[static_cast<std::size_t>((*stand_in)[i])];
+      for (std::size_t i = 0; i < size; ++i)
+        meeting.starts_s[i] = meeting.starts_s[static_cast<std::size_t>((*stand_in)[i])];
     }
     meeting.times = shortcuts_->times(plan, op.group, meeting.starts_s);
   }
@@ -334,7 +346,8 @@ sg4::Mailbox* Simulation::channel(ChannelKind kind, int context, int src, int ds
   auto key = std::make_tuple(static_cast<int>(kind), context, src, dst);
   auto it = channels_.find(key);
   if (it != channels_.end()) return it->second;
-  sg4::Mailbox* box = sg4::Mailbox::by_name(fmt::format("{}{}:{}>{}", kind == kCollective ? 'c' : 'p', context, src, dst));
+  sg4::Mailbox* box =
+      sg4::Mailbox::by_name(fmt::format("{}{}:{}>{}", kind == kCollective ? 'c' : 'p', context, src, dst));
   channels_.emplace(key, box);
   return box;
 }

@@ -214,7 +214,8 @@ std::size_t Simulation::run_fused(Fusion& fusion) {
       continue;
     }
     // A fork: every member runs operator i (or the p2p call from i) as its own.
-    const std::vector<std::uint32_t>& calls = calls_[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(lead)])];
+    const std::vector<std::uint32_t>& calls =
+        calls_[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(lead)])];
     auto fork = std::make_shared<Fusion::Fork>();
     fusion.fork = fork;
     fork->op = i;
@@ -259,8 +260,10 @@ void Simulation::run_fork(int rank, const Fusion::Fork& fork) {
 
 bool Simulation::join(Fusion& fusion, int rank, const std::shared_ptr<Fusion::Fork>& fork) {
   const double now = sg4::Engine::get_clock();
-  if (fork->finished == 0) fork->first_end_s = now;
-  else if (now != fork->first_end_s) fork->ends_equal = false;
+  if (fork->finished == 0)
+    fork->first_end_s = now;
+  else if (now != fork->first_end_s)
+    fork->ends_equal = false;
   ++fork->finished;
   // Members whose operators end at this instant are woken together and join before any of
   // them runs again: after one yield, the fork's count says whether all ended now. One that
@@ -269,8 +272,10 @@ bool Simulation::join(Fusion& fusion, int rank, const std::shared_ptr<Fusion::Fo
   if (!fork->decided) {
     fork->decided = true;
     fork->together = fork->finished == static_cast<int>(fusion.members.size()) && fork->ends_equal;
-    if (fork->together) ++fusion.forks;
-    else fusion.parted = true;
+    if (fork->together)
+      ++fusion.forks;
+    else
+      fusion.parted = true;
   }
   settle_fork_record(fusion, rank, *fork);
   return fork->together;
@@ -344,12 +349,13 @@ std::string Simulation::fusion_note() const {
   }
   std::vector<std::string> sizes;
   for (const auto& [size, count] : by_size) sizes.push_back(fmt::format("{} of {}", count, size));
-  return fmt::format("shortcuts: groups of ranks running one program ({} ranks, e.g. \"{}\") ran as one simulated rank "
-                     "each while in lockstep (their compute and their group's collectives; {} sends, receives or "
-                     "other collectives ran by every member and ended together); {} of {} groups went on rank by "
-                     "rank after an operator whose ends differed",
-                     fmt::join(sizes, ", "), trace_.groups[static_cast<std::size_t>(fusions_.front().group)].name, forks,
-                     parted, fusions_.size()) +
+  return fmt::format(
+             "shortcuts: groups of ranks running one program ({} ranks, e.g. \"{}\") ran as one simulated rank "
+             "each while in lockstep (their compute and their group's collectives; {} sends, receives or "
+             "other collectives ran by every member and ended together); {} of {} groups went on rank by "
+             "rank after an operator whose ends differed",
+             fmt::join(sizes, ", "), trace_.groups[static_cast<std::size_t>(fusions_.front().group)].name, forks,
+             parted, fusions_.size()) +
          (streamed == 0 ? std::string()
                         : fmt::format("; {} groups of ranks with streams ran as one only up to their first operator "
                                       "that another stream may overlap (other than a call of sends and receives posted "

@@ -10,7 +10,8 @@ namespace ccsim::engine {
 
 namespace sg4 = simgrid::s4u;
 
-GraphZone::GraphZone(const topology::Network& network, const std::vector<int>& placement, const GraphZoneOptions& options)
+GraphZone::GraphZone(const topology::Network& network, const std::vector<int>& placement,
+                     const GraphZoneOptions& options)
     : NetZoneImpl("ccsim"),
       network_(network),
       placement_(placement),

@@ -97,11 +97,11 @@ class GraphZone final : public simgrid::kernel::routing::NetZoneImpl {
     double bandwidth_Bps = 0;  ///< the link's capacity
     bool left_out = false;     ///< leave_out()
   };
-  std::vector<Direction> directions_;          ///< 2 per network link: [2i] forward, [2i+1] backward
-  std::vector<simgrid::s4u::Link*> loopback_;  ///< per accelerator shared by several ranks, nullptr otherwise
-  std::vector<topology::Hop> hops_;         ///< scratch of get_local_route
-  std::vector<topology::Hop> cap_hops_;     ///< scratch of flow_cap_Bps
-  bool has_caps_ = false;                   ///< some link in use is a trunk, or left out
+  std::vector<Direction> directions_;                    ///< 2 per network link: [2i] forward, [2i+1] backward
+  std::vector<simgrid::s4u::Link*> loopback_;            ///< per accelerator shared by several ranks, nullptr otherwise
+  std::vector<topology::Hop> hops_;                      ///< scratch of get_local_route
+  std::vector<topology::Hop> cap_hops_;                  ///< scratch of flow_cap_Bps
+  bool has_caps_ = false;                                ///< some link in use is a trunk, or left out
   std::unordered_map<std::uint64_t, double> flow_caps_;  ///< flow_cap_Bps by (src << 32 | dst accelerator)
 };
 

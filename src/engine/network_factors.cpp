@@ -18,18 +18,19 @@ std::string format_bytes(std::uint64_t bytes) {
 std::string describe_tier(const char* name, const topology::TierModel& tier) {
   std::vector<std::string> segments;
   for (const topology::CostSegment& s : tier.segments) {
-    segments.push_back(fmt::format(">= {}: {:.3g} us + bytes / {:.4g} MB/s{}", format_bytes(s.min_bytes), s.latency_s * 1e6,
-                                   s.bandwidth_Bps / 1e6, s.ramp ? ", ramping to the next" : ""));
+    segments.push_back(fmt::format(">= {}: {:.3g} us + bytes / {:.4g} MB/s{}", format_bytes(s.min_bytes),
+                                   s.latency_s * 1e6, s.bandwidth_Bps / 1e6, s.ramp ? ", ramping to the next" : ""));
   }
-  return fmt::format("{}: overheads send {:.3g} us, recv {:.3g} us; {} segment{} [{}]", name, tier.send_overhead_s * 1e6,
-                     tier.recv_overhead_s * 1e6, tier.segments.size(), tier.segments.size() == 1 ? "" : "s",
-                     fmt::join(segments, "; "));
+  return fmt::format("{}: overheads send {:.3g} us, recv {:.3g} us; {} segment{} [{}]", name,
+                     tier.send_overhead_s * 1e6, tier.recv_overhead_s * 1e6, tier.segments.size(),
+                     tier.segments.size() == 1 ? "" : "s", fmt::join(segments, "; "));
 }
 
 void check_tier(const char* name, const topology::TierModel& tier) {
   if (tier.segments.empty()) throw std::invalid_argument(fmt::format("network model: tier {} has no segments", name));
   for (const topology::CostSegment& s : tier.segments) {
-    if (!(s.bandwidth_Bps > 0)) throw std::invalid_argument(fmt::format("network model: tier {} has a segment without bandwidth", name));
+    if (!(s.bandwidth_Bps > 0))
+      throw std::invalid_argument(fmt::format("network model: tier {} has a segment without bandwidth", name));
   }
 }
 
@@ -89,8 +90,8 @@ std::string NetworkFactors::extrapolation_note() const {
                                 smallest_below_[i], t->floor_bytes, t->extrapolation()));
   }
   if (parts.empty()) return "";
-  return fmt::format("calibrated model {} extrapolated: {}; measure smaller messages to know them",
-                     model_->name, fmt::join(parts, "; "));
+  return fmt::format("calibrated model {} extrapolated: {}; measure smaller messages to know them", model_->name,
+                     fmt::join(parts, "; "));
 }
 
 std::string NetworkFactors::describe() const {

@@ -21,7 +21,8 @@ std::vector<int> coordinate(const trace::Trace& trace, trace::GroupKind kind, in
   for (const trace::Group& group : trace.groups) {
     if (group.kind != kind) continue;
     size = std::max(size, static_cast<int>(group.ranks.size()));
-    for (std::size_t i = 0; i < group.ranks.size(); ++i) index[static_cast<std::size_t>(group.ranks[i])] = static_cast<int>(i);
+    for (std::size_t i = 0; i < group.ranks.size(); ++i)
+      index[static_cast<std::size_t>(group.ranks[i])] = static_cast<int>(i);
   }
   return index;
 }
@@ -32,7 +33,8 @@ std::vector<int> explicit_map(const trace::Trace& trace, const topology::Network
   std::size_t start = 0;
   while (start <= list.size()) {
     std::size_t comma = list.find(',', start);
-    std::string_view item = list.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    std::string_view item =
+        list.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
     auto value = parse_int(item);
     if (!value || *value < 0 || *value >= network.accelerator_count()) {
       fail(fmt::format("map entry {} must be an accelerator in 0..{}, got \"{}\"", map.size(),
@@ -66,11 +68,13 @@ std::vector<int> place_ranks(const trace::Trace& trace, const topology::Network&
   const std::string policy = resolve_placement(trace, requested);
   const int world = trace.world_size;
   if (world > network.accelerator_count() && !oversubscribe) {
-    fail(fmt::format("the trace has {} ranks but the platform has only {} accelerators ({} nodes x {}); "
-                     "--oversubscribe shares accelerators",
-                     world, network.accelerator_count(), network.node_count(), network.accelerators_per_node()));
+    fail(
+        fmt::format("the trace has {} ranks but the platform has only {} accelerators ({} nodes x {}); "
+                    "--oversubscribe shares accelerators",
+                    world, network.accelerator_count(), network.node_count(), network.accelerators_per_node()));
   }
-  if (policy.starts_with("map:")) return explicit_map(trace, network, std::string_view(policy).substr(4), oversubscribe);
+  if (policy.starts_with("map:"))
+    return explicit_map(trace, network, std::string_view(policy).substr(4), oversubscribe);
   std::vector<int> order(static_cast<std::size_t>(world));
   std::iota(order.begin(), order.end(), 0);
   const int accelerators = network.accelerator_count();
@@ -91,9 +95,10 @@ std::vector<int> place_ranks(const trace::Trace& trace, const topology::Network&
   std::vector<std::string> sorted = names;
   std::sort(sorted.begin(), sorted.end());
   if (sorted != std::vector<std::string>{"dp", "pp", "tp"}) {
-    fail(fmt::format("expected auto, rank-order, map:A,B,... or an order of tp, pp and dp such as tp,pp,dp "
-                     "(innermost first), got \"{}\"",
-                     policy));
+    fail(
+        fmt::format("expected auto, rank-order, map:A,B,... or an order of tp, pp and dp such as tp,pp,dp "
+                    "(innermost first), got \"{}\"",
+                    policy));
   }
   int tp_size = 1;
   int pp_size = 1;
@@ -115,9 +120,10 @@ std::vector<int> place_ranks(const trace::Trace& trace, const topology::Network&
   });
   const int per_node = network.accelerators_per_node();
   if (names[0] == "tp" && tp_size > 1 && world <= accelerators && (tp_size > per_node || per_node % tp_size != 0)) {
-    fail(fmt::format("tensor-parallel groups of {} ranks cannot stay inside nodes of {} accelerators with placement "
-                     "\"{}\"; pass --placement rank-order (or another order) to place them across nodes",
-                     tp_size, per_node, policy));
+    fail(
+        fmt::format("tensor-parallel groups of {} ranks cannot stay inside nodes of {} accelerators with placement "
+                    "\"{}\"; pass --placement rank-order (or another order) to place them across nodes",
+                    tp_size, per_node, policy));
   }
   std::vector<int> accelerator(static_cast<std::size_t>(world));
   for (int slot = 0; slot < world; ++slot) {

@@ -33,7 +33,8 @@ bool same_sharing(const std::vector<Route>& a, const std::vector<Route>& b, cons
   for (std::size_t i = 0; i < a.size(); ++i) {
     const Route& x = a[i];
     const Route& y = b[i];
-    if (x.latency_s != y.latency_s || x.rate_Bps != y.rate_Bps || x.cap_Bps != y.cap_Bps || x.links.size() != y.links.size()) {
+    if (x.latency_s != y.latency_s || x.rate_Bps != y.rate_Bps || x.cap_Bps != y.cap_Bps ||
+        x.links.size() != y.links.size()) {
       return false;
     }
     for (std::size_t j = 0; j < x.links.size(); ++j) {
@@ -263,14 +264,16 @@ void Simulation::unfold() {
     if (!folded(r)) continue;
     const int image = folding_.image[static_cast<std::size_t>(r)];
     result_.ops.share(static_cast<std::size_t>(r), static_cast<std::size_t>(image));
-    if (options_.wait_spans) result_.waits[static_cast<std::size_t>(r)] = result_.waits[static_cast<std::size_t>(image)];
+    if (options_.wait_spans)
+      result_.waits[static_cast<std::size_t>(r)] = result_.waits[static_cast<std::size_t>(image)];
     for (int k = 0; k < lanes(r); ++k) {
       states_[static_cast<std::size_t>(lane_first_[static_cast<std::size_t>(r)] + k)] =
           states_[static_cast<std::size_t>(lane_first_[static_cast<std::size_t>(image)] + k)];
     }
   }
   const auto world = static_cast<std::size_t>(trace_.world_size);
-  const auto copies = static_cast<std::size_t>(std::count_if(folding_.image.begin(), folding_.image.end(), [](int i) { return i >= 0; }));
+  const auto copies = static_cast<std::size_t>(
+      std::count_if(folding_.image.begin(), folding_.image.end(), [](int i) { return i >= 0; }));
   std::string note = fmt::format(
       "shortcuts: the {} data-parallel replicas ran as {} simulated {} ({} of {} ranks): the others talk only to "
       "themselves but for their data-parallel collectives (which ran as their critical path), and their messages take "
@@ -278,9 +281,10 @@ void Simulation::unfold() {
       "copy, whose times they took (--every-replica simulates each)",
       folding_.replicas, folding_.simulated, folding_.simulated == 1 ? "one" : "ones", world - copies, world);
   if (fold_lag_s_ > 0) {
-    note += fmt::format("; members of a data-parallel collective that started it together ended up to {:.3g} us apart, "
-                        "and a simulated rank ended it with the latest of the ranks it stood for",
-                        fold_lag_s_ * 1e6);
+    note += fmt::format(
+        "; members of a data-parallel collective that started it together ended up to {:.3g} us apart, "
+        "and a simulated rank ended it with the latest of the ranks it stood for",
+        fold_lag_s_ * 1e6);
   }
   result_.notes.push_back(std::move(note));
 }

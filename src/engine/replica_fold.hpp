@@ -39,8 +39,8 @@ struct ReplicaFolding {
   /// Per rank: the simulated rank whose times it takes, -1 for a simulated rank; empty when
   /// no replica is folded.
   std::vector<int> image;
-  int replicas = 0;   ///< data-parallel replicas (the size of the data groups); 0 without data groups
-  int simulated = 0;  ///< replicas simulated
+  int replicas = 0;     ///< data-parallel replicas (the size of the data groups); 0 without data groups
+  int simulated = 0;    ///< replicas simulated
   std::string refusal;  ///< why no replica was folded; "" when some were, or there are none to fold
   bool folded(int rank) const { return !image.empty() && image[static_cast<std::size_t>(rank)] >= 0; }
 };

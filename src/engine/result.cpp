@@ -185,8 +185,10 @@ Result deserialize(std::string_view bytes) {
   for (std::size_t k = 0; k < result.ops.size(); ++k) {
     const auto same = r.pod<std::uint8_t>();
     if (same > 1 || (same == 1 && k == 0)) throw std::runtime_error("malformed simulation result");
-    if (same == 1) result.ops.share(k, k - 1);
-    else result.ops.own(k) = r.vec<OpRecord>();
+    if (same == 1)
+      result.ops.share(k, k - 1);
+    else
+      result.ops.own(k) = r.vec<OpRecord>();
   }
   result.waits.resize(r.pod<std::uint64_t>());
   for (auto& spans : result.waits) spans = r.vec<WaitSpan>();

@@ -13,13 +13,13 @@ namespace ccsim::engine {
 /// 1,024 accelerators of GPT-3 175B): the fields are ordered so that the record has no
 /// padding (56 bytes, not 64).
 struct OpRecord {
-  std::uint32_t name = 0;   ///< index into Result::names ("linear", "all_reduce", ...)
-  std::uint32_t label = 0;  ///< index into Result::names, 0 = no label
-  std::uint32_t kind = 0;   ///< index into Result::names ("compute", "all_reduce", "send", ...)
-  std::uint32_t algorithm = 0;   ///< collectives: index into Result::names ("ring", "compressed-ring", ...)
-  float error_worst_eb = 0;      ///< compressed collectives: worst error of the result, in units of eb
-  float error_expected_eb = 0;   ///< ... and its expected value
-  std::uint64_t bytes = 0;  ///< message or buffer size (0 for compute)
+  std::uint32_t name = 0;       ///< index into Result::names ("linear", "all_reduce", ...)
+  std::uint32_t label = 0;      ///< index into Result::names, 0 = no label
+  std::uint32_t kind = 0;       ///< index into Result::names ("compute", "all_reduce", "send", ...)
+  std::uint32_t algorithm = 0;  ///< collectives: index into Result::names ("ring", "compressed-ring", ...)
+  float error_worst_eb = 0;     ///< compressed collectives: worst error of the result, in units of eb
+  float error_expected_eb = 0;  ///< ... and its expected value
+  std::uint64_t bytes = 0;      ///< message or buffer size (0 for compute)
   double start_s = 0;
   double end_s = 0;
   /// Communication operators: time the rank spent inside the operator waiting for its peers,
@@ -85,15 +85,15 @@ struct Result {
   /// crossed the network between nodes.
   int nodes_used = 0;
   int stage_count = 1;
-  std::vector<int> stage;           ///< pipeline stage of each rank
-  std::vector<std::string> names;   ///< names[0] == ""
-  RankRecords ops;  ///< ops[rank], in program order
+  std::vector<int> stage;                    ///< pipeline stage of each rank
+  std::vector<std::string> names;            ///< names[0] == ""
+  RankRecords ops;                           ///< ops[rank], in program order
   std::vector<std::vector<WaitSpan>> waits;  ///< waits[rank] in time order; empty unless recorded
   /// Per rank whose program has streams (traces/README.md, "Streams"): the stream of each of
   /// its operators, shared by the ranks of one program; nullptr for a rank without streams,
   /// empty when no rank has any.
   std::vector<std::shared_ptr<const std::vector<std::uint8_t>>> streams;
-  double makespan_s = 0;            ///< when the last rank finished
+  double makespan_s = 0;  ///< when the last rank finished
   /// Whether OpRecord::wait_s was measured (a simulated replay); false for results made of a
   /// trace's own durations (`trace inspect`), whose waits are unknown, not 0.
   bool has_waits = false;

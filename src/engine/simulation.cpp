@@ -47,7 +47,8 @@ void Simulation::check_fit() {
     placement_ = place_ranks(trace_, net, options_.placement, options_.oversubscribe || cpu_ranks);
   } catch (const InputError& e) {
     if (options_.placement != "auto" || trace_.placement.empty()) throw;
-    throw InputError(trace_.source, trace_.placement_line, "placement", e.detail());  // the trace's own placement is wrong
+    throw InputError(trace_.source, trace_.placement_line, "placement",
+                     e.detail());  // the trace's own placement is wrong
   }
   sharing_.assign(static_cast<std::size_t>(net.accelerator_count()), 0);
   for (int a : placement_) ++sharing_[static_cast<std::size_t>(a)];
@@ -89,11 +90,10 @@ void Simulation::prepare_result() {
   result_.placement = placement_policy_;
   if (trace_.world_size > platform_.network.accelerator_count()) {
     if (platform_.network.accelerator().cpu_core) {
-      result_.placement += fmt::format(", {} CPU ranks on {} cores ({})", trace_.world_size,
-                                       platform_.network.accelerator_count(),
-                                       options_.dedicated_durations
-                                           ? "compute, of ranks with a core each, time-shares the cores"
-                                           : "measured compute is not time-shared again");
+      result_.placement +=
+          fmt::format(", {} CPU ranks on {} cores ({})", trace_.world_size, platform_.network.accelerator_count(),
+                      options_.dedicated_durations ? "compute, of ranks with a core each, time-shares the cores"
+                                                   : "measured compute is not time-shared again");
     } else {
       result_.placement += fmt::format(", oversubscribed: {} ranks on {} accelerators", trace_.world_size,
                                        platform_.network.accelerator_count());
@@ -109,7 +109,8 @@ void Simulation::prepare_result() {
   result_.stage = trace_.pipeline_stages();
   result_.stage_count = trace_.pipeline_stage_count();
   result_.names.reserve(trace_.names.size() + 8);
-  for (std::size_t i = 0; i < trace_.names.size(); ++i) result_.names.emplace_back(trace_.names[static_cast<trace::Names::Id>(i)]);
+  for (std::size_t i = 0; i < trace_.names.size(); ++i)
+    result_.names.emplace_back(trace_.names[static_cast<trace::Names::Id>(i)]);
   kind_name_.assign(8, 0);
   for (int k = 0; k < 8; ++k) {
     kind_name_[static_cast<std::size_t>(k)] = static_cast<std::uint32_t>(result_.names.size());
@@ -172,15 +173,16 @@ int Simulation::membership_slot(int rank, int group) const {
 }
 
 double Simulation::compute_s(const Op& op) const {
-  topology::ComputeOp view{trace_.op_name(op), trace_.op_label(op), trace_.gemm_of(op), op.flops,
-                           static_cast<double>(op.bytes), op.duration_s};
+  topology::ComputeOp view{trace_.op_name(op), trace_.op_label(op),           trace_.gemm_of(op),
+                           op.flops,           static_cast<double>(op.bytes), op.duration_s};
   return cost_->seconds(view, platform_.network.accelerator());
 }
 
 sg4::Host* Simulation::shared_cores(int rank, const Op& op) const {
   // Durations measured under the traced run's own sharing are not shared again (they run on
   // the rank's own host); work of a rank with a core of its own shares its node's cores.
-  if (!platform_.network.accelerator().cpu_core || (op.duration_s >= 0 && !options_.dedicated_durations)) return nullptr;
+  if (!platform_.network.accelerator().cpu_core || (op.duration_s >= 0 && !options_.dedicated_durations))
+    return nullptr;
   return zone_->cores_of_rank(rank);
 }
 
@@ -318,7 +320,8 @@ void Simulation::check_finite() const {
   if (!bad) {
     // Work is finite, but a time may still overflow (a message too large for its bandwidth).
     for (int r = 0; r < trace_.world_size && !bad; ++r) {
-      if (r > 0 && result_.ops.shared(static_cast<std::size_t>(r), static_cast<std::size_t>(r) - 1)) continue;  // read already
+      if (r > 0 && result_.ops.shared(static_cast<std::size_t>(r), static_cast<std::size_t>(r) - 1))
+        continue;  // read already
       const auto& records = result_.ops[static_cast<std::size_t>(r)];
       for (std::size_t i = 0; i < records.size() && !bad; ++i) {
         if (!std::isfinite(records[i].start_s) || !std::isfinite(records[i].end_s)) {
@@ -358,7 +361,8 @@ void Simulation::leave_out_links() {
   for (std::uint32_t link = 0; link < net.link_count(); ++link) {
     if (!shortcuts_->fabric_link(link)) continue;
     const bool split = net.link(link).sharing == topology::Sharing::kSplitDuplex;
-    for (std::uint32_t d = 0; d < 2; ++d) out[2 * link + d] = shortcuts_->never_binds(2 * link + (split ? d : 0)) ? 1 : 0;
+    for (std::uint32_t d = 0; d < 2; ++d)
+      out[2 * link + d] = shortcuts_->never_binds(2 * link + (split ? d : 0)) ? 1 : 0;
   }
   const auto [left, links] = zone_->leave_out(out);
   if (left == 0) return;
@@ -421,9 +425,15 @@ void Simulation::run_op(int rank, std::size_t i) {
   const Op op = trace_.op(rank, i);  // its group or peer as this rank's
   record(rank, i).start_s = sg4::Engine::get_clock();
   switch (op.kind) {
-    case OpKind::kSend: run_send(rank, op); break;
-    case OpKind::kRecv: run_recv(rank, op); break;
-    default: run_collective(rank, op, i); break;
+    case OpKind::kSend:
+      run_send(rank, op);
+      break;
+    case OpKind::kRecv:
+      run_recv(rank, op);
+      break;
+    default:
+      run_collective(rank, op, i);
+      break;
   }
   record(rank, i).end_s = sg4::Engine::get_clock();
 }
@@ -446,7 +456,8 @@ void Simulation::run_individually(int rank, std::size_t first) {
 
 std::string Simulation::describe_position(int rank) const {
   std::vector<std::string> blocked;
-  for (int lane = lane_first_[static_cast<std::size_t>(rank)]; lane < lane_first_[static_cast<std::size_t>(rank) + 1]; ++lane) {
+  for (int lane = lane_first_[static_cast<std::size_t>(rank)]; lane < lane_first_[static_cast<std::size_t>(rank) + 1];
+       ++lane) {
     const RankState& st = states_[static_cast<std::size_t>(lane)];
     if (st.done) continue;
     const Op& op = trace_.program_ops(rank)[st.op];
@@ -467,8 +478,8 @@ std::string Simulation::describe_wait(int lane) const {
   if (st.after >= 0) {
     const auto d = static_cast<std::size_t>(st.after);
     const Op& dep = trace_.program_ops(rank)[d];
-    return fmt::format("{} waits for operator #{} '{}' (line {}, stream {}) to end", head, d, trace_.op_name(dep), dep.line,
-                       dep.stream);
+    return fmt::format("{} waits for operator #{} '{}' (line {}, stream {}) to end", head, d, trace_.op_name(dep),
+                       dep.line, dep.stream);
   }
   if (op.kind == OpKind::kCompute) {
     // Not a wait: the simulation ended while the rank computed (a stall elsewhere, or work
@@ -492,7 +503,8 @@ std::string Simulation::describe_wait(int lane) const {
       absent.push_back(describe_position(member));
     }
   }
-  std::string where = fmt::format("{} on group \"{}\" (its collective #{} on this group)", head, group.name, st.sequence);
+  std::string where =
+      fmt::format("{} on group \"{}\" (its collective #{} on this group)", head, group.name, st.sequence);
   if (!absent.empty()) {
     return fmt::format("{} waits for members that never reached it: {}", where, fmt::join(absent, "; "));
   }
@@ -511,7 +523,8 @@ std::string Simulation::explain_deadlock() const {
   int ranks = 0;
   for (int r = 0; r < trace_.world_size; ++r) {
     bool any = false;
-    for (int lane = lane_first_[static_cast<std::size_t>(r)]; lane < lane_first_[static_cast<std::size_t>(r) + 1]; ++lane) {
+    for (int lane = lane_first_[static_cast<std::size_t>(r)]; lane < lane_first_[static_cast<std::size_t>(r) + 1];
+         ++lane) {
       if (states_[static_cast<std::size_t>(lane)].done) continue;
       if (!folded(r)) blocked.push_back(lane);  // a folded rank is where its image is
       any = true;
@@ -521,9 +534,10 @@ std::string Simulation::explain_deadlock() const {
   std::string out = fmt::format("simulation cannot progress at t={:.6f} s: {} of {} ranks are blocked",
                                 sg4::Engine::get_clock(), ranks, trace_.world_size);
   if (!folding_.image.empty()) {
-    out += fmt::format(" (the shortcuts simulated {} of the {} data-parallel replicas: the ranks of the others are where their "
-                       "copies are, and are not listed)",
-                       folding_.simulated, folding_.replicas);
+    out += fmt::format(
+        " (the shortcuts simulated {} of the {} data-parallel replicas: the ranks of the others are where their "
+        "copies are, and are not listed)",
+        folding_.simulated, folding_.replicas);
   }
   constexpr std::size_t kShown = 8;
   for (std::size_t i = 0; i < blocked.size() && i < kShown; ++i) out += "\n  " + describe_wait(blocked[i]);
@@ -553,7 +567,8 @@ Result Simulation::run() {
     }
     states_.assign(static_cast<std::size_t>(lane_first_.back()), RankState{});
     for (int r = 0; r < trace_.world_size; ++r) {
-      for (int k = 0; k < lanes(r); ++k) states_[static_cast<std::size_t>(lane_first_[static_cast<std::size_t>(r)] + k)].stream = k;
+      for (int k = 0; k < lanes(r); ++k)
+        states_[static_cast<std::size_t>(lane_first_[static_cast<std::size_t>(r)] + k)].stream = k;
     }
   }
 
@@ -594,10 +609,9 @@ Result Simulation::run() {
   allocate_records();
 
   {
-    Phase phase(folding_.image.empty()
-                    ? fmt::format("simulating {} ranks", trace_.world_size)
-                    : fmt::format("simulating {} ranks ({} of {} data-parallel replicas)", trace_.world_size,
-                                  folding_.simulated, folding_.replicas),
+    Phase phase(folding_.image.empty() ? fmt::format("simulating {} ranks", trace_.world_size)
+                                       : fmt::format("simulating {} ranks ({} of {} data-parallel replicas)",
+                                                     trace_.world_size, folding_.simulated, folding_.replicas),
                 "reduce the trace's ranks or operators");
     // The actors started now: a lane per rank, and its rank's other streams that hold
     // operators unless a fusion runs them first (start_lane).
@@ -611,7 +625,8 @@ Result Simulation::run() {
     for (int r = 0; r < trace_.world_size; ++r) {
       if (folded(r)) continue;
       const bool fused = !fusion_of_.empty() && fusion_of_[static_cast<std::size_t>(r)] >= 0;
-      actors += 1 + (fused ? 0 : streams_with_ops[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(r)])]);
+      actors +=
+          1 + (fused ? 0 : streams_with_ops[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(r)])]);
     }
     if (std::string refusal = actor_mapping_refusal(actors); !refusal.empty()) throw ResourceError(refusal);
     streams_.resize(static_cast<std::size_t>(trace_.world_size));
@@ -637,11 +652,13 @@ Result Simulation::run() {
         continue;
       }
       Streams& streams = streams_[static_cast<std::size_t>(r)];
-      streams.ended.assign(awaited_[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(r)])].ops.size(), 0);
+      streams.ended.assign(
+          awaited_[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(r)])].ops.size(), 0);
       for (int k = 0; k < lanes(r); ++k) streams.wake.push_back(sg4::Semaphore::create(0));
       // The first lane (rank_main: the fusion, then its stream); the others now, or when the
       // rank leaves its fusion (start_lane).
-      sg4::ActorPtr actor = sg4::Actor::create(fmt::format("rank{}.stream0", r), zone_->host_of_rank(r), [this, r] { rank_main(r); });
+      sg4::ActorPtr actor =
+          sg4::Actor::create(fmt::format("rank{}.stream0", r), zone_->host_of_rank(r), [this, r] { rank_main(r); });
       const auto pid = static_cast<std::size_t>(actor->get_pid());
       if (lane_of_actor_.size() <= pid) lane_of_actor_.resize(pid + 1, -1);
       lane_of_actor_[pid] = lane_first_[static_cast<std::size_t>(r)];
@@ -677,7 +694,8 @@ Result Simulation::run() {
     if (!st.done) throw SimulationError(explain_deadlock());
   }
   for (int r = 0; r < trace_.world_size; ++r) {
-    if (r > 0 && result_.ops.shared(static_cast<std::size_t>(r), static_cast<std::size_t>(r) - 1)) continue;  // the same end
+    if (r > 0 && result_.ops.shared(static_cast<std::size_t>(r), static_cast<std::size_t>(r) - 1))
+      continue;  // the same end
     result_.makespan_s = std::max(result_.makespan_s, result_.rank_end_s(r));
   }
   return std::move(result_);

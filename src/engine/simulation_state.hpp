@@ -40,15 +40,15 @@ using trace::OpKind;
 struct RankState {
   std::size_t op = 0;
   bool done = false;
-  int stream = 0;       ///< the stream this state is of (a rank runs one actor per stream)
-  std::int64_t after = -1;  ///< an operator of another stream that op waits for, -1 for none
-  bool woken = false;       ///< the end of `after` released this lane's semaphore
-  int step = -1;        ///< collective step in progress, -1 outside collectives
+  int stream = 0;                        ///< the stream this state is of (a rank runs one actor per stream)
+  std::int64_t after = -1;               ///< an operator of another stream that op waits for, -1 for none
+  bool woken = false;                    ///< the end of `after` released this lane's semaphore
+  int step = -1;                         ///< collective step in progress, -1 outside collectives
   const CollectivePlan* plan = nullptr;  ///< collective in progress (its steps are counted on demand)
-  int group_rank = -1;  ///< the rank's index in the collective's group
-  int send_peer = -1;   ///< global ranks involved in the blocking call
+  int group_rank = -1;                   ///< the rank's index in the collective's group
+  int send_peer = -1;                    ///< global ranks involved in the blocking call
   int recv_peer = -1;
-  int sequence = 0;     ///< collective: its 1-based number among this rank's calls on the group
+  int sequence = 0;  ///< collective: its 1-based number among this rank's calls on the group
   /// What the rank's accelerator is busy with ("computing", "compressing", ...), nullptr when
   /// it is not busy; with the amount of time, for a stall inside a busy period.
   const char* busy_with = nullptr;
@@ -95,11 +95,16 @@ class Simulation {
   /// The state of the calling actor's lane of `rank` (its only one for a rank without streams).
   RankState& state(int rank);
   /// The state of `rank`'s first lane (stream 0, the lane a fusion runs), from any actor.
-  RankState& main_lane(int rank) { return states_[static_cast<std::size_t>(lane_first_[static_cast<std::size_t>(rank)])]; }
+  RankState& main_lane(int rank) {
+    return states_[static_cast<std::size_t>(lane_first_[static_cast<std::size_t>(rank)])];
+  }
   /// Lanes of `rank`: states_[lane_first_[rank] .. lane_first_[rank + 1]).
-  int lanes(int rank) const { return lane_first_[static_cast<std::size_t>(rank) + 1] - lane_first_[static_cast<std::size_t>(rank)]; }
+  int lanes(int rank) const {
+    return lane_first_[static_cast<std::size_t>(rank) + 1] - lane_first_[static_cast<std::size_t>(rank)];
+  }
   std::vector<int> lane_first_;
-  std::vector<int> lane_of_actor_;  ///< by actor pid (SimGrid numbers actors densely): its lane (ranks with streams only)
+  std::vector<int>
+      lane_of_actor_;  ///< by actor pid (SimGrid numbers actors densely): its lane (ranks with streams only)
   /// Per rank with streams: which of its operators have ended, and where lanes wait for them.
   /// A lane that waits acquires its own semaphore (RankState::after names the operator) and the
   /// lane that ends that operator releases it once (RankState::woken). A semaphore counts a
@@ -110,7 +115,7 @@ class Simulation {
   /// real deadlock holds nothing to release while it unwinds (a blocked wait on an s4u
   /// condition variable did, and hung on threads: the sanitizer build).
   struct Streams {
-    std::vector<char> ended;  ///< by Awaited ordinal: whether that operator of the rank has ended
+    std::vector<char> ended;              ///< by Awaited ordinal: whether that operator of the rank has ended
     std::vector<sg4::SemaphorePtr> wake;  ///< each lane's
   };
   /// Per program: the operators named in some operator's `after` (only their ends wake lanes
@@ -277,7 +282,7 @@ class Simulation {
   struct Fusion {
     std::vector<int> members;  ///< the group's ranks in group order; members[0] leads
     int group = -1;
-    std::size_t until = 0;  ///< the operators [0, until) may run fused (the program's size without streams)
+    std::size_t until = 0;              ///< the operators [0, until) may run fused (the program's size without streams)
     std::vector<sg4::SemaphorePtr> go;  ///< per member (not the leader): released for a fork or the end
     bool done = false;  ///< the leader ran operators [0, until) fused: the followers end or go on from there
     /// One fork: who finished it, and whether all did at one instant.
@@ -294,7 +299,7 @@ class Simulation {
       std::vector<OpRecord> records;
     };
     std::shared_ptr<Fork> fork;
-    int forks = 0;  ///< forks that ended together
+    int forks = 0;        ///< forks that ended together
     bool parted = false;  ///< a fork ended apart: the members went on alone
   };
   std::vector<Fusion> fusions_;
@@ -382,7 +387,7 @@ class Simulation {
     simgrid::s4u::BarrierPtr barrier;
     std::vector<double> starts_s;
     collective::CriticalPathTimes times;  ///< computed by the first rank to leave the barrier
-    int left = 0;  ///< ranks that have not read their end yet (ring flows: their decision)
+    int left = 0;                         ///< ranks that have not read their end yet (ring flows: their decision)
     /// Ring flows (ring_in_step): the members that arrived, released when the last does, the
     /// deadline, and the decision.
     int arrived = 0;
@@ -396,7 +401,8 @@ class Simulation {
   struct ChannelHash {
     std::size_t operator()(const std::tuple<int, int, int, int>& k) const {
       std::uint64_t h = static_cast<std::uint32_t>(std::get<0>(k));
-      for (int v : {std::get<1>(k), std::get<2>(k), std::get<3>(k)}) h = h * 0x9E3779B97F4A7C15ull ^ static_cast<std::uint32_t>(v);
+      for (int v : {std::get<1>(k), std::get<2>(k), std::get<3>(k)})
+        h = h * 0x9E3779B97F4A7C15ull ^ static_cast<std::uint32_t>(v);
       return static_cast<std::size_t>(h ^ (h >> 31));
     }
   };

@@ -63,7 +63,8 @@ void Simulation::wait_after(int rank, const Op& op) {
   if (op.after_count == 0) return;
   const Streams& streams = streams_[static_cast<std::size_t>(rank)];
   RankState& st = state(rank);
-  const trace::Program& program = trace_.programs[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(rank)])];
+  const trace::Program& program =
+      trace_.programs[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(rank)])];
   const sg4::SemaphorePtr& wake = streams.wake[static_cast<std::size_t>(st.stream)];
   for (std::uint32_t d : program.after_of(op)) {
     st.after = d;
@@ -85,7 +86,8 @@ void Simulation::end_ops(int rank, std::size_t first, std::size_t end) {
   if (lanes(rank) == 1) return;
   Streams& streams = streams_[static_cast<std::size_t>(rank)];
   // Only the ends that others wait for are kept: those in [first, end).
-  const std::vector<std::uint32_t>& awaited = awaited_[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(rank)])].ops;
+  const std::vector<std::uint32_t>& awaited =
+      awaited_[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(rank)])].ops;
   auto it = std::lower_bound(awaited.begin(), awaited.end(), static_cast<std::uint32_t>(first));
   if (it == awaited.end() || *it >= end) return;
   for (; it != awaited.end() && *it < end; ++it) streams.ended[static_cast<std::size_t>(it - awaited.begin())] = 1;
@@ -140,7 +142,8 @@ void Simulation::rank_main(int rank) {
 
 void Simulation::park_lanes(int rank) {
   const auto& ops = trace_.program_ops(rank);
-  const trace::Program& program = trace_.programs[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(rank)])];
+  const trace::Program& program =
+      trace_.programs[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(rank)])];
   for (int k = 1; k < lanes(rank); ++k) {
     RankState& st = states_[static_cast<std::size_t>(lane_first_[static_cast<std::size_t>(rank)] + k)];
     for (st.op = 0; st.op < ops.size() && ops[st.op].stream != k;) ++st.op;

@@ -53,7 +53,9 @@ void check_at(const SourceRef& at, F&& check) {
   try {
     check();
   } catch (const InputError& e) {
-    at.fail(e.field().empty() || at.field.find(e.field()) != std::string::npos ? e.detail() : fmt::format("{}: {}", e.field(), e.detail()));
+    at.fail(e.field().empty() || at.field.find(e.field()) != std::string::npos
+                ? e.detail()
+                : fmt::format("{}: {}", e.field(), e.detail()));
   }
 }
 
@@ -157,7 +159,8 @@ void set_axis(Scenario& s, const SweepSpec& spec, const std::string& axis, const
       const std::string k = x.text.substr(0, x.text.find('='));
       return std::find(spec.set_keys.begin(), spec.set_keys.end(), k) - spec.set_keys.begin();
     };
-    auto pos = std::find_if(s.settings.begin(), s.settings.end(), [&](const SweepValue& x) { return rank(x) > rank(setting); });
+    auto pos = std::find_if(s.settings.begin(), s.settings.end(),
+                            [&](const SweepValue& x) { return rank(x) > rank(setting); });
     s.settings.insert(pos, setting);
     return;
   }
@@ -177,8 +180,9 @@ void check_whole_elements(const SweepValue& bytes, const SweepValue* dtype) {
 /// Mode-specific axes: what each scenario must have and must not have.
 void check_scenario(const SweepSpec& spec, const Scenario& s, const SourceRef& where) {
   auto forbid = [&](const std::optional<SweepValue>& v, std::string_view axis, std::string_view why) {
-    if (v) v->at.fail(fmt::format("'{}' is not an axis of the {} mode: {}", axis,
-                                  spec.mode == SweepMode::kTrace ? "trace" : "collective", why));
+    if (v)
+      v->at.fail(fmt::format("'{}' is not an axis of the {} mode: {}", axis,
+                             spec.mode == SweepMode::kTrace ? "trace" : "collective", why));
   };
   auto require = [&](const std::optional<SweepValue>& v, std::string_view axis, std::string_view why) {
     if (!v) where.fail(fmt::format("missing '{}': {}", axis, why));
@@ -223,7 +227,7 @@ SweepSpec parse_sweep_spec(std::string_view text, const std::string& file) {
   const bool grid = doc.has("grid");
   if (grid == doc.has("scenarios")) {
     doc.at("grid").fail("expected either \"grid\" (every combination of its axes) or \"scenarios\" (a list), not " +
-                    std::string(grid ? "both" : "neither"));
+                        std::string(grid ? "both" : "neither"));
   }
   if (grid) {
     Axes axes = read_axes(doc.object("grid"), file, "grid", true, spec);
@@ -231,8 +235,8 @@ SweepSpec parse_sweep_spec(std::string_view text, const std::string& file) {
     for (const auto& [axis, values] : axes.axes) {
       count *= values.size();
       if (count > kMaxSweepScenarios) {
-        doc.at("grid").fail(fmt::format("the grid has more than {} scenarios (the product of its axes' lengths)",
-                                        kMaxSweepScenarios));
+        doc.at("grid").fail(
+            fmt::format("the grid has more than {} scenarios (the product of its axes' lengths)", kMaxSweepScenarios));
       }
     }
     // Every value is checked once, before the grid is expanded: a bad value is an error at
@@ -247,7 +251,8 @@ SweepSpec parse_sweep_spec(std::string_view text, const std::string& file) {
     std::size_t repeat = count;
     for (const auto& [axis, values] : axes.axes) {
       repeat /= values.size();
-      for (std::size_t i = 0; i < count; ++i) set_axis(spec.scenarios[i], spec, axis, values[(i / repeat) % values.size()]);
+      for (std::size_t i = 0; i < count; ++i)
+        set_axis(spec.scenarios[i], spec, axis, values[(i / repeat) % values.size()]);
     }
     // The axes a mode requires and forbids are the same for every scenario of a grid: the
     // first one says it.
@@ -363,7 +368,8 @@ std::vector<std::string> run_in_workers(const std::vector<std::size_t>& items, i
   const pid_t parent = ::getpid();
   for (std::size_t w = 0; w < count; ++w) {
     int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(fmt::format("cannot create a pipe: {}", std::strerror(errno)));
+    if (::pipe2(fds, O_CLOEXEC) != 0)
+      throw std::runtime_error(fmt::format("cannot create a pipe: {}", std::strerror(errno)));
     pid_t pid = ::fork();
     if (pid < 0) {
       ::close(fds[0]);
@@ -435,10 +441,9 @@ std::vector<std::string> run_in_workers(const std::vector<std::size_t>& items, i
       }
       if (!worker.failed && worker.next < items.size()) {
         outcomes[worker.next] =
-            failure(WIFSIGNALED(status)
-                        ? fmt::format("sweep worker {} died of signal {} ({})", which[i], WTERMSIG(status),
-                                      ::strsignal(WTERMSIG(status)))
-                        : fmt::format("sweep worker {} ended before its work was done", which[i]));
+            failure(WIFSIGNALED(status) ? fmt::format("sweep worker {} died of signal {} ({})", which[i],
+                                                      WTERMSIG(status), ::strsignal(WTERMSIG(status)))
+                                        : fmt::format("sweep worker {} ended before its work was done", which[i]));
       }
     }
   }

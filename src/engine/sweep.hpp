@@ -59,10 +59,10 @@ struct SweepSpec {
 };
 
 /// Reads a sweep spec: JSON, or TOML when the path ends in ".toml" (the same schema, read
-/// through toml::to_json_text: the same checks and messages). Every value is checked for its form here (a --set key and value, a
-/// compressor SPEC, an algorithm name, a size, a dtype, a rank count); what needs files
-/// (platforms, traces, compressor models) is checked by the caller. Errors name the file, the
-/// line and the field path (grid.set.inter.bandwidth[1]) and what is valid.
+/// through toml::to_json_text: the same checks and messages). Every value is checked for its form here (a --set key and
+/// value, a compressor SPEC, an algorithm name, a size, a dtype, a rank count); what needs files (platforms, traces,
+/// compressor models) is checked by the caller. Errors name the file, the line and the field path
+/// (grid.set.inter.bandwidth[1]) and what is valid.
 SweepSpec read_sweep_spec(const std::string& path);
 SweepSpec parse_sweep_spec(std::string_view text, const std::string& file);
 

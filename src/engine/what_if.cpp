@@ -152,8 +152,8 @@ void apply(WhatIf& w, std::string_view key, std::string_view text, const std::st
   } else if (key == "inter.latency") {
     time(p.inter_latency);
   } else if (key == "network.oversubscription") {
-    p.oversubscription = adjustment(key, text, setting, parse_ratio, 1, Limits::kMaxOversubscription, "(down:up)",
-                                    find_key(key).value);
+    p.oversubscription =
+        adjustment(key, text, setting, parse_ratio, 1, Limits::kMaxOversubscription, "(down:up)", find_key(key).value);
   } else if (key == "accelerator.flops") {
     p.flops = adjustment(key, text, setting, parse_double, Limits::kMinFlops, Limits::kMaxFlops, "FLOP/s",
                          find_key(key).value);
@@ -259,9 +259,10 @@ std::vector<std::string> idle_settings(const std::vector<std::string>& settings,
         if (facts.compute_ops == 0) {
           why = no_compute;
         } else if (facts.rate_timed == 0) {
-          why = "it changes the rates that time compute operators without a measured duration (or rescale one, "
-                "--compute rescale), and every compute operator kept its measured duration (compute.scale=F makes "
-                "them F times faster)";
+          why =
+              "it changes the rates that time compute operators without a measured duration (or rescale one, "
+              "--compute rescale), and every compute operator kept its measured duration (compute.scale=F makes "
+              "them F times faster)";
         }
         break;
       case WhatIfKey::Acts::kReductions:
@@ -292,7 +293,8 @@ WhatIf parse_what_if(const std::vector<std::string>& settings) {
   for (const std::string& setting : settings) {
     const std::size_t eq = setting.find('=');
     if (eq == std::string::npos) {
-      throw InputError("--set", 0, "", fmt::format("expected KEY=VALUE, got \"{}\"; valid keys: {}", setting, key_list()));
+      throw InputError("--set", 0, "",
+                       fmt::format("expected KEY=VALUE, got \"{}\"; valid keys: {}", setting, key_list()));
     }
     const std::string key = setting.substr(0, eq);
     const std::string value = setting.substr(eq + 1);

@@ -40,12 +40,12 @@ std::span<const WhatIfKey> what_if_keys();
 /// (applied by its reader, with the reader's limits), of compute, of the compressor and of
 /// the all_reduce algorithm.
 struct WhatIf {
-  std::vector<std::string> settings;        ///< as given, in order: the assumptions of a what-if run
+  std::vector<std::string> settings;  ///< as given, in order: the assumptions of a what-if run
   topology::PlatformOverrides platform;
-  double compute_scale = 1;                 ///< measured compute durations are divided by it
-  std::optional<std::string> compress;      ///< a --compress SPEC, or "none"
+  double compute_scale = 1;             ///< measured compute durations are divided by it
+  std::optional<std::string> compress;  ///< a --compress SPEC, or "none"
   std::optional<std::uint64_t> compress_min_bytes;
-  std::optional<std::string> algorithm;     ///< an all_reduce algorithm name or "auto"
+  std::optional<std::string> algorithm;  ///< an all_reduce algorithm name or "auto"
 
   bool empty() const { return settings.empty(); }
 };
@@ -59,7 +59,7 @@ WhatIf parse_what_if(const std::vector<std::string>& settings);
 struct RunFacts {
   std::string platform;
   int ranks = 0;
-  int nodes_used = 0;         ///< 0: not known (every setting of the network may act)
+  int nodes_used = 0;  ///< 0: not known (every setting of the network may act)
   /// The platform's network has levels that network.oversubscription changes (fat-tree levels
   /// above the first, supernodes' upper level); false: none, its topology is `topology`.
   bool upper_levels = true;
@@ -70,7 +70,7 @@ struct RunFacts {
   std::int64_t rate_timed = -1;
   /// Operators of the trace's programs (each program once); -1: not known.
   std::int64_t all_reduces = -1, reduce_scatters = -1;
-  bool compressed = true;     ///< whether a compressor applied to the all_reduces
+  bool compressed = true;        ///< whether a compressor applied to the all_reduces
   bool every_algorithm = false;  ///< the run predicts every all_reduce algorithm (whatif --collective)
 };
 

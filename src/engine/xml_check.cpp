@@ -27,7 +27,8 @@ double xml_transfer_time(const std::string& path, const std::string& src, const 
     }
     static int token = 0;
     double done = -1;
-    sg4::Actor::create("sender", from, [&] { sg4::Mailbox::by_name("xml-check")->put(&token, static_cast<std::uint64_t>(bytes)); });
+    sg4::Actor::create("sender", from,
+                       [&] { sg4::Mailbox::by_name("xml-check")->put(&token, static_cast<std::uint64_t>(bytes)); });
     sg4::Actor::create("receiver", to, [&] {
       sg4::Mailbox::by_name("xml-check")->get<int>();
       done = sg4::Engine::get_clock();

@@ -38,10 +38,17 @@ constexpr std::string_view kEvaluate = "autograd::engine::evaluate_function: ";
 /// Backward nodes without a sequence-number link, by the forward kind that creates them.
 std::string_view unlinked_kind(std::string_view node) {
   static const std::pair<std::string_view, std::string_view> kMap[] = {
-      {"AddmmBackward0", "linear"},   {"MmBackward0", "linear"},         {"TBackward0", "linear"},
-      {"BaddbmmBackward0", "baddbmm"}, {"BmmBackward0", "bmm"},          {"SoftmaxBackward0", "softmax"},
-      {"ReluBackward0", "relu"},      {"GeluBackward0", "gelu"},         {"NativeLayerNormBackward0", "layernorm"},
-      {"EmbeddingBackward0", "embedding"}, {"MaskedFillBackward0", "mask"},
+      {"AddmmBackward0", "linear"},
+      {"MmBackward0", "linear"},
+      {"TBackward0", "linear"},
+      {"BaddbmmBackward0", "baddbmm"},
+      {"BmmBackward0", "bmm"},
+      {"SoftmaxBackward0", "softmax"},
+      {"ReluBackward0", "relu"},
+      {"GeluBackward0", "gelu"},
+      {"NativeLayerNormBackward0", "layernorm"},
+      {"EmbeddingBackward0", "embedding"},
+      {"MaskedFillBackward0", "mask"},
       {"torch::autograd::AccumulateGrad", "grad_accum"},
   };
   for (const auto& [n, k] : kMap)
@@ -52,8 +59,8 @@ std::string_view unlinked_kind(std::string_view node) {
 /// Names whose time the importer attributes by the rules (everything else is counted as
 /// not understood; its time stays in the enclosing operator).
 bool understood(std::string_view name) {
-  for (std::string_view p : {"aten::", "c10d::", "gloo:", "op:", "ccl:", "Iteration#", "autograd::engine::", "torch::autograd::",
-                             "meta:", "record_param_comms", "nccl:"})
+  for (std::string_view p : {"aten::", "c10d::", "gloo:", "op:", "ccl:", "Iteration#",
+                             "autograd::engine::", "torch::autograd::", "meta:", "record_param_comms", "nccl:"})
     if (starts_with(name, p)) return true;
   for (std::string_view s : {"Backward0", "Backward1", "Backward"})
     if (name.size() > s.size() && name.substr(name.size() - s.size()) == s) return true;
@@ -134,8 +141,9 @@ class RankImporter {
       }
     }
     if (found.empty())
-      throw InputError(p_.file, 0, "traceEvents",
-                       "no Iteration#k event: the importer needs the iteration wrapped in record_function(\"Iteration#k\")");
+      throw InputError(
+          p_.file, 0, "traceEvents",
+          "no Iteration#k event: the importer needs the iteration wrapped in record_function(\"Iteration#k\")");
     int k = options_.iteration < 0 ? found.begin()->first : options_.iteration;
     if (!found.count(k)) {
       std::string have;
@@ -274,12 +282,14 @@ class RankImporter {
     c.op = std::string(name.substr(at, space == std::string_view::npos ? std::string_view::npos : space - at));
     const auto kind = trace::parse_op_kind(c.op);
     if (!kind || *kind == trace::OpKind::kCompute)
-      fail_event(e, "name", fmt::format("unknown ccl operation \"{}\" (expected one of {})", c.op, trace::op_kind_choices()));
+      fail_event(e, "name",
+                 fmt::format("unknown ccl operation \"{}\" (expected one of {})", c.op, trace::op_kind_choices()));
     c.kind = *kind;
     while (space != std::string_view::npos) {
       at = space + 1;
       space = name.find(' ', at);
-      const std::string_view item = name.substr(at, space == std::string_view::npos ? std::string_view::npos : space - at);
+      const std::string_view item =
+          name.substr(at, space == std::string_view::npos ? std::string_view::npos : space - at);
       if (item.empty()) continue;
       const auto eq = item.find('=');
       if (eq == std::string_view::npos) fail_event(e, "name", fmt::format("expected key=value, got \"{}\"", item));
@@ -305,8 +315,9 @@ class RankImporter {
   /// A rank named by an event exists: it is below the number of rank files imported together.
   void check_rank(const Event& e, std::string_view key, std::int64_t rank) const {
     if (rank >= trace_.world_size)
-      fail_event(e, "name", fmt::format("{}: rank {} but the import has {} rank file{} (ranks 0..{})", key, rank,
-                                        trace_.world_size, trace_.world_size == 1 ? "" : "s", trace_.world_size - 1));
+      fail_event(e, "name",
+                 fmt::format("{}: rank {} but the import has {} rank file{} (ranks 0..{})", key, rank,
+                             trace_.world_size, trace_.world_size == 1 ? "" : "s", trace_.world_size - 1));
   }
 
   void add_comm(const Event& e) {
@@ -320,13 +331,15 @@ class RankImporter {
     op.bytes = *bytes;
     const std::string dtype_text = need(e, c, "dtype");
     const auto dtype = parse_dtype(dtype_text);
-    if (!dtype) fail_event(e, "name", fmt::format("dtype: expected one of {}, got \"{}\"", dtype_choices(), dtype_text));
+    if (!dtype)
+      fail_event(e, "name", fmt::format("dtype: expected one of {}, got \"{}\"", dtype_choices(), dtype_text));
     op.dtype = *dtype;
     // What a native trace may hold (trace/native_reader.hpp): never write a trace the reader refuses.
     const auto element = static_cast<std::uint64_t>(dtype_bytes(op.dtype));
     if (op.bytes > trace::kMaxBytes || op.bytes % element != 0) {
-      fail_event(e, "name", fmt::format("bytes: expected a multiple of {} (the size of {}) up to {}, got \"{}\"", element,
-                                        dtype_name(op.dtype), trace::kMaxBytes, bytes_text));
+      fail_event(e, "name",
+                 fmt::format("bytes: expected a multiple of {} (the size of {}) up to {}, got \"{}\"", element,
+                             dtype_name(op.dtype), trace::kMaxBytes, bytes_text));
     }
     if (auto shape = c.fields.find("shape"); shape != c.fields.end() && !shape->second.empty()) {
       std::uint64_t elements = 1;
@@ -339,8 +352,9 @@ class RankImporter {
         at = x + 1;
       }
       if (!valid || elements * element != op.bytes) {
-        fail_event(e, "name", fmt::format("shape={} of {} ({} bytes each) is not bytes={}", shape->second,
-                                          dtype_name(op.dtype), element, bytes_text));
+        fail_event(e, "name",
+                   fmt::format("shape={} of {} ({} bytes each) is not bytes={}", shape->second, dtype_name(op.dtype),
+                               element, bytes_text));
       }
     }
     const std::string group = need(e, c, "group");
@@ -355,8 +369,9 @@ class RankImporter {
       const int dst = rank_field(e, c, "dst");
       const int self = c.kind == trace::OpKind::kSend ? src : dst;
       if (self != p_.rank)
-        fail_event(e, "name", fmt::format("ccl:{} with {}={} in the file of rank {}", c.op,
-                                          c.kind == trace::OpKind::kSend ? "src" : "dst", self, p_.rank));
+        fail_event(e, "name",
+                   fmt::format("ccl:{} with {}={} in the file of rank {}", c.op,
+                               c.kind == trace::OpKind::kSend ? "src" : "dst", self, p_.rank));
       op.peer = c.kind == trace::OpKind::kSend ? dst : src;
       op.tag = trace_.names.intern(tag);
       book_.p2p_any.insert({src, dst});
@@ -379,8 +394,10 @@ class RankImporter {
         fail_event(e, "name", fmt::format("group {} (ranks {}) does not hold rank {}", group, text, p_.rank));
       auto [it, inserted] = book_.groups.try_emplace(group, Book::GroupInfo{ranks, where});
       if (!inserted && it->second.ranks != ranks)
-        fail_event(e, "name", fmt::format("group {} has ranks {} here but other ranks at {}", group, text, it->second.where));
-      if (c.kind == trace::OpKind::kBroadcast) op.root = c.fields.count("root") ? rank_field(e, c, "root") : ranks.front();
+        fail_event(e, "name",
+                   fmt::format("group {} has ranks {} here but other ranks at {}", group, text, it->second.where));
+      if (c.kind == trace::OpKind::kBroadcast)
+        op.root = c.fields.count("root") ? rank_field(e, c, "root") : ranks.front();
       op.group = -1;  // resolved once all groups are known
       group_names_.push_back({ops_.size(), group});
     }
@@ -460,7 +477,8 @@ class RankImporter {
           ++sum.by_name[std::string(p_.name(e))];
           // Other streams are summarised, not imported: a name the importer has no rule for
           // is reported with the rest.
-          if (!understood(p_.name(e))) ++out_.unknown[fmt::format("{} [{} {}]", p_.name(e), stream_kind_name(sum.kind), sum.id)];
+          if (!understood(p_.name(e)))
+            ++out_.unknown[fmt::format("{} [{} {}]", p_.name(e), stream_kind_name(sum.kind), sum.id)];
         }
       }
       out_.streams.push_back(std::move(sum));
@@ -571,7 +589,8 @@ KinetoImport import_kineto(const std::vector<RankProfile>& profiles, const Kinet
       throw InputError(p.file, 0, "distributedInfo.world_size",
                        fmt::format("the file says world_size {} but {} rank files were given", p.world_size, world));
     if (auto [it, inserted] = by_rank.emplace(p.rank, &p); !inserted)
-      throw InputError(p.file, 0, "distributedInfo.rank", fmt::format("rank {} again (also {})", p.rank, it->second->file));
+      throw InputError(p.file, 0, "distributedInfo.rank",
+                       fmt::format("rank {} again (also {})", p.rank, it->second->file));
     if (p.rank >= world)
       throw InputError(p.file, 0, "distributedInfo.rank",
                        fmt::format("rank {} but only {} rank files were given", p.rank, world));
@@ -607,8 +626,8 @@ KinetoImport import_kineto(const std::vector<RankProfile>& profiles, const Kinet
         throw InputError(info.where, 0, "name",
                          fmt::format("group {} holds rank {}, which is already in {} group {} (at {}); a rank belongs "
                                      "to at most one {} group",
-                                     name, r, trace::group_kind_name(g.kind), it->second->first, it->second->second.where,
-                                     trace::group_kind_name(g.kind)));
+                                     name, r, trace::group_kind_name(g.kind), it->second->first,
+                                     it->second->second.where, trace::group_kind_name(g.kind)));
       }
     }
     trace.groups.push_back(std::move(g));

@@ -18,9 +18,12 @@ namespace ccsim::import {
 
 std::string_view stream_kind_name(StreamKind kind) {
   switch (kind) {
-    case StreamKind::kHostThread: return "host thread";
-    case StreamKind::kHostAsync: return "host async";
-    case StreamKind::kGpu: return "gpu stream";
+    case StreamKind::kHostThread:
+      return "host thread";
+    case StreamKind::kHostAsync:
+      return "host async";
+    case StreamKind::kGpu:
+      return "gpu stream";
   }
   return "?";
 }
@@ -33,7 +36,8 @@ std::vector<std::vector<std::int64_t>> RankProfile::input_dims(const Event& e) c
   out.resize(lists);
   for (auto& shape : out) {
     const auto extents = static_cast<std::size_t>(dims[at++]);
-    shape.assign(dims.begin() + static_cast<std::ptrdiff_t>(at), dims.begin() + static_cast<std::ptrdiff_t>(at + extents));
+    shape.assign(dims.begin() + static_cast<std::ptrdiff_t>(at),
+                 dims.begin() + static_cast<std::ptrdiff_t>(at + extents));
     at += extents;
   }
   return out;
@@ -163,8 +167,7 @@ class Handler : public nlohmann::json_sax<json> {
   }
 
   bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& ex) override {
-    throw InputError(out_.file, 0, "",
-                     fmt::format("byte {}: truncated or malformed JSON ({})", position, ex.what()));
+    throw InputError(out_.file, 0, "", fmt::format("byte {}: truncated or malformed JSON ({})", position, ex.what()));
   }
 
  private:
@@ -184,29 +187,42 @@ class Handler : public nlohmann::json_sax<json> {
     const Ctx ctx = stack_.empty() ? Ctx::kRoot : stack_.back();
     switch (ctx) {
       case Ctx::kEvent:
-        if (key_ == "ph" && text) event_.ph = *text;
-        else if (key_ == "name" && text) event_.name = *text;
-        else if (key_ == "cat" && text) event_.cat = *text;
-        else if (key_ == "tid") event_.tid = text ? *text : integer ? std::to_string(*integer) : number ? fmt::format("{}", *number) : "";
-        else if (key_ == "pid" && integer) event_.pid = integer;
-        else if (key_ == "ts") event_.ts = number;
-        else if (key_ == "dur") event_.dur = number;
+        if (key_ == "ph" && text)
+          event_.ph = *text;
+        else if (key_ == "name" && text)
+          event_.name = *text;
+        else if (key_ == "cat" && text)
+          event_.cat = *text;
+        else if (key_ == "tid")
+          event_.tid = text ? *text : integer ? std::to_string(*integer) : number ? fmt::format("{}", *number) : "";
+        else if (key_ == "pid" && integer)
+          event_.pid = integer;
+        else if (key_ == "ts")
+          event_.ts = number;
+        else if (key_ == "dur")
+          event_.dur = number;
         if ((key_ == "ts" || key_ == "dur") && !number) bad_field(key_, "expected a number");
         break;
       case Ctx::kArgs:
-        if (key_ == "Sequence number" && integer) event_.seq = integer;
-        else if (key_ == "async" && flag) event_.async = *flag;
-        else if (key_ == "stream" && integer) event_.gpu_stream = integer;
+        if (key_ == "Sequence number" && integer)
+          event_.seq = integer;
+        else if (key_ == "async" && flag)
+          event_.async = *flag;
+        else if (key_ == "stream" && integer)
+          event_.gpu_stream = integer;
         break;
       case Ctx::kDimsInner:
         if (!integer) bad_field("args.Input Dims", "expected integer extents");
         event_.dims.back().push_back(*integer);
         break;
       case Ctx::kDistInfo:
-        if (key_ == "rank" && integer) out_.rank = static_cast<int>(*integer);
-        else if (key_ == "world_size" && integer) out_.world_size = static_cast<int>(*integer);
+        if (key_ == "rank" && integer)
+          out_.rank = static_cast<int>(*integer);
+        else if (key_ == "world_size" && integer)
+          out_.world_size = static_cast<int>(*integer);
         break;
-      default: break;
+      default:
+        break;
     }
     return true;
   }
@@ -269,8 +285,10 @@ class Handler : public nlohmann::json_sax<json> {
     if (event_.has_dims) dims = std::move(event_.dims);
     if (pass_ == Pass::kFind) {
       if (k >= 0 && (want_ >= 0 ? k == want_ && !chosen_ : !chosen_ || k < chosen_->k)) choose({k, ts, ts + e.dur_us});
-      if (k >= 0 || (chosen_ && in_window(ts))) keep(e, dims);
-      else hold(e, std::move(dims));
+      if (k >= 0 || (chosen_ && in_window(ts)))
+        keep(e, dims);
+      else
+        hold(e, std::move(dims));
       advance(ts);
       return;
     }
@@ -337,15 +355,18 @@ class Handler : public nlohmann::json_sax<json> {
     lost_at_choice_ = lost_;
     std::vector<std::pair<Event, std::vector<std::vector<std::int64_t>>>> kept;  // in file order
     for (const Event& e : out_.events) {
-      if (iteration_of(out_.streams[e.stream].kind, out_.name(e)) >= 0 || in_window(e.ts_us)) kept.emplace_back(e, out_.input_dims(e));
-      else let_go(e.ts_us);
+      if (iteration_of(out_.streams[e.stream].kind, out_.name(e)) >= 0 || in_window(e.ts_us))
+        kept.emplace_back(e, out_.input_dims(e));
+      else
+        let_go(e.ts_us);
     }
     std::erase_if(held_, [&](Held& h) {
       if (!in_window(h.event.ts_us)) return false;
       kept.emplace_back(h.event, std::move(h.dims));
       return true;
     });
-    std::stable_sort(kept.begin(), kept.end(), [](const auto& a, const auto& b) { return a.first.ordinal < b.first.ordinal; });
+    std::stable_sort(kept.begin(), kept.end(),
+                     [](const auto& a, const auto& b) { return a.first.ordinal < b.first.ordinal; });
     out_.events.clear();
     out_.dims.assign(1, 0);
     for (Stream& st : out_.streams) st.events.clear();
@@ -368,10 +389,10 @@ class Handler : public nlohmann::json_sax<json> {
   // Pass::kFind
   std::optional<IterationSpan> chosen_;
   std::vector<Held> held_;  ///< events outside the window that a later Iteration#k may still take
-  double latest_ = -std::numeric_limits<double>::infinity();  ///< the latest start seen
+  double latest_ = -std::numeric_limits<double>::infinity();      ///< the latest start seen
   double scanned_at_ = -std::numeric_limits<double>::infinity();  ///< latest_ when held_ was last scanned
   std::size_t held_after_scan_ = 0;
-  double lost_ = -std::numeric_limits<double>::infinity();    ///< the latest start of an event let go
+  double lost_ = -std::numeric_limits<double>::infinity();  ///< the latest start of an event let go
   double lost_at_choice_ = -std::numeric_limits<double>::infinity();
   std::vector<Ctx> stack_;
   std::string key_;

@@ -31,13 +31,13 @@ struct Event {
   std::int64_t sequence = -1;  ///< args["Sequence number"], -1 without
   double ts_us = 0;
   double dur_us = 0;
-  std::uint32_t dims = 0;      ///< offset of args["Input Dims"] in RankProfile::dims, 0 = none
+  std::uint32_t dims = 0;  ///< offset of args["Input Dims"] in RankProfile::dims, 0 = none
   double end_us() const { return ts_us + dur_us; }
 };
 
 struct Stream {
   StreamKind kind = StreamKind::kHostThread;
-  std::string id;  ///< the trace's tid (or "stream N" for a GPU stream), as text
+  std::string id;                     ///< the trace's tid (or "stream N" for a GPU stream), as text
   std::vector<std::uint32_t> events;  ///< indices into RankProfile::events, in file order
 };
 
@@ -45,8 +45,8 @@ struct Stream {
 /// with a SAX handler: only the fields the importer uses are kept.
 struct RankProfile {
   std::string file;
-  int rank = -1;        ///< distributedInfo.rank, else the pid of the events, else -1
-  int world_size = 0;   ///< distributedInfo.world_size, 0 if absent
+  int rank = -1;       ///< distributedInfo.rank, else the pid of the events, else -1
+  int world_size = 0;  ///< distributedInfo.world_size, 0 if absent
   trace::Names names;
   std::vector<Stream> streams;
   std::vector<Event> events;

@@ -64,8 +64,10 @@ RunSummary read_run_summary(std::istream& in, const std::string& path) {
       const auto& it = doc.at("iteration_time_ms");
       s.unprofiled_ms = it.value("unprofiled_median_max_over_ranks", -1.0);
       s.profiled_ms = it.value("profiled_median_max_over_ranks", -1.0);
-      if (it.contains("unprofiled_median_per_rank")) s.unprofiled_rank_ms = it.at("unprofiled_median_per_rank").get<std::vector<double>>();
-      if (it.contains("profiled_median_per_rank")) s.profiled_rank_ms = it.at("profiled_median_per_rank").get<std::vector<double>>();
+      if (it.contains("unprofiled_median_per_rank"))
+        s.unprofiled_rank_ms = it.at("unprofiled_median_per_rank").get<std::vector<double>>();
+      if (it.contains("profiled_median_per_rank"))
+        s.profiled_rank_ms = it.at("profiled_median_per_rank").get<std::vector<double>>();
     }
     if (doc.contains("environment") && doc.at("environment").is_object()) {
       const auto& env = doc.at("environment");
@@ -106,15 +108,16 @@ RunSummary read_run_summary(std::istream& in, const std::string& path) {
       for (const auto& r : doc.at("ranks")) {
         const nlohmann::json& id = r.at("rank");
         if (!id.is_number_integer() || id.get<long long>() < 0 || id.get<long long>() >= world) {
-          throw InputError(path, 0, fmt::format("ranks[{}].rank", index),
-                           fmt::format("expected a rank 0..{} of the run's {} processes, got {}", world - 1, world,
-                                       id.dump()));
+          throw InputError(
+              path, 0, fmt::format("ranks[{}].rank", index),
+              fmt::format("expected a rank 0..{} of the run's {} processes, got {}", world - 1, world, id.dump()));
         }
         const auto rank = static_cast<std::size_t>(id.get<long long>());
         if (s.rows.size() <= rank) s.rows.resize(rank + 1);
         read_steps(path, r, index++, s.unprofiled_step_ms);
         if (!r.contains("breakdown")) continue;
-        for (const auto& row : r.at("breakdown")) s.rows[rank][row.at("op").get<std::string>()] = row.at("total_ms").get<double>();
+        for (const auto& row : r.at("breakdown"))
+          s.rows[rank][row.at("op").get<std::string>()] = row.at("total_ms").get<double>();
       }
     }
     if (doc.contains("config") && doc.at("config").is_object()) {
@@ -122,7 +125,8 @@ RunSummary read_run_summary(std::istream& in, const std::string& path) {
       RunConfig& rc = s.config.emplace();
       const auto count = [&](const char* key, int& out) {
         if (!c.contains(key)) return;
-        if (!c.at(key).is_number_integer() || c.at(key).get<long long>() < 1 || c.at(key).get<long long>() > (1 << 24)) {
+        if (!c.at(key).is_number_integer() || c.at(key).get<long long>() < 1 ||
+            c.at(key).get<long long>() > (1 << 24)) {
           throw InputError(path, 0, fmt::format("config.{}", key),
                            fmt::format("expected an integer 1..{}, got {}", 1 << 24, c.at(key).dump()));
         }

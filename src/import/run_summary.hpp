@@ -26,8 +26,8 @@ struct RunConfig {
 /// The per-operator breakdown of a profiled run as measured (shared/traces/pytorch/*/summary.json).
 struct RunSummary {
   std::string file;
-  double unprofiled_ms = -1;  ///< median per step without the profiler, max over ranks
-  double profiled_ms = -1;    ///< ... with the profiler
+  double unprofiled_ms = -1;                                 ///< median per step without the profiler, max over ranks
+  double profiled_ms = -1;                                   ///< ... with the profiler
   std::vector<double> unprofiled_rank_ms, profiled_rank_ms;  ///< per rank (may be empty)
   /// Each timed step without the profiler, max over ranks (ranks[].unprofiled_step_ms; empty
   /// when the summary has none): how much the measurement itself scatters.

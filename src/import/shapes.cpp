@@ -72,10 +72,14 @@ OpCost op_cost(std::string_view name, const std::vector<Shape>& dims, int eb) {
   // Elementwise and row-wise ops: flops per element are the usual estimates, bytes the input
   // read and the output written.
   double per_element = -1;
-  if (name == "aten::relu" || name == "aten::clamp_min") per_element = 1;
-  else if (name == "aten::gelu") per_element = 8;
-  else if (name == "aten::softmax" || name == "aten::_softmax") per_element = 5;
-  else if (name == "aten::layer_norm" || name == "aten::native_layer_norm") per_element = 8;
+  if (name == "aten::relu" || name == "aten::clamp_min")
+    per_element = 1;
+  else if (name == "aten::gelu")
+    per_element = 8;
+  else if (name == "aten::softmax" || name == "aten::_softmax")
+    per_element = 5;
+  else if (name == "aten::layer_norm" || name == "aten::native_layer_norm")
+    per_element = 8;
   if (per_element >= 0 && !dims.empty() && !dims[0].empty()) {
     OpCost c;
     c.known = true;

@@ -11,7 +11,7 @@ namespace ccsim::import {
 struct OpCost {
   bool known = false;  ///< false: the op is not modelled or its shapes do not fit
   double flops = 0;
-  double bytes = 0;    ///< inputs read plus output written, elem_bytes per element
+  double bytes = 0;  ///< inputs read plus output written, elem_bytes per element
 };
 
 /// Matrix products: aten::linear, matmul, mm, addmm, addmm_, bmm, baddbmm (2 m n k per

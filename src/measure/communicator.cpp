@@ -81,7 +81,8 @@ class MpiTransport final : public Transport {
     MPI_Status statuses[2];
     const int code = MPI_Waitall(2, requests, statuses);
     if (code == MPI_ERR_IN_STATUS) {
-      for (const MPI_Status& status : statuses) check(status.MPI_ERROR, "MPI_Waitall (a message longer than its buffer?)");
+      for (const MPI_Status& status : statuses)
+        check(status.MPI_ERROR, "MPI_Waitall (a message longer than its buffer?)");
     }
     check(code, "MPI_Waitall");
     if (recv_peer < 0) return 0;
@@ -154,7 +155,8 @@ void Communicator::all_gather(std::span<const float> mine, std::span<float> all,
         "MPI_Allgatherv");
 }
 
-void Communicator::reduce_scatter(std::span<const float> in, std::span<float> out, const std::vector<int>& counts) const {
+void Communicator::reduce_scatter(std::span<const float> in, std::span<float> out,
+                                  const std::vector<int>& counts) const {
   check(MPI_Reduce_scatter(in.data(), out.data(), counts.data(), MPI_FLOAT, MPI_SUM, impl_->comm),
         "MPI_Reduce_scatter");
 }
@@ -195,8 +197,9 @@ std::vector<std::string> Communicator::all_gather(const std::string& value) cons
   check(MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, impl_->comm), "MPI_Allgather");
   const std::vector<int> displs = displacements(lengths);
   std::string all(static_cast<std::size_t>(displs.back() + lengths.back()), '\0');
-  check(MPI_Allgatherv(value.data(), length, MPI_CHAR, all.data(), lengths.data(), displs.data(), MPI_CHAR, impl_->comm),
-        "MPI_Allgatherv");
+  check(
+      MPI_Allgatherv(value.data(), length, MPI_CHAR, all.data(), lengths.data(), displs.data(), MPI_CHAR, impl_->comm),
+      "MPI_Allgatherv");
   std::vector<std::string> out;
   for (std::size_t i = 0; i < lengths.size(); ++i) {
     out.push_back(all.substr(static_cast<std::size_t>(displs[i]), static_cast<std::size_t>(lengths[i])));
@@ -231,8 +234,8 @@ std::vector<std::pair<std::string, std::uint64_t>> Communicator::protocol_limits
       int scope = 0;
       MPI_Datatype type = MPI_DATATYPE_NULL;
       MPI_T_enum enumeration = MPI_T_ENUM_NULL;
-      if (MPI_T_cvar_get_info(i, name, &name_length, &verbosity, &type, &enumeration, description,
-                              &description_length, &binding, &scope) != MPI_SUCCESS) {
+      if (MPI_T_cvar_get_info(i, name, &name_length, &verbosity, &type, &enumeration, description, &description_length,
+                              &binding, &scope) != MPI_SUCCESS) {
         continue;
       }
       const std::string n(name);
@@ -296,11 +299,12 @@ std::string Communicator::affinity_cpus() {
 int Communicator::node_cores(bool across_nodes) {
   // Each process's affinity as a bit mask; OR-ed over the processes of its node.
   std::vector<unsigned char> mask(CPU_SETSIZE / 8, 0);
-  for (int cpu : affinity_cpu_ids()) mask[static_cast<std::size_t>(cpu / 8)] |= static_cast<unsigned char>(1u << (cpu % 8));
+  for (int cpu : affinity_cpu_ids())
+    mask[static_cast<std::size_t>(cpu / 8)] |= static_cast<unsigned char>(1u << (cpu % 8));
   MPI_Comm node = MPI_COMM_NULL;
   check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
-  const int status = MPI_Allreduce(MPI_IN_PLACE, mask.data(), to_int(mask.size(), "node_cores"), MPI_UNSIGNED_CHAR,
-                                   MPI_BOR, node);
+  const int status =
+      MPI_Allreduce(MPI_IN_PLACE, mask.data(), to_int(mask.size(), "node_cores"), MPI_UNSIGNED_CHAR, MPI_BOR, node);
   MPI_Comm_free(&node);
   check(status, "MPI_Allreduce");
   int cores = 0;

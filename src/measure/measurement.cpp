@@ -36,11 +36,11 @@ extern char** environ;
 namespace ccsim::measure {
 namespace {
 
-using nlohmann::ordered_json;
 using collective::Collective;
 using detail::Group;
 using detail::InputSource;
 using detail::SeriesRunner;
+using nlohmann::ordered_json;
 
 std::string env_summary() {
   std::vector<std::string> vars;
@@ -123,8 +123,9 @@ void check_data_file(const std::string& path) {
   if (!std::ifstream(path, std::ios::binary)) throw InputError(path, 0, "--data", "cannot open the file");
   const std::uint64_t bytes = std::filesystem::file_size(path, ec);
   if (ec || bytes < sizeof(float) || bytes % sizeof(float) != 0) {
-    throw InputError(path, 0, "--data",
-                     fmt::format("expected raw fp32 data (a non-zero multiple of 4 bytes), got {} bytes", ec ? 0 : bytes));
+    throw InputError(
+        path, 0, "--data",
+        fmt::format("expected raw fp32 data (a non-zero multiple of 4 bytes), got {} bytes", ec ? 0 : bytes));
   }
   note_input_file(path);  // -o must not replace it
 }
@@ -212,7 +213,8 @@ ordered_json measure_p2p(const MeasureOptions& options, const Communicator& worl
         double elapsed = Communicator::now_s() - t0;
         if (ping) elapsed /= 2;  // one way
         elapsed = world.max(active ? elapsed : 0.0);
-        if (rep == 0 && elapsed > 0) reps = detail::affordable_reps(options.reps, options.max_seconds_per_size, elapsed);
+        if (rep == 0 && elapsed > 0)
+          reps = detail::affordable_reps(options.reps, options.max_seconds_per_size, elapsed);
         if (rep >= options.warmup) samples.push_back(elapsed);
       }
       ordered_json s;
@@ -226,8 +228,9 @@ ordered_json measure_p2p(const MeasureOptions& options, const Communicator& worl
       out.push_back(s);
       if (rank == 0) {
         const double t = summarize(samples).median;
-        fmt::print(options.table_on_stdout ? stdout : stderr, "  p2p {:<9} {:<4} {:>12} B  {:>10.3f} us  {:>8.3f} GB/s per direction\n", pattern,
-                   transport.name(), bytes, t * 1e6, t > 0 ? static_cast<double>(bytes) / t / 1e9 : 0.0);
+        fmt::print(options.table_on_stdout ? stdout : stderr,
+                   "  p2p {:<9} {:<4} {:>12} B  {:>10.3f} us  {:>8.3f} GB/s per direction\n", pattern, transport.name(),
+                   bytes, t * 1e6, t > 0 ? static_cast<double>(bytes) / t / 1e9 : 0.0);
       }
     }
   }
@@ -270,18 +273,20 @@ nlohmann::ordered_json run_measurements(const MeasureOptions& options) {
     const auto available = available_transports();
     for (const auto& t : options.transports) {
       if (std::find(available.begin(), available.end(), t) == available.end()) {
-        throw InputError("--transport", 0, "", fmt::format("transport \"{}\" is not in this build; {}", t, transports_note()));
+        throw InputError("--transport", 0, "",
+                         fmt::format("transport \"{}\" is not in this build; {}", t, transports_note()));
       }
     }
     if (options.np > 0 && options.np != world.size()) {
       throw InputError("command line", 0, "--np",
-                       fmt::format("{} processes asked for, but the job has {} (its launcher's -np decides)", options.np,
-                                   world.size()));
+                       fmt::format("{} processes asked for, but the job has {} (its launcher's -np decides)",
+                                   options.np, world.size()));
     }
     if (options.p2p && world.size() < 2) {
-      throw InputError("command line", 0, "--p2p",
-                       fmt::format("point-to-point runs between ranks 0 and 1: it needs at least 2 processes, the job has {}",
-                                   world.size()));
+      throw InputError(
+          "command line", 0, "--p2p",
+          fmt::format("point-to-point runs between ranks 0 and 1: it needs at least 2 processes, the job has {}",
+                      world.size()));
     }
     input.emplace(options.data, options.seed);
   });
@@ -354,7 +359,8 @@ nlohmann::ordered_json run_measurements(const MeasureOptions& options) {
     Group group{kind, world.split(color, key), group_count(kind, layout), {}, {}};
     const auto group_hosts = group.comm.all_gather(Communicator::processor_name());
     for (const auto& host : group_hosts) {
-      group.node_of_rank.push_back(static_cast<int>(std::find(group_hosts.begin(), group_hosts.end(), host) - group_hosts.begin()));
+      group.node_of_rank.push_back(
+          static_cast<int>(std::find(group_hosts.begin(), group_hosts.end(), host) - group_hosts.begin()));
     }
     for (const auto& t : options.transports) {
       if (t == "mpi") group.transports.emplace_back("mpi", group.comm.transport());
@@ -371,7 +377,8 @@ nlohmann::ordered_json run_measurements(const MeasureOptions& options) {
     g["construction_s"] = summary_json(summarize(split_samples));
     groups_json.push_back(g);
     if (root) {
-      fmt::print(options.table_on_stdout ? stdout : stderr, "group {}: {} groups of {} ranks, MPI_Comm_split {:.1f} us (median)\n", kind, group.count,
+      fmt::print(options.table_on_stdout ? stdout : stderr,
+                 "group {}: {} groups of {} ranks, MPI_Comm_split {:.1f} us (median)\n", kind, group.count,
                  group.comm.size(), summarize(split_samples).median * 1e6);
     }
     groups.push_back(std::move(group));
@@ -453,7 +460,8 @@ nlohmann::ordered_json run_measurements(const MeasureOptions& options) {
               ++index;
               if (root && last) {
                 const auto& t = done["time_s"];
-                fmt::print(options.table_on_stdout ? stdout : stderr, "  {:<14} {:<3} {:<20} {:<4} {:>11} B  {:>10.3f} ms  [{:.3f}, {:.3f}]  ratio {:>6}  {} {}\n",
+                fmt::print(options.table_on_stdout ? stdout : stderr,
+                           "  {:<14} {:<3} {:<20} {:<4} {:>11} B  {:>10.3f} ms  [{:.3f}, {:.3f}]  ratio {:>6}  {} {}\n",
                            done["op"].get<std::string>(), group.kind, done["algorithm"].get<std::string>(),
                            done["transport"].get<std::string>(), bytes, t["median"].get<double>() * 1e3,
                            t["p10"].get<double>() * 1e3, t["p90"].get<double>() * 1e3,
@@ -465,7 +473,8 @@ nlohmann::ordered_json run_measurements(const MeasureOptions& options) {
         }
       }
     }
-    if (root && !last) fmt::print(options.table_on_stdout ? stdout : stderr, "round {} of {} done\n", round + 1, rounds);
+    if (root && !last)
+      fmt::print(options.table_on_stdout ? stdout : stderr, "round {} of {} done\n", round + 1, rounds);
   }
   const int failed = static_cast<int>(
       std::count_if(checks.begin(), checks.end(), [](const detail::SeriesCheck& c) { return !c.passed(); }));

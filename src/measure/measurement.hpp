@@ -44,10 +44,10 @@ struct MeasureOptions {
   int rounds = 1;
   Layout layout;
   std::vector<std::string> groups = {"world"};  ///< "world", "tp", "pp", "dp"
-  std::string data;  ///< an fp32 file to take inputs from; empty: synthetic gradients
+  std::string data;                             ///< an fp32 file to take inputs from; empty: synthetic gradients
   std::uint64_t seed = 1;
   bool p2p = false;  ///< also ping-pong and concurrent pairs over each transport (2 processes or more)
-  int np = 0;  ///< the processes asked for (--np); 0: not given. Must be the job's size.
+  int np = 0;        ///< the processes asked for (--np); 0: not given. Must be the job's size.
   std::string command_line;
   /// Where rank 0 prints its table as the series run: stdout when the measurement JSON goes to
   /// a file, stderr when it goes to stdout.

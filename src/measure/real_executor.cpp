@@ -54,8 +54,8 @@ std::vector<std::byte>& RealExecutor::fresh(std::uint64_t offset) {
 const std::vector<std::byte>& RealExecutor::compressed(const Block& block, const char* use) const {
   auto it = compressed_.find(block.offset);
   if (it == compressed_.end() || it->second.call != call_) {
-    throw std::logic_error(fmt::format("RealExecutor: {} of compressed block at {} that was never compressed or received",
-                                       use, block.offset));
+    throw std::logic_error(fmt::format(
+        "RealExecutor: {} of compressed block at {} that was never compressed or received", use, block.offset));
   }
   return it->second.bytes;
 }
@@ -80,9 +80,10 @@ void RealExecutor::start_exchange(int /*rank*/, const Step& step) {
   std::span<std::byte> recv;
   bool in_place = false;
   if (step.recv_peer >= 0) {
-    const std::size_t capacity = step.compressed ? codec("receive").max_compressed_bytes(step.recv.count)
-                                                 : step.recv.count * sizeof(float);
-    in_place = !step.compressed && step.mode == RecvMode::kCopy && !(step.send_peer >= 0 && overlap(step.send, step.recv));
+    const std::size_t capacity =
+        step.compressed ? codec("receive").max_compressed_bytes(step.recv.count) : step.recv.count * sizeof(float);
+    in_place =
+        !step.compressed && step.mode == RecvMode::kCopy && !(step.send_peer >= 0 && overlap(step.send, step.recv));
     if (in_place) {
       recv = std::as_writable_bytes(block(step.recv));
     } else {
@@ -95,9 +96,10 @@ void RealExecutor::start_exchange(int /*rank*/, const Step& step) {
   if (step.compressed) {
     const auto stream = std::span<const std::byte>(received_.data(), received_bytes_);
     if (codec("receive").element_count(stream) != step.recv.count) {
-      throw std::runtime_error(fmt::format("RealExecutor: received a compressed block of {} elements from rank {}, "
-                                           "expected {}",
-                                           codec("receive").element_count(stream), step.recv_peer, step.recv.count));
+      throw std::runtime_error(
+          fmt::format("RealExecutor: received a compressed block of {} elements from rank {}, "
+                      "expected {}",
+                      codec("receive").element_count(stream), step.recv_peer, step.recv.count));
     }
     if (step.mode == RecvMode::kCopy) fresh(step.recv.offset).assign(stream.begin(), stream.end());
     return;
@@ -117,8 +119,8 @@ bool RealExecutor::finish_exchange(int /*rank*/, const Step& /*step*/) { return 
 void RealExecutor::reduce(int /*rank*/, const Step& step) {
   if (step.compressed) {
     const auto& mine = compressed(step.recv, "homomorphic add");
-    codec("homomorphic add").add_compressed(mine, std::span<const std::byte>(received_.data(), received_bytes_),
-                                            scratch_bytes_);
+    codec("homomorphic add")
+        .add_compressed(mine, std::span<const std::byte>(received_.data(), received_bytes_), scratch_bytes_);
     fresh(step.recv.offset).swap(scratch_bytes_);
     return;
   }

@@ -14,8 +14,8 @@ namespace ccsim::measure {
 /// What one rank's real execution moved and computed (bytes; compressed streams counted at
 /// their real length).
 struct RealStats {
-  std::uint64_t bytes_sent = 0;        ///< on the wire, raw or compressed
-  std::uint64_t raw_bytes_sent = 0;    ///< the raw size of what was sent
+  std::uint64_t bytes_sent = 0;      ///< on the wire, raw or compressed
+  std::uint64_t raw_bytes_sent = 0;  ///< the raw size of what was sent
   std::uint64_t messages = 0;
   std::uint64_t compressions = 0;
   std::uint64_t compressed_input_bytes = 0;

@@ -31,8 +31,8 @@
 
 namespace ccsim::measure::detail {
 
-using nlohmann::ordered_json;
 using collective::Collective;
+using nlohmann::ordered_json;
 
 inline constexpr double kUnitRoundoff = 0x1p-24;  // fp32
 
@@ -40,7 +40,7 @@ inline constexpr double kUnitRoundoff = 0x1p-24;  // fp32
 struct Group {
   std::string kind;
   Communicator comm;
-  int count = 1;  ///< groups of this kind in the world
+  int count = 1;                  ///< groups of this kind in the world
   std::vector<int> node_of_rank;  ///< per group rank, numbered by distinct host name
   std::vector<std::pair<std::string, std::unique_ptr<Transport>>> transports;
 
@@ -94,8 +94,9 @@ class InputSource {
   }
 
   std::string describe() const {
-    return values_.empty() ? "synthetic gradients: zero mean, standard deviation 1e-3 (Irwin-Hall of 4 uniforms)"
-                           : fmt::format("{} fp32 values from a file, a different window on every rank", values_.size());
+    return values_.empty()
+               ? "synthetic gradients: zero mean, standard deviation 1e-3 (Irwin-Hall of 4 uniforms)"
+               : fmt::format("{} fp32 values from a file, a different window on every rank", values_.size());
   }
 
  private:
@@ -147,8 +148,8 @@ inline ordered_json figure(double value) {
 /// figures and the elements over the bound (see "check" in measure/README.md).
 struct SeriesCheck {
   std::string kind;
-  double bound_eb = 0;  ///< compressions x eb (error-bounded), 0 for plain
-  double max_abs_error = 0;  ///< +inf for an error that is not a finite number (an overflow, NaN)
+  double bound_eb = 0;              ///< compressions x eb (error-bounded), 0 for plain
+  double max_abs_error = 0;         ///< +inf for an error that is not a finite number (an overflow, NaN)
   double max_error_over_bound = 0;  ///< <= 1 passes
   double rms_error = 0;
   double rms_value = 0;
@@ -202,7 +203,8 @@ class SeriesRunner {
     collective::RingAllGather shape(p, count_, 4);
     for (int i = 0; i < p; ++i) {
       const auto c = shape.chunk(i, p).count;
-      if (c > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) throw std::runtime_error("chunk too large for MPI");
+      if (c > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
+        throw std::runtime_error("chunk too large for MPI");
       counts_[static_cast<std::size_t>(i)] = static_cast<int>(c);
     }
     own_ = shape.chunk(group.comm.rank(), p);
@@ -322,10 +324,14 @@ class SeriesRunner {
  private:
   std::string library_call() const {
     switch (op_) {
-      case Collective::kAllReduce: return "MPI_Allreduce";
-      case Collective::kAllGather: return "MPI_Allgatherv";
-      case Collective::kReduceScatter: return "MPI_Reduce_scatter";
-      default: return "?";
+      case Collective::kAllReduce:
+        return "MPI_Allreduce";
+      case Collective::kAllGather:
+        return "MPI_Allgatherv";
+      case Collective::kReduceScatter:
+        return "MPI_Reduce_scatter";
+      default:
+        return "?";
     }
   }
 
@@ -341,12 +347,17 @@ class SeriesRunner {
 
   void run_library(std::vector<float>& mine) {
     switch (op_) {
-      case Collective::kAllReduce: group_.comm.all_reduce_sum(work_); break;
+      case Collective::kAllReduce:
+        group_.comm.all_reduce_sum(work_);
+        break;
       case Collective::kAllGather:
         group_.comm.all_gather(std::span<const float>(input_).subspan(own_.offset, own_.count), work_, counts_);
         break;
-      case Collective::kReduceScatter: group_.comm.reduce_scatter(input_, mine, counts_); break;
-      default: throw std::logic_error("run_library: unsupported collective");
+      case Collective::kReduceScatter:
+        group_.comm.reduce_scatter(input_, mine, counts_);
+        break;
+      default:
+        throw std::logic_error("run_library: unsupported collective");
     }
   }
 
@@ -398,8 +409,10 @@ class SeriesRunner {
         const double magnitude = abs_sum_.empty() ? 0.0 : abs_sum_[i];
         const double bound = c.bound_eb * (1 + 0x1p-20) + gamma * (magnitude + c.bound_eb);
         ok = err <= bound;
-        if (bound > 0) c.max_error_over_bound = std::max(c.max_error_over_bound, err / bound);
-        else if (err > 0) c.max_error_over_bound = std::numeric_limits<double>::infinity();
+        if (bound > 0)
+          c.max_error_over_bound = std::max(c.max_error_over_bound, err / bound);
+        else if (err > 0)
+          c.max_error_over_bound = std::numeric_limits<double>::infinity();
       }
       if (!std::isfinite(err)) c.max_error_over_bound = std::numeric_limits<double>::infinity();
       if (!ok || !std::isfinite(got) || !std::isfinite(err)) ++c.violations;

@@ -159,8 +159,8 @@ UcxWorld::Impl::Impl() {
         total += lengths[i];
       }
       addresses.resize(static_cast<std::size_t>(total));
-      check_mpi(MPI_Allgatherv(address, my_length, MPI_BYTE, addresses.data(), lengths.data(), offsets.data(),
-                               MPI_BYTE, MPI_COMM_WORLD),
+      check_mpi(MPI_Allgatherv(address, my_length, MPI_BYTE, addresses.data(), lengths.data(), offsets.data(), MPI_BYTE,
+                               MPI_COMM_WORLD),
                 "MPI_Allgatherv of UCX worker addresses");
     } catch (...) {
       ucp_worker_release_address(worker_, address);
@@ -172,7 +172,8 @@ UcxWorld::Impl::Impl() {
     for (int peer = 0; peer < size_; ++peer) {
       ucp_ep_params_t ep_params{};
       ep_params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
-      ep_params.address = reinterpret_cast<const ucp_address_t*>(addresses.data() + offsets[static_cast<std::size_t>(peer)]);
+      ep_params.address =
+          reinterpret_cast<const ucp_address_t*>(addresses.data() + offsets[static_cast<std::size_t>(peer)]);
       check_ucx(ucp_ep_create(worker_, &ep_params, &endpoints_[static_cast<std::size_t>(peer)]),
                 fmt::format("ucp_ep_create to rank {}", peer));
     }
@@ -233,9 +234,8 @@ void UcxWorld::Impl::wait(void* request, Completion& completion) {
   ucp_request_free(request);
 }
 
-std::size_t UcxWorld::Impl::exchange(int send_to, ucp_tag_t send_tag, std::span<const std::byte> send,
-                                     bool receive, ucp_tag_t recv_tag, std::span<std::byte> recv,
-                                     const std::string& describe_peer) {
+std::size_t UcxWorld::Impl::exchange(int send_to, ucp_tag_t send_tag, std::span<const std::byte> send, bool receive,
+                                     ucp_tag_t recv_tag, std::span<std::byte> recv, const std::string& describe_peer) {
   Completion received;
   Completion sent;
   void* recv_request = nullptr;

@@ -79,7 +79,7 @@ std::vector<double> Overlaps::overlaps(const engine::Result& result, int rank) {
   Spans others, merging;
   for (int s = 0; s < count; ++s) {
     if (spans[static_cast<std::size_t>(s)].empty()) continue;  // no operator of s takes time: nothing to add
-    others.clear();  // the other streams' busy time, merged
+    others.clear();                                            // the other streams' busy time, merged
     for (int t = 0; t < count; ++t) {
       if (t == s) continue;
       const Spans& list = spans[static_cast<std::size_t>(t)];
@@ -89,8 +89,10 @@ std::vector<double> Overlaps::overlaps(const engine::Result& result, int rank) {
     }
     std::vector<std::pair<double, double>> merged;
     for (const auto& span : others) {
-      if (!merged.empty() && span.first <= merged.back().second) merged.back().second = std::max(merged.back().second, span.second);
-      else merged.push_back(span);
+      if (!merged.empty() && span.first <= merged.back().second)
+        merged.back().second = std::max(merged.back().second, span.second);
+      else
+        merged.push_back(span);
     }
     std::size_t k = 0;  // a stream's operators run one after another: in time order
     for (std::size_t i = 0; i < ops.size(); ++i) {
@@ -120,7 +122,8 @@ Table make_table(const engine::Result& result, std::string scope, int id, std::v
   // 640 ranks of 9,500 records each, mostly one list.
   std::vector<std::pair<int, double>> weighted;  // (rank, ranks it stands for)
   for (int r : table.ranks) {
-    if (!weighted.empty() && result.ops.shared(static_cast<std::size_t>(r), static_cast<std::size_t>(weighted.back().first)) &&
+    if (!weighted.empty() &&
+        result.ops.shared(static_cast<std::size_t>(r), static_cast<std::size_t>(weighted.back().first)) &&
         result.streams_of(r) == result.streams_of(weighted.back().first)) {
       weighted.back().second += 1;
     } else {
@@ -272,15 +275,18 @@ Breakdown make_breakdown(const engine::Result& result, const BreakdownOptions& o
   out.iterations = result.iterations;
   out.makespan_s = result.makespan_s;
   out.has_waits = result.has_waits;
-  out.has_streams = std::any_of(result.streams.begin(), result.streams.end(), [](const auto& s) { return s != nullptr; });
+  out.has_streams =
+      std::any_of(result.streams.begin(), result.streams.end(), [](const auto& s) { return s != nullptr; });
   if (out.has_streams) {
-    out.notes.push_back("operators ran on several streams of a rank: their times overlap, so shares add up to more "
-                        "than 100 %; overlap ms is the part of an operator's time during which another stream of its "
-                        "rank ran an operator");
+    out.notes.push_back(
+        "operators ran on several streams of a rank: their times overlap, so shares add up to more "
+        "than 100 %; overlap ms is the part of an operator's time during which another stream of its "
+        "rank ran an operator");
   }
   if (options.per_stage) {
     std::vector<std::vector<int>> members(static_cast<std::size_t>(result.stage_count));
-    for (int r = 0; r < result.world_size; ++r) members[static_cast<std::size_t>(result.stage[static_cast<std::size_t>(r)])].push_back(r);
+    for (int r = 0; r < result.world_size; ++r)
+      members[static_cast<std::size_t>(result.stage[static_cast<std::size_t>(r)])].push_back(r);
     for (int s = 0; s < result.stage_count; ++s) {
       if (!members[static_cast<std::size_t>(s)].empty()) {
         out.tables.push_back(make_table(result, "stage", s, members[static_cast<std::size_t>(s)], options.key));
@@ -306,7 +312,8 @@ void for_each_table(const Breakdown& b, const std::function<void(const Table&)>&
 void write_text(const Breakdown& b, std::ostream& out) {
   if (b.summary) write_summary_text({{"", &*b.summary}}, out);
   fmt::print(out, "{} on {}: {} ranks{}, {} pipeline stage{}, {}\n", b.trace_name, b.platform_name, b.world_size,
-             on_nodes(b.nodes_used), b.stage_count, b.stage_count == 1 ? "" : "s", format_span(b.makespan_s, b.iterations));
+             on_nodes(b.nodes_used), b.stage_count, b.stage_count == 1 ? "" : "s",
+             format_span(b.makespan_s, b.iterations));
   fmt::print(out, "network: {}\n", b.network_model);
   if (!b.compute.empty()) fmt::print(out, "compute: {}\n", b.compute);
   fmt::print(out, "collectives: {}\n", b.algorithm);
@@ -322,7 +329,8 @@ void write_text(const Breakdown& b, std::ostream& out) {
       fmt::print(out, "\nRank {}\n", t.id);
     }
     const bool labels = has_labels(t);
-    const bool errors = std::any_of(t.rows.begin(), t.rows.end(), [](const Row& row) { return row.error_worst_eb > 0; });
+    const bool errors =
+        std::any_of(t.rows.begin(), t.rows.end(), [](const Row& row) { return row.error_worst_eb > 0; });
     std::size_t width = 8;
     for (const Row& row : t.rows) width = std::max(width, row.name.size());
     std::size_t label_width = 5;
@@ -371,9 +379,10 @@ void write_csv(const Breakdown& b, std::ostream& out) {
     int i = 0;
     for (const SummaryCsvRow& row : summary_csv_rows({&*b.summary})) {
       const std::optional<double>& v = row.values.front();
-      fmt::print(out, "summary,{},{},{},{},,{},{}{},{}\n", b.summary->critical_rank, ++i, row.figure, csv_field(row.note),
-                 row.is_time ? fmt::format("{:.6f}", *v) : "", row.is_time ? fmt::format("{:.4f}", row.shares_pct.front()) : "",
-                 blank, v ? fmt::format("{:.6f}", *v) : "");
+      fmt::print(out, "summary,{},{},{},{},,{},{}{},{}\n", b.summary->critical_rank, ++i, row.figure,
+                 csv_field(row.note), row.is_time ? fmt::format("{:.6f}", *v) : "",
+                 row.is_time ? fmt::format("{:.4f}", row.shares_pct.front()) : "", blank,
+                 v ? fmt::format("{:.6f}", *v) : "");
     }
   }
   const std::string value = b.summary ? "," : "";
@@ -382,7 +391,9 @@ void write_csv(const Breakdown& b, std::ostream& out) {
       const Row& row = t.rows[i];
       fmt::print(out, "{},{},{},{},{},{},{:.6f},{:.4f}{}{}{}\n", t.scope, t.id, i + 1, csv_field(row.name),
                  csv_field(row.label), row.calls, row.time_s * 1e3, row.share * 100,
-                 !b.has_waits ? "" : row.communication ? fmt::format(",{:.6f}", row.wait_s * 1e3) : ",",
+                 !b.has_waits        ? ""
+                 : row.communication ? fmt::format(",{:.6f}", row.wait_s * 1e3)
+                                     : ",",
                  b.has_streams ? fmt::format(",{:.6f}", row.overlap_s * 1e3) : "", value);
     }
     fmt::print(out, "{},{},total,total,,,{:.6f},100.0000{}{}{}\n", t.scope, t.id, t.total_s * 1e3,
@@ -401,13 +412,15 @@ void write_json(const Breakdown& b, std::ostream& out) {
   doc["compression"] = b.compression;
   doc["compute"] = b.compute;
   doc["notes"] = b.notes;
-  doc["error_bound_abs"] = std::isfinite(b.error_bound_abs) ? nlohmann::ordered_json(b.error_bound_abs) : nlohmann::ordered_json();
+  doc["error_bound_abs"] =
+      std::isfinite(b.error_bound_abs) ? nlohmann::ordered_json(b.error_bound_abs) : nlohmann::ordered_json();
   doc["world_size"] = b.world_size;
   doc["nodes"] = b.nodes_used > 0 ? nlohmann::ordered_json(b.nodes_used) : nlohmann::ordered_json();
   doc["pipeline_stages"] = b.stage_count;
   doc["iterations"] = b.iterations > 0 ? nlohmann::ordered_json(b.iterations) : nlohmann::ordered_json();
   doc["trace_total_ms"] = b.makespan_s * 1e3;
-  doc["iteration_ms"] = b.iterations > 0 ? nlohmann::ordered_json(b.makespan_s * 1e3 / b.iterations) : nlohmann::ordered_json();
+  doc["iteration_ms"] =
+      b.iterations > 0 ? nlohmann::ordered_json(b.makespan_s * 1e3 / b.iterations) : nlohmann::ordered_json();
   write_json_with_tables(out, doc, [&](const auto& emit) {
     for_each_table(b, [&](const Table& t) {
       nlohmann::ordered_json table;

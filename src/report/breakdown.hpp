@@ -35,15 +35,15 @@ struct Row {
   /// Part of time_s during which an operator of another stream of the rank ran (the
   /// operator overlapped it), mean over the table's ranks; 0 without streams.
   double overlap_s = 0;
-  std::string algorithm;    ///< collectives: the algorithm that ran (first rank's)
-  double error_worst_eb = 0;     ///< compressed collectives: error of the result in units of eb
+  std::string algorithm;      ///< collectives: the algorithm that ran (first rank's)
+  double error_worst_eb = 0;  ///< compressed collectives: error of the result in units of eb
   double error_expected_eb = 0;
 };
 
 /// A breakdown of one rank, or of one pipeline stage (mean over its ranks).
 struct Table {
-  std::string scope;   ///< "stage" or "rank"
-  int id = 0;          ///< stage or rank number
+  std::string scope;  ///< "stage" or "rank"
+  int id = 0;         ///< stage or rank number
   std::vector<int> ranks;
   RowKey key = RowKey::kOperator;
   /// Rows by operator were asked for, and the table's ranks run different sequences of
@@ -67,9 +67,9 @@ struct Breakdown {
   int world_size = 0;
   int nodes_used = 0;  ///< nodes the ranks ran on (engine::Result::nodes_used); 0 when unknown
   int stage_count = 1;
-  int iterations = 0;  ///< training iterations the trace holds; 0 when it does not say
-  double makespan_s = 0;  ///< the whole trace
-  bool has_waits = false;  ///< engine::Result::has_waits: the wait column is shown
+  int iterations = 0;        ///< training iterations the trace holds; 0 when it does not say
+  double makespan_s = 0;     ///< the whole trace
+  bool has_waits = false;    ///< engine::Result::has_waits: the wait column is shown
   bool has_streams = false;  ///< some rank ran operators on several streams: the overlap column is shown
   /// The summary block, written first (text, CSV rows of scope "summary", JSON "summary"); set
   /// by the caller, which knows the job's facts (make_summary).

@@ -101,8 +101,8 @@ void write_what_if_header(const Comparison& c, std::ostream& out) {
                            : c.iterations > 1 ? fmt::format("trace total ({} iterations)", c.iterations)
                                               : std::string("trace total (iterations not given by the trace)");
   const double change = c.plain_makespan_s > 0 ? (c.compressed_makespan_s / c.plain_makespan_s - 1) * 100 : 0.0;
-  fmt::print(out, "{}: {:.3f} ms {}, {:.3f} ms {}, change {:+.2f} % (speedup {:.3f}x)\n", span, c.plain_makespan_s * 1e3,
-             c.a_label, c.compressed_makespan_s * 1e3, c.b_label, change,
+  fmt::print(out, "{}: {:.3f} ms {}, {:.3f} ms {}, change {:+.2f} % (speedup {:.3f}x)\n", span,
+             c.plain_makespan_s * 1e3, c.a_label, c.compressed_makespan_s * 1e3, c.b_label, change,
              speedup(c.plain_makespan_s, c.compressed_makespan_s));
 }
 
@@ -111,10 +111,10 @@ void write_what_if_header(const Comparison& c, std::ostream& out) {
 void write_text(const Comparison& c, std::ostream& out) {
   if (c.a_summary && c.b_summary) write_summary_text({{c.a_label, &*c.a_summary}, {c.b_label, &*c.b_summary}}, out);
   // " on 1 node", or " on 1 node (baseline), on 4 nodes (what_if)" when the runs differ.
-  const std::string nodes = c.a_nodes_used == c.b_nodes_used
-                                ? on_nodes(c.a_nodes_used)
-                                : fmt::format("{} ({}),{} ({})", on_nodes(c.a_nodes_used), c.a_label,
-                                              on_nodes(c.b_nodes_used), c.b_label);
+  const std::string nodes =
+      c.a_nodes_used == c.b_nodes_used
+          ? on_nodes(c.a_nodes_used)
+          : fmt::format("{} ({}),{} ({})", on_nodes(c.a_nodes_used), c.a_label, on_nodes(c.b_nodes_used), c.b_label);
   fmt::print(out, "{} on {}: {} ranks{}, {} pipeline stage{}\n", c.trace_name, c.platform_name, c.world_size, nodes,
              c.stage_count, c.stage_count == 1 ? "" : "s");
   fmt::print(out, "network: {}\n", c.network_model);
@@ -128,22 +128,24 @@ void write_text(const Comparison& c, std::ostream& out) {
   if (!c.assumptions.empty()) write_what_if_header(c, out);
   // The tables below are the same for both kinds of comparison.
   if (c.assumptions.empty()) {
-  fmt::print(out, "plain:      {}\n", c.plain_algorithms);
-  fmt::print(out, "compressed: {}; compression: {}\n", c.compressed_algorithms, c.compression);
-  for (const std::string& note : c.notes) fmt::print(out, "note: {}\n", note);
-  if (std::isfinite(c.error_bound_abs)) {
-    fmt::print(out, "error of compressed results: worst / expected absolute error (eb = {:.3g})\n", c.error_bound_abs);
-  } else if (std::isnan(c.error_bound_abs)) {
-    fmt::print(out, "error of compressed results: worst / expected in units of eb, the error bound of one compression\n");
-  } else {
-    fmt::print(out, "error of compressed results: the compressor has no error bound\n");
-  }
-  // A trace that does not say it holds one iteration is reported as a trace total.
-  const std::string span = c.iterations == 1  ? std::string("iteration")
-                           : c.iterations > 1 ? fmt::format("trace total ({} iterations)", c.iterations)
-                                              : std::string("trace total (iterations not given by the trace)");
-  fmt::print(out, "{}: {:.3f} ms plain, {:.3f} ms compressed, speedup {:.3f}x\n", span, c.plain_makespan_s * 1e3,
-             c.compressed_makespan_s * 1e3, speedup(c.plain_makespan_s, c.compressed_makespan_s));
+    fmt::print(out, "plain:      {}\n", c.plain_algorithms);
+    fmt::print(out, "compressed: {}; compression: {}\n", c.compressed_algorithms, c.compression);
+    for (const std::string& note : c.notes) fmt::print(out, "note: {}\n", note);
+    if (std::isfinite(c.error_bound_abs)) {
+      fmt::print(out, "error of compressed results: worst / expected absolute error (eb = {:.3g})\n",
+                 c.error_bound_abs);
+    } else if (std::isnan(c.error_bound_abs)) {
+      fmt::print(out,
+                 "error of compressed results: worst / expected in units of eb, the error bound of one compression\n");
+    } else {
+      fmt::print(out, "error of compressed results: the compressor has no error bound\n");
+    }
+    // A trace that does not say it holds one iteration is reported as a trace total.
+    const std::string span = c.iterations == 1  ? std::string("iteration")
+                             : c.iterations > 1 ? fmt::format("trace total ({} iterations)", c.iterations)
+                                                : std::string("trace total (iterations not given by the trace)");
+    fmt::print(out, "{}: {:.3f} ms plain, {:.3f} ms compressed, speedup {:.3f}x\n", span, c.plain_makespan_s * 1e3,
+               c.compressed_makespan_s * 1e3, speedup(c.plain_makespan_s, c.compressed_makespan_s));
   }
   const bool what_if = !c.assumptions.empty();
   const std::string a_head = what_if ? c.a_label + " ms" : "plain ms";
@@ -176,13 +178,13 @@ void write_text(const Comparison& c, std::ostream& out) {
     for (std::size_t i = 0; i < t.rows.size(); ++i) {
       const ComparedRow& row = t.rows[i];
       std::string gain = row.is_collective() ? fmt::format("{:.3f}x", speedup(row.plain_s, row.compressed_s)) : "";
-      std::string line = fmt::format("{:>5}  {:<{}}  {:<{}}  {:>11.3f}  {:>11.3f}{}  {:>8}  {:<{}}  {}",
-                                     t.key == RowKey::kOperator ? std::to_string(i + 1) : "", row.name, width,
-                                     row.label, label_width, row.plain_s * 1e3, row.compressed_s * 1e3,
-                                     waits(wait(row.communication, row.plain_wait_s),
-                                           wait(row.communication, row.compressed_wait_s)),
-                                     gain,
-                                     row.compressed_algorithm, algo_width, format_error(row.error_worst_eb, row.error_expected_eb, c.error_bound_abs));
+      std::string line =
+          fmt::format("{:>5}  {:<{}}  {:<{}}  {:>11.3f}  {:>11.3f}{}  {:>8}  {:<{}}  {}",
+                      t.key == RowKey::kOperator ? std::to_string(i + 1) : "", row.name, width, row.label, label_width,
+                      row.plain_s * 1e3, row.compressed_s * 1e3,
+                      waits(wait(row.communication, row.plain_wait_s), wait(row.communication, row.compressed_wait_s)),
+                      gain, row.compressed_algorithm, algo_width,
+                      format_error(row.error_worst_eb, row.error_expected_eb, c.error_bound_abs));
       while (!line.empty() && line.back() == ' ') line.pop_back();
       fmt::print(out, "{}\n", line);
     }
@@ -195,9 +197,10 @@ void write_text(const Comparison& c, std::ostream& out) {
 
 void write_csv(const Comparison& c, std::ostream& out) {
   const bool summary = c.a_summary && c.b_summary;
-  fmt::print(out, "scope,id,row,operator,label,{0}_ms,{1}_ms,speedup,{0}_algorithm,{1}_algorithm,"
-             "error_worst_eb,error_expected_eb{2}{3}\n", c.a_label, c.b_label,
-             c.has_waits ? fmt::format(",{0}_wait_ms,{1}_wait_ms", c.a_label, c.b_label) : "",
+  fmt::print(out,
+             "scope,id,row,operator,label,{0}_ms,{1}_ms,speedup,{0}_algorithm,{1}_algorithm,"
+             "error_worst_eb,error_expected_eb{2}{3}\n",
+             c.a_label, c.b_label, c.has_waits ? fmt::format(",{0}_wait_ms,{1}_wait_ms", c.a_label, c.b_label) : "",
              summary ? fmt::format(",{0}_value,{1}_value", c.a_label, c.b_label) : "");
   if (summary) {
     // The summary first: its figure in `operator`, what it rests on (or why it is unknown) in
@@ -223,8 +226,9 @@ void write_csv(const Comparison& c, std::ostream& out) {
       const ComparedRow& row = t.rows[i];
       fmt::print(out, "{},{},{},{},{},{:.6f},{:.6f},{:.6f},{},{},{:.6g},{:.6g}{}{}\n", t.scope, t.id, i + 1,
                  csv_field(row.name), csv_field(row.label), row.plain_s * 1e3, row.compressed_s * 1e3,
-                 speedup(row.plain_s, row.compressed_s), row.plain_algorithm, row.compressed_algorithm, row.error_worst_eb,
-                 row.error_expected_eb, waits(row.communication, row.plain_wait_s, row.compressed_wait_s), values);
+                 speedup(row.plain_s, row.compressed_s), row.plain_algorithm, row.compressed_algorithm,
+                 row.error_worst_eb, row.error_expected_eb,
+                 waits(row.communication, row.plain_wait_s, row.compressed_wait_s), values);
     }
     fmt::print(out, "{},{},total,total,,{:.6f},{:.6f},{:.6f},,,,{}{}\n", t.scope, t.id, t.plain_total_s * 1e3,
                t.compressed_total_s * 1e3, speedup(t.plain_total_s, t.compressed_total_s),
@@ -264,7 +268,8 @@ void write_json(const Comparison& c, std::ostream& out) {
     doc["compute"] = c.compute;
   }
   doc["notes"] = c.notes;
-  doc["error_bound_abs"] = std::isfinite(c.error_bound_abs) ? nlohmann::ordered_json(c.error_bound_abs) : nlohmann::ordered_json();
+  doc["error_bound_abs"] =
+      std::isfinite(c.error_bound_abs) ? nlohmann::ordered_json(c.error_bound_abs) : nlohmann::ordered_json();
   doc["iterations"] = c.iterations > 0 ? nlohmann::ordered_json(c.iterations) : nlohmann::ordered_json();
   doc[a + "_trace_total_ms"] = c.plain_makespan_s * 1e3;
   doc[b + "_trace_total_ms"] = c.compressed_makespan_s * 1e3;
@@ -273,7 +278,8 @@ void write_json(const Comparison& c, std::ostream& out) {
   };
   doc[a + "_iteration_ms"] = per_iteration(c.plain_makespan_s);
   doc[b + "_iteration_ms"] = per_iteration(c.compressed_makespan_s);
-  if (what_if) doc["change_percent"] = c.plain_makespan_s > 0 ? (c.compressed_makespan_s / c.plain_makespan_s - 1) * 100 : 0.0;
+  if (what_if)
+    doc["change_percent"] = c.plain_makespan_s > 0 ? (c.compressed_makespan_s / c.plain_makespan_s - 1) * 100 : 0.0;
   doc["speedup"] = speedup(c.plain_makespan_s, c.compressed_makespan_s);
   write_json_with_tables(out, doc, [&](const auto& emit) {
     for_each_table(c, [&](const ComparedTable& t) {

@@ -20,10 +20,10 @@ struct ComparedRow {
   std::string compressed_algorithm;
   double plain_s = 0;
   double compressed_s = 0;
-  double plain_wait_s = 0;       ///< of plain_s and compressed_s, waiting for peers (Row::wait_s)
+  double plain_wait_s = 0;  ///< of plain_s and compressed_s, waiting for peers (Row::wait_s)
   double compressed_wait_s = 0;
-  bool communication = false;    ///< a send, receive or collective (compute rows have no wait)
-  double error_worst_eb = 0;     ///< of the compressed result, in units of eb
+  bool communication = false;  ///< a send, receive or collective (compute rows have no wait)
+  double error_worst_eb = 0;   ///< of the compressed result, in units of eb
   double error_expected_eb = 0;
   bool is_collective() const { return !compressed_algorithm.empty(); }
   bool compressed() const { return error_worst_eb > 0; }
@@ -56,7 +56,7 @@ struct Comparison {
   std::string plain_algorithms;
   std::string compressed_algorithms;
   std::string compression;
-  std::string compute;  ///< how compute durations were obtained, "" when not said
+  std::string compute;    ///< how compute durations were obtained, "" when not said
   std::string b_compute;  ///< the same for the second run (a what-if's may differ)
   std::vector<std::string> notes;
   double error_bound_abs = 0;  ///< NaN when unknown
@@ -65,7 +65,7 @@ struct Comparison {
   /// when unknown.
   int a_nodes_used = 0, b_nodes_used = 0;
   int stage_count = 1;
-  int iterations = 0;  ///< training iterations the trace holds; 0 when it does not say
+  int iterations = 0;           ///< training iterations the trace holds; 0 when it does not say
   double plain_makespan_s = 0;  ///< the whole trace
   double compressed_makespan_s = 0;
   bool has_waits = false;  ///< both runs measured their waits: the wait columns are shown

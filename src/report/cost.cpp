@@ -9,7 +9,8 @@ namespace ccsim::report {
 namespace {
 
 void check(double v, const char* what) {
-  if (!std::isfinite(v) || v < 0) throw std::invalid_argument(fmt::format("{} must be finite and >= 0, got {}", what, v));
+  if (!std::isfinite(v) || v < 0)
+    throw std::invalid_argument(fmt::format("{} must be finite and >= 0, got {}", what, v));
 }
 
 }  // namespace

@@ -7,9 +7,9 @@ namespace ccsim::report {
 
 /// What training a job costs, from one simulated iteration: time, node-hours, money, energy.
 struct CostInputs {
-  double iteration_s = 0;          ///< one training iteration, simulated
-  double iterations = 0;           ///< how many the training runs
-  int nodes = 0;                   ///< nodes the job holds
+  double iteration_s = 0;                     ///< one training iteration, simulated
+  double iterations = 0;                      ///< how many the training runs
+  int nodes = 0;                              ///< nodes the job holds
   std::optional<double> price_per_node_hour;  ///< money per node-hour (any currency)
   std::optional<double> power_kw_per_node;    ///< average power of one node, kW
 };

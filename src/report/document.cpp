@@ -64,11 +64,13 @@ void Document::code(std::string text) {
   blocks_.push_back(std::move(b));
 }
 
-void Document::table(std::vector<std::string> header, std::vector<std::vector<std::string>> rows, std::vector<bool> numeric) {
+void Document::table(std::vector<std::string> header, std::vector<std::vector<std::string>> rows,
+                     std::vector<bool> numeric) {
   numeric.resize(header.size(), false);
   for (const auto& row : rows) {
     if (row.size() != header.size()) {
-      throw std::logic_error(fmt::format("report table: a row of {} cells under a header of {}", row.size(), header.size()));
+      throw std::logic_error(
+          fmt::format("report table: a row of {} cells under a header of {}", row.size(), header.size()));
     }
   }
   Block b;
@@ -92,8 +94,12 @@ std::string Document::markdown() const {
   for (const Block& b : blocks_) {
     out += "\n";
     switch (b.kind) {
-      case Kind::kHeading: out += fmt::format("{} {}\n", std::string(static_cast<std::size_t>(b.level), '#'), md_escape(b.text)); break;
-      case Kind::kParagraph: out += md_escape(b.text) + "\n"; break;
+      case Kind::kHeading:
+        out += fmt::format("{} {}\n", std::string(static_cast<std::size_t>(b.level), '#'), md_escape(b.text));
+        break;
+      case Kind::kParagraph:
+        out += md_escape(b.text) + "\n";
+        break;
       case Kind::kList:
         for (const std::string& item : b.items) out += fmt::format("- {}\n", md_escape(item));
         break;
@@ -115,7 +121,9 @@ std::string Document::markdown() const {
         for (const auto& row : b.rows) line(row);
         break;
       }
-      case Kind::kImage: out += fmt::format("![{}]({})\n", md_escape(b.items.front()), b.text); break;
+      case Kind::kImage:
+        out += fmt::format("![{}]({})\n", md_escape(b.items.front()), b.text);
+        break;
     }
   }
   return out;
@@ -124,7 +132,9 @@ std::string Document::markdown() const {
 std::string Document::html() const {
   std::string out =
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
-      "<title>" + html_escape(title_) + "</title>\n"
+      "<title>" +
+      html_escape(title_) +
+      "</title>\n"
       "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em}"
       "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #bbb;padding:.2em .6em}"
       "td.n,th.n{text-align:right}pre{background:#f4f4f4;padding:.6em;white-space:pre-wrap}"
@@ -132,14 +142,20 @@ std::string Document::html() const {
   out += "<h1>" + html_escape(title_) + "</h1>\n";
   for (const Block& b : blocks_) {
     switch (b.kind) {
-      case Kind::kHeading: out += fmt::format("<h{0}>{1}</h{0}>\n", b.level, html_escape(b.text)); break;
-      case Kind::kParagraph: out += "<p>" + html_escape(b.text) + "</p>\n"; break;
+      case Kind::kHeading:
+        out += fmt::format("<h{0}>{1}</h{0}>\n", b.level, html_escape(b.text));
+        break;
+      case Kind::kParagraph:
+        out += "<p>" + html_escape(b.text) + "</p>\n";
+        break;
       case Kind::kList:
         out += "<ul>\n";
         for (const std::string& item : b.items) out += "<li>" + html_escape(item) + "</li>\n";
         out += "</ul>\n";
         break;
-      case Kind::kCode: out += "<pre><code>" + html_escape(b.text) + "</code></pre>\n"; break;
+      case Kind::kCode:
+        out += "<pre><code>" + html_escape(b.text) + "</code></pre>\n";
+        break;
       case Kind::kTable: {
         out += "<table>\n<thead><tr>";
         for (std::size_t i = 0; i < b.items.size(); ++i) {

@@ -157,19 +157,20 @@ Summary make_summary(const engine::Result& result, const JobFacts& facts) {
   }
   if (facts.model_flops_per_iteration > 0) {
     s.mfu.value = facts.model_flops_per_iteration / peak_total;
-    s.mfu.note = fmt::format("{:.4g} model FLOPs per iteration ({}); {}", facts.model_flops_per_iteration,
-                             facts.model_flops_source.empty() ? "as the trace gives them" : facts.model_flops_source, peak);
+    s.mfu.note =
+        fmt::format("{:.4g} model FLOPs per iteration ({}); {}", facts.model_flops_per_iteration,
+                    facts.model_flops_source.empty() ? "as the trace gives them" : facts.model_flops_source, peak);
   } else {
-    s.mfu.note = "the trace does not give its model FLOPs per iteration (its \"workload\": no model, e.g. an imported trace)";
+    s.mfu.note =
+        "the trace does not give its model FLOPs per iteration (its \"workload\": no model, e.g. an imported trace)";
   }
   if (facts.executed_flops_per_iteration > 0) {
     s.hfu.value = facts.executed_flops_per_iteration / peak_total;
-    s.hfu.note = fmt::format("{:.4g} FLOPs per iteration in the trace's compute operators; {}{}",
-                             facts.executed_flops_per_iteration, peak,
-                             facts.compute_ops_without_flops > 0
-                                 ? fmt::format("; a lower bound: {} of {} compute operators carry no FLOPs",
-                                               facts.compute_ops_without_flops, facts.compute_ops)
-                                 : "");
+    s.hfu.note = fmt::format(
+        "{:.4g} FLOPs per iteration in the trace's compute operators; {}{}", facts.executed_flops_per_iteration, peak,
+        facts.compute_ops_without_flops > 0 ? fmt::format("; a lower bound: {} of {} compute operators carry no FLOPs",
+                                                          facts.compute_ops_without_flops, facts.compute_ops)
+                                            : "");
   } else {
     s.hfu.note = "the trace's compute operators carry no FLOPs";
   }
@@ -217,7 +218,8 @@ void write_summary_text(const std::vector<std::pair<std::string, const Summary*>
   auto pct = [](double part, double whole) { return whole > 0 ? fmt::format("{:.2f}", part / whole * 100) : "0.00"; };
   line(first.iterations == 1 || first.iterations > 1 ? "iteration ms" : "trace total ms",
        [&](const Summary& s) { return ms(s.iteration_s); });
-  line("tokens/s", [](const Summary& s) { return s.tokens_per_s.value ? format_thousands(*s.tokens_per_s.value, 0) : "n/a"; });
+  line("tokens/s",
+       [](const Summary& s) { return s.tokens_per_s.value ? format_thousands(*s.tokens_per_s.value, 0) : "n/a"; });
   line("MFU %", [](const Summary& s) { return percent_or_na(s.mfu); });
   line("HFU %", [](const Summary& s) { return percent_or_na(s.hfu); });
   line("communication exposed ms", [&](const Summary& s) { return ms(s.split.exposed_s()); });
@@ -309,7 +311,8 @@ std::vector<SummaryCsvRow> summary_csv_rows(const std::vector<const Summary*>& r
     }
     rows.push_back(std::move(row));
   };
-  time(runs.front()->iterations > 0 ? "iteration_ms" : "trace_total_ms", [](const Summary& s) { return s.iteration_s; });
+  time(runs.front()->iterations > 0 ? "iteration_ms" : "trace_total_ms",
+       [](const Summary& s) { return s.iteration_s; });
   figure("tokens_per_s", &Summary::tokens_per_s, 1);
   figure("mfu_pct", &Summary::mfu, 100);
   figure("hfu_pct", &Summary::hfu, 100);

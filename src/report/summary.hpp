@@ -15,8 +15,8 @@ namespace ccsim::report {
 /// What the summary needs beyond a replay's result: the job's workload (from the trace) and
 /// the accelerator's peak rate (from the platform). A figure is 0 when unknown.
 struct JobFacts {
-  double tokens_per_iteration = 0;       ///< global batch x sequence length
-  std::int64_t global_batch = 0;         ///< sequences per iteration (for the text only)
+  double tokens_per_iteration = 0;  ///< global batch x sequence length
+  std::int64_t global_batch = 0;    ///< sequences per iteration (for the text only)
   std::int64_t sequence_length = 0;
   double model_flops_per_iteration = 0;  ///< the publication's count (trace::Workload::model_flops)
   std::string model_flops_source;
@@ -69,13 +69,13 @@ struct Figure {
 /// utilization, and where the critical rank's time goes. Per iteration when the trace says how
 /// many it holds, else of the whole trace (then tokens/s and the utilizations are unknown).
 struct Summary {
-  int critical_rank = 0;   ///< the rank that finishes last (the lowest of equals)
+  int critical_rank = 0;  ///< the rank that finishes last (the lowest of equals)
   int critical_stage = 0;
   int iterations = 0;      ///< as the trace says; 0: unknown, figures are of the whole trace
   double iteration_s = 0;  ///< the makespan / iterations (the whole trace when unknown)
   Figure tokens_per_s;
-  Figure mfu;  ///< model FLOPs per iteration / (iteration x world size x peak)
-  Figure hfu;  ///< the trace's executed FLOPs per iteration / the same
+  Figure mfu;       ///< model FLOPs per iteration / (iteration x world size x peak)
+  Figure hfu;       ///< the trace's executed FLOPs per iteration / the same
   TimeSplit split;  ///< of the critical rank, per iteration (divided by iterations)
 };
 
@@ -89,11 +89,11 @@ nlohmann::ordered_json summary_json(const Summary& summary);
 /// One figure of the summary as a CSV row (scope "summary", the figure in `operator`): each
 /// table's writer lays the values out in its own columns.
 struct SummaryCsvRow {
-  std::string figure;  ///< "iteration_ms", "tokens_per_s", "mfu_pct", ...
-  std::string note;    ///< "n/a: why" when unknown
+  std::string figure;                         ///< "iteration_ms", "tokens_per_s", "mfu_pct", ...
+  std::string note;                           ///< "n/a: why" when unknown
   std::vector<std::optional<double>> values;  ///< per run, in the figure's unit
-  bool is_time = false;  ///< values in ms, and a share of the iteration exists
-  std::vector<double> shares_pct;  ///< per run, for times
+  bool is_time = false;                       ///< values in ms, and a share of the iteration exists
+  std::vector<double> shares_pct;             ///< per run, for times
 };
 std::vector<SummaryCsvRow> summary_csv_rows(const std::vector<const Summary*>& runs);
 

@@ -65,7 +65,9 @@ void write_timeline(const std::vector<TimelineRun>& runs, std::ostream& out) {
       const int pid = pid_base + static_cast<int>(r);
       const int stage = r < result.stage.size() ? result.stage[r] : 0;
       write_event(out, first,
-                  ordered{{"ph", "M"}, {"pid", pid}, {"name", "process_name"},
+                  ordered{{"ph", "M"},
+                          {"pid", pid},
+                          {"name", "process_name"},
                           {"args", {{"name", fmt_name(prefix, static_cast<int>(r), stage)}}}});
       write_event(out, first,
                   ordered{{"ph", "M"}, {"pid", pid}, {"name", "process_sort_index"}, {"args", {{"sort_index", pid}}}});
@@ -77,14 +79,23 @@ void write_timeline(const std::vector<TimelineRun>& runs, std::ostream& out) {
       auto name_track = [&](int tid) {
         if (named[static_cast<std::size_t>(tid)]) return;
         named[static_cast<std::size_t>(tid)] = true;
-        write_event(out, first, ordered{{"ph", "M"}, {"pid", pid}, {"tid", tid}, {"name", "thread_name"},
-                                        {"args", {{"name", "stream " + std::to_string(tid)}}}});
+        write_event(out, first,
+                    ordered{{"ph", "M"},
+                            {"pid", pid},
+                            {"tid", tid},
+                            {"name", "thread_name"},
+                            {"args", {{"name", "stream " + std::to_string(tid)}}}});
       };
       name_track(0);
       for (const auto& [start, end] : idle_spans(ops)) {
         write_event(out, first,
-                    ordered{{"ph", "X"}, {"pid", pid}, {"tid", 0}, {"name", "idle"}, {"cat", "idle"},
-                            {"ts", start * kMicro}, {"dur", (end - start) * kMicro}});
+                    ordered{{"ph", "X"},
+                            {"pid", pid},
+                            {"tid", 0},
+                            {"name", "idle"},
+                            {"cat", "idle"},
+                            {"ts", start * kMicro},
+                            {"dur", (end - start) * kMicro}});
       }
       static const std::vector<engine::WaitSpan> kNone;
       const std::vector<engine::WaitSpan>& waits = r < result.waits.size() ? result.waits[r] : kNone;
@@ -100,14 +111,25 @@ void write_timeline(const std::vector<TimelineRun>& runs, std::ostream& out) {
         std::string name(result.name(op.name));
         if (op.label != 0) name += " " + std::string(result.name(op.label));
         write_event(out, first,
-                    ordered{{"ph", "X"}, {"pid", pid}, {"tid", tid}, {"name", name}, {"cat", std::string(result.name(op.kind))},
-                            {"ts", op.start_s * kMicro}, {"dur", (op.end_s - op.start_s) * kMicro}, {"args", args}});
+                    ordered{{"ph", "X"},
+                            {"pid", pid},
+                            {"tid", tid},
+                            {"name", name},
+                            {"cat", std::string(result.name(op.kind))},
+                            {"ts", op.start_s * kMicro},
+                            {"dur", (op.end_s - op.start_s) * kMicro},
+                            {"args", args}});
         // The operator's waits, nested in its event (its track, inside its interval).
         for (; next_wait < waits.size() && waits[next_wait].op == i; ++next_wait) {
           const engine::WaitSpan& wait = waits[next_wait];
           write_event(out, first,
-                      ordered{{"ph", "X"}, {"pid", pid}, {"tid", tid}, {"name", "wait"}, {"cat", "wait"},
-                              {"ts", wait.start_s * kMicro}, {"dur", (wait.end_s - wait.start_s) * kMicro},
+                      ordered{{"ph", "X"},
+                              {"pid", pid},
+                              {"tid", tid},
+                              {"name", "wait"},
+                              {"cat", "wait"},
+                              {"ts", wait.start_s * kMicro},
+                              {"dur", (wait.end_s - wait.start_s) * kMicro},
                               {"args", {{"operator", name}}}});
         }
       }

@@ -97,10 +97,14 @@ class Builder {
     const double tokens = static_cast<double>(par_.micro_batch_size) * sequence_length(model_, par_);
     return GemmShape{static_cast<std::uint32_t>(std::llround(tokens)),
                      static_cast<std::uint32_t>(std::llround(static_cast<double>(model_.vocab) / par_.tp)),
-                     static_cast<std::uint32_t>(model_.hidden), 1, model_.dtype, backward};
+                     static_cast<std::uint32_t>(model_.hidden),
+                     1,
+                     model_.dtype,
+                     backward};
   }
   /// A collective on the rank's own group of `group` kind.
-  void collective(trace::OpKind kind, trace::GroupKind group, std::uint64_t bytes, DType dtype, const std::string& label) {
+  void collective(trace::OpKind kind, trace::GroupKind group, std::uint64_t bytes, DType dtype,
+                  const std::string& label) {
     trace::Op op;
     op.kind = kind;
     op.name = trace_.names.intern(trace::op_kind_name(kind));
@@ -441,7 +445,8 @@ class Builder {
       stream_ = m.forward ? kForwardSendStream : kBackwardSendStream;
       after_ = {computed};
       p2p(trace::OpKind::kSend, m.forward ? next() : prev(),
-          tag(m.forward ? "act" : "grad", m.mb, virtual_stage() + (m.forward ? 1 : -1)), m.forward ? "pp:act" : "pp:grad");
+          tag(m.forward ? "act" : "grad", m.mb, virtual_stage() + (m.forward ? 1 : -1)),
+          m.forward ? "pp:act" : "pp:grad");
       posted.push_back(last_op());
     }
     join_ = std::move(posted);
@@ -454,7 +459,8 @@ class Builder {
   /// arrive in micro-batch order: the j-th received is the j-th micro-batch's.
   void exchange(int forward_out, int backward_out, int recv_forward, int recv_backward) {
     std::vector<Message> messages;
-    if (recv_forward >= 0) messages.push_back({false, true, recv_forward, received_[static_cast<std::size_t>(2 * recv_forward)]++});
+    if (recv_forward >= 0)
+      messages.push_back({false, true, recv_forward, received_[static_cast<std::size_t>(2 * recv_forward)]++});
     if (recv_backward >= 0) {
       messages.push_back({false, false, recv_backward, received_[static_cast<std::size_t>(2 * recv_backward + 1)]++});
     }
@@ -572,17 +578,17 @@ class Builder {
   LayerPlan plan_;
   MessageSizes sizes_;
   trace::Program* program_ = nullptr;
-  int stage_ = 0, layers_ = 0;          ///< layers_: of one model chunk
-  int chunk_ = 0;                      ///< the model chunk the operators are of
-  std::uint8_t stream_ = 0;            ///< the next operator's stream
-  std::vector<std::uint32_t> after_;   ///< ... and the operators it is after
-  std::uint32_t last_main_op_ = 0;     ///< the last operator on the main stream
-  std::vector<int> backward_calls_;    ///< backward passes of each model chunk so far
-  std::vector<std::uint32_t> join_;    ///< the last exchange's operators off the main stream
-  std::vector<int> received_;          ///< per chunk: activations (2 c) and gradients (2 c + 1) received
-  double pending_params_ = 0;          ///< gradients ready but not in a bucket yet
-  std::uint32_t last_bucket_ = 0;      ///< the last bucket's collective
-  std::vector<double> buckets_;        ///< parameters per rank of each bucket so far
+  int stage_ = 0, layers_ = 0;        ///< layers_: of one model chunk
+  int chunk_ = 0;                     ///< the model chunk the operators are of
+  std::uint8_t stream_ = 0;           ///< the next operator's stream
+  std::vector<std::uint32_t> after_;  ///< ... and the operators it is after
+  std::uint32_t last_main_op_ = 0;    ///< the last operator on the main stream
+  std::vector<int> backward_calls_;   ///< backward passes of each model chunk so far
+  std::vector<std::uint32_t> join_;   ///< the last exchange's operators off the main stream
+  std::vector<int> received_;         ///< per chunk: activations (2 c) and gradients (2 c + 1) received
+  double pending_params_ = 0;         ///< gradients ready but not in a bucket yet
+  std::uint32_t last_bucket_ = 0;     ///< the last bucket's collective
+  std::vector<double> buckets_;       ///< parameters per rank of each bucket so far
 };
 
 }  // namespace
@@ -609,15 +615,18 @@ trace::Trace synthesize(const ModelSpec& model, const Parallelism& par, const st
       "ZeRO {}{}{}{}{}; FLOPs and bytes from the Megatron formulas (src/synth/megatron.hpp), no measured durations",
       model.name, model.source, par.tp, par.pp, par.dp, par.sp ? " with sequence parallelism" : "", par.micro_batches,
       par.micro_batch_size, sequence_length(model, par),
-      par.schedule == PipelineSchedule::kGpipe  ? std::string("GPipe")
-      : par.schedule == PipelineSchedule::k1F1B ? std::string("1F1B")
-                                                : fmt::format("interleaved 1F1B ({} model chunks per rank{})", par.virtual_stages,
-                                                              par.overlap_p2p ? ", messages overlapping compute" : ""),
+      par.schedule == PipelineSchedule::kGpipe ? std::string("GPipe")
+      : par.schedule == PipelineSchedule::k1F1B
+          ? std::string("1F1B")
+          : fmt::format("interleaved 1F1B ({} model chunks per rank{})", par.virtual_stages,
+                        par.overlap_p2p ? ", messages overlapping compute" : ""),
       par.zero, par.zero == 1 ? " (Megatron's distributed optimizer)" : "",
       par.overlap_grad_reduce && par.dp > 1
-          ? fmt::format(", gradients reduced in buckets of {:.4g} M parameters during the last backward", par.bucket() / 1e6)
+          ? fmt::format(", gradients reduced in buckets of {:.4g} M parameters during the last backward",
+                        par.bucket() / 1e6)
           : "",
-      par.recompute == Recompute::kNone ? std::string() : fmt::format(", {} recomputation", recompute_name(par.recompute)),
+      par.recompute == Recompute::kNone ? std::string()
+                                        : fmt::format(", {} recomputation", recompute_name(par.recompute)),
       model.layers % par.pp != 0 || par.first_stage_layers > 0 || par.last_stage_layers > 0
           ? fmt::format(", layers per stage {}", format_stage_layers(stage_layers(model, par)))
           : "");

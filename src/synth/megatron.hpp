@@ -29,13 +29,13 @@ std::string_view recompute_name(Recompute r);
 
 /// How a job splits the model and the batch, in Megatron-LM's terms.
 struct Parallelism {
-  int tp = 1;                  ///< tensor parallel size t
-  int pp = 1;                  ///< pipeline stages
-  int dp = 1;                  ///< data-parallel replicas
-  bool sp = false;             ///< sequence parallelism (Korthikanti et al. 2022) on the TP group
-  int micro_batches = 1;       ///< M per iteration and replica
-  int micro_batch_size = 1;    ///< b, sequences per micro-batch
-  int seq = 0;                 ///< s; 0: the model's
+  int tp = 1;                ///< tensor parallel size t
+  int pp = 1;                ///< pipeline stages
+  int dp = 1;                ///< data-parallel replicas
+  bool sp = false;           ///< sequence parallelism (Korthikanti et al. 2022) on the TP group
+  int micro_batches = 1;     ///< M per iteration and replica
+  int micro_batch_size = 1;  ///< b, sequences per micro-batch
+  int seq = 0;               ///< s; 0: the model's
   PipelineSchedule schedule = PipelineSchedule::k1F1B;
   /// Model chunks per rank (Megatron's virtual pipeline stages); more than 1 only with the
   /// interleaved schedule. Rank p holds chunks p, p + pp, p + 2 pp, ... of pp x v chunks.
@@ -134,11 +134,11 @@ double kv_heads_per_rank(const ModelSpec& model, int tp);
 
 /// Sizes of the messages of the job (bytes).
 struct MessageSizes {
-  double tp = 0;              ///< each TP collective's buffer
-  double pp = 0;              ///< each pipeline activation / gradient message
-  double dp_grads = 0;        ///< the gradient buffer of one rank of the largest stage
+  double tp = 0;        ///< each TP collective's buffer
+  double pp = 0;        ///< each pipeline activation / gradient message
+  double dp_grads = 0;  ///< the gradient buffer of one rank of the largest stage
   DType grad_dtype = DType::kF32;
-  double zero3_layer = 0;     ///< ZeRO-3: one layer's parameters (gathered per layer)
+  double zero3_layer = 0;  ///< ZeRO-3: one layer's parameters (gathered per layer)
 };
 MessageSizes message_sizes(const ModelSpec& model, const Parallelism& par);
 
@@ -179,7 +179,8 @@ struct MemoryFit {
   Memory memory;
   std::string message;  ///< empty when it fits
 };
-MemoryFit check_memory(const ModelSpec& model, const Parallelism& par, double capacity_bytes, const std::string& accelerator);
+MemoryFit check_memory(const ModelSpec& model, const Parallelism& par, double capacity_bytes,
+                       const std::string& accelerator);
 
 /// Refuses a job of more ranks (TP x PP x DP) than platform `platform` has accelerators
 /// (`nodes` x `per_node`), one rank per accelerator: InputError naming both numbers.

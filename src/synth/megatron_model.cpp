@@ -94,30 +94,40 @@ double stage_params_per_rank(const ModelSpec& model, const Parallelism& par, int
 
 std::string_view recompute_name(Recompute r) {
   switch (r) {
-    case Recompute::kNone: return "none";
-    case Recompute::kSelective: return "selective";
-    case Recompute::kFull: return "full";
+    case Recompute::kNone:
+      return "none";
+    case Recompute::kSelective:
+      return "selective";
+    case Recompute::kFull:
+      return "full";
   }
   return "?";
 }
 
 std::string_view schedule_name(PipelineSchedule s) {
   switch (s) {
-    case PipelineSchedule::kGpipe: return "gpipe";
-    case PipelineSchedule::k1F1B: return "1f1b";
-    case PipelineSchedule::kInterleaved: return "interleaved";
+    case PipelineSchedule::kGpipe:
+      return "gpipe";
+    case PipelineSchedule::k1F1B:
+      return "1f1b";
+    case PipelineSchedule::kInterleaved:
+      return "interleaved";
   }
   return "?";
 }
 
 void check_parallelism(const ModelSpec& model, const Parallelism& par) {
   auto fail = [](const char* flag, const std::string& detail) { throw InputError("command line", 0, flag, detail); };
-  for (auto [flag, v] : {std::pair{"--tp", par.tp}, {"--pp", par.pp}, {"--dp", par.dp}, {"--micro-batches", par.micro_batches},
+  for (auto [flag, v] : {std::pair{"--tp", par.tp},
+                         {"--pp", par.pp},
+                         {"--dp", par.dp},
+                         {"--micro-batches", par.micro_batches},
                          {"--micro-batch-size", par.micro_batch_size}}) {
     if (v < 1 || v > (1 << 20)) fail(flag, fmt::format("expected 1..{}, got \"{}\"", 1 << 20, v));
   }
   if (static_cast<double>(par.tp) * par.pp * par.dp > (1 << 24)) {
-    fail("--dp", fmt::format("tp x pp x dp = {} ranks; at most 16777216", static_cast<double>(par.tp) * par.pp * par.dp));
+    fail("--dp",
+         fmt::format("tp x pp x dp = {} ranks; at most 16777216", static_cast<double>(par.tp) * par.pp * par.dp));
   }
   if (par.seq < 0 || par.seq > (1 << 24)) fail("--seq", fmt::format("expected 1..{}, got \"{}\"", 1 << 24, par.seq));
   if (par.zero < 0 || par.zero > 3) fail("--zero", fmt::format("expected 0, 1, 2 or 3, got \"{}\"", par.zero));
@@ -125,9 +135,11 @@ void check_parallelism(const ModelSpec& model, const Parallelism& par) {
     fail("--pp", fmt::format("{} has {} layers, fewer than {} pipeline stages: each stage needs one", model.name,
                              model.layers, par.pp));
   }
-  for (auto [flag, v] : {std::pair{"--first-stage-layers", par.first_stage_layers}, {"--last-stage-layers", par.last_stage_layers}}) {
+  for (auto [flag, v] :
+       {std::pair{"--first-stage-layers", par.first_stage_layers}, {"--last-stage-layers", par.last_stage_layers}}) {
     if (v == 0) continue;
-    if (v < 0 || v > model.layers) fail(flag, fmt::format("expected 1..{} (the layers of {}), got \"{}\"", model.layers, model.name, v));
+    if (v < 0 || v > model.layers)
+      fail(flag, fmt::format("expected 1..{} (the layers of {}), got \"{}\"", model.layers, model.name, v));
     if (par.pp < 2) fail(flag, "the layers of one pipeline stage out of several: needs --pp 2 or more");
     if (par.schedule == PipelineSchedule::kInterleaved) {
       fail(flag, "uneven pipeline stages are written for --schedule 1f1b or gpipe, not interleaved");
@@ -152,15 +164,17 @@ void check_parallelism(const ModelSpec& model, const Parallelism& par) {
                              model.name, model.heads, model.hidden, model.ffn, par.tp));
   }
   if (model.kv_heads % par.tp != 0 && par.tp % model.kv_heads != 0) {
-    fail("--tp", fmt::format("{} has {} KV heads; tensor parallelism {} must divide them or be a multiple",
-                             model.name, model.kv_heads, par.tp));
+    fail("--tp", fmt::format("{} has {} KV heads; tensor parallelism {} must divide them or be a multiple", model.name,
+                             model.kv_heads, par.tp));
   }
   if (par.sp && par.tp == 1) fail("--sp", "sequence parallelism splits the sequence over the TP group: needs --tp > 1");
   if (par.sp && sequence_length(model, par) % par.tp != 0) {
-    fail("--seq", fmt::format("sequence parallelism needs the sequence ({}) divisible by --tp {}", sequence_length(model, par), par.tp));
+    fail("--seq", fmt::format("sequence parallelism needs the sequence ({}) divisible by --tp {}",
+                              sequence_length(model, par), par.tp));
   }
   if (par.zero == 3 && par.pp > 1) {
-    fail("--zero", "ZeRO-3 with pipeline parallelism is not what Megatron or DeepSpeed run; use --zero 1 or 2 with --pp");
+    fail("--zero",
+         "ZeRO-3 with pipeline parallelism is not what Megatron or DeepSpeed run; use --zero 1 or 2 with --pp");
   }
   if (par.virtual_stages < 1 || par.virtual_stages > (1 << 10)) {
     fail("--virtual-stages", fmt::format("expected 1..{}, got \"{}\"", 1 << 10, par.virtual_stages));
@@ -176,23 +190,28 @@ void check_parallelism(const ModelSpec& model, const Parallelism& par) {
   }
   if (par.schedule == PipelineSchedule::kInterleaved) {
     // Megatron's own conditions for the interleaved schedule.
-    if (par.pp < 2) fail("--pp", "the interleaved schedule interleaves model chunks over pipeline stages: needs --pp 2 or more");
-    if (par.virtual_stages < 2) fail("--virtual-stages", "the interleaved schedule needs 2 or more model chunks per rank");
+    if (par.pp < 2)
+      fail("--pp", "the interleaved schedule interleaves model chunks over pipeline stages: needs --pp 2 or more");
+    if (par.virtual_stages < 2)
+      fail("--virtual-stages", "the interleaved schedule needs 2 or more model chunks per rank");
     if (model.layers % (par.pp * par.virtual_stages) != 0) {
       fail("--virtual-stages", fmt::format("{} has {} layers, which {} stages x {} chunks do not divide", model.name,
                                            model.layers, par.pp, par.virtual_stages));
     }
     if (par.micro_batches % par.pp != 0) {
-      fail("--micro-batches", fmt::format("the interleaved schedule runs micro-batches in groups of --pp {}: {} is not a "
-                                          "multiple",
-                                          par.pp, par.micro_batches));
+      fail("--micro-batches",
+           fmt::format("the interleaved schedule runs micro-batches in groups of --pp {}: {} is not a "
+                       "multiple",
+                       par.pp, par.micro_batches));
     }
   }
   if (par.overlap_grad_reduce && par.zero == 3) {
-    fail("--overlap-grad-reduce", "ZeRO-3 reduces each layer's gradients as the layer's backward ends already; use it with --zero 0, 1 or 2");
+    fail("--overlap-grad-reduce",
+         "ZeRO-3 reduces each layer's gradients as the layer's backward ends already; use it with --zero 0, 1 or 2");
   }
   if (!(par.bucket_params >= 0) || par.bucket_params > 1e15) {
-    fail("--bucket-size", fmt::format("expected a number of parameters in 0..1e15 (0: Megatron's default), got \"{}\"", par.bucket_params));
+    fail("--bucket-size", fmt::format("expected a number of parameters in 0..1e15 (0: Megatron's default), got \"{}\"",
+                                      par.bucket_params));
   }
 }
 
@@ -201,7 +220,7 @@ LayerPlan plan_layer(const ModelSpec& model, const Parallelism& par) {
   const double s = sequence_length(model, par);
   const double h = model.hidden;
   const double t = par.tp;
-  const double heads = model.heads / t;  // per rank
+  const double heads = model.heads / t;                                                // per rank
   const double qkv = h / t + 2 * kv_heads_per_rank(model, par.tp) * model.head_dim();  // per rank
   const double f = model.ffn;
   const double k = model.activation == Activation::kSwiglu ? 2 : 1;  // SwiGLU: gate and up
@@ -278,7 +297,8 @@ LayerPlan plan_layer(const ModelSpec& model, const Parallelism& par) {
   const double act_flops = model.activation == Activation::kRelu ? 1 : model.activation == Activation::kGelu ? 8 : 6;
   const std::string act(activation_name(model.activation));
   const bool fused_bias = model.biases && par.bias_activation_fusion && model.activation != Activation::kRelu;
-  if (model.biases && !fused_bias) op("bias_add", "mlp.up_bias", k * tokens * f / t, e * (2 * k * tokens * f / t + k * f / t));
+  if (model.biases && !fused_bias)
+    op("bias_add", "mlp.up_bias", k * tokens * f / t, e * (2 * k * tokens * f / t + k * f / t));
   op(fused_bias ? "bias_" + act : act, "mlp.act", (act_flops + (fused_bias ? k : 0)) * tokens * f / t,
      e * (tokens * f * k / t + tokens * f / t + (fused_bias ? k * f / t : 0)));
   op("linear", "mlp.down", 2 * tokens * f * h / t, e * (tokens * f / t + f * h / t + tokens * h));
@@ -317,10 +337,14 @@ double model_state_bytes(double params, int zero, int dp) {
   // also the gradients (stage 2) and also the weights (stage 3) over the DP group.
   const double n = dp;
   switch (zero) {
-    case 1: return params * (4 + 12 / n);
-    case 2: return params * (2 + 14 / n);
-    case 3: return params * 16 / n;
-    default: return params * 16;
+    case 1:
+      return params * (4 + 12 / n);
+    case 2:
+      return params * (2 + 14 / n);
+    case 3:
+      return params * 16 / n;
+    default:
+      return params * 16;
   }
 }
 
@@ -335,9 +359,11 @@ double activation_bytes_per_layer(const ModelSpec& model, const Parallelism& par
   // output 2, per score); selective recomputation keeps none of it.
   const double core = par.recompute == Recompute::kNone ? 5 * a * s / h : 0.0;
   switch (par.recompute) {
-    case Recompute::kFull: return 2 * sbh / (par.sp ? t : 1);
+    case Recompute::kFull:
+      return 2 * sbh / (par.sp ? t : 1);
     case Recompute::kNone:
-    case Recompute::kSelective: break;
+    case Recompute::kSelective:
+      break;
   }
   if (par.tp == 1) return sbh * (34 + core);
   if (!par.sp) return sbh * (10 + 24 / t + core / t);
@@ -362,8 +388,10 @@ Memory memory_per_accelerator(const ModelSpec& model, const Parallelism& par) {
 double micro_batches_in_flight(const Parallelism& par, int stage) {
   const double m = par.micro_batches;
   switch (par.schedule) {
-    case PipelineSchedule::kGpipe: return m;
-    case PipelineSchedule::k1F1B: return std::min<double>(par.pp - stage, m);
+    case PipelineSchedule::kGpipe:
+      return m;
+    case PipelineSchedule::k1F1B:
+      return std::min<double>(par.pp - stage, m);
     case PipelineSchedule::kInterleaved: {
       if (par.micro_batches == par.pp) return m;  // Megatron runs every forward first then
       const double v = par.virtual_stages;
@@ -376,14 +404,16 @@ double micro_batches_in_flight(const Parallelism& par, int stage) {
 void check_ranks_fit(const Parallelism& par, const std::string& platform, int nodes, int per_node) {
   const double accelerators = static_cast<double>(nodes) * per_node;
   if (par.world() <= accelerators) return;
-  throw InputError("command line", 0, "--dp",
-                   fmt::format("TP {} x PP {} x DP {} = {} ranks, but platform \"{}\" has {} accelerators ({} nodes x {}), "
-                               "one rank each; --set nodes={} gives it enough",
-                               par.tp, par.pp, par.dp, par.world(), platform, accelerators, nodes, per_node,
-                               (par.world() + per_node - 1) / per_node));
+  throw InputError(
+      "command line", 0, "--dp",
+      fmt::format("TP {} x PP {} x DP {} = {} ranks, but platform \"{}\" has {} accelerators ({} nodes x {}), "
+                  "one rank each; --set nodes={} gives it enough",
+                  par.tp, par.pp, par.dp, par.world(), platform, accelerators, nodes, per_node,
+                  (par.world() + per_node - 1) / per_node));
 }
 
-MemoryFit check_memory(const ModelSpec& model, const Parallelism& par, double capacity_bytes, const std::string& accelerator) {
+MemoryFit check_memory(const ModelSpec& model, const Parallelism& par, double capacity_bytes,
+                       const std::string& accelerator) {
   MemoryFit fit;
   fit.memory = memory_per_accelerator(model, par);
   fit.fits = fit.memory.total() <= capacity_bytes;
@@ -404,7 +434,8 @@ MemoryFit check_memory(const ModelSpec& model, const Parallelism& par, double ca
   if (par.recompute != Recompute::kSelective && par.recompute != Recompute::kFull) {
     option("--recompute selective", [](Parallelism& p) { p.recompute = Recompute::kSelective; });
   }
-  if (par.recompute != Recompute::kFull) option("--recompute full", [](Parallelism& p) { p.recompute = Recompute::kFull; });
+  if (par.recompute != Recompute::kFull)
+    option("--recompute full", [](Parallelism& p) { p.recompute = Recompute::kFull; });
   if (par.zero == 0 && par.dp > 1) option("--distributed-optimizer", [](Parallelism& p) { p.zero = 1; });
   if (par.zero == 0 && par.dp > 1 && par.recompute != Recompute::kFull) {
     option("--recompute full --distributed-optimizer", [](Parallelism& p) {
@@ -426,16 +457,19 @@ MemoryFit check_memory(const ModelSpec& model, const Parallelism& par, double ca
       continue;  // a split the model does not allow is no advice
     }
     const double total = memory_per_accelerator(model, o.par).total();
-    if (total <= capacity_bytes) fitting += fmt::format("{}{} ({:.1f} GiB)", fitting.empty() ? "" : ", ", o.flags, total / kGiB);
+    if (total <= capacity_bytes)
+      fitting += fmt::format("{}{} ({:.1f} GiB)", fitting.empty() ? "" : ", ", o.flags, total / kGiB);
   }
   const Memory& m = fit.memory;
   fit.message = fmt::format(
       "needs {:.1f} GiB per accelerator (stage {} of {} layers: model states {:.1f}, activations {:.1f}) on {} with {:.4g} "
       "GiB: {}",
-      m.total() / kGiB, m.stage, m.layers, m.model_states / kGiB, m.activations / kGiB, accelerator, capacity_bytes / kGiB,
-      fitting.empty() ? std::string("none of --recompute full, --distributed-optimizer, --sp, twice the --pp or the --tp "
-                                    "fits alone; spread the model over more accelerators")
-                      : "these fit: " + fitting);
+      m.total() / kGiB, m.stage, m.layers, m.model_states / kGiB, m.activations / kGiB, accelerator,
+      capacity_bytes / kGiB,
+      fitting.empty()
+          ? std::string("none of --recompute full, --distributed-optimizer, --sp, twice the --pp or the --tp "
+                        "fits alone; spread the model over more accelerators")
+          : "these fit: " + fitting);
   return fit;
 }
 

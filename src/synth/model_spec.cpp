@@ -62,20 +62,31 @@ const std::array<ModelSpec, 8>& presets() {
     small.dtype = DType::kF32;
     small.dropout = 0;  // the shared traces' model has no dropout
     return std::array<ModelSpec, 8>{
-        gpt("gpt3-175b", "Brown et al. 2020, Table 2.1: 96 layers, d_model 12288, 96 heads, context 2048; GPT-2 BPE vocabulary 50257",
+        gpt("gpt3-175b",
+            "Brown et al. 2020, Table 2.1: 96 layers, d_model 12288, 96 heads, context 2048; GPT-2 BPE vocabulary 50257",
             96, 12288, 96, 50257, 2048),
-        llama("llama2-7b", "Touvron et al. 2023 (Llama 2) and its model card: 32 layers, 4096, 32 heads, FFN 11008, vocabulary 32000, context 4096",
-              32, 4096, 32, 32, 11008, 32000, 4096),
+        llama(
+            "llama2-7b",
+            "Touvron et al. 2023 (Llama 2) and its model card: 32 layers, 4096, 32 heads, FFN 11008, vocabulary 32000, context 4096",
+            32, 4096, 32, 32, 11008, 32000, 4096),
         llama("llama2-13b", "Llama 2 model card: 40 layers, 5120, 40 heads, FFN 13824, vocabulary 32000, context 4096",
               40, 5120, 40, 40, 13824, 32000, 4096),
-        llama("llama2-70b", "Llama 2 model card: 80 layers, 8192, 64 heads with 8 KV heads (GQA), FFN 28672, vocabulary 32000, context 4096",
-              80, 8192, 64, 8, 28672, 32000, 4096),
-        llama("llama3-8b", "Llama 3 model card: 32 layers, 4096, 32 heads with 8 KV heads, FFN 14336, vocabulary 128256, context 8192",
-              32, 4096, 32, 8, 14336, 128256, 8192),
-        llama("llama3-70b", "Llama 3 model card: 80 layers, 8192, 64 heads with 8 KV heads, FFN 28672, vocabulary 128256, context 8192",
-              80, 8192, 64, 8, 28672, 128256, 8192),
-        llama("llama3-405b", "Dubey et al. 2024 (The Llama 3 Herd of Models), Table 3, and the model card: 126 layers, 16384, 128 heads with 8 KV heads, FFN 53248, vocabulary 128256, context 8192",
-              126, 16384, 128, 8, 53248, 128256, 8192),
+        llama(
+            "llama2-70b",
+            "Llama 2 model card: 80 layers, 8192, 64 heads with 8 KV heads (GQA), FFN 28672, vocabulary 32000, context 4096",
+            80, 8192, 64, 8, 28672, 32000, 4096),
+        llama(
+            "llama3-8b",
+            "Llama 3 model card: 32 layers, 4096, 32 heads with 8 KV heads, FFN 14336, vocabulary 128256, context 8192",
+            32, 4096, 32, 8, 14336, 128256, 8192),
+        llama(
+            "llama3-70b",
+            "Llama 3 model card: 80 layers, 8192, 64 heads with 8 KV heads, FFN 28672, vocabulary 128256, context 8192",
+            80, 8192, 64, 8, 28672, 128256, 8192),
+        llama(
+            "llama3-405b",
+            "Dubey et al. 2024 (The Llama 3 Herd of Models), Table 3, and the model card: 126 layers, 16384, 128 heads with 8 KV heads, FFN 53248, vocabulary 128256, context 8192",
+            126, 16384, 128, 8, 53248, 128256, 8192),
         small,
     };
   }();
@@ -86,9 +97,12 @@ const std::array<ModelSpec, 8>& presets() {
 
 std::string_view activation_name(Activation a) {
   switch (a) {
-    case Activation::kRelu: return "relu";
-    case Activation::kGelu: return "gelu";
-    case Activation::kSwiglu: return "swiglu";
+    case Activation::kRelu:
+      return "relu";
+    case Activation::kGelu:
+      return "gelu";
+    case Activation::kSwiglu:
+      return "swiglu";
   }
   return "?";
 }
@@ -98,7 +112,7 @@ double ModelSpec::layer_params() const {
   const double kv = static_cast<double>(kv_heads) * head_dim();
   double attention = h * (h + 2 * kv) + h * h;  // QKV and output projection
   double mlp = (activation == Activation::kSwiglu ? 3.0 : 2.0) * h * ffn;
-  double norms = biases ? 4 * h : 2 * h;        // LayerNorm weight+bias x2, or RMSNorm weight x2
+  double norms = biases ? 4 * h : 2 * h;  // LayerNorm weight+bias x2, or RMSNorm weight x2
   if (biases) {
     attention += (h + 2 * kv) + h;
     mlp += (activation == Activation::kSwiglu ? 2.0 : 1.0) * ffn + h;  // the input projection's outputs (gate and up)
@@ -174,9 +188,9 @@ ModelSpec load_model(const std::string& name_or_file) {
   }
   std::string names;
   for (const ModelSpec& m : presets()) names += (names.empty() ? "" : ", ") + m.name;
-  throw InputError("command line", 0, "--model",
-                   fmt::format("unknown model \"{}\"; presets: {} (or a model file, models/README.md)", name_or_file,
-                               names));
+  throw InputError(
+      "command line", 0, "--model",
+      fmt::format("unknown model \"{}\"; presets: {} (or a model file, models/README.md)", name_or_file, names));
 }
 
 }  // namespace ccsim::synth

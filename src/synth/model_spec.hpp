@@ -18,12 +18,12 @@ struct ModelSpec {
   std::string name;
   std::string source;  ///< where the figures come from (paper, model card)
   int layers = 0;
-  int hidden = 0;      ///< h
-  int heads = 0;       ///< a (query heads)
-  int kv_heads = 0;    ///< g: grouped-query attention (= heads for multi-head attention)
-  int ffn = 0;         ///< f: MLP inner size (per projection for SwiGLU)
+  int hidden = 0;    ///< h
+  int heads = 0;     ///< a (query heads)
+  int kv_heads = 0;  ///< g: grouped-query attention (= heads for multi-head attention)
+  int ffn = 0;       ///< f: MLP inner size (per projection for SwiGLU)
   int vocab = 0;
-  int seq = 0;         ///< default sequence length
+  int seq = 0;  ///< default sequence length
   Activation activation = Activation::kGelu;
   bool learned_positions = false;  ///< GPT: a learned position embedding (seq x h parameters)
   bool untied_head = false;        ///< LLaMA: the LM head is its own vocab x h matrix

@@ -282,22 +282,26 @@ double torch_stage_params(const ModelSpec& model, const Parallelism& par, int st
   double params = layer * (model.layers / par.pp);
   const int seq = par.seq > 0 ? par.seq : model.seq;
   if (stage == 0) params += static_cast<double>(model.vocab) * h + static_cast<double>(seq) * h;  // token and position
-  if (stage == par.pp - 1) params += 2 * h + static_cast<double>(model.vocab) * h;               // final norm, LM head
+  if (stage == par.pp - 1) params += 2 * h + static_cast<double>(model.vocab) * h;                // final norm, LM head
   return params;
 }
 
 trace::Trace synthesize_torch(const ModelSpec& model, const Parallelism& par, const std::string& platform) {
   check_parallelism(model, par);
-  if (par.sp) throw InputError("command line", 0, "--sp", "the PyTorch program of the shared runs has no sequence parallelism");
+  if (par.sp)
+    throw InputError("command line", 0, "--sp", "the PyTorch program of the shared runs has no sequence parallelism");
   if (par.zero != 0) {
-    throw InputError("command line", 0, "--zero", fmt::format("the PyTorch program of the shared runs has no ZeRO, got \"{}\"", par.zero));
+    throw InputError("command line", 0, "--zero",
+                     fmt::format("the PyTorch program of the shared runs has no ZeRO, got \"{}\"", par.zero));
   }
   if (par.schedule != PipelineSchedule::kGpipe && par.pp > 1) {
-    throw InputError("command line", 0, "--schedule",
-                     fmt::format("the PyTorch program of the shared runs runs GPipe, got \"{}\"", schedule_name(par.schedule)));
+    throw InputError(
+        "command line", 0, "--schedule",
+        fmt::format("the PyTorch program of the shared runs runs GPipe, got \"{}\"", schedule_name(par.schedule)));
   }
   if (model.activation == Activation::kSwiglu) {
-    throw InputError("command line", 0, "--model", fmt::format("{} uses SwiGLU; the PyTorch program has ReLU or GELU", model.name));
+    throw InputError("command line", 0, "--model",
+                     fmt::format("{} uses SwiGLU; the PyTorch program has ReLU or GELU", model.name));
   }
   trace::Trace trace = empty_iteration(par, platform);
   trace.source = "ccsim predict";

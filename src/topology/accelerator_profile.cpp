@@ -61,7 +61,8 @@ void read_gemm(ObjectReader& doc, GemmModel& g) {
     t.finish();
     g.tiles.push_back(tile);
   }
-  if (g.tiles.empty()) r.at("tiles").fail("expected at least one tile, e.g. {\"m\": 128, \"n\": 128, \"efficiency\": 1}");
+  if (g.tiles.empty())
+    r.at("tiles").fail("expected at least one tile, e.g. {\"m\": 128, \"n\": 128, \"efficiency\": 1}");
   g.efficiency = r.number_in("efficiency", kMinEfficiency, 1);
   g.k_fill = r.number_in("k_fill", 0, 1e6);
   g.split_k_min = r.number_in("split_k_min", 0, 1e9);
@@ -95,7 +96,8 @@ std::vector<std::string> read_strings(ObjectReader& doc, std::string_view key) {
   const Value& list = doc.array(key);
   for (std::size_t i = 0; i < list.items().size(); ++i) {
     const Value& v = list.items()[i];
-    if (!v.is_string()) SourceRef{doc.file(), v.line(), json::item_path(std::string(key), i)}.fail("expected a string, " + json::got(v));
+    if (!v.is_string())
+      SourceRef{doc.file(), v.line(), json::item_path(std::string(key), i)}.fail("expected a string, " + json::got(v));
     out.push_back(v.text());
   }
   return out;
@@ -127,8 +129,8 @@ double GemmModel::product_s(std::uint64_t m, std::uint64_t n, std::uint64_t k, s
     }
   }
   if (operand_Bps > 0) {
-    const double bytes = dtype_bytes(dtype) * (static_cast<double>(m) * k + static_cast<double>(k) * n +
-                                               static_cast<double>(m) * n) * batch;
+    const double bytes = dtype_bytes(dtype) *
+                         (static_cast<double>(m) * k + static_cast<double>(k) * n + static_cast<double>(m) * n) * batch;
     best = std::max(best, bytes / operand_Bps);
   }
   return best;
@@ -137,7 +139,7 @@ double GemmModel::product_s(std::uint64_t m, std::uint64_t n, std::uint64_t k, s
 double AcceleratorProfile::gemm_s(const GemmShape& s) const {
   if (!s.backward) return gemm.overhead_s + gemm.product_s(s.m, s.n, s.k, s.batch, s.dtype);
   return 2 * gemm.overhead_s + gemm.product_s(s.m, s.k, s.n, s.batch, s.dtype) +  // data gradient
-         gemm.product_s(s.k, s.n, s.m, s.batch, s.dtype);                       // weight gradient
+         gemm.product_s(s.k, s.n, s.m, s.batch, s.dtype);                         // weight gradient
 }
 
 const MemoryCurve& AcceleratorProfile::memory_curve(std::string_view kind) const {
@@ -239,7 +241,8 @@ std::string write_accelerator_profile(const AcceleratorProfile& p) {
   g["peak_flops"] = peaks;
   g["default_dtype"] = std::string(dtype_name(p.gemm.default_dtype));
   g["tiles"] = ordered::array();
-  for (const GemmTile& t : p.gemm.tiles) g["tiles"].push_back(ordered{{"m", t.m}, {"n", t.n}, {"efficiency", t.efficiency}});
+  for (const GemmTile& t : p.gemm.tiles)
+    g["tiles"].push_back(ordered{{"m", t.m}, {"n", t.n}, {"efficiency", t.efficiency}});
   g["efficiency"] = p.gemm.efficiency;
   g["k_fill"] = p.gemm.k_fill;
   g["split_k_min"] = p.gemm.split_k_min;
@@ -248,15 +251,14 @@ std::string write_accelerator_profile(const AcceleratorProfile& p) {
   doc["gemm"] = g;
   doc["memory"] = ordered::array();
   for (const MemoryCurve& c : p.memory) {
-    doc["memory"].push_back(ordered{{"kind", c.kind}, {"overhead_s", c.overhead_s}, {"bandwidth_Bps", c.bandwidth_Bps}});
+    doc["memory"].push_back(
+        ordered{{"kind", c.kind}, {"overhead_s", c.overhead_s}, {"bandwidth_Bps", c.bandwidth_Bps}});
   }
   doc["launch_s"] = p.launch_s;
   doc["residuals"] = ordered::array();
   for (const FitResidual& r : p.residuals) {
-    doc["residuals"].push_back(ordered{{"what", r.what},
-                                       {"points", r.points},
-                                       {"gmean_error", r.gmean_error},
-                                       {"worst_error", r.worst_error}});
+    doc["residuals"].push_back(ordered{
+        {"what", r.what}, {"points", r.points}, {"gmean_error", r.gmean_error}, {"worst_error", r.worst_error}});
   }
   return doc.dump(2) + "\n";
 }

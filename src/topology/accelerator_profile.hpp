@@ -36,11 +36,11 @@ struct GemmModel {
   int multiprocessors = 0;
   std::vector<DTypePeak> peaks;
   std::vector<GemmTile> tiles;
-  double efficiency = 1;   ///< of peak, the best tile at full depth, [0.001, 1]
-  double k_fill = 0;       ///< elements of depth
-  double split_k_min = 0;  ///< least depth of a split-K slice; 0: no split-K
-  double overhead_s = 0;   ///< per product kernel, on the device
-  double operand_Bps = 0;  ///< achieved bandwidth for A, B and C; 0: not bounded
+  double efficiency = 1;               ///< of peak, the best tile at full depth, [0.001, 1]
+  double k_fill = 0;                   ///< elements of depth
+  double split_k_min = 0;              ///< least depth of a split-K slice; 0: no split-K
+  double overhead_s = 0;               ///< per product kernel, on the device
+  double operand_Bps = 0;              ///< achieved bandwidth for A, B and C; 0: not bounded
   DType default_dtype = DType::kBF16;  ///< for operators given in FLOPs only
 
   /// The peak of `dtype`'s products, 0 when the profile has none.
@@ -70,7 +70,7 @@ struct AcceleratorProfile {
   std::string name;
   std::string accelerator;  ///< the accelerator model it describes
   std::string description;
-  std::string command;  ///< the command that made it, when fitted
+  std::string command;               ///< the command that made it, when fitted
   std::vector<std::string> sources;  ///< where each figure comes from
   GemmModel gemm;
   std::vector<MemoryCurve> memory;  ///< "default" among them

@@ -17,7 +17,7 @@ struct ComputeOp {
   const GemmShape* gemm = nullptr;  ///< its matrix products (with their dtype), if any
   double flops = 0;
   double bytes = 0;
-  double measured_s = -1;           ///< its measured duration, < 0 when unknown
+  double measured_s = -1;  ///< its measured duration, < 0 when unknown
 };
 
 /// The time of a compute operator on an accelerator: the one seam through which every

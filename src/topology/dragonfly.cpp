@@ -55,7 +55,8 @@ Network build_dragonfly(const NodeSpec& nodes, const DragonflySpec& df) {
   if (static_cast<std::int64_t>(df.groups) * df.routers * df.nodes_per_router != nodes.nodes) {
     throw std::invalid_argument("build_dragonfly: nodes must equal groups * routers * nodes_per_router");
   }
-  if (df.routers * df.global_ports < df.groups - 1) throw std::invalid_argument("build_dragonfly: too few global ports");
+  if (df.routers * df.global_ports < df.groups - 1)
+    throw std::invalid_argument("build_dragonfly: too few global ports");
   Network network;
   const std::size_t first = network.vertex_count();
   const int routers = df.groups * df.routers;
@@ -76,8 +77,10 @@ Network build_dragonfly(const NodeSpec& nodes, const DragonflySpec& df) {
   DragonflyRouter probe(df, first, {}, {});
   for (std::size_t ga = 0; ga < g; ++ga) {
     for (std::size_t gb = ga + 1; gb < g; ++gb) {
-      std::size_t ra = first + ga * r + static_cast<std::size_t>(probe.gateway(static_cast<int>(ga), static_cast<int>(gb)));
-      std::size_t rb = first + gb * r + static_cast<std::size_t>(probe.gateway(static_cast<int>(gb), static_cast<int>(ga)));
+      std::size_t ra =
+          first + ga * r + static_cast<std::size_t>(probe.gateway(static_cast<int>(ga), static_cast<int>(gb)));
+      std::size_t rb =
+          first + gb * r + static_cast<std::size_t>(probe.gateway(static_cast<int>(gb), static_cast<int>(ga)));
       global_links[ga * g + gb] = network.add_link(ra, rb, global);
     }
   }

@@ -11,9 +11,9 @@ namespace ccsim::topology {
 /// (which needs routers * global_ports >= groups - 1). Node n sits on router n / nodes_per_router.
 struct DragonflySpec {
   int groups = 1;
-  int routers = 1;           ///< per group
+  int routers = 1;  ///< per group
   int nodes_per_router = 1;
-  int global_ports = 1;      ///< per router
+  int global_ports = 1;  ///< per router
   LinkSpec local;
   LinkSpec global;
 };

@@ -46,7 +46,8 @@ NetworkSize fat_tree_size(const NodeSpec& nodes, const FatTreeSpec& tree) {
 
 Network build_fat_tree(const NodeSpec& nodes, const FatTreeSpec& tree) {
   std::vector<int> counts = fat_tree_switch_counts(nodes, tree);
-  if (counts.empty() || counts.back() != 1) throw std::invalid_argument("build_fat_tree: the top level must be one root");
+  if (counts.empty() || counts.back() != 1)
+    throw std::invalid_argument("build_fat_tree: the top level must be one root");
   std::vector<double> uplink = fat_tree_uplink_capacity(nodes, tree);
   Network network;
   // Switches, level by level; level[k][i] is switch i of level k + 1.

@@ -11,7 +11,7 @@ namespace ccsim::topology {
 /// capacity divided by `oversubscription`, made of cables of `link.bandwidth_Bps`.
 struct FatTreeLevel {
   int down = 1;
-  LinkSpec link;              ///< level > 1: one cable of the trunk to the level below
+  LinkSpec link;                ///< level > 1: one cable of the trunk to the level below
   double oversubscription = 1;  ///< level > 1: down capacity : up capacity of the level below
 };
 

@@ -8,9 +8,7 @@
 
 namespace ccsim::topology {
 
-std::string_view sharing_name(Sharing sharing) {
-  return sharing == Sharing::kSplitDuplex ? "split-duplex" : "shared";
-}
+std::string_view sharing_name(Sharing sharing) { return sharing == Sharing::kSplitDuplex ? "split-duplex" : "shared"; }
 
 std::uint16_t Network::add_tier(std::string name, std::string source, double oversubscription) {
   tiers_.push_back(Tier{std::move(name), std::move(source), oversubscription});
@@ -22,7 +20,8 @@ Network::VertexId Network::add_vertex(const VertexInfo& info) { return boost::ad
 std::uint32_t Network::add_link(VertexId a, VertexId b, const Link& link) {
   auto id = static_cast<std::uint32_t>(links_.size());
   links_.push_back(link);
-  if (links_.back().capacity_Bps < links_.back().bandwidth_Bps) links_.back().capacity_Bps = links_.back().bandwidth_Bps;
+  if (links_.back().capacity_Bps < links_.back().bandwidth_Bps)
+    links_.back().capacity_Bps = links_.back().bandwidth_Bps;
   ends_.emplace_back(a, b);
   boost::add_edge(a, b, id, graph_);
   return id;
@@ -121,9 +120,12 @@ Network::PathCost Network::path_cost(int src, int dst) const {
 std::string Network::vertex_name(VertexId v) const {
   const VertexInfo& info = graph_[v];
   switch (info.kind) {
-    case VertexKind::kAccelerator: return fmt::format("node{}.acc{}", info.node, info.index);
-    case VertexKind::kNodeHub: return fmt::format("node{}.hub", info.node);
-    case VertexKind::kSwitch: return fmt::format("sw{}.{}", info.level, info.index);
+    case VertexKind::kAccelerator:
+      return fmt::format("node{}.acc{}", info.node, info.index);
+    case VertexKind::kNodeHub:
+      return fmt::format("node{}.hub", info.node);
+    case VertexKind::kSwitch:
+      return fmt::format("sw{}.{}", info.level, info.index);
   }
   return "?";
 }
@@ -133,8 +135,7 @@ std::string Network::link_name(std::uint32_t id) const {
                      vertex_name(ends_[id].second));
 }
 
-TreeRouter::TreeRouter(std::size_t vertex_count)
-    : parent_(vertex_count, kNone), parent_link_(vertex_count, kNone) {}
+TreeRouter::TreeRouter(std::size_t vertex_count) : parent_(vertex_count, kNone), parent_link_(vertex_count, kNone) {}
 
 void TreeRouter::set_parent(std::size_t child, std::size_t parent, std::uint32_t link) {
   parent_[child] = static_cast<std::uint32_t>(parent);

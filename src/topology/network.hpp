@@ -40,7 +40,7 @@ struct Link {
   double capacity_Bps = 0;   ///< all flows together; 0 when building means "= bandwidth_Bps"
   double latency_s = 0;
   Sharing sharing = Sharing::kSplitDuplex;
-  std::uint16_t tier = 0;    ///< index into Network::tiers()
+  std::uint16_t tier = 0;  ///< index into Network::tiers()
 
   /// Parallel cables (capacity / bandwidth; may be fractional when a ratio is given exactly).
   double cables() const { return capacity_Bps / bandwidth_Bps; }
@@ -49,8 +49,8 @@ struct Link {
 /// A class of links that share a description (the intra-node link, the NIC, fat-tree level 2...).
 struct Tier {
   std::string name;
-  std::string source;            ///< where its figures come from, or "estimate: ..."
-  double oversubscription = 0;   ///< fat-tree levels: down capacity / up capacity; 0 = not applicable
+  std::string source;           ///< where its figures come from, or "estimate: ..."
+  double oversubscription = 0;  ///< fat-tree levels: down capacity / up capacity; 0 = not applicable
 };
 
 /// One traversal of a link on a route. `forward` means from the link's first endpoint to its
@@ -63,9 +63,9 @@ struct Hop {
 /// The compute device of a platform.
 struct AcceleratorSpec {
   std::string model;
-  double flops = 0;           ///< sustained FLOP/s used for operators given in FLOPs
-  double reduce_Bps = 0;      ///< rate of an elementwise reduction (bytes of one operand per second)
-  double memory_Bps = 0;      ///< memory bandwidth, 0 if unknown
+  double flops = 0;       ///< sustained FLOP/s used for operators given in FLOPs
+  double reduce_Bps = 0;  ///< rate of an elementwise reduction (bytes of one operand per second)
+  double memory_Bps = 0;  ///< memory bandwidth, 0 if unknown
   /// Memory capacity of one accelerator (what model states and activations must fit in), 0 if
   /// unknown: `trace synth` checks a job against it.
   double memory_bytes = 0;

@@ -54,7 +54,8 @@ std::string TierModel::extrapolation() const {
   if (floor_bytes == 0) return "";
   return floor_latency_bound()
              ? fmt::format("as one of {} B, the smallest fitted (latency-bound there)", floor_bytes)
-             : fmt::format("by the line of the segment of {} B, the smallest fitted (bandwidth-bound there)", floor_bytes);
+             : fmt::format("by the line of the segment of {} B, the smallest fitted (bandwidth-bound there)",
+                           floor_bytes);
 }
 
 double TierModel::message_s(std::uint64_t bytes) const {
@@ -108,17 +109,20 @@ TierModel read_tier(ObjectReader tier) {
       r.at("min_bytes").fail("expected 0 (the first segment starts at 0), " + json::got(r.required("min_bytes")));
     }
     if (i > 0 && s.min_bytes <= model.segments.back().min_bytes) {
-      r.at("min_bytes").fail(fmt::format("expected more than the previous segment's {}, {}",
-                                         model.segments.back().min_bytes, json::got(r.required("min_bytes"))));
+      r.at("min_bytes")
+          .fail(fmt::format("expected more than the previous segment's {}, {}", model.segments.back().min_bytes,
+                            json::got(r.required("min_bytes"))));
     }
     s.latency_s = r.number_in("latency_s", 0, kMaxTime_s);
     s.bandwidth_Bps = r.number_in("bandwidth_Bps", kMinBandwidth_Bps, kMaxBandwidth_Bps);
     s.ramp = r.optional_boolean("ramp").value_or(false);
     if (s.ramp && i + 1 == list.items().size()) {
-      r.at("ramp").fail("expected false or no ramp on the last segment (a ramp goes to the next segment's values), got true");
+      r.at("ramp").fail(
+          "expected false or no ramp on the last segment (a ramp goes to the next segment's values), got true");
     }
     if (s.ramp && s.min_bytes == 0) {
-      r.at("ramp").fail("expected false or no ramp on a segment from 0 bytes (a ramp is a straight line in log(bytes)), got true");
+      r.at("ramp").fail(
+          "expected false or no ramp on a segment from 0 bytes (a ramp is a straight line in log(bytes)), got true");
     }
     r.finish();
     model.segments.push_back(s);
@@ -195,7 +199,8 @@ NetworkModel parse_network_model(std::string_view text, const std::string& sourc
     const std::string path = fit.member_path("bytes");
     for (std::size_t i = 0; i < list.items().size(); ++i) {
       const json::Value& item = list.items()[i];
-      record.bytes.push_back(json::as_non_negative_integer(item, SourceRef{source, item.line(), json::item_path(path, i)}));
+      record.bytes.push_back(
+          json::as_non_negative_integer(item, SourceRef{source, item.line(), json::item_path(path, i)}));
     }
     record.affinity = fit.optional_string("affinity").value_or("");
     fit.finish();

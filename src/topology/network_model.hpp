@@ -94,7 +94,7 @@ TierModel on_shared_cores(const TierModel& tier, double sharing);
 /// Which measured points a model was fitted on: a series of a measurement file, on one
 /// group size, at some buffer sizes.
 struct FitRecord {
-  std::string file;    ///< the measurement file, as given to the fit
+  std::string file;  ///< the measurement file, as given to the fit
   /// core/fingerprint.hpp's fingerprint of that file's bytes: validate tells the points it was
   /// fitted on by it, whatever the path; "" in models written before it was recorded.
   std::string content;

@@ -29,7 +29,7 @@ struct NodeSpec {
 /// What building a network allocates, computed from a platform's parameters before it is
 /// built, so that the reader can refuse what would not fit (platforms/README.md, "Limits").
 struct NetworkSize {
-  std::uint64_t vertices = 0;       ///< accelerators, node hubs, switches and routers
+  std::uint64_t vertices = 0;  ///< accelerators, node hubs, switches and routers
   std::uint64_t links = 0;
   std::uint64_t route_entries = 0;  ///< entries of the fabric router's tables
 };

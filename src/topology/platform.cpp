@@ -45,7 +45,8 @@ double adjusted(const std::optional<Adjustment>& a, double base, double min, dou
   if (!a) return base;
   const double value = a->apply(base);
   if (!(value >= min && value <= max)) {
-    std::string how = a->factor ? fmt::format(" ({:g} {} of the platform x {:g})", base, unit, a->value) : std::string();
+    std::string how =
+        a->factor ? fmt::format(" ({:g} {} of the platform x {:g})", base, unit, a->value) : std::string();
     throw InputError("--set", 0, setting_key(*a),
                      fmt::format("expected {:g} to {:g} {} (the limits of platform files, platforms/README.md), got "
                                  "{:g} {}{}",
@@ -55,7 +56,8 @@ double adjusted(const std::optional<Adjustment>& a, double base, double min, dou
 }
 
 void adjust_link(LinkSpec& link, const std::optional<Adjustment>& bandwidth, const std::optional<Adjustment>& latency) {
-  link.bandwidth_Bps = adjusted(bandwidth, link.bandwidth_Bps, Limits::kMinBandwidth_Bps, Limits::kMaxBandwidth_Bps, "B/s");
+  link.bandwidth_Bps =
+      adjusted(bandwidth, link.bandwidth_Bps, Limits::kMinBandwidth_Bps, Limits::kMaxBandwidth_Bps, "B/s");
   link.latency_s = adjusted(latency, link.latency_s, 0, Limits::kMaxLatency_s, "s");
 }
 
@@ -70,7 +72,8 @@ LinkSpec read_link(ObjectReader& r) {
   link.bandwidth_Bps = read_bandwidth(r, "bandwidth_Bps");
   link.latency_s = read_latency(r, "latency_s");
   if (r.has("sharing")) {
-    link.sharing = r.choice("sharing", {"split-duplex", "shared"}) == "shared" ? Sharing::kShared : Sharing::kSplitDuplex;
+    link.sharing =
+        r.choice("sharing", {"split-duplex", "shared"}) == "shared" ? Sharing::kShared : Sharing::kSplitDuplex;
   }
   link.source = r.string("source");
   r.allow({"note"});
@@ -89,8 +92,9 @@ AcceleratorSpec read_accelerator(ObjectReader& r) {
   spec.flops = ranged(r, "flops", Limits::kMinFlops, Limits::kMaxFlops, "FLOP/s");
   spec.reduce_Bps = read_bandwidth(r, "reduce_Bps");
   spec.memory_Bps = r.has("memory_Bps") ? read_bandwidth(r, "memory_Bps") : 0.0;
-  spec.memory_bytes =
-      r.has("memory_bytes") ? ranged(r, "memory_bytes", Limits::kMinMemoryBytes, Limits::kMaxMemoryBytes, "bytes") : 0.0;
+  spec.memory_bytes = r.has("memory_bytes")
+                          ? ranged(r, "memory_bytes", Limits::kMinMemoryBytes, Limits::kMaxMemoryBytes, "bytes")
+                          : 0.0;
   spec.source = r.string("source");
   r.allow({"note"});
   r.finish();
@@ -151,7 +155,8 @@ NodeSpec read_nodes(ObjectReader& doc, const PlatformOverrides& o) {
   ObjectReader node = doc.child("node");
   const bool cpu_ranks = node.has("cores_per_node");
   if (cpu_ranks && node.has("accelerators")) {
-    node.at("accelerators").fail("expected either 'accelerators' (a rank per accelerator) or 'cores_per_node' (CPU ranks), not both");
+    node.at("accelerators")
+        .fail("expected either 'accelerators' (a rank per accelerator) or 'cores_per_node' (CPU ranks), not both");
   }
   spec.accelerators = bounded_count(node, cpu_ranks ? "cores_per_node" : "accelerators", 1024);
   ObjectReader acc = node.child("accelerator");
@@ -173,8 +178,8 @@ NodeSpec read_nodes(ObjectReader& doc, const PlatformOverrides& o) {
   }
   a.memory_Bps = adjusted(o.memory, a.memory_Bps, Limits::kMinBandwidth_Bps, Limits::kMaxBandwidth_Bps, "B/s");
   if (static_cast<std::int64_t>(spec.nodes) * spec.accelerators > (1 << 24)) {
-    doc.at("nodes").fail(fmt::format("expected at most 16777216 accelerators in all, got {} nodes x {}", spec.nodes,
-                                     spec.accelerators));
+    doc.at("nodes").fail(
+        fmt::format("expected at most 16777216 accelerators in all, got {} nodes x {}", spec.nodes, spec.accelerators));
   }
   return spec;
 }
@@ -183,9 +188,10 @@ NodeSpec read_nodes(ObjectReader& doc, const PlatformOverrides& o) {
 void check_size(const NetworkSize& size, const SourceRef& where) {
   auto check = [&](std::uint64_t count, std::uint64_t limit, std::string_view what) {
     if (count > limit) {
-      where.fail(fmt::format("the network would have {} {}, more than the limit of {} (platforms/README.md, "
-                             "\"Limits\")",
-                             count, what, limit));
+      where.fail(
+          fmt::format("the network would have {} {}, more than the limit of {} (platforms/README.md, "
+                      "\"Limits\")",
+                      count, what, limit));
     }
   };
   check(size.links, Limits::kMaxLinks, "links");
@@ -214,7 +220,7 @@ void finish_fat_tree(Platform& platform, const NodeSpec& nodes, FatTreeSpec tree
     // single level, every NIC (every node, with rails; rails of several NICs need a level
     // that joins them).
     const std::size_t n = counts.size();
-    const std::int64_t below = n >= 2 ? counts[n - 2]
+    const std::int64_t below = n >= 2       ? counts[n - 2]
                                : tree.rails ? (nodes.nics == 1 ? std::int64_t{nodes.nodes} : std::int64_t{0})
                                             : static_cast<std::int64_t>(nodes.nodes) * nodes.nics;
     where.fail(fmt::format("the top level has {} switches for {} nodes x {} NICs; a fat-tree ends in one root: {}",
@@ -243,8 +249,8 @@ void read_fat_tree(Platform& platform, const NodeSpec& nodes, ObjectReader& net,
   const json::Value& levels = net.array("levels");
   if (levels.items().empty()) net.at("levels").fail("expected at least one level, got []");
   if (levels.items().size() > static_cast<std::size_t>(Limits::kMaxFatTreeLevels)) {
-    net.at("levels").fail(fmt::format("expected at most {} levels, got {}", Limits::kMaxFatTreeLevels,
-                                      levels.items().size()));
+    net.at("levels").fail(
+        fmt::format("expected at most {} levels, got {}", Limits::kMaxFatTreeLevels, levels.items().size()));
   }
   for (std::size_t k = 0; k < levels.items().size(); ++k) {
     ObjectReader level(levels.items()[k], net.file(), json::item_path(net.member_path("levels"), k));
@@ -296,7 +302,8 @@ void read_torus(Platform& platform, const NodeSpec& nodes, ObjectReader& net, co
   torus.link = read_link(net, "link");
   adjust_inter(torus.link, o);
   check_size(torus_size(nodes, torus), net.at("dims"));
-  platform.shape = fmt::format("{}-D torus {}, dimension-order routing", torus.dims.size(), fmt::join(torus.dims, " x "));
+  platform.shape =
+      fmt::format("{}-D torus {}, dimension-order routing", torus.dims.size(), fmt::join(torus.dims, " x "));
   platform.closed_form_bisection_Bps = torus_bisection_closed_form(nodes, torus);
   platform.network = build_torus(nodes, torus);
 }
@@ -313,16 +320,18 @@ void read_dragonfly(Platform& platform, const NodeSpec& nodes, ObjectReader& net
   adjust_inter(df.global, o);
   const std::int64_t slots = static_cast<std::int64_t>(df.groups) * df.routers * df.nodes_per_router;
   if (slots != nodes.nodes) {
-    net.at("groups").fail(fmt::format("{} groups x {} routers x {} nodes = {} nodes, but the platform has {}", df.groups,
-                                      df.routers, df.nodes_per_router, slots, nodes.nodes));
+    net.at("groups").fail(fmt::format("{} groups x {} routers x {} nodes = {} nodes, but the platform has {}",
+                                      df.groups, df.routers, df.nodes_per_router, slots, nodes.nodes));
   }
   if (df.routers * df.global_ports < df.groups - 1) {
-    net.at("global_ports").fail(fmt::format("{} routers x {} global ports cannot reach the other {} groups", df.routers,
-                                            df.global_ports, df.groups - 1));
+    net.at("global_ports")
+        .fail(fmt::format("{} routers x {} global ports cannot reach the other {} groups", df.routers, df.global_ports,
+                          df.groups - 1));
   }
   check_size(dragonfly_size(nodes, df), net.at("routers_per_group"));
-  platform.shape = fmt::format("dragonfly: {} groups x {} routers x {} nodes, {} global ports per router, minimal routing",
-                               df.groups, df.routers, df.nodes_per_router, df.global_ports);
+  platform.shape =
+      fmt::format("dragonfly: {} groups x {} routers x {} nodes, {} global ports per router, minimal routing",
+                  df.groups, df.routers, df.nodes_per_router, df.global_ports);
   platform.closed_form_bisection_Bps = dragonfly_bisection_closed_form(nodes, df);
   platform.network = build_dragonfly(nodes, df);
 }
@@ -344,7 +353,8 @@ PlatformCost read_cost(ObjectReader& doc) {
     r.here().fail("expected 'price_per_node_hour' (with 'currency'), 'power_kw_per_node' or both");
   }
   cost.source = r.string("source");
-  if (cost.source.empty()) r.at("source").fail("expected where the figures come from (or why they are estimates), got \"\"");
+  if (cost.source.empty())
+    r.at("source").fail("expected where the figures come from (or why they are estimates), got \"\"");
   r.allow({"note"});
   r.finish();
   return cost;

@@ -18,18 +18,18 @@ inline constexpr int kPlatformVersion = 1;
 /// rounded, and what a platform builds must fit in memory and route in bounded time: the
 /// reader computes the size from the parameters and refuses more before building anything.
 struct PlatformLimits {
-  static constexpr double kMinBandwidth_Bps = 1e3;   ///< links, NICs, reduction and memory rates: 1 kB/s
-  static constexpr double kMaxBandwidth_Bps = 1e15;  ///< ... to 1 PB/s
-  static constexpr double kMaxLatency_s = 1.0;       ///< latencies: 0 to 1 s
-  static constexpr double kMinFlops = 1e6;           ///< accelerator rate: 1 MFLOP/s ...
-  static constexpr double kMaxFlops = 1e18;          ///< ... to 1 EFLOP/s
+  static constexpr double kMinBandwidth_Bps = 1e3;    ///< links, NICs, reduction and memory rates: 1 kB/s
+  static constexpr double kMaxBandwidth_Bps = 1e15;   ///< ... to 1 PB/s
+  static constexpr double kMaxLatency_s = 1.0;        ///< latencies: 0 to 1 s
+  static constexpr double kMinFlops = 1e6;            ///< accelerator rate: 1 MFLOP/s ...
+  static constexpr double kMaxFlops = 1e18;           ///< ... to 1 EFLOP/s
   static constexpr double kMinMemoryBytes = 1 << 20;  ///< accelerator memory: 1 MiB ...
   static constexpr double kMaxMemoryBytes = 1e15;     ///< ... to 1 PB
   static constexpr double kMaxOversubscription = 1024;
   static constexpr int kMaxFatTreeLevels = 8;
   /// Sizes: a graph of 2^23 links takes about 1 GB, and the bisection's max-flow on it as much
   /// again; the largest preset (sunway-oceanlight) has 215,460 links.
-  static constexpr std::uint64_t kMaxVertices = std::uint64_t{1} << 23;      ///< accelerators, hubs, switches
+  static constexpr std::uint64_t kMaxVertices = std::uint64_t{1} << 23;  ///< accelerators, hubs, switches
   static constexpr std::uint64_t kMaxLinks = std::uint64_t{1} << 23;
   static constexpr std::uint64_t kMaxRouteEntries = std::uint64_t{1} << 24;  ///< the fabric router's tables
 };
@@ -41,7 +41,7 @@ struct PlatformCost {
   std::optional<double> price_per_node_hour;
   std::string currency;  ///< of the price, e.g. "USD"; empty without a price
   std::optional<double> power_kw_per_node;
-  std::string source;    ///< where each figure comes from, or why it is an estimate
+  std::string source;  ///< where each figure comes from, or why it is an estimate
 };
 
 /// A named machine: its nodes, accelerators and network, read from platforms/*.json.
@@ -90,11 +90,11 @@ struct PlatformOverrides {
   std::optional<Adjustment> intra_latency;
   std::optional<Adjustment> inter_bandwidth;  ///< the NIC link and every link of the network
   std::optional<Adjustment> inter_latency;
-  std::optional<Adjustment> flops;            ///< the accelerator's FLOP rate
-  std::optional<Adjustment> reduce;           ///< reduce_Bps
-  std::optional<Adjustment> memory;           ///< memory_Bps (only where the file gives one)
-  std::optional<Adjustment> nodes;            ///< an absolute node count
-  std::optional<Adjustment> oversubscription; ///< every fat-tree level above the first, supernodes' upper level
+  std::optional<Adjustment> flops;             ///< the accelerator's FLOP rate
+  std::optional<Adjustment> reduce;            ///< reduce_Bps
+  std::optional<Adjustment> memory;            ///< memory_Bps (only where the file gives one)
+  std::optional<Adjustment> nodes;             ///< an absolute node count
+  std::optional<Adjustment> oversubscription;  ///< every fat-tree level above the first, supernodes' upper level
   /// Compute this many times faster: multiplies the FLOP rate after `flops` (compute.scale; the
   /// trace's measured durations are divided by ReplayOptions::compute_scale).
   std::optional<Adjustment> compute_scale;

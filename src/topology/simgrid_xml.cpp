@@ -83,7 +83,8 @@ std::string to_simgrid_xml(const Network& network, const std::string& platform_n
                      routing == XmlRouting::kFull ? "ccsim's own (Full)" : "SimGrid shortest paths (Dijkstra)");
   if (const std::string caveat = dijkstra_caveat(network, routing); !caveat.empty()) {
     std::string text = caveat;  // an XML comment may not hold "--"
-    for (std::size_t at = text.find("--"); at != std::string::npos; at = text.find("--")) text.replace(at, 2, "the option ");
+    for (std::size_t at = text.find("--"); at != std::string::npos; at = text.find("--"))
+      text.replace(at, 2, "the option ");
     out += fmt::format("<!-- NOTE {} -->\n", text);
   }
   out += "<platform version=\"4.1\">\n";
@@ -95,14 +96,16 @@ std::string to_simgrid_xml(const Network& network, const std::string& platform_n
   }
   if (routing == XmlRouting::kDijkstra) {
     for (Network::VertexId v = 0; v < network.vertex_count(); ++v) {
-      if (network.vertex(v).kind != VertexKind::kAccelerator) out += fmt::format("    <router id=\"{}\"/>\n", vertex_id(network, v));
+      if (network.vertex(v).kind != VertexKind::kAccelerator)
+        out += fmt::format("    <router id=\"{}\"/>\n", vertex_id(network, v));
     }
   }
   for (std::uint32_t id = 0; id < network.link_count(); ++id) {
     const Link& link = network.link(id);
-    out += fmt::format("    <link id=\"{}\" bandwidth=\"{}Bps\" latency=\"{}s\" sharing_policy=\"{}\"/>\n",
-                       escape(link_id(network, id)), link.capacity_Bps * bandwidth_factor, link.latency_s * latency_factor,
-                       link.sharing == Sharing::kSplitDuplex ? "SPLITDUPLEX" : "SHARED");
+    out +=
+        fmt::format("    <link id=\"{}\" bandwidth=\"{}Bps\" latency=\"{}s\" sharing_policy=\"{}\"/>\n",
+                    escape(link_id(network, id)), link.capacity_Bps * bandwidth_factor, link.latency_s * latency_factor,
+                    link.sharing == Sharing::kSplitDuplex ? "SPLITDUPLEX" : "SHARED");
     // A trunk's per-flow cable limit, as a FATPIPE link (an XML platform has no per-flow
     // bound). Only among flows of equal latency is that the cable's rate: SimGrid weights
     // sharing by latency, so with shorter routes on a cable a longer route's flow gets the
@@ -120,7 +123,8 @@ std::string to_simgrid_xml(const Network& network, const std::string& platform_n
         hops.clear();
         network.route(a, b, hops);
         out += fmt::format("    <route src=\"{}\" dst=\"{}\" symmetrical=\"NO\">\n",
-                           vertex_id(network, network.accelerator_vertex(a)), vertex_id(network, network.accelerator_vertex(b)));
+                           vertex_id(network, network.accelerator_vertex(a)),
+                           vertex_id(network, network.accelerator_vertex(b)));
         for (const Hop& hop : hops) out += hop_xml(network, hop, "      ");
         out += "    </route>\n";
       }

@@ -63,20 +63,21 @@ std::string format_summary(const Platform& platform, const PlatformSummary& s) {
   if (!platform.description.empty()) out += fmt::format("  {}\n", platform.description);
   out += fmt::format("topology: {} ({})\n", platform.topology, platform.shape);
   if (acc.cpu_core) {
-    out += fmt::format("nodes: {} x {} core{} = {} cores (CPU ranks, any number per core), {} NIC{} per node, {} switch{}\n",
-                       net.node_count(), net.accelerators_per_node(), net.accelerators_per_node() == 1 ? "" : "s",
-                       net.accelerator_count(), net.nics_per_node(), net.nics_per_node() == 1 ? "" : "s", s.switches,
-                       s.switches == 1 ? "" : "es");
+    out += fmt::format(
+        "nodes: {} x {} core{} = {} cores (CPU ranks, any number per core), {} NIC{} per node, {} switch{}\n",
+        net.node_count(), net.accelerators_per_node(), net.accelerators_per_node() == 1 ? "" : "s",
+        net.accelerator_count(), net.nics_per_node(), net.nics_per_node() == 1 ? "" : "s", s.switches,
+        s.switches == 1 ? "" : "es");
   } else {
     out += fmt::format("nodes: {} x {} accelerator{} = {} accelerators, {} NIC{} per node, {} switch{}\n",
                        net.node_count(), net.accelerators_per_node(), net.accelerators_per_node() == 1 ? "" : "s",
                        net.accelerator_count(), net.nics_per_node(), net.nics_per_node() == 1 ? "" : "s", s.switches,
                        s.switches == 1 ? "" : "es");
   }
-  out += fmt::format("accelerator: {}, {:.4g} TFLOP/s, reduction {}{}{}\n", acc.model, acc.flops / 1e12,
-                     format_rate(acc.reduce_Bps),
-                     acc.memory_Bps > 0 ? fmt::format(", memory {}", format_rate(acc.memory_Bps)) : std::string(),
-                     acc.memory_bytes > 0 ? fmt::format(", {:.4g} GiB", acc.memory_bytes / (1024.0 * 1024 * 1024)) : std::string());
+  out += fmt::format(
+      "accelerator: {}, {:.4g} TFLOP/s, reduction {}{}{}\n", acc.model, acc.flops / 1e12, format_rate(acc.reduce_Bps),
+      acc.memory_Bps > 0 ? fmt::format(", memory {}", format_rate(acc.memory_Bps)) : std::string(),
+      acc.memory_bytes > 0 ? fmt::format(", {:.4g} GiB", acc.memory_bytes / (1024.0 * 1024 * 1024)) : std::string());
   out += fmt::format("  source: {}\n", acc.source);
   out += "links:\n";
   out += fmt::format("  {:<8} {:>8}  {:>12}  {:>12}  {:>9}  {:<12}  {:>7}\n", "tier", "links", "per flow", "capacity",
@@ -84,14 +85,16 @@ std::string format_summary(const Platform& platform, const PlatformSummary& s) {
   for (const TierSummary& t : s.tiers) {
     if (t.links == 0) continue;
     out += fmt::format("  {:<8} {:>8}  {:>12}  {:>12}  {:>7.3g}us  {:<12}  {:>7}\n", t.name, t.links,
-                       format_rate(t.bandwidth_Bps), format_rate(t.capacity_Bps), t.latency_s * 1e6, sharing_name(t.sharing),
+                       format_rate(t.bandwidth_Bps), format_rate(t.capacity_Bps), t.latency_s * 1e6,
+                       sharing_name(t.sharing),
                        t.oversubscription > 0 ? fmt::format("{:.3g}:1", t.oversubscription) : std::string("-"));
   }
   out += "  sources:\n";
   for (const TierSummary& t : s.tiers) {
     if (t.links > 0) out += fmt::format("    {}: {}\n", t.name, t.source);
   }
-  out += fmt::format("bisection bandwidth: {} (max-flow between the two halves of the accelerators)", format_rate(s.bisection_Bps));
+  out += fmt::format("bisection bandwidth: {} (max-flow between the two halves of the accelerators)",
+                     format_rate(s.bisection_Bps));
   if (std::isnan(s.closed_form_bisection_Bps)) {
     out += "; no closed form for this shape\n";
   } else {
@@ -100,7 +103,8 @@ std::string format_summary(const Platform& platform, const PlatformSummary& s) {
   out += fmt::format("diameter: {} links (accelerator to accelerator, on ccsim's routes)\n", s.diameter_hops);
   if (net.accelerator_count() > 1) {
     out += fmt::format("farthest route from accelerator 0: to {}, {} links, {:.3g} us, {} per flow\n",
-                       s.farthest_accelerator, s.farthest.hops, s.farthest.latency_s * 1e6, format_rate(s.farthest.bandwidth_Bps));
+                       s.farthest_accelerator, s.farthest.hops, s.farthest.latency_s * 1e6,
+                       format_rate(s.farthest.bandwidth_Bps));
   }
   return out;
 }

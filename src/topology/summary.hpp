@@ -27,7 +27,7 @@ struct PlatformSummary {
   double bisection_Bps = 0;              ///< max-flow on the graph (analysis.hpp)
   double closed_form_bisection_Bps = 0;  ///< NaN when the topology has no closed form
   int diameter_hops = 0;
-  Network::PathCost farthest;            ///< the route to the farthest accelerator from accelerator 0
+  Network::PathCost farthest;  ///< the route to the farthest accelerator from accelerator 0
   int farthest_accelerator = 0;
 };
 

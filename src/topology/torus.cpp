@@ -24,7 +24,9 @@ void TorusRouter::route(std::size_t from, std::size_t to, std::vector<Hop>& out)
   }
   auto index = [&] {
     std::size_t r = 0;
-    for (int d = 0; d < d_count; ++d) r = r * static_cast<std::size_t>(dims_[static_cast<std::size_t>(d)]) + static_cast<std::size_t>(at[static_cast<std::size_t>(d)]);
+    for (int d = 0; d < d_count; ++d)
+      r = r * static_cast<std::size_t>(dims_[static_cast<std::size_t>(d)]) +
+          static_cast<std::size_t>(at[static_cast<std::size_t>(d)]);
     return r;
   };
   for (int d = 0; d < d_count; ++d) {
@@ -93,7 +95,7 @@ double torus_bisection_closed_form(const NodeSpec& nodes, const TorusSpec& torus
   const int k0 = torus.dims.empty() ? 0 : torus.dims[0];
   if (k0 < 2 || k0 % 2 != 0) return std::numeric_limits<double>::quiet_NaN();
   const double plane = static_cast<double>(nodes.nodes) / k0;  // routers in one slab of dimension 0
-  const double crossing = (k0 == 2 ? 1.0 : 2.0) * plane;      // the cut and the wrap-around
+  const double crossing = (k0 == 2 ? 1.0 : 2.0) * plane;       // the cut and the wrap-around
   const double half = static_cast<double>(nodes.nodes) / 2;
   return std::min({crossing * torus.link.bandwidth_Bps, half * nodes.nics * nodes.nic.bandwidth_Bps,
                    half * nodes.accelerators * nodes.intra.bandwidth_Bps});

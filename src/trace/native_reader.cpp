@@ -98,8 +98,10 @@ class NativeReader {
       group.line = g.line();
       group.name = g.string("name");
       if (version_ >= 2 && group.name.starts_with('@')) {
-        g.at("name").fail(fmt::format("expected a name that does not start with '@' (\"@tensor\", ... name a rank's "
-                                      "own group in version 2), got \"{}\"", group.name));
+        g.at("name").fail(
+            fmt::format("expected a name that does not start with '@' (\"@tensor\", ... name a rank's "
+                        "own group in version 2), got \"{}\"",
+                        group.name));
       }
       if (group_ids_.count(group.name) != 0) {
         g.at("name").fail(fmt::format("group \"{}\" is defined twice", group.name));
@@ -120,8 +122,8 @@ class NativeReader {
           int& owner = membership[static_cast<std::size_t>(group.kind)][static_cast<std::size_t>(rank)];
           if (owner >= 0) {
             where.fail(fmt::format("rank {} is already in {} group \"{}\"; a rank belongs to at most one {} group",
-                                   rank, group_kind_name(group.kind), trace_.groups[static_cast<std::size_t>(owner)].name,
-                                   group_kind_name(group.kind)));
+                                   rank, group_kind_name(group.kind),
+                                   trace_.groups[static_cast<std::size_t>(owner)].name, group_kind_name(group.kind)));
           }
           owner = static_cast<int>(trace_.groups.size());
         }
@@ -162,8 +164,8 @@ class NativeReader {
       r.finish();
     }
     if (ranks.items().size() < static_cast<std::size_t>(trace_.world_size)) {
-      doc.at("ranks").fail(fmt::format("expected {} entries (world_size), got {}", trace_.world_size,
-                                       ranks.items().size()));
+      doc.at("ranks").fail(
+          fmt::format("expected {} entries (world_size), got {}", trace_.world_size, ranks.items().size()));
     }
   }
 
@@ -184,12 +186,14 @@ class NativeReader {
         std::int64_t first = 0;
         std::int64_t last = 0;
         if (item.is_array()) {
-          if (item.items().size() != 2) where.fail(fmt::format("expected a rank or a range [first, last], got {} numbers", item.items().size()));
+          if (item.items().size() != 2)
+            where.fail(fmt::format("expected a rank or a range [first, last], got {} numbers", item.items().size()));
           first = json::as_integer(item.items()[0], where);
           last = json::as_integer(item.items()[1], where);
           check_rank(first, where);
           check_rank(last, where);
-          if (last < first) where.fail(fmt::format("expected a range [first, last] with first <= last, got [{}, {}]", first, last));
+          if (last < first)
+            where.fail(fmt::format("expected a range [first, last] with first <= last, got [{}, {}]", first, last));
         } else {
           first = last = json::as_integer(item, where);
           check_rank(first, where);
@@ -215,8 +219,9 @@ class NativeReader {
     }
     for (int rank = 0; rank < trace_.world_size; ++rank) {
       if (trace_.program_of[static_cast<std::size_t>(rank)] < 0) {
-        doc.at("programs").fail(fmt::format("rank {} runs no program (each of the world_size {} ranks runs one)", rank,
-                                            trace_.world_size));
+        doc.at("programs")
+            .fail(fmt::format("rank {} runs no program (each of the world_size {} ranks runs one)", rank,
+                              trace_.world_size));
       }
     }
   }
@@ -226,7 +231,8 @@ class NativeReader {
     if (version_ < 2 || !text.starts_with('@')) return std::nullopt;
     auto kind = parse_group_kind(std::string_view(text).substr(1));
     if (!kind || *kind == GroupKind::kOther) {
-      o.at(key).fail(fmt::format("expected @tensor, @pipeline or @data (the rank's own group of that kind), got \"{}\"", text));
+      o.at(key).fail(
+          fmt::format("expected @tensor, @pipeline or @data (the rank's own group of that kind), got \"{}\"", text));
     }
     return kind;
   }
@@ -241,10 +247,16 @@ class NativeReader {
     op.kind = *kind;
     if (auto label = o.optional_string("label")) op.label = trace_.names.intern(*label);
     switch (op.kind) {
-      case OpKind::kCompute: read_compute(o, op); break;
+      case OpKind::kCompute:
+        read_compute(o, op);
+        break;
       case OpKind::kSend:
-      case OpKind::kRecv: read_p2p(o, op, rank); break;
-      default: read_collective(o, op, rank); break;
+      case OpKind::kRecv:
+        read_p2p(o, op, rank);
+        break;
+      default:
+        read_collective(o, op, rank);
+        break;
     }
     const std::vector<std::uint32_t> after = read_stream(o, op, program.ops.size());
     o.finish();
@@ -254,19 +266,22 @@ class NativeReader {
   /// "stream" (0..kMaxStreams-1, 0 when absent) and "after": the earlier operators, by index
   /// in the same list, that must end before operator `index` starts.
   std::vector<std::uint32_t> read_stream(ObjectReader& o, Op& op, std::size_t index) {
-    op.stream = static_cast<std::uint8_t>(o.optional_non_negative_integer_at_most("stream", kMaxStreams - 1).value_or(0));
+    op.stream =
+        static_cast<std::uint8_t>(o.optional_non_negative_integer_at_most("stream", kMaxStreams - 1).value_or(0));
     std::vector<std::uint32_t> after;
     const Value* list = o.optional("after");
     if (list == nullptr) return after;
     const SourceRef field = o.at("after");
-    if (!list->is_array()) field.fail("expected an array of operator indices (earlier operators of this list), e.g. [12]");
+    if (!list->is_array())
+      field.fail("expected an array of operator indices (earlier operators of this list), e.g. [12]");
     if (list->items().size() > static_cast<std::size_t>(kMaxAfter)) {
       field.fail(fmt::format("expected at most {} operators, got {}", kMaxAfter, list->items().size()));
     }
     for (std::size_t k = 0; k < list->items().size(); ++k) {
       const SourceRef where{file_, list->items()[k].line(), json::item_path(o.member_path("after"), k)};
       const std::int64_t dep = json::as_integer(list->items()[k], where);
-      if (index == 0) where.fail(fmt::format("the first operator of a list has no earlier operator to follow, got \"{}\"", dep));
+      if (index == 0)
+        where.fail(fmt::format("the first operator of a list has no earlier operator to follow, got \"{}\"", dep));
       if (dep < 0 || static_cast<std::size_t>(dep) >= index) {
         where.fail(fmt::format("expected the index of an earlier operator of this list (0..{}), got \"{}\"",
                                static_cast<std::int64_t>(index) - 1, dep));
@@ -316,7 +331,8 @@ class NativeReader {
   }
 
   DType read_dtype(ObjectReader& o, bool required) {
-    std::optional<std::string> text = required ? std::optional<std::string>(o.string("dtype")) : o.optional_string("dtype");
+    std::optional<std::string> text =
+        required ? std::optional<std::string>(o.string("dtype")) : o.optional_string("dtype");
     if (!text) return DType::kF32;
     auto dtype = parse_dtype(*text);
     if (!dtype) o.at("dtype").fail(fmt::format("expected one of {}, got \"{}\"", dtype_choices(), *text));
@@ -344,7 +360,8 @@ class NativeReader {
     } else {
       std::int64_t peer = o.integer("peer");
       if (peer < 0 || peer >= trace_.world_size) check_rank(peer, o.at("peer"));  // the location only on error
-      if (peer == rank) o.at("peer").fail(fmt::format("a rank cannot {} to itself, got \"{}\"", op_kind_name(op.kind), peer));
+      if (peer == rank)
+        o.at("peer").fail(fmt::format("a rank cannot {} to itself, got \"{}\"", op_kind_name(op.kind), peer));
       op.peer = static_cast<int>(peer);
     }
     op.dtype = read_dtype(o, false);
@@ -369,9 +386,10 @@ class NativeReader {
       offset = offset * 10 + (text[i] - '0');
     }
     if (!text.starts_with('@') || !kind || *kind == GroupKind::kOther || !number || offset == 0) {
-      o.at("peer").fail(fmt::format("expected a rank or @tensor|@pipeline|@data followed by +N or -N (N >= 1: the member N "
-                                    "places after or before the rank in its group of that kind), got \"{}\"",
-                                    text));
+      o.at("peer").fail(
+          fmt::format("expected a rank or @tensor|@pipeline|@data followed by +N or -N (N >= 1: the member N "
+                      "places after or before the rank in its group of that kind), got \"{}\"",
+                      text));
     }
     op.relative |= kPeerInGroup;
     op.peer_kind = *kind;
@@ -397,14 +415,14 @@ class NativeReader {
         }
         names.push_back(g.name);
       }
-      o.at("group").fail(fmt::format("expected one of the groups defined in 'groups' ({}), got \"{}\"",
-                                     names.empty() ? std::string("none defined") : fmt::format("{}", fmt::join(names, ", ")),
-                                     group_name));
+      o.at("group").fail(fmt::format(
+          "expected one of the groups defined in 'groups' ({}), got \"{}\"",
+          names.empty() ? std::string("none defined") : fmt::format("{}", fmt::join(names, ", ")), group_name));
     }
     const Group& g = trace_.groups[static_cast<std::size_t>(group)];
     if (rank >= 0 && g.index_of(rank) < 0) {  // a version-2 program: validate() checks each of its ranks
-      o.at("group").fail(fmt::format("rank {} is not a member of group \"{}\" (ranks {})", rank, g.name,
-                                     fmt::join(g.ranks, ", ")));
+      o.at("group").fail(
+          fmt::format("rank {} is not a member of group \"{}\" (ranks {})", rank, g.name, fmt::join(g.ranks, ", ")));
     }
     op.group = group;
     op.dtype = read_dtype(o, true);
@@ -421,9 +439,11 @@ class NativeReader {
       op.root = static_cast<int>(root);
     }
     if ((op.kind == OpKind::kAllGather || op.kind == OpKind::kReduceScatter || op.kind == OpKind::kAllToAll) &&
-        op.bytes % (static_cast<std::uint64_t>(g.ranks.size()) * static_cast<std::uint64_t>(dtype_bytes(op.dtype))) != 0) {
-      o.at("bytes").fail(fmt::format("{} on a group of {} ranks needs a whole number of {} elements per rank, got \"{}\"",
-                                     op_kind_name(op.kind), g.ranks.size(), dtype_name(op.dtype), op.bytes));
+        op.bytes % (static_cast<std::uint64_t>(g.ranks.size()) * static_cast<std::uint64_t>(dtype_bytes(op.dtype))) !=
+            0) {
+      o.at("bytes").fail(
+          fmt::format("{} on a group of {} ranks needs a whole number of {} elements per rank, got \"{}\"",
+                      op_kind_name(op.kind), g.ranks.size(), dtype_name(op.dtype), op.bytes));
     }
   }
 

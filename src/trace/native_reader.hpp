@@ -15,10 +15,10 @@ inline constexpr int kNativeVersion = 2;  ///< the version written by default; 1
 /// Limits on the values of a trace (traces/README.md): physically meaningful maxima, far
 /// above any real job, that keep every derived time and size finite and exact.
 inline constexpr double kMaxDurationMs = 365.25 * 24 * 3600 * 1e3;  ///< an operator runs at most a year
-inline constexpr double kMaxFlops = 1e24;  ///< about a year of a 30 PFLOP/s accelerator
-inline constexpr double kMaxWorkloadFlops = 1e30;  ///< workload.model_flops: FLOPs of one iteration
-inline constexpr double kMaxPeakFlops = 1e21;   ///< hardware.peak_flops: a zettaFLOP/s processor
-inline constexpr double kMaxMemoryBps = 1e18;   ///< hardware.memory_bandwidth: an exabyte/s
+inline constexpr double kMaxFlops = 1e24;                           ///< about a year of a 30 PFLOP/s accelerator
+inline constexpr double kMaxWorkloadFlops = 1e30;                   ///< workload.model_flops: FLOPs of one iteration
+inline constexpr double kMaxPeakFlops = 1e21;                       ///< hardware.peak_flops: a zettaFLOP/s processor
+inline constexpr double kMaxMemoryBps = 1e18;                       ///< hardware.memory_bandwidth: an exabyte/s
 inline constexpr std::uint64_t kMaxBytes = std::uint64_t{1} << 50;  ///< 1 PiB per operator or message
 
 /// Reads a native trace document strictly: unknown keys, wrong types, negative sizes,

@@ -67,7 +67,8 @@ ordered op_json(const Trace& trace, const Program& program, const Op& op) {
 }  // namespace
 
 void write_native(const Trace& trace, std::ostream& out, int version) {
-  if (version != 1 && version != 2) throw std::invalid_argument(fmt::format("native trace version {} (1 or 2)", version));
+  if (version != 1 && version != 2)
+    throw std::invalid_argument(fmt::format("native trace version {} (1 or 2)", version));
   ordered head;
   head["format"] = "ccsim-trace";
   head["version"] = version;
@@ -94,7 +95,8 @@ void write_native(const Trace& trace, std::ostream& out, int version) {
   }
   head["world_size"] = trace.world_size;
   out << "{\n";
-  for (auto it = head.begin(); it != head.end(); ++it) out << "  " << ordered(it.key()).dump() << ": " << it.value().dump() << ",\n";
+  for (auto it = head.begin(); it != head.end(); ++it)
+    out << "  " << ordered(it.key()).dump() << ": " << it.value().dump() << ",\n";
   out << "  \"groups\": [";
   for (std::size_t i = 0; i < trace.groups.size(); ++i) {
     const Group& g = trace.groups[i];
@@ -109,7 +111,11 @@ void write_native(const Trace& trace, std::ostream& out, int version) {
     out << "  \"ranks\": [\n";
     for (int r = 0; r < trace.world_size; ++r) {
       out << "    {\"rank\": " << r << ", \"ops\": [";
-      for (std::size_t i = 0; i < trace.op_count(r); ++i) out << (i == 0 ? "" : ", ") << op_json(trace, trace.programs[static_cast<std::size_t>(trace.program_of[static_cast<std::size_t>(r)])], trace.op(r, i)).dump();
+      for (std::size_t i = 0; i < trace.op_count(r); ++i)
+        out << (i == 0 ? "" : ", ")
+            << op_json(trace, trace.programs[static_cast<std::size_t>(trace.program_of[static_cast<std::size_t>(r)])],
+                       trace.op(r, i))
+                   .dump();
       out << "]}" << (r + 1 < trace.world_size ? ",\n" : "\n");
     }
   } else {
@@ -126,7 +132,8 @@ void write_native(const Trace& trace, std::ostream& out, int version) {
     for (std::size_t p = 0; p < trace.programs.size(); ++p) {
       out << "    {\"ranks\": " << ordered(ranks[p]).dump() << ", \"ops\": [";
       const std::vector<Op>& ops = trace.programs[p].ops;
-      for (std::size_t i = 0; i < ops.size(); ++i) out << (i == 0 ? "" : ", ") << op_json(trace, trace.programs[p], ops[i]).dump();
+      for (std::size_t i = 0; i < ops.size(); ++i)
+        out << (i == 0 ? "" : ", ") << op_json(trace, trace.programs[p], ops[i]).dump();
       out << "]}" << (p + 1 < trace.programs.size() ? ",\n" : "\n");
     }
   }

@@ -50,9 +50,7 @@ std::string_view op_kind_choices() {
   return "compute, all_reduce, all_gather, reduce_scatter, broadcast, all_to_all, send, recv";
 }
 
-bool is_collective(OpKind kind) {
-  return kind != OpKind::kCompute && kind != OpKind::kSend && kind != OpKind::kRecv;
-}
+bool is_collective(OpKind kind) { return kind != OpKind::kCompute && kind != OpKind::kSend && kind != OpKind::kRecv; }
 
 std::string_view group_kind_name(GroupKind kind) {
   for (const auto& [name, k] : kGroupKinds) {
@@ -95,7 +93,8 @@ std::vector<int> Trace::pipeline_stages() const {
   std::vector<int> stage(static_cast<std::size_t>(world_size), 0);
   for (const Group& group : groups) {
     if (group.kind != GroupKind::kPipeline) continue;
-    for (std::size_t i = 0; i < group.ranks.size(); ++i) stage[static_cast<std::size_t>(group.ranks[i])] = static_cast<int>(i);
+    for (std::size_t i = 0; i < group.ranks.size(); ++i)
+      stage[static_cast<std::size_t>(group.ranks[i])] = static_cast<int>(i);
   }
   return stage;
 }
@@ -128,11 +127,13 @@ std::vector<int> Trace::ranks_per_program() const {
 
 void Program::add(Op op, std::span<const std::uint32_t> deps) {
   if (deps.size() > static_cast<std::size_t>(kMaxAfter) || op.stream >= kMaxStreams) {
-    throw std::invalid_argument(fmt::format("an operator on stream {} after {} operators (at most stream {}, {} operators)",
-                                            op.stream, deps.size(), kMaxStreams - 1, kMaxAfter));
+    throw std::invalid_argument(
+        fmt::format("an operator on stream {} after {} operators (at most stream {}, {} operators)", op.stream,
+                    deps.size(), kMaxStreams - 1, kMaxAfter));
   }
   for (std::uint32_t d : deps) {
-    if (d >= ops.size()) throw std::invalid_argument(fmt::format("operator #{} cannot wait for operator #{}", ops.size(), d));
+    if (d >= ops.size())
+      throw std::invalid_argument(fmt::format("operator #{} cannot wait for operator #{}", ops.size(), d));
   }
   op.after_first = static_cast<std::uint32_t>(after.size());
   op.after_count = static_cast<std::uint8_t>(deps.size());
@@ -148,10 +149,10 @@ std::vector<std::uint32_t> Program::partner_forms(bool sizes, std::vector<std::i
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const Op& op = ops[i];
     if (op.kind == OpKind::kCompute) continue;
-    const auto [it, fresh] = seen.try_emplace(Form{static_cast<int>(op.kind), op.relative, static_cast<int>(op.peer_kind),
-                                                   op.group, op.peer, op.root, op.tag, sizes ? op.bytes : 0,
-                                                   sizes ? static_cast<int>(op.dtype) : 0},
-                                              static_cast<std::int32_t>(first.size()));
+    const auto [it, fresh] =
+        seen.try_emplace(Form{static_cast<int>(op.kind), op.relative, static_cast<int>(op.peer_kind), op.group, op.peer,
+                              op.root, op.tag, sizes ? op.bytes : 0, sizes ? static_cast<int>(op.dtype) : 0},
+                         static_cast<std::int32_t>(first.size()));
     if (fresh) first.push_back(static_cast<std::uint32_t>(i));
     if (form_of != nullptr) (*form_of)[i] = it->second;
   }
@@ -260,7 +261,8 @@ void Trace::index_groups() {
 
 int Trace::group_of_kind(int rank, GroupKind kind) const {
   if (kind == GroupKind::kOther) return -1;
-  if (places_.size() != static_cast<std::size_t>(world_size)) throw std::logic_error("Trace::index_groups() was not called");
+  if (places_.size() != static_cast<std::size_t>(world_size))
+    throw std::logic_error("Trace::index_groups() was not called");
   return places_[static_cast<std::size_t>(rank)].group[static_cast<std::size_t>(kind)];
 }
 
@@ -277,7 +279,8 @@ std::string Trace::resolve(int rank, Op& op) const {
     if (g < 0) return fmt::format("rank {} is in no {} group", rank, group_kind_name(op.peer_kind));
     const Group& group = groups[static_cast<std::size_t>(g)];
     const std::int64_t position =
-        std::int64_t{places_[static_cast<std::size_t>(rank)].position[static_cast<std::size_t>(op.peer_kind)]} + op.peer;
+        std::int64_t{places_[static_cast<std::size_t>(rank)].position[static_cast<std::size_t>(op.peer_kind)]} +
+        op.peer;
     if (position < 0 || position >= static_cast<std::int64_t>(group.ranks.size())) {
       return fmt::format("rank {} is member {} of {} group \"{}\" ({} ranks): it has no member {}", rank,
                          position - op.peer, group_kind_name(op.peer_kind), group.name, group.ranks.size(), position);
@@ -287,8 +290,8 @@ std::string Trace::resolve(int rank, Op& op) const {
   if (op.relative & kRootInGroup) {
     const Group& group = groups[static_cast<std::size_t>(op.group)];
     if (op.root >= static_cast<std::int32_t>(group.ranks.size())) {
-      return fmt::format("group \"{}\" of rank {} has {} ranks: it has no member {}", group.name, rank, group.ranks.size(),
-                         op.root);
+      return fmt::format("group \"{}\" of rank {} has {} ranks: it has no member {}", group.name, rank,
+                         group.ranks.size(), op.root);
     }
     op.root = group.ranks[static_cast<std::size_t>(op.root)];
   }

@@ -64,19 +64,19 @@ enum Relative : std::uint8_t {
 struct Op {
   OpKind kind = OpKind::kCompute;
   DType dtype = DType::kF32;
-  std::uint8_t relative = 0;        ///< Relative bits; 0 when group, peer and root are global
+  std::uint8_t relative = 0;                ///< Relative bits; 0 when group, peer and root are global
   GroupKind peer_kind = GroupKind::kOther;  ///< with kPeerInGroup: the kind of group the offset counts in
-  Names::Id name = Names::kEmpty;   ///< compute: "linear", ...; others: the kind's name
-  Names::Id label = Names::kEmpty;  ///< optional role, e.g. "attn.qkv" or "tp:attn"
-  Names::Id tag = Names::kEmpty;    ///< send/recv matching tag
-  std::int32_t group = -1;          ///< collectives: index into Trace::groups() (see Relative)
-  std::int32_t peer = -1;           ///< send: destination rank; recv: source rank (see Relative)
-  std::int32_t root = -1;           ///< broadcast: root as a global rank (see Relative)
-  std::int32_t line = 0;            ///< line in the source file, for messages
-  double duration_s = -1;           ///< compute: measured duration, or < 0 if unknown
-  double measured_s = -1;           ///< collectives, send/recv: measured duration of the call, < 0 if unknown (not replayed)
-  double flops = 0;                 ///< compute: floating-point operations
-  std::uint64_t bytes = 0;          ///< compute: bytes moved; others: message/buffer size
+  Names::Id name = Names::kEmpty;           ///< compute: "linear", ...; others: the kind's name
+  Names::Id label = Names::kEmpty;          ///< optional role, e.g. "attn.qkv" or "tp:attn"
+  Names::Id tag = Names::kEmpty;            ///< send/recv matching tag
+  std::int32_t group = -1;                  ///< collectives: index into Trace::groups() (see Relative)
+  std::int32_t peer = -1;                   ///< send: destination rank; recv: source rank (see Relative)
+  std::int32_t root = -1;                   ///< broadcast: root as a global rank (see Relative)
+  std::int32_t line = 0;                    ///< line in the source file, for messages
+  double duration_s = -1;                   ///< compute: measured duration, or < 0 if unknown
+  double measured_s = -1;   ///< collectives, send/recv: measured duration of the call, < 0 if unknown (not replayed)
+  double flops = 0;         ///< compute: floating-point operations
+  std::uint64_t bytes = 0;  ///< compute: bytes moved; others: message/buffer size
   /// The stream the operator runs on: a rank runs each stream's operators in program order,
   /// its streams concurrently (communication overlapping compute). 0, the main stream, for
   /// traces without streams.
@@ -101,7 +101,7 @@ inline constexpr int kMaxAfter = 255;
 struct Program {
   std::vector<Op> ops;
   std::vector<std::uint32_t> after;  ///< the operators' dependencies (Op::after_first, after_count)
-  std::string field;  ///< where the operators are in the source file ("ranks[3].ops", "programs[1].ops")
+  std::string field;                 ///< where the operators are in the source file ("ranks[3].ops", "programs[1].ops")
 
   /// The operators that must have ended before `op` (one of ops) starts, as indices in ops.
   std::span<const std::uint32_t> after_of(const Op& op) const {
@@ -139,9 +139,9 @@ struct Group {
 /// Rates are peak figures; 0 when the trace does not give them.
 struct Hardware {
   std::string name;
-  double peak_flops = 0;   ///< peak FLOP/s of one rank's processor
-  double memory_Bps = 0;   ///< its memory bandwidth, bytes/s
-  std::string source;      ///< where the figures come from, may be empty
+  double peak_flops = 0;  ///< peak FLOP/s of one rank's processor
+  double memory_Bps = 0;  ///< its memory bandwidth, bytes/s
+  std::string source;     ///< where the figures come from, may be empty
 };
 
 /// What one iteration of the job computes, for throughput and model FLOPs utilization
@@ -160,12 +160,12 @@ struct Workload {
 /// Built by the readers (native JSON, PyTorch), the synthesizer and checked by validate().
 class Trace {
  public:
-  std::string source;         ///< file it was read from (for messages)
-  std::string name;           ///< job name
+  std::string source;  ///< file it was read from (for messages)
+  std::string name;    ///< job name
   std::string description;
-  std::string platform;       ///< suggested platform preset, may be empty
-  std::string placement;      ///< how the job placed its ranks (engine/placement.hpp), may be empty
-  int placement_line = 0;     ///< where `placement` is in the source file (0: not from a file)
+  std::string platform;    ///< suggested platform preset, may be empty
+  std::string placement;   ///< how the job placed its ranks (engine/placement.hpp), may be empty
+  int placement_line = 0;  ///< where `placement` is in the source file (0: not from a file)
   int world_size = 0;
   /// Training iterations the trace holds (optional "iterations"); 0 when it does not say.
   int iterations = 0;
@@ -184,9 +184,7 @@ class Trace {
   /// past kMaxGemms distinct shapes (readers turn it into an InputError).
   std::uint16_t intern_gemm(const GemmShape& shape);
   /// The shape of `op`, or nullptr when it has none.
-  const GemmShape* gemm_of(const Op& op) const {
-    return op.gemm == 0 ? nullptr : &gemms[op.gemm - 1u];
-  }
+  const GemmShape* gemm_of(const Op& op) const { return op.gemm == 0 ? nullptr : &gemms[op.gemm - 1u]; }
   static constexpr std::size_t kMaxGemms = 65535;
 
   /// Gives each of `world` ranks an empty program of its own (version 1's layout: readers
@@ -199,7 +197,9 @@ class Trace {
   Op op(int rank, std::size_t k) const;
   /// The operators of rank's program as written, shared with the other ranks of the program
   /// (group, peer and root may be relative: read them through op()).
-  const std::vector<Op>& program_ops(int rank) const { return programs[static_cast<std::size_t>(program_of[static_cast<std::size_t>(rank)])].ops; }
+  const std::vector<Op>& program_ops(int rank) const {
+    return programs[static_cast<std::size_t>(program_of[static_cast<std::size_t>(rank)])].ops;
+  }
   /// "ranks[R].ops[K]" or "programs[P].ops[K]": where rank's k-th operator is, for messages.
   std::string op_field(int rank, std::size_t k) const;
   /// Resolves `op`'s relative partners for `rank` in place; returns why it cannot (which

@@ -30,7 +30,11 @@ struct ChannelKey {
 class Validator {
  public:
   Validator(const Trace& trace, const OpOrigin* origin)
-      : trace_(trace), origin_(origin), comm_(trace.programs.size()), forms_(trace.programs.size()), form_of_(trace.programs.size()) {
+      : trace_(trace),
+        origin_(origin),
+        comm_(trace.programs.size()),
+        forms_(trace.programs.size()),
+        form_of_(trace.programs.size()) {
     ops_of_form_.resize(trace.programs.size());
     // The checks below concern only the operators that communicate: most are compute (97
     // million operators at 10,240 ranks, 3 % of them communicating).
@@ -81,8 +85,8 @@ class Validator {
                                      trace_.op_field(ref.rank, ref.index), field_suffix));
       }
     }
-    throw InputError(trace_.source, trace_.program_ops(ref.rank)[ref.index].line, trace_.op_field(ref.rank, ref.index) + field_suffix,
-                     detail);
+    throw InputError(trace_.source, trace_.program_ops(ref.rank)[ref.index].line,
+                     trace_.op_field(ref.rank, ref.index) + field_suffix, detail);
   }
 
   /// Every rank can run its program: relative partners resolve for it (a version-2 program
@@ -107,22 +111,29 @@ class Validator {
         std::string why = trace_.resolve(rank, o);
         if (!why.empty()) fail(ref, why, o.kind == OpKind::kBroadcast ? ".root" : ".peer");
         if (!is_collective(o.kind)) {
-          if (o.peer == rank) fail(ref, fmt::format("a rank cannot {} to itself, got \"{}\"", op_kind_name(o.kind), o.peer), ".peer");
+          if (o.peer == rank)
+            fail(ref, fmt::format("a rank cannot {} to itself, got \"{}\"", op_kind_name(o.kind), o.peer), ".peer");
           continue;
         }
         const Group& g = trace_.groups[static_cast<std::size_t>(o.group)];
         if (position(o.group, rank) < 0) {
-          fail(ref, fmt::format("rank {} is not a member of group \"{}\" (ranks {})", rank, g.name, fmt::join(g.ranks, ", ")),
-               ".group");
+          fail(
+              ref,
+              fmt::format("rank {} is not a member of group \"{}\" (ranks {})", rank, g.name, fmt::join(g.ranks, ", ")),
+              ".group");
         }
         if (o.kind == OpKind::kBroadcast && position(o.group, o.root) < 0) {
-          fail(ref, fmt::format("expected a member of group \"{}\" (ranks {}), got \"{}\"", g.name, fmt::join(g.ranks, ", "), o.root),
+          fail(ref,
+               fmt::format("expected a member of group \"{}\" (ranks {}), got \"{}\"", g.name, fmt::join(g.ranks, ", "),
+                           o.root),
                ".root");
         }
         if ((o.kind == OpKind::kAllGather || o.kind == OpKind::kReduceScatter || o.kind == OpKind::kAllToAll) &&
-            o.bytes % (static_cast<std::uint64_t>(g.ranks.size()) * static_cast<std::uint64_t>(dtype_bytes(o.dtype))) != 0) {
-          fail(ref, fmt::format("{} on a group of {} ranks needs a whole number of {} elements per rank, got \"{}\"",
-                                op_kind_name(o.kind), g.ranks.size(), dtype_name(o.dtype), o.bytes),
+            o.bytes % (static_cast<std::uint64_t>(g.ranks.size()) * static_cast<std::uint64_t>(dtype_bytes(o.dtype))) !=
+                0) {
+          fail(ref,
+               fmt::format("{} on a group of {} ranks needs a whole number of {} elements per rank, got \"{}\"",
+                           op_kind_name(o.kind), g.ranks.size(), dtype_name(o.dtype), o.bytes),
                ".bytes");
         }
       }
@@ -134,26 +145,29 @@ class Validator {
   /// NCCL's rule for a communicator), not a race between streams.
   void check_streams() const {
     for (int rank = 0; rank < trace_.world_size; ++rank) {
-      const Program& program = trace_.programs[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(rank)])];
+      const Program& program =
+          trace_.programs[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(rank)])];
       if (program.stream_count() == 1) continue;
       std::unordered_map<std::uint64_t, std::size_t> first;  // channel -> its first operator
       for (std::size_t i : comm(rank)) {
         const Op o = trace_.op(rank, i);
         const bool send = o.kind == OpKind::kSend;
         const std::uint64_t key =
-            is_collective(o.kind)
-                ? static_cast<std::uint64_t>(static_cast<std::uint32_t>(o.group))
-                : (std::uint64_t{send ? 2u : 1u} << 62) | (static_cast<std::uint64_t>(static_cast<std::uint32_t>(o.peer)) << 32) | o.tag;
+            is_collective(o.kind) ? static_cast<std::uint64_t>(static_cast<std::uint32_t>(o.group))
+                                  : (std::uint64_t{send ? 2u : 1u} << 62) |
+                                        (static_cast<std::uint64_t>(static_cast<std::uint32_t>(o.peer)) << 32) | o.tag;
         auto [it, fresh] = first.try_emplace(key, i);
         const Op& earlier = program.ops[it->second];
         if (!fresh && earlier.stream != o.stream) {
           const std::string what =
               is_collective(o.kind)
                   ? fmt::format("collectives on group \"{}\"", trace_.groups[static_cast<std::size_t>(o.group)].name)
-                  : fmt::format("{}s {} rank {} with tag {}", op_kind_name(o.kind), send ? "to" : "from", o.peer, tag_text(o.tag));
-          fail({rank, i}, fmt::format("rank {}'s {} must all be on one stream (their order is the program's): operator #{} "
-                                      "is on stream {}, operator #{} (line {}) on stream {}",
-                                      rank, what, i, o.stream, it->second, earlier.line, earlier.stream),
+                  : fmt::format("{}s {} rank {} with tag {}", op_kind_name(o.kind), send ? "to" : "from", o.peer,
+                                tag_text(o.tag));
+          fail({rank, i},
+               fmt::format("rank {}'s {} must all be on one stream (their order is the program's): operator #{} "
+                           "is on stream {}, operator #{} (line {}) on stream {}",
+                           rank, what, i, o.stream, it->second, earlier.line, earlier.stream),
                ".stream");
         }
       }
@@ -164,7 +178,8 @@ class Validator {
   /// Where another operator an error mentions is: its origin, or its line in the trace.
   std::string place(const OpRef& ref) const {
     if (origin_ != nullptr && *origin_) {
-      if (const std::optional<SourceRef> from = (*origin_)(ref.rank, ref.index)) return fmt::format("{}: {}", from->file, from->field);
+      if (const std::optional<SourceRef> from = (*origin_)(ref.rank, ref.index))
+        return fmt::format("{}: {}", from->file, from->field);
     }
     return fmt::format("line {}", line(ref));
   }
@@ -179,7 +194,9 @@ class Validator {
   }
 
   /// The program of `rank`.
-  std::size_t program(int rank) const { return static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(rank)]); }
+  std::size_t program(int rank) const {
+    return static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(rank)]);
+  }
 
   /// check_streams by form: every form's operators on one stream, and the forms of one channel
   /// of a rank on one stream. True when that holds (then check_streams would pass).
@@ -206,9 +223,9 @@ class Validator {
         const Op o = trace_.op(rank, forms[f]);
         const bool send = o.kind == OpKind::kSend;
         const std::uint64_t key =
-            is_collective(o.kind)
-                ? static_cast<std::uint64_t>(static_cast<std::uint32_t>(o.group))
-                : (std::uint64_t{send ? 2u : 1u} << 62) | (static_cast<std::uint64_t>(static_cast<std::uint32_t>(o.peer)) << 32) | o.tag;
+            is_collective(o.kind) ? static_cast<std::uint64_t>(static_cast<std::uint32_t>(o.group))
+                                  : (std::uint64_t{send ? 2u : 1u} << 62) |
+                                        (static_cast<std::uint64_t>(static_cast<std::uint32_t>(o.peer)) << 32) | o.tag;
         if (stream.try_emplace(key, streams[f]).first->second != streams[f]) return false;
       }
     }
@@ -222,7 +239,8 @@ class Validator {
   const std::vector<std::uint32_t>& select(std::size_t p, const FormSet& forms) const {
     if (ops_of_form_[p].empty()) {
       ops_of_form_[p].resize(forms_[p].size());
-      for (std::size_t i : comm_[p]) ops_of_form_[p][static_cast<std::size_t>(form_of_[p][i])].push_back(static_cast<std::uint32_t>(i));
+      for (std::size_t i : comm_[p])
+        ops_of_form_[p][static_cast<std::size_t>(form_of_[p][i])].push_back(static_cast<std::uint32_t>(i));
     }
     if (forms.size() == 1) return ops_of_form_[p][static_cast<std::size_t>(forms.front())];
     auto [it, fresh] = selected_.try_emplace({p, forms});
@@ -253,8 +271,10 @@ class Validator {
         const OpKind kind = trace_.program_ops(rank)[forms[f]].kind;
         if (kind != OpKind::kSend && kind != OpKind::kRecv) continue;
         const Op o = trace_.op(rank, forms[f]);
-        if (kind == OpKind::kSend) channels[{rank, o.peer, o.tag}].sends.push_back(static_cast<std::int32_t>(f));
-        else channels[{o.peer, rank, o.tag}].recvs.push_back(static_cast<std::int32_t>(f));
+        if (kind == OpKind::kSend)
+          channels[{rank, o.peer, o.tag}].sends.push_back(static_cast<std::int32_t>(f));
+        else
+          channels[{o.peer, rank, o.tag}].recvs.push_back(static_cast<std::int32_t>(f));
       }
     }
     std::map<std::tuple<std::size_t, FormSet, std::size_t, FormSet>, bool> decided;
@@ -340,8 +360,10 @@ class Validator {
       for (std::size_t i : comm(rank)) {
         if (ops[i].kind != OpKind::kSend && ops[i].kind != OpKind::kRecv) continue;
         const Op o = trace_.op(rank, i);
-        if (o.kind == OpKind::kSend) messages.push_back({rank, o.peer, o.tag, false, {rank, i}});
-        else messages.push_back({o.peer, rank, o.tag, true, {rank, i}});
+        if (o.kind == OpKind::kSend)
+          messages.push_back({rank, o.peer, o.tag, false, {rank, i}});
+        else
+          messages.push_back({o.peer, rank, o.tag, true, {rank, i}});
       }
     }
     std::sort(messages.begin(), messages.end(), [](const Message& a, const Message& b) { return a.key() < b.key(); });
@@ -354,7 +376,8 @@ class Validator {
     for (std::size_t i = 0; i < messages.size();) {
       const Message& m = messages[i];
       std::size_t j = i;
-      while (j < messages.size() && messages[j].src == m.src && messages[j].dst == m.dst && messages[j].tag == m.tag) ++j;
+      while (j < messages.size() && messages[j].src == m.src && messages[j].dst == m.dst && messages[j].tag == m.tag)
+        ++j;
       std::size_t k = i;
       while (k < j && !messages[k].recv) ++k;
       channels.push_back({{m.src, m.dst, m.tag},
@@ -469,9 +492,9 @@ class Validator {
 
   const Trace& trace_;
   const OpOrigin* origin_ = nullptr;
-  std::vector<std::vector<std::size_t>> comm_;  ///< per program: comm()
-  std::vector<std::vector<std::uint32_t>> forms_;  ///< per program: Program::partner_forms(true)
-  std::vector<std::vector<std::int32_t>> form_of_;  ///< per program: each operator's form
+  std::vector<std::vector<std::size_t>> comm_;               ///< per program: comm()
+  std::vector<std::vector<std::uint32_t>> forms_;            ///< per program: Program::partner_forms(true)
+  std::vector<std::vector<std::int32_t>> form_of_;           ///< per program: each operator's form
   std::vector<std::vector<std::pair<int, int>>> positions_;  ///< per rank: (group, its position there)
 };
 

@@ -64,10 +64,12 @@ TEST_CASE("OSU allreduce output becomes one MPI_Allreduce series", "[calibrate][
   // One benchmark per file: repeated runs of osu_allreduce read, osu_latency after it does not
   // (its points would take 2 processes, the allreduce points none; found by fuzzing).
   CHECK(calibrate::parse_benchmark_output(std::string(kOsu) + kOsu, "osu.txt", 8).series.size() == 6);
-  CHECK(error_of("# OSU MPI Allreduce Latency Test v7.1\n# Size  Avg Latency(us)\n4  4\n# OSU MPI Latency Test v7.1\n"
-                 "# Size  Latency (us)\n4  4\n", 2) ==
-        "bench.txt:4: field 'header': \"OSU MPI Latency Test v7.1\" after osu_allreduce output: one OSU benchmark per file "
-        "(osu_allreduce or osu_latency)");
+  CHECK(
+      error_of("# OSU MPI Allreduce Latency Test v7.1\n# Size  Avg Latency(us)\n4  4\n# OSU MPI Latency Test v7.1\n"
+               "# Size  Latency (us)\n4  4\n",
+               2) ==
+      "bench.txt:4: field 'header': \"OSU MPI Latency Test v7.1\" after osu_allreduce output: one OSU benchmark per file "
+      "(osu_allreduce or osu_latency)");
 }
 
 TEST_CASE("osu_latency output becomes ping-pong points of 2 processes", "[calibrate][external]") {
@@ -81,7 +83,8 @@ TEST_CASE("osu_latency output becomes ping-pong points of 2 processes", "[calibr
 }
 
 TEST_CASE("nccl-tests output: the rank lines give the process count", "[calibrate][external]") {
-  const calibrate::MeasurementFile m = calibrate::read_any_measurements(data("external/nccl_all_reduce_perf-tcp-np2.txt"));
+  const calibrate::MeasurementFile m =
+      calibrate::read_any_measurements(data("external/nccl_all_reduce_perf-tcp-np2.txt"));
   CHECK(m.processes == 2);
   CHECK(m.nodes == 1);
   REQUIRE(m.series.size() == 17);
@@ -91,8 +94,9 @@ TEST_CASE("nccl-tests output: the rank lines give the process count", "[calibrat
              Catch::Contains("2 ranks") && Catch::Contains("--ranks says 4"));
   CHECK_THAT(error_of("# nThread 1 nGpus 1\n# Collective test starting: all_gather_perf\n"),
              Catch::Contains("all_gather_perf output") && Catch::Contains("all_reduce_perf"));
-  CHECK_THAT(error_of("# nThread 1 nGpus 1\n#  Rank  0 Group  0 Pid 1 on h device 0\n  1024 256 float sum -1 12.0 0 0 0\n"),
-             Catch::Contains("cannot tell which nccl-tests program"));
+  CHECK_THAT(
+      error_of("# nThread 1 nGpus 1\n#  Rank  0 Group  0 Pid 1 on h device 0\n  1024 256 float sum -1 12.0 0 0 0\n"),
+      Catch::Contains("cannot tell which nccl-tests program"));
 }
 
 TEST_CASE("CSV: header names the columns; errors name line and column", "[calibrate][external]") {
@@ -116,14 +120,15 @@ TEST_CASE("CSV: header names the columns; errors name line and column", "[calibr
 TEST_CASE("a fit on OSU, nccl-tests or CSV output equals the fit on the same values from ccsim measure",
           "[calibrate][external]") {
   calibrate::SeriesChoice json_choice = calibrate::parse_series_choice("MPI_Allreduce/mpi", "test", "series");
-  const calibrate::NetworkFit reference = calibrate::fit_network(
-      calibrate::read_any_measurements(data("external/ccsim-measure-tcp-np2.json")), json_choice,
-      calibrate::FitMode::kAll);
+  const calibrate::NetworkFit reference =
+      calibrate::fit_network(calibrate::read_any_measurements(data("external/ccsim-measure-tcp-np2.json")), json_choice,
+                             calibrate::FitMode::kAll);
   for (const char* name : {"external/osu_allreduce-tcp-np2.txt", "external/nccl_all_reduce_perf-tcp-np2.txt",
                            "external/allreduce-tcp-np2.csv"}) {
     INFO(name);
     const calibrate::MeasurementFile m = calibrate::read_any_measurements(data(name), 2);
-    const calibrate::SeriesChoice choice = calibrate::parse_series_choice(calibrate::default_series(m), "test", "series");
+    const calibrate::SeriesChoice choice =
+        calibrate::parse_series_choice(calibrate::default_series(m), "test", "series");
     const calibrate::NetworkFit fit = calibrate::fit_network(m, choice, calibrate::FitMode::kAll);
     REQUIRE(fit.tier.segments.size() == reference.tier.segments.size());
     for (std::size_t i = 0; i < fit.tier.segments.size(); ++i) {

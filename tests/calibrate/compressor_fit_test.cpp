@@ -33,7 +33,9 @@ std::string fit_error(const std::vector<FitPoint>& points, bool clamp = false) {
 /// A bench document whose measurement (line 11) is `measurement`.
 std::string bench(const std::string& measurement, const std::string& format = "ccsim-compressor-bench") {
   return "{\n"
-         "  \"format\": \"" + format + "\",\n"
+         "  \"format\": \"" +
+         format +
+         "\",\n"
          "  \"version\": 1,\n"
          "  \"command\": \"bench\",\n"
          "  \"machine\": {\"cpu\": \"a CPU\", \"cores\": 2, \"memory_Bps\": 5e9, \"memory_source\": \"memcpy\"},\n"
@@ -75,9 +77,10 @@ TEST_CASE("an affine fit recovers a known t0 and rate from exact points", "[cali
 
 TEST_CASE("an affine fit with a negative t0 is refused, or clamped when asked", "[calibrate]") {
   std::vector<FitPoint> points = {{1e4, 9e-6}, {1e5, 9.9e-5}, {1e6, 9.99e-4}};  // -1 us + bytes / 1 GB/s
-  CHECK(fit_error(points) ==
-        "toy compress: the fit gives a negative fixed cost t0 = -1e-06 s (rate 1 GB/s): the points do not show a cost "
-        "per call; refused. Measure more repetitions or smaller chunks, or pass --clamp-t0 to fit the rate with t0 = 0");
+  CHECK(
+      fit_error(points) ==
+      "toy compress: the fit gives a negative fixed cost t0 = -1e-06 s (rate 1 GB/s): the points do not show a cost "
+      "per call; refused. Measure more repetitions or smaller chunks, or pass --clamp-t0 to fit the rate with t0 = 0");
   AffineFit fit = fit_affine(points, true, "toy compress");
   CHECK(fit.t0_clamped);
   CHECK(fit.t0_s == 0);
@@ -102,8 +105,8 @@ TEST_CASE("benchmark file errors name file, line and field word for word", "[cal
         "b.json:11: field 'measurements[0].chunk': unknown key; valid keys here: add_s, calls, chunk_elements, codec, "
         "compress_s, compressed_bytes, data, decompress_s, max_error, ratio, raw_bytes, rel, repetitions, "
         "small_call_s, spec, threads, tolerance");
-  CHECK(bench_error(bench("    {" + kPoint + ", \"data\": \"g.f32\"}").replace(
-            bench("").find("\"cores\": 2"), 10, "\"cores\": 0")) ==
+  CHECK(bench_error(bench("    {" + kPoint + ", \"data\": \"g.f32\"}")
+                        .replace(bench("").find("\"cores\": 2"), 10, "\"cores\": 0")) ==
         "b.json:5: field 'machine.cores': expected a positive integer, got \"0\"");
   // A relative bound of 1 or more is no setting a compressor model can have (a fuzz finding:
   // the fit wrote a model its reader refused).

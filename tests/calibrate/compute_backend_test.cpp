@@ -68,12 +68,15 @@ TEST_CASE("the traced backend's tier reproduces calls made with it", "[calibrate
 }
 
 TEST_CASE("calls of one size fit the latency at the platform's bandwidth", "[calibrate][predict]") {
-  const std::vector<calibrate::CallSample> calls = {{trace::OpKind::kSend, 2, 1e6, 3e-3}, {trace::OpKind::kSend, 2, 1e6, 5e-3}};
+  const std::vector<calibrate::CallSample> calls = {{trace::OpKind::kSend, 2, 1e6, 3e-3},
+                                                    {trace::OpKind::kSend, 2, 1e6, 5e-3}};
   const auto fit = calibrate::fit_backend(calls, 0, 1e9, "cpu", "test", "calls.json");
   CHECK(fit.model.intra.segments[0].bandwidth_Bps == 1e9);
   CHECK(fit.model.intra.segments[0].latency_s == Approx(4e-3 - 1e-3));
   REQUIRE(fit.notes.size() == 1);
-  CHECK(fit.notes[0] == "the traced calls have one size (1000000 B): the latency is fitted, the bandwidth is the platform's (1000 MB/s)");
+  CHECK(
+      fit.notes[0] ==
+      "the traced calls have one size (1000000 B): the latency is fitted, the bandwidth is the platform's (1000 MB/s)");
 }
 
 TEST_CASE("a backend fit without calls is an error naming the runs", "[calibrate][predict]") {
@@ -82,7 +85,8 @@ TEST_CASE("a backend fit without calls is an error naming the runs", "[calibrate
                     "the traced backend's cost cannot be fitted");
 }
 
-TEST_CASE("a backward operator is its own kind, timed by the forward curve when the model lacks it", "[calibrate][predict]") {
+TEST_CASE("a backward operator is its own kind, timed by the forward curve when the model lacks it",
+          "[calibrate][predict]") {
   trace::Trace t;
   t.source = "t.json";
   t.world_size = 1;

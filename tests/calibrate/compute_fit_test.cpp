@@ -128,10 +128,13 @@ TEST_CASE("compute fit: a FLOP exponent is fitted where it pays for itself, and 
       CHECK(m.gmean_error < 1e-6);
       CHECK(m.predict_s(3e7, 0) == Approx(1e-3 * std::pow(3.0, 1.2)).epsilon(1e-6));
       REQUIRE(!notes.empty());
-      CHECK_THAT(notes.back(), Contains("linear: time grows as flops^1.20 over 1e+06-1e+08 FLOPs; its flop_rate holds at 1e+07 FLOPs"));
+      CHECK_THAT(
+          notes.back(),
+          Contains("linear: time grows as flops^1.20 over 1e+06-1e+08 FLOPs; its flop_rate holds at 1e+07 FLOPs"));
     }
     // Asked for one rate, the same samples get one.
-    const calibrate::KindModel one = calibrate::fit_kind("linear", samples, notes, FitObjective::kTotal, FlopExponent::kOne);
+    const calibrate::KindModel one =
+        calibrate::fit_kind("linear", samples, notes, FitObjective::kTotal, FlopExponent::kOne);
     CHECK(one.flop_exponent == 1);
     CHECK(one.flop_reference == 0);
   }
@@ -158,10 +161,12 @@ TEST_CASE("compute fit: a FLOP exponent is fitted where it pays for itself, and 
     std::vector<calibrate::CostSample> samples;
     for (double f : {1e6, 3e6, 1e7, 3e7, 1e8}) samples.push_back({f, 0, 1e-3 * std::pow(f / 1e7, 2.0)});
     notes.clear();
-    const calibrate::KindModel m = calibrate::fit_kind("linear", samples, notes, FitObjective::kTotal, FlopExponent::kFit);
+    const calibrate::KindModel m =
+        calibrate::fit_kind("linear", samples, notes, FitObjective::kTotal, FlopExponent::kFit);
     CHECK(m.flop_exponent == 1);
     REQUIRE(!notes.empty());
-    CHECK_THAT(notes.back(), Contains("linear: the FLOP exponent fitted to the end of its range (1.50), so one FLOP rate is kept"));
+    CHECK_THAT(notes.back(),
+               Contains("linear: the FLOP exponent fitted to the end of its range (1.50), so one FLOP rate is kept"));
   }
 }
 
@@ -208,11 +213,14 @@ TEST_CASE("compute fit of an empty trace is an error naming the trace") {
 
 TEST_CASE("rescale multiplies by the ratio of peak rates, by kind") {
   // Trace measured on 4 TFLOP/s, 1 TB/s; platform 100 TFLOP/s, 2 TB/s: FLOP ratio 0.04, memory ratio 0.5.
-  trace::Trace t = make_trace({{"linear", 8e11, 0, 0.2}, {"softmax", 0, 0, 0.01}, {"cpu_gap", 0, 0, 0.003},
+  trace::Trace t = make_trace({{"linear", 8e11, 0, 0.2},
+                               {"softmax", 0, 0, 0.01},
+                               {"cpu_gap", 0, 0, 0.003},
                                {"mystery", 1e9, 10000000000ULL, 0.05}},
                               trace::Hardware{"paper GPU", 4e12, 1e12, ""});
   const auto acc = accelerator("fast GPU", 100e12, 2e12);
-  const calibrate::ComputeAdjustment a = calibrate::adjust_compute(t, acc, "fast", calibrate::ComputeMode::kRescale, nullptr);
+  const calibrate::ComputeAdjustment a =
+      calibrate::adjust_compute(t, acc, "fast", calibrate::ComputeMode::kRescale, nullptr);
   CHECK(a.flop_ratio == Approx(0.04));
   CHECK(a.memory_ratio == Approx(0.5));
   CHECK(t.programs[0].ops[0].duration_s == Approx(0.2 * 0.04));
@@ -225,10 +233,11 @@ TEST_CASE("rescale multiplies by the ratio of peak rates, by kind") {
   CHECK(a.kept == 1);
   const double factor = (0.008 + 0.005 + 0.003 + 0.025) / (0.2 + 0.01 + 0.003 + 0.05);
   CHECK(a.factor == Approx(factor));
-  CHECK(a.summary ==
-        "compute rescaled x0.1559: trace measured on \"paper GPU\", platform fast's accelerator \"fast GPU\" (1 flop-bound "
-        "operators x0.04 (peak 4 TFLOP/s -> 100 TFLOP/s), 2 memory-bound x0.5 (memory 1 TB/s -> 2 TB/s), 1 cpu_gap kept "
-        "as recorded (host time))");
+  CHECK(
+      a.summary ==
+      "compute rescaled x0.1559: trace measured on \"paper GPU\", platform fast's accelerator \"fast GPU\" (1 flop-bound "
+      "operators x0.04 (peak 4 TFLOP/s -> 100 TFLOP/s), 2 memory-bound x0.5 (memory 1 TB/s -> 2 TB/s), 1 cpu_gap kept "
+      "as recorded (host time))");
 }
 
 TEST_CASE("auto keeps the durations of a trace without hardware or on the same accelerator, and rescales otherwise") {
@@ -247,7 +256,8 @@ TEST_CASE("auto keeps the durations of a trace without hardware or on the same a
     trace::Trace t = make_trace({{"linear", 0, 0, 0.2}}, trace::Hardware{"x", 1e12, 0, ""});
     const auto a = calibrate::adjust_compute(t, accelerator("y", 4e12, 0), "p", calibrate::ComputeMode::kAuto, nullptr);
     CHECK(t.programs[0].ops[0].duration_s == Approx(0.05));
-    CHECK_THAT(a.summary, Contains("compute rescaled x0.25 by default (other hardware; --compute keep|rescale|model:FILE)"));
+    CHECK_THAT(a.summary,
+               Contains("compute rescaled x0.25 by default (other hardware; --compute keep|rescale|model:FILE)"));
   }
   SECTION("other accelerator without peak rates: refused, with the choices") {
     trace::Trace t = make_trace({{"linear", 0, 0, 0.2}}, trace::Hardware{"AMD EPYC", 0, 0, ""});
@@ -261,8 +271,9 @@ TEST_CASE("auto keeps the durations of a trace without hardware or on the same a
   SECTION("keep on another accelerator says so") {
     trace::Trace t = make_trace({{"linear", 0, 0, 0.2}}, trace::Hardware{"x", 1e12, 0, ""});
     const auto a = calibrate::adjust_compute(t, accelerator("y", 4e12, 0), "p", calibrate::ComputeMode::kKeep, nullptr);
-    CHECK(a.summary == "compute durations as recorded (--compute keep): trace measured on \"x\", NOT on platform p's "
-                       "accelerator \"y\"");
+    CHECK(a.summary ==
+          "compute durations as recorded (--compute keep): trace measured on \"x\", NOT on platform p's "
+          "accelerator \"y\"");
     CHECK(t.programs[0].ops[0].duration_s == 0.2);
   }
 }
@@ -282,47 +293,83 @@ TEST_CASE("a compute model recomputes each operator, and a kind it lacks is an e
   CHECK(t.programs[0].ops[0].duration_s == Approx(1e-5 + 2e-3));
   CHECK(a.summary == "compute from model m.json (fitted on \"x\"): x0.00402 of the recorded durations");
   trace::Trace u = make_trace({{"linear", 2e6, 0, 0.5}, {"softmax", 0, 0, 0.1}});
-  CHECK_THROWS_WITH(calibrate::adjust_compute(u, accelerator("x", 1e12, 0), "p", calibrate::ComputeMode::kModel, &model),
-                    "synthetic.json:11: field 'ranks[0].ops[1].name': operator kind \"softmax\" is not in compute model "
-                    "m.json (its kinds: linear)");
+  CHECK_THROWS_WITH(
+      calibrate::adjust_compute(u, accelerator("x", 1e12, 0), "p", calibrate::ComputeMode::kModel, &model),
+      "synthetic.json:11: field 'ranks[0].ops[1].name': operator kind \"softmax\" is not in compute model "
+      "m.json (its kinds: linear)");
 }
 
 TEST_CASE("compute model files: bad fields name file, line and field") {
   const std::string head = R"({"format": "ccsim-compute-model", "version": 1, "name": "m", "hardware": {"name": "x"},
 "kinds": [)";
-  const std::string good = R"({"kind": "linear", "overhead_s": 0, "flop_rate": 1e9, "byte_rate": 0, "points": 2, "distinct_points": 2, "gmean_error": 0, "worst_error": 0})";
+  const std::string good =
+      R"({"kind": "linear", "overhead_s": 0, "flop_rate": 1e9, "byte_rate": 0, "points": 2, "distinct_points": 2, "gmean_error": 0, "worst_error": 0})";
   CHECK_NOTHROW(calibrate::parse_compute_model(head + good + "]}", "m.json"));
   CHECK_THROWS_WITH(
-      calibrate::parse_compute_model(head + R"({"kind": "linear", "overhead_s": 0, "flop_rate": -1e9, "byte_rate": 0, "points": 2, "distinct_points": 2, "gmean_error": 0, "worst_error": 0})" + "]}", "m.json"),
+      calibrate::parse_compute_model(
+          head +
+              R"({"kind": "linear", "overhead_s": 0, "flop_rate": -1e9, "byte_rate": 0, "points": 2, "distinct_points": 2, "gmean_error": 0, "worst_error": 0})" +
+              "]}",
+          "m.json"),
       Contains("m.json:2: field 'kinds[0].flop_rate'"));
-  CHECK_THROWS_WITH(calibrate::parse_compute_model(head + R"({"kind": "linear", "overhead_s": 0, "flop_rate": 1e9, "byte_rate": 0, "points": 2, "distinct_points": 2, "gmean_error": 0, "worst_error": 0, "speed": 3})" + "]}", "m.json"),
-                    Contains("m.json:2: field 'kinds[0].speed'"));
-  CHECK_THROWS_WITH(calibrate::parse_compute_model(head + good + R"(], "collectives": [{"kind": "allreduce", "ranks": 2, "latency_s": 1e-4, "bandwidth_Bps": 1e9, "points": 3, "distinct_sizes": 3, "gmean_error": 0, "worst_error": 0}]})", "m.json"),
-                    Contains("m.json:2: field 'collectives[0].kind': expected one of all_reduce, all_gather, reduce_scatter, "
-                             "broadcast, all_to_all, send, recv, got \"allreduce\""));
-  CHECK_THROWS_WITH(calibrate::parse_compute_model(head + R"({"kind": "linear", "overhead_s": 0, "flop_rate": 0, "byte_rate": 0, "points": 2, "distinct_points": 2, "gmean_error": 0, "worst_error": 0})" + "]}", "m.json"),
-                    "m.json:2: field 'kinds[0]': kind \"linear\" has no non-zero parameter: it would take no time");
-  const std::string kind_head = R"({"kind": "linear", "overhead_s": 0, "byte_rate": 0, "points": 2, "distinct_points": 2, "gmean_error": 0, "worst_error": 0, )";
-  CHECK_NOTHROW(calibrate::parse_compute_model(head + kind_head + R"("flop_rate": 1e9, "flop_exponent": 1.1, "flop_reference": 1e7})" + "]}", "m.json"));
-  CHECK_THROWS_WITH(calibrate::parse_compute_model(head + kind_head + R"("flop_rate": 1e9, "flop_exponent": 1.1})" + "]}", "m.json"),
-                    "m.json:2: field 'kinds[0]': flop_exponent 1.1 needs \"flop_reference\", the FLOPs at which flop_rate holds");
-  CHECK_THROWS_WITH(calibrate::parse_compute_model(head + kind_head + R"("flop_rate": 1e9, "flop_exponent": 9, "flop_reference": 1e7})" + "]}", "m.json"),
-                    Contains("m.json:2: field 'kinds[0].flop_exponent'"));
-  CHECK_THROWS_WITH(calibrate::parse_compute_model(head + kind_head + R"("flop_rate": 1e9, "flop_exponent": 1.1, "flop_reference": 0})" + "]}", "m.json"),
-                    Contains("m.json:2: field 'kinds[0].flop_reference'"));
-  CHECK_THROWS_WITH(calibrate::parse_compute_model(head + R"({"kind": "linear", "overhead_s": 1e-5, "byte_rate": 0, "points": 2, "distinct_points": 2, "gmean_error": 0, "worst_error": 0, "flop_rate": 0, "flop_exponent": 1.1, "flop_reference": 1e7})" + "]}", "m.json"),
-                    Contains("m.json:2: field 'kinds[0].flop_exponent': is 1.1 but flop_rate is 0"));
+  CHECK_THROWS_WITH(
+      calibrate::parse_compute_model(
+          head +
+              R"({"kind": "linear", "overhead_s": 0, "flop_rate": 1e9, "byte_rate": 0, "points": 2, "distinct_points": 2, "gmean_error": 0, "worst_error": 0, "speed": 3})" +
+              "]}",
+          "m.json"),
+      Contains("m.json:2: field 'kinds[0].speed'"));
+  CHECK_THROWS_WITH(
+      calibrate::parse_compute_model(
+          head + good +
+              R"(], "collectives": [{"kind": "allreduce", "ranks": 2, "latency_s": 1e-4, "bandwidth_Bps": 1e9, "points": 3, "distinct_sizes": 3, "gmean_error": 0, "worst_error": 0}]})",
+          "m.json"),
+      Contains("m.json:2: field 'collectives[0].kind': expected one of all_reduce, all_gather, reduce_scatter, "
+               "broadcast, all_to_all, send, recv, got \"allreduce\""));
+  CHECK_THROWS_WITH(
+      calibrate::parse_compute_model(
+          head +
+              R"({"kind": "linear", "overhead_s": 0, "flop_rate": 0, "byte_rate": 0, "points": 2, "distinct_points": 2, "gmean_error": 0, "worst_error": 0})" +
+              "]}",
+          "m.json"),
+      "m.json:2: field 'kinds[0]': kind \"linear\" has no non-zero parameter: it would take no time");
+  const std::string kind_head =
+      R"({"kind": "linear", "overhead_s": 0, "byte_rate": 0, "points": 2, "distinct_points": 2, "gmean_error": 0, "worst_error": 0, )";
+  CHECK_NOTHROW(calibrate::parse_compute_model(
+      head + kind_head + R"("flop_rate": 1e9, "flop_exponent": 1.1, "flop_reference": 1e7})" + "]}", "m.json"));
+  CHECK_THROWS_WITH(
+      calibrate::parse_compute_model(head + kind_head + R"("flop_rate": 1e9, "flop_exponent": 1.1})" + "]}", "m.json"),
+      "m.json:2: field 'kinds[0]': flop_exponent 1.1 needs \"flop_reference\", the FLOPs at which flop_rate holds");
+  CHECK_THROWS_WITH(
+      calibrate::parse_compute_model(
+          head + kind_head + R"("flop_rate": 1e9, "flop_exponent": 9, "flop_reference": 1e7})" + "]}", "m.json"),
+      Contains("m.json:2: field 'kinds[0].flop_exponent'"));
+  CHECK_THROWS_WITH(
+      calibrate::parse_compute_model(
+          head + kind_head + R"("flop_rate": 1e9, "flop_exponent": 1.1, "flop_reference": 0})" + "]}", "m.json"),
+      Contains("m.json:2: field 'kinds[0].flop_reference'"));
+  CHECK_THROWS_WITH(
+      calibrate::parse_compute_model(
+          head +
+              R"({"kind": "linear", "overhead_s": 1e-5, "byte_rate": 0, "points": 2, "distinct_points": 2, "gmean_error": 0, "worst_error": 0, "flop_rate": 0, "flop_exponent": 1.1, "flop_reference": 1e7})" +
+              "]}",
+          "m.json"),
+      Contains("m.json:2: field 'kinds[0].flop_exponent': is 1.1 but flop_rate is 0"));
   CHECK_THROWS_WITH(calibrate::parse_compute_model(R"({"format": "ccsim-trace", "version": 1})", "m.json"),
                     Contains("m.json:1: field 'format': expected \"ccsim-compute-model\", got \"ccsim-trace\""));
 }
 
 TEST_CASE("compute model written and read back is the same model") {
-  trace::Trace t = make_trace({{"linear", 1e6, 10, 1e-3}, {"linear", 2e6, 40, 1.9e-3}, {"linear", 8e6, 90, 7e-3},
-                               {"linear", 3e7, 200, 2.6e-2}, {"cpu_gap", 0, 0, 1e-4}},
+  trace::Trace t = make_trace({{"linear", 1e6, 10, 1e-3},
+                               {"linear", 2e6, 40, 1.9e-3},
+                               {"linear", 8e6, 90, 7e-3},
+                               {"linear", 3e7, 200, 2.6e-2},
+                               {"cpu_gap", 0, 0, 1e-4}},
                               trace::Hardware{"x", 1e12, 1e11, "test"});
   calibrate::ComputeFit fit = calibrate::fit_compute({t});
   fit.model.name = "rt";
-  const calibrate::ComputeModel back = calibrate::parse_compute_model(calibrate::write_compute_model(fit.model), "rt.json");
+  const calibrate::ComputeModel back =
+      calibrate::parse_compute_model(calibrate::write_compute_model(fit.model), "rt.json");
   REQUIRE(back.kinds.size() == 2);
   CHECK(back.hardware.name == "x");
   CHECK(back.hardware.peak_flops == 1e12);

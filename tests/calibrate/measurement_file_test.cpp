@@ -17,12 +17,14 @@ std::string file_json(const std::string& series, const std::string& top = "") {
   "version": 1,
   "machine": {"processes": 2, "nodes": 1, "cpu": "test", "hosts": ["a", "a"]},
   "series": [
-    )" + series + R"(
+    )" + series +
+         R"(
   ],
   "p2p": [
     {"pattern": "ping-pong", "transport": "mpi", "pairs": 1, "bytes": 8, "reps": 3,
      "time_s": {"median": 1e-6}, "samples_s": [1e-6, 1e-6, 1e-6]}
-  ])" + top + R"(
+  ])" + top +
+         R"(
 })";
 }
 
@@ -69,10 +71,11 @@ TEST_CASE("measurement reader errors name file, line and field", "[calibrate][me
         "m.json:7: field 'series[0].transport': expected one of mpi, ucx, got \"tcp\"");
   CHECK(error_of(with(file_json(kSeries), "\"bytes\": 1024", "\"bytes\": 0")) ==
         "m.json:7: field 'series[0].bytes': expected a positive integer, got \"0\"");
-  CHECK(error_of(with(file_json(kSeries), "\"group\": \"world\"", "\"grup\": \"world\"")) ==
-        "m.json:7: field 'series[0].grup': unknown key; valid keys here: algorithm, bytes, check, codec, count, dtype, "
-        "error_feedback, group, group_size, groups, implementation, messages_per_rank, op, ratio, reps, rounds, samples_s, "
-        "time_s, transport, warmup, wire_bytes_per_rank");
+  CHECK(
+      error_of(with(file_json(kSeries), "\"group\": \"world\"", "\"grup\": \"world\"")) ==
+      "m.json:7: field 'series[0].grup': unknown key; valid keys here: algorithm, bytes, check, codec, count, dtype, "
+      "error_feedback, group, group_size, groups, implementation, messages_per_rank, op, ratio, reps, rounds, samples_s, "
+      "time_s, transport, warmup, wire_bytes_per_rank");
   CHECK(error_of(with(file_json(kSeries), "\"pattern\": \"ping-pong\"", "\"pattern\": \"ping\"")) ==
         "m.json:11: field 'p2p[0].pattern': expected one of ping-pong, pairs, got \"ping\"");
   CHECK(error_of(file_json(kSeries, ",\n  \"extra\": 1")) ==
@@ -80,7 +83,8 @@ TEST_CASE("measurement reader errors name file, line and field", "[calibrate][me
         "machine, p2p, series, version");
 }
 
-TEST_CASE("a measurement file gives its cores, protocol limits and the spread of each point", "[calibrate][measurements]") {
+TEST_CASE("a measurement file gives its cores, protocol limits and the spread of each point",
+          "[calibrate][measurements]") {
   const std::string machine = R"("machine": {"processes": 2, "nodes": 1, "cpu": "test", "hosts": ["a", "a"]})";
   const std::string recorded = R"("machine": {"processes": 4, "nodes": 1, "cpu": "test", "hosts": ["a", "a", "a", "a"],
     "cores_per_node": 2, "protocol_limits": {"btl_tcp_eager_limit": 65536, "btl_vader_eager_limit": 4096}})";
@@ -115,19 +119,24 @@ TEST_CASE("a measurement file gives its cores, protocol limits and the spread of
         "m.json:8: field 'series[0].time_s': expected p10 <= median <= p90, got 2.5e-06 <= 2e-06 <= 3e-06");
 }
 
-TEST_CASE("a measurement through a per-port emulated link gives each process's link rate", "[calibrate][measurements]") {
+TEST_CASE("a measurement through a per-port emulated link gives each process's link rate",
+          "[calibrate][measurements]") {
   const std::string machine = R"("machine": {"processes": 2, "nodes": 1, "cpu": "test", "hosts": ["a", "a"]})";
   const auto link = [&](const std::string& settings) {
     return with(file_json(kSeries), machine,
-                R"("machine": {"processes": 2, "nodes": 1, "cpu": "test", "hosts": ["a", "a"], "emulated_link": {)" + settings + "}}");
+                R"("machine": {"processes": 2, "nodes": 1, "cpu": "test", "hosts": ["a", "a"], "emulated_link": {)" +
+                    settings + "}}");
   };
-  CHECK(calibrate::parse_measurements(link(R"("rate": "1gbit", "links": "per-port", "mtu": "9000")"), "m.json").link_Bps == 1.25e8);
+  CHECK(calibrate::parse_measurements(link(R"("rate": "1gbit", "links": "per-port", "mtu": "9000")"), "m.json")
+            .link_Bps == 1.25e8);
   CHECK(calibrate::parse_measurements(link(R"("rate": "100mbps", "links": "per-port")"), "m.json").link_Bps == 1e8);
   // Shared classes: processes share the link, no rate of their own.
   CHECK(calibrate::parse_measurements(link(R"("rate": "1gbit", "links": "shared")"), "m.json").link_Bps == 0);
   CHECK(calibrate::parse_measurements(file_json(kSeries), "m.json").link_Bps == 0);
-  CHECK_THAT(error_of(link(R"("rate": "fast", "links": "per-port")")),
-             Catch::Contains("field 'machine.emulated_link.rate': expected a rate in tc's units (e.g. 1gbit, 125mbps), got \"fast\""));
+  CHECK_THAT(
+      error_of(link(R"("rate": "fast", "links": "per-port")")),
+      Catch::Contains(
+          "field 'machine.emulated_link.rate': expected a rate in tc's units (e.g. 1gbit, 125mbps), got \"fast\""));
   CHECK(calibrate::tc_rate_Bps("2.5gbit") == 3.125e8);
   CHECK(calibrate::tc_rate_Bps("800kbit") == 1e5);
   CHECK(calibrate::tc_rate_Bps("1tbps") == 1e12);

@@ -89,9 +89,10 @@ TEST_CASE("fit errors name the series", "[calibrate][fit]") {
   choice.algorithm = "rabenseifner";
   CHECK_THROWS_WITH(calibrate::fit_network(m, choice, FitMode::kAll),
                     "synthetic: field '--series': no all_reduce series rabenseifner/mpi; series here: ring/mpi");
-  CHECK_THROWS_WITH(calibrate::parse_series_choice("ring", "command line", "--series"),
-                    "command line: field '--series': expected ALGORITHM/TRANSPORT such as ring/mpi or MPI_Allreduce/mpi, "
-                    "got \"ring\"");
+  CHECK_THROWS_WITH(
+      calibrate::parse_series_choice("ring", "command line", "--series"),
+      "command line: field '--series': expected ALGORITHM/TRANSPORT such as ring/mpi or MPI_Allreduce/mpi, "
+      "got \"ring\"");
   // Times that fall with size: no positive bandwidth fits them.
   for (auto& s : m.series) s.median_s = 1.0 / static_cast<double>(s.bytes);
   CHECK_THROWS_WITH(calibrate::fit_network(m, {}, FitMode::kAll),
@@ -167,7 +168,8 @@ TEST_CASE("a core hand-off is fitted on 2 processes pinned to one core", "[calib
   calibrate::MeasurementFile pinned = synthetic(2);
   pinned.file = "pinned";
   pinned.cores_per_node = 1;
-  for (std::size_t i = 0; i < pinned.series.size(); ++i) pinned.series[i].median_s = 2 * alone.points[i].predicted_s + 2 * 6e-6;
+  for (std::size_t i = 0; i < pinned.series.size(); ++i)
+    pinned.series[i].median_s = 2 * alone.points[i].predicted_s + 2 * 6e-6;
   const calibrate::HandoffFit h = calibrate::fit_handoff(pinned, {}, alone.tier, alone.reduce_s_per_byte);
   CHECK(h.sharing == 2);
   CHECK(h.handoff_s == Approx(6e-6).epsilon(1e-6));
@@ -179,7 +181,8 @@ TEST_CASE("a core hand-off is fitted on 2 processes pinned to one core", "[calib
   for (const calibrate::SeriesPoint& s : synthetic(4).series) {
     const auto schedule = calibrate::schedule_for(s, {});
     const double own = calibrate::predict_s(*schedule, alone.tier, alone.reduce_s_per_byte);
-    CHECK(calibrate::predict_s(*schedule, tier, alone.reduce_s_per_byte, {}, 2) == Approx(2 * own + 6 * 6e-6).epsilon(1e-6));
+    CHECK(calibrate::predict_s(*schedule, tier, alone.reduce_s_per_byte, {}, 2) ==
+          Approx(2 * own + 6 * 6e-6).epsilon(1e-6));
     CHECK(calibrate::predict_s(*schedule, tier, alone.reduce_s_per_byte, {}, 1) == Approx(own).epsilon(1e-12));
   }
   // A file whose processes each had a core has no hand-off to fit.
@@ -206,7 +209,8 @@ TEST_CASE("a run on shared cores is fitted as a process with a core of its own",
   CHECK_THAT(b.notes.back(), Catch::Contains("2 processes on 1 cores per node"));
 }
 
-TEST_CASE("a cost per byte that grows gradually is fitted as a ramp and predicts the sizes between", "[calibrate][fit]") {
+TEST_CASE("a cost per byte that grows gradually is fitted as a ramp and predicts the sizes between",
+          "[calibrate][fit]") {
   // Ring on 2 ranks; messages of n / 2 bytes cost 2 us + 0.25 ns per byte up to 256 KiB, then
   // the time per byte rises along log size to 0.5 ns at 8 MiB (messages outgrowing a cache) and
   // stays there: the shape of this machine's shared-memory ring, without its noise.
@@ -217,7 +221,8 @@ TEST_CASE("a cost per byte that grows gradually is fitted as a ramp and predicts
   for (std::uint64_t n = 1024; n <= (64u << 20); n *= 2, ++i) {
     const double bytes = static_cast<double>(n) / 2;
     const double w = std::clamp(std::log(bytes / 262144.0) / std::log(32.0), 0.0, 1.0);
-    m.series.push_back(ring_point(2, n, 2 * (2e-6 + bytes * ((1 - w) * 0.25e-9 + w * 0.5e-9)) * (1 + 0.005 * std::sin(2.7 * i)), i));
+    m.series.push_back(
+        ring_point(2, n, 2 * (2e-6 + bytes * ((1 - w) * 0.25e-9 + w * 0.5e-9)) * (1 + 0.005 * std::sin(2.7 * i)), i));
   }
   const calibrate::NetworkFit fit = calibrate::fit_network(m, {}, FitMode::kAlternate);
   CAPTURE(fit.held_out.gmean, fit.held_out.worst, fit.tier.segments.size());

@@ -41,24 +41,26 @@ struct LayerTimes {
   double forward_backward_s = 0;
 };
 LayerTimes layer_times(const topology::AcceleratorProfile& p, double h, double heads, double tp, double s) {
-  const double e = 2, t = s;                 // bf16, micro-batch 1: tokens = s
+  const double e = 2, t = s;                   // bf16, micro-batch 1: tokens = s
   const double a = heads / tp, d = h / heads;  // heads per rank, head dimension
   const double act = t * h * e, prob = a * s * s * e, ffn = t * 4 * h / tp * e, qkv = t * 3 * h / tp * e;
   auto gemm = [&](double m, double n, double k, double batch, bool backward) {
-    return p.gemm_s(GemmShape{static_cast<std::uint32_t>(m), static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(k),
-                              static_cast<std::uint32_t>(batch), DType::kBF16, backward});
+    return p.gemm_s(GemmShape{static_cast<std::uint32_t>(m), static_cast<std::uint32_t>(n),
+                              static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(batch), DType::kBF16,
+                              backward});
   };
   auto mem = [&](const char* kind, double bytes) { return p.seconds(kind, nullptr, 0, bytes); };
   auto pass = [&](bool backward) {
     double s_total = gemm(t, 3 * h / tp, h, 1, backward) + gemm(s, s, d, a, backward) + gemm(s, d, s, a, backward) +
-                     gemm(t, h, h / tp, 1, backward) + gemm(t, 4 * h / tp, h, 1, backward) + gemm(t, h, 4 * h / tp, 1, backward);
+                     gemm(t, h, h / tp, 1, backward) + gemm(t, 4 * h / tp, h, 1, backward) +
+                     gemm(t, h, 4 * h / tp, 1, backward);
     if (!backward) {
       s_total += mem("layernorm", 2 * act) * 2 + mem("copy", 2 * prob) * 2 + mem("softmax", 2 * prob) +
                  mem("dropout", 2.5 * prob) + mem("copy", 2 * t * h / tp * e) + mem("gelu", 2 * ffn) +
                  2 * (mem("add", 3 * act) + mem("dropout", 2.5 * act) + mem("add", 3 * act));
     } else {
-      s_total += 2 * (mem("dropout", 2.5 * act) + mem("add", act) + mem("layernorm", 3 * act) + mem("layernorm", 2 * act) +
-                      mem("add", 3 * act)) +
+      s_total += 2 * (mem("dropout", 2.5 * act) + mem("add", act) + mem("layernorm", 3 * act) +
+                      mem("layernorm", 2 * act) + mem("add", 3 * act)) +
                  mem("gelu", 3 * ffn) + mem("add", ffn) + mem("dropout", 2.5 * prob) + mem("add", 3 * prob) +
                  mem("softmax", 3 * prob) + mem("copy", 2 * prob) * 2 + mem("copy", 2 * t * h / tp * e) * 2 +
                  mem("copy", 2 * qkv) + mem("add", qkv);
@@ -101,8 +103,8 @@ TEST_CASE("calibrate compute: products left out of the fit are predicted within 
   for (const GemmPoint& p : held_out) {
     if (p.dtype != DType::kBF16) continue;
     predicted.push_back(fit.profile.gemm_s(GemmShape{static_cast<std::uint32_t>(p.m), static_cast<std::uint32_t>(p.n),
-                                                     static_cast<std::uint32_t>(p.k), static_cast<std::uint32_t>(p.batch),
-                                                     p.dtype, false}));
+                                                     static_cast<std::uint32_t>(p.k),
+                                                     static_cast<std::uint32_t>(p.batch), p.dtype, false}));
     measured.push_back(p.seconds);
   }
   const topology::FitResidual r = calibrate::residual_of("held out", predicted, measured);
@@ -138,8 +140,9 @@ TEST_CASE("calibrate compute: the shipped H200 profile predicts measured GPT lay
     REQUIRE(c.size() == 10);
     const double layers = std::stod(c[6]);
     const LayerTimes t = layer_times(p, std::stod(c[1]), std::stod(c[2]), std::stod(c[3]), std::stod(c[4]));
-    INFO(c[0] << ": forward " << t.forward_s * layers * 1e3 << " ms predicted, " << c[7] << " measured; forward + backward "
-              << t.forward_backward_s * layers * 1e3 << " ms predicted, " << c[8] << " measured");
+    INFO(c[0] << ": forward " << t.forward_s * layers * 1e3 << " ms predicted, " << c[7]
+              << " measured; forward + backward " << t.forward_backward_s * layers * 1e3 << " ms predicted, " << c[8]
+              << " measured");
     const Bound& bound = bounds.at(c[0]);
     CHECK(t.forward_s * layers * 1e3 == Approx(std::stod(c[7])).epsilon(bound.forward));
     CHECK(t.forward_backward_s * layers * 1e3 == Approx(std::stod(c[8])).epsilon(bound.forward_backward));

@@ -78,8 +78,8 @@ TEST_CASE("binomial tree all_reduce closed form is the textbook formula", "[coll
   const CostParams params = cost_params(2e-6, 1e-10, 2e-11);
   const double n = 4000;
   for (auto [p, rounds] : {std::pair{1, 0}, {2, 1}, {3, 2}, {8, 3}, {9, 4}, {16, 4}}) {
-    const double expected = 2 * rounds * (params.alpha_s + n * params.beta_s_per_byte) +
-                            rounds * n * params.gamma_s_per_byte;
+    const double expected =
+        2 * rounds * (params.alpha_s + n * params.beta_s_per_byte) + rounds * n * params.gamma_s_per_byte;
     INFO("p=" << p);
     CHECK(BinomialTreeAllReduce(p, 1000, 4).cost(params) == Approx(expected).epsilon(1e-12));
   }

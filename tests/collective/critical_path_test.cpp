@@ -96,14 +96,17 @@ TEST_CASE("critical path: a transfer starts when both sides have posted", "[coll
 }
 
 TEST_CASE("critical path: a schedule that deadlocks is named", "[collective][closed-form]") {
-  testing::ListedSchedule schedule(4, {{recv_only(1, {0, 4}, RecvMode::kCopy)}, {recv_only(0, {0, 4}, RecvMode::kCopy)}});
-  CHECK_THROWS_WITH(critical_path_s(schedule, cost_params(1, 1, 1)), "ring: deadlock, rank 0 waits at step 0 for rank 1");
+  testing::ListedSchedule schedule(4,
+                                   {{recv_only(1, {0, 4}, RecvMode::kCopy)}, {recv_only(0, {0, 4}, RecvMode::kCopy)}});
+  CHECK_THROWS_WITH(critical_path_s(schedule, cost_params(1, 1, 1)),
+                    "ring: deadlock, rank 0 waits at step 0 for rank 1");
 }
 
 TEST_CASE("critical path: sends wait for their receivers (rendezvous)", "[collective][closed-form]") {
   testing::ListedSchedule schedule(4, {{send_only(1, {0, 4}), recv_only(1, {0, 4}, RecvMode::kCopy)},
                                        {send_only(0, {0, 4}), recv_only(0, {0, 4}, RecvMode::kCopy)}});
-  CHECK_THROWS_WITH(critical_path_s(schedule, cost_params(1, 1, 1)), "ring: deadlock, rank 0 waits at step 0 for rank 1");
+  CHECK_THROWS_WITH(critical_path_s(schedule, cost_params(1, 1, 1)),
+                    "ring: deadlock, rank 0 waits at step 0 for rank 1");
   testing::Buffers buffers(2, std::vector<double>(4, 1.0));
   CHECK_NOTHROW(execute_in_memory(schedule, buffers));  // eager sends do not wait
 }
@@ -112,7 +115,9 @@ TEST_CASE("a size-dependent message cost gives the critical path by message", "[
   const RingAllReduce ring(4, kCount, 4);
   const CostParams params = cost_params(2e-6, 1e-9, 3e-10);
   // alpha + n beta through the message cost is the link model's result, bit for bit.
-  const MessageCost affine = [&](int, int, std::uint64_t n) { return params.alpha_s + static_cast<double>(n) * params.beta_s_per_byte; };
+  const MessageCost affine = [&](int, int, std::uint64_t n) {
+    return params.alpha_s + static_cast<double>(n) * params.beta_s_per_byte;
+  };
   CHECK(critical_path_by_message_s(ring, params, affine) == critical_path_s(ring, params));
   // A step function of size: 2 (p - 1) messages of n / p bytes each, then (p - 1) reductions of n / p.
   const std::uint64_t chunk = kCount * 4 / 4;
@@ -124,7 +129,9 @@ TEST_CASE("a size-dependent message cost gives the critical path by message", "[
 TEST_CASE("a uniform ring's walk of one rank gives every rank's end, bit for bit", "[collective][critical-path]") {
   const CostParams params = cost_params(0, 0, 0.07e-9, codec());
   // A size-dependent cost of the same value on every link: the lockstep holds.
-  const MessageCost message = [](int, int, std::uint64_t n) { return 1.5e-6 + (n > 4096 ? 3e-6 : 0) + 0.4e-9 * static_cast<double>(n); };
+  const MessageCost message = [](int, int, std::uint64_t n) {
+    return 1.5e-6 + (n > 4096 ? 3e-6 : 0) + 0.4e-9 * static_cast<double>(n);
+  };
   int claimed = 0;
   for (int p : {1, 2, 3, 4, 5, 7, 8, 12, 16}) {
     for (std::uint64_t count : {kCount, kCount + 1}) {
@@ -165,7 +172,8 @@ TEST_CASE("a uniform ring's walk of one rank gives every rank's end, bit for bit
         }
         // The numbers: those of the walk of every rank, from a common start.
         const std::vector<double> starts(static_cast<std::size_t>(p), 0.25);
-        CHECK(uniform_ring_ends_s(*schedule, params, message, 0.25) == critical_path_ends_s(*schedule, params, message, starts));
+        CHECK(uniform_ring_ends_s(*schedule, params, message, 0.25) ==
+              critical_path_ends_s(*schedule, params, message, starts));
       }
     }
   }

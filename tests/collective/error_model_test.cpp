@@ -73,7 +73,8 @@ TEST_CASE("error model's expected error matches the schedules on random data", "
         (i >= own.offset && i < own.offset + own.count ? owned : copies) += error;
       }
     }
-    CHECK(owned / count / eb == Approx(all_reduce_error("compressed-ring", p, ResultCopy::kBest).expected).epsilon(0.03));
+    CHECK(owned / count / eb ==
+          Approx(all_reduce_error("compressed-ring", p, ResultCopy::kBest).expected).epsilon(0.03));
     CHECK(copies / (count * (p - 1)) / eb == Approx(all_reduce_error("compressed-ring", p).expected).epsilon(0.03));
   }
 }

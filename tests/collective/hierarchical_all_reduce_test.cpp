@@ -29,8 +29,8 @@ std::uint64_t inter_node_bytes(const Schedule& schedule, const std::vector<int>&
   std::uint64_t total = 0;
   for (int r = 0; r < schedule.size(); ++r) {
     for (const Step& step : schedule.steps(r)) {
-      if (step.send_peer >= 0 && node_of_rank[static_cast<std::size_t>(step.send_peer)] !=
-                                     node_of_rank[static_cast<std::size_t>(r)]) {
+      if (step.send_peer >= 0 &&
+          node_of_rank[static_cast<std::size_t>(step.send_peer)] != node_of_rank[static_cast<std::size_t>(r)]) {
         total += step.send.count * static_cast<std::uint64_t>(schedule.element_bytes());
       }
     }

@@ -26,8 +26,8 @@ TEST_CASE("in-memory execution: a cyclic wait is a deadlock naming rank, step an
 }
 
 TEST_CASE("in-memory execution: a block of the wrong size names rank, step and both sizes", "[collective][executor]") {
-  ListedSchedule schedule(4, {{compress_block({0, 4}), send_only(1, {0, 2})},
-                              {recv_only(0, {0, 3}, RecvMode::kReduce)}});
+  ListedSchedule schedule(4,
+                          {{compress_block({0, 4}), send_only(1, {0, 2})}, {recv_only(0, {0, 3}, RecvMode::kReduce)}});
   CHECK(error_of(schedule) == "ring: rank 1 step 0 expects 3 raw elements from rank 0, got 2 raw");
 }
 

@@ -179,7 +179,8 @@ TEST_CASE("every schedule's send peers are those of its steps, in order of first
         request.op = info.op;
         for (int r = 0; r < size; ++r) request.node_of_rank.push_back(r / per_node);
         if (info.compresses()) {
-          request.compression = info.name == "homomorphic-ring" ? Compression::kHomomorphic : Compression::kErrorBounded;
+          request.compression =
+              info.name == "homomorphic-ring" ? Compression::kHomomorphic : Compression::kErrorBounded;
         }
         std::unique_ptr<Schedule> schedule;
         try {

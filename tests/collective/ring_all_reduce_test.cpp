@@ -13,7 +13,8 @@ namespace {
 std::vector<std::vector<double>> inputs(int p, std::uint64_t count) {
   std::vector<std::vector<double>> buffers(static_cast<std::size_t>(p), std::vector<double>(count));
   for (int r = 0; r < p; ++r) {
-    for (std::uint64_t i = 0; i < count; ++i) buffers[static_cast<std::size_t>(r)][i] = r * 1000.0 + static_cast<double>(i);
+    for (std::uint64_t i = 0; i < count; ++i)
+      buffers[static_cast<std::size_t>(r)][i] = r * 1000.0 + static_cast<double>(i);
   }
   return buffers;
 }

@@ -109,8 +109,7 @@ TEST_CASE("ring all_gather, reduce_scatter and pairwise all_to_all closed forms"
     CHECK(RingAllGather(p, 1 << 18, 4).cost(params) ==
           Approx((p - 1) * params.alpha_s + (p - 1.0) / p * n * params.beta_s_per_byte).epsilon(1e-12));
     CHECK(RingReduceScatter(p, 1 << 18, 4).cost(params) ==
-          Approx((p - 1) * params.alpha_s +
-                 (p - 1.0) / p * n * (params.beta_s_per_byte + params.gamma_s_per_byte))
+          Approx((p - 1) * params.alpha_s + (p - 1.0) / p * n * (params.beta_s_per_byte + params.gamma_s_per_byte))
               .epsilon(1e-12));
     CHECK(PairwiseAllToAll(p, 1 << 18, 4).cost(params) ==
           Approx((p - 1) * (params.alpha_s + n / p * params.beta_s_per_byte)).epsilon(1e-12));

@@ -14,7 +14,8 @@ std::vector<std::uint64_t> counts_for(int p) {
 Buffers distinct_inputs(int p, std::uint64_t count) {
   Buffers buffers(static_cast<std::size_t>(p), std::vector<double>(count));
   for (int r = 0; r < p; ++r) {
-    for (std::uint64_t i = 0; i < count; ++i) buffers[static_cast<std::size_t>(r)][i] = r * 1000.0 + static_cast<double>(i);
+    for (std::uint64_t i = 0; i < count; ++i)
+      buffers[static_cast<std::size_t>(r)][i] = r * 1000.0 + static_cast<double>(i);
   }
   return buffers;
 }

@@ -38,10 +38,10 @@ std::vector<std::vector<float>> data_sets(std::size_t n, double eb, std::mt19937
   };
   for (double scale : {0.1, 1.0, 30.0, 1000.0, 1e6}) make([&](std::size_t) { return scale * eb * normal(rng); });
   make([&](std::size_t) { return 5000.0 * eb * uniform(rng); });
-  make([&](std::size_t) { return 3.25 * eb; });                                  // constant
-  make([&](std::size_t i) { return i % 2 ? -0.0 : 0.0; });                       // signed zeros
-  make([&](std::size_t) { return 1e-40 * uniform(rng); });                       // denormals
-  make([&](std::size_t) { return 1e30 * uniform(rng); });                        // huge
+  make([&](std::size_t) { return 3.25 * eb; });                                         // constant
+  make([&](std::size_t i) { return i % 2 ? -0.0 : 0.0; });                              // signed zeros
+  make([&](std::size_t) { return 1e-40 * uniform(rng); });                              // denormals
+  make([&](std::size_t) { return 1e30 * uniform(rng); });                               // huge
   make([&](std::size_t i) { return i % 3 ? 3e38 * uniform(rng) : eb * normal(rng); });  // near FLT_MAX
   make([&](std::size_t i) { return std::ldexp(uniform(rng), static_cast<int>(i % 60) - 30) * eb; });
   make([&](std::size_t i) { return (static_cast<double>(i % 17) + 0.5) * 2 * eb; });  // near half steps
@@ -92,7 +92,8 @@ TEST_CASE("ccsz keeps every element within the bound", "[codec]") {
           // decompress_add adds the same values.
           std::vector<float> z(n, 0.0f);
           codec.decompress_add(stream, z);
-          for (std::size_t i = 0; i < n; ++i) CHECK((same_bits(z[i], y[i] + 0.0f) || (std::isnan(z[i]) && std::isnan(y[i]))));
+          for (std::size_t i = 0; i < n; ++i)
+            CHECK((same_bits(z[i], y[i] + 0.0f) || (std::isnan(z[i]) && std::isnan(y[i]))));
         }
       }
     }
@@ -153,9 +154,8 @@ TEST_CASE("ccsz adds streams in the integer domain", "[codec]") {
           // Exactly the sum of the grid points (q * step is exact for these q) ...
           CHECK(ds[i] == da[i] + db[i]);
           CHECK(static_cast<double>(ds[i]) ==
-                static_cast<double>(codec.step()) *
-                    (std::nearbyint(static_cast<double>(da[i]) / codec.step()) +
-                     std::nearbyint(static_cast<double>(db[i]) / codec.step())));
+                static_cast<double>(codec.step()) * (std::nearbyint(static_cast<double>(da[i]) / codec.step()) +
+                                                     std::nearbyint(static_cast<double>(db[i]) / codec.step())));
           // ... and within the sum of the bounds of the float sum of the inputs.
           CHECK(std::fabs(static_cast<double>(a[i]) + b[i] - ds[i]) <= 2 * eb);
         }

@@ -49,7 +49,8 @@ TEST_CASE("bad codec specs are input errors naming the valid choices", "[codec]"
         "--codec: field 'block': expected a multiple of 64 from 64 to 65536, got \"100\"");
   CHECK(error_of("ccsz:abs=1e-4,eb=2") == "--codec: field 'eb': unknown key for codec ccsz; valid keys: abs, block");
   CHECK(error_of("int8:eb=1") == "--codec: field 'eb': unknown key for codec int8; valid keys: block");
-  CHECK(error_of("int8:block=0", "x.json") == "x.json: field 'block': expected an integer from 1 to 1048576, got \"0\"");
+  CHECK(error_of("int8:block=0", "x.json") ==
+        "x.json: field 'block': expected an integer from 1 to 1048576, got \"0\"");
   CHECK(error_of("onebit:block=-3") == "--codec: field 'block': expected an integer from 1 to 1048576, got \"-3\"");
   CHECK(error_of("zfp") == "--codec: field 'abs': missing (required for codec zfp)");
   CHECK(error_of("zfp:abs=1e-3,block=64") == "--codec: field 'block': unknown key for codec zfp; valid keys: abs");

@@ -43,7 +43,8 @@ TEST_CASE("compress specs name a model and an operating point", "[compress]") {
 }
 
 TEST_CASE("bad compress specs are word-for-word errors", "[compress]") {
-  CHECK(error_of("cuszp:level=3") == "--compress: field 'level': unknown key; valid keys: eb, bits, density, where, range");
+  CHECK(error_of("cuszp:level=3") ==
+        "--compress: field 'level': unknown key; valid keys: eb, bits, density, where, range");
   CHECK(error_of("cuszp:eb=abc") == "--compress: field 'eb': expected a number, got \"abc\"");
   CHECK(error_of("cuszp:eb=-1e-3") == "--compress: field 'eb': expected a positive number, got \"-1e-3\"");
   CHECK(error_of("cuszp:eb=1e-3,eb=1e-4") == "--compress: field 'eb': given twice in \"cuszp:eb=1e-3,eb=1e-4\"");
@@ -78,8 +79,9 @@ TEST_CASE("compressor models are found by name in the model directories", "[comp
                     "models: none found");
   // A name with .json is the same name (it was taken for a file in the working directory).
   CHECK(find_compressor("cuszp.json", {"/nonexistent", kModels}) == kModels + "/cuszp.json");
-  CHECK_THROWS_WITH(find_compressor("lz4.json", {"/nonexistent"}),
-                    "--compress: unknown compressor \"lz4.json\" (tried lz4.json, /nonexistent/lz4.json); models: none found");
+  CHECK_THROWS_WITH(
+      find_compressor("lz4.json", {"/nonexistent"}),
+      "--compress: unknown compressor \"lz4.json\" (tried lz4.json, /nonexistent/lz4.json); models: none found");
   CompressorModel m = load_compressor(parse_compress_spec("cuszp:eb=1e-3"), {kModels});
   CHECK(m.cost(parse_compress_spec("cuszp:eb=1e-3").query, ccsim::DType::kF32).ratio == 22.3);
 }

@@ -33,11 +33,12 @@ std::string error_of(const CompressorModel& model, const Query& query, DType dty
 const std::string kRates = "\"compress_Bps\": 600e9, \"decompress_Bps\": 800e9, \"source\": \"estimate\"";
 
 CompressorModel int8_model() {
-  return parse_compressor_model(
-      document("    {\"bits\": 8, \"block_elements\": 256, \"scale_bytes\": 4, " + kRates + "},\n"
-               "    {\"bits\": 4, \"block_elements\": 256, \"scale_bytes\": 4, " + kRates + "}",
-               head(kQuantizerKind, "")),
-      "int8.json");
+  return parse_compressor_model(document("    {\"bits\": 8, \"block_elements\": 256, \"scale_bytes\": 4, " + kRates +
+                                             "},\n"
+                                             "    {\"bits\": 4, \"block_elements\": 256, \"scale_bytes\": 4, " +
+                                             kRates + "}",
+                                         head(kQuantizerKind, "")),
+                                "int8.json");
 }
 
 }  // namespace
@@ -151,7 +152,8 @@ TEST_CASE("compressing on the host pays a staging copy of the raw bytes", "[comp
   double raw = 64.0 * 1024 * 1024;
   CHECK(ev.cost.compress_s(raw) == Approx(2e-5 + raw / 410e9 + raw / 2e10));
   REQUIRE(ev.notes.size() == 1);
-  CHECK(ev.notes[0] == "toy: figures were measured on the accelerator (a GPU); running it on the host reuses them (estimate)");
+  CHECK(ev.notes[0] ==
+        "toy: figures were measured on the accelerator (a GPU); running it on the host reuses them (estimate)");
 
   q.where = Placement::kAccelerator;
   CHECK(toy().evaluate(q, DType::kF32).cost.compress_Bps == 410e9);
@@ -178,13 +180,15 @@ TEST_CASE("absolute error bounds for REL and ABS models", "[compress]") {
   CHECK(rel.absolute_error_bound(with_range, 0.3) == Approx(2e-3));
 
   CompressorModel absolute = parse_compressor_model(
-      document(two_settings(), head("  \"kind\": \"error-bounded\",\n  \"homomorphic\": false,\n  \"summable\": true,\n",
-                                    "  \"error_mode\": \"ABS\",\n  \"dtype\": \"fp32\",\n")),
+      document(two_settings(),
+               head("  \"kind\": \"error-bounded\",\n  \"homomorphic\": false,\n  \"summable\": true,\n",
+                    "  \"error_mode\": \"ABS\",\n  \"dtype\": \"fp32\",\n")),
       "abs.json");
   CHECK(absolute.absolute_error_bound(eb(1e-3), 0.3) == 1e-3);
   CHECK(error_of(absolute, with_range) ==
         "--compress: field 'range': toy is an error-bounded compressor with ABS bounds; valid keys: eb, where");
-  CHECK(error_of(rel, eb(2)) == "--compress: field 'eb': expected a relative bound below 1 (toy bounds are REL), got \"2\"");
+  CHECK(error_of(rel, eb(2)) ==
+        "--compress: field 'eb': expected a relative bound below 1 (toy bounds are REL), got \"2\"");
   CHECK(error_of(rel, Query{}) ==
         "--compress: field 'eb': missing: toy has several settings (0.0001, 0.001); choose one, e.g. toy:eb=0.0001");
 }

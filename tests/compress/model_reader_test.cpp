@@ -20,9 +20,10 @@ std::string error_of(const std::string& text) {
 }
 
 std::string with_setting(const std::string& second) {
-  return document("    {\"error_bound\": 1e-4, \"ratio\": 6.28, \"compress_Bps\": 341e9, \"decompress_Bps\": 413e9, "
-                  "\"source\": \"test\"},\n" +
-                  second);
+  return document(
+      "    {\"error_bound\": 1e-4, \"ratio\": 6.28, \"compress_Bps\": 341e9, \"decompress_Bps\": 413e9, "
+      "\"source\": \"test\"},\n" +
+      second);
 }
 
 const std::string kGood = "\"compress_Bps\": 1e9, \"decompress_Bps\": 1e9, \"source\": \"s\"";
@@ -30,10 +31,10 @@ const std::string kGood = "\"compress_Bps\": 1e9, \"decompress_Bps\": 1e9, \"sou
 }  // namespace
 
 TEST_CASE("a compressor model file is read with its settings sorted", "[compress]") {
-  CompressorModel m = parse_compressor_model(
-      document("    {\"error_bound\": 1e-3, \"ratio\": 22.3, " + kGood + "},\n    {\"error_bound\": 1e-4, \"ratio\": 6.28, " +
-               kGood + "}"),
-      "m.json");
+  CompressorModel m =
+      parse_compressor_model(document("    {\"error_bound\": 1e-3, \"ratio\": 22.3, " + kGood +
+                                      "},\n    {\"error_bound\": 1e-4, \"ratio\": 6.28, " + kGood + "}"),
+                             "m.json");
   CHECK(m.name() == "toy");
   CHECK(m.kind() == Kind::kErrorBounded);
   CHECK_FALSE(m.homomorphic());
@@ -56,45 +57,56 @@ TEST_CASE("compressor model errors name file, line and field word for word", "[c
         "decompress_Bps, decompress_t0_s, error_bound, note, ratio, source, t0_s");
   CHECK(error_of(with_setting("    {\"error_bound\": 1e-3, \"ratio\": \"22\", " + kGood + "}")) ==
         "m.json:16: field 'settings[1].ratio': expected a number, got \"22\"");
-  CHECK(error_of(with_setting("    {\"error_bound\": 1e-3, \"ratio\": 2, \"compress_Bps\": 1e9, \"decompress_Bps\": 1e9}")) ==
+  CHECK(error_of(with_setting(
+            "    {\"error_bound\": 1e-3, \"ratio\": 2, \"compress_Bps\": 1e9, \"decompress_Bps\": 1e9}")) ==
         "m.json:16: field 'settings[1].source': missing (required)");
-  CHECK(error_of(with_setting("    {\"error_bound\": 1e-3, \"ratio\": 2, \"compress_Bps\": 1e9, \"decompress_Bps\": 1e9, "
-                              "\"source\": \"\"}")) ==
-        "m.json:16: field 'settings[1].source': expected a citation or \"estimate: ...\", got \"\"");
-  CHECK(error_of(with_setting("    {\"error_bound\": 1e-4, \"ratio\": 2, " + kGood + "}")) ==
-        "m.json:16: field 'settings[1].error_bound': expected a value not listed before, got \"1e-4\" (as in settings[0])");
+  CHECK(
+      error_of(with_setting("    {\"error_bound\": 1e-3, \"ratio\": 2, \"compress_Bps\": 1e9, \"decompress_Bps\": 1e9, "
+                            "\"source\": \"\"}")) ==
+      "m.json:16: field 'settings[1].source': expected a citation or \"estimate: ...\", got \"\"");
+  CHECK(
+      error_of(with_setting("    {\"error_bound\": 1e-4, \"ratio\": 2, " + kGood + "}")) ==
+      "m.json:16: field 'settings[1].error_bound': expected a value not listed before, got \"1e-4\" (as in settings[0])");
   CHECK(error_of(with_setting("    {\"error_bound\": 2, \"ratio\": 2, " + kGood + "}")) ==
         "m.json:16: field 'settings[1].error_bound': expected a relative bound below 1 (error_mode is REL), got \"2\"");
-  CHECK(error_of(with_setting("    {\"error_bound\": 1e-3, \"ratio\": 2, \"add_Bps\": 1e9, " + kGood + "}")) ==
-        "m.json:16: field 'settings[1].add_Bps': only a homomorphic compressor has an add rate, and homomorphic is false");
+  CHECK(
+      error_of(with_setting("    {\"error_bound\": 1e-3, \"ratio\": 2, \"add_Bps\": 1e9, " + kGood + "}")) ==
+      "m.json:16: field 'settings[1].add_Bps': only a homomorphic compressor has an add rate, and homomorphic is false");
   CHECK(error_of(document("")) == "m.json:14: field 'settings': expected at least one setting, got []");
 }
 
 TEST_CASE("compressor model header errors", "[compress]") {
   const std::string settings = "    {\"error_bound\": 1e-3, \"ratio\": 2, " + kGood + "}";
-  CHECK(error_of(document(settings, head("  \"kind\": \"lossless\",\n  \"homomorphic\": false,\n  \"summable\": true,\n"))) ==
+  CHECK(error_of(document(settings,
+                          head("  \"kind\": \"lossless\",\n  \"homomorphic\": false,\n  \"summable\": true,\n"))) ==
         "m.json:6: field 'kind': expected one of error-bounded, quantizer, sparsifier, got \"lossless\"");
-  CHECK(error_of(document(settings, head("  \"kind\": \"error-bounded\",\n  \"homomorphic\": \"no\",\n  \"summable\": true,\n"))) ==
+  CHECK(error_of(document(
+            settings, head("  \"kind\": \"error-bounded\",\n  \"homomorphic\": \"no\",\n  \"summable\": true,\n"))) ==
         "m.json:7: field 'homomorphic': expected true or false, got \"no\"");
   CHECK(error_of(document(settings)) == "no error");
-  CHECK(error_of(document(settings, head("  \"kind\": \"error-bounded\",\n  \"homomorphic\": false,\n  \"summable\": true,\n",
-                                         "  \"error_mode\": \"PW_REL\",\n  \"dtype\": \"fp32\",\n"))) ==
+  CHECK(error_of(document(settings,
+                          head("  \"kind\": \"error-bounded\",\n  \"homomorphic\": false,\n  \"summable\": true,\n",
+                               "  \"error_mode\": \"PW_REL\",\n  \"dtype\": \"fp32\",\n"))) ==
         "m.json:12: field 'error_mode': expected one of REL, ABS, got \"PW_REL\"");
-  CHECK(error_of(document(settings, head("  \"kind\": \"error-bounded\",\n  \"homomorphic\": false,\n  \"summable\": true,\n",
-                                         "  \"error_mode\": \"REL\",\n  \"dtype\": \"int8\",\n"))) ==
+  CHECK(error_of(document(settings,
+                          head("  \"kind\": \"error-bounded\",\n  \"homomorphic\": false,\n  \"summable\": true,\n",
+                               "  \"error_mode\": \"REL\",\n  \"dtype\": \"int8\",\n"))) ==
         "m.json:13: field 'dtype': expected one of fp32, fp16, bf16, fp64, got \"int8\"");
-  CHECK(error_of(document(settings, head("  \"kind\": \"error-bounded\",\n  \"homomorphic\": false,\n  \"summable\": true,\n",
-                                         "  \"error_mode\": \"REL\",\n  \"dtype\": \"fp32\", \"colour\": 1,\n"))) ==
+  CHECK(error_of(document(settings,
+                          head("  \"kind\": \"error-bounded\",\n  \"homomorphic\": false,\n  \"summable\": true,\n",
+                               "  \"error_mode\": \"REL\",\n  \"dtype\": \"fp32\", \"colour\": 1,\n"))) ==
         "m.json:13: field 'colour': unknown key; valid keys here: description, dtype, error_mode, format, hardware, "
         "homomorphic, kind, measured_on, name, notes, settings, source, summable, transfer, version, where");
-  CHECK(error_of(document(settings, head("  \"kind\": \"error-bounded\",\n  \"homomorphic\": true,\n  \"summable\": true,\n"))) ==
+  CHECK(error_of(document(settings,
+                          head("  \"kind\": \"error-bounded\",\n  \"homomorphic\": true,\n  \"summable\": true,\n"))) ==
         "m.json:15: field 'settings[0].add_Bps': missing (required)");
 }
 
 TEST_CASE("quantizer and sparsifier settings take their own keys", "[compress]") {
-  CompressorModel q = parse_compressor_model(
-      document("    {\"bits\": 8, \"block_elements\": 256, \"scale_bytes\": 4, " + kGood + "}", head(kQuantizerKind, "")),
-      "q.json");
+  CompressorModel q =
+      parse_compressor_model(document("    {\"bits\": 8, \"block_elements\": 256, \"scale_bytes\": 4, " + kGood + "}",
+                                      head(kQuantizerKind, "")),
+                             "q.json");
   CHECK(q.kind() == Kind::kQuantizer);
   CHECK(q.settings()[0].bits == 8);
   CHECK(error_of(document("    {\"bits\": 8, \"ratio\": 4, \"block_elements\": 256, \"scale_bytes\": 4, " + kGood + "}",
@@ -139,7 +151,8 @@ TEST_CASE("measured_on and transfer are read and checked word for word", "[compr
     return document(settings, head("  \"kind\": \"error-bounded\",\n  \"homomorphic\": false,\n  \"summable\": true,\n",
                                    "  \"error_mode\": \"REL\",\n  \"dtype\": \"fp32\",\n" + lines));
   };
-  const std::string on = "  \"measured_on\": {\"device\": \"A100\", \"memory_Bps\": 1.555e12, \"source\": \"datasheet\"},\n";
+  const std::string on =
+      "  \"measured_on\": {\"device\": \"A100\", \"memory_Bps\": 1.555e12, \"source\": \"datasheet\"},\n";
   CompressorModel m = parse_compressor_model(
       with(on + "  \"transfer\": {\"kind\": \"memory-bound\", \"source\": \"assumption\"},\n"), "m.json");
   CHECK(m.info().measured_device == "A100");
@@ -173,14 +186,17 @@ TEST_CASE("every compressor model parameter has finite, physical limits", "[comp
         "m.json:16: field 'settings[1].decompress_t0_s': expected a non-negative number of at most 60, got \"-1\"");
   CHECK(error_of(with_setting("    {\"error_bound\": 1e-300, \"ratio\": 2, " + rates + "}")) ==
         "m.json:16: field 'settings[1].error_bound': expected a number from 1e-30 to 1e+30, got \"1e-300\"");
-  CHECK(error_of(document("    {\"density\": 1e-300, " + kGood + "}", head(kSparsifierKind, "  \"index_bytes\": 4,\n"))) ==
+  CHECK(error_of(
+            document("    {\"density\": 1e-300, " + kGood + "}", head(kSparsifierKind, "  \"index_bytes\": 4,\n"))) ==
         "m.json:14: field 'settings[0].density': expected a fraction from 1e-09 to 1, got \"1e-300\"");
-  CHECK(error_of(document("    {\"density\": 0.01, " + kGood + "}", head(kSparsifierKind, "  \"index_bytes\": 1e300,\n"))) ==
+  CHECK(error_of(
+            document("    {\"density\": 0.01, " + kGood + "}", head(kSparsifierKind, "  \"index_bytes\": 1e300,\n"))) ==
         "m.json:12: field 'index_bytes': expected a positive number of at most 16, got \"1e300\"");
   CHECK(error_of(document("    {\"bits\": 8, \"block_elements\": 1e300, \"scale_bytes\": 4, " + kGood + "}",
                           head(kQuantizerKind, ""))) ==
         "m.json:13: field 'settings[0].block_elements': expected an integer from 1 to 1073741824, got \"1e300\"");
   // The limits themselves are accepted.
-  CHECK(error_of(setting("\"ratio\": 0.1, \"compress_Bps\": 1e3, \"decompress_Bps\": 1e15, \"t0_s\": 60, \"source\": \"s\"")) ==
+  CHECK(error_of(setting(
+            "\"ratio\": 0.1, \"compress_Bps\": 1e3, \"decompress_Bps\": 1e15, \"t0_s\": 60, \"source\": \"s\"")) ==
         "no error");
 }

@@ -8,11 +8,13 @@
 namespace ccsim::compress::test {
 
 /// Lines 2-13 of an error-bounded model; `kind_lines` replaces lines 6-8 (kind, homomorphic, summable).
-inline std::string head(const std::string& kind_lines = "  \"kind\": \"error-bounded\",\n"
-                                                        "  \"homomorphic\": false,\n"
-                                                        "  \"summable\": true,\n",
-                        const std::string& tail_lines = "  \"error_mode\": \"REL\",\n"
-                                                        "  \"dtype\": \"fp32\",\n") {
+inline std::string head(const std::string& kind_lines =
+                            "  \"kind\": \"error-bounded\",\n"
+                            "  \"homomorphic\": false,\n"
+                            "  \"summable\": true,\n",
+                        const std::string& tail_lines =
+                            "  \"error_mode\": \"REL\",\n"
+                            "  \"dtype\": \"fp32\",\n") {
   return "  \"format\": \"ccsim-compressor\",\n"
          "  \"version\": 1,\n"
          "  \"name\": \"toy\",\n"
@@ -37,7 +39,9 @@ inline std::string two_settings() {
          "\"t0_s\": 2e-5, \"source\": \"test\"}";
 }
 
-inline const std::string kQuantizerKind = "  \"kind\": \"quantizer\",\n  \"homomorphic\": false,\n  \"summable\": false,\n";
-inline const std::string kSparsifierKind = "  \"kind\": \"sparsifier\",\n  \"homomorphic\": false,\n  \"summable\": false,\n";
+inline const std::string kQuantizerKind =
+    "  \"kind\": \"quantizer\",\n  \"homomorphic\": false,\n  \"summable\": false,\n";
+inline const std::string kSparsifierKind =
+    "  \"kind\": \"sparsifier\",\n  \"homomorphic\": false,\n  \"summable\": false,\n";
 
 }  // namespace ccsim::compress::test

@@ -123,7 +123,8 @@ TEST_CASE("top-k keeps the largest magnitudes", "[compress]") {
   const std::vector<double> original = gradients(65536);
   std::vector<double> values = original;
   sparsify_top_k(values, 0.01);
-  std::size_t kept = static_cast<std::size_t>(std::count_if(values.begin(), values.end(), [](double x) { return x != 0; }));
+  std::size_t kept =
+      static_cast<std::size_t>(std::count_if(values.begin(), values.end(), [](double x) { return x != 0; }));
   CHECK(kept == 656);  // ceil(0.01 * 65536)
   double smallest_kept = INFINITY;
   double largest_dropped = 0;

@@ -120,14 +120,17 @@ TEST_CASE("every integer and number field can carry a range", "[json]") {
                               "f.json");
   json::ObjectReader r(v, "f.json", "op");
   // 4294967297 is 2^32 + 1: narrowed to 32 bits first it would read as 1.
-  CHECK_THROWS_WITH(r.integer_in("root", 0, 7), "f.json:1: field 'op.root': expected an integer from 0 to 7, got \"4294967297\"");
+  CHECK_THROWS_WITH(r.integer_in("root", 0, 7),
+                    "f.json:1: field 'op.root': expected an integer from 0 to 7, got \"4294967297\"");
   CHECK(r.integer_in("r2", 0, 7) == 3);
   CHECK_THROWS_WITH(r.integer_in("s", 0, 7), "f.json:1: field 'op.s': expected an integer, got \"x\"");
   CHECK(r.optional_integer_in("absent", 0, 7) == std::nullopt);
   CHECK_THROWS_WITH(r.non_negative_integer_at_most("b", std::uint64_t{1} << 50),
                     "f.json:1: field 'op.b': expected an integer from 0 to 1125899906842624, got \"1125899906842625\"");
-  CHECK_THROWS_WITH(r.number_in("d", 0, 1e6), "f.json:2: field 'op.d': expected a non-negative number of at most 1e+06, got \"1e300\"");
-  CHECK_THROWS_WITH(r.number_in("t", 0, 60, true), "f.json:2: field 'op.t': expected a positive number of at most 60, got \"0\"");
+  CHECK_THROWS_WITH(r.number_in("d", 0, 1e6),
+                    "f.json:2: field 'op.d': expected a non-negative number of at most 1e+06, got \"1e300\"");
+  CHECK_THROWS_WITH(r.number_in("t", 0, 60, true),
+                    "f.json:2: field 'op.t': expected a positive number of at most 60, got \"0\"");
   CHECK_THROWS_WITH(r.number_in("p", 3, 4), "f.json:2: field 'op.p': expected a number from 3 to 4, got \"2.5\"");
   CHECK_THROWS_WITH(r.number_in("s", 3, 4), "f.json:1: field 'op.s': expected a number, got \"x\"");
   CHECK(r.number_in("p", 2.5, 4) == 2.5);
@@ -140,8 +143,11 @@ TEST_CASE("json strings must be UTF-8, and the error names the field", "[json][u
   // A lone low surrogate decodes to an encoded surrogate (CESU), which is not UTF-8 either.
   CHECK(error_of(R"({"a": "x\udc00"})") ==
         "doc.json:1: field 'a': expected UTF-8 text, got the byte 0xED at byte 1 (after \"x\")");
-  CHECK(error_of("{\"k\xc3\": 1}") == "doc.json:1: field '(a key)': expected UTF-8 text, got the byte 0xC3 at byte 1 (after \"k\")");
-  CHECK(error_of("[\"\xc0\xaf\"]") == "doc.json:1: field '[0]': expected UTF-8 text, got the byte 0xC0 at byte 0 (after \"\")");
-  CHECK(error_of("\"\xed\xa0\x80\"") == "doc.json:1: field '(document)': expected UTF-8 text, got the byte 0xED at byte 0 (after \"\")");
+  CHECK(error_of("{\"k\xc3\": 1}") ==
+        "doc.json:1: field '(a key)': expected UTF-8 text, got the byte 0xC3 at byte 1 (after \"k\")");
+  CHECK(error_of("[\"\xc0\xaf\"]") ==
+        "doc.json:1: field '[0]': expected UTF-8 text, got the byte 0xC0 at byte 0 (after \"\")");
+  CHECK(error_of("\"\xed\xa0\x80\"") ==
+        "doc.json:1: field '(document)': expected UTF-8 text, got the byte 0xED at byte 0 (after \"\")");
   CHECK(error_of("{\"a\": \"\xc3\xa9\xf0\x9f\x98\x80\"}") == "no error");
 }

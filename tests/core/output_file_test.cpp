@@ -70,8 +70,7 @@ TEST_CASE("write_output_file creates and replaces regular files, leaving nothing
   CHECK(dir.entries() == std::vector<std::string>{"out.txt"});
 }
 
-TEST_CASE("write_output_file keeps the permissions of a replaced file; a new one follows the umask",
-          "[output_file]") {
+TEST_CASE("write_output_file keeps the permissions of a replaced file; a new one follows the umask", "[output_file]") {
   ScratchDir dir;
   put(dir / "kept.txt", "old");
   REQUIRE(::chmod((dir / "kept.txt").c_str(), 0640) == 0);
@@ -161,12 +160,11 @@ TEST_CASE("write_output_file writes to devices and FIFOs in place", "[output_fil
   CHECK(S_ISFIFO(st.st_mode));
 }
 
-TEST_CASE("write_output_file reports the system's reason with the path and leaves no temporary file",
-          "[output_file]") {
+TEST_CASE("write_output_file reports the system's reason with the path and leaves no temporary file", "[output_file]") {
   ScratchDir dir;
-  CHECK(error_of(dir / "missing/out.txt", "x") ==
-        dir / "missing/out.txt" + ": cannot write: cannot create a file in directory " + (dir / "missing") +
-            ": No such file or directory");
+  CHECK(error_of(dir / "missing/out.txt", "x") == dir / "missing/out.txt" +
+                                                      ": cannot write: cannot create a file in directory " +
+                                                      (dir / "missing") + ": No such file or directory");
   fs::create_directory(dir / "sub");
   CHECK(error_of(dir / "sub", "x") == dir / "sub" + ": cannot write: Is a directory");
   CHECK(error_of("/dev/full", "x") == "/dev/full: cannot write: No space left on device");

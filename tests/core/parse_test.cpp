@@ -36,8 +36,9 @@ TEST_CASE("parse_bytes reads units", "[parse]") {
   CHECK_FALSE(parse_bytes("1.5B"));
   CHECK_FALSE(parse_bytes("MiB"));
   CHECK_FALSE(parse_bytes("-1MiB"));
-  CHECK_THROWS_WITH(parse_bytes_or_throw("12 parsecs", "command line", "--size"),
-                    "command line: field '--size': expected a byte count such as 4096, 16MiB or 1.5GB, got \"12 parsecs\"");
+  CHECK_THROWS_WITH(
+      parse_bytes_or_throw("12 parsecs", "command line", "--size"),
+      "command line: field '--size': expected a byte count such as 4096, 16MiB or 1.5GB, got \"12 parsecs\"");
 }
 
 TEST_CASE("dtype names", "[units]") {

@@ -17,7 +17,8 @@ TEST_CASE("phases nest and name what ran out of memory", "[phase]") {
       Phase inner("building 3 links", "");
       CHECK(Phase::out_of_memory_message() == "out of memory while building 3 links");
     }
-    CHECK(Phase::out_of_memory_message() == "out of memory while reading the platform p.json; reduce the platform's size");
+    CHECK(Phase::out_of_memory_message() ==
+          "out of memory while reading the platform p.json; reduce the platform's size");
   }
   CHECK(Phase::what().empty());
 }

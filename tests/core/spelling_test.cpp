@@ -14,18 +14,18 @@ TEST_CASE("edit distance counts insertions, deletions, substitutions and swaps",
   CHECK(edit_distance("", "") == 0);
   CHECK(edit_distance("abc", "") == 3);
   CHECK(edit_distance("", "abc") == 3);
-  CHECK(edit_distance("allreduce", "all_reduce") == 1);       // an insertion
-  CHECK(edit_distance("--iterations", "--iteration") == 1);   // a deletion
-  CHECK(edit_distance("jsan", "json") == 1);                  // a substitution
-  CHECK(edit_distance("replya", "replay") == 1);              // a swap of neighbours
-  CHECK(edit_distance("kitten", "sitting") == 3);             // the textbook example
-  CHECK(edit_distance("ca", "abc") == 3);                     // no edit of a swapped pair again
+  CHECK(edit_distance("allreduce", "all_reduce") == 1);      // an insertion
+  CHECK(edit_distance("--iterations", "--iteration") == 1);  // a deletion
+  CHECK(edit_distance("jsan", "json") == 1);                 // a substitution
+  CHECK(edit_distance("replya", "replay") == 1);             // a swap of neighbours
+  CHECK(edit_distance("kitten", "sitting") == 3);            // the textbook example
+  CHECK(edit_distance("ca", "abc") == 3);                    // no edit of a swapped pair again
 }
 
 TEST_CASE("the closest candidate is offered only when it is a likely misspelling", "[core][spelling]") {
   const std::vector<std::string> formats{"text", "csv", "json"};
   CHECK(closest_spelling("jsn", formats) == std::optional<std::string>("json"));
-  CHECK(closest_spelling("xml", formats) == std::nullopt);  // 3 edits from csv: no guess
+  CHECK(closest_spelling("xml", formats) == std::nullopt);   // 3 edits from csv: no guess
   CHECK(closest_spelling("json", formats) == std::nullopt);  // a valid value needs no suggestion
   CHECK(closest_spelling("allreduce", {"all_reduce", "all_gather"}) == std::optional<std::string>("all_reduce"));
   CHECK(closest_spelling("--iteration", {"--help", "--iterations", "--price"}) ==

@@ -82,7 +82,7 @@ trace = 'b.json'
 }
 
 TEST_CASE("TOML errors name the file and the line", "[core][toml]") {
-  CHECK(error_of("a = 1\nb = [1, 2\n") .rfind("s.toml:", 0) == 0);
+  CHECK(error_of("a = 1\nb = [1, 2\n").rfind("s.toml:", 0) == 0);
   CHECK(error_of("a = 1\nb = = 2\n").rfind("s.toml:2: TOML syntax: ", 0) == 0);
   CHECK(error_of("a = 1\na = 2\n") == "s.toml:2: TOML syntax: Key a already present");
   CHECK(error_of("a = 1\nwhen = 1979-05-27\n") ==
@@ -100,15 +100,16 @@ TEST_CASE("cpptoml reads TOML 0.5: an array of mixed types is an error with its 
   CHECK(error_of("a = 1\nbytes = [4096, \"64KiB\"]\n") == "s.toml:2: TOML syntax: Arrays must be homogeneous");
 }
 
-TEST_CASE("a setting given twice under a flat table, as a quoted and a dotted key, names both lines",
-          "[core][toml]") {
+TEST_CASE("a setting given twice under a flat table, as a quoted and a dotted key, names both lines", "[core][toml]") {
   // Found by tests/fuzz/toml_fuzz.cpp: the two keys are distinct for cpptoml, one member once
   // the flat table's nested tables become dotted keys, and the JSON held it twice.
   CHECK(error_of("[grid.set]\n\"intra.latency\" = \"1us\"\nintra.latency = \"2us\"\n") ==
         "s.toml:3: field 'grid.set.intra.latency': TOML: \"grid.set.intra.latency\" is given twice, on line 2 and "
         "on line 3 (a quoted key holding a dot names the same setting as the dotted key)");
-  CHECK(error_of("[grid]\nset.\"intra.latency\" = 1\n\n[grid.set.intra]\nlatency = 2\n").rfind(
-            "s.toml:5: field 'grid.set.intra.latency': TOML: \"grid.set.intra.latency\" is given twice, on line 2 and "
-            "on line 5",
-            0) == 0);
+  CHECK(
+      error_of("[grid]\nset.\"intra.latency\" = 1\n\n[grid.set.intra]\nlatency = 2\n")
+          .rfind(
+              "s.toml:5: field 'grid.set.intra.latency': TOML: \"grid.set.intra.latency\" is given twice, on line 2 and "
+              "on line 5",
+              0) == 0);
 }

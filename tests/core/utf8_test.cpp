@@ -28,9 +28,9 @@ TEST_CASE("ill-formed UTF-8 is found at its first bad byte", "[utf8]") {
   CHECK(invalid_utf8_at("\xed\xa0\x80") == 0u);      // U+D800, a surrogate
   CHECK(invalid_utf8_at("\xf4\x90\x80\x80") == 0u);  // U+110000, above the last code point
   CHECK(invalid_utf8_at("\xf5\x80\x80\x80") == 0u);
-  CHECK(invalid_utf8_at("x\xc3") == 1u);             // truncated at the end
+  CHECK(invalid_utf8_at("x\xc3") == 1u);  // truncated at the end
   CHECK(invalid_utf8_at("x\xe2\x82") == 1u);
-  CHECK(invalid_utf8_at("\xc3(") == 0u);             // continuation byte missing
+  CHECK(invalid_utf8_at("\xc3(") == 0u);  // continuation byte missing
   CHECK(invalid_utf8_at("\xe2\x82(") == 0u);
 }
 

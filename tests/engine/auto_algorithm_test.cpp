@@ -81,7 +81,8 @@ TEST_CASE("auto is within 1 % of the best listed algorithm on a grid of sizes, g
   int points = 0;
   int size_rule_misses = 0;
   for (const std::string& preset : presets) {
-    topology::Platform platform = topology::read_platform(fmt::format("{}/platforms/{}.json", CCSIM_SOURCE_DIR, preset));
+    topology::Platform platform =
+        topology::read_platform(fmt::format("{}/platforms/{}.json", CCSIM_SOURCE_DIR, preset));
     for (int p : groups) {
       for (std::uint64_t bytes : sizes) {
         INFO(fmt::format("{}: {} ranks, {} bytes", preset, p, bytes));

@@ -30,9 +30,9 @@ std::string group_of(int p) {
 /// One collective of `bytes` (fp32) on all `p` ranks.
 trace::Trace one_collective(int p, const std::string& kind, std::uint64_t bytes) {
   std::string extra = kind == "broadcast" ? R"(, "root": 1)" : "";
-  std::vector<std::string> ops(static_cast<std::size_t>(p),
-                               fmt::format(R"({{"kind": "{}", "group": "g", "bytes": {}, "dtype": "fp32"{}}})", kind,
-                                           bytes, extra));
+  std::vector<std::string> ops(
+      static_cast<std::size_t>(p),
+      fmt::format(R"({{"kind": "{}", "group": "g", "bytes": {}, "dtype": "fp32"{}}})", kind, bytes, extra));
   return test::make_trace(p, group_of(p), ops);
 }
 
@@ -46,9 +46,10 @@ TEST_CASE("every schedule's closed form matches its SimGrid replay without conte
     const char* algorithm;
   };
   const std::vector<Case> cases = {
-      {"all_reduce", "ring"},          {"all_reduce", "recursive-doubling"}, {"all_reduce", "rabenseifner"},
-      {"all_reduce", "binomial-tree"}, {"all_gather", "auto"},               {"reduce_scatter", "auto"},
-      {"broadcast", "auto"},           {"all_to_all", "auto"},
+      {"all_reduce", "ring"},         {"all_reduce", "recursive-doubling"},
+      {"all_reduce", "rabenseifner"}, {"all_reduce", "binomial-tree"},
+      {"all_gather", "auto"},         {"reduce_scatter", "auto"},
+      {"broadcast", "auto"},          {"all_to_all", "auto"},
   };
   for (int p : {2, 3, 4, 6, 8}) {
     topology::Platform platform = test::platform(p, 1, 1, test::fat_tree(p, 1));
@@ -99,7 +100,8 @@ TEST_CASE("hierarchical all_reduce matches its two-tier closed form", "[engine][
   CHECK(r.name(r.ops[0][0].algorithm) == "hierarchical");
 }
 
-TEST_CASE("compressed all_reduce: closed form and replay agree, bytes on the wire shrink", "[engine][collective][compress]") {
+TEST_CASE("compressed all_reduce: closed form and replay agree, bytes on the wire shrink",
+          "[engine][collective][compress]") {
   const std::uint64_t n = 256ull << 20;
   struct Case {
     const char* algorithm;
@@ -118,8 +120,9 @@ TEST_CASE("compressed all_reduce: closed form and replay agree, bytes on the wir
       engine::Result r = engine::replay(one_collective(p, "all_reduce", n), platform, options);
       CHECK(r.name(r.ops[0][0].algorithm) == c.algorithm);  // the automatic choice for this compressor
       topology::Network::PathCost hop = platform.network.path_cost(0, 1);
-      collective::CostParams params = collective::cost_params(hop.latency_s, 1.0 / hop.bandwidth_Bps, 1.0 / 1e11,
-                                                              options.compression.model->cost(options.compression.query, DType::kF32));
+      collective::CostParams params =
+          collective::cost_params(hop.latency_s, 1.0 / hop.bandwidth_Bps, 1.0 / 1e11,
+                                  options.compression.model->cost(options.compression.query, DType::kF32));
       collective::Request request;
       request.algorithm = c.algorithm;
       request.size = p;
@@ -214,7 +217,8 @@ trace::Trace tensor_then_data_parallel() {
 
 }  // namespace
 
-TEST_CASE("compression applies to an all_reduce only where the closed forms predict it faster", "[engine][collective][compress]") {
+TEST_CASE("compression applies to an all_reduce only where the closed forms predict it faster",
+          "[engine][collective][compress]") {
   // The test compressor (ratio 8, 40 GB/s compress, 80 GB/s decompress, 5 us per call) cannot
   // beat a 200 GB/s link, but beats a 1 GB/s NIC. By hand, n = 64 MiB, m = n / p:
   //  tp, p = 4, alpha 2 us (two 1 us hops), beta 1 / 200 GB/s, gamma 1 / 20 GB/s:
@@ -235,12 +239,15 @@ TEST_CASE("compression applies to an all_reduce only where the closed forms pred
   CHECK(paying.ops[0][0].error_worst_eb == 0);
   CHECK(paying.name(paying.ops[0][1].algorithm) == "compressed-ring");  // data parallel: compressed
   CHECK(paying.ops[0][1].error_worst_eb > 0);
-  const std::string tp = "all_reduce of 64 MiB on \"tp0\" and 1 other group alike (4 ranks on 1 node): plain 3.028 ms "
-                         "(rabenseifner), compressed 5.578 ms (compressed-ring): ";
-  const std::string dp = "all_reduce of 64 MiB on \"dp0\" and 3 other groups alike (2 ranks on 2 nodes): plain 68.811 ms "
-                         "(ring), compressed 12.627 ms (compressed-ring): compressed";
+  const std::string tp =
+      "all_reduce of 64 MiB on \"tp0\" and 1 other group alike (4 ranks on 1 node): plain 3.028 ms "
+      "(rabenseifner), compressed 5.578 ms (compressed-ring): ";
+  const std::string dp =
+      "all_reduce of 64 MiB on \"dp0\" and 3 other groups alike (2 ranks on 2 nodes): plain 68.811 ms "
+      "(ring), compressed 12.627 ms (compressed-ring): compressed";
   const auto compression_note = [](const engine::Result& r) {
-    const auto it = std::find_if(r.notes.begin(), r.notes.end(), [](const std::string& n) { return n.rfind("compression: ", 0) == 0; });
+    const auto it = std::find_if(r.notes.begin(), r.notes.end(),
+                                 [](const std::string& n) { return n.rfind("compression: ", 0) == 0; });
     return it == r.notes.end() ? std::string("no compression note") : *it;
   };
   CHECK(compression_note(paying) == "compression: " + tp + "not compressed; " + dp + "; predicted by closed form");
@@ -282,9 +289,10 @@ TEST_CASE("hierarchical all_reduce within one node runs and reports the ring, wi
   engine::Result ring = engine::replay(test::make_trace(4, group_of(4), ops), platform, options);
   CHECK(hierarchical.name(hierarchical.ops[0][0].algorithm) == "ring");
   CHECK(hierarchical.makespan_s == ring.makespan_s);
-  CHECK(hierarchical.notes ==
-        std::vector<std::string>{"all_reduce --algo hierarchical runs as ring on groups within one node or with one rank "
-                                 "per node"});
+  CHECK(
+      hierarchical.notes ==
+      std::vector<std::string>{"all_reduce --algo hierarchical runs as ring on groups within one node or with one rank "
+                               "per node"});
 }
 
 TEST_CASE("a configuration that cannot run is an input error at the operator", "[engine][collective]") {
@@ -294,17 +302,19 @@ TEST_CASE("a configuration that cannot run is an input error at the operator", "
   hierarchical.all_reduce_algorithm = "hierarchical";
   hierarchical.placement = "rank-order";
   std::vector<std::string> plain_ops(3, R"({"kind": "all_reduce", "group": "g", "bytes": 4096, "dtype": "fp32"})");
-  CHECK_THROWS_WITH(engine::replay(test::make_trace(3, group_of(3), plain_ops), pairs, hierarchical),
-                    "t.json:4: field 'ranks[0].ops[0]': all_reduce on group \"g\": --algo: hierarchical all_reduce needs "
-                    "the same number of the group's ranks on every node, but node 0 holds 2 and node 1 holds 1");
+  CHECK_THROWS_WITH(
+      engine::replay(test::make_trace(3, group_of(3), plain_ops), pairs, hierarchical),
+      "t.json:4: field 'ranks[0].ops[0]': all_reduce on group \"g\": --algo: hierarchical all_reduce needs "
+      "the same number of the group's ranks on every node, but node 0 holds 2 and node 1 holds 1");
   // A compressor query the model cannot answer.
   topology::Platform platform = test::platform(2, 1, 1, test::fat_tree(2, 1));
   engine::ReplayOptions bits;
   bits.compression.model = test::round_compressor(false, true);
   bits.compression.query.bits = 8;
   std::vector<std::string> ops(2, R"({"kind": "all_reduce", "group": "g", "bytes": 4096, "dtype": "fp32"})");
-  CHECK_THROWS_WITH(engine::replay(test::make_trace(2, group_of(2), ops), platform, bits),
-                    Catch::Matchers::StartsWith("t.json:4: field 'ranks[0].ops[0]': all_reduce on group \"g\": --compress: "));
+  CHECK_THROWS_WITH(
+      engine::replay(test::make_trace(2, group_of(2), ops), platform, bits),
+      Catch::Matchers::StartsWith("t.json:4: field 'ranks[0].ops[0]': all_reduce on group \"g\": --compress: "));
 }
 
 namespace {
@@ -339,8 +349,10 @@ trace::Trace skewed_collectives(int p, const std::string& groups, const std::str
 
 }  // namespace
 
-TEST_CASE("a collective whose messages cannot slow one another down runs as its critical path, with the full "
-          "replay's times", "[engine][collective][shortcut]") {
+TEST_CASE(
+    "a collective whose messages cannot slow one another down runs as its critical path, with the full "
+    "replay's times",
+    "[engine][collective][shortcut]") {
   // Flat networks (one switch), one or two ranks per node, every node's ranks in the group:
   // each message's time is its lone time. Ranks reach the collectives at different times
   // (skew) or together; sizes divisible by the group size or not.
@@ -353,16 +365,11 @@ TEST_CASE("a collective whose messages cannot slow one another down runs as its 
     double skew_ms;
   };
   const std::vector<Case> cases = {
-      {8, 1, "all_reduce", "ring", 64ull << 20, 0},
-      {8, 1, "all_reduce", "ring", 64ull << 20, 0.37},
-      {7, 1, "all_reduce", "ring", (48ull << 20) + 12, 0.11},
-      {8, 1, "all_reduce", "recursive-doubling", 1 << 20, 0.05},
-      {8, 1, "all_reduce", "rabenseifner", 16ull << 20, 0.2},
-      {6, 1, "all_reduce", "binomial-tree", 4ull << 20, 0.3},
-      {4, 2, "all_reduce", "ring", 32ull << 20, 0.13},
-      {8, 1, "all_gather", "auto", 8ull << 20, 0.21},
-      {8, 1, "reduce_scatter", "auto", 8ull << 20, 0},
-      {8, 1, "all_to_all", "auto", 8ull << 20, 0.17},
+      {8, 1, "all_reduce", "ring", 64ull << 20, 0},           {8, 1, "all_reduce", "ring", 64ull << 20, 0.37},
+      {7, 1, "all_reduce", "ring", (48ull << 20) + 12, 0.11}, {8, 1, "all_reduce", "recursive-doubling", 1 << 20, 0.05},
+      {8, 1, "all_reduce", "rabenseifner", 16ull << 20, 0.2}, {6, 1, "all_reduce", "binomial-tree", 4ull << 20, 0.3},
+      {4, 2, "all_reduce", "ring", 32ull << 20, 0.13},        {8, 1, "all_gather", "auto", 8ull << 20, 0.21},
+      {8, 1, "reduce_scatter", "auto", 8ull << 20, 0},        {8, 1, "all_to_all", "auto", 8ull << 20, 0.17},
       {1, 8, "all_reduce", "ring", 64ull << 20, 0.03},
   };
   for (const Case& c : cases) {
@@ -477,12 +484,16 @@ TEST_CASE("the critical-path shortcut does not apply where messages share links,
       std::string placement;
     };
     std::vector<Case> cases;
-    cases.push_back({test::platform(2, 2, 2, test::fat_tree(4, 1)),
-                     R"({"name": "even", "kind": "data", "ranks": [0, 2]}, {"name": "odd", "kind": "data", "ranks": [1, 3]})",
-                     {"even", "odd", "even", "odd"}, "rank-order"});
-    cases.push_back({test::platform(8, 1, 1, test::fat_tree(4, 2)),
-                     R"({"name": "a", "kind": "data", "ranks": [0, 2]}, {"name": "b", "kind": "data", "ranks": [1, 3]})",
-                     {"a", "b", "a", "b"}, "map:0,1,4,5"});
+    cases.push_back(
+        {test::platform(2, 2, 2, test::fat_tree(4, 1)),
+         R"({"name": "even", "kind": "data", "ranks": [0, 2]}, {"name": "odd", "kind": "data", "ranks": [1, 3]})",
+         {"even", "odd", "even", "odd"},
+         "rank-order"});
+    cases.push_back(
+        {test::platform(8, 1, 1, test::fat_tree(4, 2)),
+         R"({"name": "a", "kind": "data", "ranks": [0, 2]}, {"name": "b", "kind": "data", "ranks": [1, 3]})",
+         {"a", "b", "a", "b"},
+         "map:0,1,4,5"});
     for (Case& c : cases) {
       std::vector<std::string> ops;
       for (int r = 0; r < 4; ++r) {
@@ -503,8 +514,10 @@ TEST_CASE("the critical-path shortcut does not apply where messages share links,
         engine::CollectiveShortcuts bounded(t, c.platform.network, placement, options, &planner);
         const engine::CollectivePlan& plan = planner.plan(t.programs[0].ops[1], 0, 1);
         CHECK(bounded.refusal(plan, 0).empty());
-        if (c.names[0] == "a") CHECK(alone.refusal(plan, 0) == "its messages cross fabric links that other ranks' messages may use");
-        else CHECK(alone.refusal(plan, 0).empty());  // the NICs serve only the group's ranks
+        if (c.names[0] == "a")
+          CHECK(alone.refusal(plan, 0) == "its messages cross fabric links that other ranks' messages may use");
+        else
+          CHECK(alone.refusal(plan, 0).empty());  // the NICs serve only the group's ranks
       }
       engine::Result r = engine::replay(t, c.platform, options);
       options.fast = false;
@@ -552,8 +565,9 @@ TEST_CASE("the critical-path shortcut does not apply where messages share links,
     engine::ReplayOptions options;
     options.fast = true;
     CHECK(shortcut_refusal(t, slow, options) == "");
-    CHECK_THROWS_WITH(engine::replay(t, slow, options),
-                      Catch::Contains("rank 0, operator #0 'all_reduce': its simulated time is not finite (ends at 2.048e+303 s"));
+    CHECK_THROWS_WITH(
+        engine::replay(t, slow, options),
+        Catch::Contains("rank 0, operator #0 'all_reduce': its simulated time is not finite (ends at 2.048e+303 s"));
   }
   SECTION("a collective that a member never reaches is reported, not hung") {
     // Rank 2 waits for a message that rank 0 sends only after the all_reduce that needs rank 2:
@@ -647,8 +661,9 @@ std::string fusion_note(const engine::Result& r) {
 
 }  // namespace
 
-TEST_CASE("a fast replay runs a group of identical ranks as one while they stay in lockstep, with the full replay's times",
-          "[engine][collective][shortcut][fusion]") {
+TEST_CASE(
+    "a fast replay runs a group of identical ranks as one while they stay in lockstep, with the full replay's times",
+    "[engine][collective][shortcut][fusion]") {
   SECTION("two pipeline stages of identical tensor-parallel ranks, one node each") {
     const trace::Trace t = lockstep_stages(false);
     const auto [r, exact] = fast_and_full(t, test::platform(2, 4, 4, test::fat_tree(8, 1)), "rank-order");
@@ -679,7 +694,8 @@ TEST_CASE("a fast replay runs a group of identical ranks as one while they stay 
                     tp),
         "back-to-back.json");
     const auto [r, exact] = fast_and_full(t, test::platform(2, 4, 4, test::fat_tree(8, 1)), "rank-order");
-    CHECK_THAT(fusion_note(r), Catch::Contains("(2 of 4 ranks") && Catch::Contains("; 0 of 2 groups went on rank by rank"));
+    CHECK_THAT(fusion_note(r),
+               Catch::Contains("(2 of 4 ranks") && Catch::Contains("; 0 of 2 groups went on rank by rank"));
     for (std::size_t rank = 1; rank < 4; ++rank) CHECK(r.ops.shared(rank, 0));
     CHECK(largest_difference(r, exact) <= 1e-6);
     CHECK(r.ops[0][2].wait_s > 0);  // stage 0 posts its first send before stage 1 receives
@@ -689,8 +705,7 @@ TEST_CASE("a fast replay runs a group of identical ranks as one while they stay 
     // on the fifth accelerators and move 64 MB through NIC 0 while the stages exchange: the
     // members on NIC 0 (local 0 and 2) finish their transfers later than those on NIC 1.
     const trace::Trace t = lockstep_stages(true);
-    const auto [r, exact] =
-        fast_and_full(t, test::platform(2, 5, 2, test::fat_tree(4, 1)), "map:0,1,2,3,5,6,7,8,4,9");
+    const auto [r, exact] = fast_and_full(t, test::platform(2, 5, 2, test::fat_tree(4, 1)), "map:0,1,2,3,5,6,7,8,4,9");
     CHECK_THAT(fusion_note(r), Catch::Contains("; 2 of 2 groups went on rank by rank"));
     CHECK(r.ops[1][3].end_s < r.ops[0][3].end_s);  // the send of rank 1 (NIC 1) ends first
     // Members that parted hold records of their own, from the operator they parted at on.
@@ -699,7 +714,8 @@ TEST_CASE("a fast replay runs a group of identical ranks as one while they stay 
   }
 }
 
-TEST_CASE("ranks that share their records read what the list's writer writes, and own() gives a rank a copy", "[engine]") {
+TEST_CASE("ranks that share their records read what the list's writer writes, and own() gives a rank a copy",
+          "[engine]") {
   engine::OpRecord a;
   a.end_s = 1.0;
   engine::RankRecords records{{a}, {}};
@@ -716,9 +732,10 @@ TEST_CASE("ranks that share their records read what the list's writer writes, an
   CHECK_FALSE(records.shared(2, 1));
 }
 
-TEST_CASE("a simulation result survives its trip from the child process, ranks with the previous rank's records "
-          "included",
-          "[engine]") {
+TEST_CASE(
+    "a simulation result survives its trip from the child process, ranks with the previous rank's records "
+    "included",
+    "[engine]") {
   engine::Result r;
   r.world_size = 4;
   r.nodes_used = 3;

@@ -62,16 +62,16 @@ inline topology::Platform two_nodes_of_four() {
 /// A compressor model with round numbers: ratio 8, 40 GB/s compress, 80 GB/s decompress,
 /// 160 GB/s homomorphic add, 5 us per call.
 inline std::shared_ptr<const compress::CompressorModel> round_compressor(bool homomorphic, bool summable) {
-  return std::make_shared<const compress::CompressorModel>(compress::parse_compressor_model(fmt::format(R"({{
+  return std::make_shared<const compress::CompressorModel>(
+      compress::parse_compressor_model(fmt::format(R"({{
   "format": "ccsim-compressor", "version": 1, "name": "test", "description": "test", "kind": "error-bounded",
   "homomorphic": {}, "summable": {}, "hardware": "test", "source": "test",
   "where": {{"default": "accelerator", "staging_Bps": 1e10, "source": "test"}},
   "error_mode": "ABS", "dtype": "fp32",
   "settings": [{{"error_bound": 1e-3, "ratio": 8, "compress_Bps": 4e10, "decompress_Bps": 8e10, {}"t0_s": 5e-6,
                 "source": "test"}}]}})",
-                                                                                                        homomorphic, summable,
-                                                                                                        homomorphic ? R"("add_Bps": 1.6e11, )" : ""),
-                                                                                            "test.json"));
+                                                   homomorphic, summable, homomorphic ? R"("add_Bps": 1.6e11, )" : ""),
+                                       "test.json"));
 }
 
 /// The largest difference between the operator times (start, end and wait) of two results of

@@ -121,8 +121,8 @@ TEST_CASE("two ranks behind one NIC sending out of the node at once each get hal
     engine::ReplayOptions options;
     options.placement = "rank-order";
     options.network.calibrated = std::move(model);
-    return engine::replay(make_trace(4, "", {test::send(2, n), test::send(3, n), test::recv(0, n), test::recv(1, n)}), p,
-                          options);
+    return engine::replay(make_trace(4, "", {test::send(2, n), test::send(3, n), test::recv(0, n), test::recv(1, n)}),
+                          p, options);
   };
   engine::Result plain = run(nullptr);
   CHECK(op_time(plain, 2, 0) == Approx(12e-6 + 2.0 * n / 1e9).epsilon(0.001));
@@ -160,7 +160,8 @@ TEST_CASE("the result says which network model ran", "[engine][model]") {
   CHECK(r.network_model.find("intra: overheads send 2 us, recv 3 us; 2 segments [>= 0 B: 1 us + bytes / 5000 MB/s; "
                              ">= 64 KiB: 4 us + bytes / 2e+04 MB/s]") != std::string::npos);
   engine::Result plain = engine::replay(make_trace(2, "", {test::send(1, 8), test::recv(0, 8)}), p, {});
-  CHECK(plain.network_model.rfind("SimGrid CM02 max-min flow model, TCP-gamma off, cross-traffic off, no correction factors", 0) == 0);
+  CHECK(plain.network_model.rfind(
+            "SimGrid CM02 max-min flow model, TCP-gamma off, cross-traffic off, no correction factors", 0) == 0);
 }
 
 TEST_CASE("a replay says when the model priced messages below the data it was fitted from", "[engine][model]") {
@@ -176,15 +177,18 @@ TEST_CASE("a replay says when the model priced messages below the data it was fi
     }
     return std::string();
   };
-  const engine::Result small = engine::replay(
-      make_trace(2, "", {test::send(1, 4096) + ", " + test::send(1, 65536), test::recv(0, 4096) + ", " + test::recv(0, 65536)}),
-      p, options);
-  CHECK(note_of(small) == "calibrated model test extrapolated: 2 intra messages (the smallest 4096 B) below the 1048576 B "
-                          "it was fitted from, priced by the line of the segment of 1048576 B, the smallest fitted "
-                          "(bandwidth-bound there); measure smaller messages to know them");
+  const engine::Result small = engine::replay(make_trace(2, "",
+                                                         {test::send(1, 4096) + ", " + test::send(1, 65536),
+                                                          test::recv(0, 4096) + ", " + test::recv(0, 65536)}),
+                                              p, options);
+  CHECK(note_of(small) ==
+        "calibrated model test extrapolated: 2 intra messages (the smallest 4096 B) below the 1048576 B "
+        "it was fitted from, priced by the line of the segment of 1048576 B, the smallest fitted "
+        "(bandwidth-bound there); measure smaller messages to know them");
   // The line of the 64 KiB+ segment, not the first segment's, and not what 1 MiB costs.
   CHECK(op_time(small, 1, 0) == Approx(5e-6 + 4e-6 + 4096 / 2e10).epsilon(0.001));
-  const engine::Result large = engine::replay(make_trace(2, "", {test::send(1, 1 << 20), test::recv(0, 1 << 20)}), p, options);
+  const engine::Result large =
+      engine::replay(make_trace(2, "", {test::send(1, 1 << 20), test::recv(0, 1 << 20)}), p, options);
   CHECK(note_of(large).empty());
 }
 
@@ -203,7 +207,8 @@ TEST_CASE("collective steps pay the model's overheads", "[engine][model]") {
   options.network.calibrated = model;
   options.all_reduce_algorithm = "ring";
   const std::string op = R"({"kind": "all_reduce", "group": "g", "bytes": 8, "dtype": "fp32"})";
-  engine::Result r = engine::replay(make_trace(2, R"({"name": "g", "kind": "data", "ranks": [0, 1]})", {op, op}), p, options);
+  engine::Result r =
+      engine::replay(make_trace(2, R"({"name": "g", "kind": "data", "ranks": [0, 1]})", {op, op}), p, options);
   CHECK(op_time(r, 0, 0) == Approx(2 * (1e-4 + 1e-5 + 4 / 1e9 + 2e-4) + 4 / 2e10).epsilon(0.001));
 }
 
@@ -237,10 +242,9 @@ TEST_CASE("CPU ranks time-share their node's cores while they compute, not while
   // A pipeline: ranks 2 and 3 wait for 0 and 1, so at most 2 ranks compute at a time and each
   // has a core (a static x2 for 2 ranks per core would give 2 s each).
   const std::string to2 = test::send(2, 8), to3 = test::send(3, 8), from0 = test::recv(0, 8), from1 = test::recv(1, 8);
-  r = engine::replay(make_trace(4, "",
-                                {counted + ", " + to2, counted + ", " + to3, from0 + ", " + counted,
-                                 from1 + ", " + counted}),
-                     p, options);
+  r = engine::replay(
+      make_trace(4, "", {counted + ", " + to2, counted + ", " + to3, from0 + ", " + counted, from1 + ", " + counted}),
+      p, options);
   for (int rank = 0; rank < 4; ++rank) CHECK(op_time(r, rank, rank < 2 ? 0 : 1) == Approx(1.0));
   CHECK(r.makespan_s == Approx(2.0).epsilon(1e-4));
   // A three-rank overlap: rank 2 starts at 0.5 s while 0 and 1 compute. 0.5 s at full speed,
@@ -274,7 +278,8 @@ TEST_CASE("messages between CPU ranks of one core cross its link to the node hub
   r = engine::replay(make_trace(4, "", {test::send(2, n), "", test::recv(0, n), ""}), p, options);
   CHECK(op_time(r, 2, 0) == Approx(2 * formula(model->intra, n) + 7e-6).epsilon(0.001));
   bool said = false;
-  for (const std::string& note : r.notes) said = said || note.find("2 ranks per core: the calibrated model's intra tier") == 0;
+  for (const std::string& note : r.notes)
+    said = said || note.find("2 ranks per core: the calibrated model's intra tier") == 0;
   CHECK(said);
   // A model fitted on runs that shared their cores as this one does applies as it is.
   options.network.per_core = false;
@@ -290,12 +295,14 @@ TEST_CASE("deadlocks are explained under a calibrated model", "[engine][model][d
   const topology::Platform p = model_platform(1, 2);
   engine::ReplayOptions options;
   options.network.calibrated = test_model();
-  trace::Trace t = make_trace(2, "", {test::recv(1, 8, "x") + ", " + test::send(1, 8, "y"),
-                                      test::recv(0, 8, "y") + ", " + test::send(0, 8, "x")});
-  CHECK_THROWS_WITH(engine::replay(t, p, options),
-                    "simulation cannot progress at t=0.000000 s: 2 of 2 ranks are blocked\n"
-                    "  rank 0: operator #0 'recv' (line 4) waits for a send from rank 1 (tag \"x\", 8 bytes); rank 1 is "
-                    "blocked in operator #0 'recv'\n"
-                    "  rank 1: operator #0 'recv' (line 5) waits for a send from rank 0 (tag \"y\", 8 bytes); rank 0 is "
-                    "blocked in operator #0 'recv'");
+  trace::Trace t = make_trace(
+      2, "",
+      {test::recv(1, 8, "x") + ", " + test::send(1, 8, "y"), test::recv(0, 8, "y") + ", " + test::send(0, 8, "x")});
+  CHECK_THROWS_WITH(
+      engine::replay(t, p, options),
+      "simulation cannot progress at t=0.000000 s: 2 of 2 ranks are blocked\n"
+      "  rank 0: operator #0 'recv' (line 4) waits for a send from rank 1 (tag \"x\", 8 bytes); rank 1 is "
+      "blocked in operator #0 'recv'\n"
+      "  rank 1: operator #0 'recv' (line 5) waits for a send from rank 0 (tag \"y\", 8 bytes); rank 0 is "
+      "blocked in operator #0 'recv'");
 }

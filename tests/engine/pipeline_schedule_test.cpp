@@ -121,8 +121,9 @@ TEST_CASE("the interleaved schedule replays fast as in full, with tensor and dat
   options.fast = false;
   const engine::Result calls_full = engine::replay(calls, two_nodes, options);
   CHECK(test::largest_difference(calls_fast, calls_full) <= 1e-6);
-  const auto note = std::find_if(calls_fast.notes.begin(), calls_fast.notes.end(),
-                                 [](const std::string& n) { return n.find("ran as one simulated rank") != std::string::npos; });
+  const auto note = std::find_if(calls_fast.notes.begin(), calls_fast.notes.end(), [](const std::string& n) {
+    return n.find("ran as one simulated rank") != std::string::npos;
+  });
   REQUIRE(note != calls_fast.notes.end());
   CAPTURE(*note);
   CHECK(note->find("0 of 4 groups went on rank by rank") != std::string::npos);

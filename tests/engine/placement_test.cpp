@@ -18,7 +18,8 @@ trace::Trace megatron_trace() {
                           fmt::join(ranks, ", "));
   };
   for (int pp = 0; pp < 2; ++pp) {
-    for (int dp = 0; dp < 2; ++dp) add(fmt::format("tp{}", pp * 2 + dp), "tensor", {pp * 4 + dp * 2, pp * 4 + dp * 2 + 1});
+    for (int dp = 0; dp < 2; ++dp)
+      add(fmt::format("tp{}", pp * 2 + dp), "tensor", {pp * 4 + dp * 2, pp * 4 + dp * 2 + 1});
   }
   for (int pp = 0; pp < 2; ++pp) {
     for (int tp = 0; tp < 2; ++tp) add(fmt::format("dp{}", pp * 2 + tp), "data", {pp * 4 + tp, pp * 4 + 2 + tp});
@@ -42,7 +43,9 @@ TEST_CASE("default placement: tensor groups in a node, pipeline stages across no
   std::vector<int> acc = engine::place_ranks(t, p.network, "auto");
   // Order tp,pp,dp: slot = dp * 4 + pp * 2 + tp.
   CHECK(acc == std::vector<int>{0, 1, 4, 5, 2, 3, 6, 7});
-  for (int r = 0; r < 8; r += 2) CHECK(p.network.node_of(acc[static_cast<std::size_t>(r)]) == p.network.node_of(acc[static_cast<std::size_t>(r + 1)]));
+  for (int r = 0; r < 8; r += 2)
+    CHECK(p.network.node_of(acc[static_cast<std::size_t>(r)]) ==
+          p.network.node_of(acc[static_cast<std::size_t>(r + 1)]));
   CHECK(engine::place_ranks(t, p.network, "rank-order") == std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7});
   CHECK(engine::place_ranks(t, p.network, "pp,tp,dp") == std::vector<int>{0, 2, 4, 6, 1, 3, 5, 7});
   CHECK(engine::place_ranks(t, p.network, "map:7,6,5,4,3,2,1,0") == std::vector<int>{7, 6, 5, 4, 3, 2, 1, 0});
@@ -63,11 +66,14 @@ TEST_CASE("placements that do not fit say why", "[engine][placement]") {
         "first), got \"tp,tp,dp\"");
   // Fewer than three parts were read past the end (std::out_of_range, an internal error).
   for (std::string policy : {"rank_order", "tp,pp"}) {
-    CHECK(error_of(t, singles.network, policy) ==
-          "--placement: expected auto, rank-order, map:A,B,... or an order of tp, pp and dp such as tp,pp,dp (innermost "
-          "first), got \"" + policy + "\"");
+    CHECK(
+        error_of(t, singles.network, policy) ==
+        "--placement: expected auto, rank-order, map:A,B,... or an order of tp, pp and dp such as tp,pp,dp (innermost "
+        "first), got \"" +
+            policy + "\"");
   }
-  CHECK(error_of(t, singles.network, "map:0,1,2,3,4,5,6,6") == "--placement: the map puts two ranks on accelerator 6 (--oversubscribe allows it)");
+  CHECK(error_of(t, singles.network, "map:0,1,2,3,4,5,6,6") ==
+        "--placement: the map puts two ranks on accelerator 6 (--oversubscribe allows it)");
   CHECK(error_of(t, singles.network, "map:0,1") == "--placement: the map places 2 ranks but the trace has 8");
   CHECK(error_of(t, singles.network, "map:0,1,2,3,4,5,6,x") ==
         "--placement: map entry 7 must be an accelerator in 0..7, got \"x\"");

@@ -44,8 +44,8 @@ TEST_CASE("the replay reproduces the published profile", "[engine][golden]") {
   engine::Result r = engine::replay(t, p, {});
   // Qu et al. 2025, per iteration, ms: stage 0's operators in order.
   const std::vector<std::pair<std::string, double>> published = {
-      {"linear", 206},  {"baddbmm", 9},  {"softmax", 7.5}, {"bmm", 9.5},        {"linear", 100}, {"all_reduce", 225},
-      {"linear", 260},  {"relu", 205},   {"linear", 197},  {"all_reduce", 225}, {"send", 24},    {"recv", 303}};
+      {"linear", 206}, {"baddbmm", 9}, {"softmax", 7.5}, {"bmm", 9.5},        {"linear", 100}, {"all_reduce", 225},
+      {"linear", 260}, {"relu", 205},  {"linear", 197},  {"all_reduce", 225}, {"send", 24},    {"recv", 303}};
   for (int rank : {0, 2}) {  // the two tensor-parallel ranks of stage 0
     const auto& ops = r.ops[static_cast<std::size_t>(rank)];
     REQUIRE(ops.size() == published.size());
@@ -131,14 +131,14 @@ TEST_CASE("a simulated ring all_reduce matches its closed form without contentio
     const std::uint64_t n = 64ull << 20;
     std::string members;
     for (int r = 0; r < p; ++r) members += fmt::format("{}{}", r ? ", " : "", r);
-    std::vector<std::string> ops(static_cast<std::size_t>(p),
-                                 fmt::format(R"({{"kind": "all_reduce", "group": "g", "bytes": {}, "dtype": "fp32"}})", n));
+    std::vector<std::string> ops(
+        static_cast<std::size_t>(p),
+        fmt::format(R"({{"kind": "all_reduce", "group": "g", "bytes": {}, "dtype": "fp32"}})", n));
     trace::Trace t = make_trace(p, fmt::format(R"({{"name": "g", "kind": "data", "ranks": [{}]}})", members), ops);
     engine::Result r = engine::replay(t, platform, {});
     topology::Network::PathCost hop = platform.network.path_cost(0, 1);
     collective::RingAllReduce ring(p, n / 4, 4);
-    double closed =
-        ring.cost(collective::cost_params(hop.latency_s, 1.0 / hop.bandwidth_Bps, 1.0 / 2e10));
+    double closed = ring.cost(collective::cost_params(hop.latency_s, 1.0 / hop.bandwidth_Bps, 1.0 / 2e10));
     for (int rank = 0; rank < p; ++rank) {
       INFO("p=" << p << " rank " << rank);
       CHECK(op_time(r, rank, 0) == Approx(closed).epsilon(0.01));
@@ -168,10 +168,11 @@ TEST_CASE("a collective that a member never reaches is reported, not hung", "[en
 }
 
 TEST_CASE("crossed collectives on two groups deadlock with a clear message", "[engine][deadlock]") {
-  trace::Trace t = make_trace(2, R"({"name": "a", "kind": "other", "ranks": [0, 1]}, {"name": "b", "kind": "other", "ranks": [0, 1]})",
-                              {R"({"kind": "all_reduce", "group": "a", "bytes": 64, "dtype": "fp32"},
+  trace::Trace t = make_trace(
+      2, R"({"name": "a", "kind": "other", "ranks": [0, 1]}, {"name": "b", "kind": "other", "ranks": [0, 1]})",
+      {R"({"kind": "all_reduce", "group": "a", "bytes": 64, "dtype": "fp32"},
                                   {"kind": "all_reduce", "group": "b", "bytes": 64, "dtype": "fp32"})",
-                               R"({"kind": "all_reduce", "group": "b", "bytes": 64, "dtype": "fp32"},
+       R"({"kind": "all_reduce", "group": "b", "bytes": 64, "dtype": "fp32"},
                                   {"kind": "all_reduce", "group": "a", "bytes": 64, "dtype": "fp32"})"});
   CHECK_THROWS_WITH(
       engine::replay(t, test_platform(1, 2), {}),

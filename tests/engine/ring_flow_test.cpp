@@ -81,8 +81,10 @@ std::string ring_note(const engine::Result& r) {
 
 }  // namespace
 
-TEST_CASE("a ring whose messages share links runs under --fast in coarse steps, within 1 % of the "
-          "full replay", "[engine][collective][shortcut]") {
+TEST_CASE(
+    "a ring whose messages share links runs under --fast in coarse steps, within 1 % of the "
+    "full replay",
+    "[engine][collective][shortcut]") {
   const std::uint64_t n = 80ull << 20;
   engine::ReplayOptions options;
   options.all_reduce_algorithm = "ring";
@@ -108,8 +110,11 @@ TEST_CASE("a ring whose messages share links runs under --fast in coarse steps, 
           const Comparison c = compare(test::make_trace(80, group_json("g", iota(0, 80)), ops), platform, options);
           // Skewed, the first call runs step by step (its members start further apart than
           // the tolerance), and the second as ring flows if they end together.
-          if (skew_ms == 0) CHECK_THAT(ring_note(c.fast), Catch::StartsWith("--fast (approximate): 2 ring collectives (e.g. on \"g\")"));
-          else CHECK_THAT(ring_note(c.fast), !Catch::StartsWith("--fast (approximate): 2 ring collectives"));
+          if (skew_ms == 0)
+            CHECK_THAT(ring_note(c.fast),
+                       Catch::StartsWith("--fast (approximate): 2 ring collectives (e.g. on \"g\")"));
+          else
+            CHECK_THAT(ring_note(c.fast), !Catch::StartsWith("--fast (approximate): 2 ring collectives"));
           CHECK(ring_note(c.full).empty());
           CHECK(c.makespan <= 0.01);  // measured: 2.3e-5 at most
           CHECK(c.ends <= 0.01);      // measured: 1.7e-4 at most

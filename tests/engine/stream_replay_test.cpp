@@ -174,14 +174,15 @@ TEST_CASE("streams that wait for each other across ranks are reported, not hung"
                                         {"kind": "send", "peer": 1, "bytes": 8, "stream": 1, "after": [0]})",
                                      R"({"kind": "recv", "peer": 0, "bytes": 8},
                                         {"kind": "send", "peer": 0, "bytes": 8, "stream": 1, "after": [0]})"});
-  CHECK_THROWS_WITH(engine::replay(t, one_node(), {}),
-                    "simulation cannot progress at t=0.000000 s: 2 of 2 ranks are blocked\n"
-                    "  rank 0 stream 0: operator #0 'recv' (line 4) waits for a send from rank 1 (tag \"\", 8 bytes); "
-                    "rank 1 is blocked in operator #0 'recv' (stream 0) and operator #1 'send' (stream 1)\n"
-                    "  rank 0 stream 1: operator #1 'send' (line 5) waits for operator #0 'recv' (line 4, stream 0) to end\n"
-                    "  rank 1 stream 0: operator #0 'recv' (line 6) waits for a send from rank 0 (tag \"\", 8 bytes); "
-                    "rank 0 is blocked in operator #0 'recv' (stream 0) and operator #1 'send' (stream 1)\n"
-                    "  rank 1 stream 1: operator #1 'send' (line 7) waits for operator #0 'recv' (line 6, stream 0) to end");
+  CHECK_THROWS_WITH(
+      engine::replay(t, one_node(), {}),
+      "simulation cannot progress at t=0.000000 s: 2 of 2 ranks are blocked\n"
+      "  rank 0 stream 0: operator #0 'recv' (line 4) waits for a send from rank 1 (tag \"\", 8 bytes); "
+      "rank 1 is blocked in operator #0 'recv' (stream 0) and operator #1 'send' (stream 1)\n"
+      "  rank 0 stream 1: operator #1 'send' (line 5) waits for operator #0 'recv' (line 4, stream 0) to end\n"
+      "  rank 1 stream 0: operator #0 'recv' (line 6) waits for a send from rank 0 (tag \"\", 8 bytes); "
+      "rank 0 is blocked in operator #0 'recv' (stream 0) and operator #1 'send' (stream 1)\n"
+      "  rank 1 stream 1: operator #1 'send' (line 7) waits for operator #0 'recv' (line 6, stream 0) to end");
 }
 
 TEST_CASE("an operator runs alone on its rank when no other stream can run meanwhile", "[engine][streams]") {
@@ -202,14 +203,17 @@ TEST_CASE("an operator runs alone on its rank when no other stream can run meanw
   CHECK(p.programs[1].alone() == std::vector<char>{1});
 }
 
-TEST_CASE("the fast replay runs collectives of ranks with streams as their critical path only where nothing overlaps "
-          "them, with the full replay's times", "[engine][streams][shortcut]") {
+TEST_CASE(
+    "the fast replay runs collectives of ranks with streams as their critical path only where nothing overlaps "
+    "them, with the full replay's times",
+    "[engine][streams][shortcut]") {
   const topology::Platform platform = one_node();
   engine::ReplayOptions options = ring(true);
   // One program per rank (version 1): the ranks must see each call of the group alike, here
   // one that may overlap rank 0's backward and cannot overlap anything on rank 1.
   const auto refusal = [&](const trace::Trace& v1) {
-    const std::vector<int> placement = engine::place_ranks(v1, platform.network, options.placement, options.oversubscribe);
+    const std::vector<int> placement =
+        engine::place_ranks(v1, platform.network, options.placement, options.oversubscribe);
     engine::CollectivePlanner planner(v1, platform.network, placement, options);
     engine::CollectiveShortcuts shortcuts(v1, platform.network, placement, options, &planner);
     const std::size_t i = v1.programs[0].ops[0].kind == trace::OpKind::kAllReduce ? 0 : 2;
@@ -262,12 +266,14 @@ TEST_CASE("the fast replay runs collectives of ranks with streams as their criti
   CHECK(test::largest_difference(fast, full) <= 1e-6);  // issue 11's bound is 1 % of the iteration
   // The tensor-parallel peers of each stage ran as one up to the last backward, then apart.
   CHECK(std::any_of(fast.notes.begin(), fast.notes.end(), [](const std::string& note) {
-    return note.find("4 groups of ranks with streams ran as one only up to their first operator that another stream "
-                     "may overlap") != std::string::npos;
+    return note.find(
+               "4 groups of ranks with streams ran as one only up to their first operator that another stream "
+               "may overlap") != std::string::npos;
   }));
   // The buckets overlapped the backward: the same job without overlap takes longer.
   par.overlap_grad_reduce = false;
-  const engine::Result serial = engine::replay(synth::synthesize(synth::load_model("small-gpt"), par, "local"), two_nodes, options);
+  const engine::Result serial =
+      engine::replay(synth::synthesize(synth::load_model("small-gpt"), par, "local"), two_nodes, options);
   CHECK(serial.makespan_s > full.makespan_s);
 }
 
@@ -282,13 +288,13 @@ TEST_CASE("a group of ranks with streams that runs as one and then waits for its
         {{"kind": "recv", "peer": "{1}", "bytes": 8}}, {{"kind": "send", "peer": "{1}", "bytes": 8, "stream": 1, "after": [2]}}])",
                        tp, peer);
   };
-  const trace::Trace t = trace::parse_native(
-      fmt::format(R"({{"format": "ccsim-trace", "version": 2, "name": "stuck", "world_size": 4,
+  const trace::Trace t =
+      trace::parse_native(fmt::format(R"({{"format": "ccsim-trace", "version": 2, "name": "stuck", "world_size": 4,
         "groups": [{{"name": "tp0", "kind": "tensor", "ranks": [0, 1]}}, {{"name": "tp1", "kind": "tensor", "ranks": [2, 3]}},
                    {{"name": "pp0", "kind": "pipeline", "ranks": [0, 2]}}, {{"name": "pp1", "kind": "pipeline", "ranks": [1, 3]}}],
         "programs": [{{"ranks": [[0, 1]], "ops": {0}}}, {{"ranks": [[2, 3]], "ops": {1}}}]}})",
-                  stage("@pipeline+1"), stage("@pipeline-1")),
-      "stuck.json");
+                                      stage("@pipeline+1"), stage("@pipeline-1")),
+                          "stuck.json");
   REQUIRE(t.programs[0].alone() == std::vector<char>{1, 1, 1, 1});  // fused up to the send (stream 1)
   for (bool fast : {true, false}) {
     CAPTURE(fast);

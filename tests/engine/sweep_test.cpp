@@ -43,11 +43,10 @@ TEST_CASE("a grid expands in axis order, the last axis (bytes) fastest, --set ke
     "grid": {"bytes": ["1KiB", 4096], "ranks": [2, 8], "set": {"inter.bandwidth": ["x1", "x2"]}, "platform": "p"}})");
   CHECK(spec.mode == engine::SweepMode::kCollective);
   CHECK(spec.set_keys == std::vector<std::string>{"inter.bandwidth"});
-  CHECK(describe(spec) == std::vector<std::string>{
-                              "p/2/1KiB/inter.bandwidth=x1", "p/2/4096/inter.bandwidth=x1",
-                              "p/8/1KiB/inter.bandwidth=x1", "p/8/4096/inter.bandwidth=x1",
-                              "p/2/1KiB/inter.bandwidth=x2", "p/2/4096/inter.bandwidth=x2",
-                              "p/8/1KiB/inter.bandwidth=x2", "p/8/4096/inter.bandwidth=x2"});
+  CHECK(describe(spec) == std::vector<std::string>{"p/2/1KiB/inter.bandwidth=x1", "p/2/4096/inter.bandwidth=x1",
+                                                   "p/8/1KiB/inter.bandwidth=x1", "p/8/4096/inter.bandwidth=x1",
+                                                   "p/2/1KiB/inter.bandwidth=x2", "p/2/4096/inter.bandwidth=x2",
+                                                   "p/8/1KiB/inter.bandwidth=x2", "p/8/4096/inter.bandwidth=x2"});
   // Each value remembers where the spec gave it.
   CHECK(spec.scenarios[1].bytes->at.field == "grid.bytes[1]");
   CHECK(spec.scenarios[1].bytes->at.line == 2);
@@ -68,9 +67,10 @@ TEST_CASE("a list of scenarios keeps its order and its single values") {
 }
 
 TEST_CASE("sweep spec errors name the file, the line, the field path and what is valid") {
-  CHECK(error_of(kHead + R"("mode": "collective", "grid": {"platform": "p", "ranks": 2, "bytes": 8, "colour": [1]}})") ==
-        "s.json:1: field 'grid.colour': unknown key; valid keys here: algo, bytes, compress, dtype, platform, ranks, set, "
-        "trace");
+  CHECK(
+      error_of(kHead + R"("mode": "collective", "grid": {"platform": "p", "ranks": 2, "bytes": 8, "colour": [1]}})") ==
+      "s.json:1: field 'grid.colour': unknown key; valid keys here: algo, bytes, compress, dtype, platform, ranks, set, "
+      "trace");
   CHECK(error_of(kHead + "\"mode\": \"collective\",\n\"grid\": {\"platform\": \"p\", \"ranks\": 2, \"bytes\": 8,\n"
                          "\"set\": {\"inter.bandwidth\": [\"x2\", \"fast\"]}}}") ==
         "s.json:3: field 'grid.set.inter.bandwidth[1]': expected a rate such as 25GB/s, or xF, got \"fast\"");
@@ -78,8 +78,9 @@ TEST_CASE("sweep spec errors name the file, the line, the field path and what is
         "s.json:1: field 'grid.ranks[1]': expected a group of 2 to 4096 ranks, got \"1\"");
   CHECK(error_of(kHead + R"("mode": "collective", "grid": {"platform": "p", "ranks": 2, "bytes": "8 parsecs"}})")
             .rfind("s.json:1: field 'grid.bytes': expected a byte count", 0) == 0);
-  CHECK(error_of(kHead + R"("mode": "collective", "grid": {"platform": "p", "ranks": 2, "bytes": 8, "algo": "fastest"}})")
-            .rfind("s.json:1: field 'grid.algo': expected one of auto, ring, ", 0) == 0);
+  CHECK(
+      error_of(kHead + R"("mode": "collective", "grid": {"platform": "p", "ranks": 2, "bytes": 8, "algo": "fastest"}})")
+          .rfind("s.json:1: field 'grid.algo': expected one of auto, ring, ", 0) == 0);
   CHECK(error_of(kHead + R"("mode": "trace", "grid": {"trace": "t.json", "compress": "cuszp:eps=3"}})") ==
         "s.json:1: field 'grid.compress': eps: unknown key; valid keys: eb, bits, density, where, range");
   CHECK(error_of(kHead + R"("mode": "trace", "grid": {"platform": "p"}})") ==

@@ -54,13 +54,16 @@ TEST_CASE("a lone transfer takes latency + bytes / bandwidth of its route on eve
   // Across the root of a 3-level tree: the level-2 trunk (20 GB/s of 4 GB/s cables) caps the flow at 4 GB/s.
   cases.push_back({"fat-tree", test::platform(16, 1, 1, kThreeLevels), 0, 15});
   cases.push_back({"torus", test::platform(12, 2, 1, R"({"topology": "torus", "source": "t", "dims": [3, 4],
-      "link": {"bandwidth_Bps": 3e9, "latency_s": 2e-7, "source": "t"}})"), 1, 22});
+      "link": {"bandwidth_Bps": 3e9, "latency_s": 2e-7, "source": "t"}})"),
+                   1, 22});
   cases.push_back({"dragonfly", test::platform(12, 1, 1, R"({"topology": "dragonfly", "source": "t", "groups": 3,
       "routers_per_group": 2, "nodes_per_router": 2, "global_ports": 1,
       "local_link": {"bandwidth_Bps": 8e9, "latency_s": 1e-7, "source": "t"},
-      "global_link": {"bandwidth_Bps": 2e9, "latency_s": 5e-7, "source": "t"}})"), 0, 11});
+      "global_link": {"bandwidth_Bps": 2e9, "latency_s": 5e-7, "source": "t"}})"),
+                   0, 11});
   cases.push_back({"supernodes", test::platform(8, 1, 1, R"({"topology": "supernodes", "source": "t",
-      "nodes_per_supernode": 4, "upper": {"bandwidth_Bps": 5e9, "latency_s": 1e-6, "oversubscription": "16:3", "source": "t"}})"), 0, 7});
+      "nodes_per_supernode": 4, "upper": {"bandwidth_Bps": 5e9, "latency_s": 1e-6, "oversubscription": "16:3", "source": "t"}})"),
+                   0, 7});
   for (const Case& c : cases) {
     INFO(c.name);
     CHECK(c.platform.network.route(c.src, c.dst).size() >= 4);
@@ -106,7 +109,8 @@ TEST_CASE("the exported SimGrid XML loads and gives the same lone-transfer time"
   cases.push_back({test::platform(16, 1, 1, kThreeLevels), 0, 15});
   cases.push_back({test::platform(4, 2, 1, test::fat_tree(2, 2, "2")), 1, 6});
   cases.push_back({test::platform(8, 1, 1, R"({"topology": "torus", "source": "t", "dims": [2, 4],
-      "link": {"bandwidth_Bps": 3e9, "latency_s": 2e-7, "source": "t"}})"), 0, 6});
+      "link": {"bandwidth_Bps": 3e9, "latency_s": 2e-7, "source": "t"}})"),
+                   0, 6});
   char name[] = "/tmp/ccsim-xml-XXXXXX";
   const int fd = mkstemp(name);
   REQUIRE(fd >= 0);
@@ -114,14 +118,16 @@ TEST_CASE("the exported SimGrid XML loads and gives the same lone-transfer time"
   const std::string path = name;
   for (const Case& c : cases) {
     for (topology::XmlRouting routing : {topology::XmlRouting::kFull, topology::XmlRouting::kDijkstra}) {
-      INFO("topology " << c.platform.topology << " routing " << (routing == topology::XmlRouting::kFull ? "full" : "dijkstra"));
+      INFO("topology " << c.platform.topology << " routing "
+                       << (routing == topology::XmlRouting::kFull ? "full" : "dijkstra"));
       {
         std::ofstream out(path);
         out << topology::to_simgrid_xml(c.platform.network, "test", routing);
       }
       const topology::Network& net = c.platform.network;
-      double time = engine::xml_transfer_time(path, net.vertex_name(net.accelerator_vertex(c.src)),
-                                              net.vertex_name(net.accelerator_vertex(c.dst)), static_cast<double>(kBytes));
+      double time =
+          engine::xml_transfer_time(path, net.vertex_name(net.accelerator_vertex(c.src)),
+                                    net.vertex_name(net.accelerator_vertex(c.dst)), static_cast<double>(kBytes));
       CHECK(time == Approx(lone_transfer(c.platform, c.src, c.dst)).epsilon(1e-6));
     }
   }
@@ -156,8 +162,10 @@ TEST_CASE("a trunk's cable caps every message at its rate, whatever the latency 
   }
 }
 
-TEST_CASE("fabric links that the job's messages can never fill are left out of SimGrid's sharing under --fast, with "
-          "the full replay's times", "[engine][topology][shortcut]") {
+TEST_CASE(
+    "fabric links that the job's messages can never fill are left out of SimGrid's sharing under --fast, with "
+    "the full replay's times",
+    "[engine][topology][shortcut]") {
   // The small GPT at TP 2, PP 2, DP 8 (32 ranks) on 8 nodes of 4 under a non-blocking root:
   // every leaf uplink carries at most what its 4 nodes' NICs send (each rank's messages
   // together take no more than its NIC, however many streams it sends on), so no fabric link

@@ -13,11 +13,12 @@ using test::make_trace;
 
 namespace {
 
-// NODES nodes of 2 accelerators behind a switch (10 GB/s, 1 us intra links): a message of 1 MB between two ranks of a node
-// takes 2 us + 100 us once both sides have posted it.
+// NODES nodes of 2 accelerators behind a switch (10 GB/s, 1 us intra links): a message of 1 MB between two ranks of a
+// node takes 2 us + 100 us once both sides have posted it.
 topology::Platform switch_nodes(int nodes) {
   return topology::parse_platform(R"({
-  "format": "ccsim-platform", "version": 1, "name": "test", "nodes": )" + std::to_string(nodes) + R"(,
+  "format": "ccsim-platform", "version": 1, "name": "test", "nodes": )" +
+                                      std::to_string(nodes) + R"(,
   "node": {"accelerators": 2,
     "accelerator": {"model": "t", "flops": 1e12, "reduce_Bps": 2e10, "source": "test"},
     "intra_link": {"bandwidth_Bps": 1e10, "latency_s": 1e-6, "source": "test"},
@@ -73,8 +74,8 @@ TEST_CASE("a collective waits for its late members in its exchange steps", "[eng
   // second step starts on both ranks at the same time (after the same reduction) and waits for
   // nothing. Rank 0 finds rank 1 ready.
   const std::string all_reduce = R"({"kind": "all_reduce", "group": "g", "bytes": 2000000, "dtype": "fp32"})";
-  trace::Trace t = make_trace(2, R"({"name": "g", "kind": "data", "ranks": [0, 1]})",
-                              {kCompute10ms + all_reduce, all_reduce});
+  trace::Trace t =
+      make_trace(2, R"({"name": "g", "kind": "data", "ranks": [0, 1]})", {kCompute10ms + all_reduce, all_reduce});
   engine::ReplayOptions options;
   options.all_reduce_algorithm = "ring";
   options.wait_spans = true;

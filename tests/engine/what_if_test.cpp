@@ -65,10 +65,10 @@ TEST_CASE("every key of the table parses a value of its documented form", "[what
 }
 
 TEST_CASE("values: factors, units and absolute values", "[what_if]") {
-  engine::WhatIf w = engine::parse_what_if({"inter.bandwidth=x2", "intra.bandwidth=25GB/s", "intra.latency=2us",
-                                            "inter.latency=500ns", "nodes=4096", "compute.scale=1.5",
-                                            "accelerator.reduce=1.4e10", "network.oversubscription=16:3",
-                                            "compress.min_bytes=1MiB", "algo=auto", "compress=none"});
+  engine::WhatIf w =
+      engine::parse_what_if({"inter.bandwidth=x2", "intra.bandwidth=25GB/s", "intra.latency=2us", "inter.latency=500ns",
+                             "nodes=4096", "compute.scale=1.5", "accelerator.reduce=1.4e10",
+                             "network.oversubscription=16:3", "compress.min_bytes=1MiB", "algo=auto", "compress=none"});
   REQUIRE(w.settings.size() == 11);
   CHECK(w.platform.inter_bandwidth->factor);
   CHECK(w.platform.inter_bandwidth->value == 2.0);
@@ -117,13 +117,14 @@ TEST_CASE("errors name the key, the accepted forms and the range", "[what_if]") 
   CHECK(error_of({"nodes=1.5"}) == "--set: field 'nodes': expected a whole count such as 4096, or xF, got \"1.5\"");
   CHECK(error_of({"nodes=99999999999999999999"}) ==
         "--set: field 'nodes': expected a whole count such as 4096, or xF, got \"99999999999999999999\"");
-  CHECK(error_of({"compute.scale=0"}) ==
-        "--set: field 'compute.scale': expected a factor from 0.001 to 1000 such as 1.5 (compute 1.5x faster), got \"0\"");
+  CHECK(
+      error_of({"compute.scale=0"}) ==
+      "--set: field 'compute.scale': expected a factor from 0.001 to 1000 such as 1.5 (compute 1.5x faster), got \"0\"");
   CHECK(error_of({"compute.scale=1e4"}) ==
         "--set: field 'compute.scale': expected a factor from 0.001 to 1000 such as 1.5 (compute 1.5x faster), got "
         "\"1e4\"");
-  CHECK(error_of({"algo=fastest"}).starts_with(
-      "--set: field 'algo': unknown all_reduce algorithm \"fastest\"; choices: auto, ring, "));
+  CHECK(error_of({"algo=fastest"})
+            .starts_with("--set: field 'algo': unknown all_reduce algorithm \"fastest\"; choices: auto, ring, "));
   CHECK(error_of({"compress=cuszp:eps=3"}).starts_with("--set: field 'compress': eps: unknown key"));
   CHECK(error_of({"compress.min_bytes=lots"}) ==
         "--set: field 'compress.min_bytes': expected a byte count such as 4096, 16MiB or 1.5GB, got \"lots\"");
@@ -174,7 +175,8 @@ TEST_CASE("a result beyond the reader's limits is refused, naming the setting", 
         "(5e-06 s of the platform x 1e+06)");
   CHECK(platform_error({"nodes=x0.3"}) ==
         "--set: field 'nodes': expected a whole number of nodes, got 1.2 (4 nodes of the platform x 0.3)");
-  CHECK(platform_error({"nodes=x2000000"}) == "--set: field 'nodes': expected a factor x1e-06 to x1e+06 such as x2 or x0.5, got \"x2000000\"");
+  CHECK(platform_error({"nodes=x2000000"}) ==
+        "--set: field 'nodes': expected a factor x1e-06 to x1e+06 such as x2 or x0.5, got \"x2000000\"");
   // A platform the settings make too large: the reader's own message, with the settings.
   CHECK_THAT(platform_error({"nodes=x1000000"}),
              Catch::StartsWith(kTiny) && Catch::EndsWith("(with --set nodes=x1000000)"));
@@ -199,8 +201,8 @@ TEST_CASE("a setting says when the run had nothing for it to act on", "[what_if]
   for (const engine::WhatIfKey& k : engine::what_if_keys()) all.push_back(std::string(k.key) + "=x2");
   CHECK(engine::idle_settings(all, f).empty());
 
-  const std::vector<std::string> network = {"inter.bandwidth=x2", "intra.latency=1us", "inter.latency=x0.5",
-                                            "network.oversubscription=2", "nodes=8", "compute.scale=2"};
+  const std::vector<std::string> network = {"inter.bandwidth=x2",         "intra.latency=1us", "inter.latency=x0.5",
+                                            "network.oversubscription=2", "nodes=8",           "compute.scale=2"};
   engine::RunFacts one_node = f;
   one_node.nodes_used = 1;
   const std::vector<std::string> idle = engine::idle_settings(network, one_node);

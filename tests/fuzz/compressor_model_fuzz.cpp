@@ -16,25 +16,35 @@ using compress::Kind;
 compress::Query query_at(const compress::CompressorModel& model, double parameter) {
   compress::Query q;
   switch (model.kind()) {
-    case Kind::kErrorBounded: q.error_bound = parameter; break;
-    case Kind::kQuantizer: q.bits = static_cast<int>(parameter); break;
-    case Kind::kSparsifier: q.density = parameter; break;
+    case Kind::kErrorBounded:
+      q.error_bound = parameter;
+      break;
+    case Kind::kQuantizer:
+      q.bits = static_cast<int>(parameter);
+      break;
+    case Kind::kSparsifier:
+      q.density = parameter;
+      break;
   }
   return q;
 }
 
 double parameter_of(const compress::CompressorModel& model, const compress::Setting& s) {
   switch (model.kind()) {
-    case Kind::kErrorBounded: return s.error_bound;
-    case Kind::kQuantizer: return s.bits;
-    case Kind::kSparsifier: return s.density;
+    case Kind::kErrorBounded:
+      return s.error_bound;
+    case Kind::kQuantizer:
+      return s.bits;
+    case Kind::kSparsifier:
+      return s.density;
   }
   return 0;
 }
 
 bool finite_non_negative(double x) { return std::isfinite(x) && x >= 0; }
 
-void check(const compress::CompressorModel& model, const compress::Query& query, const compress::TargetHardware& target) {
+void check(const compress::CompressorModel& model, const compress::Query& query,
+           const compress::TargetHardware& target) {
   fuzz::input_errors_only([&] {
     const compress::CompressorCost c = model.evaluate(query, DType::kF32, target).cost;
     for (double raw : {0.0, 1.0, 4096.0, 1073741824.0}) {
@@ -58,7 +68,8 @@ CCSIM_FUZZ_TARGET(compressor_model) {
     std::vector<compress::Query> queries;
     for (const compress::Setting& s : settings) queries.push_back(query_at(model, parameter_of(model, s)));
     if (model.kind() != Kind::kQuantizer && !settings.empty()) {
-      queries.push_back(query_at(model, std::sqrt(parameter_of(model, settings.front()) * parameter_of(model, settings.back()))));
+      queries.push_back(
+          query_at(model, std::sqrt(parameter_of(model, settings.front()) * parameter_of(model, settings.back()))));
     }
     compress::TargetHardware platform{"fuzz", "fuzz-accelerator", 2.0e12, 2.0e11};
     for (compress::Query q : queries) {

@@ -43,8 +43,8 @@ void input_errors_only(F&& f) {
 #ifdef CCSIM_LIBFUZZER
 #define CCSIM_FUZZ_TARGET(name) extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 #else
-#define CCSIM_FUZZ_TARGET(name)                                                             \
-  static int ccsim_fuzz_entry(const std::uint8_t* data, std::size_t size);                  \
+#define CCSIM_FUZZ_TARGET(name)                                                              \
+  static int ccsim_fuzz_entry(const std::uint8_t* data, std::size_t size);                   \
   static const ::ccsim::fuzz::Registration ccsim_fuzz_registration(#name, ccsim_fuzz_entry); \
   static int ccsim_fuzz_entry(const std::uint8_t* data, std::size_t size)
 #endif

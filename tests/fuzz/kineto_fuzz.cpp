@@ -26,7 +26,8 @@ CCSIM_FUZZ_TARGET(kineto) {
     // Read again for that iteration alone (two passes, the other events not kept): it imports
     // too, the same iteration, and every event is kept or counted as dropped.
     std::istringstream again{std::string(ccsim::fuzz::as_text(data, size))};
-    const auto window = ccsim::import::read_rank_profile(again, "fuzz.json", ccsim::import::ProfileWindow::iteration(-1));
+    const auto window =
+        ccsim::import::read_rank_profile(again, "fuzz.json", ccsim::import::ProfileWindow::iteration(-1));
     if (window.events.size() + window.dropped != profile.events.size()) __builtin_trap();
     const auto windowed = ccsim::import::import_kineto({window}, options);
     if (windowed.ranks.at(0).iteration != imported.ranks.at(0).iteration) __builtin_trap();

@@ -45,8 +45,8 @@ struct Fixture {
   trace::Trace trace = trace::parse_native(kTrace, "fuzz-trace.json");
   // 4 x 2 fits exactly, 2 x 8 leaves room, 3 x 1 is too small (oversubscription only).
   std::array<topology::Platform, 3> platforms = {topology::parse_platform(platform_text(4, 2), "a.json"),
-                                                topology::parse_platform(platform_text(2, 8), "b.json"),
-                                                topology::parse_platform(platform_text(3, 1), "c.json")};
+                                                 topology::parse_platform(platform_text(2, 8), "b.json"),
+                                                 topology::parse_platform(platform_text(3, 1), "c.json")};
 };
 
 }  // namespace

@@ -9,8 +9,10 @@
 CCSIM_FUZZ_TARGET(what_if) {
   std::vector<std::string> settings(1);
   for (char c : ccsim::fuzz::as_text(data, size)) {
-    if (c == '\n') settings.emplace_back();
-    else settings.back() += c;
+    if (c == '\n')
+      settings.emplace_back();
+    else
+      settings.back() += c;
   }
   ccsim::fuzz::input_errors_only([&] { (void)ccsim::engine::parse_what_if(settings); });
   return 0;

@@ -18,14 +18,13 @@ namespace {
 
 const std::string kData = std::string(CCSIM_SOURCE_DIR) + "/tests/data/kineto/";
 
-import::RankProfile parse(const std::string& text, const std::string& file = "t.json") {
-  std::istringstream in(text);
-  return import::read_rank_profile(in, file);
-}
+import::RankProfile parse(const std::string& text, const std::string& file = "t.json"){std::istringstream in(text);
+return import::read_rank_profile(in, file);
+}  // namespace
 
 std::string ev(const std::string& name, double ts, double dur, const std::string& args = "{}", int tid = 1) {
-  return R"({"ph":"X","name":")" + name + R"(","pid":0,"tid":)" + std::to_string(tid) + R"(,"ts":)" + std::to_string(ts) +
-         R"(,"dur":)" + std::to_string(dur) + R"(,"args":)" + args + "}";
+  return R"({"ph":"X","name":")" + name + R"(","pid":0,"tid":)" + std::to_string(tid) + R"(,"ts":)" +
+         std::to_string(ts) + R"(,"dur":)" + std::to_string(dur) + R"(,"args":)" + args + "}";
 }
 
 std::string doc(const std::vector<std::string>& events, int rank = 0, int world = 1) {
@@ -50,11 +49,12 @@ std::vector<std::string> ops_of(const import::KinetoImport& r, int rank = 0) {
 }  // namespace
 
 TEST_CASE("kineto SAX reader keeps the fields it needs and streams by thread", "[import]") {
-  const auto p = parse(doc({R"({"ph":"M","name":"process_name","pid":0,"args":{"name":"rank 0"}})",
-                            ev("aten::mm", 10, 5, R"({"Input Dims":[[64,256],[256,128]],"Sequence number":7,"x":[1,{"y":2}]})"),
-                            ev("gloo:all_reduce", 11, 3, R"({"Input Dims":[[64]],"async":true})", 3),
-                            R"({"ph":"B","name":"begin-end","pid":0,"tid":1,"ts":1})"},
-                           2, 4));
+  const auto p =
+      parse(doc({R"({"ph":"M","name":"process_name","pid":0,"args":{"name":"rank 0"}})",
+                 ev("aten::mm", 10, 5, R"({"Input Dims":[[64,256],[256,128]],"Sequence number":7,"x":[1,{"y":2}]})"),
+                 ev("gloo:all_reduce", 11, 3, R"({"Input Dims":[[64]],"async":true})", 3),
+                 R"({"ph":"B","name":"begin-end","pid":0,"tid":1,"ts":1})"},
+                2, 4));
   CHECK(p.rank == 2);
   CHECK(p.world_size == 4);
   REQUIRE(p.events.size() == 2);
@@ -71,8 +71,10 @@ TEST_CASE("kineto reader: truncated and malformed files name the file and the by
   const std::string good = doc({ev("Iteration#0", 0, 10)});
   CHECK_THROWS_WITH(parse(good.substr(0, good.size() - 7), "rank3.json"),
                     Contains("rank3.json") && Contains("byte") && Contains("truncated or malformed"));
-  CHECK_THROWS_WITH(parse("{\"traceEvents\":[{\"ph\":\"X\",,}]}", "r.json"), Contains("r.json: byte 2") && Contains("malformed"));
-  CHECK_THROWS_WITH(parse(doc({R"({"ph":"X","name":"a","tid":1,"ts":5})"})), Contains("traceEvents[0].dur") && Contains("missing"));
+  CHECK_THROWS_WITH(parse("{\"traceEvents\":[{\"ph\":\"X\",,}]}", "r.json"),
+                    Contains("r.json: byte 2") && Contains("malformed"));
+  CHECK_THROWS_WITH(parse(doc({R"({"ph":"X","name":"a","tid":1,"ts":5})"})),
+                    Contains("traceEvents[0].dur") && Contains("missing"));
   CHECK_THROWS_WITH(parse(doc({ev("a", 1, 1), R"({"ph":"X","name":"b","tid":1,"ts":"x","dur":1})"})),
                     Contains("traceEvents[1].ts"));
   CHECK_THROWS_WITH(parse(R"({"other":1})"), Contains("traceEvents"));
@@ -132,8 +134,9 @@ TEST_CASE("kineto import: events that cross an end count each microsecond once",
 TEST_CASE("kineto import: shapes beyond what a trace counts are refused, naming the event", "[import]") {
   // A GEMM of 2^32 x 2^32 x 2^32 moves 2^66 bytes: no native trace can hold that count
   // (found by the kineto fuzzer: the cast to an integer count was undefined behaviour).
-  const auto huge = parse(doc({ev("Iteration#0", 0, 100), ev("op:linear:L0.mlp.up", 10, 30),
-                               ev("aten::mm", 12, 18, R"({"Input Dims":[[4294967296,4294967296],[4294967296,4294967296]]})")}));
+  const auto huge =
+      parse(doc({ev("Iteration#0", 0, 100), ev("op:linear:L0.mlp.up", 10, 30),
+                 ev("aten::mm", 12, 18, R"({"Input Dims":[[4294967296,4294967296],[4294967296,4294967296]]})")}));
   CHECK_THROWS_WITH(import::import_kineto({huge}, {}),
                     Contains("traceEvents[2].args.Input Dims") && Contains("bytes") && Contains("aten::mm"));
   // Two that each fit but not together in one operator.
@@ -143,7 +146,8 @@ TEST_CASE("kineto import: shapes beyond what a trace counts are refused, naming 
   CHECK_THROWS_WITH(import::import_kineto({two}, {}),
                     Contains("traceEvents[3].args.Input Dims") && Contains("1.1259e+15 bytes per operator"));
   // Extents that are not positive give no cost at all (an op of unknown size), not an error.
-  const auto negative = parse(doc({ev("Iteration#0", 0, 100), ev("aten::relu", 12, 18, R"({"Input Dims":[[-64,256]]})")}));
+  const auto negative =
+      parse(doc({ev("Iteration#0", 0, 100), ev("aten::relu", 12, 18, R"({"Input Dims":[[-64,256]]})")}));
   CHECK_NOTHROW(import::import_kineto({negative}, {}));
 }
 
@@ -156,19 +160,22 @@ TEST_CASE("kineto import: unlinked backward nodes and the step phase", "[import]
   }));
   const auto r = import::import_kineto({p}, {});
   CHECK(r.ranks[0].iteration == "Iteration#3");
-  CHECK(ops_of(r) == std::vector<std::string>{"relu(bwd-unlinked)=10", "bwd_other(FooBackward0)=10", "optimizer(sgd)=10"});
+  CHECK(ops_of(r) ==
+        std::vector<std::string>{"relu(bwd-unlinked)=10", "bwd_other(FooBackward0)=10", "optimizer(sgd)=10"});
   import::KinetoOptions o;
   o.iteration = 2;
   CHECK_THROWS_WITH(import::import_kineto({p}, o), Contains("no Iteration#2") && Contains("it has 3"));
 }
 
 TEST_CASE("kineto import: send/recv peers, pipeline groups and bad ccl names", "[import]") {
-  const auto r0 = parse(doc({ev("Iteration#0", 0, 10),
-                             ev("ccl:send bytes=1024 dtype=float32 shape=256 group=pp src=0 dst=1 ranks=0,1 phase=fwd tag=act.mb0", 1, 2)},
-                            0, 2));
-  const auto r1 = parse(doc({ev("Iteration#0", 0, 10),
-                             ev("ccl:recv bytes=1024 dtype=float32 shape=256 group=pp src=0 dst=1 ranks=0,1 phase=fwd tag=act.mb0", 1, 5)},
-                            1, 2));
+  const auto r0 = parse(doc(
+      {ev("Iteration#0", 0, 10),
+       ev("ccl:send bytes=1024 dtype=float32 shape=256 group=pp src=0 dst=1 ranks=0,1 phase=fwd tag=act.mb0", 1, 2)},
+      0, 2));
+  const auto r1 = parse(doc(
+      {ev("Iteration#0", 0, 10),
+       ev("ccl:recv bytes=1024 dtype=float32 shape=256 group=pp src=0 dst=1 ranks=0,1 phase=fwd tag=act.mb0", 1, 5)},
+      1, 2));
   const auto r = import::import_kineto({r1, r0}, {});
   trace::validate(r.trace);
   REQUIRE(r.trace.groups.size() == 1);
@@ -184,7 +191,8 @@ TEST_CASE("kineto import: send/recv peers, pipeline groups and bad ccl names", "
   const auto bad = [](const std::string& name) {
     return import::import_kineto({parse(doc({ev("Iteration#0", 0, 10), ev(name, 1, 2)}), "bad.json")}, {});
   };
-  CHECK_THROWS_WITH(bad("ccl:all_reduce bytes=x dtype=float32 group=tp0 ranks=0"), Contains("bad.json: field 'traceEvents[1].name'") && Contains("bytes"));
+  CHECK_THROWS_WITH(bad("ccl:all_reduce bytes=x dtype=float32 group=tp0 ranks=0"),
+                    Contains("bad.json: field 'traceEvents[1].name'") && Contains("bytes"));
   CHECK_THROWS_WITH(bad("ccl:all_reduce bytes=8 dtype=float32 group=tp0"), Contains("without ranks="));
   CHECK_THROWS_WITH(bad("ccl:all_reduce bytes=8 dtype=float32 group=tp0 ranks=1,2"),
                     Contains("ranks: rank 1 but the import has 1 rank file (ranks 0..0)"));
@@ -194,7 +202,9 @@ TEST_CASE("kineto import: send/recv peers, pipeline groups and bad ccl names", "
   {
     // Ranks in range, but the file's own rank is not in the group.
     std::vector<import::RankProfile> three;
-    three.push_back(parse(doc({ev("Iteration#0", 0, 10), ev("ccl:all_reduce bytes=8 dtype=float32 group=tp0 ranks=1,2", 1, 2)}, 0, 3), "bad.json"));
+    three.push_back(parse(
+        doc({ev("Iteration#0", 0, 10), ev("ccl:all_reduce bytes=8 dtype=float32 group=tp0 ranks=1,2", 1, 2)}, 0, 3),
+        "bad.json"));
     for (int rank : {1, 2}) three.push_back(parse(doc({ev("Iteration#0", 0, 10)}, rank, 3)));
     CHECK_THROWS_WITH(import::import_kineto(three, {}), Contains("does not hold rank 0"));
   }
@@ -203,7 +213,9 @@ TEST_CASE("kineto import: send/recv peers, pipeline groups and bad ccl names", "
 }
 
 TEST_CASE("FLOPs and bytes from recorded shapes", "[import]") {
-  const auto c = [](const char* name, std::vector<std::vector<std::int64_t>> dims) { return import::op_cost(name, dims, 4); };
+  const auto c = [](const char* name, std::vector<std::vector<std::int64_t>> dims) {
+    return import::op_cost(name, dims, 4);
+  };
   CHECK(c("aten::mm", {{64, 256}, {256, 128}}).flops == Approx(2.0 * 64 * 256 * 128));
   CHECK(c("aten::mm", {{64, 256}, {256, 128}}).bytes == Approx(4.0 * (64 * 256 + 256 * 128 + 64 * 128)));
   CHECK(c("aten::addmm", {{768}, {64, 256}, {256, 768}, {}, {}}).flops == Approx(2.0 * 64 * 256 * 768 + 64 * 768));
@@ -222,7 +234,8 @@ TEST_CASE("kineto import of the tp2_pp2 cuts agrees with the measurement", "[imp
   std::vector<import::KinetoImport> steps;
   for (const std::string dir : {"it0", "it1"}) {
     std::vector<import::RankProfile> profiles;
-    for (const auto& f : import::kineto_rank_files({kData + "tp2_pp2/" + dir})) profiles.push_back(import::read_rank_profile_file(f));
+    for (const auto& f : import::kineto_rank_files({kData + "tp2_pp2/" + dir}))
+      profiles.push_back(import::read_rank_profile_file(f));
     REQUIRE(profiles.size() == 4);
     steps.push_back(import::import_kineto(profiles, {}));
     trace::validate(steps.back().trace);
@@ -242,7 +255,8 @@ TEST_CASE("kineto import of the tp2_pp2 cuts agrees with the measurement", "[imp
       // The per-rank total equals the Iteration#k duration within 1 %.
       CHECK(std::abs(imported.ops_ms - imported.iteration_ms) <= 0.01 * imported.iteration_ms);
       const auto& ops = step.trace.programs[static_cast<std::size_t>(rank)].ops;
-      for (std::size_t i = 0; i < ops.size(); ++i) mine[import::breakdown_row(step.trace, ops[i])] += imported.op_ms[i] / 2;
+      for (std::size_t i = 0; i < ops.size(); ++i)
+        mine[import::breakdown_row(step.trace, ops[i])] += imported.op_ms[i] / 2;
     }
     // Every row of summary.json within 3 % (0.1 ms for the tiny rows), and no row it lacks.
     const auto& rows = summary.rows.at(static_cast<std::size_t>(rank));
@@ -259,7 +273,8 @@ TEST_CASE("kineto import of the tp2_pp2 cuts agrees with the measurement", "[imp
     const auto& ops = steps[0].trace.programs[static_cast<std::size_t>(rank)].ops;
     bool qkv = false;
     for (const auto& op : ops)
-      if (import::breakdown_row(steps[0].trace, op) == "linear(attn.qkv)" && op.flops >= 2.0 * 64 * 256 * 384) qkv = true;
+      if (import::breakdown_row(steps[0].trace, op) == "linear(attn.qkv)" && op.flops >= 2.0 * 64 * 256 * 384)
+        qkv = true;
     CHECK(qkv);
     CHECK(steps[0].ranks[static_cast<std::size_t>(rank)].unknown.count("CopyToTP") == 1);
 
@@ -276,7 +291,7 @@ TEST_CASE("kineto import of the tp2_pp2 cuts agrees with the measurement", "[imp
       recvs += op.kind == trace::OpKind::kRecv;
     }
     CHECK(all_reduces == layers * micro_batches * 2 * 2);  // attn and mlp, forward and backward
-    CHECK(sends == micro_batches);                          // activations forward or gradients back
+    CHECK(sends == micro_batches);                         // activations forward or gradients back
     CHECK(recvs == micro_batches);
   }
 }
@@ -291,7 +306,10 @@ struct TwoWays {
 };
 TwoWays both_ways(const std::string& text, int k) {
   std::istringstream a(text), b(text);
-  TwoWays t{import::read_rank_profile(a, "r.json"), import::read_rank_profile(b, "r.json", import::ProfileWindow::iteration(k)), {}, {}};
+  TwoWays t{import::read_rank_profile(a, "r.json"),
+            import::read_rank_profile(b, "r.json", import::ProfileWindow::iteration(k)),
+            {},
+            {}};
   import::KinetoOptions o;
   o.iteration = k;
   t.from_whole = import::import_kineto({t.whole}, o);
@@ -308,8 +326,11 @@ TEST_CASE("kineto reader: one iteration read alone imports as the whole file doe
     const double t = 1000.0 * k;
     events.push_back(ev("Iteration#" + std::to_string(k), t, 100));
     events.push_back(ev("op:linear:L0.mlp.up", t + 10, 30));
-    events.push_back(ev("aten::addmm", t + 12, 18, R"({"Input Dims":[[512],[64,256],[256,512]],"Sequence number":)" + std::to_string(5 + k) + "}"));
-    events.push_back(ev("autograd::engine::evaluate_function: AddmmBackward0", t + 50, 40, R"({"Sequence number":)" + std::to_string(5 + k) + "}"));
+    events.push_back(
+        ev("aten::addmm", t + 12, 18,
+           R"({"Input Dims":[[512],[64,256],[256,512]],"Sequence number":)" + std::to_string(5 + k) + "}"));
+    events.push_back(ev("autograd::engine::evaluate_function: AddmmBackward0", t + 50, 40,
+                        R"({"Sequence number":)" + std::to_string(5 + k) + "}"));
     events.push_back(ev("gloo:all_reduce", t + 33, 4, R"({"async":true})", 3));
     events.push_back(ev("MyPythonThing", t + 42, 3));
   }
@@ -344,15 +365,17 @@ TEST_CASE("kineto reader: one iteration's window checks the whole file and names
     return import::read_rank_profile(in, "r.json", import::ProfileWindow::iteration(k));
   };
   // A malformed event after the iteration is still an error, named as before.
-  CHECK_THROWS_WITH(window(doc({ev("Iteration#0", 0, 10), ev("a", 1, 1), R"({"ph":"X","name":"b","tid":1,"ts":500})"}), 0),
-                    Contains("traceEvents[2].dur") && Contains("missing"));
+  CHECK_THROWS_WITH(
+      window(doc({ev("Iteration#0", 0, 10), ev("a", 1, 1), R"({"ph":"X","name":"b","tid":1,"ts":500})"}), 0),
+      Contains("traceEvents[2].dur") && Contains("missing"));
   const std::string text = doc({ev("Iteration#3", 0, 10), ev("a", 1, 1), ev("Iteration#4", 20, 10), ev("b", 21, 1)});
   // An iteration the file lacks: the importer lists those it has.
   import::KinetoOptions o;
   o.iteration = 7;
   CHECK_THROWS_WITH(import::import_kineto({window(text, 7)}, o), Contains("no Iteration#7") && Contains("it has 3, 4"));
   // The default is the smallest k, wherever it stands in the file.
-  const std::string later_first = doc({ev("Iteration#9", 100, 10), ev("b", 101, 1), ev("Iteration#2", 0, 10), ev("a", 1, 1)});
+  const std::string later_first =
+      doc({ev("Iteration#9", 100, 10), ev("b", 101, 1), ev("Iteration#2", 0, 10), ev("a", 1, 1)});
   const auto r = import::import_kineto({window(later_first, -1)}, {});
   CHECK(r.ranks[0].iteration == "Iteration#2");
   CHECK(ops_of(r) == std::vector<std::string>{"python_untraced=10"});
@@ -421,7 +444,7 @@ TEST_CASE("kineto reader: the tp2_pp2 steps joined into one profile import each 
       const auto& cut = cuts[static_cast<std::size_t>(k)][static_cast<std::size_t>(rank)];
       const auto& other = cuts[static_cast<std::size_t>(1 - k)][static_cast<std::size_t>(rank)];
       CHECK(windows.back().events.size() <= cut.events.size() + 1);  // and the other step's Iteration#k
-      CHECK(windows.back().passes == 1);  // the profiler writes its events in time order
+      CHECK(windows.back().passes == 1);                             // the profiler writes its events in time order
       CHECK(windows.back().dropped + 1 >= other.events.size());
     }
     import::KinetoOptions o;

@@ -77,7 +77,9 @@ collective::Request request(Collective op, std::string algorithm, int p, std::ui
 }
 
 /// Small integers: every summation order gives the exact sum.
-float exact_input(int rank, std::size_t i) { return static_cast<float>(static_cast<int>((i * 7 + rank * 13) % 61) - 30); }
+float exact_input(int rank, std::size_t i) {
+  return static_cast<float>(static_cast<int>((i * 7 + rank * 13) % 61) - 30);
+}
 
 }  // namespace
 
@@ -162,7 +164,9 @@ TEST_CASE("real executor: compress-once all-gather with int8 and error feedback"
   const std::uint64_t count = 2048;
   auto req = request(Collective::kAllReduce, "compressed-allgather", p, count);
   req.compression = collective::Compression::kNonSummable;
-  auto input = [](int rank, std::size_t i) { return static_cast<float>(std::sin(0.1 * static_cast<double>(i) + rank)); };
+  auto input = [](int rank, std::size_t i) {
+    return static_cast<float>(std::sin(0.1 * static_cast<double>(i) + rank));
+  };
   Run run = run_threads(req, input, codec.get(), true);
   for (std::size_t i = 0; i < count; ++i) {
     double exact = 0;
@@ -187,7 +191,7 @@ TEST_CASE("real executor: one executor serves repeated calls with the same resul
     INFO(algorithm);
     auto req = request(Collective::kAllReduce, algorithm, 3, 4000);
     const std::string_view a(algorithm);
-    req.compression = a == "ring" ? collective::Compression::kNone
+    req.compression = a == "ring"               ? collective::Compression::kNone
                       : a == "homomorphic-ring" ? collective::Compression::kHomomorphic
                                                 : collective::Compression::kErrorBounded;
     const compress::Codec* c = a == "ring" ? nullptr : codec.get();

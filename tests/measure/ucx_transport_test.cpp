@@ -120,8 +120,8 @@ void short_message(Transport& t) {
   verify("short message", recv, got, from, t.rank(), size, 0);
   for (std::size_t i = size; i < recv.size(); ++i) {
     if (recv[i] != std::byte{0xEE}) {
-      fail(fmt::format("short message: from peer {}, size {}: byte {} past the message was overwritten", from,
-                       size, i));
+      fail(
+          fmt::format("short message: from peer {}, size {}: byte {} past the message was overwritten", from, size, i));
       break;
     }
   }

@@ -169,10 +169,12 @@ TEST_CASE("a trace total is called an iteration only when the trace holds one", 
   two.iterations = 2;
   std::ostringstream json;
   report::write_json(report::make_breakdown(two, {}), json);
-  CHECK(json.str().find("\"iterations\": 2,\n  \"trace_total_ms\": 40.0,\n  \"iteration_ms\": 20.0") != std::string::npos);
+  CHECK(json.str().find("\"iterations\": 2,\n  \"trace_total_ms\": 40.0,\n  \"iteration_ms\": 20.0") !=
+        std::string::npos);
 }
 
-TEST_CASE("the wait column: the mean wait of communications, blank for compute, summed in the total", "[report][wait]") {
+TEST_CASE("the wait column: the mean wait of communications, blank for compute, summed in the total",
+          "[report][wait]") {
   // Rank 0 enters the all_reduce at 10 ms and waits for rank 1, which enters at 20 ms.
   engine::Result r = two_rank_result();
   r.has_waits = true;

@@ -8,9 +8,9 @@ using namespace ccsim;
 
 TEST_CASE("training cost: time, node-hours, money, energy by hand", "[report][cost]") {
   report::CostInputs in;
-  in.iteration_s = 2.5;     // s
-  in.iterations = 10000;    // -> 25,000 s
-  in.nodes = 64;            // -> 64 * 25,000 / 3600 = 444.44 node-hours
+  in.iteration_s = 2.5;   // s
+  in.iterations = 10000;  // -> 25,000 s
+  in.nodes = 64;          // -> 64 * 25,000 / 3600 = 444.44 node-hours
   in.price_per_node_hour = 3.0;
   in.power_kw_per_node = 6.5;
   const report::CostFigures f = report::training_cost(in);

@@ -176,8 +176,9 @@ TEST_CASE("summary: first in the text, JSON and CSV of a breakdown and a compari
   std::ostringstream text, csv, json;
   report::write_text(b, text);
   INFO(text.str());
-  CHECK(text.str().starts_with("Summary of the iteration; critical rank 0 (pipeline stage 0): the rank that finishes last\n"
-                               "  iteration ms                            60.000\n"));
+  CHECK(text.str().starts_with(
+      "Summary of the iteration; critical rank 0 (pipeline stage 0): the rank that finishes last\n"
+      "  iteration ms                            60.000\n"));
   CHECK(text.str().find("    pipeline bubble                       26.000\n") != std::string::npos);
   CHECK(text.str().find("  tokens/s: n/a: the trace does not give its global batch") != std::string::npos);
   report::write_json(b, json);
@@ -248,7 +249,8 @@ TEST_CASE("synthesized GPT: the trace carries Megatron's model FLOPs and its bat
   facts.peak_flops_per_rank = 1e12;
   engine::Result r = base(8);
   r.ops.resize(8);
-  for (int k = 0; k < 8; ++k) r.ops.writable(static_cast<std::size_t>(k)).push_back(test::record(1, 0, 3, 0, 0.0, 0.050));
+  for (int k = 0; k < 8; ++k)
+    r.ops.writable(static_cast<std::size_t>(k)).push_back(test::record(1, 0, 3, 0, 0.0, 0.050));
   r.makespan_s = 0.050;
   const report::Summary summary = report::make_summary(r, facts);
   REQUIRE(summary.mfu.value);

@@ -72,8 +72,8 @@ TEST_CASE("a timeline is valid Chrome trace-event JSON with one process per rank
     if (e.at("cat") == "idle") ++idle;
     if (pid == 3) last_end_rank3 = std::max(last_end_rank3, ts + dur);
   }
-  CHECK(names == 4);          // 2 ranks x 2 runs
-  CHECK(complete == 4 * 3);   // per rank: 2 operators and 1 idle gap
+  CHECK(names == 4);         // 2 ranks x 2 runs
+  CHECK(complete == 4 * 3);  // per rank: 2 operators and 1 idle gap
   CHECK(idle == 4);
   CHECK(last_end_rank3 == Approx(40000.0));  // microseconds
   CHECK_THAT(out.str(), Catch::Contains("\"name\":\"compressed: rank 1 (stage 1)\"") &&

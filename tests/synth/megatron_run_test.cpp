@@ -52,7 +52,8 @@ double iteration_flops(const trace::Trace& t, std::string_view skip_label = "") 
   double sum = 0;
   for (std::size_t p = 0; p < t.programs.size(); ++p) {
     for (const trace::Op& op : t.programs[p].ops) {
-      if (op.kind == trace::OpKind::kCompute && (skip_label.empty() || t.op_label(op) != skip_label)) sum += op.flops * ranks[p];
+      if (op.kind == trace::OpKind::kCompute && (skip_label.empty() || t.op_label(op) != skip_label))
+        sum += op.flops * ranks[p];
     }
   }
   return sum;
@@ -102,11 +103,11 @@ TEST_CASE("a GPT layer has Megatron's operators around the matrix products, with
   Parallelism unfused = split(8, 1, 1);
   unfused.masked_softmax_fusion = unfused.bias_activation_fusion = unfused.bias_dropout_fusion = false;
   const synth::LayerPlan apart = synth::plan_layer(gpt3, unfused);
-  CHECK(labels(apart.forward) == std::vector<std::string>{
-                                     "attn.norm", "attn.qkv", "attn.scores", "attn.mask", "attn.softmax", "attn.dropout",
-                                     "attn.ctx", "attn.out", "attn.out_bias", "attn.dropout", "attn.residual", "mlp.norm",
-                                     "mlp.up", "mlp.up_bias", "mlp.act", "mlp.down", "mlp.down_bias", "mlp.dropout",
-                                     "mlp.residual"});
+  CHECK(labels(apart.forward) == std::vector<std::string>{"attn.norm", "attn.qkv", "attn.scores", "attn.mask",
+                                                          "attn.softmax", "attn.dropout", "attn.ctx", "attn.out",
+                                                          "attn.out_bias", "attn.dropout", "attn.residual", "mlp.norm",
+                                                          "mlp.up", "mlp.up_bias", "mlp.act", "mlp.down",
+                                                          "mlp.down_bias", "mlp.dropout", "mlp.residual"});
   CHECK(find(apart.forward, "mlp.act").name == "gelu");
   CHECK(find(apart.forward, "attn.mask").bytes == 4 * scores + s * s);  // and the b s^2 boolean mask
   double fused_flops = 0, apart_flops = 0, fused_bytes = 0, apart_bytes = 0;
@@ -129,7 +130,8 @@ TEST_CASE("a GPT layer has Megatron's operators around the matrix products, with
     return synth::parse_model(text, "m.json");
   };
   CHECK(with_dropout("0.1").dropout == 0.1);
-  CHECK(find(synth::plan_layer(with_dropout("0.1"), split(1, 1, 1)).forward, "attn.residual").name == "bias_dropout_add");
+  CHECK(find(synth::plan_layer(with_dropout("0.1"), split(1, 1, 1)).forward, "attn.residual").name ==
+        "bias_dropout_add");
   CHECK_THROWS_WITH(with_dropout("1"), "m.json:3: field 'dropout': expected a probability in [0, 1), got \"1\"");
   // With sequence parallelism the norms and the residual adds run on s / t tokens.
   Parallelism sp = split(8, 1, 1);
@@ -230,7 +232,8 @@ TEST_CASE("selective recomputation runs the attention core again when the backwa
     ++found;
     // After the attention output projection's backward, before the core's own backward.
     CHECK(ops[i - 1] == "bwd:attn.out");
-    CHECK(std::vector<std::string>(ops.begin() + static_cast<std::ptrdiff_t>(i), ops.begin() + static_cast<std::ptrdiff_t>(i + 5)) ==
+    CHECK(std::vector<std::string>(ops.begin() + static_cast<std::ptrdiff_t>(i),
+                                   ops.begin() + static_cast<std::ptrdiff_t>(i + 5)) ==
           std::vector<std::string>{"recompute:attn.scores", "recompute:attn.softmax", "recompute:attn.dropout",
                                    "recompute:attn.ctx", "bwd:attn.ctx"});
   }
@@ -317,7 +320,8 @@ TEST_CASE("uneven pipeline stages: 126 layers on 16 stages, first and last with 
   for (int stage : {0, 1, 15}) {
     for (const trace::Op& op : t.programs[static_cast<std::size_t>(stage)].ops) {
       if (op.kind == trace::OpKind::kAllReduce && t.op_label(op) == "dp:grads") {
-        CHECK(static_cast<double>(op.bytes) == Approx(synth::stage_params_per_rank(l405, par, stage) * 4).epsilon(1e-9));
+        CHECK(static_cast<double>(op.bytes) ==
+              Approx(synth::stage_params_per_rank(l405, par, stage) * 4).epsilon(1e-9));
       }
     }
   }
@@ -359,7 +363,8 @@ TEST_CASE("the distributed optimizer: gradients reduce-scattered, parameters all
     for (std::size_t i = 0; i < ops.size(); ++i) {
       const trace::Op& op = ops[i];
       if (b.op_name(op) == "optimizer") optimizer = i;
-      if (op.kind == trace::OpKind::kReduceScatter && b.op_label(op) == "dp:grads") scatters.push_back(static_cast<double>(op.bytes));
+      if (op.kind == trace::OpKind::kReduceScatter && b.op_label(op) == "dp:grads")
+        scatters.push_back(static_cast<double>(op.bytes));
       if (op.kind == trace::OpKind::kAllGather && b.op_label(op) == "dp:params") {
         if (gathers.empty()) first_gather = i;
         gathers.push_back(static_cast<double>(op.bytes));
@@ -389,10 +394,11 @@ TEST_CASE("a job that does not fit the accelerator's memory is refused, naming w
   const double states = synth::model_state_bytes(synth::stage_params_per_rank(gpt3, split(8, 8, 16, 64), 0), 0, 16);
   const double activations = 578813952.0 * 12 * 8;
   CHECK(big.memory.total() == Approx(states + activations));
-  CHECK_THAT(big.message, Catch::StartsWith(fmt::format(
-                              "needs {:.1f} GiB per accelerator (stage 0 of 12 layers: model states {:.1f}, activations "
-                              "{:.1f}) on NVIDIA H100 SXM5 80GB with 80 GiB: these fit: ",
-                              (states + activations) / kGibibyte, states / kGibibyte, activations / kGibibyte)));
+  CHECK_THAT(big.message,
+             Catch::StartsWith(
+                 fmt::format("needs {:.1f} GiB per accelerator (stage 0 of 12 layers: model states {:.1f}, activations "
+                             "{:.1f}) on NVIDIA H100 SXM5 80GB with 80 GiB: these fit: ",
+                             (states + activations) / kGibibyte, states / kGibibyte, activations / kGibibyte)));
   // Each change named fits, by its own figure.
   Parallelism full = split(8, 8, 16, 64);
   full.recompute = Recompute::kFull;
@@ -402,8 +408,9 @@ TEST_CASE("a job that does not fit the accelerator's memory is refused, naming w
   CHECK_THAT(big.message, Catch::Contains("--pp 16 ("));
   // Nothing fits a 1 GiB accelerator.
   const synth::MemoryFit none = synth::check_memory(gpt3, split(8, 8, 16, 64), kGibibyte, "tiny");
-  CHECK_THAT(none.message, Catch::EndsWith("on tiny with 1 GiB: none of --recompute full, --distributed-optimizer, --sp, "
-                                           "twice the --pp or the --tp fits alone; spread the model over more accelerators"));
+  CHECK_THAT(none.message,
+             Catch::EndsWith("on tiny with 1 GiB: none of --recompute full, --distributed-optimizer, --sp, "
+                             "twice the --pp or the --tp fits alone; spread the model over more accelerators"));
 }
 
 TEST_CASE("a job of more ranks than the platform's accelerators is refused, naming both", "[synth]") {

@@ -41,7 +41,8 @@ std::vector<std::string> p2p_calls(const trace::Trace& t, int stage) {
       call.clear();
       continue;
     }
-    call += fmt::format("{}{} {}", call.empty() ? "" : ", ", op.kind == trace::OpKind::kSend ? "S" : "R", t.names[op.tag]);
+    call +=
+        fmt::format("{}{} {}", call.empty() ? "" : ", ", op.kind == trace::OpKind::kSend ? "S" : "R", t.names[op.tag]);
   }
   return out;
 }
@@ -56,7 +57,8 @@ TEST_CASE("model presets have their published parameter counts", "[synth]") {
   CHECK(synth::load_model("llama3-8b").total_params() == 8030261248.0);
   CHECK(synth::load_model("gpt3-175b").total_params() == Approx(175.0e9).epsilon(0.005));
   CHECK(synth::load_model("llama2-70b").total_params() == Approx(69.0e9).epsilon(0.002));
-  CHECK_THROWS_WITH(synth::load_model("gpt5"), Catch::Contains("unknown model \"gpt5\"") && Catch::Contains("llama3-70b"));
+  CHECK_THROWS_WITH(synth::load_model("gpt5"),
+                    Catch::Contains("unknown model \"gpt5\"") && Catch::Contains("llama3-70b"));
 }
 
 // One GPT-3 layer, micro-batch 1, s = 2048, TP 8: the matrix products of the forward are
@@ -84,7 +86,7 @@ TEST_CASE("message sizes by hand: GPT-3 175B, TP 8, PP 16, DP 8, sequence parall
   Parallelism par = split(8, 16, 8, 64);
   par.sp = true;
   const synth::MessageSizes m = synth::message_sizes(gpt3, par);
-  CHECK(m.tp == 50331648.0);     // 2048 * 12288 * 2 bytes (48 MiB)
+  CHECK(m.tp == 50331648.0);      // 2048 * 12288 * 2 bytes (48 MiB)
   CHECK(m.pp == 50331648.0 / 8);  // sequence parallel: s / t of the activation
   // Stage 0, per TP rank: 6 layers of 12 h^2 / 8 + 7 h / 8 (QKV and MLP input projections
   // with their biases, column-parallel) + 6 h (the row-parallel projections' two biases and the
@@ -241,7 +243,8 @@ TEST_CASE("gradients reduced in buckets during the last backward: sizes, streams
       // Buckets form only in the last backward: the ones before it hold none.
       std::size_t backward_ops = 0;
       for (std::size_t i = buckets.front(); i < program.ops.size(); ++i) {
-        if (program.ops[i].kind == trace::OpKind::kCompute && t.op_label(program.ops[i]).substr(0, 4) == "bwd:") ++backward_ops;
+        if (program.ops[i].kind == trace::OpKind::kCompute && t.op_label(program.ops[i]).substr(0, 4) == "bwd:")
+          ++backward_ops;
       }
       CHECK(backward_ops <= 2 * 13 + 3);  // at most one micro-batch's backward after the first bucket
     }
@@ -332,7 +335,8 @@ TEST_CASE("the interleaved schedule's activations in flight and its refusals", "
   CHECK_NOTHROW(synth::check_parallelism(gpt3, par));
   Parallelism bad = par;
   bad.micro_batches = 24;
-  CHECK_THROWS_WITH(synth::check_parallelism(gpt3, bad), Catch::Contains("--micro-batches") && Catch::Contains("multiple"));
+  CHECK_THROWS_WITH(synth::check_parallelism(gpt3, bad),
+                    Catch::Contains("--micro-batches") && Catch::Contains("multiple"));
   bad = par;
   bad.virtual_stages = 5;  // 96 layers over 16 x 5 chunks
   CHECK_THROWS_WITH(synth::check_parallelism(gpt3, bad), Catch::Contains("16 stages x 5 chunks do not divide"));
@@ -362,15 +366,15 @@ TEST_CASE("the interleaved schedule posts each step's sends and receives togethe
   auto calls = [&](int stage) { return p2p_calls(t, stage); };
   CHECK(calls(0) == std::vector<std::string>{
                         "S act0.1", "R act0.2, S act1.1", "R act1.2, S act0.3", "R grad0.2, S act1.3",  // warm-up
-                        "R grad1.2, S act2.1, S grad0.1", "R act2.2, R grad0.0, S act3.1, S grad1.1",  // 1F1B
-                        "R act3.2, R grad1.0, S act2.3", "R grad2.2, S act3.3",                        //
+                        "R grad1.2, S act2.1, S grad0.1", "R act2.2, R grad0.0, S act3.1, S grad1.1",   // 1F1B
+                        "R act3.2, R grad1.0, S act2.3", "R grad2.2, S act3.3",                         //
                         "R grad3.2, S grad2.1", "R grad2.0, S grad3.1", "R grad3.0"});                  // cool-down
-  CHECK(calls(1) == std::vector<std::string>{
-                        "R act0.1", "R act1.1, S act0.2", "R act0.3, S act1.2",                       // warm-up
-                        "R act1.3, S grad0.2", "R act2.1, R grad0.1, S grad1.2",                      // 1F1B
-                        "R act3.1, R grad1.1, S act2.2, S grad0.0", "R act2.3, S act3.2, S grad1.0",  //
-                        "R act3.3, S grad2.2", "R grad2.1, S grad3.2",                                //
-                        "R grad3.1, S grad2.0", "S grad3.0"});                                        // cool-down
+  CHECK(calls(1) == std::vector<std::string>{"R act0.1", "R act1.1, S act0.2", "R act0.3, S act1.2",    // warm-up
+                                             "R act1.3, S grad0.2", "R act2.1, R grad0.1, S grad1.2",   // 1F1B
+                                             "R act3.1, R grad1.1, S act2.2, S grad0.0",
+                                             "R act2.3, S act3.2, S grad1.0",                //
+                                             "R act3.3, S grad2.2", "R grad2.1, S grad3.2",  //
+                                             "R grad3.1, S grad2.0", "S grad3.0"});          // cool-down
   // Posted together: each of a call's operators off the main stream is after the computation
   // before the call, and the computation after the call waits for all of them.
   for (const trace::Program& program : t.programs) {
@@ -401,10 +405,10 @@ TEST_CASE("1F1B posts Megatron's combined sends and receives as one call", "[syn
   Parallelism par = split(1, 2, 1, 4);
   const trace::Trace t = synth::synthesize(synth::load_model("small-gpt"), par, "local");
   CHECK_NOTHROW(trace::validate(t));
-  CHECK(p2p_calls(t, 0) == std::vector<std::string>{"S act0", "R grad0, S act1", "R grad1, S act2", "R grad2, S act3",
-                                                      "R grad3"});
-  CHECK(p2p_calls(t, 1) == std::vector<std::string>{"R act0", "R act1, S grad0", "R act2, S grad1", "R act3, S grad2",
-                                                      "S grad3"});
+  CHECK(p2p_calls(t, 0) ==
+        std::vector<std::string>{"S act0", "R grad0, S act1", "R grad1, S act2", "R grad2, S act3", "R grad3"});
+  CHECK(p2p_calls(t, 1) ==
+        std::vector<std::string>{"R act0", "R act1, S grad0", "R act2, S grad1", "R act3, S grad2", "S grad3"});
   // A single send or receive blocks the main stream; a call's send is on a stream of its own.
   for (const trace::Program& program : t.programs) {
     for (const trace::Op& op : program.ops) {

@@ -46,8 +46,10 @@ std::map<Key, Totals> compute_totals(const trace::Trace& t, std::size_t rank) {
   for (const trace::Op& op : t.programs[rank].ops) {
     if (op.kind != trace::OpKind::kCompute || t.op_name(op) == "cpu_gap") continue;
     Totals& x = out[{std::string(t.op_name(op)), std::string(t.op_label(op))}];
-    if (op.flops > 0 || op.bytes > 0) ++x.costed;
-    else ++x.host;
+    if (op.flops > 0 || op.bytes > 0)
+      ++x.costed;
+    else
+      ++x.host;
     x.flops += op.flops;
     x.bytes += static_cast<double>(op.bytes);
   }
@@ -55,7 +57,8 @@ std::map<Key, Totals> compute_totals(const trace::Trace& t, std::size_t rank) {
 }
 
 /// Collectives and transfers in program order: kind, label, bytes, peer.
-std::vector<std::tuple<std::string, std::string, std::uint64_t, int>> messages(const trace::Trace& t, std::size_t rank) {
+std::vector<std::tuple<std::string, std::string, std::uint64_t, int>> messages(const trace::Trace& t,
+                                                                               std::size_t rank) {
   std::vector<std::tuple<std::string, std::string, std::uint64_t, int>> out;
   for (const trace::Op& op : t.programs[rank].ops) {
     if (op.kind == trace::OpKind::kCompute) continue;
@@ -89,7 +92,8 @@ TEST_CASE("the synthesised PyTorch program has the imported profile's operators,
       CHECK(g.bytes == Approx(w.bytes).epsilon(1e-12));
       // Host operators: the importer cuts a region into pieces where cpu_gap or a message
       // interrupts it; the bookkeeping kinds have one operator per autograd node.
-      if (key.first == "grad_accum" || key.first == "bwd_other" || key.first == "tp_comm_wrapper") CHECK(g.host == w.host);
+      if (key.first == "grad_accum" || key.first == "bwd_other" || key.first == "tp_comm_wrapper")
+        CHECK(g.host == w.host);
     }
     for (const auto& [key, g] : got) {
       INFO(key.first << " " << key.second);
@@ -116,8 +120,9 @@ TEST_CASE("the DP gradient buffer of the PyTorch program is the shared run's", "
 TEST_CASE("the PyTorch program refuses what the shared runs do not do", "[synth][torch]") {
   synth::Parallelism p = tp2_pp2_split();
   p.schedule = synth::PipelineSchedule::k1F1B;
-  CHECK_THROWS_WITH(synth::synthesize_torch(tp2_pp2_model(), p, "local"),
-                    "command line: field '--schedule': the PyTorch program of the shared runs runs GPipe, got \"1f1b\"");
+  CHECK_THROWS_WITH(
+      synth::synthesize_torch(tp2_pp2_model(), p, "local"),
+      "command line: field '--schedule': the PyTorch program of the shared runs runs GPipe, got \"1f1b\"");
   p = tp2_pp2_split();
   p.zero = 1;
   CHECK_THROWS_WITH(synth::synthesize_torch(tp2_pp2_model(), p, "local"),

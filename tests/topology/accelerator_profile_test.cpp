@@ -29,10 +29,12 @@ std::string profile_json(const std::string& gemm_extra = "", const std::string& 
     "k_fill": 0,
     "split_k_min": 0,
     "overhead_s": 0,
-    "operand_Bps": 0)" + gemm_extra + R"(
+    "operand_Bps": 0)" +
+         gemm_extra + R"(
   },
   "memory": [{"kind": "default", "overhead_s": 1e-6, "bandwidth_Bps": 1e12}],
-  "launch_s": 0)" + extra + R"(
+  "launch_s": 0)" +
+         extra + R"(
 })";
 }
 
@@ -52,9 +54,9 @@ TEST_CASE("accelerator profile: a matrix product runs in waves of tiles over the
   // 2 * 128 * 128 * 1024 / 1e12 = 33.554432 us; four tiles run at once, the fifth in a second wave.
   const double tile_s = 2.0 * 128 * 128 * 1024 / 1e12;
   CHECK(p.gemm_s(shape(128, 128, 1024)) == Approx(tile_s));
-  CHECK(p.gemm_s(shape(512, 128, 1024)) == Approx(tile_s));      // 4 tiles: one wave
-  CHECK(p.gemm_s(shape(640, 128, 1024)) == Approx(2 * tile_s));  // 5 tiles: a second wave
-  CHECK(p.gemm_s(shape(129, 128, 1024)) == Approx(tile_s));      // 2 tiles (one partial)
+  CHECK(p.gemm_s(shape(512, 128, 1024)) == Approx(tile_s));         // 4 tiles: one wave
+  CHECK(p.gemm_s(shape(640, 128, 1024)) == Approx(2 * tile_s));     // 5 tiles: a second wave
+  CHECK(p.gemm_s(shape(129, 128, 1024)) == Approx(tile_s));         // 2 tiles (one partial)
   CHECK(p.gemm_s(shape(128, 128, 1024, 5)) == Approx(2 * tile_s));  // batch counts tiles too
   // A backward operator runs the data and the weight gradient: (m, k, n) and (k, n, m).
   GemmShape backward = shape(512, 128, 128);
@@ -65,8 +67,8 @@ TEST_CASE("accelerator profile: a matrix product runs in waves of tiles over the
 }
 
 TEST_CASE("accelerator profile: pipeline fill, split-K, overhead and the launch floor") {
-  const AcceleratorProfile fill = parse_accelerator_profile(profile_json().replace(
-      profile_json().find("\"k_fill\": 0"), 11, "\"k_fill\": 1024"), "p.json");
+  const AcceleratorProfile fill = parse_accelerator_profile(
+      profile_json().replace(profile_json().find("\"k_fill\": 0"), 11, "\"k_fill\": 1024"), "p.json");
   // Depth k runs at k / (k + k_fill): half the rate at k = k_fill.
   CHECK(fill.gemm_s(shape(128, 128, 1024)) == Approx(2 * 2.0 * 128 * 128 * 1024 / 1e12));
 
@@ -119,14 +121,16 @@ TEST_CASE("compute cost: measured, peak and profile") {
 TEST_CASE("accelerator profile: reader errors name file, line and field") {
   std::string format = profile_json();
   format.replace(format.find("ccsim-accelerator-profile"), 25, "ccsim-compute-model");
-  CHECK(error_of(format) == "p.json:2: field 'format': expected \"ccsim-accelerator-profile\", got \"ccsim-compute-model\"");
+  CHECK(error_of(format) ==
+        "p.json:2: field 'format': expected \"ccsim-accelerator-profile\", got \"ccsim-compute-model\"");
   CHECK(error_of(profile_json(",\n    \"cores\": 3")) ==
         "p.json:17: field 'gemm.cores': unknown key; valid keys here: default_dtype, efficiency, k_fill, "
         "multiprocessors, operand_Bps, overhead_s, peak_flops, split_k_min, tiles");
   std::string bad_dtype = profile_json();
   bad_dtype.replace(bad_dtype.find("{\"bf16\": 4e12}"), 14, "{\"bf16\": 4e12, \"tf32\": 1e12}");
-  CHECK(error_of(bad_dtype) ==
-        "p.json:9: field 'gemm.peak_flops.tf32': expected one of fp32, fp16, bf16, fp64, int32, int8, uint8, got \"tf32\"");
+  CHECK(
+      error_of(bad_dtype) ==
+      "p.json:9: field 'gemm.peak_flops.tf32': expected one of fp32, fp16, bf16, fp64, int32, int8, uint8, got \"tf32\"");
   std::string no_peak = profile_json();
   no_peak.replace(no_peak.find("\"default_dtype\": \"bf16\""), 23, "\"default_dtype\": \"fp32\"");
   CHECK(error_of(no_peak) == "p.json:10: field 'gemm.default_dtype': fp32 has no peak_flops");

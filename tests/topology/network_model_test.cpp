@@ -24,9 +24,11 @@ std::string model_json(const std::string& segments, const std::string& extra = "
     "intra": {
       "send_overhead_s": 1e-6,
       "recv_overhead_s": 2e-6,
-      "segments": )" + segments + R"(
+      "segments": )" +
+         segments + R"(
     }
-  })" + extra + R"(
+  })" + extra +
+         R"(
 })";
 }
 
@@ -56,10 +58,11 @@ TEST_CASE("a tier's message cost follows its segments", "[topology][network-mode
 TEST_CASE("a ramp goes from one segment's values to the next along a straight line in log size",
           "[topology][network-model]") {
   // 1 KiB .. 16 KiB ramps from 1 us and 1 GB/s to 5 us and 0.5 GB/s (time per byte 1 ns -> 2 ns).
-  topology::NetworkModel m = parse_network_model(model_json(R"([{"min_bytes": 0, "latency_s": 1e-7, "bandwidth_Bps": 2e9},
+  topology::NetworkModel m =
+      parse_network_model(model_json(R"([{"min_bytes": 0, "latency_s": 1e-7, "bandwidth_Bps": 2e9},
         {"min_bytes": 1024, "latency_s": 1e-6, "bandwidth_Bps": 1e9, "ramp": true},
         {"min_bytes": 16384, "latency_s": 5e-6, "bandwidth_Bps": 5e8}])"),
-                                                          "m.json");
+                          "m.json");
   CHECK(m.intra.at(1023).latency_s == 1e-7);  // a step into the ramp's start
   CHECK(m.intra.at(1024).latency_s == Approx(1e-6).epsilon(1e-12));
   CHECK(m.intra.at(2048).latency_s == Approx(2e-6).epsilon(1e-12));  // a quarter of the way in log size
@@ -77,22 +80,25 @@ TEST_CASE("a ramp goes from one segment's values to the next along a straight li
   CHECK(back.intra.segments[1].ramp);
   CHECK_FALSE(back.intra.segments[0].ramp);
   CHECK(topology::write_network_model(back) == topology::write_network_model(m));
-  CHECK(error_of(model_json(R"([{"min_bytes": 0, "latency_s": 0, "bandwidth_Bps": 1e9, "ramp": true},
+  CHECK(
+      error_of(model_json(R"([{"min_bytes": 0, "latency_s": 0, "bandwidth_Bps": 1e9, "ramp": true},
         {"min_bytes": 64, "latency_s": 0, "bandwidth_Bps": 1e9}])")) ==
-        "m.json:12: field 'tiers.intra.segments[0].ramp': expected false or no ramp on a segment from 0 bytes (a ramp is "
-        "a straight line in log(bytes)), got true");
-  CHECK(error_of(model_json(R"([{"min_bytes": 0, "latency_s": 0, "bandwidth_Bps": 1e9},
+      "m.json:12: field 'tiers.intra.segments[0].ramp': expected false or no ramp on a segment from 0 bytes (a ramp is "
+      "a straight line in log(bytes)), got true");
+  CHECK(
+      error_of(model_json(R"([{"min_bytes": 0, "latency_s": 0, "bandwidth_Bps": 1e9},
         {"min_bytes": 64, "latency_s": 0, "bandwidth_Bps": 1e9, "ramp": true}])")) ==
-        "m.json:13: field 'tiers.intra.segments[1].ramp': expected false or no ramp on the last segment (a ramp goes to "
-        "the next segment's values), got true");
-  CHECK(error_of(model_json(R"([{"min_bytes": 0, "latency_s": 0, "bandwidth_Bps": 1e9, "ramp": 1}])")).find("segments[0].ramp") !=
-        std::string::npos);
+      "m.json:13: field 'tiers.intra.segments[1].ramp': expected false or no ramp on the last segment (a ramp goes to "
+      "the next segment's values), got true");
+  CHECK(error_of(model_json(R"([{"min_bytes": 0, "latency_s": 0, "bandwidth_Bps": 1e9, "ramp": 1}])"))
+            .find("segments[0].ramp") != std::string::npos);
 }
 
 TEST_CASE("a network model survives writing and reading", "[topology][network-model]") {
   topology::NetworkModel m = parse_network_model(model_json(kTwo, R"(,
   "reduce_s_per_byte": 1e-10,
-  "fitted_on": {"file": "m.json", "series": "ring/mpi", "ranks": 2, "bytes": [1024, 4096]})"), "m.json");
+  "fitted_on": {"file": "m.json", "series": "ring/mpi", "ranks": 2, "bytes": [1024, 4096]})"),
+                                                 "m.json");
   m.has_inter = true;
   m.inter = m.intra;
   m.inter.segments[1].bandwidth_Bps = 1e10 / 3.0;  // no short decimal form
@@ -116,16 +122,19 @@ TEST_CASE("network model reader errors name file, line and field", "[topology][n
   CHECK(error_of(model_json(R"([{"min_bytes": 0, "latency_s": 0, "bandwidth_Bps": 1e9},
         {"min_bytes": 0, "latency_s": 0, "bandwidth_Bps": 1e9}])")) ==
         "m.json:13: field 'tiers.intra.segments[1].min_bytes': expected more than the previous segment's 0, got \"0\"");
-  CHECK(error_of(model_json(R"([{"min_bytes": 0, "latency_s": -1e-6, "bandwidth_Bps": 1e9}])")) ==
-        "m.json:12: field 'tiers.intra.segments[0].latency_s': expected a non-negative number of at most 1, got \"-1e-6\"");
+  CHECK(
+      error_of(model_json(R"([{"min_bytes": 0, "latency_s": -1e-6, "bandwidth_Bps": 1e9}])")) ==
+      "m.json:12: field 'tiers.intra.segments[0].latency_s': expected a non-negative number of at most 1, got \"-1e-6\"");
   CHECK(error_of(model_json(R"([{"min_bytes": 0, "latency_s": 0, "bandwidth_Bps": 0}])")) ==
         "m.json:12: field 'tiers.intra.segments[0].bandwidth_Bps': expected a number from 1000 to 1e+15, got \"0\"");
   // Limits keep every message cost finite: found by tests/fuzz (a bandwidth of 1e-300 made a
   // message last forever).
-  CHECK(error_of(model_json(R"([{"min_bytes": 0, "latency_s": 0, "bandwidth_Bps": 1e-300}])")) ==
-        "m.json:12: field 'tiers.intra.segments[0].bandwidth_Bps': expected a number from 1000 to 1e+15, got \"1e-300\"");
-  CHECK(error_of(model_json(R"([{"min_bytes": 0, "latency_s": 1e300, "bandwidth_Bps": 1e9}])")) ==
-        "m.json:12: field 'tiers.intra.segments[0].latency_s': expected a non-negative number of at most 1, got \"1e300\"");
+  CHECK(
+      error_of(model_json(R"([{"min_bytes": 0, "latency_s": 0, "bandwidth_Bps": 1e-300}])")) ==
+      "m.json:12: field 'tiers.intra.segments[0].bandwidth_Bps': expected a number from 1000 to 1e+15, got \"1e-300\"");
+  CHECK(
+      error_of(model_json(R"([{"min_bytes": 0, "latency_s": 1e300, "bandwidth_Bps": 1e9}])")) ==
+      "m.json:12: field 'tiers.intra.segments[0].latency_s': expected a non-negative number of at most 1, got \"1e300\"");
   CHECK(error_of(model_json(R"([{"min_bytes": 0, "latency_s": 0, "bandwidth_Bps": 1e999}])")) ==
         "m.json:12: field 'tiers.intra.segments[0].bandwidth_Bps': expected a finite number, got \"1e999\"");
   CHECK(error_of(model_json(R"([{"min_bytes": 0, "latency_s": 0, "bandwith_Bps": 1}])")) ==
@@ -133,13 +142,15 @@ TEST_CASE("network model reader errors name file, line and field", "[topology][n
   CHECK(error_of(model_json("[]")) == "m.json:12: field 'tiers.intra.segments': expected at least one segment, got []");
   std::string bad_overhead = model_json(kTwo);
   bad_overhead.replace(bad_overhead.find("2e-6"), 4, "-2");
-  CHECK(error_of(bad_overhead) == "m.json:11: field 'tiers.intra.recv_overhead_s': expected a non-negative number of at most 1, got \"-2\"");
+  CHECK(error_of(bad_overhead) ==
+        "m.json:11: field 'tiers.intra.recv_overhead_s': expected a non-negative number of at most 1, got \"-2\"");
   std::string bad_format = model_json(kTwo);
   bad_format.replace(bad_format.find("ccsim-network-model"), 19, "ccsim-network");
   CHECK(error_of(bad_format) == "m.json:2: field 'format': expected \"ccsim-network-model\", got \"ccsim-network\"");
   CHECK(error_of(model_json(kTwo, R"(,
-  "fited_on": [])")) == "m.json:16: field 'fited_on': unknown key; valid keys here: description, fitted_on, format, "
-                        "hardware, name, reduce_s_per_byte, source, tiers, version");
+  "fited_on": [])")) ==
+        "m.json:16: field 'fited_on': unknown key; valid keys here: description, fitted_on, format, "
+        "hardware, name, reduce_s_per_byte, source, tiers, version");
 }
 
 TEST_CASE("below the smallest message of a bandwidth-bound fit, a message follows the segment's line",
@@ -151,7 +162,8 @@ TEST_CASE("below the smallest message of a bandwidth-bound fit, a message follow
   const topology::NetworkModel m = parse_network_model(text, "m.json");
   CHECK_FALSE(m.intra.floor_latency_bound());
   CHECK(m.intra.message_s(65536) == Approx(3e-6 + 5e-6 + 65536 / 4e9).epsilon(1e-12));
-  CHECK(m.intra.message_s(1024) == Approx(3e-6 + 5e-6 + 1024 / 4e9).epsilon(1e-12));  // the floor's segment, not the first
+  CHECK(m.intra.message_s(1024) ==
+        Approx(3e-6 + 5e-6 + 1024 / 4e9).epsilon(1e-12));  // the floor's segment, not the first
   CHECK(m.intra.message_s(1 << 20) == Approx(3e-6 + 5e-6 + (1 << 20) / 4e9).epsilon(1e-12));
   CHECK_THAT(m.intra.extrapolation(), Catch::Contains("by the line of the segment of 1048576 B"));
 }

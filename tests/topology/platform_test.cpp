@@ -32,12 +32,14 @@ TEST_CASE("platform reader errors name file, line and field", "[topology][platfo
   CHECK(error_of(test::platform_json(9, 1, 1, test::fat_tree(4, 2))) ==
         "p.json:8: field 'network.levels': the top level has 2 switches for 9 nodes x 1 NICs; a fat-tree ends in one "
         "root: raise the top level's 'down' to at least 3 (the 3 switches below it) or add a level");
-  CHECK(error_of(test::platform_json(9, 1, 2, R"({"topology": "fat-tree", "source": "x", "levels": [{"down": 4, "source": "x"}]})")) ==
+  CHECK(error_of(test::platform_json(
+            9, 1, 2, R"({"topology": "fat-tree", "source": "x", "levels": [{"down": 4, "source": "x"}]})")) ==
         "p.json:8: field 'network.levels': the top level has 5 switches for 9 nodes x 2 NICs; a fat-tree ends in one "
         "root: raise the top level's 'down' to at least 18 (the 18 NICs below it) or add a level");
-  CHECK(error_of(test::platform_json(8, 1, 1, test::fat_tree(4, 2, "0.5"))) ==
-        "p.json:10: field 'network.levels[1].oversubscription': expected a ratio from 1 to 1024 such as 2, 1.5 or \"16:3\" "
-        "(down:up capacity), got \"0.5\"");
+  CHECK(
+      error_of(test::platform_json(8, 1, 1, test::fat_tree(4, 2, "0.5"))) ==
+      "p.json:10: field 'network.levels[1].oversubscription': expected a ratio from 1 to 1024 such as 2, 1.5 or \"16:3\" "
+      "(down:up capacity), got \"0.5\"");
   CHECK(error_of(test::platform_json(8, 1, 1, R"({"topology": "hypercube", "source": "x"})")) ==
         "p.json:8: field 'network.topology': expected one of switch, fat-tree, supernodes, torus, dragonfly, got "
         "\"hypercube\"");
@@ -76,11 +78,13 @@ TEST_CASE("every preset loads, names a source for every tier, and has a bisectio
       CHECK(p.network.accelerator().source.find("memory_bytes") != std::string::npos);
     }
   }
-  const double h100 = topology::read_platform(topology::find_platform("dgx-h100-superpod", dirs)).network.accelerator().memory_bytes;
+  const double h100 =
+      topology::read_platform(topology::find_platform("dgx-h100-superpod", dirs)).network.accelerator().memory_bytes;
   CHECK(h100 == 80.0 * (1 << 30));
-  CHECK_THROWS_WITH(topology::find_platform("summit", dirs),
-                    Catch::Matchers::StartsWith("--platform: unknown platform \"summit\" (tried summit, ") &&
-                        Catch::Matchers::Contains("platforms/summit.json); presets: dgx-a100-superpod, dgx-h100-superpod, "));
+  CHECK_THROWS_WITH(
+      topology::find_platform("summit", dirs),
+      Catch::Matchers::StartsWith("--platform: unknown platform \"summit\" (tried summit, ") &&
+          Catch::Matchers::Contains("platforms/summit.json); presets: dgx-a100-superpod, dgx-h100-superpod, "));
 }
 
 TEST_CASE("the TaihuLight preset reproduces its published bisection", "[topology][platform]") {
@@ -110,8 +114,9 @@ TEST_CASE("a platform may name a network model and run CPU ranks", "[topology][p
   CHECK(cpu.network.accelerator_count() == 4);
   std::string both = text;
   both.replace(both.find("\"accelerators\""), 0, "\"cores_per_node\": 2, ");
-  CHECK(error_of(both) == "p.json:3: field 'node.accelerators': expected either 'accelerators' (a rank per accelerator) "
-                          "or 'cores_per_node' (CPU ranks), not both");
+  CHECK(error_of(both) ==
+        "p.json:3: field 'node.accelerators': expected either 'accelerators' (a rank per accelerator) "
+        "or 'cores_per_node' (CPU ranks), not both");
 }
 
 TEST_CASE("platform values outside their physical range are refused", "[topology][platform][limits]") {
@@ -136,15 +141,17 @@ TEST_CASE("platform values outside their physical range are refused", "[topology
   for (const char* ratio : {"\"1e308:1e-308\"", "1e308", "1025", "\"2049:2\""}) {
     INFO(ratio);
     CHECK(error_of(test::platform_json(8, 1, 1, test::fat_tree(4, 2, ratio))) ==
-          fmt::format("p.json:10: field 'network.levels[1].oversubscription': expected a ratio from 1 to 1024 such as "
-                      "2, 1.5 or \"16:3\" (down:up capacity), got \"{}\"",
-                      std::string(ratio[0] == '"' ? std::string(ratio).substr(1, std::string(ratio).size() - 2) : ratio)));
+          fmt::format(
+              "p.json:10: field 'network.levels[1].oversubscription': expected a ratio from 1 to 1024 such as "
+              "2, 1.5 or \"16:3\" (down:up capacity), got \"{}\"",
+              std::string(ratio[0] == '"' ? std::string(ratio).substr(1, std::string(ratio).size() - 2) : ratio)));
   }
   // The bounds themselves are valid.
-  topology::Platform edge = topology::parse_platform(
-      with(with(test::platform_json(8, 1, 1, test::fat_tree(4, 2, "1024")), "\"bandwidth_Bps\": 1e10", "\"bandwidth_Bps\": 1e3"),
-           "\"flops\": 1e12", "\"flops\": 1e18"),
-      "p.json");
+  topology::Platform edge =
+      topology::parse_platform(with(with(test::platform_json(8, 1, 1, test::fat_tree(4, 2, "1024")),
+                                         "\"bandwidth_Bps\": 1e10", "\"bandwidth_Bps\": 1e3"),
+                                    "\"flops\": 1e12", "\"flops\": 1e18"),
+                               "p.json");
   CHECK(edge.network.tiers()[0].oversubscription == 1024);
 }
 
@@ -161,7 +168,8 @@ TEST_CASE("a platform's size is computed before building, and limited", "[topolo
   // A fat-tree of 20,000 levels (never finished before: routing is quadratic in depth).
   std::string levels = R"({"down": 1, "source": "t"})";
   for (int k = 1; k < 20000; ++k) levels += R"(, {"down": 1, "bandwidth_Bps": 1e9, "latency_s": 0, "source": "t"})";
-  CHECK(error_of(test::platform_json(1, 1, 1, R"({"topology": "fat-tree", "source": "t", "levels": [)" + levels + "]}")) ==
+  CHECK(error_of(
+            test::platform_json(1, 1, 1, R"({"topology": "fat-tree", "source": "t", "levels": [)" + levels + "]}")) ==
         "p.json:8: field 'network.levels': expected at most 8 levels, got 20000");
   // 2^22 nodes of 64 NICs on one switch: 2^28 NIC links.
   CHECK(error_of(test::platform_json(1 << 22, 1, 64, R"({"topology": "switch", "source": "t"})")) ==
@@ -205,8 +213,8 @@ TEST_CASE("the size computed before building is the size built", "[topology][pla
 }
 
 TEST_CASE("an export that would exceed its size limits is refused before any XML is written", "[topology][platform]") {
-  topology::Platform p = topology::parse_platform(test::platform_json(8, 2, 1, R"({"topology": "switch", "source": "x"})"),
-                                                  "p.json");
+  topology::Platform p =
+      topology::parse_platform(test::platform_json(8, 2, 1, R"({"topology": "switch", "source": "x"})"), "p.json");
   const auto& net = p.network;
   const auto links = static_cast<std::uint64_t>(net.link_count());
   CHECK(topology::full_routes(net) == 16 * 15);
@@ -215,8 +223,9 @@ TEST_CASE("an export that would exceed its size limits is refused before any XML
                     "command line: field '--routing': full routing writes a route per pair of accelerators, 16 x 15 = "
                     "240 for platform \"p\", more than the limit of 239; use --routing dijkstra");
   CHECK_NOTHROW(topology::check_export_size(net, "p", topology::XmlRouting::kDijkstra, 0, links));
-  CHECK_THROWS_WITH(topology::check_export_size(net, "p", topology::XmlRouting::kDijkstra, 0, links - 1),
-                    Catch::Contains(fmt::format("has {} links, more than the {} an export may write", links, links - 1)));
+  CHECK_THROWS_WITH(
+      topology::check_export_size(net, "p", topology::XmlRouting::kDijkstra, 0, links - 1),
+      Catch::Contains(fmt::format("has {} links, more than the {} an export may write", links, links - 1)));
   // The shipped presets stay within the limits of the export they get by default.
   topology::Platform sunway = topology::read_platform(CCSIM_SOURCE_DIR "/platforms/sunway-oceanlight.json");
   CHECK_NOTHROW(topology::check_export_size(sunway.network, sunway.name, topology::XmlRouting::kDijkstra));
@@ -229,16 +238,19 @@ TEST_CASE("a platform's optional cost: price, currency, power and their source",
     return text.insert(at, "\"cost\": " + cost + ",\n");
   };
   const topology::Platform p = topology::parse_platform(
-      with_cost(R"({"price_per_node_hour": 2.5, "currency": "EUR", "power_kw_per_node": 0.8, "source": "s"})"), "p.json");
+      with_cost(R"({"price_per_node_hour": 2.5, "currency": "EUR", "power_kw_per_node": 0.8, "source": "s"})"),
+      "p.json");
   REQUIRE(p.cost.has_value());
   CHECK(*p.cost->price_per_node_hour == 2.5);
   CHECK(p.cost->currency == "EUR");
   CHECK(*p.cost->power_kw_per_node == 0.8);
   CHECK(p.cost->source == "s");
-  const topology::Platform power_only = topology::parse_platform(with_cost(R"({"power_kw_per_node": 1, "source": "s"})"), "p.json");
+  const topology::Platform power_only =
+      topology::parse_platform(with_cost(R"({"power_kw_per_node": 1, "source": "s"})"), "p.json");
   CHECK_FALSE(power_only.cost->price_per_node_hour.has_value());
-  CHECK_FALSE(topology::parse_platform(test::platform_json(8, 1, 1, R"({"topology": "switch", "source": "x"})"), "p.json")
-                  .cost.has_value());
+  CHECK_FALSE(
+      topology::parse_platform(test::platform_json(8, 1, 1, R"({"topology": "switch", "source": "x"})"), "p.json")
+          .cost.has_value());
 
   CHECK_THAT(error_of(with_cost(R"({"price_per_node_hour": 2.5, "source": "s"})")),
              Catch::Matchers::EndsWith("field 'cost.currency': missing (required)"));

@@ -36,7 +36,11 @@ TEST_CASE("a torus routes in dimension order the short way round", "[topology][t
 TEST_CASE("torus bisection equals its closed form", "[topology][torus][bisection]") {
   for (const char* dims : {"[4, 4]", "[4, 2, 2]", "[2, 4]", "[6, 3, 2]"}) {
     INFO(dims);
-    topology::Platform p = test::platform(dims[1] == '4' && dims[3] == '4' ? 16 : dims[1] == '6' ? 36 : dims[1] == '2' ? 8 : 16, 1, 4, torus(dims));
+    topology::Platform p = test::platform(dims[1] == '4' && dims[3] == '4' ? 16
+                                          : dims[1] == '6'                 ? 36
+                                          : dims[1] == '2'                 ? 8
+                                                                           : 16,
+                                          1, 4, torus(dims));
     CHECK(topology::bisection_bandwidth(p.network) == Approx(p.closed_form_bisection_Bps).epsilon(1e-9));
   }
   // By hand, 4 x 4: cutting dimension 0 crosses 2 x 4 links of 5 GB/s = 40 GB/s.

@@ -21,10 +21,16 @@ std::string two_ranks(const std::string& ops0, const std::string& ops1, const st
          "  \"version\": 1,\n"
          "  \"name\": \"t\",\n"
          "  \"world_size\": 2,\n"
-         "  \"groups\": [{\"name\": \"tp0\", \"kind\": \"tensor\", \"ranks\": [0, 1]}" + extra_groups + "],\n"
+         "  \"groups\": [{\"name\": \"tp0\", \"kind\": \"tensor\", \"ranks\": [0, 1]}" +
+         extra_groups +
+         "],\n"
          "  \"ranks\": [\n"
-         "    {\"rank\": 0, \"ops\": [\n" + ops0 + "\n    ]},\n"
-         "    {\"rank\": 1, \"ops\": [\n" + ops1 + "\n    ]}\n"
+         "    {\"rank\": 0, \"ops\": [\n" +
+         ops0 +
+         "\n    ]},\n"
+         "    {\"rank\": 1, \"ops\": [\n" +
+         ops1 +
+         "\n    ]}\n"
          "  ]\n"
          "}\n";
 }
@@ -62,8 +68,9 @@ TEST_CASE("a valid trace is read with its groups and operators", "[trace]") {
 
 TEST_CASE("the reader rejects malformed operators word for word", "[trace]") {
   const std::string ok1 = kAr;
-  CHECK(error_of(two_ranks(R"(      {"kind": "compute", "name": "linear", "duration_ms": 1, "flop": 10})", "")) ==
-        "t.json:9: field 'ranks[0].ops[0].flop': unknown key; valid keys here: after, bytes, duration_ms, flops, gemm, kind, label, name, stream");
+  CHECK(
+      error_of(two_ranks(R"(      {"kind": "compute", "name": "linear", "duration_ms": 1, "flop": 10})", "")) ==
+      "t.json:9: field 'ranks[0].ops[0].flop': unknown key; valid keys here: after, bytes, duration_ms, flops, gemm, kind, label, name, stream");
   CHECK(error_of(two_ranks(R"(      {"kind": "compute", "name": "linear"})", "")) ==
         "t.json:9: field 'ranks[0].ops[0]': a compute operator needs duration_ms, flops or gemm");
   CHECK(error_of(two_ranks(R"(      {"kind": "compute", "name": "linear", "duration_ms": "fast"})", "")) ==
@@ -75,15 +82,17 @@ TEST_CASE("the reader rejects malformed operators word for word", "[trace]") {
         "t.json:9: field 'ranks[0].ops[0].bytes': expected an integer from 0 to 1125899906842624, got \"-4\"");
   CHECK(error_of(two_ranks(R"(      {"kind": "all_reduce", "group": "tp0", "bytes": 1022, "dtype": "fp32"})", ok1)) ==
         "t.json:9: field 'ranks[0].ops[0].bytes': expected a multiple of 4 (the size of fp32), got \"1022\"");
-  CHECK(error_of(two_ranks(R"(      {"kind": "all_reduce", "group": "tp0", "bytes": 1024, "dtype": "fp12"})", ok1)) ==
-        "t.json:9: field 'ranks[0].ops[0].dtype': expected one of fp32, fp16, bf16, fp64, int32, int8, uint8, got \"fp12\"");
+  CHECK(
+      error_of(two_ranks(R"(      {"kind": "all_reduce", "group": "tp0", "bytes": 1024, "dtype": "fp12"})", ok1)) ==
+      "t.json:9: field 'ranks[0].ops[0].dtype': expected one of fp32, fp16, bf16, fp64, int32, int8, uint8, got \"fp12\"");
   CHECK(error_of(two_ranks(R"(      {"kind": "all_reduce", "group": "dp0", "bytes": 1024, "dtype": "fp32"})", ok1)) ==
         "t.json:9: field 'ranks[0].ops[0].group': expected one of the groups defined in 'groups' (tp0), got \"dp0\"");
   CHECK(error_of(two_ranks(R"(      {"kind": "send", "peer": 2, "bytes": 8})", "")) ==
         "t.json:9: field 'ranks[0].ops[0].peer': expected a rank in 0..1 (world_size is 2), got \"2\"");
   CHECK(error_of(two_ranks(R"(      {"kind": "send", "peer": 0, "bytes": 8})", "")) ==
         "t.json:9: field 'ranks[0].ops[0].peer': a rank cannot send to itself, got \"0\"");
-  CHECK(error_of(two_ranks(R"(      {"kind": "broadcast", "group": "tp0", "bytes": 8, "dtype": "fp32", "root": 5})", "")) ==
+  CHECK(error_of(
+            two_ranks(R"(      {"kind": "broadcast", "group": "tp0", "bytes": 8, "dtype": "fp32", "root": 5})", "")) ==
         "t.json:9: field 'ranks[0].ops[0].root': expected a member of group \"tp0\" (ranks 0, 1), got \"5\"");
 }
 
@@ -93,15 +102,17 @@ TEST_CASE("a trace with old Mac (CR) or Windows (CRLF) line ends reports the lin
   for (const std::string end : {"\r", "\r\n"}) {
     std::string text;
     for (char c : lf) text += c == '\n' ? end : std::string(1, c);
-    CHECK(error_of(text) ==
-          "t.json:9: field 'ranks[0].ops[0].flop': unknown key; valid keys here: after, bytes, duration_ms, flops, gemm, kind, label, name, stream");
+    CHECK(
+        error_of(text) ==
+        "t.json:9: field 'ranks[0].ops[0].flop': unknown key; valid keys here: after, bytes, duration_ms, flops, gemm, kind, label, name, stream");
   }
 }
 
 TEST_CASE("the reader rejects operators on groups the rank is not in", "[trace]") {
   std::string text = two_ranks(R"(      {"kind": "all_reduce", "group": "solo", "bytes": 8, "dtype": "fp32"})", "",
                                R"(, {"name": "solo", "kind": "other", "ranks": [1]})");
-  CHECK(error_of(text) == "t.json:9: field 'ranks[0].ops[0].group': rank 0 is not a member of group \"solo\" (ranks 1)");
+  CHECK(error_of(text) ==
+        "t.json:9: field 'ranks[0].ops[0].group': rank 0 is not a member of group \"solo\" (ranks 1)");
 }
 
 TEST_CASE("the reader rejects bad groups", "[trace]") {
@@ -109,9 +120,10 @@ TEST_CASE("the reader rejects bad groups", "[trace]") {
         "t.json:6: field 'groups[1].ranks[1]': expected a rank in 0..1 (world_size is 2), got \"7\"");
   CHECK(error_of(two_ranks("", "", R"(, {"name": "tp0", "kind": "data", "ranks": [0]})")) ==
         "t.json:6: field 'groups[1].name': group \"tp0\" is defined twice");
-  CHECK(error_of(two_ranks("", "", R"(, {"name": "x", "kind": "tensor", "ranks": [1]})")) ==
-        "t.json:6: field 'groups[1].ranks[0]': rank 1 is already in tensor group \"tp0\"; a rank belongs to at most one "
-        "tensor group");
+  CHECK(
+      error_of(two_ranks("", "", R"(, {"name": "x", "kind": "tensor", "ranks": [1]})")) ==
+      "t.json:6: field 'groups[1].ranks[0]': rank 1 is already in tensor group \"tp0\"; a rank belongs to at most one "
+      "tensor group");
   CHECK(error_of(two_ranks("", "", R"(, {"name": "x", "kind": "expert", "ranks": [1]})")) ==
         "t.json:6: field 'groups[1].kind': expected one of tensor, pipeline, data, other, got \"expert\"");
   CHECK(error_of(two_ranks("", "", R"(, {"name": "x", "kind": "data", "ranks": [1, 1]})")) ==
@@ -125,10 +137,12 @@ TEST_CASE("the reader checks the document header and rank entries", "[trace]") {
   CHECK(error_of(wrong_format) == "t.json:2: field 'format': expected \"ccsim-trace\", got \"chrome\"");
   std::string wrong_version = text;
   wrong_version.replace(wrong_version.find("\"version\": 1"), 12, "\"version\": 0");
-  CHECK(error_of(wrong_version) == "t.json:3: field 'version': expected 1 or 2 (the versions this build reads), got \"0\"");
+  CHECK(error_of(wrong_version) ==
+        "t.json:3: field 'version': expected 1 or 2 (the versions this build reads), got \"0\"");
   std::string swapped = text;
   swapped.replace(swapped.find("\"rank\": 0"), 9, "\"rank\": 1");
-  CHECK(error_of(swapped) == "t.json:8: field 'ranks[0].rank': expected 0 (entries are listed in rank order), got \"1\"");
+  CHECK(error_of(swapped) ==
+        "t.json:8: field 'ranks[0].rank': expected 0 (entries are listed in rank order), got \"1\"");
   std::string bigger = text;
   bigger.replace(bigger.find("\"world_size\": 2"), 15, "\"world_size\": 3");
   CHECK(error_of(bigger) == "t.json:7: field 'ranks': expected 3 entries (world_size), got 2");
@@ -138,9 +152,10 @@ TEST_CASE("the reader checks the document header and rank entries", "[trace]") {
 }
 
 TEST_CASE("collectives whose members disagree are rejected", "[trace]") {
-  CHECK(error_of(two_ranks(kAr, R"(      {"kind": "all_reduce", "group": "tp0", "bytes": 2048, "dtype": "fp32"})")) ==
-        "t.json:12: field 'ranks[1].ops[0].bytes': all_reduce #1 on group \"tp0\" has 2048 bytes on rank 1 but 1024 bytes "
-        "on rank 0 (line 9)");
+  CHECK(
+      error_of(two_ranks(kAr, R"(      {"kind": "all_reduce", "group": "tp0", "bytes": 2048, "dtype": "fp32"})")) ==
+      "t.json:12: field 'ranks[1].ops[0].bytes': all_reduce #1 on group \"tp0\" has 2048 bytes on rank 1 but 1024 bytes "
+      "on rank 0 (line 9)");
   CHECK(error_of(two_ranks(kAr, R"(      {"kind": "all_reduce", "group": "tp0", "bytes": 1024, "dtype": "fp16"})")) ==
         "t.json:12: field 'ranks[1].ops[0].dtype': all_reduce #1 on group \"tp0\" has dtype fp16 on rank 1 but fp32 on "
         "rank 0 (line 9)");
@@ -179,16 +194,20 @@ TEST_CASE("the bundled profile trace reads", "[trace]") {
 }
 
 TEST_CASE("an unreadable trace file names the file", "[trace]") {
-  CHECK_THROWS_WITH(read_native("/nonexistent/x.json"), "/nonexistent/x.json: cannot open file: No such file or directory");
+  CHECK_THROWS_WITH(read_native("/nonexistent/x.json"),
+                    "/nonexistent/x.json: cannot open file: No such file or directory");
 }
 
 TEST_CASE("a broadcast root out of the 32-bit range is not narrowed into the group", "[trace]") {
   // 4294967297 = 2^32 + 1 and 4294967296 = 2^32: narrowed to int they would read as ranks 1 and 0.
   for (const char* root : {"4294967297", "4294967296", "-4294967295"}) {
-    const std::string op = std::string(R"(      {"kind": "broadcast", "group": "tp0", "bytes": 8, "dtype": "fp32", "root": )") + root + "}";
-    CHECK(error_of(two_ranks(op, op)) ==
-          std::string("t.json:9: field 'ranks[0].ops[0].root': expected a member of group \"tp0\" (ranks 0, 1), got \"") +
-              root + "\"");
+    const std::string op =
+        std::string(R"(      {"kind": "broadcast", "group": "tp0", "bytes": 8, "dtype": "fp32", "root": )") + root +
+        "}";
+    CHECK(
+        error_of(two_ranks(op, op)) ==
+        std::string("t.json:9: field 'ranks[0].ops[0].root': expected a member of group \"tp0\" (ranks 0, 1), got \"") +
+            root + "\"");
   }
   const std::string tag = R"(      {"kind": "send", "peer": 1, "bytes": 8, "tag": 1e300})";
   CHECK(error_of(two_ranks(tag, "")) == "t.json:9: field 'ranks[0].ops[0].tag': expected an integer, got \"1e300\"");
@@ -223,7 +242,9 @@ TEST_CASE("durations, FLOPs and sizes of a trace have physical limits", "[trace]
 }
 
 TEST_CASE("names in a trace must be UTF-8", "[trace][utf8]") {
-  CHECK(error_of(two_ranks("      {\"kind\": \"compute\", \"name\": \"lin\xe9" "ar\", \"duration_ms\": 1}", "")) ==
+  CHECK(error_of(two_ranks("      {\"kind\": \"compute\", \"name\": \"lin\xe9"
+                           "ar\", \"duration_ms\": 1}",
+                           "")) ==
         "t.json:9: field 'ranks[0].ops[0].name': expected UTF-8 text, got the byte 0xE9 at byte 3 (after \"lin\")");
 }
 
@@ -256,10 +277,15 @@ TEST_CASE("a compute operator's matrix-product shape is read, shared and written
 }
 
 TEST_CASE("a bad matrix-product shape names its field", "[trace]") {
-  CHECK(error_of(two_ranks(R"(      {"kind": "compute", "name": "linear", "gemm": {"m": 0, "n": 1, "k": 1, "dtype": "bf16"}})", "")) ==
+  CHECK(error_of(two_ranks(
+            R"(      {"kind": "compute", "name": "linear", "gemm": {"m": 0, "n": 1, "k": 1, "dtype": "bf16"}})", "")) ==
         "t.json:9: field 'ranks[0].ops[0].gemm.m': expected an integer from 1 to 2147483647, got \"0\"");
   CHECK(error_of(two_ranks(R"(      {"kind": "compute", "name": "linear", "gemm": {"m": 1, "n": 1, "k": 1}})", "")) ==
         "t.json:9: field 'ranks[0].ops[0].gemm.dtype': missing (required)");
-  CHECK(error_of(two_ranks(R"(      {"kind": "compute", "name": "linear", "gemm": {"m": 1, "n": 1, "k": 1, "dtype": "bf16", "pass": "both"}})", ""))
-            .find("field 'ranks[0].ops[0].gemm.pass': expected one of forward, backward") != std::string::npos);
+  CHECK(
+      error_of(
+          two_ranks(
+              R"(      {"kind": "compute", "name": "linear", "gemm": {"m": 1, "n": 1, "k": 1, "dtype": "bf16", "pass": "both"}})",
+              ""))
+          .find("field 'ranks[0].ops[0].gemm.pass': expected one of forward, backward") != std::string::npos);
 }

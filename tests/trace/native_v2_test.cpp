@@ -18,7 +18,8 @@ namespace {
 const std::string kStage0 = R"(      {"kind": "compute", "name": "linear", "flops": 1e9},
       {"kind": "all_reduce", "group": "@tensor", "bytes": 1024, "dtype": "fp16"},
       {"kind": "send", "peer": "@pipeline+1", "bytes": 64, "dtype": "fp16", "tag": "act"})";
-const std::string kStage1 = R"(      {"kind": "recv", "peer": "@pipeline-1", "bytes": 64, "dtype": "fp16", "tag": "act"},
+const std::string kStage1 =
+    R"(      {"kind": "recv", "peer": "@pipeline-1", "bytes": 64, "dtype": "fp16", "tag": "act"},
       {"kind": "compute", "name": "linear", "flops": 1e9},
       {"kind": "all_reduce", "group": "@tensor", "bytes": 1024, "dtype": "fp16"})";
 
@@ -31,14 +32,20 @@ std::string two_stages(const std::string& ops0 = kStage0, const std::string& ops
          "  \"name\": \"t\",\n"
          "  \"world_size\": 4,\n"
          "  \"groups\": [\n"
-         "    {\"name\": \"" + tp0 + "\", \"kind\": \"tensor\", \"ranks\": [0, 1]},\n"
+         "    {\"name\": \"" +
+         tp0 +
+         "\", \"kind\": \"tensor\", \"ranks\": [0, 1]},\n"
          "    {\"name\": \"tp1\", \"kind\": \"tensor\", \"ranks\": [2, 3]},\n"
          "    {\"name\": \"pp0\", \"kind\": \"pipeline\", \"ranks\": [0, 2]},\n"
          "    {\"name\": \"pp1\", \"kind\": \"pipeline\", \"ranks\": [1, 3]}\n"
          "  ],\n"
          "  \"programs\": [\n"
-         "    {\"ranks\": " + ranks0 + ", \"ops\": [\n" + ops0 + "\n    ]},\n"
-         "    {\"ranks\": " + ranks1 + ", \"ops\": [\n" + ops1 + "\n    ]}\n"
+         "    {\"ranks\": " +
+         ranks0 + ", \"ops\": [\n" + ops0 +
+         "\n    ]},\n"
+         "    {\"ranks\": " +
+         ranks1 + ", \"ops\": [\n" + ops1 +
+         "\n    ]}\n"
          "  ]\n"
          "}\n";
 }
@@ -74,9 +81,12 @@ void check_same_ops(const Trace& a, const Trace& b) {
       CHECK(x.flops == y.flops);
       CHECK(a.names[x.tag] == b.names[y.tag]);
       CHECK(x.stream == y.stream);
-      const auto after_a = a.programs[static_cast<std::size_t>(a.program_of[static_cast<std::size_t>(rank)])].after_of(x);
-      const auto after_b = b.programs[static_cast<std::size_t>(b.program_of[static_cast<std::size_t>(rank)])].after_of(y);
-      CHECK(std::vector<std::uint32_t>(after_a.begin(), after_a.end()) == std::vector<std::uint32_t>(after_b.begin(), after_b.end()));
+      const auto after_a =
+          a.programs[static_cast<std::size_t>(a.program_of[static_cast<std::size_t>(rank)])].after_of(x);
+      const auto after_b =
+          b.programs[static_cast<std::size_t>(b.program_of[static_cast<std::size_t>(rank)])].after_of(y);
+      CHECK(std::vector<std::uint32_t>(after_a.begin(), after_a.end()) ==
+            std::vector<std::uint32_t>(after_b.begin(), after_b.end()));
     }
   }
 }
@@ -122,9 +132,10 @@ TEST_CASE("version 2 expands to version 1 and back without changing any rank's o
 }
 
 TEST_CASE("version 2 names what a program or a rank gets wrong", "[trace][v2]") {
-  CHECK(error_of(replace(two_stages(), "@tensor", "@model")) ==
-        "t.json:15: field 'programs[0].ops[1].group': expected @tensor, @pipeline or @data (the rank's own group of that "
-        "kind), got \"@model\"");
+  CHECK(
+      error_of(replace(two_stages(), "@tensor", "@model")) ==
+      "t.json:15: field 'programs[0].ops[1].group': expected @tensor, @pipeline or @data (the rank's own group of that "
+      "kind), got \"@model\"");
   CHECK(error_of(replace(two_stages(), "@tensor", "@data")) ==
         "t.json:15: field 'programs[0].ops[1].group': rank 0 is in no data group");
   CHECK(error_of(replace(two_stages(), "@pipeline+1", "@pipeline+2")) ==
@@ -151,25 +162,29 @@ TEST_CASE("version 2 names what a program or a rank gets wrong", "[trace][v2]") 
         "t.json:13: field 'programs[0].ranks[0]': expected a rank in 0..3 (world_size is 4), got \"4\"");
   CHECK(error_of(two_stages(kStage0, kStage1, "[]", "[2, 3]")) ==
         "t.json:13: field 'programs[0].ranks': expected at least one rank or range, got []");
-  CHECK(error_of(two_stages(kStage0, kStage1, "[[0, 1]]", "[2, 3]", "@tp0")) ==
-        "t.json:7: field 'groups[0].name': expected a name that does not start with '@' (\"@tensor\", ... name a rank's "
-        "own group in version 2), got \"@tp0\"");
+  CHECK(
+      error_of(two_stages(kStage0, kStage1, "[[0, 1]]", "[2, 3]", "@tp0")) ==
+      "t.json:7: field 'groups[0].name': expected a name that does not start with '@' (\"@tensor\", ... name a rank's "
+      "own group in version 2), got \"@tp0\"");
   // Version 2 has programs, not per-rank entries; other versions are refused.
-  CHECK(error_of(replace(two_stages(), "\"programs\"", "\"ranks\"")) == "t.json:1: field 'programs': missing (required)");
+  CHECK(error_of(replace(two_stages(), "\"programs\"", "\"ranks\"")) ==
+        "t.json:1: field 'programs': missing (required)");
   CHECK(error_of(replace(two_stages(), "\"version\": 2", "\"version\": 3")) ==
         "t.json:3: field 'version': expected 1 or 2 (the versions this build reads), got \"3\"");
 }
 
 TEST_CASE("version 2 broadcast roots are members of the rank's group", "[trace][v2]") {
-  const std::string bcast = R"(      {"kind": "broadcast", "group": "@tensor", "bytes": 1024, "dtype": "fp16", "root": "@1"})";
+  const std::string bcast =
+      R"(      {"kind": "broadcast", "group": "@tensor", "bytes": 1024, "dtype": "fp16", "root": "@1"})";
   const Trace t = parse_native(two_stages(bcast, bcast), "t.json");
   CHECK(t.op(0, 0).root == 1);
   CHECK(t.op(2, 0).root == 3);
   CHECK(error_of(two_stages(replace(bcast, "@1", "@2"), bcast)) ==
         "t.json:14: field 'programs[0].ops[0].root': group \"tp0\" of rank 0 has 2 ranks: it has no member 2");
-  CHECK(error_of(two_stages(replace(bcast, "\"@1\"", "1"), bcast)) ==
-        "t.json:14: field 'programs[0].ops[0].root': expected \"@N\" (member N of the group) on a collective of \"@tensor\", "
-        "got \"1\"");
+  CHECK(
+      error_of(two_stages(replace(bcast, "\"@1\"", "1"), bcast)) ==
+      "t.json:14: field 'programs[0].ops[0].root': expected \"@N\" (member N of the group) on a collective of \"@tensor\", "
+      "got \"1\"");
 }
 
 // Stage 0 with its send on stream 1 after the linear layer, and a second linear layer on
@@ -197,17 +212,20 @@ TEST_CASE("streams and dependencies are read, written and checked", "[trace][v2]
   CHECK(written(t, 2).find(R"("stream":1,"after":[0,1])") != std::string::npos);
 
   // What is wrong is named by file, line and field.
-  CHECK(error_of(replace(two_stages(kStreams0), "\"after\": [0, 1]", "\"after\": [0, 2]")) ==
-        "t.json:16: field 'programs[0].ops[2].after[1]': expected the index of an earlier operator of this list (0..1), "
-        "got \"2\"");
+  CHECK(
+      error_of(replace(two_stages(kStreams0), "\"after\": [0, 1]", "\"after\": [0, 2]")) ==
+      "t.json:16: field 'programs[0].ops[2].after[1]': expected the index of an earlier operator of this list (0..1), "
+      "got \"2\"");
   CHECK(error_of(replace(two_stages(kStreams0), "\"after\": [0, 1]", "\"after\": 1")) ==
         "t.json:16: field 'programs[0].ops[2].after': expected an array of operator indices (earlier operators of this "
         "list), e.g. [12]");
   CHECK(error_of(replace(two_stages(kStreams0), "\"stream\": 1", "\"stream\": 64")) ==
         "t.json:16: field 'programs[0].ops[2].stream': expected an integer from 0 to 63, got \"64\"");
-  CHECK(error_of(replace(two_stages(), "\"name\": \"linear\", \"flops\": 1e9}", "\"name\": \"linear\", \"flops\": 1e9, \"after\": [0]}")) ==
-        "t.json:14: field 'programs[0].ops[0].after[0]': the first operator of a list has no earlier operator to follow, "
-        "got \"0\"");
+  CHECK(
+      error_of(replace(two_stages(), "\"name\": \"linear\", \"flops\": 1e9}",
+                       "\"name\": \"linear\", \"flops\": 1e9, \"after\": [0]}")) ==
+      "t.json:14: field 'programs[0].ops[0].after[0]': the first operator of a list has no earlier operator to follow, "
+      "got \"0\"");
   // A rank's collectives on one group are on one stream: their order is the program's.
   CHECK(error_of(replace(two_stages(kStreams0 + R"(,
       {"kind": "all_reduce", "group": "@tensor", "bytes": 1024, "dtype": "fp16", "stream": 1})"),
@@ -216,12 +234,14 @@ TEST_CASE("streams and dependencies are read, written and checked", "[trace][v2]
         "(their order is the program's): operator #4 is on stream 1, operator #1 (line 15) on stream 0");
 }
 
-TEST_CASE("version 2 messages and calls that do not match are named as version 1's are, whatever their operators' forms",
-          "[trace][v2]") {
+TEST_CASE(
+    "version 2 messages and calls that do not match are named as version 1's are, whatever their operators' forms",
+    "[trace][v2]") {
   // Validation checks a program's operator forms first (a rank's operators of one form share
   // partners): a problem between forms or between programs falls to the check operator by
   // operator, which names it.
-  CHECK(error_of(replace(two_stages(), "\"peer\": \"@pipeline-1\", \"bytes\": 64", "\"peer\": \"@pipeline-1\", \"bytes\": 128")) ==
+  CHECK(error_of(replace(two_stages(), "\"peer\": \"@pipeline-1\", \"bytes\": 64",
+                         "\"peer\": \"@pipeline-1\", \"bytes\": 128")) ==
         "t.json:19: field 'programs[1].ops[0].bytes': recv of 128 bytes from rank 0 (tag \"act\") is matched by a send "
         "of 64 bytes (line 16)");
   // Two calls on the pipeline group, of other sizes in the two programs.
@@ -229,10 +249,13 @@ TEST_CASE("version 2 messages and calls that do not match are named as version 1
       {"kind": "all_reduce", "group": "@pipeline", "bytes": 32, "dtype": "fp16"})";
   const std::string pp1 = kStage1 + R"(,
       {"kind": "all_reduce", "group": "@pipeline", "bytes": 64, "dtype": "fp16"})";
-  CHECK(error_of(two_stages(pp0, pp1)) ==
-        "t.json:23: field 'programs[1].ops[3].bytes': all_reduce #1 on group \"pp0\" has 64 bytes on rank 2 but 32 bytes "
-        "on rank 0 (line 17)");
-  CHECK_NOTHROW(parse_native(two_stages(pp0, replace(pp1, "\"bytes\": 64, \"dtype\": \"fp16\"}", "\"bytes\": 32, \"dtype\": \"fp16\"}")), "t.json"));
+  CHECK(
+      error_of(two_stages(pp0, pp1)) ==
+      "t.json:23: field 'programs[1].ops[3].bytes': all_reduce #1 on group \"pp0\" has 64 bytes on rank 2 but 32 bytes "
+      "on rank 0 (line 17)");
+  CHECK_NOTHROW(parse_native(
+      two_stages(pp0, replace(pp1, "\"bytes\": 64, \"dtype\": \"fp16\"}", "\"bytes\": 32, \"dtype\": \"fp16\"}")),
+      "t.json"));
   // Two forms that are one channel for rank 0 (@pipeline+1 and rank 2) but not for rank 1.
   const std::string two_sends = kStage0 + R"(,
       {"kind": "send", "peer": 2, "bytes": 64, "dtype": "fp16", "tag": "act", "stream": 1})";
@@ -250,7 +273,8 @@ TEST_CASE("the optional workload is read, written back and checked", "[trace]") 
   const std::string ranks = "\"ranks\": [{\"rank\": 0, \"ops\": []}]}\n";
   Trace t = parse_native(head +
                              "\"workload\": {\"global_batch\": 16, \"sequence_length\": 2048, \"model_flops\": 1.5e15, "
-                             "\"model_flops_source\": \"by hand\"},\n" + ranks,
+                             "\"model_flops_source\": \"by hand\"},\n" +
+                             ranks,
                          "t.json");
   REQUIRE(t.workload);
   CHECK(t.workload->global_batch == 16);
