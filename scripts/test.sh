@@ -6,7 +6,8 @@
 # AddressSanitizer + UndefinedBehaviorSanitizer) runs the whole suite, then every libFuzzer
 # target of tests/fuzz/, linked to that same library, runs once over its committed seeds and
 # regression inputs (scripts/fuzz.sh --check): nothing random, so a commit's verdict is the
-# same on every run. Open-ended fuzzing is scripts/fuzz.sh SECONDS, for developers.
+# same on every run. Before both, the C++ layout is checked against .clang-format.
+# Open-ended fuzzing is scripts/fuzz.sh SECONDS, for developers.
 # docs/testing.md and bench/results/ci.md have the measured times.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,6 +15,8 @@ cd "$(dirname "$0")/.."
 # install-deps.sh installed the notebooks' packages: a notebook that cannot run is a failure
 # here, not a skip.
 export CCSIM_REQUIRE_NOTEBOOKS=${CCSIM_REQUIRE_NOTEBOOKS:-1}
+# The layout first: seconds, and a failure names the files (scripts/format.sh rewrites them).
+scripts/format.sh --check
 case "${CCSIM_TEST_TREE:-sanitize}" in
   sanitize)
     scripts/sanitize.sh
