@@ -185,20 +185,6 @@ TEST_CASE("small all_reduces stay plain below --compress-min-bytes", "[engine][c
 
 namespace {
 
-/// Two nodes of 4 accelerators: 200 GB/s 1 us links inside a node (NVLink-like), one 1 GB/s
-/// 5 us NIC per node; reductions at 20 GB/s.
-topology::Platform fast_nodes_slow_network() {
-  return topology::parse_platform(R"({
-  "format": "ccsim-platform", "version": 1, "name": "test", "nodes": 2,
-  "node": {"accelerators": 4,
-    "accelerator": {"model": "t", "flops": 1e12, "memory_Bps": 1e12, "reduce_Bps": 2e10, "source": "test"},
-    "intra_link": {"bandwidth_Bps": 2e11, "latency_s": 1e-6, "source": "test"},
-    "nics": 1, "nic_link": {"bandwidth_Bps": 1e9, "latency_s": 5e-6, "source": "test"}},
-  "network": {"topology": "switch", "source": "test"}
-})",
-                                  "fast-nodes.json");
-}
-
 /// Ranks 0-3 on node 0 and 4-7 on node 1 (rank order); each all_reduces 64 MiB in its
 /// tensor-parallel group (its node), then 64 MiB in its data-parallel group (one rank of each node).
 trace::Trace tensor_then_data_parallel() {
@@ -229,7 +215,7 @@ TEST_CASE("compression applies to an all_reduce only where the closed forms pred
   //   ring 2 alpha + n beta + 0.5 n gamma = 0.024 + 67.109 + 1.678 = 68.811 ms;
   //   compressed ring 2 alpha + n beta / 8 + 2 (5 us + m / 40 GB/s) + 2 (5 us + m / 80 GB/s)
   //   + 0.5 n gamma = 0.024 + 8.389 + 1.688 + 0.849 + 1.678 = 12.627 ms.
-  const topology::Platform platform = fast_nodes_slow_network();
+  const topology::Platform platform = test::two_nodes_of_four(2e11);  // NVLink-like inside a node
   engine::ReplayOptions options;
   options.placement = "rank-order";
   options.compression.model = test::round_compressor(false, true);

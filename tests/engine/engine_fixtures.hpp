@@ -46,16 +46,18 @@ inline std::string recv(int peer, std::uint64_t bytes, const std::string& tag = 
 }
 
 /// Two nodes of 4 accelerators (1 TFLOP/s, 1 TB/s memory, reductions at 20 GB/s), 10 GB/s
-/// 1 us links inside a node, one 1 GB/s 5 us NIC per node, one switch.
-inline topology::Platform two_nodes_of_four() {
-  return topology::parse_platform(R"({
+/// 1 us links inside a node (10 GB/s unless `intra_Bps` says otherwise), one 1 GB/s 5 us NIC per
+/// node, one switch.
+inline topology::Platform two_nodes_of_four(double intra_Bps = 1e10) {
+  return topology::parse_platform(fmt::format(R"({{
   "format": "ccsim-platform", "version": 1, "name": "test", "nodes": 2,
-  "node": {"accelerators": 4,
-    "accelerator": {"model": "t", "flops": 1e12, "memory_Bps": 1e12, "reduce_Bps": 2e10, "source": "test"},
-    "intra_link": {"bandwidth_Bps": 1e10, "latency_s": 1e-6, "source": "test"},
-    "nics": 1, "nic_link": {"bandwidth_Bps": 1e9, "latency_s": 5e-6, "source": "test"}},
-  "network": {"topology": "switch", "source": "test"}
-})",
+  "node": {{"accelerators": 4,
+    "accelerator": {{"model": "t", "flops": 1e12, "memory_Bps": 1e12, "reduce_Bps": 2e10, "source": "test"}},
+    "intra_link": {{"bandwidth_Bps": {}, "latency_s": 1e-6, "source": "test"}},
+    "nics": 1, "nic_link": {{"bandwidth_Bps": 1e9, "latency_s": 5e-6, "source": "test"}}}},
+  "network": {{"topology": "switch", "source": "test"}}
+}})",
+                                              intra_Bps),
                                   "two-nodes.json");
 }
 

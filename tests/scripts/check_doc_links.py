@@ -5,7 +5,8 @@ Every Markdown link [text](target) outside code names a file or folder that exis
 target's #anchor names a heading of the Markdown file it points to (GitHub's anchors: the
 heading's text in lower case, punctuation other than '-' and '_' dropped, spaces as '-',
 a repeated heading numbered -1, -2, ...). Links with a scheme (https:, mailto:) are not
-checked, nor links that leave the repository (../shared/, outside any clone).
+checked, nor links that leave the repository (a sibling folder of the clone): only files
+inside the repository are read.
 
 Usage: check_doc_links.py [REPO_ROOT] [FILE.md ...]; exits 1 naming every broken link.
 """
