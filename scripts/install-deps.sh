@@ -8,6 +8,7 @@ packages=(
   libsimgrid-dev libboost-graph-dev libfmt-dev libcli11-dev nlohmann-json3-dev catch2
   libcpptoml-dev  # header-only TOML reader: ccsim sweep SPEC.toml
   libopenmpi-dev openmpi-bin libucx-dev ucx-utils libzfp-dev libbenchmark-dev iproute2
+  zlib1g-dev  # gzip-compressed profiler traces (torch.profiler's .json.gz)
   libjemalloc-dev  # the ccsim executable's allocator (CMakeLists.txt: CCSIM_JEMALLOC)
   time  # /usr/bin/time: peak memory in bench/import_bench.sh (and its test)
   jupyter-nbconvert python3-nbclient python3-ipykernel python3-matplotlib python3-pandas  # notebooks/, ccsim report's figures

@@ -659,13 +659,22 @@ std::vector<std::string> kineto_rank_files(const std::vector<std::string>& input
       std::vector<std::pair<long, std::string>> found;
       for (const auto& entry : fs::directory_iterator(input)) {
         const std::string name = entry.path().filename().string();
-        if (!starts_with(name, "rank") || name.size() < 10 || name.substr(name.size() - 5) != ".json") continue;
-        const auto n = parse_int(std::string_view(name).substr(4, name.size() - 9));
-        if (!n) continue;  // rank0.legacy.json.gz and friends
+        std::string_view stem = name;
+        if (stem.ends_with(".gz")) stem.remove_suffix(3);
+        if (!starts_with(stem, "rank") || !stem.ends_with(".json")) continue;
+        const auto n = parse_int(stem.substr(4, stem.size() - 9));
+        if (!n) continue;  // rank0.legacy.json and friends
         found.emplace_back(static_cast<long>(*n), entry.path().string());
       }
-      if (found.empty()) throw InputError(input, 0, "", "no rank<N>.json files in this directory");
+      if (found.empty()) throw InputError(input, 0, "", "no rank<N>.json or rank<N>.json.gz files in this directory");
       std::sort(found.begin(), found.end());
+      for (std::size_t i = 1; i < found.size(); ++i) {
+        if (found[i].first == found[i - 1].first) {
+          throw InputError(
+              found[i].second, 0, "",
+              fmt::format("rank {} has two files here (also {}): keep one", found[i].first, found[i - 1].second));
+        }
+      }
       for (auto& [_, f] : found) files.push_back(std::move(f));
     } else if (fs::is_regular_file(input, ec)) {
       files.push_back(input);

@@ -68,8 +68,9 @@ struct KinetoImport {
 /// rank exactly once).
 KinetoImport import_kineto(const std::vector<RankProfile>& profiles, const KinetoOptions& options);
 
-/// The rank files named by the command line: a directory contributes its rank*.json files
-/// (numeric order), a file itself. Throws InputError when there are none.
+/// The rank files named by the command line: a directory contributes its rank<N>.json and
+/// rank<N>.json.gz files (numeric order), a file itself. Throws InputError when there are
+/// none, or when a rank has both.
 std::vector<std::string> kineto_rank_files(const std::vector<std::string>& inputs);
 
 /// The summary.json breakdown row an operator belongs to: "linear(attn.qkv)",

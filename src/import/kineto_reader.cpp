@@ -4,10 +4,12 @@
 #include <fstream>
 #include <limits>
 #include <optional>
+#include <sstream>
 #include <unordered_map>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <zlib.h>
 
 #include "core/input_error.hpp"
 #include "core/output_file.hpp"
@@ -40,6 +42,14 @@ std::vector<std::vector<std::int64_t>> RankProfile::input_dims(const Event& e) c
                  dims.begin() + static_cast<std::ptrdiff_t>(at + extents));
     at += extents;
   }
+  return out;
+}
+
+std::vector<std::string_view> RankProfile::input_types(const Event& e) const {
+  std::vector<std::string_view> out;
+  if (e.types == 0) return out;
+  const std::size_t count = types[e.types];
+  for (std::size_t i = 0; i < count; ++i) out.push_back(names[types[e.types + 1 + i]]);
   return out;
 }
 
@@ -148,6 +158,9 @@ class Handler : public nlohmann::json_sax<json> {
       next = Ctx::kDimsOuter;
       event_.dims.clear();
       event_.has_dims = true;
+    } else if (parent == Ctx::kArgs && key_ == "Input type") {
+      next = Ctx::kTypes;
+      event_.types.clear();
     } else if (parent == Ctx::kDimsOuter) {
       next = Ctx::kDimsInner;
       event_.dims.emplace_back();
@@ -171,15 +184,33 @@ class Handler : public nlohmann::json_sax<json> {
   }
 
  private:
-  enum class Ctx : std::uint8_t { kRoot, kTop, kEvents, kEvent, kArgs, kDimsOuter, kDimsInner, kDistInfo, kSkip };
+  enum class Ctx : std::uint8_t {
+    kRoot,
+    kTop,
+    kEvents,
+    kEvent,
+    kArgs,
+    kDimsOuter,
+    kDimsInner,
+    kTypes,
+    kDistInfo,
+    kSkip
+  };
+
+  /// An event's Input Dims and Input type (interned), until keep() flattens them.
+  struct Inputs {
+    std::vector<std::vector<std::int64_t>> dims;
+    std::vector<trace::Names::Id> types;
+  };
 
   struct Pending {
     std::string ph, name, cat, tid;
     std::optional<double> ts, dur;
-    std::optional<std::int64_t> pid, seq, gpu_stream;
+    std::optional<std::int64_t> pid, seq, gpu_stream, external_id;
     bool async = false;
     bool has_dims = false;
     std::vector<std::vector<std::int64_t>> dims;
+    std::vector<std::string> types;
   };
 
   bool value(std::optional<double> number, std::optional<std::int64_t> integer, const std::string* text,
@@ -210,6 +241,11 @@ class Handler : public nlohmann::json_sax<json> {
           event_.async = *flag;
         else if (key_ == "stream" && integer)
           event_.gpu_stream = integer;
+        else if (key_ == "External id" && integer)
+          event_.external_id = integer;
+        break;
+      case Ctx::kTypes:
+        event_.types.push_back(text ? *text : std::string());
         break;
       case Ctx::kDimsInner:
         if (!integer) bad_field("args.Input Dims", "expected integer extents");
@@ -279,26 +315,31 @@ class Handler : public nlohmann::json_sax<json> {
     e.name = out_.names.intern(event_.name);
     e.ordinal = ordinal;
     e.sequence = event_.seq.value_or(-1);
+    e.external_id = event_.external_id.value_or(-1);
+    e.kernel = event_.cat == "kernel";
+    e.runtime = event_.cat == "cuda_runtime" || event_.cat == "cuda_driver";
     e.ts_us = ts;
     e.dur_us = *event_.dur;
-    std::vector<std::vector<std::int64_t>> dims;
-    if (event_.has_dims) dims = std::move(event_.dims);
+    Inputs inputs;
+    if (event_.has_dims) inputs.dims = std::move(event_.dims);
+    for (const std::string& type : event_.types) inputs.types.push_back(out_.names.intern(type));
     if (pass_ == Pass::kFind) {
       if (k >= 0 && (want_ >= 0 ? k == want_ && !chosen_ : !chosen_ || k < chosen_->k)) choose({k, ts, ts + e.dur_us});
       if (k >= 0 || (chosen_ && in_window(ts)))
-        keep(e, dims);
+        keep(e, inputs);
       else
-        hold(e, std::move(dims));
+        hold(e, std::move(inputs));
       advance(ts);
       return;
     }
-    keep(e, dims);
+    keep(e, inputs);
   }
 
   bool in_window(double ts) const { return ts >= from_us_ && ts <= to_us_; }
 
-  /// Adds an event to the profile (with its Input Dims).
-  void keep(Event e, const std::vector<std::vector<std::int64_t>>& dims) {
+  /// Adds an event to the profile (with its Input Dims and Input type).
+  void keep(Event e, const Inputs& inputs) {
+    const auto& dims = inputs.dims;
     if (!dims.empty()) {
       e.dims = static_cast<std::uint32_t>(out_.dims.size());
       out_.dims.push_back(static_cast<std::int64_t>(dims.size()));
@@ -308,6 +349,12 @@ class Handler : public nlohmann::json_sax<json> {
       }
     } else {
       e.dims = 0;
+    }
+    e.types = 0;
+    if (!inputs.types.empty()) {
+      e.types = static_cast<std::uint32_t>(out_.types.size());
+      out_.types.push_back(static_cast<trace::Names::Id>(inputs.types.size()));
+      out_.types.insert(out_.types.end(), inputs.types.begin(), inputs.types.end());
     }
     out_.streams[e.stream].events.push_back(static_cast<std::uint32_t>(out_.events.size()));
     out_.events.push_back(e);
@@ -320,12 +367,12 @@ class Handler : public nlohmann::json_sax<json> {
   /// latest start of an event let go is remembered, and when an Iteration#k is chosen, an
   /// event let go before it that could lie in its window means the file is not in time order
   /// there: it is read again (read_rank_profile).
-  void hold(const Event& e, std::vector<std::vector<std::int64_t>> dims) {
+  void hold(const Event& e, Inputs inputs) {
     if (e.ts_us < latest_ - kMarginUs) {
       let_go(e.ts_us);
       return;
     }
-    held_.push_back({e, std::move(dims)});
+    held_.push_back({e, std::move(inputs)});
   }
   void advance(double ts) {
     if (!(ts > latest_)) return;
@@ -353,24 +400,35 @@ class Handler : public nlohmann::json_sax<json> {
     from_us_ = it.ts_us - kMarginUs;
     to_us_ = it.end_us + kMarginUs;
     lost_at_choice_ = lost_;
-    std::vector<std::pair<Event, std::vector<std::vector<std::int64_t>>>> kept;  // in file order
+    std::vector<std::pair<Event, Inputs>> kept;  // in file order
     for (const Event& e : out_.events) {
       if (iteration_of(out_.streams[e.stream].kind, out_.name(e)) >= 0 || in_window(e.ts_us))
-        kept.emplace_back(e, out_.input_dims(e));
+        kept.emplace_back(e, inputs_of(e));
       else
         let_go(e.ts_us);
     }
     std::erase_if(held_, [&](Held& h) {
       if (!in_window(h.event.ts_us)) return false;
-      kept.emplace_back(h.event, std::move(h.dims));
+      kept.emplace_back(h.event, std::move(h.inputs));
       return true;
     });
     std::stable_sort(kept.begin(), kept.end(),
                      [](const auto& a, const auto& b) { return a.first.ordinal < b.first.ordinal; });
     out_.events.clear();
     out_.dims.assign(1, 0);
+    out_.types.assign(1, 0);
     for (Stream& st : out_.streams) st.events.clear();
-    for (const auto& [e, dims] : kept) keep(e, dims);
+    for (const auto& [e, inputs] : kept) keep(e, inputs);
+  }
+
+  /// A kept event's inputs, as keep() takes them.
+  Inputs inputs_of(const Event& e) const {
+    Inputs inputs{out_.input_dims(e), {}};
+    if (e.types != 0) {
+      const auto first = out_.types.begin() + static_cast<std::ptrdiff_t>(e.types);
+      inputs.types.assign(first + 1, first + 1 + static_cast<std::ptrdiff_t>(*first));
+    }
+    return inputs;
   }
 
  public:
@@ -379,7 +437,7 @@ class Handler : public nlohmann::json_sax<json> {
  private:
   struct Held {
     Event event;
-    std::vector<std::vector<std::int64_t>> dims;
+    Inputs inputs;
   };
 
   RankProfile& out_;
@@ -402,6 +460,29 @@ class Handler : public nlohmann::json_sax<json> {
   int pid_rank_ = -1;
   std::unordered_map<std::string, std::uint32_t> stream_ids_;
 };
+
+/// The decompressed content of a gzip file (several members are read one after another, as
+/// gzip does); a damaged one is an InputError naming the file.
+std::string gunzip_file(const std::string& path) {
+  gzFile gz = gzopen(path.c_str(), "rb");
+  if (gz == nullptr) throw InputError(path, 0, "", "cannot open the file");
+  std::string out;
+  char buffer[1 << 16];
+  for (;;) {
+    const int n = gzread(gz, buffer, sizeof buffer);
+    if (n < 0) {
+      int code = 0;
+      const std::string why = gzerror(gz, &code);
+      gzclose(gz);
+      throw InputError(path, 0, "",
+                       fmt::format("byte {} of the decompressed content: damaged gzip data ({})", out.size(), why));
+    }
+    if (n == 0) break;
+    out.append(buffer, static_cast<std::size_t>(n));
+  }
+  gzclose(gz);
+  return out;
+}
 
 /// One pass of `handler` over `in` into `out` (whose rank, when the file names none, is
 /// the events' pid).
@@ -455,7 +536,16 @@ RankProfile read_rank_profile_file(const std::string& path, ProfileWindow window
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, 0, "", "cannot open the file");
   note_input_file(path);  // an output must not replace it
-  return read_rank_profile(in, path, window);
+  char magic[2] = {};
+  in.read(magic, 2);
+  const bool gzip =
+      in.gcount() == 2 && static_cast<unsigned char>(magic[0]) == 0x1f && static_cast<unsigned char>(magic[1]) == 0x8b;
+  in.clear();
+  in.seekg(0);
+  if (!gzip) return read_rank_profile(in, path, window);
+  in.close();
+  std::istringstream text(gunzip_file(path));
+  return read_rank_profile(text, path, window);
 }
 
 }  // namespace ccsim::import

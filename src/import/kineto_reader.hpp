@@ -26,12 +26,16 @@ std::string_view stream_kind_name(StreamKind kind);
 /// One complete ("ph":"X") event, compact: names and threads are interned.
 struct Event {
   trace::Names::Id name = trace::Names::kEmpty;
-  std::uint32_t stream = 0;    ///< index into RankProfile::streams
-  std::uint32_t ordinal = 0;   ///< position in traceEvents (for messages)
-  std::int64_t sequence = -1;  ///< args["Sequence number"], -1 without
+  std::uint32_t stream = 0;       ///< index into RankProfile::streams
+  std::uint32_t ordinal = 0;      ///< position in traceEvents (for messages)
+  std::uint32_t dims = 0;         ///< offset of args["Input Dims"] in RankProfile::dims, 0 = none
+  std::int64_t sequence = -1;     ///< args["Sequence number"], -1 without
+  std::int64_t external_id = -1;  ///< args["External id"]: a host op and the device work it launched share it
+  std::uint32_t types = 0;        ///< offset of args["Input type"] in RankProfile::types, 0 = none
+  bool kernel = false;            ///< a device kernel (cat "kernel"), not a copy, memset or annotation
+  bool runtime = false;           ///< a host call into the device runtime or driver (cat "cuda_runtime", ...)
   double ts_us = 0;
   double dur_us = 0;
-  std::uint32_t dims = 0;  ///< offset of args["Input Dims"] in RankProfile::dims, 0 = none
   double end_us() const { return ts_us + dur_us; }
 };
 
@@ -53,6 +57,9 @@ struct RankProfile {
   /// Input Dims, flattened: at offset o, [list count n, then n times (rank r, r extents)].
   /// Offset 0 holds a sentinel so that 0 means "no dims".
   std::vector<std::int64_t> dims{0};
+  /// Input type, flattened: at offset o, [count n, then n interned type names ("c10::BFloat16",
+  /// "float", "" for a non-tensor)]. Offset 0 holds a sentinel, as in `dims`.
+  std::vector<trace::Names::Id> types{0};
   /// Events the reader did not understand (not "X" or metadata "M"), by "ph=<ph> <name>".
   std::map<std::string, std::uint64_t> unknown;
   std::uint64_t metadata_events = 0;
@@ -66,6 +73,8 @@ struct RankProfile {
   std::string_view name(const Event& e) const { return names[e.name]; }
   /// The Input Dims of an event: one shape per input (empty shape for scalars/None).
   std::vector<std::vector<std::int64_t>> input_dims(const Event& e) const;
+  /// The Input type of an event: one name per input (empty without the field).
+  std::vector<std::string_view> input_types(const Event& e) const;
 };
 
 /// k of an "Iteration#k" event name (k a non-negative integer); nullopt for any other name.
@@ -93,6 +102,9 @@ struct ProfileWindow {
 /// file it is (a window keeps fewer events, it does not check fewer). With a window of one
 /// iteration `in` may be read twice: it must be seekable (a file or a string stream).
 RankProfile read_rank_profile(std::istream& in, const std::string& file, ProfileWindow window = ProfileWindow::all());
+/// As read_rank_profile, from a file; one whose content is gzip-compressed (torch.profiler's
+/// `.json.gz`, recognised by its magic bytes, whatever its name) is decompressed into memory
+/// first.
 RankProfile read_rank_profile_file(const std::string& path, ProfileWindow window = ProfileWindow::all());
 
 }  // namespace ccsim::import

@@ -24,6 +24,20 @@ hostile import-no-dur 1 "rank0.json: field 'traceEvents\[0\].dur': missing" trac
 hostile import-missing 1 'nowhere: no such file' trace import kineto "$TMP/nowhere" -o "$TMP/out.json"
 hostile import-bad-iteration 1 'no Iteration#7' trace import kineto "$K" --iteration 7 -o "$TMP/out.json"
 hostile inspect-missing 1 'nope.json' trace inspect "$TMP/nope.json"
+# torch.profiler's gzip-compressed rank files import as the plain ones do; a rank given twice
+# (rank0.json and rank0.json.gz) and damaged gzip data are refused naming the file.
+mkdir -p "$TMP/gz"
+for r in 0 1 2 3; do gzip -c "$K/rank$r.json" > "$TMP/gz/rank$r.json.gz"; done
+hostile import-gzip 0 'Iteration#0' trace import kineto "$TMP/gz" -o "$TMP/gz.json"
+mkdir -p "$TMP/plain" && "$CCSIM" trace import kineto "$K" -o "$TMP/plain/gz.json" 2>/dev/null  # same name, same trace
+cmp -s "$TMP/gz.json" "$TMP/plain/gz.json" ||
+  fail "the gzip-compressed rank files import differently from the plain ones"
+cp "$K/rank0.json" "$TMP/gz/"
+hostile import-gzip-twice 1 'rank 0 has two files here' trace import kineto "$TMP/gz" -o "$TMP/out.json"
+rm "$TMP/gz/rank0.json"
+head -c 3000 "$TMP/gz/rank1.json.gz" > "$TMP/gz/rank1.json.gz.part" && mv "$TMP/gz/rank1.json.gz.part" "$TMP/gz/rank1.json.gz"
+hostile import-gzip-damaged 1 'rank1.json.gz: .*(damaged gzip data|truncated or malformed JSON)' trace import kineto "$TMP/gz" -o "$TMP/out.json"
+expect_absent "$TMP/out.json"
 
 # trace inspect of a version-2 trace (programs shared by classes of ranks, one with a second
 # stream) prints what its version-1 expansion prints, rank by rank: the ranks of one program
