@@ -6,6 +6,7 @@ target_sources(ccsim_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/compute_fit.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compute_model.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compute_pricing.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/kernel_trace.cpp
   ${CMAKE_CURRENT_LIST_DIR}/profile_fit.cpp
   ${CMAKE_CURRENT_LIST_DIR}/measurement_file.cpp
   ${CMAKE_CURRENT_LIST_DIR}/network_fit.cpp

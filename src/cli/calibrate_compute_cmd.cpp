@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "calibrate/kernel_trace.hpp"
 #include "calibrate/profile_fit.hpp"
 #include "cli/commands.hpp"
 #include "core/input_error.hpp"
@@ -16,6 +17,7 @@ namespace {
 struct CalibrateComputeCommand {
   std::vector<std::string> gemm;
   std::vector<std::string> memory;
+  std::vector<std::string> profiles;
   std::string launch;
   std::string output;
   bool output_given = false;  ///< -o was given (perhaps as "", which write_output refuses)
@@ -45,6 +47,7 @@ std::string command_line(const CalibrateComputeCommand& cmd) {
   std::string out = "ccsim calibrate compute";
   for (const std::string& f : cmd.gemm) out += " --gemm " + f;
   for (const std::string& f : cmd.memory) out += " --memory " + f;
+  for (const std::string& f : cmd.profiles) out += " --profile " + f;
   if (!cmd.launch.empty()) out += " --launch " + cmd.launch;
   out += fmt::format(" --name {} --accelerator \"{}\" --multiprocessors {}", cmd.name, cmd.accelerator,
                      cmd.multiprocessors);
@@ -70,7 +73,7 @@ void run_calibrate_compute(const CalibrateComputeCommand& cmd) {
   options.default_dtype = *dtype;
   options.sources = cmd.sources;
   std::string files;
-  for (const auto* list : {&cmd.gemm, &cmd.memory}) {
+  for (const auto* list : {&cmd.gemm, &cmd.memory, &cmd.profiles}) {
     for (const std::string& f : *list) files += (files.empty() ? "" : ", ") + f;
   }
   if (!cmd.launch.empty()) files += ", " + cmd.launch;
@@ -83,9 +86,17 @@ void run_calibrate_compute(const CalibrateComputeCommand& cmd) {
   for (const std::string& f : cmd.gemm) gemm.push_back(calibrate::read_gemm_csv(f, skipped));
   std::vector<std::vector<calibrate::MemoryPoint>> memory;
   for (const std::string& f : cmd.memory) memory.push_back(calibrate::read_memory_csv(f));
+  std::string traces;
+  for (const std::string& f : cmd.profiles) {
+    calibrate::KernelTrace kt = calibrate::read_kernel_trace(f, skipped);
+    gemm.push_back(std::move(kt.gemm));
+    memory.push_back(std::move(kt.memory));
+    traces += kt.summary + "\n";
+  }
   const calibrate::LaunchData launch =
       cmd.launch.empty() ? calibrate::LaunchData{} : calibrate::read_launch_csv(cmd.launch);
   calibrate::ProfileFit fit = calibrate::fit_profile(gemm, memory, launch, skipped, options);
+  fit.report = traces + fit.report;
   const std::string json = topology::write_accelerator_profile(fit.profile);
   if (!cmd.output_given || cmd.output == "-") {
     fmt::print(stderr, "{}", fit.report);  // the profile is the result, on stdout
@@ -106,10 +117,13 @@ void setup_calibrate_compute(CLI::App& calibrate) {
       "launch overhead) to kernel measurements");
   sub->add_option("--gemm", cmd->gemm,
                   "GEMM sweep CSV with columns m, n, k, dtype, seconds (batch optional, others ignored); repeatable: a "
-                  "later file's timing of a product replaces an earlier one's (CUDA-graph re-timings of small ones)")
-      ->required();
+                  "later file's timing of a product replaces an earlier one's (CUDA-graph re-timings of small ones)");
   sub->add_option("--memory", cmd->memory,
                   "Memory-bound kernels CSV with columns op, bytes, seconds; repeatable, as --gemm");
+  sub->add_option("--profile", cmd->profiles,
+                  "torch.profiler trace (JSON or .json.gz) recorded with CUDA activities and record_shapes=True: "
+                  "its matrix products and memory-bound operators, timed by their kernels' device durations; "
+                  "repeatable, read after the CSVs (its timing of a product replaces theirs)");
   sub->add_option("--launch", cmd->launch, "Launch CSV with columns mode (eager, graph), seconds_per_kernel");
   sub->add_option("-o,--output", cmd->output, "Write the profile here; default: stdout, report on stderr");
   sub->add_option("--name", cmd->name, "Profile name, e.g. h200")->required();
@@ -125,6 +139,9 @@ void setup_calibrate_compute(CLI::App& calibrate) {
   sub->add_option("--description", cmd->description, "What the profile describes, in a sentence");
   sub->add_option("--source", cmd->sources, "Where a figure comes from (repeatable; written into the profile)");
   sub->callback([cmd, sub] {
+    if (cmd->gemm.empty() && cmd->profiles.empty()) {
+      throw CLI::RequiredError("--gemm or --profile (a GEMM sweep or a profiler trace to fit)");
+    }
     cmd->output_given = sub->count("--output") > 0;
     run_calibrate_compute(*cmd);
   });

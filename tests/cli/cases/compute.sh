@@ -91,6 +91,17 @@ hostile fit-h200 0 '' calibrate compute --gemm "$H/gemm.csv" --gemm "$H/gemm_gra
   --multiprocessors 132 --peak bf16=9.894e14 --peak fp16=9.894e14 --peak fp32=6.69e13 -o "$TMP/h200.json"
 grep -Eq '^  bf16: [0-9]+ points, geometric-mean error' "$last_out" || fail "calibrate compute reports no bf16 residual"
 grep -q '"format": "ccsim-accelerator-profile"' "$TMP/h200.json" || fail "no profile written"
+# calibrate compute --profile: the H200 profiler traces' kernels, by the operators that launched them.
+hostile fit-h200-traces 0 '' calibrate compute --profile "$H/layers/gpt3-175b-tp8-s2048.trace.json.gz" \
+  --profile "$H/layers/gpt-7b-tp1-s4096.trace.json.gz" --name h200-traces --accelerator H200 --multiprocessors 132 \
+  --peak bf16=9.894e14 -o "$TMP/h200-traces.json"
+grep -q 'gpt3-175b-tp8-s2048.trace.json.gz: 204 kernels; 72 products of 13 shapes' "$last_out" ||
+  fail "calibrate compute --profile does not say what it read: $(head -3 "$last_out")"
+grep -Eq '^  softmax_backward: ' "$last_out" || fail "calibrate compute --profile fits no softmax_backward curve"
+grep -q '"kind": "bias_add"' "$TMP/h200-traces.json" || fail "no bias_add curve in the profile fitted from traces"
+hostile fit-no-data 2 'gemm or --profile' calibrate compute --name x --accelerator x --multiprocessors 1 --peak bf16=1e12
+hostile fit-cpu-trace 1 "rank0.json: field 'traceEvents': no device kernels" calibrate compute \
+  --profile "$DATA/kineto/tp2_pp2/it0/rank0.json" --name x --accelerator x --multiprocessors 1 --peak bf16=1e12
 printf 'm,n,k,dtype,seconds\n128,128,x,bf16,1e-5\n' > "$TMP/bad.csv"
 hostile fit-bad-cell 1 "bad.csv:2: field 'k': expected a positive integer of at most 2147483647, got \"x\"" \
   calibrate compute --gemm "$TMP/bad.csv" --name x --accelerator x --multiprocessors 1 --peak bf16=1e12

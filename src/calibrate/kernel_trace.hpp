@@ -1,0 +1,33 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "calibrate/profile_fit.hpp"
+
+namespace ccsim::calibrate {
+
+/// Kernel timings taken from a torch.profiler trace with device activities
+/// (`ProfilerActivity.CUDA`, `record_shapes=True`; plain or gzip-compressed JSON).
+struct KernelTrace {
+  std::vector<GemmPoint> gemm;      ///< one per distinct product and dtype: the median of its calls
+  std::vector<MemoryPoint> memory;  ///< one per distinct operator, shape and dtype: the median of its calls
+  std::string summary;              ///< one line: kernels read, what they became, what was left out
+};
+
+/// Reads the device kernels of a trace and the host operators that launched them (they share
+/// args["External id"]); an operator's time is the sum of its kernels' device durations, so
+/// the host's launch gaps are not in it.
+/// - Matrix products (aten::mm, addmm, bmm, baddbmm, linear, matmul) become GEMM points, m,
+///   n, k and batch from the operator's Input Dims, the dtype from its first Input type.
+/// - Memory-bound operators become memory points of the kinds the synthesized traces use
+///   (add, bias_add for a broadcast add, copy, dropout, gelu, layernorm, softmax,
+///   masked_fill; a backward kernel as KIND_backward), their bytes the least traffic from the
+///   inputs' and outputs' extents and element sizes, as bench/device/measure_gpu.py counts them.
+/// - Every other operator's kernels, and operators whose shapes or dtypes are not usable, are
+///   counted in `summary` and `skipped`, never dropped silently.
+/// A file without device kernels, or without Input Dims on the operators that launched them,
+/// is an InputError saying how to record one.
+KernelTrace read_kernel_trace(const std::string& path, Skipped& skipped);
+
+}  // namespace ccsim::calibrate
