@@ -201,7 +201,8 @@ CompressorBench read_compressor_bench(const std::string& path) {
   return parse_compressor_bench(json::read_file(path), path);
 }
 
-CompressorFit fit_compressor(const CompressorBench& bench, const CompressorFitOptions& options) {
+/// The codec whose measurements are fitted: --codec, or the one codec of the file.
+std::string choose_codec(const CompressorBench& bench, const CompressorFitOptions& options) {
   std::set<std::string> codecs;
   for (const BenchMeasurement& m : bench.measurements) codecs.insert(m.codec);
   std::string codec = options.codec;
@@ -217,6 +218,11 @@ CompressorFit fit_compressor(const CompressorBench& bench, const CompressorFitOp
         "command line", 0, "--codec",
         fmt::format("expected a codec measured in {} ({}), got \"{}\"", bench.file, fmt::join(codecs, ", "), codec));
   }
+  return codec;
+}
+
+/// The model layout of `codec`, an InputError naming the bench file when it has none.
+compress::CodecLayout layout_of(const CompressorBench& bench, const std::string& codec) {
   compress::CodecLayout layout;
   try {
     layout = compress::codec_layout(codec);
@@ -224,16 +230,15 @@ CompressorFit fit_compressor(const CompressorBench& bench, const CompressorFitOp
     throw InputError(bench.file, 0, "measurements",
                      fmt::format("expected a codec with a model layout (ccsz, int8, onebit, zfp), got \"{}\"", codec));
   }
-  if (options.transfer != "memory-bound" && options.transfer != "none") {
-    throw InputError("command line", 0, "--transfer",
-                     fmt::format("expected one of memory-bound, none, got \"{}\"", options.transfer));
-  }
-  const bool error_bounded = layout.kind == "error-bounded";
-  const std::string name = options.name.empty() ? codec : options.name;
+  return layout;
+}
 
-  // Single-thread measurements by setting; the others are counted and left out.
+/// The single-thread measurements of `codec` by setting (the error bound, 0 for a quantiser);
+/// `multi_thread` counts those left out. A setting that broke its bound is an InputError.
+std::map<double, Group> single_thread_groups(const CompressorBench& bench, const std::string& codec,
+                                             const compress::CodecLayout& layout, int& multi_thread) {
+  const bool error_bounded = layout.kind == "error-bounded";
   std::map<double, Group> groups;
-  int multi_thread = 0;
   for (const BenchMeasurement& m : bench.measurements) {
     if (m.codec != codec) continue;
     if (m.threads != 1) {
@@ -259,121 +264,128 @@ CompressorFit fit_compressor(const CompressorBench& bench, const CompressorFitOp
                      fmt::format("expected single-thread measurements of {}, got none", codec));
   }
 
-  std::string report = fmt::format(
-      "{}: {} setting(s) from {} on {} ({} cores, memory {}); {} multi-thread measurement(s) left out (models hold "
-      "one-core figures)\n",
-      codec, groups.size(), bench.file, bench.cpu, bench.cores, format_rate(bench.memory_Bps), multi_thread);
-  report += "fit: t0 + bytes / rate per call, least squares on the relative residuals (fitted / measured - 1)\n";
+  return groups;
+}
 
-  nlohmann::ordered_json settings = nlohmann::ordered_json::array();
-  std::vector<std::pair<double, double>> ratios;  // (bound, ratio)
-  std::set<std::string> data_used;
-  std::set<std::uint64_t> chunks_used;
+/// Fits t0 + bytes / rate per call to one operation (compress, decompress, add) of a
+/// setting's measurements; appends its table to `report` and its quality to `quality`.
+AffineFit fit_operation(const CompressorBench& bench, const CompressorFitOptions& options, const std::string& what,
+                        const char* key, const Group& group, double BenchMeasurement::*seconds, std::string& report,
+                        std::vector<std::string>& quality) {
+  std::vector<FitPoint> points;
+  std::vector<const BenchMeasurement*> of;
+  for (const BenchMeasurement* m : group.ms) {
+    const double calls = static_cast<double>(m->calls);
+    points.push_back({m->raw_bytes / calls, m->*seconds / calls});
+    of.push_back(m);
+  }
+  AffineFit fit;
+  try {
+    fit = fit_affine(points, options.clamp_t0, what);
+  } catch (const FitError& e) {
+    throw InputError(bench.file, 0, "measurements", e.what());
+  }
+  report += fmt::format("  {}: t0 {:.4g} us{} + bytes / {}; geometric-mean error {:.2f}%\n", key, fit.t0_s * 1e6,
+                        fit.t0_clamped ? " (negative, clamped to 0)" : "", format_rate(fit.rate_Bps),
+                        100 * fit.geomean_error);
+  report += fmt::format("    {:<20} {:>10} {:>8} {:>14} {:>14} {:>9}\n", "data", "chunk", "calls", "measured us",
+                        "fitted us", "residual");
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    report += fmt::format("    {:<20} {:>10} {:>8} {:>14.4f} {:>14.4f} {:>9}\n", of[i]->data,
+                          format_bytes(points[i].bytes), of[i]->calls, points[i].seconds * 1e6,
+                          fit.seconds(points[i].bytes) * 1e6, percent(fit.residuals[i]));
+  }
+  quality.push_back(
+      fmt::format("{} {:.2f}%{}", key, 100 * fit.geomean_error, fit.t0_clamped ? " (t0 clamped to 0)" : ""));
+  return fit;
+}
+
+/// What the fit of one setting adds to the model and its report.
+struct SettingFit {
+  nlohmann::ordered_json setting;
+  double ratio = 0;
+  bool clamped = false;  ///< a fixed cost came out negative and was clamped to 0
+};
+
+/// Fits one setting's ratio and its compress, decompress (and add) throughputs; appends the
+/// report's lines and records the data files and chunk sizes used.
+SettingFit fit_setting(const CompressorBench& bench, const CompressorFitOptions& options, const std::string& codec,
+                       const compress::CodecLayout& layout, double rel, Group& group, std::string& report,
+                       std::set<std::string>& data_used, std::set<std::uint64_t>& chunks_used) {
+  const bool error_bounded = layout.kind == "error-bounded";
   bool any_clamped = false;
-  for (auto& [rel, group] : groups) {
-    std::stable_sort(group.ms.begin(), group.ms.end(), [](const BenchMeasurement* a, const BenchMeasurement* b) {
-      return a->chunk_elements < b->chunk_elements;
-    });
-    // Ratio: pooled over the data files at each file's largest chunk; by chunk size for the report.
-    std::map<std::string, std::uint64_t> largest;
-    std::map<std::uint64_t, std::pair<double, double>> by_chunk;  // chunk bytes -> (raw, compressed)
-    double worst = 0;
-    for (const BenchMeasurement* m : group.ms) {
-      largest[m->data] = std::max(largest[m->data], m->chunk_elements);
-      by_chunk[m->chunk_elements * 4].first += m->raw_bytes;
-      by_chunk[m->chunk_elements * 4].second += m->compressed_bytes;
-      if (m->tolerance > 0) worst = std::max(worst, m->max_error / m->tolerance);
-      data_used.insert(m->data);
-      chunks_used.insert(m->chunk_elements * 4);
-    }
-    double raw = 0, compressed = 0;
-    for (const BenchMeasurement* m : group.ms) {
-      if (m->chunk_elements != largest[m->data]) continue;
-      raw += m->raw_bytes;
-      compressed += m->compressed_bytes;
-    }
-    const double ratio = raw / compressed;
-    ratios.emplace_back(rel, ratio);
-    const std::string label = error_bounded ? fmt::format("{} rel={:g}", codec, rel) : codec;
-    std::vector<std::string> ratio_by_chunk;
-    for (const auto& [bytes, rc] : by_chunk) {
-      ratio_by_chunk.push_back(
-          fmt::format("{} {:.3f}", format_bytes(static_cast<double>(bytes)), rc.first / rc.second));
-    }
-    report += fmt::format("\n{}: ratio {:.4g} (pooled at each file's largest chunk; by chunk: {}){}\n", label, ratio,
-                          fmt::join(ratio_by_chunk, ", "),
-                          error_bounded ? fmt::format(", max error / tolerance {:.4f}", worst) : std::string());
-
-    struct Op {
-      const char* key;
-      double BenchMeasurement::*seconds;
-    };
-    std::vector<Op> ops = {{"compress", &BenchMeasurement::compress_s},
-                           {"decompress", &BenchMeasurement::decompress_s}};
-    if (layout.homomorphic) ops.push_back({"add", &BenchMeasurement::add_s});
-    nlohmann::ordered_json s;
-    if (error_bounded) {
-      s["error_bound"] = rel;
-      s["ratio"] = round4(ratio);
-    } else {
-      s["bits"] = layout.bits;
-      s["block_elements"] = layout.block_elements;
-      s["scale_bytes"] = layout.scale_bytes;
-    }
-    std::map<std::string, AffineFit> fits;
-    std::vector<std::string> quality;
-    for (const Op& op : ops) {
-      std::vector<FitPoint> points;
-      std::vector<const BenchMeasurement*> of;
-      for (const BenchMeasurement* m : group.ms) {
-        const double calls = static_cast<double>(m->calls);
-        points.push_back({m->raw_bytes / calls, m->*op.seconds / calls});
-        of.push_back(m);
-      }
-      AffineFit fit;
-      try {
-        fit = fit_affine(points, options.clamp_t0, fmt::format("{} {}", label, op.key));
-      } catch (const FitError& e) {
-        throw InputError(bench.file, 0, "measurements", e.what());
-      }
-      any_clamped = any_clamped || fit.t0_clamped;
-      report += fmt::format("  {}: t0 {:.4g} us{} + bytes / {}; geometric-mean error {:.2f}%\n", op.key, fit.t0_s * 1e6,
-                            fit.t0_clamped ? " (negative, clamped to 0)" : "", format_rate(fit.rate_Bps),
-                            100 * fit.geomean_error);
-      report += fmt::format("    {:<20} {:>10} {:>8} {:>14} {:>14} {:>9}\n", "data", "chunk", "calls", "measured us",
-                            "fitted us", "residual");
-      for (std::size_t i = 0; i < points.size(); ++i) {
-        report += fmt::format("    {:<20} {:>10} {:>8} {:>14.4f} {:>14.4f} {:>9}\n", of[i]->data,
-                              format_bytes(points[i].bytes), of[i]->calls, points[i].seconds * 1e6,
-                              fit.seconds(points[i].bytes) * 1e6, percent(fit.residuals[i]));
-      }
-      quality.push_back(
-          fmt::format("{} {:.2f}%{}", op.key, 100 * fit.geomean_error, fit.t0_clamped ? " (t0 clamped to 0)" : ""));
-      fits[op.key] = fit;
-    }
-    s["compress_Bps"] = round4(fits["compress"].rate_Bps);
-    s["decompress_Bps"] = round4(fits["decompress"].rate_Bps);
-    if (layout.homomorphic) s["add_Bps"] = round4(fits["add"].rate_Bps);
-    s["t0_s"] = round4(fits["compress"].t0_s);
-    s["decompress_t0_s"] = round4(fits["decompress"].t0_s);
-    if (layout.homomorphic) s["add_t0_s"] = round4(fits["add"].t0_s);
-    s["source"] = fmt::format(
-        "measured and fitted (see source): {} single-thread points; geometric-mean error of the fit: {}; ratio pooled "
-        "at each file's largest chunk{}",
-        group.ms.size(), fmt::join(quality, ", "),
-        error_bounded ? fmt::format("; max error / tolerance {:.4f}", worst) : std::string());
-    settings.push_back(s);
+  std::stable_sort(group.ms.begin(), group.ms.end(), [](const BenchMeasurement* a, const BenchMeasurement* b) {
+    return a->chunk_elements < b->chunk_elements;
+  });
+  // Ratio: pooled over the data files at each file's largest chunk; by chunk size for the report.
+  std::map<std::string, std::uint64_t> largest;
+  std::map<std::uint64_t, std::pair<double, double>> by_chunk;  // chunk bytes -> (raw, compressed)
+  double worst = 0;
+  for (const BenchMeasurement* m : group.ms) {
+    largest[m->data] = std::max(largest[m->data], m->chunk_elements);
+    by_chunk[m->chunk_elements * 4].first += m->raw_bytes;
+    by_chunk[m->chunk_elements * 4].second += m->compressed_bytes;
+    if (m->tolerance > 0) worst = std::max(worst, m->max_error / m->tolerance);
+    data_used.insert(m->data);
+    chunks_used.insert(m->chunk_elements * 4);
   }
-  if (ratios.size() > 1) {
-    report += "\nratio vs error bound (the model interpolates log(ratio) linearly in log(bound)):\n";
-    for (std::size_t i = 1; i < ratios.size(); ++i) {
-      const auto& [a, ra] = ratios[i - 1];
-      const auto& [b, rb] = ratios[i];
-      report += fmt::format("  {:g} to {:g}: ratio {:.4g} to {:.4g}, ratio ~ bound^{:.3f}\n", a, b, ra, rb,
-                            std::log(rb / ra) / std::log(b / a));
-    }
+  double raw = 0, compressed = 0;
+  for (const BenchMeasurement* m : group.ms) {
+    if (m->chunk_elements != largest[m->data]) continue;
+    raw += m->raw_bytes;
+    compressed += m->compressed_bytes;
   }
+  const double ratio = raw / compressed;
+  const std::string label = error_bounded ? fmt::format("{} rel={:g}", codec, rel) : codec;
+  std::vector<std::string> ratio_by_chunk;
+  for (const auto& [bytes, rc] : by_chunk) {
+    ratio_by_chunk.push_back(fmt::format("{} {:.3f}", format_bytes(static_cast<double>(bytes)), rc.first / rc.second));
+  }
+  report += fmt::format("\n{}: ratio {:.4g} (pooled at each file's largest chunk; by chunk: {}){}\n", label, ratio,
+                        fmt::join(ratio_by_chunk, ", "),
+                        error_bounded ? fmt::format(", max error / tolerance {:.4f}", worst) : std::string());
 
+  struct Op {
+    const char* key;
+    double BenchMeasurement::*seconds;
+  };
+  std::vector<Op> ops = {{"compress", &BenchMeasurement::compress_s}, {"decompress", &BenchMeasurement::decompress_s}};
+  if (layout.homomorphic) ops.push_back({"add", &BenchMeasurement::add_s});
+  nlohmann::ordered_json s;
+  if (error_bounded) {
+    s["error_bound"] = rel;
+    s["ratio"] = round4(ratio);
+  } else {
+    s["bits"] = layout.bits;
+    s["block_elements"] = layout.block_elements;
+    s["scale_bytes"] = layout.scale_bytes;
+  }
+  std::map<std::string, AffineFit> fits;
+  std::vector<std::string> quality;
+  for (const Op& op : ops) {
+    fits[op.key] =
+        fit_operation(bench, options, fmt::format("{} {}", label, op.key), op.key, group, op.seconds, report, quality);
+    any_clamped = any_clamped || fits[op.key].t0_clamped;
+  }
+  s["compress_Bps"] = round4(fits["compress"].rate_Bps);
+  s["decompress_Bps"] = round4(fits["decompress"].rate_Bps);
+  if (layout.homomorphic) s["add_Bps"] = round4(fits["add"].rate_Bps);
+  s["t0_s"] = round4(fits["compress"].t0_s);
+  s["decompress_t0_s"] = round4(fits["decompress"].t0_s);
+  if (layout.homomorphic) s["add_t0_s"] = round4(fits["add"].t0_s);
+  s["source"] = fmt::format(
+      "measured and fitted (see source): {} single-thread points; geometric-mean error of the fit: {}; ratio pooled "
+      "at each file's largest chunk{}",
+      group.ms.size(), fmt::join(quality, ", "),
+      error_bounded ? fmt::format("; max error / tolerance {:.4f}", worst) : std::string());
+  return {std::move(s), ratio, any_clamped};
+}
+
+/// The model document around the settings: codec, hardware, sources and transfer rule.
+nlohmann::ordered_json model_document(const CompressorBench& bench, const CompressorFitOptions& options,
+                                      const std::string& name, const compress::CodecLayout& layout,
+                                      const std::set<std::string>& data_used,
+                                      const std::set<std::uint64_t>& chunks_used) {
   std::vector<std::string> chunk_names;
   for (std::uint64_t c : chunks_used) chunk_names.push_back(format_bytes(static_cast<double>(c)));
   nlohmann::ordered_json doc;
@@ -404,7 +416,48 @@ CompressorFit fit_compressor(const CompressorBench& bench, const CompressorFitOp
     doc["transfer"] = {{"kind", "none"},
                        {"source", "chosen at calibration (--transfer none): figures hold only where measured"}};
   }
-  compress::add_cpu_codec_fields(doc, error_bounded);
+  compress::add_cpu_codec_fields(doc, layout.kind == "error-bounded");
+  return doc;
+}
+
+CompressorFit fit_compressor(const CompressorBench& bench, const CompressorFitOptions& options) {
+  const std::string codec = choose_codec(bench, options);
+  const compress::CodecLayout layout = layout_of(bench, codec);
+  if (options.transfer != "memory-bound" && options.transfer != "none") {
+    throw InputError("command line", 0, "--transfer",
+                     fmt::format("expected one of memory-bound, none, got \"{}\"", options.transfer));
+  }
+  const std::string name = options.name.empty() ? codec : options.name;
+  int multi_thread = 0;
+  std::map<double, Group> groups = single_thread_groups(bench, codec, layout, multi_thread);
+  std::string report = fmt::format(
+      "{}: {} setting(s) from {} on {} ({} cores, memory {}); {} multi-thread measurement(s) left out (models hold "
+      "one-core figures)\n",
+      codec, groups.size(), bench.file, bench.cpu, bench.cores, format_rate(bench.memory_Bps), multi_thread);
+  report += "fit: t0 + bytes / rate per call, least squares on the relative residuals (fitted / measured - 1)\n";
+
+  nlohmann::ordered_json settings = nlohmann::ordered_json::array();
+  std::vector<std::pair<double, double>> ratios;  // (bound, ratio)
+  std::set<std::string> data_used;
+  std::set<std::uint64_t> chunks_used;
+  bool any_clamped = false;
+  for (auto& [rel, group] : groups) {
+    SettingFit fit = fit_setting(bench, options, codec, layout, rel, group, report, data_used, chunks_used);
+    ratios.emplace_back(rel, fit.ratio);
+    any_clamped = any_clamped || fit.clamped;
+    settings.push_back(std::move(fit.setting));
+  }
+  if (ratios.size() > 1) {
+    report += "\nratio vs error bound (the model interpolates log(ratio) linearly in log(bound)):\n";
+    for (std::size_t i = 1; i < ratios.size(); ++i) {
+      const auto& [a, ra] = ratios[i - 1];
+      const auto& [b, rb] = ratios[i];
+      report += fmt::format("  {:g} to {:g}: ratio {:.4g} to {:.4g}, ratio ~ bound^{:.3f}\n", a, b, ra, rb,
+                            std::log(rb / ra) / std::log(b / a));
+    }
+  }
+
+  nlohmann::ordered_json doc = model_document(bench, options, name, layout, data_used, chunks_used);
   doc["settings"] = settings;
   std::string notes =
       "Multi-core figures (threads on parts of the data) are printed by the benchmark, not modelled here.";

@@ -421,9 +421,8 @@ HandoffFit fit_handoff(const MeasurementFile& file, const SeriesChoice& choice, 
   return fit;
 }
 
-NetworkFit fit_network(const MeasurementFile& file, const SeriesChoice& choice, FitMode mode, int max_segments) {
-  std::vector<SeriesPoint> points = select_series(file, choice);
-  const std::string name = series_name(choice, file.file);
+/// Refuses a series the fit cannot describe: mixed group sizes, one rank, a compressed series.
+void check_fittable(const MeasurementFile& file, const std::vector<SeriesPoint>& points, const std::string& name) {
   if (points.front().group_size != points.back().group_size) {
     throw InputError(file.file, points.back().line, points.back().field,
                      fmt::format("series {} mixes group sizes {} and {}; fit one group size", name,
@@ -441,26 +440,27 @@ NetworkFit fit_network(const MeasurementFile& file, const SeriesChoice& choice, 
                                  "compressed ones with validate --compress",
                                  name, *points.front().codec));
   }
-  // The model describes a process with a core of its own; the run's times are that much longer.
-  const double sharing = core_sharing(file);
-  std::vector<std::unique_ptr<collective::Schedule>> schedules;
-  std::vector<std::size_t> rows;
-  std::vector<double> y;
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    schedules.push_back(schedule_for(points[i], choice));
-    if (mode == FitMode::kAll || i % 2 == 0) {
-      rows.push_back(i);
-      y.push_back(points[i].median_s / sharing);
-    }
-  }
-  if (rows.size() < 3) {
-    throw InputError(file.file, points.front().line, points.front().field,
-                     fmt::format("series {} has {} points to fit; at least 3 are needed", name, rows.size()));
-  }
+}
 
-  DesignBuilder designs(schedules);
+/// Where segments may break: the largest message of each fitted point, the candidate
+/// breakpoints between them, and the MPI library's eager limits among those.
+struct Breakpoints {
+  std::vector<std::uint64_t> largest;  ///< per fitted row, its largest message
+  std::vector<std::uint64_t> candidates;
+  std::vector<std::pair<std::uint64_t, std::string>> protocol;  ///< eager limits (less the header), by name
+  bool is_protocol(std::uint64_t b) const {
+    return std::any_of(protocol.begin(), protocol.end(), [&](const auto& p) { return p.first == b; });
+  }
+};
+
+Breakpoints candidate_breakpoints(const MeasurementFile& file,
+                                  const std::vector<std::unique_ptr<collective::Schedule>>& schedules,
+                                  const std::vector<std::size_t>& rows) {
+  Breakpoints out;
+  std::vector<std::uint64_t>& largest = out.largest;
+  std::vector<std::uint64_t>& candidates = out.candidates;
+  std::vector<std::pair<std::uint64_t, std::string>>& protocol = out.protocol;
   // Candidate breakpoints: between the largest messages of consecutive fitted points.
-  std::vector<std::uint64_t> largest;
   {
     Layout one;
     std::vector<double> zero(static_cast<std::size_t>(one.size()), 0.0);
@@ -476,8 +476,6 @@ NetworkFit fit_network(const MeasurementFile& file, const SeriesChoice& choice, 
   // The MPI library's eager limits, where measure recorded them: a message above one goes by
   // rendezvous (a handshake first), a step in cost that no smooth curve between the sizes
   // around it predicts. Such a breakpoint may bound a segment of 2 fitted points.
-  std::vector<std::pair<std::uint64_t, std::string>> protocol;
-  std::vector<std::uint64_t> candidates;
   for (const auto& [limit_name, limit] : file.protocol_limits) {
     if (limit_name.rfind("btl_self_", 0) == 0 || limit <= kProtocolHeaderBytes) continue;  // a rank to itself
     const std::uint64_t at = limit - kProtocolHeaderBytes;
@@ -499,13 +497,19 @@ NetworkFit fit_network(const MeasurementFile& file, const SeriesChoice& choice, 
   }
   std::sort(candidates.begin(), candidates.end());
   candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
-  const auto is_protocol = [&](std::uint64_t b) {
-    return std::any_of(protocol.begin(), protocol.end(), [&](const auto& p) { return p.first == b; });
-  };
+  return out;
+}
 
+/// The best layout by BIC among 1..max_segments segments on the candidate breakpoints, each
+/// inner segment a step or a ramp; `tried` counts the layouts fitted, `why` says why the last
+/// one failed. nullopt when none could be fitted.
+std::optional<Candidate> search_layouts(DesignBuilder& designs, const std::vector<std::size_t>& rows,
+                                        const std::vector<double>& y, const Breakpoints& bp, int max_segments,
+                                        int& tried, std::string& why) {
+  const std::vector<std::uint64_t>& largest = bp.largest;
+  const std::vector<std::uint64_t>& candidates = bp.candidates;
+  const auto is_protocol = [&](std::uint64_t b) { return bp.is_protocol(b); };
   std::optional<Candidate> best;
-  std::string why;
-  int tried = 0;
   for (int k = 1; k <= max_segments; ++k) {
     std::vector<std::vector<std::uint64_t>> layouts;
     std::vector<std::uint64_t> chosen;
@@ -547,72 +551,24 @@ NetworkFit fit_network(const MeasurementFile& file, const SeriesChoice& choice, 
       }
     }
   }
-  if (!best) {
-    throw InputError(
-        file.file, points.front().line, points.front().field,
-        fmt::format("series {}: no physically possible fit: {}", name, why.empty() ? "too few points" : why));
-  }
+  return best;
+}
 
-  // The critical path is a maximum over paths: check that it is linear at the fitted point.
-  Design d = designs.design(best->layout);
-  NetworkFit fit;
-  const int k = best->layout.segments();
-  const int pairs = best->layout.pairs();
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    double linear = d.constant[i];
-    for (std::size_t j = 0; j < d.columns.size(); ++j) linear += d.columns[j][i] * best->theta[j];
-    const double direct = evaluate(*schedules[i], best->layout, best->theta, {});
-    if (std::abs(direct - linear) > 1e-9 * std::abs(direct)) {
-      throw InputError(file.file, points[i].line, points[i].field,
-                       fmt::format("series {}: the critical path of schedule {} is not linear in the parameters "
-                                   "({:.9g} s against {:.9g} s): the fit does not apply",
-                                   name, schedules[i]->name(), direct, linear));
-    }
-    PointFit p = point_fit(points[i]);
-    p.predicted_s = direct * sharing;
-    p.fitted = mode == FitMode::kAll || i % 2 == 0;
-    if (p.fitted) fit.fitted_on.push_back(p.bytes);
-    fit.points.push_back(p);
-  }
-  fit.schedule = std::string(schedules.back()->name());
-  for (std::size_t i = 0; i + 1 < schedules.size(); ++i) {
-    if (schedules[i]->name() != schedules.back()->name()) {
-      fit.schedule = "auto (" + std::string(schedules.front()->name()) + " .. " + fit.schedule + ")";
-      break;
-    }
-  }
-  const double overhead = best->theta[static_cast<std::size_t>(best->layout.overhead())];
-  fit.tier.send_overhead_s = overhead / 2;
-  fit.tier.recv_overhead_s = overhead / 2;
-  for (int s = 0; s < k; ++s) {
-    topology::CostSegment seg;
-    seg.min_bytes = s == 0 ? 0 : best->layout.breaks()[static_cast<std::size_t>(s - 1)];
-    const int pair = best->layout.pair_of(s);
-    seg.latency_s = best->theta[static_cast<std::size_t>(pair)];
-    seg.bandwidth_Bps = 1.0 / best->theta[static_cast<std::size_t>(pairs + pair)];
-    seg.ramp = best->layout.ramp(s);
-    fit.tier.segments.push_back(seg);
-  }
-  // The smallest message of the fitted points: below it the model has no data (TierModel::floor_bytes).
-  std::uint64_t smallest = std::numeric_limits<std::uint64_t>::max();
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    if (!fit.points[i].fitted) continue;
-    const auto& sizes = designs.sizes(i);
-    const auto first = std::upper_bound(sizes.begin(), sizes.end(), std::uint64_t{0});  // the smallest of more than 0
-    if (first != sizes.end()) smallest = std::min(smallest, *first);
-  }
-  if (smallest != std::numeric_limits<std::uint64_t>::max()) fit.tier.floor_bytes = smallest;
-  fit.reduce_s_per_byte = best->theta[static_cast<std::size_t>(best->layout.gamma())];
+/// The fit's notes: the layout chosen and among how many, the eager limits tried, the
+/// parameters fixed, and what the run's machine did to its times.
+void add_notes(NetworkFit& fit, const Candidate& best, const Breakpoints& bp, const MeasurementFile& file, int tried,
+               int max_segments, double sharing) {
+  const int k = best.layout.segments();
   fit.notes.push_back(fmt::format(
       "{} segment{} chosen by BIC of the relative residuals among {} layouts (1..{} "
       "segments, breakpoints between fitted sizes, fitted points: 3 per step, 2 after a ramp or beside an eager limit, 1 per ramp; inner segments "
       "a step or a ramp to the next)",
       k, k == 1 ? "" : "s", tried, max_segments));
-  if (!protocol.empty()) {
+  if (!bp.protocol.empty()) {
     std::vector<std::string> limits;
-    for (const auto& [at, limit_name] : protocol) {
+    for (const auto& [at, limit_name] : bp.protocol) {
       const bool used =
-          std::find(best->layout.breaks().begin(), best->layout.breaks().end(), at) != best->layout.breaks().end();
+          std::find(best.layout.breaks().begin(), best.layout.breaks().end(), at) != best.layout.breaks().end();
       limits.push_back(
           fmt::format("{} {} B ({})", limit_name, at + kProtocolHeaderBytes, used ? "a breakpoint" : "not chosen"));
     }
@@ -621,21 +577,21 @@ NetworkFit fit_network(const MeasurementFile& file, const SeriesChoice& choice, 
                     "less {} B for the protocol header: {}",
                     kProtocolHeaderBytes, fmt::join(limits, ", ")));
   }
-  for (int j : best->dependent) {
+  for (int j : best.dependent) {
     fit.notes.push_back(
         fmt::format("{} cannot be told apart from the other parameters in this series: fixed at 0 "
                     "(absorbed by the {})",
-                    best->layout.name(j), j == best->layout.gamma() ? "bandwidths" : "latencies"));
+                    best.layout.name(j), j == best.layout.gamma() ? "bandwidths" : "latencies"));
   }
-  for (int j : best->bandwidth_bound) {
+  for (int j : best.bandwidth_bound) {
     fit.notes.push_back(
         fmt::format("constrained fit: {} fixed at 0 (with it free, a bandwidth came out non-positive; "
                     "absorbed by the bandwidths)",
-                    best->layout.name(j)));
+                    best.layout.name(j)));
   }
-  for (int j : best->constrained) {
+  for (int j : best.constrained) {
     fit.notes.push_back(
-        fmt::format("constrained fit: {} fixed at 0 (the unconstrained fit made it negative)", best->layout.name(j)));
+        fmt::format("constrained fit: {} fixed at 0 (the unconstrained fit made it negative)", best.layout.name(j)));
   }
   if (sharing > 1) {
     fit.notes.push_back(
@@ -663,6 +619,96 @@ NetworkFit fit_network(const MeasurementFile& file, const SeriesChoice& choice, 
                     "core share its CPU but not that link (link_bandwidth_Bps)",
                     format_rate(file.link_Bps)));
   }
+}
+
+/// The tier of the fitted parameters: overheads split between sender and receiver, one
+/// segment per layout segment.
+void tier_of(const Candidate& best, topology::TierModel& tier) {
+  const int pairs = best.layout.pairs();
+  const double overhead = best.theta[static_cast<std::size_t>(best.layout.overhead())];
+  tier.send_overhead_s = overhead / 2;
+  tier.recv_overhead_s = overhead / 2;
+  for (int s = 0; s < best.layout.segments(); ++s) {
+    topology::CostSegment seg;
+    seg.min_bytes = s == 0 ? 0 : best.layout.breaks()[static_cast<std::size_t>(s - 1)];
+    const int pair = best.layout.pair_of(s);
+    seg.latency_s = best.theta[static_cast<std::size_t>(pair)];
+    seg.bandwidth_Bps = 1.0 / best.theta[static_cast<std::size_t>(pairs + pair)];
+    seg.ramp = best.layout.ramp(s);
+    tier.segments.push_back(seg);
+  }
+}
+
+NetworkFit fit_network(const MeasurementFile& file, const SeriesChoice& choice, FitMode mode, int max_segments) {
+  std::vector<SeriesPoint> points = select_series(file, choice);
+  const std::string name = series_name(choice, file.file);
+  check_fittable(file, points, name);
+  // The model describes a process with a core of its own; the run's times are that much longer.
+  const double sharing = core_sharing(file);
+  std::vector<std::unique_ptr<collective::Schedule>> schedules;
+  std::vector<std::size_t> rows;
+  std::vector<double> y;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    schedules.push_back(schedule_for(points[i], choice));
+    if (mode == FitMode::kAll || i % 2 == 0) {
+      rows.push_back(i);
+      y.push_back(points[i].median_s / sharing);
+    }
+  }
+  if (rows.size() < 3) {
+    throw InputError(file.file, points.front().line, points.front().field,
+                     fmt::format("series {} has {} points to fit; at least 3 are needed", name, rows.size()));
+  }
+
+  DesignBuilder designs(schedules);
+  const Breakpoints bp = candidate_breakpoints(file, schedules, rows);
+  std::string why;
+  int tried = 0;
+  const std::optional<Candidate> best = search_layouts(designs, rows, y, bp, max_segments, tried, why);
+  if (!best) {
+    throw InputError(
+        file.file, points.front().line, points.front().field,
+        fmt::format("series {}: no physically possible fit: {}", name, why.empty() ? "too few points" : why));
+  }
+
+  // The critical path is a maximum over paths: check that it is linear at the fitted point.
+  Design d = designs.design(best->layout);
+  NetworkFit fit;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    double linear = d.constant[i];
+    for (std::size_t j = 0; j < d.columns.size(); ++j) linear += d.columns[j][i] * best->theta[j];
+    const double direct = evaluate(*schedules[i], best->layout, best->theta, {});
+    if (std::abs(direct - linear) > 1e-9 * std::abs(direct)) {
+      throw InputError(file.file, points[i].line, points[i].field,
+                       fmt::format("series {}: the critical path of schedule {} is not linear in the parameters "
+                                   "({:.9g} s against {:.9g} s): the fit does not apply",
+                                   name, schedules[i]->name(), direct, linear));
+    }
+    PointFit p = point_fit(points[i]);
+    p.predicted_s = direct * sharing;
+    p.fitted = mode == FitMode::kAll || i % 2 == 0;
+    if (p.fitted) fit.fitted_on.push_back(p.bytes);
+    fit.points.push_back(p);
+  }
+  fit.schedule = std::string(schedules.back()->name());
+  for (std::size_t i = 0; i + 1 < schedules.size(); ++i) {
+    if (schedules[i]->name() != schedules.back()->name()) {
+      fit.schedule = "auto (" + std::string(schedules.front()->name()) + " .. " + fit.schedule + ")";
+      break;
+    }
+  }
+  tier_of(*best, fit.tier);
+  // The smallest message of the fitted points: below it the model has no data (TierModel::floor_bytes).
+  std::uint64_t smallest = std::numeric_limits<std::uint64_t>::max();
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (!fit.points[i].fitted) continue;
+    const auto& sizes = designs.sizes(i);
+    const auto first = std::upper_bound(sizes.begin(), sizes.end(), std::uint64_t{0});  // the smallest of more than 0
+    if (first != sizes.end()) smallest = std::min(smallest, *first);
+  }
+  if (smallest != std::numeric_limits<std::uint64_t>::max()) fit.tier.floor_bytes = smallest;
+  fit.reduce_s_per_byte = best->theta[static_cast<std::size_t>(best->layout.gamma())];
+  add_notes(fit, *best, bp, file, tried, max_segments, sharing);
   fit.fitted = summarize(fit.points, true);
   fit.held_out = summarize(fit.points, false);
   return fit;
