@@ -6,7 +6,8 @@
 # AddressSanitizer + UndefinedBehaviorSanitizer) runs the whole suite, then every libFuzzer
 # target of tests/fuzz/, linked to that same library, runs once over its committed seeds and
 # regression inputs (scripts/fuzz.sh --check): nothing random, so a commit's verdict is the
-# same on every run. Before both, the C++ layout is checked against .clang-format.
+# same on every run. Before both, the C++ layout is checked against .clang-format and the
+# functions' lengths against scripts/function_size.baseline.
 # Open-ended fuzzing is scripts/fuzz.sh SECONDS, for developers.
 # docs/testing.md and bench/results/ci.md have the measured times.
 set -euo pipefail
@@ -17,6 +18,9 @@ cd "$(dirname "$0")/.."
 export CCSIM_REQUIRE_NOTEBOOKS=${CCSIM_REQUIRE_NOTEBOOKS:-1}
 # The layout first: seconds, and a failure names the files (scripts/format.sh rewrites them).
 scripts/format.sh --check
+# No function of src/ over 80 lines without a "Long:" reason beside it, but those of the
+# baseline, which may not grow (scripts/function_size.py).
+python3 scripts/function_size.py --baseline scripts/function_size.baseline
 case "${CCSIM_TEST_TREE:-sanitize}" in
   sanitize)
     scripts/sanitize.sh

@@ -103,6 +103,7 @@ void require_points(const MeasurementFile& m, const std::string& source, const c
 // a column header "# Size  Avg Latency(us) [Min Latency(us) Max Latency(us) Iterations]",
 // then "SIZE TIME ..." rows. osu_latency ("# OSU MPI Latency Test") gives one-way latencies
 // of a ping-pong between two processes.
+/// Long: one pass over an OSU output's lines (title, header, rows), each line's errors where it is read.
 MeasurementFile parse_osu(std::string_view text, const std::string& source, std::optional<int> ranks) {
   MeasurementFile m;
   m.file = source;
@@ -267,6 +268,7 @@ MeasurementFile parse_nccl_tests(std::string_view text, const std::string& sourc
 // insensitive): bytes (required), time_us or time_s (one required), ranks (or --ranks),
 // algorithm and transport (optional: a ccsim schedule name makes the row a ccsim schedule,
 // any other name a library collective; defaults "library" and "csv").
+/// Long: one pass over the CSV (header, then each row's columns), each cell's errors where it is read.
 MeasurementFile parse_csv(std::string_view text, const std::string& source, std::optional<int> ranks) {
   MeasurementFile m;
   m.file = source;

@@ -110,6 +110,7 @@ P2pPoint read_p2p(const json::Value& value, const std::string& file, const std::
 
 }  // namespace
 
+/// Long: the format's fields in document order, each checked where it is read.
 MeasurementFile parse_measurements(std::string_view text, const std::string& source) {
   json::Value root = json::parse(text, source);
   ObjectReader doc(root, source, "");

@@ -141,6 +141,7 @@ void setup_measure_options(CLI::App& app, MeasureCommand& c) {
       ->capture_default_str();
 }
 
+/// Long: one check per option of measure, in the order --help prints them.
 void finish_measure_options(MeasureCommand& c) {
   auto& o = c.options;
   // The inputs first: the output may be none of them.

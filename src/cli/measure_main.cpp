@@ -20,6 +20,7 @@
 
 using namespace ccsim::cli;  // exit codes
 
+/// Long: the MPI program's life in order: parse, initialise MPI, run, write, finalise on every path.
 int main(int argc, char** argv) {
   ccsim::cli::MeasureCommand command;
   CLI::App app{

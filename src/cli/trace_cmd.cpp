@@ -398,6 +398,7 @@ void run_inspect(const InspectCommand& cmd) {
 
 }  // namespace
 
+/// Long: every option of trace's subcommands, in the order --help prints them.
 void setup_trace(CLI::App& app) {
   CLI::App* trace = app.add_subcommand("trace", "Make and inspect traces");
   trace->require_subcommand(1);

@@ -384,6 +384,7 @@ void CcszCodec::decompress_add(std::span<const std::byte> stream, std::span<floa
   decode<true>(stream, out);
 }
 
+/// Long: the codec's inner loop over block pairs, kept whole for the compiler.
 void CcszCodec::add_compressed(std::span<const std::byte> a, std::span<const std::byte> b,
                                std::vector<std::byte>& out) const {
   StreamReader ra(a, "ccsz");

@@ -329,6 +329,7 @@ CodecLayout codec_layout(std::string_view family) {
   return l;
 }
 
+/// Long: the model document's keys in file order.
 std::string codec_model_json(std::string_view model_name, const std::vector<CodecMeasurement>& measurements,
                              const MachineInfo& machine, const std::string& command) {
   if (measurements.empty()) throw std::invalid_argument("codec_model_json: no measurements");

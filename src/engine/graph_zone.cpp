@@ -10,6 +10,7 @@ namespace ccsim::engine {
 
 namespace sg4 = simgrid::s4u;
 
+/// Long: SimGrid's hosts, links and routes declared in the one order the zone must seal them.
 GraphZone::GraphZone(const topology::Network& network, const std::vector<int>& placement,
                      const GraphZoneOptions& options)
     : NetZoneImpl("ccsim"),

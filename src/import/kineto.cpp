@@ -320,6 +320,7 @@ class RankImporter {
                              trace_.world_size, trace_.world_size == 1 ? "" : "s", trace_.world_size - 1));
   }
 
+  /// Long: one case per collective and point-to-point form a profiler records.
   void add_comm(const Event& e) {
     const Ccl c = parse_ccl(e);
     trace::Op op;

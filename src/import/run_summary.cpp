@@ -48,6 +48,7 @@ RunSummary read_run_summary(const std::string& path) {
   return read_run_summary(in, path);
 }
 
+/// Long: the summary's fields in document order, each checked where it is read.
 RunSummary read_run_summary(std::istream& in, const std::string& path) {
   nlohmann::json doc;
   try {

@@ -235,6 +235,7 @@ class SeriesRunner {
 
   /// Runs the series `reps` times (fewer, at least 3, when they would take longer than
   /// `max_seconds`) after the warm-up.
+  /// Long: warm-up, timed repetitions and the check of the result share the buffers of one series.
   ordered_json run(const std::string& algorithm, const std::string& transport, int reps, double max_seconds) {
     const bool mpi = algorithm == "mpi";
     const int p = group_.comm.size();

@@ -106,6 +106,7 @@ std::vector<double> Overlaps::overlaps(const engine::Result& result, int rank) {
   return out;
 }
 
+/// Long: rows, weights and totals of one table computed in one pass over the ranks' records.
 Table make_table(const engine::Result& result, std::string scope, int id, std::vector<int> ranks, RowKey key) {
   Table table;
   table.scope = std::move(scope);

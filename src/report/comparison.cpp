@@ -108,6 +108,7 @@ void write_what_if_header(const Comparison& c, std::ostream& out) {
 
 }  // namespace
 
+/// Long: the text report's sections in output order.
 void write_text(const Comparison& c, std::ostream& out) {
   if (c.a_summary && c.b_summary) write_summary_text({{c.a_label, &*c.a_summary}, {c.b_label, &*c.b_summary}}, out);
   // " on 1 node", or " on 1 node (baseline), on 4 nodes (what_if)" when the runs differ.
@@ -236,6 +237,7 @@ void write_csv(const Comparison& c, std::ostream& out) {
   });
 }
 
+/// Long: the JSON document's keys in output order.
 void write_json(const Comparison& c, std::ostream& out) {
   const std::string& a = c.a_label;
   const std::string& b = c.b_label;

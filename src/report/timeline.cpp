@@ -54,6 +54,7 @@ std::vector<double> idle_by_rank(const engine::Result& result) {
   return idle;
 }
 
+/// Long: the Chrome trace's event streams in file order.
 void write_timeline(const std::vector<TimelineRun>& runs, std::ostream& out) {
   out << "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [";
   bool first = true;

@@ -116,6 +116,7 @@ std::string_view schedule_name(PipelineSchedule s) {
   return "?";
 }
 
+/// Long: one refusal per impossible split, in the order Megatron-LM checks its arguments.
 void check_parallelism(const ModelSpec& model, const Parallelism& par) {
   auto fail = [](const char* flag, const std::string& detail) { throw InputError("command line", 0, flag, detail); };
   for (auto [flag, v] : {std::pair{"--tp", par.tp},
@@ -215,6 +216,7 @@ void check_parallelism(const ModelSpec& model, const Parallelism& par) {
   }
 }
 
+/// Long: a transformer layer's operators in the order Megatron-LM runs them.
 LayerPlan plan_layer(const ModelSpec& model, const Parallelism& par) {
   const double b = par.micro_batch_size;
   const double s = sequence_length(model, par);

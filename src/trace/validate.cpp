@@ -342,6 +342,7 @@ class Validator {
 
   std::string tag_text(Names::Id tag) const { return fmt::format("\"{}\"", trace_.names[tag]); }
 
+  /// Long: one sweep over the sorted channels pairs sends with receives and names each unmatched one.
   void check_point_to_point() const {
     // Every send and receive, sorted by channel (sender, receiver, tag), then sends before
     // receives, each in program order: one flat array, where a map of channels would allocate
