@@ -193,6 +193,10 @@ TEST_CASE("calibration targets on this machine's measurements", "[calibrate][tar
       {"xeon2/", "1gbit", "MPI_Allreduce/mpi", 0.12, 0.53, 0},
       {"xeon2/", "1gbit-jumbo", "ring/mpi", 0.09, 0.32, 0.12},
       {"xeon2/", "1gbit-jumbo", "MPI_Allreduce/mpi", 0.23, 0.51, 0.54},
+      // The published-runs issue's fresh shared-memory run (2026-12-05): fitted 5.4 % / 11.7 %,
+      // held out 5.9 % / 11.9 % for the ring; MPI_Allreduce's repetitions spread +-17 %.
+      {"epyc2/", "shm", "ring/mpi", 0.07, 0.13, 0},
+      {"epyc2/", "shm", "MPI_Allreduce/mpi", 0.18, 0.37, 0},
   };
 
   for (const Bound& b : bounds) {
@@ -202,4 +206,17 @@ TEST_CASE("calibration targets on this machine's measurements", "[calibrate][tar
     CHECK(a.held_out.worst < b.held_out_worst);
     if (a.np4_measured) CHECK(a.np4.gmean < b.np4_gmean);
   }
+}
+
+// The published-runs issue: a fresh shared-memory ring fitted on alternate sizes left its own
+// fitted points 10 % off (27 % at 64 MiB) where the time per byte rises between 4 and 16 MiB.
+// The segments with a ramp between steps follow that rise: on the fresh run of 2026-12-05 the
+// fitted points are 5.4 % off (worst 11.7 %), as much as the held-out ones (5.9 %), within the
+// repetitions' own spread (+-6.4 %).
+TEST_CASE("calibration: a fresh shared-memory ring fits its own points as well as the held-out ones",
+          "[calibrate][targets]") {
+  const Achieved a = run("epyc2/", "shm", "ring/mpi");
+  CHECK(a.fitted.gmean < 0.06);
+  CHECK(a.fitted.worst < 0.13);
+  CHECK(a.held_out.gmean < 0.07);
 }
