@@ -19,7 +19,7 @@ struct CompareCommand {
   std::string trace;
   std::string format = "text";
   std::string output = "-";
-  std::string rows = "operator";
+  std::string rows = "auto";
   std::string plain_algorithm = "auto";
   bool per_rank = false;
   std::string timeline;
@@ -69,10 +69,10 @@ void setup_compare(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("-o,--output", cmd->output, "Write the comparison to this file instead of stdout ('-')")
       ->capture_default_str();
-  sub->add_option(
-         "--rows", cmd->rows,
-         "'operator' (one row per operator in program order), 'name' (summed by name) or " + std::string(kRowsKindHelp))
-      ->check(one_of({"operator", "name", "kind"}))
+  sub->add_option("--rows", cmd->rows,
+                  std::string(kRowsAutoHelp) +
+                      "'operator' (one row per operator in program order), 'name' (summed by name) or " + kRowsKindHelp)
+      ->check(one_of(rows_choices()))
       ->capture_default_str();
   sub->add_flag("--per-rank", cmd->per_rank, "Also compare rank by rank");
   sub->add_option("--plain-algo", cmd->plain_algorithm, "all_reduce algorithm of the plain run ('auto' chooses)")

@@ -22,7 +22,7 @@ struct ReplayCommand {
   std::string trace;
   std::string format = "text";
   std::string output = "-";
-  std::string rows = "operator";
+  std::string rows = "auto";
   bool per_rank = false;
   std::string timeline;
   SimulationFlags flags;
@@ -68,10 +68,11 @@ void setup_replay(CLI::App& app) {
   sub->add_option("-o,--output", cmd->output, "Write the breakdown to this file instead of stdout ('-')")
       ->capture_default_str();
   sub->add_option("--rows", cmd->rows,
-                  "'operator': one row per operator of the iteration in program order (the published form); "
-                  "'name': one row per operator name and label, summed; " +
-                      std::string(kRowsKindHelp))
-      ->check(one_of({"operator", "name", "kind"}))
+                  std::string(kRowsAutoHelp) +
+                      "'operator': one row per operator of the iteration in program order (the published form); "
+                      "'name': one row per operator name and label, summed; " +
+                      kRowsKindHelp)
+      ->check(one_of(rows_choices()))
       ->capture_default_str();
   sub->add_flag("--per-rank", cmd->per_rank, "Also print one table per rank (default: per pipeline stage only)");
   sub->add_option("--timeline", cmd->timeline,

@@ -307,8 +307,11 @@ engine::ReplayOptions replay_options(const SimulationFlags& given, const topolog
 namespace ccsim::cli {
 
 report::RowKey rows_key(const std::string& rows) {
+  if (rows == "auto") return report::RowKey::kAuto;
   return rows == "name" ? report::RowKey::kName : rows == "kind" ? report::RowKey::kKind : report::RowKey::kOperator;
 }
+
+std::vector<std::string> rows_choices() { return {"auto", "operator", "name", "kind"}; }
 
 report::JobFacts job_facts(const trace::Trace& trace, const topology::Platform& platform) {
   report::JobFacts facts;

@@ -85,6 +85,10 @@ std::shared_ptr<const topology::AcceleratorProfile> load_platform_profile(const 
 
 /// --rows of replay, compare and whatif: "operator", "name" or "kind".
 report::RowKey rows_key(const std::string& rows);
+/// --rows of replay, compare and whatif: the choices, and the default's help.
+inline constexpr const char* kRowsAutoHelp =
+    "'auto' (the default): one row per operator for stages of at most 100 operators per rank, per name beyond; ";
+std::vector<std::string> rows_choices();
 inline constexpr const char* kRowsKindHelp =
     "'kind': where each rank's time goes, compute, exposed communication by kind, pipeline bubble, collective wait "
     "and idle, adding up to the iteration (docs/summary.md)";

@@ -33,7 +33,7 @@ struct WhatIfCommand {
   std::string trace;
   std::string format = "text";
   std::string output = "-";
-  std::string rows = "operator";
+  std::string rows = "auto";
   bool per_rank = false;
   std::string timeline;
   std::string collective;  ///< the collective-only mode: no trace
@@ -299,10 +299,10 @@ void setup_whatif(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("-o,--output", cmd->output, "Write the result to this file instead of stdout ('-')")
       ->capture_default_str();
-  sub->add_option(
-         "--rows", cmd->rows,
-         "'operator' (one row per operator in program order), 'name' (summed by name) or " + std::string(kRowsKindHelp))
-      ->check(one_of({"operator", "name", "kind"}))
+  sub->add_option("--rows", cmd->rows,
+                  std::string(kRowsAutoHelp) +
+                      "'operator' (one row per operator in program order), 'name' (summed by name) or " + kRowsKindHelp)
+      ->check(one_of(rows_choices()))
       ->capture_default_str();
   sub->add_flag("--per-rank", cmd->per_rank, "Also compare rank by rank");
   sub->add_option("--timeline", cmd->timeline,

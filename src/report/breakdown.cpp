@@ -112,9 +112,18 @@ Table make_table(const engine::Result& result, std::string scope, int id, std::v
   table.scope = std::move(scope);
   table.id = id;
   table.ranks = std::move(ranks);
+  if (key == RowKey::kAuto) {
+    const std::size_t ops = result.ops[static_cast<std::size_t>(table.ranks.front())].size();
+    key = RowKey::kOperator;
+    if (ops > kAutoOperatorRows) {
+      key = RowKey::kName;
+      table.by_name_because = fmt::format("{} operators per rank; --rows operator lists each",
+                                          format_thousands(static_cast<double>(ops), 0));
+    }
+  }
   if (key == RowKey::kOperator && !same_sequence(result, table.ranks)) {
     key = RowKey::kName;
-    table.by_name_instead = true;
+    table.by_name_because = "its ranks run different operators";
   }
   table.key = key;
   const double n = static_cast<double>(table.ranks.size());
@@ -325,7 +334,7 @@ void write_text(const Breakdown& b, std::ostream& out) {
     if (t.scope == "stage") {
       fmt::print(out, "\nPipeline stage {} (rank{} {}{}{})\n", t.id, t.ranks.size() == 1 ? "" : "s",
                  format_ranks(t.ranks), t.ranks.size() == 1 ? "" : fmt::format(", mean over {} ranks", t.ranks.size()),
-                 t.by_name_instead ? "; rows by name: its ranks run different operators" : "");
+                 t.by_name_because.empty() ? "" : "; rows by name: " + t.by_name_because);
     } else {
       fmt::print(out, "\nRank {}\n", t.id);
     }

@@ -19,7 +19,13 @@ enum class RowKey : std::uint8_t {
   /// One row per part of each rank's time (report/summary.hpp, TimeSplit): compute, exposed
   /// communication by kind, pipeline bubble, collective wait, idle; they add up to the total.
   kKind,
+  /// kOperator for a table whose ranks run at most kAutoOperatorRows operators, kName beyond
+  /// (a synthesized stage of thousands of operators reads as a page, not 14,000 lines).
+  kAuto,
 };
+
+/// The most operators per rank that RowKey::kAuto lists one by one.
+inline constexpr std::size_t kAutoOperatorRows = 100;
 
 /// One row: an operator (or a name), its time per iteration and its share of the iteration.
 struct Row {
@@ -46,9 +52,10 @@ struct Table {
   int id = 0;         ///< stage or rank number
   std::vector<int> ranks;
   RowKey key = RowKey::kOperator;
-  /// Rows by operator were asked for, and the table's ranks run different sequences of
-  /// operators: its rows are by name (the report says so).
-  bool by_name_instead = false;
+  /// Why the rows are by name where rows by operator were asked for (or chosen by kAuto):
+  /// "its ranks run different operators", "13,824 operators per rank"; empty otherwise. The
+  /// report says it beside the table's title.
+  std::string by_name_because;
   std::vector<Row> rows;
   double total_s = 0;  ///< mean iteration time of the ranks (their last operator's end)
   double wait_s = 0;   ///< the rows' wait, summed

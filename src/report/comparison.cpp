@@ -25,6 +25,7 @@ ComparedTable pair_tables(const Table& ta, const Table& tb) {
   table.id = ta.id;
   table.ranks = ta.ranks;
   table.key = ta.key;
+  table.by_name_because = ta.by_name_because;
   table.plain_total_s = ta.total_s;
   table.compressed_total_s = tb.total_s;
   table.plain_wait_s = ta.wait_s;
@@ -162,7 +163,8 @@ void write_text(const Comparison& c, std::ostream& out) {
   auto wait = [](bool communication, double s) { return communication ? fmt::format("{:.3f}", s * 1e3) : ""; };
   for_each_table(c, [&](const ComparedTable& t) {
     if (t.scope == "stage") {
-      fmt::print(out, "\nPipeline stage {} (rank{} {})\n", t.id, t.ranks.size() == 1 ? "" : "s", format_ranks(t.ranks));
+      fmt::print(out, "\nPipeline stage {} (rank{} {}{})\n", t.id, t.ranks.size() == 1 ? "" : "s",
+                 format_ranks(t.ranks), t.by_name_because.empty() ? "" : "; rows by name: " + t.by_name_because);
     } else {
       fmt::print(out, "\nRank {}\n", t.id);
     }

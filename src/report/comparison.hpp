@@ -35,6 +35,7 @@ struct ComparedTable {
   int id = 0;
   std::vector<int> ranks;
   RowKey key = RowKey::kOperator;
+  std::string by_name_because;  ///< Table::by_name_because of the first run's table
   std::vector<ComparedRow> rows;
   double plain_total_s = 0;
   double compressed_total_s = 0;

@@ -24,3 +24,15 @@ grep -Eq '^compressed: all_reduce: compressed-[a-z]+ \(10 distinct\);' "$last_ou
 # --compress-all without a compressor has nothing to force.
 hostile compress-all-alone 1 "field '--compress-all': expected a compressor too \(--compress NAME\), got none" \
   replay "$TMP/tp8dp2.json" --compress-all
+# --rows auto (the default): a stage of more than 100 operators per rank is listed by name, and
+# the title says why; the profile's 15 (over its 2 stages) are listed one by one.
+hostile rows-auto-compare 0 '' compare "$TMP/tp8dp2.json" --compress cuszp:eb=1e-3
+grep -q '^Pipeline stage 0 (ranks 0-15; rows by name: 128 operators per rank; --rows operator lists each)$' "$last_out" ||
+  fail "compare --rows auto does not list a 128-operator stage by name, or does not say so"
+hostile rows-auto-replay 0 '' replay "$TMP/tp8dp2.json"
+grep -q 'rows by name: 128 operators per rank; --rows operator lists each)$' "$last_out" || fail "replay --rows auto does not list by name"
+hostile rows-operator 0 '' replay "$TMP/tp8dp2.json" --rows operator
+[ "$(grep -Ec '^ +[0-9]+  ' "$last_out")" -eq 128 ] || fail "replay --rows operator does not list each operator"
+grep -q 'rows by name' "$last_out" && fail "replay --rows operator lists by name"
+hostile rows-auto-profile 0 '' replay "$SRC/traces/qu2025-profile.json"
+[ "$(grep -Ec '^ +[0-9]+  ' "$last_out")" -eq 15 ] || fail "replay --rows auto does not list the profile's operators one by one"
