@@ -14,13 +14,22 @@ import sys
 MISSING_MODULE = 3
 
 
-def kind_times(tables, key):
-    """{(scope id): {operator kind: ms}} summed over each table's rows, in first-seen order."""
+WAITING = "waiting for peers"
+
+
+def kind_times(tables, key, wait_key):
+    """{(scope id): {operator kind: ms}} summed over each table's rows, in first-seen order. A
+    send, receive or collective counts its transfer under its kind and its wait for peers (the
+    pipeline bubble, a late member) under WAITING: a recv that waits out the bubble is not
+    communication."""
     out = {}
     for t in tables:
         kinds = {}
         for row in t["rows"]:
-            kinds[row["operator"]] = kinds.get(row["operator"], 0.0) + row[key]
+            wait = row.get(wait_key, 0.0)
+            kinds[row["operator"]] = kinds.get(row["operator"], 0.0) + row[key] - wait
+            if wait > 0:
+                kinds[WAITING] = kinds.get(WAITING, 0.0) + wait
         out[f'{t["scope"]} {t["id"]}'] = kinds
     return out
 
@@ -97,8 +106,9 @@ def stacked_kind_bars(ax, runs, title, iteration_ms=None):
         ax.axhline(iteration_ms, color="black", linestyle="--", linewidth=0.8)
         ax.text(n_groups - 0.5, iteration_ms, f"iteration {iteration_ms:,.1f} ms" + (" (plain)" if n_runs > 1 else ""),
                 ha="right", va="bottom", fontsize=7)
-    ax.set_title(title + "\na stage's kinds add up to its busy and waiting time; streams that overlap count "
-                 "once each, so a bar can pass the iteration", fontsize=9)
+    ax.set_title(title + "\ncommunication kinds count their transfers, their waits for peers (the pipeline bubble) "
+                 "are \"waiting for peers\";\nstreams that overlap count once each, so a bar can pass the iteration",
+                 fontsize=9)
     ax.legend(title="operator kind", fontsize=7, title_fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     top = max(tops + [iteration_ms or 0.0])
     ax.set_ylim(0, top * 1.12 if top > 0 else 1)
@@ -108,8 +118,9 @@ def stacked_kind_bars(ax, runs, title, iteration_ms=None):
 def breakdown_runs(data):
     if "comparison" in data:
         c = data["comparison"]
-        return [("plain", kind_times(c["tables"], "plain_ms")), ("compressed", kind_times(c["tables"], "compressed_ms"))]
-    return [("plain", kind_times(data["breakdown"]["tables"], "time_ms"))]
+        return [("plain", kind_times(c["tables"], "plain_ms", "plain_wait_ms")),
+                ("compressed", kind_times(c["tables"], "compressed_ms", "compressed_wait_ms"))]
+    return [("plain", kind_times(data["breakdown"]["tables"], "time_ms", "wait_ms"))]
 
 
 def main(argv):

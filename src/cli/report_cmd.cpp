@@ -172,15 +172,23 @@ void add_compared_tables(report::Document& doc, const report::Comparison& c) {
   }
 }
 
-// Time per operator kind (name), summed over a stage's rows: what the stacked-bar figure shows.
+// Time per operator kind (name), summed over a stage's rows: what the stacked-bar figure shows
+// (scripts/report_figures.py). A send, receive or collective counts its transfer under its kind
+// and its wait for peers (the pipeline bubble, a late member) under kWaiting.
+constexpr const char* kWaiting = "waiting for peers";
+
 void add_kind_table(report::Document& doc, const report::Comparison* c, const report::Breakdown& b) {
   std::vector<std::vector<std::string>> rows;
   if (c) {
     for (const report::ComparedTable& t : c->tables) {
       std::map<std::string, std::pair<double, double>> kinds;
       for (const report::ComparedRow& r : t.rows) {
-        kinds[r.name].first += r.plain_s;
-        kinds[r.name].second += r.compressed_s;
+        kinds[r.name].first += r.plain_s - r.plain_wait_s;
+        kinds[r.name].second += r.compressed_s - r.compressed_wait_s;
+        if (r.plain_wait_s > 0 || r.compressed_wait_s > 0) {
+          kinds[kWaiting].first += r.plain_wait_s;
+          kinds[kWaiting].second += r.compressed_wait_s;
+        }
       }
       for (const auto& [kind, s] : kinds) {
         rows.push_back({fmt::format("{} {}", t.scope, t.id), kind, ms(s.first), ms(s.second)});
@@ -190,7 +198,10 @@ void add_kind_table(report::Document& doc, const report::Comparison* c, const re
   } else {
     for (const report::Table& t : b.tables) {
       std::map<std::string, double> kinds;
-      for (const report::Row& r : t.rows) kinds[r.name] += r.time_s;
+      for (const report::Row& r : t.rows) {
+        kinds[r.name] += r.time_s - r.wait_s;
+        if (r.wait_s > 0) kinds[kWaiting] += r.wait_s;
+      }
       for (const auto& [kind, s] : kinds) rows.push_back({fmt::format("{} {}", t.scope, t.id), kind, ms(s)});
     }
     doc.table({"scope", "operator kind", "time ms"}, std::move(rows), {false, false, true});
@@ -340,6 +351,10 @@ void run_report(const ReportCommand& cmd) {
   doc.list(std::move(assumptions));
 
   doc.heading(2, "Time per operator kind");
+  doc.paragraph(
+      "Summed over each stage's operators, mean over its ranks. Sends, receives and collectives count their "
+      "transfers; the time they wait for peers (the pipeline bubble, a late member) is \"waiting for peers\". "
+      "Operators of streams that overlap count once each.");
   add_kind_table(doc, comparison.get(), breakdown);
 
   doc.heading(2, comparison ? "Breakdown, plain and compressed" : "Breakdown");
