@@ -178,6 +178,10 @@ void add_compared_tables(report::Document& doc, const report::Comparison& c) {
 constexpr const char* kWaiting = "waiting for peers";
 
 void add_kind_table(report::Document& doc, const report::Comparison* c, const report::Breakdown& b) {
+  doc.paragraph(
+      "Summed over each stage's operators, mean over its ranks. Sends, receives and collectives count their "
+      "transfers; the time they wait for peers (the pipeline bubble, a late member) is \"waiting for peers\". "
+      "Operators of streams that overlap count once each.");
   std::vector<std::vector<std::string>> rows;
   if (c) {
     for (const report::ComparedTable& t : c->tables) {
@@ -351,10 +355,6 @@ void run_report(const ReportCommand& cmd) {
   doc.list(std::move(assumptions));
 
   doc.heading(2, "Time per operator kind");
-  doc.paragraph(
-      "Summed over each stage's operators, mean over its ranks. Sends, receives and collectives count their "
-      "transfers; the time they wait for peers (the pipeline bubble, a late member) is \"waiting for peers\". "
-      "Operators of streams that overlap count once each.");
   add_kind_table(doc, comparison.get(), breakdown);
 
   doc.heading(2, comparison ? "Breakdown, plain and compressed" : "Breakdown");

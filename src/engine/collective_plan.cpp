@@ -150,6 +150,12 @@ CollectivePlan CollectivePlanner::make_plan(const trace::Op& op) {
     add_note(fmt::format("{} all_reduces run plain: {} compresses floating-point data only", dtype_name(op.dtype),
                          compression.model->name()));
   }
+  if (compression.enabled() && op.kind != trace::OpKind::kAllReduce && request.size > 1) {
+    add_note(
+        fmt::format("{}s run plain: ccsim compresses all_reduces only (its compressed schedules are "
+                    "all_reduce algorithms)",
+                    trace::op_kind_name(op.kind)));
+  }
   if (plan.compressed) {
     request.compression = collective::compression_of(*compression.model);
     plan.cost = compressor_cost(op.dtype);

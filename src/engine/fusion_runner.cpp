@@ -348,9 +348,11 @@ std::string Simulation::fusion_note() const {
     ++by_size[f.members.size()];
   }
   std::vector<std::string> sizes;
-  for (const auto& [size, count] : by_size) sizes.push_back(fmt::format("{} of {}", count, size));
+  for (const auto& [size, count] : by_size) {
+    sizes.push_back(fmt::format("{} group{} of {} ranks", count, count == 1 ? "" : "s", size));
+  }
   return fmt::format(
-             "shortcuts: groups of ranks running one program ({} ranks, e.g. \"{}\") ran as one simulated rank "
+             "shortcuts: groups of ranks running one program ({}, e.g. \"{}\") ran as one simulated rank "
              "each while in lockstep (their compute and their group's collectives; {} sends, receives or "
              "other collectives ran by every member and ended together); {} of {} groups went on rank by "
              "rank after an operator whose ends differed",

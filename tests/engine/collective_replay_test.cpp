@@ -653,7 +653,7 @@ TEST_CASE(
   SECTION("two pipeline stages of identical tensor-parallel ranks, one node each") {
     const trace::Trace t = lockstep_stages(false);
     const auto [r, exact] = fast_and_full(t, test::platform(2, 4, 4, test::fat_tree(8, 1)), "rank-order");
-    CHECK_THAT(fusion_note(r), Catch::Contains("(2 of 4 ranks, e.g. \"tp0\")") &&
+    CHECK_THAT(fusion_note(r), Catch::Contains("(2 groups of 4 ranks, e.g. \"tp0\")") &&
                                    Catch::Contains("; 0 of 2 groups went on rank by rank"));
     CHECK(fusion_note(exact).empty());
     CHECK(largest_difference(r, exact) <= 1e-6);
@@ -681,7 +681,7 @@ TEST_CASE(
         "back-to-back.json");
     const auto [r, exact] = fast_and_full(t, test::platform(2, 4, 4, test::fat_tree(8, 1)), "rank-order");
     CHECK_THAT(fusion_note(r),
-               Catch::Contains("(2 of 4 ranks") && Catch::Contains("; 0 of 2 groups went on rank by rank"));
+               Catch::Contains("(2 groups of 4 ranks") && Catch::Contains("; 0 of 2 groups went on rank by rank"));
     for (std::size_t rank = 1; rank < 4; ++rank) CHECK(r.ops.shared(rank, 0));
     CHECK(largest_difference(r, exact) <= 1e-6);
     CHECK(r.ops[0][2].wait_s > 0);  // stage 0 posts its first send before stage 1 receives

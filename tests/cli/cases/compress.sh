@@ -36,3 +36,9 @@ hostile rows-operator 0 '' replay "$TMP/tp8dp2.json" --rows operator
 grep -q 'rows by name' "$last_out" && fail "replay --rows operator lists by name"
 hostile rows-auto-profile 0 '' replay "$SRC/traces/qu2025-profile.json"
 [ "$(grep -Ec '^ +[0-9]+  ' "$last_out")" -eq 15 ] || fail "replay --rows auto does not list the profile's operators one by one"
+# Sequence parallelism turns the tensor-parallel all_reduces into all_gathers and
+# reduce_scatters, which have no compressed schedule: a note says that they run plain.
+hostile compress-sp-synth 0 '' trace synth --model small-gpt --tp 8 --dp 2 --sp --platform dgx-h100-superpod -o "$TMP/sp.json"
+hostile compress-sp 0 '' compare "$TMP/sp.json" --compress cuszp:eb=1e-3
+grep -q '^note: all_gathers run plain: ccsim compresses all_reduces only' "$last_out" || fail "compare does not say all_gathers run plain"
+grep -q '^note: reduce_scatters run plain: ccsim compresses all_reduces only' "$last_out" || fail "compare does not say reduce_scatters run plain"

@@ -67,7 +67,7 @@ hostile scale-v2-rank-without-program 1 "v2-none.json:4: field 'programs': rank 
 # The default replay runs each tensor-parallel pair (one program) as one rank while in lockstep
 # (docs/engine.md); a pipeline that cannot progress is explained rank by rank as without it.
 hostile scale-fused 0 '' replay "$TMP/v2-good.json" --platform dgx-h100-superpod --fast
-grep -q '^note: shortcuts: groups of ranks running one program (2 of 2 ranks, e.g. "tp0") ran as one simulated rank each' \
+grep -q '^note: shortcuts: groups of ranks running one program (2 groups of 2 ranks, e.g. "tp0") ran as one simulated rank each' \
   "$last_out" || fail "--fast did not run the tensor-parallel pairs as one"
 v2_trace "$TMP/v2-dead.json" @tensor @pipeline+1 '[[0, 1]]' '[[2, 3]]'
 # Both stages receive before they send.
