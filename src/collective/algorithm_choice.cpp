@@ -10,6 +10,7 @@
 
 #include "collective/error_model.hpp"
 #include "collective/hierarchical_all_reduce.hpp"
+#include "core/index.hpp"
 
 namespace ccsim::collective {
 namespace {
@@ -20,9 +21,9 @@ int off_node_senders(const Schedule& schedule, const std::vector<int>& node_of_r
   std::unordered_map<int, int> senders;  // node -> ranks of it that send off it
   int most = 0;
   for (int r = 0; r < schedule.size(); ++r) {
-    const int node = node_of_rank[static_cast<std::size_t>(r)];
+    const int node = at(node_of_rank, r);
     for (int peer : schedule.send_peers(r)) {
-      if (node_of_rank[static_cast<std::size_t>(peer)] != node) {
+      if (at(node_of_rank, peer) != node) {
         most = std::max(most, ++senders[node]);
         break;
       }

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "collective/step_driver.hpp"
+#include "core/index.hpp"
 
 namespace ccsim::collective {
 namespace {
@@ -91,17 +92,16 @@ class CriticalPathExecutor final : public StepExecutor {
 
   void reduce(int rank, const Step& step) override {
     const double raw = raw_bytes(step.recv);
-    clock_[static_cast<std::size_t>(rank)] +=
-        step.compressed ? params_.compressor.add_s(raw) : raw * params_.gamma_s_per_byte;
+    at(clock_, rank) += step.compressed ? params_.compressor.add_s(raw) : raw * params_.gamma_s_per_byte;
   }
 
   void compress(int rank, const Step& step) override {
-    clock_[static_cast<std::size_t>(rank)] += params_.compressor.compress_s(raw_bytes(step.local));
+    at(clock_, rank) += params_.compressor.compress_s(raw_bytes(step.local));
   }
 
   void decompress(int rank, const Step& step) override {
     const double raw = raw_bytes(step.local);
-    clock_[static_cast<std::size_t>(rank)] +=
+    at(clock_, rank) +=
         params_.compressor.decompress_s(raw) + (step.mode == RecvMode::kReduce ? raw * params_.gamma_s_per_byte : 0);
   }
 

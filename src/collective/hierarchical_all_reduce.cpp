@@ -8,6 +8,7 @@
 
 #include "collective/block_parts.hpp"
 #include "collective/ring_phases.hpp"
+#include "core/index.hpp"
 
 namespace ccsim::collective {
 namespace {
@@ -58,7 +59,7 @@ HierarchicalAllReduce::HierarchicalAllReduce(int size, std::uint64_t count, int 
   for (std::size_t rank = 0; rank < node_of_rank.size(); ++rank) {
     const int node = position[node_of_rank[rank]];
     node_index_[rank] = node;
-    local_index_[rank] = filled[static_cast<std::size_t>(node)]++;
+    local_index_[rank] = at(filled, node)++;
     members_[static_cast<std::size_t>(member_slot(node, local_index_[rank]))] = static_cast<int>(rank);
   }
 }
@@ -72,8 +73,8 @@ int HierarchicalAllReduce::member(int node, int local) const {
 HierarchicalAllReduce::Rings HierarchicalAllReduce::rings(int rank) const {
   const int g = ranks_per_node_;
   const int big_n = nodes();
-  const int node = node_index_[static_cast<std::size_t>(rank)];
-  const int local = local_index_[static_cast<std::size_t>(rank)];
+  const int node = at(node_index_, rank);
+  const int local = at(local_index_, rank);
   return Rings{RingPosition{local, g, member(node, wrap(local - 1, g)), member(node, wrap(local + 1, g))},
                RingPosition{node, big_n, member(wrap(node - 1, big_n), local), member(wrap(node + 1, big_n), local)}};
 }
@@ -90,7 +91,7 @@ std::vector<int> HierarchicalAllReduce::send_peers(int rank) const {
 std::vector<Step> HierarchicalAllReduce::steps(int rank) const {
   const int g = ranks_per_node_;
   const int big_n = nodes();
-  const int local = local_index_[static_cast<std::size_t>(rank)];
+  const int local = at(local_index_, rank);
   const auto [intra, inter] = rings(rank);
   const Block all = whole(*this);
   const Block mine = part(all, local, g);

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "collective/step_driver.hpp"
+#include "core/index.hpp"
 
 namespace ccsim::collective {
 namespace {
@@ -54,7 +55,7 @@ class MemoryExecutor final : public StepExecutor {
     channels_[{rank, step.send_peer}].push_back(
         Message{step.compressed, std::vector<double>(first, first + static_cast<std::ptrdiff_t>(step.send.count))});
     auto& counter = step.compressed ? stats_.compressed_bytes_sent : stats_.bytes_sent;
-    counter[static_cast<std::size_t>(rank)] += step.send.count * element_bytes_;
+    at(counter, rank) += step.send.count * element_bytes_;
     ++stats_.messages;
   }
 
@@ -120,8 +121,8 @@ class MemoryExecutor final : public StepExecutor {
 
   /// Every step begins with exactly one of start_exchange(), compress() or decompress(), so
   /// counting them gives the index of the step in progress, for messages.
-  void begin_step(int rank) { ++started_[static_cast<std::size_t>(rank)]; }
-  std::size_t step_index(int rank) const { return started_[static_cast<std::size_t>(rank)] - 1; }
+  void begin_step(int rank) { ++at(started_, rank); }
+  std::size_t step_index(int rank) const { return at(started_, rank) - 1; }
 
   void check_block(int rank, const Block& block) const {
     if (block.offset + block.count > schedule_.count()) {
@@ -131,9 +132,7 @@ class MemoryExecutor final : public StepExecutor {
     }
   }
 
-  std::vector<double>& buffer(int rank, bool compressed) {
-    return compressed ? compressed_[static_cast<std::size_t>(rank)] : raw_[static_cast<std::size_t>(rank)];
-  }
+  std::vector<double>& buffer(int rank, bool compressed) { return compressed ? at(compressed_, rank) : at(raw_, rank); }
 
   static void apply(std::vector<double>& target, const Block& block, const std::vector<double>& values, RecvMode mode) {
     for (std::uint64_t i = 0; i < block.count; ++i) {

@@ -16,6 +16,7 @@
 #include "core/parse.hpp"
 #include "engine/network_factors.hpp"
 #include "engine/placement.hpp"
+#include "core/index.hpp"
 
 namespace ccsim::engine {
 
@@ -131,7 +132,7 @@ void CollectivePlanner::add_compression_part(const std::string& pattern, const s
 }
 
 CollectivePlan CollectivePlanner::make_plan(const trace::Op& op) {
-  const trace::Group& group = trace_.groups[static_cast<std::size_t>(op.group)];
+  const trace::Group& group = at(trace_.groups, op.group);
   CollectivePlan plan;
   collective::Request& request = plan.request;
   request.op = to_collective(op.kind);
@@ -139,8 +140,7 @@ CollectivePlan CollectivePlanner::make_plan(const trace::Op& op) {
   request.element_bytes = dtype_bytes(op.dtype);
   request.count = op.bytes / static_cast<std::uint64_t>(request.element_bytes);
   if (op.kind == trace::OpKind::kBroadcast) request.root = group.index_of(op.root);
-  for (int rank : group.ranks)
-    request.node_of_rank.push_back(network_.node_of(placement_[static_cast<std::size_t>(rank)]));
+  for (int rank : group.ranks) request.node_of_rank.push_back(network_.node_of(at(placement_, rank)));
   const CompressionOptions& compression = options_.compression;
   plan.compressed = compression.enabled() && op.kind == trace::OpKind::kAllReduce &&
                     op.bytes >= compression.min_bytes && request.size > 1;
@@ -218,7 +218,7 @@ collective::GroupLinks CollectivePlanner::predicted_links(const trace::Op& op, c
                                                           const compress::CompressorCost& compressor,
                                                           std::string& model) {
   std::vector<int> accelerators;
-  for (int rank : group.ranks) accelerators.push_back(placement_[static_cast<std::size_t>(rank)]);
+  for (int rank : group.ranks) accelerators.push_back(at(placement_, rank));
   collective::GroupLinks links = group_links(network_, accelerators);
   links.compressor = compressor;
   model.clear();
@@ -311,7 +311,7 @@ const CollectivePlan& CollectivePlanner::plan(const trace::Op& op, int rank, std
     ++used_[{std::string(trace::op_kind_name(op.kind)), plan.algorithm}];
     return plans_.emplace(key, std::move(plan)).first->second;
   } catch (const InputError& e) {
-    const trace::Group& group = trace_.groups[static_cast<std::size_t>(op.group)];
+    const trace::Group& group = at(trace_.groups, op.group);
     throw InputError(trace_.source, op.line, trace_.op_field(rank, index),
                      fmt::format("{} on group \"{}\": {}{}", trace::op_kind_name(op.kind), group.name,
                                  e.file().empty() ? "" : e.file() + ": ", e.detail()));
@@ -331,7 +331,7 @@ void CollectivePlanner::plan_all() {
     }
   }
   for (int rank = 0; rank < trace_.world_size; ++rank) {
-    for (std::uint32_t i : collectives[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(rank)])]) {
+    for (std::uint32_t i : collectives[static_cast<std::size_t>(at(trace_.program_of, rank))]) {
       plan(trace_.op(rank, i), rank, i);
     }
   }
@@ -379,7 +379,7 @@ CollectiveShortcuts::CollectiveShortcuts(const trace::Trace& trace, const topolo
     : trace_(trace), network_(network), placement_(placement), options_(options), planner_(planner) {
   ranks_on_accelerator_.assign(static_cast<std::size_t>(network.accelerator_count()), 0);
   for (int a : placement) {
-    ++ranks_on_accelerator_[static_cast<std::size_t>(a)];
+    ++at(ranks_on_accelerator_, a);
   }
   node_of_nic_link_.assign(network.link_count(), -1);
   accelerator_link_.assign(network.link_count(), false);
@@ -411,8 +411,8 @@ CollectiveShortcuts::CollectiveShortcuts(const trace::Trace& trace, const topolo
 const std::string& CollectiveShortcuts::stream_disagreement(int group_index) {
   auto [it, fresh] = disagreement_.try_emplace(group_index);
   if (!fresh) return it->second;
-  const trace::Group& group = trace_.groups[static_cast<std::size_t>(group_index)];
-  const auto program_of = [&](int rank) { return trace_.program_of[static_cast<std::size_t>(rank)]; };
+  const trace::Group& group = at(trace_.groups, group_index);
+  const auto program_of = [&](int rank) { return at(trace_.program_of, rank); };
   const auto has_streams = [&](int rank) { return comm_streams_[static_cast<std::size_t>(program_of(rank))] < 0; };
   const int first = group.ranks.front();
   if (std::none_of(group.ranks.begin(), group.ranks.end(), has_streams) ||
@@ -446,7 +446,7 @@ const std::string& CollectiveShortcuts::stream_disagreement(int group_index) {
 }
 
 int CollectiveShortcuts::communicating_streams(int rank) const {
-  return std::abs(comm_streams_[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(rank)])]);
+  return std::abs(comm_streams_[static_cast<std::size_t>(at(trace_.program_of, rank))]);
 }
 
 CollectiveShortcuts::Path CollectiveShortcuts::path(int src_accelerator, int dst_accelerator) const {
@@ -484,16 +484,15 @@ void CollectiveShortcuts::bound_world_load() {
   }
   std::set<std::pair<int, int>> pairs;  // (sender, receiver), global ranks
   for (int r = 0; r < trace_.world_size; ++r) {
-    for (std::size_t i : senders[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(r)])]) {
+    for (std::size_t i : senders[static_cast<std::size_t>(at(trace_.program_of, r))]) {
       const trace::Op op = trace_.op(r, i);
       if (op.kind == trace::OpKind::kSend) {
         pairs.emplace(r, op.peer);
         continue;
       }
       const CollectivePlan& plan = planner_->plan(op, r, i);
-      const trace::Group& group = trace_.groups[static_cast<std::size_t>(op.group)];
-      for (int peer : plan.schedule->send_peers(group.index_of(r)))
-        pairs.emplace(r, group.ranks[static_cast<std::size_t>(peer)]);
+      const trace::Group& group = at(trace_.groups, op.group);
+      for (int peer : plan.schedule->send_peers(group.index_of(r))) pairs.emplace(r, at(group.ranks, peer));
     }
   }
   // Three bounds per direction, the least applies: the senders that can cross it, each at its
@@ -504,8 +503,8 @@ void CollectiveShortcuts::bound_world_load() {
   std::vector<std::tuple<std::uint32_t, int, double>> by_receiver;  // (direction, receiver, lone rate)
   std::vector<std::tuple<std::uint32_t, int, double>> by_end;       // (direction, 2 * end rank + receiving, lone rate)
   for (const auto& [src, dst] : pairs) {
-    const int a = placement_[static_cast<std::size_t>(src)];
-    const int b = placement_[static_cast<std::size_t>(dst)];
+    const int a = at(placement_, src);
+    const int b = at(placement_, dst);
     const Path p = path(a, b);
     for (std::uint32_t direction : p.directions) {
       by_sender.emplace_back(direction, src, p.rate_Bps);
@@ -539,7 +538,7 @@ void CollectiveShortcuts::bound_world_load() {
       const std::uint32_t link = direction / 2;
       double load = largest * communicating_streams(rank);
       if (!ends && fabric_link(link)) {
-        const int a = placement_[static_cast<std::size_t>(rank)];
+        const int a = at(placement_, rank);
         load = std::min(load, network_.link(network_.intra_link(a)).capacity_Bps * factor);
         const std::uint32_t nic = nic_link_of(network_, a);
         if (nic < network_.link_count()) {
@@ -587,15 +586,15 @@ std::string CollectiveShortcuts::decide(const CollectivePlan& plan, int group_in
       return "a rank may end before another one starts";
   }
   if (network_.accelerator().cpu_core) return "CPU ranks may share a core";
-  const trace::Group& group = trace_.groups[static_cast<std::size_t>(group_index)];
+  const trace::Group& group = at(trace_.groups, group_index);
   const bool whole_world = static_cast<int>(group.ranks.size()) == trace_.world_size;
   // A NIC link carries only messages with an end on an accelerator it serves: when those
   // accelerators run only ranks of the group, it carries only the group's messages while the
   // group's ranks there are in the collective (before and after, none of the group's).
   std::unordered_map<std::uint32_t, int> group_ranks_behind_nic;
   for (int rank : group.ranks) {
-    const int a = placement_[static_cast<std::size_t>(rank)];
-    if (ranks_on_accelerator_[static_cast<std::size_t>(a)] != 1) return "ranks share an accelerator";
+    const int a = at(placement_, rank);
+    if (at(ranks_on_accelerator_, a) != 1) return "ranks share an accelerator";
     ++group_ranks_behind_nic[nic_link_of(network_, a)];
   }
   if (const std::string& why = stream_disagreement(group_index); !why.empty()) return why;
@@ -608,8 +607,8 @@ std::string CollectiveShortcuts::decide(const CollectivePlan& plan, int group_in
     for (int peer : schedule.send_peers(r)) {
       auto key = std::make_pair(r, peer);
       if (entry.paths.count(key) != 0) continue;
-      const int src = placement_[static_cast<std::size_t>(group.ranks[static_cast<std::size_t>(r)])];
-      const int dst = placement_[static_cast<std::size_t>(group.ranks[static_cast<std::size_t>(peer)])];
+      const int src = placement_[static_cast<std::size_t>(at(group.ranks, r))];
+      const int dst = placement_[static_cast<std::size_t>(at(group.ranks, peer))];
       entry.paths.emplace(key, path(src, dst));
       if (entry.paths.size() > most_paths)
         return fmt::format("its {} ranks have more than {} sender-receiver pairs", schedule.size(), most_paths);

@@ -15,6 +15,7 @@
 #include "topology/platform.hpp"
 #include "topology/network.hpp"
 #include "trace/trace.hpp"
+#include "core/index.hpp"
 
 namespace ccsim::engine {
 
@@ -152,7 +153,7 @@ class CollectiveShortcuts {
   bool never_binds(std::uint32_t direction) { return world_fits(direction); }
   /// Per operator of `program`, whether no other stream of its rank can run while it does
   /// (trace::Program::alone()); empty for a program without streams (all alone).
-  const std::vector<char>& alone(int program) const { return alone_[static_cast<std::size_t>(program)]; }
+  const std::vector<char>& alone(int program) const { return at(alone_, program); }
 
   /// Why the ranks of `group` may take different paths through one of its collectives ("" when
   /// they cannot): a rank with streams runs a collective as its critical path only where no

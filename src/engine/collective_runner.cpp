@@ -13,6 +13,7 @@
 #include "collective/step_driver.hpp"
 #include "engine/collective_plan.hpp"
 #include "engine/simulation_state.hpp"
+#include "core/index.hpp"
 
 // The collective operators of a simulation: the engine's StepExecutor, which carries out a
 // rank's steps of a schedule in simulated time, and the critical-path shortcut of --fast.
@@ -27,7 +28,7 @@ class Simulation::StepRunner final : public collective::StepExecutor {
       : sim_(sim),
         rank_(rank),
         group_index_(group_index),
-        group_(sim.trace_.groups[static_cast<std::size_t>(group_index)]),
+        group_(at(sim.trace_.groups, group_index)),
         plan_(plan),
         state_(sim.state(rank)) {}
 
@@ -36,14 +37,14 @@ class Simulation::StepRunner final : public collective::StepExecutor {
     posted_s_ = sg4::Engine::get_clock();  // the send overhead below is busy time, not wait
 
     if (step.send_peer >= 0) {
-      state_.send_peer = group_.ranks[static_cast<std::size_t>(step.send_peer)];
+      state_.send_peer = at(group_.ranks, step.send_peer);
       sim_.send_overhead(rank_, state_.send_peer);
       posted_s_ = sg4::Engine::get_clock();
       send_ = sim_.post_send(sim_.channel(kCollective, group_index_, rank_, state_.send_peer), rank_, state_.send_peer,
                              wire_bytes(plan_, step));
     }
     if (step.recv_peer >= 0) {
-      state_.recv_peer = group_.ranks[static_cast<std::size_t>(step.recv_peer)];
+      state_.recv_peer = at(group_.ranks, step.recv_peer);
       recv_ = sim_.channel(kCollective, group_index_, state_.recv_peer, rank_)->get_async<int>(&received_);
     }
   }
@@ -141,11 +142,10 @@ std::optional<Simulation::RingFlow> Simulation::ring_flow(const CollectivePlan& 
 bool Simulation::runs_as_ring_flows(const CollectivePlan& plan, int group) {
   auto [it, fresh] = ring_schedules_.try_emplace(std::make_pair(plan.schedule.get(), group), false);
   if (fresh) {
-    const std::vector<int>& members = trace_.groups[static_cast<std::size_t>(group)].ranks;
+    const std::vector<int>& members = at(trace_.groups, group).ranks;
     bool ring = !platform_.network.accelerator().cpu_core && shortcuts_->stream_disagreement(group).empty() &&
-                std::all_of(members.begin(), members.end(), [&](int m) {
-                  return sharing_[static_cast<std::size_t>(placement_[static_cast<std::size_t>(m)])] == 1;
-                });
+                std::all_of(members.begin(), members.end(),
+                            [&](int m) { return sharing_[static_cast<std::size_t>(at(placement_, m))] == 1; });
     int exchanges = -1;
     for (int r = 0; r < plan.request.size && ring; ++r) {
       const std::optional<RingFlow> flow = ring_flow(plan, plan.schedule->steps(r));
@@ -158,13 +158,11 @@ bool Simulation::runs_as_ring_flows(const CollectivePlan& plan, int group) {
 }
 
 void Simulation::run_ring_flow(int rank, const Op& op, const RingFlow& flow) {
-  const trace::Group& group = trace_.groups[static_cast<std::size_t>(op.group)];
-  const int to = group.ranks[static_cast<std::size_t>(flow.send_peer)];
-  const int from = group.ranks[static_cast<std::size_t>(flow.recv_peer)];
+  const trace::Group& group = at(trace_.groups, op.group);
+  const int to = at(group.ranks, flow.send_peer);
+  const int from = at(group.ranks, flow.recv_peer);
   // The receive path's latency, paid once per step (CM02 without TCP-gamma).
-  const double latency_s =
-      shortcuts_->path(placement_[static_cast<std::size_t>(from)], placement_[static_cast<std::size_t>(rank)])
-          .latency_s;
+  const double latency_s = shortcuts_->path(at(placement_, from), at(placement_, rank)).latency_s;
   sg4::Mailbox* out = channel(kCollective, op.group, rank, to);
   sg4::Mailbox* in = channel(kCollective, op.group, from, rank);
   RankState& st = state(rank);
@@ -193,15 +191,14 @@ void Simulation::run_ring_flow(int rank, const Op& op, const RingFlow& flow) {
 bool Simulation::ring_in_step(int rank, const RingFlow& flow, const Op& op, int sequence) {
   auto [it, fresh] = meetings_.try_emplace(std::make_pair(op.group, sequence));
   Meeting& meeting = it->second;
-  const auto size = static_cast<int>(trace_.groups[static_cast<std::size_t>(op.group)].ranks.size());
+  const auto size = static_cast<int>(at(trace_.groups, op.group).ranks.size());
   const double now = sg4::Engine::get_clock();
   if (fresh) {
     meeting.left = size;
     meeting.arrivals = sg4::Semaphore::create(0);
     // The first member's ring alone: its bytes at its send path's lone rate, and its steps' latencies.
-    const int to = trace_.groups[static_cast<std::size_t>(op.group)].ranks[static_cast<std::size_t>(flow.send_peer)];
-    const CollectiveShortcuts::Path alone =
-        shortcuts_->path(placement_[static_cast<std::size_t>(rank)], placement_[static_cast<std::size_t>(to)]);
+    const int to = at(trace_.groups, op.group).ranks[static_cast<std::size_t>(flow.send_peer)];
+    const CollectiveShortcuts::Path alone = shortcuts_->path(at(placement_, rank), at(placement_, to));
     double bytes = 0;
     for (const RingFlow::Chunk& chunk : flow.chunks) bytes += static_cast<double>(chunk.bytes);
     meeting.deadline_s = now + kRingSkew * (bytes / alone.rate_Bps + flow.exchanges * alone.latency_s);
@@ -221,8 +218,7 @@ bool Simulation::ring_in_step(int rank, const RingFlow& flow, const Op& op, int 
 }
 
 Simulation::Membership& Simulation::enter(int rank, int group) {
-  Membership& member =
-      memberships_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(membership_slot(rank, group))];
+  Membership& member = at(memberships_, rank)[static_cast<std::size_t>(membership_slot(rank, group))];
   ++member.entered;
   return member;
 }
@@ -277,9 +273,8 @@ void Simulation::run_shortcut(int rank, const Op& op, const CollectivePlan& plan
   const auto size = static_cast<std::size_t>(plan.request.size);
   // Members of folded replicas (ReplicaFolding) are not simulated: each starts when the
   // simulated member that stands for it does.
-  const std::vector<int>* stand_in = stand_ins_.empty() || stand_ins_[static_cast<std::size_t>(op.group)].empty()
-                                         ? nullptr
-                                         : &stand_ins_[static_cast<std::size_t>(op.group)];
+  const std::vector<int>* stand_in =
+      stand_ins_.empty() || at(stand_ins_, op.group).empty() ? nullptr : &at(stand_ins_, op.group);
   if (fresh) {
     std::size_t simulated = size;
     if (stand_in != nullptr) {
@@ -290,7 +285,7 @@ void Simulation::run_shortcut(int rank, const Op& op, const CollectivePlan& plan
     meeting.starts_s.assign(size, 0.0);
     meeting.left = static_cast<int>(simulated);
   }
-  meeting.starts_s[static_cast<std::size_t>(group_rank)] = sg4::Engine::get_clock();
+  at(meeting.starts_s, group_rank) = sg4::Engine::get_clock();
   // Every rank's end depends on every rank's start (CollectiveShortcuts): the last one to
   // arrive is there before anyone's end, and nothing the others would do meanwhile touches a
   // link or an accelerator that another operator uses.
@@ -302,7 +297,7 @@ void Simulation::run_shortcut(int rank, const Op& op, const CollectivePlan& plan
     }
     meeting.times = shortcuts_->times(plan, op.group, meeting.starts_s);
   }
-  double end_s = meeting.times.ends_s[static_cast<std::size_t>(group_rank)];
+  double end_s = at(meeting.times.ends_s, group_rank);
   if (stand_in != nullptr) {
     // The latest of the ranks it stands for (equal where the critical path treats them alike).
     const double own_s = end_s;
@@ -312,7 +307,7 @@ void Simulation::run_shortcut(int rank, const Op& op, const CollectivePlan& plan
     fold_lag_s_ = std::max(fold_lag_s_, end_s - own_s);
   }
   // The waits the full replay would record, the first one (for the last rank to arrive) ending now.
-  for (const collective::WaitInterval& w : meeting.times.waits[static_cast<std::size_t>(group_rank)]) {
+  for (const collective::WaitInterval& w : at(meeting.times.waits, group_rank)) {
     waited(rank, w.from_s, w.to_s);
   }
   if (--meeting.left == 0) meetings_.erase(it);
@@ -337,7 +332,7 @@ std::span<const collective::Step> Simulation::kept_steps(const CollectivePlan& p
   // parallelism's) is generated once instead of at every call.
   PlanSteps& cache = steps_[plan.schedule.get()];
   if (cache.ranks.empty()) cache.ranks.resize(static_cast<std::size_t>(plan.request.size));
-  PlanSteps::Rank& mine = cache.ranks[static_cast<std::size_t>(group_rank)];
+  PlanSteps::Rank& mine = at(cache.ranks, group_rank);
   if (mine.calls < 2 && ++mine.calls == 2) mine.steps = plan.schedule->steps(group_rank);
   return mine.steps;  // empty on the first call
 }

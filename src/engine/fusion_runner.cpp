@@ -15,6 +15,7 @@
 
 #include "engine/collective_plan.hpp"
 #include "engine/simulation_state.hpp"
+#include "core/index.hpp"
 
 namespace ccsim::engine {
 namespace detail {
@@ -107,7 +108,7 @@ void Simulation::plan_fusions() {
   std::vector<std::size_t> anchor(trace_.programs.size(), none);
   std::vector<int> first_rank(trace_.programs.size(), -1);
   for (int r = 0; r < trace_.world_size; ++r) {
-    int& f = first_rank[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(r)])];
+    int& f = first_rank[static_cast<std::size_t>(at(trace_.program_of, r))];
     if (f < 0) f = r;
   }
   std::vector<std::size_t> until(trace_.programs.size(), 0);
@@ -155,15 +156,15 @@ void Simulation::plan_fusions() {
   }
   std::vector<int> group_of(world, -1);
   for (int r = 0; r < trace_.world_size; ++r) {
-    const std::size_t p = static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(r)]);
-    if (anchor[p] != none) group_of[static_cast<std::size_t>(r)] = trace_.op(r, anchor[p]).group;
+    const std::size_t p = static_cast<std::size_t>(at(trace_.program_of, r));
+    if (anchor[p] != none) at(group_of, r) = trace_.op(r, anchor[p]).group;
   }
   fusion_of_.assign(world, -1);
   fusion_slot_.assign(world, -1);
   for (int r = 0; r < trace_.world_size; ++r) {
-    const int g = group_of[static_cast<std::size_t>(r)];
-    if (g < 0 || fusion_of_[static_cast<std::size_t>(r)] >= 0) continue;
-    const std::vector<int>& members = trace_.groups[static_cast<std::size_t>(g)].ranks;
+    const int g = at(group_of, r);
+    if (g < 0 || at(fusion_of_, r) >= 0) continue;
+    const std::vector<int>& members = at(trace_.groups, g).ranks;
     if (members.size() < 2) continue;
     const int program = trace_.program_of[static_cast<std::size_t>(members.front())];
     const bool identical = std::all_of(members.begin(), members.end(), [&](int m) {
@@ -175,7 +176,7 @@ void Simulation::plan_fusions() {
     Fusion fusion;
     fusion.members = members;
     fusion.group = g;
-    fusion.until = until[static_cast<std::size_t>(program)];
+    fusion.until = at(until, program);
     for (std::size_t k = 0; k < members.size(); ++k) {
       fusion_of_[static_cast<std::size_t>(members[k])] = static_cast<int>(fusions_.size());
       fusion_slot_[static_cast<std::size_t>(members[k])] = static_cast<int>(k);
@@ -189,7 +190,7 @@ void Simulation::plan_fusions() {
 std::size_t Simulation::run_fused(Fusion& fusion) {
   const int lead = fusion.members.front();
   const auto& ops = trace_.program_ops(lead);
-  const auto& lead_records = result_.ops[static_cast<std::size_t>(lead)];
+  const auto& lead_records = at(result_.ops, lead);
   for (std::size_t i = 0; i < fusion.until;) {
     for (int m : fusion.members) main_lane(m).op = i;
     if (ops[i].kind == OpKind::kCompute) {
@@ -214,8 +215,7 @@ std::size_t Simulation::run_fused(Fusion& fusion) {
       continue;
     }
     // A fork: every member runs operator i (or the p2p call from i) as its own.
-    const std::vector<std::uint32_t>& calls =
-        calls_[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(lead)])];
+    const std::vector<std::uint32_t>& calls = calls_[static_cast<std::size_t>(at(trace_.program_of, lead))];
     auto fork = std::make_shared<Fusion::Fork>();
     fusion.fork = fork;
     fork->op = i;
@@ -239,9 +239,9 @@ std::size_t Simulation::run_fused(Fusion& fusion) {
 }
 
 std::size_t Simulation::follow(Fusion& fusion, int slot) {
-  const int rank = fusion.members[static_cast<std::size_t>(slot)];
+  const int rank = at(fusion.members, slot);
   for (;;) {
-    fusion.go[static_cast<std::size_t>(slot)]->acquire();
+    at(fusion.go, slot)->acquire();
     if (fusion.done) return fusion.until;
     const std::shared_ptr<Fusion::Fork> fork = fusion.fork;
     run_fork(rank, *fork);

@@ -1,4 +1,5 @@
 #include "engine/graph_zone.hpp"
+#include "core/index.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -30,15 +31,14 @@ GraphZone::GraphZone(const topology::Network& network, const std::vector<int>& p
   std::vector<int> ranks_on(accelerators, 0);
   for (std::size_t r = 0; r < placement.size(); ++r) {
     const int a = placement[r];
-    const int sharing = ranks_on[static_cast<std::size_t>(a)]++;
+    const int sharing = at(ranks_on, a)++;
     const std::size_t slot = host_per_rank_ ? r : static_cast<std::size_t>(a);
     if (!host_per_rank_ && sharing > 0) {
-      if (loopback_[static_cast<std::size_t>(a)] == nullptr) {
-        loopback_[static_cast<std::size_t>(a)] =
-            zone->create_link(fmt::format("loopback:{}", hosts_[slot]->get_name()),
-                              std::max(copy_Bps * options.bandwidth_factor, options.intra_floor_Bps))
-                ->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE)
-                ->seal();
+      if (at(loopback_, a) == nullptr) {
+        at(loopback_, a) = zone->create_link(fmt::format("loopback:{}", hosts_[slot]->get_name()),
+                                             std::max(copy_Bps * options.bandwidth_factor, options.intra_floor_Bps))
+                               ->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE)
+                               ->seal();
       }
       continue;
     }
@@ -105,7 +105,7 @@ sg4::Host* GraphZone::host_of_rank(int rank) const {
 
 sg4::Host* GraphZone::cores_of_rank(int rank) const {
   if (cores_.empty()) return nullptr;
-  return cores_[static_cast<std::size_t>(network_.node_of(placement_[static_cast<std::size_t>(rank)]))];
+  return cores_[static_cast<std::size_t>(network_.node_of(at(placement_, rank)))];
 }
 
 int GraphZone::node_of(const sg4::Host* host) const {
@@ -169,7 +169,7 @@ void GraphZone::get_local_route(const simgrid::kernel::routing::NetPoint* src,
   hops_.clear();
   if (a == b) {
     if (!host_per_rank_) {
-      into->link_list_.push_back(loopback_[static_cast<std::size_t>(a)]->get_impl());
+      into->link_list_.push_back(at(loopback_, a)->get_impl());
       return;
     }
     // Two ranks of one core: up its link to the node hub and down again (shared memory).

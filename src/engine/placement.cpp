@@ -8,6 +8,7 @@
 
 #include "core/input_error.hpp"
 #include "core/parse.hpp"
+#include "core/index.hpp"
 
 namespace ccsim::engine {
 namespace {
@@ -112,8 +113,8 @@ std::vector<int> place_ranks(const trace::Trace& trace, const topology::Network&
   };
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
     for (int i = 2; i >= 0; --i) {  // outermost coordinate first
-      int ca = coord(names[static_cast<std::size_t>(i)], a);
-      int cb = coord(names[static_cast<std::size_t>(i)], b);
+      int ca = coord(at(names, i), a);
+      int cb = coord(at(names, i), b);
       if (ca != cb) return ca < cb;
     }
     return a < b;
@@ -127,7 +128,7 @@ std::vector<int> place_ranks(const trace::Trace& trace, const topology::Network&
   }
   std::vector<int> accelerator(static_cast<std::size_t>(world));
   for (int slot = 0; slot < world; ++slot) {
-    accelerator[static_cast<std::size_t>(order[static_cast<std::size_t>(slot)])] = slot % accelerators;
+    accelerator[static_cast<std::size_t>(at(order, slot))] = slot % accelerators;
   }
   return accelerator;
 }

@@ -10,6 +10,7 @@
 #include "engine/collective_plan.hpp"
 #include "engine/graph_zone.hpp"
 #include "engine/simulation_state.hpp"
+#include "core/index.hpp"
 
 namespace ccsim::engine {
 namespace {
@@ -66,7 +67,7 @@ ReplicaFolding fold_replicas(const trace::Trace& trace, const topology::Network&
       return out;
     }
     data_of[r] = g;
-    const trace::Group& group = groups[static_cast<std::size_t>(g)];
+    const trace::Group& group = at(groups, g);
     const auto size = static_cast<int>(group.ranks.size());
     if (out.replicas == 0) out.replicas = size;
     if (size != out.replicas) {
@@ -79,7 +80,7 @@ ReplicaFolding fold_replicas(const trace::Trace& trace, const topology::Network&
   for (std::size_t g = 0; g < groups.size(); ++g) {
     if (groups[g].kind != GroupKind::kData) continue;
     for (int m : groups[g].ranks) {
-      if (data_of[static_cast<std::size_t>(m)] != static_cast<int>(g)) {
+      if (at(data_of, m) != static_cast<int>(g)) {
         out.refusal = fmt::format("rank {} is in more than one data-parallel group (\"{}\")", m, groups[g].name);
         return out;
       }
@@ -87,9 +88,9 @@ ReplicaFolding fold_replicas(const trace::Trace& trace, const topology::Network&
   }
   // The rank at position e of r's data-parallel group: its counterpart in replica e.
   const auto counterpart = [&](int r, int e) {
-    return groups[static_cast<std::size_t>(data_of[static_cast<std::size_t>(r)])].ranks[static_cast<std::size_t>(e)];
+    return groups[static_cast<std::size_t>(at(data_of, r))].ranks[static_cast<std::size_t>(e)];
   };
-  const auto rep = [&](int r) { return replica[static_cast<std::size_t>(r)]; };
+  const auto rep = [&](int r) { return at(replica, r); };
 
   // The operators with partners, per program, and the first of each form (Program::partner_forms).
   std::vector<std::vector<std::uint32_t>> talks(trace.programs.size()), forms(trace.programs.size());
@@ -108,8 +109,8 @@ ReplicaFolding fold_replicas(const trace::Trace& trace, const topology::Network&
     const int d = rep(x);
     if (d == 0) continue;
     const int y = counterpart(x, 0);
-    const auto p = static_cast<std::size_t>(trace.program_of[static_cast<std::size_t>(x)]);
-    if (trace.program_of[static_cast<std::size_t>(y)] != static_cast<int>(p)) {
+    const auto p = static_cast<std::size_t>(at(trace.program_of, x));
+    if (at(trace.program_of, y) != static_cast<int>(p)) {
       out.refusal = fmt::format("rank {} (replica {}) does not run the program of rank {} (replica 0)", x, d, y);
       return out;
     }
@@ -124,22 +125,22 @@ ReplicaFolding fold_replicas(const trace::Trace& trace, const topology::Network&
         }
         continue;
       }
-      if (ox.group == data_of[static_cast<std::size_t>(x)]) {
+      if (ox.group == at(data_of, x)) {
         if (oy.group == ox.group) continue;
-      } else if (group_copies[static_cast<std::size_t>(ox.group)] != 0) {
+      } else if (at(group_copies, ox.group) != 0) {
         continue;
       } else {
-        const auto& gx = groups[static_cast<std::size_t>(ox.group)].ranks;
-        const auto& gy = groups[static_cast<std::size_t>(oy.group)].ranks;
+        const auto& gx = at(groups, ox.group).ranks;
+        const auto& gy = at(groups, oy.group).ranks;
         bool copy = gx.size() == gy.size() && (ox.root < 0 || counterpart(ox.root, 0) == oy.root);
         for (std::size_t i = 0; i < gx.size() && copy; ++i) copy = rep(gx[i]) == d && counterpart(gx[i], 0) == gy[i];
         if (copy) {
-          group_copies[static_cast<std::size_t>(ox.group)] = 1;
+          at(group_copies, ox.group) = 1;
           continue;
         }
       }
       out.refusal = fmt::format("operator #{} of rank {} (a {} on \"{}\") is no copy of rank {}'s in replica 0", k, x,
-                                trace::op_kind_name(ox.kind), groups[static_cast<std::size_t>(ox.group)].name, y);
+                                trace::op_kind_name(ox.kind), at(groups, ox.group).name, y);
       return out;
     }
   }
@@ -151,13 +152,13 @@ ReplicaFolding fold_replicas(const trace::Trace& trace, const topology::Network&
   std::vector<char> group_seen(groups.size(), 0);
   for (int y = 0; y < trace.world_size; ++y) {
     if (rep(y) != 0) continue;
-    const auto p = static_cast<std::size_t>(trace.program_of[static_cast<std::size_t>(y)]);
+    const auto p = static_cast<std::size_t>(at(trace.program_of, y));
     for (std::uint32_t k : talks[p]) {
       const Op op = trace.op(y, k);
       if (op.kind == OpKind::kSend) pairs.emplace_back(y, op.peer);
       if (!trace::is_collective(op.kind)) continue;
       const auto g = static_cast<std::size_t>(op.group);
-      if (op.group == data_of[static_cast<std::size_t>(y)]) {
+      if (op.group == at(data_of, y)) {
         const std::vector<char>& alone = shortcuts.alone(static_cast<int>(p));
         const std::string& refusal = shortcuts.refusal(planner.plan(op, y, k), op.group);
         if (!refusal.empty() || (!alone.empty() && alone[k] == 0)) {
@@ -186,8 +187,8 @@ ReplicaFolding fold_replicas(const trace::Trace& trace, const topology::Network&
   for (int d = 0; d < out.replicas; ++d) {
     for (std::size_t i = 0; i < pairs.size(); ++i) {
       const int a = counterpart(pairs[i].first, d), b = counterpart(pairs[i].second, d);
-      const int pa = placement[static_cast<std::size_t>(a)], pb = placement[static_cast<std::size_t>(b)];
-      Route& route = routes[static_cast<std::size_t>(d)][i];
+      const int pa = at(placement, a), pb = at(placement, b);
+      Route& route = at(routes, d)[i];
       const CollectiveShortcuts::Path lone = shortcuts.path(pa, pb);
       route.latency_s = lone.latency_s;
       route.rate_Bps = lone.rate_Bps;
@@ -209,14 +210,14 @@ ReplicaFolding fold_replicas(const trace::Trace& trace, const topology::Network&
   // Each replica folds onto the first simulated one whose messages meet as its own.
   std::vector<int> simulated, onto(static_cast<std::size_t>(out.replicas));
   for (int d = 0; d < out.replicas; ++d) {
-    onto[static_cast<std::size_t>(d)] = d;
+    at(onto, d) = d;
     for (int e : simulated) {
-      if (same_sharing(routes[static_cast<std::size_t>(d)], routes[static_cast<std::size_t>(e)], zone)) {
-        onto[static_cast<std::size_t>(d)] = e;
+      if (same_sharing(at(routes, d), at(routes, e), zone)) {
+        at(onto, d) = e;
         break;
       }
     }
-    if (onto[static_cast<std::size_t>(d)] == d) simulated.push_back(d);
+    if (at(onto, d) == d) simulated.push_back(d);
   }
   out.simulated = static_cast<int>(simulated.size());
   if (out.simulated == out.replicas) {
@@ -226,7 +227,7 @@ ReplicaFolding fold_replicas(const trace::Trace& trace, const topology::Network&
   out.image.assign(world, -1);
   for (int x = 0; x < trace.world_size; ++x) {
     const int e = onto[static_cast<std::size_t>(rep(x))];
-    if (e != rep(x)) out.image[static_cast<std::size_t>(x)] = counterpart(x, e);
+    if (e != rep(x)) at(out.image, x) = counterpart(x, e);
   }
   return out;
 }
@@ -253,7 +254,7 @@ void Simulation::fold() {
     std::vector<int>& stand_in = stand_ins_[g];
     for (std::size_t i = 0; i < group.ranks.size(); ++i) {
       const int m = group.ranks[i];
-      stand_in.push_back(folded(m) ? group.index_of(folding_.image[static_cast<std::size_t>(m)]) : static_cast<int>(i));
+      stand_in.push_back(folded(m) ? group.index_of(at(folding_.image, m)) : static_cast<int>(i));
     }
   }
 }
@@ -262,13 +263,12 @@ void Simulation::unfold() {
   if (folding_.image.empty()) return;
   for (int r = 0; r < trace_.world_size; ++r) {
     if (!folded(r)) continue;
-    const int image = folding_.image[static_cast<std::size_t>(r)];
+    const int image = at(folding_.image, r);
     result_.ops.share(static_cast<std::size_t>(r), static_cast<std::size_t>(image));
-    if (options_.wait_spans)
-      result_.waits[static_cast<std::size_t>(r)] = result_.waits[static_cast<std::size_t>(image)];
+    if (options_.wait_spans) at(result_.waits, r) = at(result_.waits, image);
     for (int k = 0; k < lanes(r); ++k) {
-      states_[static_cast<std::size_t>(lane_first_[static_cast<std::size_t>(r)] + k)] =
-          states_[static_cast<std::size_t>(lane_first_[static_cast<std::size_t>(image)] + k)];
+      states_[static_cast<std::size_t>(at(lane_first_, r) + k)] =
+          states_[static_cast<std::size_t>(at(lane_first_, image) + k)];
     }
   }
   const auto world = static_cast<std::size_t>(trace_.world_size);

@@ -7,6 +7,7 @@
 
 #include "topology/network.hpp"
 #include "trace/trace.hpp"
+#include "core/index.hpp"
 
 namespace ccsim::engine {
 
@@ -42,7 +43,7 @@ struct ReplicaFolding {
   int replicas = 0;     ///< data-parallel replicas (the size of the data groups); 0 without data groups
   int simulated = 0;    ///< replicas simulated
   std::string refusal;  ///< why no replica was folded; "" when some were, or there are none to fold
-  bool folded(int rank) const { return !image.empty() && image[static_cast<std::size_t>(rank)] >= 0; }
+  bool folded(int rank) const { return !image.empty() && at(image, rank) >= 0; }
 };
 
 /// Decides the folding of `trace`'s replicas on the zone (after GraphZone::leave_out).

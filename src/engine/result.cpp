@@ -1,4 +1,5 @@
 #include "engine/result.hpp"
+#include "core/index.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -87,7 +88,7 @@ RankRecords::List& RankRecords::own(std::size_t rank) {
 }
 
 double Result::rank_end_s(int rank) const {
-  const auto& records = ops[static_cast<std::size_t>(rank)];
+  const auto& records = at(ops, rank);
   if (records.empty()) return 0.0;
   if (streams_of(rank) == nullptr) return records.back().end_s;  // operators end in program order
   double end_s = 0;  // streams: the last operator in program order need not end last

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/index.hpp"
+
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
@@ -103,7 +105,7 @@ struct Result {
   double rank_end_s(int rank) const;
   /// The streams of a rank's operators, nullptr when it has none (one stream).
   const std::vector<std::uint8_t>* streams_of(int rank) const {
-    return streams.empty() ? nullptr : streams[static_cast<std::size_t>(rank)].get();
+    return streams.empty() ? nullptr : at(streams, rank).get();
   }
 };
 

@@ -28,6 +28,7 @@
 #include "engine/placement.hpp"
 #include "engine/sg_engine.hpp"
 #include "engine/simulation_state.hpp"
+#include "core/index.hpp"
 
 namespace ccsim::engine {
 namespace detail {
@@ -51,7 +52,7 @@ void Simulation::check_fit() {
                      e.detail());  // the trace's own placement is wrong
   }
   sharing_.assign(static_cast<std::size_t>(net.accelerator_count()), 0);
-  for (int a : placement_) ++sharing_[static_cast<std::size_t>(a)];
+  for (int a : placement_) ++at(sharing_, a);
   planner_ = std::make_unique<CollectivePlanner>(trace_, net, placement_, options_, target_hardware(platform_));
   planner_->plan_all();
   shortcuts_ = std::make_unique<CollectiveShortcuts>(trace_, net, placement_, options_, planner_.get());
@@ -113,7 +114,7 @@ void Simulation::prepare_result() {
     result_.names.emplace_back(trace_.names[static_cast<trace::Names::Id>(i)]);
   kind_name_.assign(8, 0);
   for (int k = 0; k < 8; ++k) {
-    kind_name_[static_cast<std::size_t>(k)] = static_cast<std::uint32_t>(result_.names.size());
+    at(kind_name_, k) = static_cast<std::uint32_t>(result_.names.size());
     result_.names.emplace_back(trace::op_kind_name(static_cast<OpKind>(k)));
   }
   result_.ops.resize(static_cast<std::size_t>(trace_.world_size));
@@ -140,7 +141,7 @@ void Simulation::allocate_records() {
   }
   if (any) {
     for (int r = 0; r < trace_.world_size; ++r) {
-      result_.streams.push_back(streams[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(r)])]);
+      result_.streams.push_back(streams[static_cast<std::size_t>(at(trace_.program_of, r))]);
     }
   }
   // The followers of a fusion read their leader's records until their own differ (Fusion);
@@ -165,7 +166,7 @@ void Simulation::allocate_records() {
 }
 
 int Simulation::membership_slot(int rank, int group) const {
-  const auto& list = memberships_[static_cast<std::size_t>(rank)];
+  const auto& list = at(memberships_, rank);
   for (std::size_t i = 0; i < list.size(); ++i) {
     if (list[i].group == group) return static_cast<int>(i);
   }
@@ -200,7 +201,7 @@ std::size_t Simulation::run_compute(int rank, std::size_t first) {
   // operator: those run one by one.
   double total_s = 0;
   std::size_t end = first;
-  if (options_.fast && sharing_[static_cast<std::size_t>(placement_[static_cast<std::size_t>(rank)])] == 1) {
+  if (options_.fast && sharing_[static_cast<std::size_t>(at(placement_, rank))] == 1) {
     // (Work on the node's shared cores runs one operator at a time: others may join them. On
     // a rank with streams, only operators that no other stream can overlap are undisturbed.)
     const int stream = ops[first].stream;
@@ -271,7 +272,7 @@ void Simulation::waited(int rank, double from_s, double to_s) {
   const std::size_t op = state(rank).op;
   record(rank, op).wait_s += to_s - from_s;
   if (options_.wait_spans) {
-    result_.waits[static_cast<std::size_t>(rank)].push_back({static_cast<std::uint32_t>(op), from_s, to_s});
+    at(result_.waits, rank).push_back({static_cast<std::uint32_t>(op), from_s, to_s});
   }
 }
 
@@ -322,7 +323,7 @@ void Simulation::check_finite() const {
     for (int r = 0; r < trace_.world_size && !bad; ++r) {
       if (r > 0 && result_.ops.shared(static_cast<std::size_t>(r), static_cast<std::size_t>(r) - 1))
         continue;  // read already
-      const auto& records = result_.ops[static_cast<std::size_t>(r)];
+      const auto& records = at(result_.ops, r);
       for (std::size_t i = 0; i < records.size() && !bad; ++i) {
         if (!std::isfinite(records[i].start_s) || !std::isfinite(records[i].end_s)) {
           bad = NonFiniteWork{r, i, fmt::format("ends at {:g} s", records[i].end_s)};
@@ -340,7 +341,7 @@ void Simulation::check_finite() const {
 
 bool Simulation::same_node(int a, int b) const {
   const topology::Network& net = platform_.network;
-  return net.node_of(placement_[static_cast<std::size_t>(a)]) == net.node_of(placement_[static_cast<std::size_t>(b)]);
+  return net.node_of(at(placement_, a)) == net.node_of(at(placement_, b));
 }
 
 void Simulation::send_overhead(int rank, int peer) {
@@ -456,9 +457,8 @@ void Simulation::run_individually(int rank, std::size_t first) {
 
 std::string Simulation::describe_position(int rank) const {
   std::vector<std::string> blocked;
-  for (int lane = lane_first_[static_cast<std::size_t>(rank)]; lane < lane_first_[static_cast<std::size_t>(rank) + 1];
-       ++lane) {
-    const RankState& st = states_[static_cast<std::size_t>(lane)];
+  for (int lane = at(lane_first_, rank); lane < lane_first_[static_cast<std::size_t>(rank) + 1]; ++lane) {
+    const RankState& st = at(states_, lane);
     if (st.done) continue;
     const Op& op = trace_.program_ops(rank)[st.op];
     blocked.push_back(fmt::format("operator #{} '{}'{}", st.op, trace_.op_name(op),
@@ -470,7 +470,7 @@ std::string Simulation::describe_position(int rank) const {
 
 std::string Simulation::describe_wait(int lane) const {
   const int rank = rank_of_lane(lane);
-  const RankState& st = states_[static_cast<std::size_t>(lane)];
+  const RankState& st = at(states_, lane);
   const Op op = trace_.op(rank, st.op);
   std::string head = fmt::format("rank {}{}: operator #{} '{}' (line {})", rank,
                                  lanes(rank) > 1 ? fmt::format(" stream {}", st.stream) : std::string(), st.op,
@@ -494,12 +494,12 @@ std::string Simulation::describe_wait(int lane) const {
     return fmt::format("{} waits for rank {} to receive (tag \"{}\", {} bytes); {}", head, op.peer,
                        trace_.names[op.tag], op.bytes, describe_position(op.peer));
   }
-  const trace::Group& group = trace_.groups[static_cast<std::size_t>(op.group)];
+  const trace::Group& group = at(trace_.groups, op.group);
   std::vector<std::string> absent;
   for (int member : group.ranks) {
     if (folded(member)) continue;  // stood for by a simulated member
     int slot = membership_slot(member, op.group);
-    if (memberships_[static_cast<std::size_t>(member)][static_cast<std::size_t>(slot)].entered < st.sequence) {
+    if (at(memberships_, member)[static_cast<std::size_t>(slot)].entered < st.sequence) {
       absent.push_back(describe_position(member));
     }
   }
@@ -523,9 +523,8 @@ std::string Simulation::explain_deadlock() const {
   int ranks = 0;
   for (int r = 0; r < trace_.world_size; ++r) {
     bool any = false;
-    for (int lane = lane_first_[static_cast<std::size_t>(r)]; lane < lane_first_[static_cast<std::size_t>(r) + 1];
-         ++lane) {
-      if (states_[static_cast<std::size_t>(lane)].done) continue;
+    for (int lane = at(lane_first_, r); lane < lane_first_[static_cast<std::size_t>(r) + 1]; ++lane) {
+      if (at(states_, lane).done) continue;
       if (!folded(r)) blocked.push_back(lane);  // a folded rank is where its image is
       any = true;
     }
@@ -562,13 +561,12 @@ Result Simulation::run() {
     for (std::size_t p = 0; p < trace_.programs.size(); ++p) streams_of_program[p] = trace_.programs[p].stream_count();
     lane_first_.assign(static_cast<std::size_t>(trace_.world_size) + 1, 0);
     for (int r = 0; r < trace_.world_size; ++r) {
-      const int n = streams_of_program[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(r)])];
-      lane_first_[static_cast<std::size_t>(r) + 1] = lane_first_[static_cast<std::size_t>(r)] + n;
+      const int n = streams_of_program[static_cast<std::size_t>(at(trace_.program_of, r))];
+      lane_first_[static_cast<std::size_t>(r) + 1] = at(lane_first_, r) + n;
     }
     states_.assign(static_cast<std::size_t>(lane_first_.back()), RankState{});
     for (int r = 0; r < trace_.world_size; ++r) {
-      for (int k = 0; k < lanes(r); ++k)
-        states_[static_cast<std::size_t>(lane_first_[static_cast<std::size_t>(r)] + k)].stream = k;
+      for (int k = 0; k < lanes(r); ++k) states_[static_cast<std::size_t>(at(lane_first_, r) + k)].stream = k;
     }
   }
 
@@ -624,9 +622,8 @@ Result Simulation::run() {
     std::size_t actors = 0;
     for (int r = 0; r < trace_.world_size; ++r) {
       if (folded(r)) continue;
-      const bool fused = !fusion_of_.empty() && fusion_of_[static_cast<std::size_t>(r)] >= 0;
-      actors +=
-          1 + (fused ? 0 : streams_with_ops[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(r)])]);
+      const bool fused = !fusion_of_.empty() && at(fusion_of_, r) >= 0;
+      actors += 1 + (fused ? 0 : streams_with_ops[static_cast<std::size_t>(at(trace_.program_of, r))]);
     }
     if (std::string refusal = actor_mapping_refusal(actors); !refusal.empty()) throw ResourceError(refusal);
     streams_.resize(static_cast<std::size_t>(trace_.world_size));
@@ -651,9 +648,8 @@ Result Simulation::run() {
         sg4::Actor::create(fmt::format("rank{}", r), zone_->host_of_rank(r), [this, r] { rank_main(r); });
         continue;
       }
-      Streams& streams = streams_[static_cast<std::size_t>(r)];
-      streams.ended.assign(
-          awaited_[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(r)])].ops.size(), 0);
+      Streams& streams = at(streams_, r);
+      streams.ended.assign(awaited_[static_cast<std::size_t>(at(trace_.program_of, r))].ops.size(), 0);
       for (int k = 0; k < lanes(r); ++k) streams.wake.push_back(sg4::Semaphore::create(0));
       // The first lane (rank_main: the fusion, then its stream); the others now, or when the
       // rank leaves its fusion (start_lane).
@@ -661,8 +657,8 @@ Result Simulation::run() {
           sg4::Actor::create(fmt::format("rank{}.stream0", r), zone_->host_of_rank(r), [this, r] { rank_main(r); });
       const auto pid = static_cast<std::size_t>(actor->get_pid());
       if (lane_of_actor_.size() <= pid) lane_of_actor_.resize(pid + 1, -1);
-      lane_of_actor_[pid] = lane_first_[static_cast<std::size_t>(r)];
-      if (!fusion_of_.empty() && fusion_of_[static_cast<std::size_t>(r)] >= 0) {
+      lane_of_actor_[pid] = at(lane_first_, r);
+      if (!fusion_of_.empty() && at(fusion_of_, r) >= 0) {
         park_lanes(r);
       } else {
         for (int k = 1; k < lanes(r); ++k) start_lane(r, k, 0);
@@ -687,7 +683,7 @@ Result Simulation::run() {
         "members all reached them together ran in {} coarse steps each (a run of steps' bytes as one message, plus "
         "their latencies and reductions) instead of step by step: not exact where the links' sharing changes within "
         "a coarse step (within 1 % of the full replay's iteration in ccsim's tests)",
-        ring_flow_calls_, trace_.groups[static_cast<std::size_t>(ring_flow_group_)].name, kRingChunks));
+        ring_flow_calls_, at(trace_.groups, ring_flow_group_).name, kRingChunks));
   }
   check_finite();
   for (const RankState& st : states_) {

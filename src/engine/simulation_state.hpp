@@ -28,6 +28,7 @@
 #include "engine/replica_fold.hpp"
 #include "engine/replay.hpp"
 #include "topology/compute_cost.hpp"
+#include "core/index.hpp"
 
 namespace ccsim::engine::detail {
 
@@ -95,13 +96,9 @@ class Simulation {
   /// The state of the calling actor's lane of `rank` (its only one for a rank without streams).
   RankState& state(int rank);
   /// The state of `rank`'s first lane (stream 0, the lane a fusion runs), from any actor.
-  RankState& main_lane(int rank) {
-    return states_[static_cast<std::size_t>(lane_first_[static_cast<std::size_t>(rank)])];
-  }
+  RankState& main_lane(int rank) { return states_[static_cast<std::size_t>(at(lane_first_, rank))]; }
   /// Lanes of `rank`: states_[lane_first_[rank] .. lane_first_[rank + 1]).
-  int lanes(int rank) const {
-    return lane_first_[static_cast<std::size_t>(rank) + 1] - lane_first_[static_cast<std::size_t>(rank)];
-  }
+  int lanes(int rank) const { return lane_first_[static_cast<std::size_t>(rank) + 1] - at(lane_first_, rank); }
   std::vector<int> lane_first_;
   std::vector<int>
       lane_of_actor_;  ///< by actor pid (SimGrid numbers actors densely): its lane (ranks with streams only)

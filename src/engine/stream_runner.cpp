@@ -14,6 +14,7 @@
 #include "engine/collective_plan.hpp"
 #include "engine/graph_zone.hpp"
 #include "engine/simulation_state.hpp"
+#include "core/index.hpp"
 
 namespace ccsim::engine {
 namespace detail {
@@ -43,13 +44,13 @@ void Simulation::run_call(int rank, std::size_t first, std::size_t end) {
 }
 
 bool Simulation::alone(int rank, std::size_t i) const {
-  const auto& table = shortcuts_->alone(trace_.program_of[static_cast<std::size_t>(rank)]);
+  const auto& table = shortcuts_->alone(at(trace_.program_of, rank));
   return table.empty() || table[i] != 0;
 }
 
 RankState& Simulation::state(int rank) {
-  const int first = lane_first_[static_cast<std::size_t>(rank)];
-  if (lanes(rank) == 1) return states_[static_cast<std::size_t>(first)];
+  const int first = at(lane_first_, rank);
+  if (lanes(rank) == 1) return at(states_, first);
   // A lane of this rank (at(): an actor of another rank, -1 here, would be a bug, not a lane).
   return states_.at(static_cast<std::size_t>(lane_of_actor_.at(static_cast<std::size_t>(sg4::this_actor::get_pid()))));
 }
@@ -61,11 +62,10 @@ int Simulation::rank_of_lane(int lane) const {
 
 void Simulation::wait_after(int rank, const Op& op) {
   if (op.after_count == 0) return;
-  const Streams& streams = streams_[static_cast<std::size_t>(rank)];
+  const Streams& streams = at(streams_, rank);
   RankState& st = state(rank);
-  const trace::Program& program =
-      trace_.programs[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(rank)])];
-  const sg4::SemaphorePtr& wake = streams.wake[static_cast<std::size_t>(st.stream)];
+  const trace::Program& program = trace_.programs[static_cast<std::size_t>(at(trace_.program_of, rank))];
+  const sg4::SemaphorePtr& wake = at(streams.wake, st.stream);
   for (std::uint32_t d : program.after_of(op)) {
     st.after = d;
     while (!has_ended(rank, d)) {
@@ -77,26 +77,25 @@ void Simulation::wait_after(int rank, const Op& op) {
 }
 
 bool Simulation::has_ended(int rank, std::size_t op) const {
-  const Awaited& awaited = awaited_[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(rank)])];
+  const Awaited& awaited = awaited_[static_cast<std::size_t>(at(trace_.program_of, rank))];
   const std::int32_t k = awaited.ordinal[op];
-  return k >= 0 && streams_[static_cast<std::size_t>(rank)].ended[static_cast<std::size_t>(k)] != 0;
+  return k >= 0 && at(streams_, rank).ended[static_cast<std::size_t>(k)] != 0;
 }
 
 void Simulation::end_ops(int rank, std::size_t first, std::size_t end) {
   if (lanes(rank) == 1) return;
-  Streams& streams = streams_[static_cast<std::size_t>(rank)];
+  Streams& streams = at(streams_, rank);
   // Only the ends that others wait for are kept: those in [first, end).
-  const std::vector<std::uint32_t>& awaited =
-      awaited_[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(rank)])].ops;
+  const std::vector<std::uint32_t>& awaited = awaited_[static_cast<std::size_t>(at(trace_.program_of, rank))].ops;
   auto it = std::lower_bound(awaited.begin(), awaited.end(), static_cast<std::uint32_t>(first));
   if (it == awaited.end() || *it >= end) return;
   for (; it != awaited.end() && *it < end; ++it) streams.ended[static_cast<std::size_t>(it - awaited.begin())] = 1;
-  const int lane0 = lane_first_[static_cast<std::size_t>(rank)];
+  const int lane0 = at(lane_first_, rank);
   for (int k = 0; k < lanes(rank); ++k) {
-    RankState& other = states_[static_cast<std::size_t>(lane0 + k)];
+    RankState& other = at(states_, lane0 + k);
     if (other.after < 0 || other.woken || !has_ended(rank, static_cast<std::size_t>(other.after))) continue;
     other.woken = true;
-    streams.wake[static_cast<std::size_t>(k)]->release();
+    at(streams.wake, k)->release();
   }
 }
 
@@ -142,10 +141,9 @@ void Simulation::rank_main(int rank) {
 
 void Simulation::park_lanes(int rank) {
   const auto& ops = trace_.program_ops(rank);
-  const trace::Program& program =
-      trace_.programs[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(rank)])];
+  const trace::Program& program = trace_.programs[static_cast<std::size_t>(at(trace_.program_of, rank))];
   for (int k = 1; k < lanes(rank); ++k) {
-    RankState& st = states_[static_cast<std::size_t>(lane_first_[static_cast<std::size_t>(rank)] + k)];
+    RankState& st = states_[static_cast<std::size_t>(at(lane_first_, rank) + k)];
     for (st.op = 0; st.op < ops.size() && ops[st.op].stream != k;) ++st.op;
     if (st.op == ops.size()) {
       st.done = true;
@@ -157,8 +155,8 @@ void Simulation::park_lanes(int rank) {
 
 void Simulation::start_lane(int rank, int stream, std::size_t first) {
   const auto& ops = trace_.program_ops(rank);
-  const int lane = lane_first_[static_cast<std::size_t>(rank)] + stream;
-  RankState& st = states_[static_cast<std::size_t>(lane)];
+  const int lane = at(lane_first_, rank) + stream;
+  RankState& st = at(states_, lane);
   std::size_t i = first;
   while (i < ops.size() && ops[i].stream != stream) ++i;
   if (i == ops.size()) {  // nothing left on this stream: no actor

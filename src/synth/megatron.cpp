@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "core/input_error.hpp"
+#include "core/index.hpp"
 
 namespace ccsim::synth {
 namespace {
@@ -34,10 +35,10 @@ class Builder {
     trace_.index_groups();
     trace_.programs.assign(static_cast<std::size_t>(par_.pp), {});
     for (int p = 0; p < par_.pp; ++p) {
-      trace_.programs[static_cast<std::size_t>(p)].field = fmt::format("programs[{}].ops", p);
+      at(trace_.programs, p).field = fmt::format("programs[{}].ops", p);
       build_stage(p);
     }
-    for (int r = 0; r < par_.world(); ++r) trace_.program_of[static_cast<std::size_t>(r)] = r / (par_.dp * par_.tp);
+    for (int r = 0; r < par_.world(); ++r) at(trace_.program_of, r) = r / (par_.dp * par_.tp);
   }
 
  private:
@@ -216,7 +217,7 @@ class Builder {
         if (p.before_op == pos) tp_comm(p, false, prefix);
       }
       if (pos < end) {
-        const ComputeCost& c = plan_.forward[static_cast<std::size_t>(pos)];
+        const ComputeCost& c = at(plan_.forward, pos);
         compute(c.name, prefix + c.label, c.flops, c.bytes, c.gemm);
       }
     }
@@ -226,7 +227,7 @@ class Builder {
     // Buckets form during the backward of the iteration's last micro-batch (gradients
     // accumulate over the others), layer by layer from the last one; each model chunk's
     // gradients in its own buckets (Megatron: one DDP buffer per chunk).
-    const bool buckets = bucketing() && ++backward_calls_[static_cast<std::size_t>(chunk_)] == par_.micro_batches;
+    const bool buckets = bucketing() && ++at(backward_calls_, chunk_) == par_.micro_batches;
     const double e = dtype_bytes(model_.dtype);
     const double tokens = static_cast<double>(par_.micro_batch_size) * sequence_length(model_, par_);
     const double h = model_.hidden;
@@ -254,7 +255,7 @@ class Builder {
           layer_forward(plan_.core_begin, plan_.core_end, "recompute:");
         }
         if (pos > 0) {
-          const ComputeCost& c = plan_.backward[static_cast<std::size_t>(n - pos)];
+          const ComputeCost& c = at(plan_.backward, n - pos);
           compute(c.name, c.label, c.flops, c.bytes, c.gemm);
         }
       }
@@ -314,7 +315,7 @@ class Builder {
     stage_ = stage;
     chunk_ = 0;
     layers_ = layers_of_stage(model_, par_, stage) / par_.virtual_stages;
-    program_ = &trace_.programs[static_cast<std::size_t>(stage)];
+    program_ = &at(trace_.programs, stage);
     backward_calls_.assign(static_cast<std::size_t>(par_.virtual_stages), 0);
     join_.clear();
     pending_params_ = 0;
@@ -459,10 +460,9 @@ class Builder {
   /// arrive in micro-batch order: the j-th received is the j-th micro-batch's.
   void exchange(int forward_out, int backward_out, int recv_forward, int recv_backward) {
     std::vector<Message> messages;
-    if (recv_forward >= 0)
-      messages.push_back({false, true, recv_forward, received_[static_cast<std::size_t>(2 * recv_forward)]++});
+    if (recv_forward >= 0) messages.push_back({false, true, recv_forward, at(received_, 2 * recv_forward)++});
     if (recv_backward >= 0) {
-      messages.push_back({false, false, recv_backward, received_[static_cast<std::size_t>(2 * recv_backward + 1)]++});
+      messages.push_back({false, false, recv_backward, at(received_, 2 * recv_backward + 1)++});
     }
     if (forward_out >= 0) {
       chunk_ = chunk_of_step(forward_out, true);

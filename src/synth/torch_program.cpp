@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/input_error.hpp"
+#include "core/index.hpp"
 
 namespace ccsim::synth {
 namespace {
@@ -249,7 +250,7 @@ class TorchBuilder {
     d_ = (r / par_.tp) % par_.dp;
     tt_ = r % par_.tp;
     layers_ = model_.layers / par_.pp;
-    ops_ = &trace_.programs[static_cast<std::size_t>(r)].ops;
+    ops_ = &at(trace_.programs, r).ops;
     compute("zero_grad", "grad_buf");
     for (int mb = 0; mb < par_.micro_batches; ++mb) forward(mb);
     for (int mb = par_.micro_batches - 1; mb >= 0; --mb) backward(mb);

@@ -1,4 +1,5 @@
 #include "topology/network.hpp"
+#include "core/index.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -44,7 +45,7 @@ void Network::build_nodes(int nodes, int accelerators_per_node, const Link& intr
       intra_link_.push_back(add_link(acc, hub, intra));
     }
     for (int k = 0; k < nics; ++k) {
-      nic_link_.push_back(add_link(hub, nic_switch[static_cast<std::size_t>(n * nics + k)], nic));
+      nic_link_.push_back(add_link(hub, at(nic_switch, n * nics + k), nic));
     }
   }
 }
@@ -53,7 +54,7 @@ void Network::route(int src, int dst, std::vector<Hop>& out) const {
   if (src == dst) return;
   int src_node = node_of(src);
   int dst_node = node_of(dst);
-  out.push_back(Hop{intra_link_[static_cast<std::size_t>(src)], true});
+  out.push_back(Hop{at(intra_link_, src), true});
   if (src_node != dst_node) {
     // A rank uses the NIC of its index in the node (rail-style when there are several).
     auto src_nic = static_cast<std::size_t>(src_node * nics_ + (src % per_node_) % nics_);
@@ -62,7 +63,7 @@ void Network::route(int src, int dst, std::vector<Hop>& out) const {
     fabric_->route(ends_[nic_link_[src_nic]].second, ends_[nic_link_[dst_nic]].second, out);
     out.push_back(Hop{nic_link_[dst_nic], false});
   }
-  out.push_back(Hop{intra_link_[static_cast<std::size_t>(dst)], false});
+  out.push_back(Hop{at(intra_link_, dst), false});
 }
 
 void FabricRouter::mark_links(const std::vector<std::size_t>&, const std::vector<std::uint32_t>& fabric_links,
@@ -75,7 +76,7 @@ std::vector<bool> Network::links_used_by(const std::vector<int>& accelerators) c
   std::vector<bool> node_done(static_cast<std::size_t>(nodes_), false);
   std::vector<std::size_t> switches;
   for (int a : accelerators) {
-    used[intra_link_[static_cast<std::size_t>(a)]] = true;
+    used[at(intra_link_, a)] = true;
     auto node = static_cast<std::size_t>(node_of(a));
     if (node_done[node]) continue;
     node_done[node] = true;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/index.hpp"
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -128,9 +130,9 @@ class Network {
   int accelerator_count() const { return nodes_ * per_node_; }
   int nics_per_node() const { return nics_; }
   /// The link of accelerator `a` to its node hub, and of NIC k of node n to the fabric.
-  std::uint32_t intra_link(int accelerator) const { return intra_link_[static_cast<std::size_t>(accelerator)]; }
-  std::uint32_t nic_link(int node, int nic) const { return nic_link_[static_cast<std::size_t>(node * nics_ + nic)]; }
-  VertexId accelerator_vertex(int accelerator) const { return accelerators_[static_cast<std::size_t>(accelerator)]; }
+  std::uint32_t intra_link(int accelerator) const { return at(intra_link_, accelerator); }
+  std::uint32_t nic_link(int node, int nic) const { return at(nic_link_, node * nics_ + nic); }
+  VertexId accelerator_vertex(int accelerator) const { return at(accelerators_, accelerator); }
   int node_of(int accelerator) const { return accelerator / per_node_; }
   const AcceleratorSpec& accelerator() const { return accelerator_; }
 

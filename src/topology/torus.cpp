@@ -1,4 +1,5 @@
 #include "topology/torus.hpp"
+#include "core/index.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -11,36 +12,35 @@ TorusRouter::TorusRouter(std::vector<int> dims, std::size_t first_router, std::v
 
 void TorusRouter::route(std::size_t from, std::size_t to, std::vector<Hop>& out) const {
   const int d_count = static_cast<int>(dims_.size());
-  std::vector<int> at(dims_.size());
+  std::vector<int> here(dims_.size());  // the current router's coordinates
   std::vector<int> goal(dims_.size());
   std::size_t a = from - first_;
   std::size_t b = to - first_;
   for (int d = d_count - 1; d >= 0; --d) {
-    auto k = static_cast<std::size_t>(dims_[static_cast<std::size_t>(d)]);
-    at[static_cast<std::size_t>(d)] = static_cast<int>(a % k);
-    goal[static_cast<std::size_t>(d)] = static_cast<int>(b % k);
+    auto k = static_cast<std::size_t>(at(dims_, d));
+    at(here, d) = static_cast<int>(a % k);
+    at(goal, d) = static_cast<int>(b % k);
     a /= k;
     b /= k;
   }
   auto index = [&] {
     std::size_t r = 0;
     for (int d = 0; d < d_count; ++d)
-      r = r * static_cast<std::size_t>(dims_[static_cast<std::size_t>(d)]) +
-          static_cast<std::size_t>(at[static_cast<std::size_t>(d)]);
+      r = r * static_cast<std::size_t>(at(dims_, d)) + static_cast<std::size_t>(at(here, d));
     return r;
   };
   for (int d = 0; d < d_count; ++d) {
     const auto ud = static_cast<std::size_t>(d);
     const int k = dims_[ud];
-    const int forward = ((goal[ud] - at[ud]) % k + k) % k;
+    const int forward = ((goal[ud] - here[ud]) % k + k) % k;
     const bool plus = forward <= k - forward;
     for (int steps = plus ? forward : k - forward; steps > 0; --steps) {
       if (plus) {
         // In a ring of two the single link runs from coordinate 0 to 1.
-        out.push_back(Hop{plus_link_[index() * dims_.size() + ud], k != 2 || at[ud] == 0});
-        at[ud] = (at[ud] + 1) % k;
+        out.push_back(Hop{plus_link_[index() * dims_.size() + ud], k != 2 || here[ud] == 0});
+        here[ud] = (here[ud] + 1) % k;
       } else {
-        at[ud] = (at[ud] - 1 + k) % k;
+        here[ud] = (here[ud] - 1 + k) % k;
         out.push_back(Hop{plus_link_[index() * dims_.size() + ud], false});
       }
     }

@@ -12,6 +12,7 @@
 #include "core/json.hpp"
 #include "core/json_reader.hpp"
 #include "trace/validate.hpp"
+#include "core/index.hpp"
 
 namespace ccsim::trace {
 namespace {
@@ -122,8 +123,8 @@ class NativeReader {
           int& owner = membership[static_cast<std::size_t>(group.kind)][static_cast<std::size_t>(rank)];
           if (owner >= 0) {
             where.fail(fmt::format("rank {} is already in {} group \"{}\"; a rank belongs to at most one {} group",
-                                   rank, group_kind_name(group.kind),
-                                   trace_.groups[static_cast<std::size_t>(owner)].name, group_kind_name(group.kind)));
+                                   rank, group_kind_name(group.kind), at(trace_.groups, owner).name,
+                                   group_kind_name(group.kind)));
           }
           owner = static_cast<int>(trace_.groups.size());
         }
@@ -199,7 +200,7 @@ class NativeReader {
           check_rank(first, where);
         }
         for (std::int64_t rank = first; rank <= last; ++rank) {
-          int& owner = trace_.program_of[static_cast<std::size_t>(rank)];
+          int& owner = at(trace_.program_of, rank);
           if (owner >= 0) {
             where.fail(fmt::format("rank {} already runs programs[{}]; a rank runs exactly one program", rank, owner));
           }
@@ -218,7 +219,7 @@ class NativeReader {
       trace_.programs.push_back(std::move(program));
     }
     for (int rank = 0; rank < trace_.world_size; ++rank) {
-      if (trace_.program_of[static_cast<std::size_t>(rank)] < 0) {
+      if (at(trace_.program_of, rank) < 0) {
         doc.at("programs")
             .fail(fmt::format("rank {} runs no program (each of the world_size {} ranks runs one)", rank,
                               trace_.world_size));
@@ -419,7 +420,7 @@ class NativeReader {
           "expected one of the groups defined in 'groups' ({}), got \"{}\"",
           names.empty() ? std::string("none defined") : fmt::format("{}", fmt::join(names, ", ")), group_name));
     }
-    const Group& g = trace_.groups[static_cast<std::size_t>(group)];
+    const Group& g = at(trace_.groups, group);
     if (rank >= 0 && g.index_of(rank) < 0) {  // a version-2 program: validate() checks each of its ranks
       o.at("group").fail(
           fmt::format("rank {} is not a member of group \"{}\" (ranks {})", rank, g.name, fmt::join(g.ranks, ", ")));

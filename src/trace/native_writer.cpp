@@ -1,4 +1,5 @@
 #include "trace/native_writer.hpp"
+#include "core/index.hpp"
 
 #include <span>
 #include <stdexcept>
@@ -34,7 +35,7 @@ ordered op_json(const Trace& trace, const Program& program, const Op& op) {
     if (op.relative & kGroupByKind) {
       j["group"] = fmt::format("@{}", group_kind_name(static_cast<GroupKind>(op.group)));
     } else {
-      j["group"] = trace.groups[static_cast<std::size_t>(op.group)].name;
+      j["group"] = at(trace.groups, op.group).name;
     }
     j["bytes"] = op.bytes;
     j["dtype"] = std::string(dtype_name(op.dtype));
@@ -113,19 +114,17 @@ void write_native(const Trace& trace, std::ostream& out, int version) {
       out << "    {\"rank\": " << r << ", \"ops\": [";
       for (std::size_t i = 0; i < trace.op_count(r); ++i)
         out << (i == 0 ? "" : ", ")
-            << op_json(trace, trace.programs[static_cast<std::size_t>(trace.program_of[static_cast<std::size_t>(r)])],
-                       trace.op(r, i))
-                   .dump();
+            << op_json(trace, trace.programs[static_cast<std::size_t>(at(trace.program_of, r))], trace.op(r, i)).dump();
       out << "]}" << (r + 1 < trace.world_size ? ",\n" : "\n");
     }
   } else {
     // The ranks of each program as ranges of consecutive ranks.
     std::vector<std::vector<ordered>> ranks(trace.programs.size());
     for (int r = 0; r < trace.world_size;) {
-      const int p = trace.program_of[static_cast<std::size_t>(r)];
+      const int p = at(trace.program_of, r);
       int last = r;
-      while (last + 1 < trace.world_size && trace.program_of[static_cast<std::size_t>(last + 1)] == p) ++last;
-      ranks[static_cast<std::size_t>(p)].push_back(last == r ? ordered(r) : ordered::array({r, last}));
+      while (last + 1 < trace.world_size && at(trace.program_of, last + 1) == p) ++last;
+      at(ranks, p).push_back(last == r ? ordered(r) : ordered::array({r, last}));
       r = last + 1;
     }
     out << "  \"programs\": [\n";

@@ -1,4 +1,5 @@
 #include "trace/trace.hpp"
+#include "core/index.hpp"
 
 #include <algorithm>
 #include <array>
@@ -109,7 +110,7 @@ int Trace::pipeline_stage_count() const {
 
 std::size_t Trace::op_count() const {
   std::size_t count = 0;
-  for (int p : program_of) count += programs[static_cast<std::size_t>(p)].ops.size();
+  for (int p : program_of) count += at(programs, p).ops.size();
   return count;
 }
 
@@ -121,7 +122,7 @@ std::size_t Trace::program_op_count() const {
 
 std::vector<int> Trace::ranks_per_program() const {
   std::vector<int> count(programs.size(), 0);
-  for (int p : program_of) ++count[static_cast<std::size_t>(p)];
+  for (int p : program_of) ++at(count, p);
   return count;
 }
 
@@ -232,13 +233,13 @@ void Trace::one_program_per_rank(int world) {
   programs.assign(static_cast<std::size_t>(world), {});
   program_of.resize(static_cast<std::size_t>(world));
   for (int r = 0; r < world; ++r) {
-    programs[static_cast<std::size_t>(r)].field = fmt::format("ranks[{}].ops", r);
-    program_of[static_cast<std::size_t>(r)] = r;
+    at(programs, r).field = fmt::format("ranks[{}].ops", r);
+    at(program_of, r) = r;
   }
 }
 
 std::string Trace::op_field(int rank, std::size_t k) const {
-  return fmt::format("{}[{}]", programs[static_cast<std::size_t>(program_of[static_cast<std::size_t>(rank)])].field, k);
+  return fmt::format("{}[{}]", programs[static_cast<std::size_t>(at(program_of, rank))].field, k);
 }
 
 void Trace::index_groups() {
@@ -263,7 +264,7 @@ int Trace::group_of_kind(int rank, GroupKind kind) const {
   if (kind == GroupKind::kOther) return -1;
   if (places_.size() != static_cast<std::size_t>(world_size))
     throw std::logic_error("Trace::index_groups() was not called");
-  return places_[static_cast<std::size_t>(rank)].group[static_cast<std::size_t>(kind)];
+  return at(places_, rank).group[static_cast<std::size_t>(kind)];
 }
 
 std::string Trace::resolve(int rank, Op& op) const {
@@ -277,23 +278,22 @@ std::string Trace::resolve(int rank, Op& op) const {
   if (op.relative & kPeerInGroup) {
     const int g = group_of_kind(rank, op.peer_kind);
     if (g < 0) return fmt::format("rank {} is in no {} group", rank, group_kind_name(op.peer_kind));
-    const Group& group = groups[static_cast<std::size_t>(g)];
+    const Group& group = at(groups, g);
     const std::int64_t position =
-        std::int64_t{places_[static_cast<std::size_t>(rank)].position[static_cast<std::size_t>(op.peer_kind)]} +
-        op.peer;
+        std::int64_t{at(places_, rank).position[static_cast<std::size_t>(op.peer_kind)]} + op.peer;
     if (position < 0 || position >= static_cast<std::int64_t>(group.ranks.size())) {
       return fmt::format("rank {} is member {} of {} group \"{}\" ({} ranks): it has no member {}", rank,
                          position - op.peer, group_kind_name(op.peer_kind), group.name, group.ranks.size(), position);
     }
-    op.peer = group.ranks[static_cast<std::size_t>(position)];
+    op.peer = at(group.ranks, position);
   }
   if (op.relative & kRootInGroup) {
-    const Group& group = groups[static_cast<std::size_t>(op.group)];
+    const Group& group = at(groups, op.group);
     if (op.root >= static_cast<std::int32_t>(group.ranks.size())) {
       return fmt::format("group \"{}\" of rank {} has {} ranks: it has no member {}", group.name, rank,
                          group.ranks.size(), op.root);
     }
-    op.root = group.ranks[static_cast<std::size_t>(op.root)];
+    op.root = at(group.ranks, op.root);
   }
   op.relative = 0;
   return "";

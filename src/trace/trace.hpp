@@ -10,6 +10,7 @@
 
 #include "core/gemm_shape.hpp"
 #include "core/units.hpp"
+#include "core/index.hpp"
 
 namespace ccsim::trace {
 
@@ -198,7 +199,7 @@ class Trace {
   /// The operators of rank's program as written, shared with the other ranks of the program
   /// (group, peer and root may be relative: read them through op()).
   const std::vector<Op>& program_ops(int rank) const {
-    return programs[static_cast<std::size_t>(program_of[static_cast<std::size_t>(rank)])].ops;
+    return programs[static_cast<std::size_t>(at(program_of, rank))].ops;
   }
   /// "ranks[R].ops[K]" or "programs[P].ops[K]": where rank's k-th operator is, for messages.
   std::string op_field(int rank, std::size_t k) const;

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "core/input_error.hpp"
+#include "core/index.hpp"
 
 namespace ccsim::trace {
 namespace {
@@ -74,7 +75,7 @@ class Validator {
 
   /// The indices of `rank`'s operators that are not compute, in program order.
   const std::vector<std::size_t>& comm(int rank) const {
-    return comm_[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(rank)])];
+    return comm_[static_cast<std::size_t>(at(trace_.program_of, rank))];
   }
 
   [[noreturn]] void fail(const OpRef& ref, const std::string& detail, const char* field_suffix = "") const {
@@ -97,7 +98,7 @@ class Validator {
   void check_partners() const {
     for (int rank = 0; rank < trace_.world_size; ++rank) {
       const std::vector<Op>& ops = trace_.program_ops(rank);
-      for (std::size_t i : forms_[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(rank)])]) {
+      for (std::size_t i : forms_[static_cast<std::size_t>(at(trace_.program_of, rank))]) {
         const OpRef ref{rank, i};
         Op o = ops[i];
         if (o.relative & kGroupByKind) {
@@ -115,7 +116,7 @@ class Validator {
             fail(ref, fmt::format("a rank cannot {} to itself, got \"{}\"", op_kind_name(o.kind), o.peer), ".peer");
           continue;
         }
-        const Group& g = trace_.groups[static_cast<std::size_t>(o.group)];
+        const Group& g = at(trace_.groups, o.group);
         if (position(o.group, rank) < 0) {
           fail(
               ref,
@@ -145,8 +146,7 @@ class Validator {
   /// NCCL's rule for a communicator), not a race between streams.
   void check_streams() const {
     for (int rank = 0; rank < trace_.world_size; ++rank) {
-      const Program& program =
-          trace_.programs[static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(rank)])];
+      const Program& program = trace_.programs[static_cast<std::size_t>(at(trace_.program_of, rank))];
       if (program.stream_count() == 1) continue;
       std::unordered_map<std::uint64_t, std::size_t> first;  // channel -> its first operator
       for (std::size_t i : comm(rank)) {
@@ -159,11 +159,10 @@ class Validator {
         auto [it, fresh] = first.try_emplace(key, i);
         const Op& earlier = program.ops[it->second];
         if (!fresh && earlier.stream != o.stream) {
-          const std::string what =
-              is_collective(o.kind)
-                  ? fmt::format("collectives on group \"{}\"", trace_.groups[static_cast<std::size_t>(o.group)].name)
-                  : fmt::format("{}s {} rank {} with tag {}", op_kind_name(o.kind), send ? "to" : "from", o.peer,
-                                tag_text(o.tag));
+          const std::string what = is_collective(o.kind)
+                                       ? fmt::format("collectives on group \"{}\"", at(trace_.groups, o.group).name)
+                                       : fmt::format("{}s {} rank {} with tag {}", op_kind_name(o.kind),
+                                                     send ? "to" : "from", o.peer, tag_text(o.tag));
           fail({rank, i},
                fmt::format("rank {}'s {} must all be on one stream (their order is the program's): operator #{} "
                            "is on stream {}, operator #{} (line {}) on stream {}",
@@ -187,16 +186,14 @@ class Validator {
   /// The position of `rank` in group `g`, -1 when it is not a member (Group::index_of).
   int position(int g, int rank) const {
     if (rank < 0 || rank >= trace_.world_size) return -1;
-    for (const auto& [group, index] : positions_[static_cast<std::size_t>(rank)]) {
+    for (const auto& [group, index] : at(positions_, rank)) {
       if (group == g) return index;
     }
     return -1;
   }
 
   /// The program of `rank`.
-  std::size_t program(int rank) const {
-    return static_cast<std::size_t>(trace_.program_of[static_cast<std::size_t>(rank)]);
-  }
+  std::size_t program(int rank) const { return static_cast<std::size_t>(at(trace_.program_of, rank)); }
 
   /// check_streams by form: every form's operators on one stream, and the forms of one channel
   /// of a rank on one stream. True when that holds (then check_streams would pass).
@@ -314,7 +311,7 @@ class Validator {
         const int g = trace_.op(rank, forms[f]).group;
         const int member = position(g, rank);
         if (member < 0) return false;
-        auto& mine = calls[static_cast<std::size_t>(g)][static_cast<std::size_t>(member)];
+        auto& mine = at(calls, g)[static_cast<std::size_t>(member)];
         mine.first = program(rank);
         mine.second.push_back(static_cast<std::int32_t>(f));
       }
@@ -439,7 +436,7 @@ class Validator {
       for (std::size_t i : comm(rank)) {
         if (!is_collective(ops[i].kind)) continue;
         const int g = trace_.op(rank, i).group;
-        calls[static_cast<std::size_t>(g)][static_cast<std::size_t>(position(g, rank))].push_back({rank, i});
+        at(calls, g)[static_cast<std::size_t>(position(g, rank))].push_back({rank, i});
       }
     }
     for (std::size_t g = 0; g < trace_.groups.size(); ++g) {
