@@ -20,8 +20,8 @@
 #include "core/parse.hpp"
 #include "engine/collective_plan.hpp"
 #include "engine/replay.hpp"
-#include "engine/sweep.hpp"
-#include "engine/what_if.hpp"
+#include "study/sweep.hpp"
+#include "study/what_if.hpp"
 #include "report/comparison.hpp"
 #include "report/timeline.hpp"
 #include "trace/native_reader.hpp"
@@ -100,7 +100,7 @@ struct Predicted {
 
 Predicted predict(const WhatIfCommand& cmd, const SimulationFlags& flags, std::uint64_t bytes, DType dtype) {
   const SimulationFlags given = with_settings(flags);
-  Predicted out{read_named_platform(given.platform, engine::parse_what_if(given.settings).platform), {}};
+  Predicted out{read_named_platform(given.platform, study::parse_what_if(given.settings).platform), {}};
   out.study = study_collective(out.platform, given.compress, cmd.ranks, bytes, dtype);
   return out;
 }
@@ -120,9 +120,9 @@ void run_collective(const WhatIfCommand& cmd) {
                     "algorithm of one collective by closed forms on --ranks ranks placed node-major{}",
                     option == "--network-model" ? " (with the calibrated network model the platform names)" : ""));
   }
-  if (cmd.ranks < 2 || cmd.ranks > engine::kMaxCollectiveRanks) {
+  if (cmd.ranks < 2 || cmd.ranks > study::kMaxCollectiveRanks) {
     throw InputError("command line", 0, "--ranks",
-                     fmt::format("expected 2 to {} ranks, got \"{}\"", engine::kMaxCollectiveRanks, cmd.ranks));
+                     fmt::format("expected 2 to {} ranks, got \"{}\"", study::kMaxCollectiveRanks, cmd.ranks));
   }
   auto dtype = parse_dtype(cmd.dtype);
   if (!dtype) {
@@ -142,17 +142,17 @@ void run_collective(const WhatIfCommand& cmd) {
   const int nodes = shown.study.nodes;
   auto bus_bandwidth = [&](double time_s) { return all_reduce_bus_bandwidth_Bps(bytes, time_s, cmd.ranks); };
   const std::string chosen = collective::fastest(shown.study.predictions).algorithm;
-  engine::RunFacts facts;  // of one all_reduce, every algorithm predicted, no compute
+  study::RunFacts facts;  // of one all_reduce, every algorithm predicted, no compute
   facts.platform = shown.platform.name;
   facts.ranks = cmd.ranks;
   facts.nodes_used = nodes;
-  facts.upper_levels = engine::has_upper_levels(shown.platform);
+  facts.upper_levels = study::has_upper_levels(shown.platform);
   facts.topology = shown.platform.topology;
   facts.compute_ops = facts.rate_timed = facts.reduce_scatters = 0;
   facts.all_reduces = 1;
   facts.compressed = !with_settings(cmd.flags).compress.empty();
   facts.every_algorithm = true;
-  const std::vector<std::string> notes = engine::idle_settings(cmd.flags.settings, facts);
+  const std::vector<std::string> notes = study::idle_settings(cmd.flags.settings, facts);
   // The rows of both runs, paired by algorithm (a compressor changes the list): the what-if's
   // algorithms in its order, then those only the baseline has.
   struct Row {

@@ -1,4 +1,4 @@
-#include "engine/sweep.hpp"
+#include "study/sweep.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -25,10 +25,10 @@
 #include "core/toml.hpp"
 #include "core/units.hpp"
 #include "engine/child_process.hpp"
-#include "engine/what_if.hpp"
+#include "study/what_if.hpp"
 #include "trace/native_reader.hpp"
 
-namespace ccsim::engine {
+namespace ccsim::study {
 namespace {
 
 using json::ObjectReader;
@@ -343,7 +343,7 @@ struct Worker {
 };
 
 std::string failure(const std::string& message) {
-  return encode_outcome([&]() -> std::string { throw std::runtime_error(message); });
+  return engine::encode_outcome([&]() -> std::string { throw std::runtime_error(message); });
 }
 
 }  // namespace
@@ -355,9 +355,9 @@ std::vector<std::string> run_in_workers(const std::vector<std::size_t>& items, i
   std::size_t finished = 0;
   if (jobs <= 1 || items.size() <= 1) {
     for (std::size_t p = 0; p < items.size(); ++p) {
-      outcomes[p] = encode_outcome([&] { return work(items[p]); });
+      outcomes[p] = engine::encode_outcome([&] { return work(items[p]); });
       done(++finished);
-      if (!is_value_outcome(outcomes[p])) break;
+      if (!engine::is_value_outcome(outcomes[p])) break;
     }
     return outcomes;
   }
@@ -381,9 +381,9 @@ std::vector<std::string> run_in_workers(const std::vector<std::size_t>& items, i
       if (::getppid() != parent) ::_exit(1);
       ::close(fds[0]);
       for (std::size_t p = w; p < items.size(); p += count) {
-        const std::string outcome = encode_outcome([&] { return work(items[p]); });
+        const std::string outcome = engine::encode_outcome([&] { return work(items[p]); });
         if (!write_all(fds[1], frame(p, outcome))) break;
-        if (!is_value_outcome(outcome)) break;
+        if (!engine::is_value_outcome(outcome)) break;
       }
       ::close(fds[1]);
       ::_exit(0);  // no atexit handlers, no flush of the parent's buffered output
@@ -423,7 +423,7 @@ std::vector<std::string> run_in_workers(const std::vector<std::size_t>& items, i
           if (head.size() < length) break;
           if (position >= items.size()) throw std::runtime_error("garbled answer from a sweep worker");
           outcomes[position] = std::string(head.substr(0, length));
-          worker.failed = !is_value_outcome(outcomes[position]);
+          worker.failed = !engine::is_value_outcome(outcomes[position]);
           worker.next = position + count;
           head.remove_prefix(length);
           rest = head;
@@ -469,4 +469,4 @@ void unpack_outcomes(std::string_view packed, std::vector<std::string>& by_item)
   }
 }
 
-}  // namespace ccsim::engine
+}  // namespace ccsim::study

@@ -1,0 +1,5 @@
+# Sources of src/study/, listed explicitly (no GLOB).
+target_sources(ccsim_lib PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/sweep.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/what_if.cpp
+)
