@@ -8,9 +8,10 @@
 
 #include "calibrate/compute_model.hpp"
 #include "engine/replay.hpp"
-#include "study/what_if.hpp"
 #include "report/breakdown.hpp"
 #include "report/summary.hpp"
+#include "study/data_lookup.hpp"
+#include "study/what_if.hpp"
 #include "topology/platform.hpp"
 #include "trace/trace.hpp"
 
@@ -89,10 +90,6 @@ inline constexpr const char* kRowsKindHelp =
     "'kind': where each rank's time goes, compute, exposed communication by kind, pipeline bubble, collective wait "
     "and idle, adding up to the iteration (docs/summary.md)";
 
-/// What the summary block needs of the job (report/summary.hpp): the trace's workload and the
-/// FLOPs its compute operators carry, and the peak FLOP rate of `platform`'s accelerator.
-report::JobFacts job_facts(const trace::Trace& trace, const topology::Platform& platform);
-
 /// Folders searched for compressor models: $CCSIM_COMPRESSORS, then models/compressors/.
 std::vector<std::string> compressor_dirs();
 
@@ -100,5 +97,9 @@ std::vector<std::string> compressor_dirs();
 std::vector<std::string> network_model_dirs();
 /// The calibrated network model a platform names (`network_model`), nullptr when none.
 std::shared_ptr<const topology::NetworkModel> load_platform_network_model(const topology::Platform& platform);
+
+/// The data files of study/ and predict/ analyses, found as every command finds them:
+/// read_named_platform, load_platform_network_model and compressor_dirs().
+study::DataLookup data_lookup();
 
 }  // namespace ccsim::cli

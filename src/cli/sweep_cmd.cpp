@@ -14,7 +14,6 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
-#include "cli/collective_study.hpp"
 #include "cli/commands.hpp"
 #include "cli/option_values.hpp"
 #include "cli/simulation_flags.hpp"
@@ -24,10 +23,11 @@
 #include "core/progress.hpp"
 #include "engine/child_process.hpp"
 #include "engine/replay.hpp"
-#include "study/sweep.hpp"
-#include "study/what_if.hpp"
 #include "measure/communicator.hpp"
 #include "report/breakdown.hpp"
+#include "study/collective_study.hpp"
+#include "study/sweep.hpp"
+#include "study/what_if.hpp"
 #include "trace/native_reader.hpp"
 #include "trace/validate.hpp"
 
@@ -199,10 +199,10 @@ class Sweep {
     const SimulationFlags flags = with_settings(flags_of(s));
     const DType dtype = parse_dtype(text_of(s.dtype, "fp32")).value();
     const std::uint64_t bytes = parse_bytes_or_throw(s.bytes->text, s.bytes->at.file, s.bytes->at.field);
-    check_collective_bytes(bytes, s.bytes->text, dtype, s.bytes->at.file, s.bytes->at.line, s.bytes->at.field);
+    study::check_collective_bytes(bytes, s.bytes->text, dtype, s.bytes->at.file, s.bytes->at.line, s.bytes->at.field);
     const int ranks = static_cast<int>(parse_int(s.ranks->text).value());
     const topology::Platform& p = platform(flags, flags.platform);
-    const CollectiveStudy study = study_collective(p, flags.compress, ranks, bytes, dtype);
+    const study::CollectiveStudy study = study::study_collective(p, flags.compress, ranks, bytes, dtype, data_lookup());
     const std::string chosen = collective::fastest(study.predictions).algorithm;
     std::vector<const collective::Prediction*> shown;
     for (const collective::Prediction& pr : study.predictions) {
@@ -237,7 +237,7 @@ class Sweep {
       }
       row["time_ms"] = time_s * 1e3;
       row["algbw_GBps"] = static_cast<double>(bytes) / time_s / 1e9;
-      row["busbw_GBps"] = all_reduce_bus_bandwidth_Bps(bytes, time_s, ranks) / 1e9;
+      row["busbw_GBps"] = study::all_reduce_bus_bandwidth_Bps(bytes, time_s, ranks) / 1e9;
       rows.push_back(std::move(row));
     }
     return rows;

@@ -9,7 +9,6 @@
 #include <fmt/ostream.h>
 #include <nlohmann/json.hpp>
 
-#include "cli/collective_study.hpp"
 #include "cli/commands.hpp"
 #include "cli/option_values.hpp"
 #include "cli/render.hpp"
@@ -20,10 +19,12 @@
 #include "core/parse.hpp"
 #include "engine/collective_plan.hpp"
 #include "engine/replay.hpp"
-#include "study/sweep.hpp"
-#include "study/what_if.hpp"
 #include "report/comparison.hpp"
 #include "report/timeline.hpp"
+#include "study/collective_study.hpp"
+#include "study/job_facts.hpp"
+#include "study/sweep.hpp"
+#include "study/what_if.hpp"
 #include "trace/native_reader.hpp"
 
 namespace ccsim::cli {
@@ -75,8 +76,8 @@ void run_trace(const WhatIfCommand& cmd) {
   view.per_rank = cmd.per_rank;
   view.ranks_on_demand = true;  // each rank's tables paired as they are written: never all in memory
   report::Comparison comparison = report::compare(baseline, changed, view);
-  comparison.a_summary = report::make_summary(baseline, job_facts(trace, baseline_platform));
-  comparison.b_summary = report::make_summary(changed, job_facts(changed_trace, changed_platform));
+  comparison.a_summary = report::make_summary(baseline, study::job_facts(trace, baseline_platform));
+  comparison.b_summary = report::make_summary(changed, study::job_facts(changed_trace, changed_platform));
   comparison.a_label = "baseline";
   comparison.b_label = "what_if";
   comparison.assumptions = cmd.flags.settings;
@@ -95,13 +96,13 @@ void run_trace(const WhatIfCommand& cmd) {
 /// One platform's predictions for the collective-only mode.
 struct Predicted {
   topology::Platform platform;
-  CollectiveStudy study;
+  study::CollectiveStudy study;
 };
 
 Predicted predict(const WhatIfCommand& cmd, const SimulationFlags& flags, std::uint64_t bytes, DType dtype) {
   const SimulationFlags given = with_settings(flags);
   Predicted out{read_named_platform(given.platform, study::parse_what_if(given.settings).platform), {}};
-  out.study = study_collective(out.platform, given.compress, cmd.ranks, bytes, dtype);
+  out.study = study::study_collective(out.platform, given.compress, cmd.ranks, bytes, dtype, data_lookup());
   return out;
 }
 
@@ -130,7 +131,7 @@ void run_collective(const WhatIfCommand& cmd) {
                      fmt::format("expected one of {}, got \"{}\"", dtype_choices(), cmd.dtype));
   }
   const std::uint64_t bytes = parse_bytes_or_throw(cmd.bytes, "command line", "--bytes");
-  check_collective_bytes(bytes, cmd.bytes, *dtype, "command line", 0, "--bytes");
+  study::check_collective_bytes(bytes, cmd.bytes, *dtype, "command line", 0, "--bytes");
   check_output_path(cmd.output);
   SimulationFlags baseline_flags = cmd.flags;
   baseline_flags.settings.clear();
@@ -140,7 +141,7 @@ void run_collective(const WhatIfCommand& cmd) {
   const Predicted& shown = what_if ? changed : base;
   const topology::Network& net = shown.platform.network;
   const int nodes = shown.study.nodes;
-  auto bus_bandwidth = [&](double time_s) { return all_reduce_bus_bandwidth_Bps(bytes, time_s, cmd.ranks); };
+  auto bus_bandwidth = [&](double time_s) { return study::all_reduce_bus_bandwidth_Bps(bytes, time_s, cmd.ranks); };
   const std::string chosen = collective::fastest(shown.study.predictions).algorithm;
   study::RunFacts facts;  // of one all_reduce, every algorithm predicted, no compute
   facts.platform = shown.platform.name;
@@ -190,7 +191,7 @@ void run_collective(const WhatIfCommand& cmd) {
     doc["platform"] = shown.platform.name;
     doc["assumptions"] = cmd.flags.settings;
     doc["notes"] = notes;
-    doc["model"] = describe_model(shown.study);
+    doc["model"] = study::describe_model(shown.study);
     doc["auto"] = chosen;
     doc["algorithms"] = nlohmann::ordered_json::array();
     for (const Row& r : rows) {
@@ -230,7 +231,7 @@ void run_collective(const WhatIfCommand& cmd) {
                                  format_rate(l.inter_beta_s_per_byte > 0 ? 1 / l.inter_beta_s_per_byte : 0));
     fmt::print(out, "links: intra {}; inter {}; NIC {} x {}; reduction {}\n", intra, inter, format_rate(l.nic_Bps),
                l.nics_per_node, format_rate(1 / l.gamma_s_per_byte));
-    fmt::print(out, "model: {}\n", describe_model(shown.study));
+    fmt::print(out, "model: {}\n", study::describe_model(shown.study));
     if (what_if) {
       fmt::print(out, "{:<22}  {:>12}  {:>12}  {:>9}  {:>11}  {:>11}  {}\n", "algorithm", "baseline ms", "what_if ms",
                  "change %", "algbw GB/s", "busbw GB/s", "NIC shared by");
