@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "cli/collective_study.hpp"
 #include "cli/commands.hpp"
 #include "cli/option_values.hpp"
 #include "cli/simulation_flags.hpp"
@@ -16,6 +15,7 @@
 #include "core/parse.hpp"
 #include "core/units.hpp"
 #include "engine/collective_plan.hpp"
+#include "study/collective_study.hpp"
 #include "topology/platform.hpp"
 #include "trace/native_reader.hpp"
 
@@ -55,7 +55,7 @@ void run_breakeven(const BreakevenCommand& cmd) {
   const std::uint64_t at = parse_bytes_or_throw(cmd.at, "command line", "--at");
   // One element to the largest buffer a trace may hold, whole elements (6 bytes of fp32 was
   // reported as 6 and computed as 4).
-  check_collective_bytes(at, cmd.at, *dtype, "command line", 0, "--at");
+  study::check_collective_bytes(at, cmd.at, *dtype, "command line", 0, "--at");
 
   // The group's links: one rank per node (between nodes) or all ranks in one node.
   int peer = cmd.intra ? 1 : net.accelerators_per_node();

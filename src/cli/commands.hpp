@@ -14,6 +14,10 @@
 #include "topology/network_model.hpp"
 #include "topology/platform.hpp"
 
+namespace ccsim::study {
+struct CostOptions;
+}  // namespace ccsim::study
+
 namespace ccsim::cli {
 
 // One file per subcommand: setup_<cmd> registers it and its options on the app; its
@@ -70,6 +74,10 @@ std::string measurement_tier(const calibrate::MeasurementFile& file, const std::
 /// bound to `value` ("fit" or "1"), and its meaning.
 void add_flop_exponent_option(CLI::App* sub, std::string& value);
 calibrate::FlopExponent flop_exponent_choice(const std::string& value);
+
+/// Shared by cost and report: --iterations, --tokens, --tokens-per-iteration, --price and
+/// --power, bound to `options` (study::check_cost_options checks them).
+void add_cost_options(CLI::App* sub, study::CostOptions& options);
 
 /// Shared by calibrate and validate: the point table with fitted / held-out errors, and a tier.
 std::string calibration_report(const std::vector<calibrate::PointFit>& points);

@@ -8,8 +8,9 @@
 #include "collective/registry.hpp"
 #include "core/input_error.hpp"
 #include "engine/replay.hpp"
-#include "report/timeline.hpp"
 #include "report/comparison.hpp"
+#include "report/timeline.hpp"
+#include "study/job_facts.hpp"
 #include "trace/native_reader.hpp"
 
 namespace ccsim::cli {
@@ -48,7 +49,7 @@ void run_compare(const CompareCommand& cmd) {
   view.per_rank = cmd.per_rank;
   view.ranks_on_demand = true;  // each rank's tables paired as they are written: never all in memory
   report::Comparison comparison = report::compare(plain_result, compressed_result, view);
-  const report::JobFacts facts = job_facts(trace, platform);
+  const report::JobFacts facts = study::job_facts(trace, platform);
   comparison.a_summary = report::make_summary(plain_result, facts);
   comparison.b_summary = report::make_summary(compressed_result, facts);
   write_output(cmd.output, rendering(comparison, cmd.format));

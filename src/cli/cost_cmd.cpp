@@ -3,10 +3,10 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
-#include "cli/cost_study.hpp"
 #include "cli/option_values.hpp"
 #include "cli/simulation_flags.hpp"
 #include "engine/replay.hpp"
+#include "study/cost_study.hpp"
 #include "topology/platform.hpp"
 #include "trace/native_reader.hpp"
 
@@ -15,14 +15,14 @@ namespace {
 
 struct CostCommand {
   std::string trace;
-  CostOptions cost;
+  study::CostOptions cost;
   std::string format = "text";
   std::string output = "-";
   SimulationFlags flags;
 };
 
 void run_cost(const CostCommand& cmd) {
-  check_cost_options(cmd.cost);
+  study::check_cost_options(cmd.cost);
   trace::Trace trace = trace::read_native(cmd.trace);
   const topology::Platform platform = load_platform(cmd.flags, trace);
   engine::ReplayOptions compressed = replay_options(cmd.flags, platform);
@@ -38,7 +38,7 @@ void run_cost(const CostCommand& cmd) {
     compressed_result = engine::replay(trace, platform, compressed);
     runs.emplace_back("compressed", &compressed_result);
   }
-  CostStudy study = study_cost(cmd.cost, trace, platform, runs);
+  study::CostStudy study = study::study_cost(cmd.cost, trace, platform, runs);
   std::vector<std::string> settings;
   for (const std::string& setting : cmd.flags.settings) settings.push_back(fmt::format("set: {} (--set)", setting));
   // The settings are said of the last run (the compressed one, when there is one).
@@ -46,12 +46,21 @@ void run_cost(const CostCommand& cmd) {
     settings.push_back("set: " + idle);
   }
   study.assumptions.insert(study.assumptions.begin(), settings.begin(), settings.end());
-  write_output(cmd.output, cmd.format == "json"  ? cost_json(study)
-                           : cmd.format == "csv" ? cost_csv(study)
-                                                 : cost_text(study));
+  write_output(cmd.output, cmd.format == "json"  ? study::cost_json(study)
+                           : cmd.format == "csv" ? study::cost_csv(study)
+                                                 : study::cost_text(study));
 }
 
 }  // namespace
+
+void add_cost_options(CLI::App* sub, study::CostOptions& options) {
+  sub->add_option("--iterations", options.iterations, "Training iterations");
+  sub->add_option("--tokens", options.tokens, "Training tokens (with --tokens-per-iteration)");
+  sub->add_option("--tokens-per-iteration", options.tokens_per_iteration,
+                  "Tokens one iteration trains: global batch x sequence");
+  sub->add_option("--price", options.price, "Price of one node-hour (any currency)");
+  sub->add_option("--power", options.power, "Average power of one node, kW");
+}
 
 void setup_cost(CLI::App& app) {
   auto cmd = std::make_shared<CostCommand>();

@@ -10,8 +10,9 @@
 #include "core/input_error.hpp"
 #include "core/phase.hpp"
 #include "engine/replay.hpp"
-#include "report/timeline.hpp"
 #include "report/breakdown.hpp"
+#include "report/timeline.hpp"
+#include "study/job_facts.hpp"
 #include "topology/platform.hpp"
 #include "trace/native_reader.hpp"
 
@@ -46,7 +47,7 @@ void run_replay(const ReplayCommand& cmd) {
   view.per_rank = cmd.per_rank;
   view.ranks_on_demand = true;  // each rank's table made as it is written: never all in memory
   report::Breakdown breakdown = report::make_breakdown(result, view);
-  breakdown.summary = report::make_summary(result, job_facts(trace, platform));
+  breakdown.summary = report::make_summary(result, study::job_facts(trace, platform));
   write_output(cmd.output, rendering(breakdown, cmd.format));
   write_timeline_file(cmd.timeline, {{"", &result}});
 }

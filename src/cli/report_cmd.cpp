@@ -17,7 +17,6 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
-#include "cli/cost_study.hpp"
 #include "cli/option_values.hpp"
 #include "cli/simulation_flags.hpp"
 #include "core/input_error.hpp"
@@ -26,6 +25,8 @@
 #include "report/breakdown.hpp"
 #include "report/comparison.hpp"
 #include "report/document.hpp"
+#include "study/cost_study.hpp"
+#include "study/job_facts.hpp"
 #include "topology/platform.hpp"
 #include "trace/native_reader.hpp"
 
@@ -41,7 +42,7 @@ struct ReportCommand {
   /// The breakdown's rows: by name by default (the report's size grows with a job's distinct
   /// operators, not with its micro-batches), 'operator' for program order.
   std::string rows = "name";
-  CostOptions cost;
+  study::CostOptions cost;
   SimulationFlags flags;
 };
 
@@ -214,7 +215,7 @@ void add_kind_table(report::Document& doc, const report::Comparison* c, const re
 
 void run_report(const ReportCommand& cmd) {
   const bool with_cost = cmd.cost.iterations > 0 || cmd.cost.tokens > 0;
-  if (with_cost) check_cost_options(cmd.cost);
+  if (with_cost) study::check_cost_options(cmd.cost);
   if (cmd.output.empty() || cmd.output == "-") {
     throw InputError("command line", 0, "--output", fmt::format("expected a directory, got \"{}\"", cmd.output));
   }
@@ -244,7 +245,7 @@ void run_report(const ReportCommand& cmd) {
 
   report::BreakdownOptions view;
   view.key = rows_key(cmd.rows);
-  const report::JobFacts facts = job_facts(trace, platform);
+  const report::JobFacts facts = study::job_facts(trace, platform);
   report::Breakdown breakdown = report::make_breakdown(plain, view);
   breakdown.summary = report::make_summary(plain, facts);
   std::unique_ptr<report::Comparison> comparison;
@@ -255,8 +256,8 @@ void run_report(const ReportCommand& cmd) {
   }
   std::vector<std::pair<std::string, const engine::Result*>> runs{{"plain", &plain}};
   if (compressed) runs.emplace_back("compressed", &packed);
-  std::unique_ptr<CostStudy> cost;
-  if (with_cost) cost = std::make_unique<CostStudy>(study_cost(cmd.cost, trace, platform, runs));
+  std::unique_ptr<study::CostStudy> cost;
+  if (with_cost) cost = std::make_unique<study::CostStudy>(study::study_cost(cmd.cost, trace, platform, runs));
 
   // The data of the figures: the same JSON documents replay, compare and cost print.
   nlohmann::ordered_json data;
@@ -270,7 +271,7 @@ void run_report(const ReportCommand& cmd) {
     report::write_json(*comparison, text);
     data["comparison"] = nlohmann::ordered_json::parse(text.str());
   }
-  if (cost) data["cost"] = nlohmann::ordered_json::parse(cost_json(*cost));
+  if (cost) data["cost"] = nlohmann::ordered_json::parse(study::cost_json(*cost));
   write_output((dir / "report.json").string(), data.dump(2) + "\n");
 
   Figures figures;
@@ -374,7 +375,7 @@ void run_report(const ReportCommand& cmd) {
       header.insert(header.end(), {"compressed", "saving"});
       numeric.insert(numeric.end(), {true, true});
     }
-    doc.table(std::move(header), cost_rows(*cost), std::move(numeric));
+    doc.table(std::move(header), study::cost_rows(*cost), std::move(numeric));
   } else {
     doc.paragraph(
         "Not computed: give --iterations N, or --tokens N with --tokens-per-iteration (and --price, --power).");

@@ -73,6 +73,16 @@ std::shared_ptr<const topology::NetworkModel> load_platform_network_model(const 
   return read_model(path);
 }
 
+study::DataLookup data_lookup() {
+  study::DataLookup lookup;
+  lookup.platform = [](const std::string& name) { return read_named_platform(name); };
+  lookup.network_model = load_platform_network_model;
+  lookup.compressor = [](const compress::CompressSpec& spec) {
+    return compress::load_compressor(spec, compressor_dirs());
+  };
+  return lookup;
+}
+
 std::vector<std::string> network_model_dirs() {
   return data_dirs("CCSIM_NETWORK_MODELS", CCSIM_SOURCE_DIR "/models/network");
 }
@@ -151,8 +161,7 @@ void add_simulation_flags(CLI::App* sub, SimulationFlags& flags, bool compress) 
 
 void add_set_flag(CLI::App* sub, std::vector<std::string>& settings) {
   std::string keys;
-  for (const engine::WhatIfKey& k : engine::what_if_keys())
-    keys += fmt::format("{}{}", keys.empty() ? "" : ", ", k.key);
+  for (const study::WhatIfKey& k : study::what_if_keys()) keys += fmt::format("{}{}", keys.empty() ? "" : ", ", k.key);
   sub->add_option("--set", settings,
                   fmt::format("Change a parameter for this run, KEY=VALUE (repeatable; a value xF multiplies the "
                               "platform's): {} (docs/replay.md, \"What if\")",
@@ -164,8 +173,8 @@ void add_set_flag(CLI::App* sub, std::vector<std::string>& settings) {
 std::vector<std::string> idle_settings(const SimulationFlags& flags, const trace::Trace& trace,
                                        const topology::Platform& platform, const engine::Result& result,
                                        const calibrate::ComputeAdjustment& compute) {
-  return engine::idle_settings(flags.settings,
-                               engine::run_facts(trace, platform, result, compute.flop_bound + compute.memory_bound));
+  return study::idle_settings(flags.settings,
+                              study::run_facts(trace, platform, result, compute.flop_bound + compute.memory_bound));
 }
 
 void note_settings(const SimulationFlags& flags, const trace::Trace& trace, const topology::Platform& platform,
@@ -179,7 +188,7 @@ void note_settings(const SimulationFlags& flags, const trace::Trace& trace, cons
 }
 
 SimulationFlags with_settings(const SimulationFlags& flags) {
-  engine::WhatIf what_if = engine::parse_what_if(flags.settings);
+  study::WhatIf what_if = study::parse_what_if(flags.settings);
   SimulationFlags out = flags;
   if (what_if.compress) out.compress = *what_if.compress == "none" ? std::string() : *what_if.compress;
   if (what_if.compress_min_bytes) out.compress_min_bytes = std::to_string(*what_if.compress_min_bytes);
@@ -198,7 +207,7 @@ topology::Platform load_platform(const SimulationFlags& flags, const trace::Trac
   std::string name = flags.platform.empty() ? trace.platform : flags.platform;
   if (name.empty())
     throw InputError(trace.source, 0, "platform", "the trace names no platform; pass --platform NAME|FILE");
-  return read_named_platform(name, engine::parse_what_if(flags.settings).platform);
+  return read_named_platform(name, study::parse_what_if(flags.settings).platform);
 }
 
 std::vector<std::string> compute_profile_dirs() {
@@ -265,7 +274,7 @@ calibrate::ComputeAdjustment apply_compute_flag(const SimulationFlags& flags, tr
       peak ? "--compute peak" : fmt::format("platform {} names no compute_profile", platform.name);
   // compute.scale acts once, in the replay (measured durations / F, and the platform's FLOP rate
   // x F for operators timed by it): durations rescaled here are for the FLOP rate without it.
-  const double speedup = engine::parse_what_if(flags.settings).compute_scale;
+  const double speedup = study::parse_what_if(flags.settings).compute_scale;
   topology::AcceleratorSpec accelerator = platform.network.accelerator();
   accelerator.flops /= speedup;
   calibrate::ComputePricing pricing = calibrate::price_compute(trace, accelerator, platform.name, mode,
@@ -278,7 +287,7 @@ calibrate::ComputeAdjustment apply_compute_flag(const SimulationFlags& flags, tr
 engine::ReplayOptions replay_options(const SimulationFlags& given, const topology::Platform& platform) {
   const SimulationFlags flags = with_settings(given);
   engine::ReplayOptions options;
-  options.compute_scale = engine::parse_what_if(flags.settings).compute_scale;
+  options.compute_scale = study::parse_what_if(flags.settings).compute_scale;
   options.network.calibrated = load_network_model(flags, platform);
   options.all_reduce_algorithm = flags.algorithm;
   options.placement = flags.placement;
@@ -312,34 +321,5 @@ report::RowKey rows_key(const std::string& rows) {
 }
 
 std::vector<std::string> rows_choices() { return {"auto", "operator", "name", "kind"}; }
-
-report::JobFacts job_facts(const trace::Trace& trace, const topology::Platform& platform) {
-  report::JobFacts facts;
-  if (trace.workload) {
-    facts.global_batch = trace.workload->global_batch;
-    facts.sequence_length = trace.workload->sequence_length;
-    facts.tokens_per_iteration = trace.workload->tokens();
-    facts.model_flops_per_iteration = trace.workload->model_flops;
-    facts.model_flops_source = trace.workload->model_flops_source;
-  }
-  const std::vector<int> ranks = trace.ranks_per_program();
-  double flops = 0;
-  for (std::size_t p = 0; p < trace.programs.size(); ++p) {
-    const double weight = ranks[p];
-    for (const trace::Op& op : trace.programs[p].ops) {
-      if (op.kind != trace::OpKind::kCompute) continue;
-      facts.compute_ops += static_cast<std::uint64_t>(ranks[p]);
-      if (op.flops > 0) {
-        flops += weight * op.flops;
-      } else {
-        facts.compute_ops_without_flops += static_cast<std::uint64_t>(ranks[p]);
-      }
-    }
-  }
-  facts.executed_flops_per_iteration = flops / std::max(1, trace.iterations);
-  facts.peak_flops_per_rank = platform.network.accelerator().flops;
-  facts.accelerator = platform.network.accelerator().model;
-  return facts;
-}
 
 }  // namespace ccsim::cli

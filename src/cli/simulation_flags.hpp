@@ -8,9 +8,10 @@
 
 #include "calibrate/compute_model.hpp"
 #include "engine/replay.hpp"
-#include "engine/what_if.hpp"
 #include "report/breakdown.hpp"
 #include "report/summary.hpp"
+#include "study/data_lookup.hpp"
+#include "study/what_if.hpp"
 #include "topology/platform.hpp"
 #include "trace/trace.hpp"
 
@@ -28,7 +29,7 @@ struct SimulationFlags {
   bool simgrid_log = false;
   std::string network_model;          ///< NAME|FILE; empty: the one the platform names, if any
   std::string compute = "auto";       ///< auto|keep|rescale|peak|model:FILE (apply_compute_flag)
-  std::vector<std::string> settings;  ///< --set KEY=VALUE, in order (engine/what_if.hpp)
+  std::vector<std::string> settings;  ///< --set KEY=VALUE, in order (study/what_if.hpp)
   bool full = false;                  ///< --full: no shortcut (engine::ReplayOptions::fast off)
   bool fast = false;                  ///< --fast: the approximate shortcut too (engine::ReplayOptions::coarse_rings)
   bool every_replica = false;         ///< --every-replica (not engine::ReplayOptions::fold_replicas)
@@ -38,7 +39,7 @@ struct SimulationFlags {
 /// `compress`, --compress, --compress-min-bytes and --compress-all on `sub`.
 void add_simulation_flags(CLI::App* sub, SimulationFlags& flags, bool compress);
 
-/// Registers --set KEY=VALUE (repeatable) on `sub`: the what-if overrides of engine/what_if.hpp.
+/// Registers --set KEY=VALUE (repeatable) on `sub`: the what-if overrides of study/what_if.hpp.
 void add_set_flag(CLI::App* sub, std::vector<std::string>& settings);
 
 /// `flags` with the compressor and algorithm settings of --set applied (compress=, algo=,
@@ -47,14 +48,14 @@ SimulationFlags with_settings(const SimulationFlags& flags);
 
 /// The --set settings of `flags` that had nothing to act on in `result`, a replay of `trace`
 /// (adjusted by `compute`, apply_compute_flag's) on `platform`, each with the reason
-/// (engine::idle_settings).
+/// (study::idle_settings).
 std::vector<std::string> idle_settings(const SimulationFlags& flags, const trace::Trace& trace,
                                        const topology::Platform& platform, const engine::Result& result,
                                        const calibrate::ComputeAdjustment& compute);
 
 /// Lists the --set settings of `flags` first among `result`'s notes ("set: KEY=VALUE"), so that a
 /// report says what it assumed, and then those that had nothing to act on in this replay of
-/// `trace` (engine::idle_settings).
+/// `trace` (study::idle_settings).
 void note_settings(const SimulationFlags& flags, const trace::Trace& trace, const topology::Platform& platform,
                    const calibrate::ComputeAdjustment& compute, engine::Result& result);
 
@@ -93,10 +94,6 @@ inline constexpr const char* kRowsKindHelp =
     "'kind': where each rank's time goes, compute, exposed communication by kind, pipeline bubble, collective wait "
     "and idle, adding up to the iteration (docs/summary.md)";
 
-/// What the summary block needs of the job (report/summary.hpp): the trace's workload and the
-/// FLOPs its compute operators carry, and the peak FLOP rate of `platform`'s accelerator.
-report::JobFacts job_facts(const trace::Trace& trace, const topology::Platform& platform);
-
 /// Folders searched for compressor models: $CCSIM_COMPRESSORS, then models/compressors/.
 std::vector<std::string> compressor_dirs();
 
@@ -104,5 +101,9 @@ std::vector<std::string> compressor_dirs();
 std::vector<std::string> network_model_dirs();
 /// The calibrated network model a platform names (`network_model`), nullptr when none.
 std::shared_ptr<const topology::NetworkModel> load_platform_network_model(const topology::Platform& platform);
+
+/// The data files of study/ and predict/ analyses, found as every command finds them:
+/// read_named_platform, load_platform_network_model and compressor_dirs().
+study::DataLookup data_lookup();
 
 }  // namespace ccsim::cli

@@ -1,4 +1,4 @@
-// `ccsim sweep SPEC.json|SPEC.toml`: the scenarios of a sweep spec (engine/sweep.hpp), evaluated in
+// `ccsim sweep SPEC.json|SPEC.toml`: the scenarios of a sweep spec (study/sweep.hpp), evaluated in
 // worker processes (SimGrid is one engine per process) and, under an MPI launcher, spread over
 // the MPI ranks and gathered on rank 0, which writes one row per scenario in scenario order.
 
@@ -14,7 +14,6 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
-#include "cli/collective_study.hpp"
 #include "cli/commands.hpp"
 #include "cli/option_values.hpp"
 #include "cli/simulation_flags.hpp"
@@ -24,10 +23,11 @@
 #include "core/progress.hpp"
 #include "engine/child_process.hpp"
 #include "engine/replay.hpp"
-#include "engine/sweep.hpp"
-#include "engine/what_if.hpp"
 #include "measure/communicator.hpp"
 #include "report/breakdown.hpp"
+#include "study/collective_study.hpp"
+#include "study/sweep.hpp"
+#include "study/what_if.hpp"
 #include "trace/native_reader.hpp"
 #include "trace/validate.hpp"
 
@@ -35,11 +35,11 @@ namespace ccsim::cli {
 namespace {
 
 using Row = nlohmann::ordered_json;
-using engine::Scenario;
-using engine::SweepEngine;
-using engine::SweepMode;
-using engine::SweepSpec;
-using engine::SweepValue;
+using study::Scenario;
+using study::SweepEngine;
+using study::SweepMode;
+using study::SweepSpec;
+using study::SweepValue;
 
 struct SweepCommand {
   std::string spec;
@@ -148,7 +148,7 @@ class Sweep {
     const std::string key = fmt::format("{}|{}", name, fmt::join(flags.settings, "|"));
     auto it = caches_.platforms.find(key);
     if (it == caches_.platforms.end()) {
-      it = caches_.platforms.emplace(key, read_named_platform(name, engine::parse_what_if(flags.settings).platform))
+      it = caches_.platforms.emplace(key, read_named_platform(name, study::parse_what_if(flags.settings).platform))
                .first;
     }
     return it->second;
@@ -199,10 +199,10 @@ class Sweep {
     const SimulationFlags flags = with_settings(flags_of(s));
     const DType dtype = parse_dtype(text_of(s.dtype, "fp32")).value();
     const std::uint64_t bytes = parse_bytes_or_throw(s.bytes->text, s.bytes->at.file, s.bytes->at.field);
-    check_collective_bytes(bytes, s.bytes->text, dtype, s.bytes->at.file, s.bytes->at.line, s.bytes->at.field);
+    study::check_collective_bytes(bytes, s.bytes->text, dtype, s.bytes->at.file, s.bytes->at.line, s.bytes->at.field);
     const int ranks = static_cast<int>(parse_int(s.ranks->text).value());
     const topology::Platform& p = platform(flags, flags.platform);
-    const CollectiveStudy study = study_collective(p, flags.compress, ranks, bytes, dtype);
+    const study::CollectiveStudy study = study::study_collective(p, flags.compress, ranks, bytes, dtype, data_lookup());
     const std::string chosen = collective::fastest(study.predictions).algorithm;
     std::vector<const collective::Prediction*> shown;
     for (const collective::Prediction& pr : study.predictions) {
@@ -227,7 +227,7 @@ class Sweep {
       row["bytes"] = bytes;
       row["algorithm"] = pr->algorithm;
       row["auto_choice"] = chosen;
-      row["engine"] = std::string(engine::sweep_engine_name(engine_));
+      row["engine"] = std::string(study::sweep_engine_name(engine_));
       double time_s = pr->time_s;
       if (engine_ == SweepEngine::kSim) {
         row["predicted_ms"] = pr->time_s * 1e3;
@@ -237,7 +237,7 @@ class Sweep {
       }
       row["time_ms"] = time_s * 1e3;
       row["algbw_GBps"] = static_cast<double>(bytes) / time_s / 1e9;
-      row["busbw_GBps"] = all_reduce_bus_bandwidth_Bps(bytes, time_s, ranks) / 1e9;
+      row["busbw_GBps"] = study::all_reduce_bus_bandwidth_Bps(bytes, time_s, ranks) / 1e9;
       rows.push_back(std::move(row));
     }
     return rows;
@@ -277,7 +277,7 @@ std::string render_rows(const SweepSpec& spec, SweepEngine engine, const std::ve
     Row doc;
     doc["sweep"] = spec.file;
     doc["mode"] = spec.mode == SweepMode::kTrace ? "trace" : "collective";
-    doc["engine"] = std::string(engine::sweep_engine_name(engine));
+    doc["engine"] = std::string(study::sweep_engine_name(engine));
     doc["scenarios"] = spec.scenarios.size();
     doc["rows"] = rows;
     return doc.dump(2) + "\n";
@@ -299,7 +299,7 @@ std::string render_rows(const SweepSpec& spec, SweepEngine engine, const std::ve
 }
 
 void run_sweep(const SweepCommand& cmd) {
-  SweepSpec spec = engine::read_sweep_spec(cmd.spec);
+  SweepSpec spec = study::read_sweep_spec(cmd.spec);
   SweepEngine engine = spec.mode == SweepMode::kTrace ? SweepEngine::kSim : SweepEngine::kClosedForm;
   if (spec.engine) engine = *spec.engine;
   if (!cmd.engine.empty()) engine = cmd.engine == "sim" ? SweepEngine::kSim : SweepEngine::kClosedForm;
@@ -331,18 +331,18 @@ void run_sweep(const SweepCommand& cmd) {
       mine.push_back(i);
     }
     Progress progress(fmt::format("sweep, rank 0 of {}", world.size()), world.rank() == 0 && progress_wanted());
-    const std::vector<std::string> done = engine::run_in_workers(
+    const std::vector<std::string> done = study::run_in_workers(
         mine, cmd.jobs == 0 ? 1 : cmd.jobs, work,
         [&](std::size_t n) { progress.update(static_cast<double>(n) / static_cast<double>(mine.size())); });
-    const std::vector<std::string> all = world.all_gather(engine::pack_outcomes(mine, done));
+    const std::vector<std::string> all = world.all_gather(study::pack_outcomes(mine, done));
     if (world.rank() != 0) return;  // rank 0 reports and writes
-    for (const std::string& packed : all) engine::unpack_outcomes(packed, outcomes);
+    for (const std::string& packed : all) study::unpack_outcomes(packed, outcomes);
   } else {
     std::vector<std::size_t> items(total);
     for (std::size_t i = 0; i < total; ++i) items[i] = i;
     const int jobs = cmd.jobs == 0 ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) : cmd.jobs;
     Progress progress("sweep", progress_wanted());
-    outcomes = engine::run_in_workers(items, jobs, work, [&](std::size_t n) {
+    outcomes = study::run_in_workers(items, jobs, work, [&](std::size_t n) {
       progress.update(static_cast<double>(n) / static_cast<double>(total));
     });
   }

@@ -15,9 +15,9 @@
 #include "core/input_error.hpp"
 #include "core/parse.hpp"
 #include "engine/result.hpp"
-#include "engine/what_if.hpp"
 #include "import/kineto.hpp"
 #include "report/breakdown.hpp"
+#include "study/what_if.hpp"
 #include "synth/megatron.hpp"
 #include "topology/platform.hpp"
 #include "trace/native_reader.hpp"
@@ -70,7 +70,7 @@ void run_synth(SynthCommand cmd) {
   }
   // The platform must exist and hold the job: the trace names it and the engine times the
   // operators' FLOPs and bytes with its rates.
-  const engine::WhatIf what_if = engine::parse_what_if(cmd.settings);
+  const study::WhatIf what_if = study::parse_what_if(cmd.settings);
   if (what_if.compute_scale != 1 || what_if.compress || what_if.compress_min_bytes || what_if.algorithm) {
     throw InputError("command line", 0, "--set",
                      "trace synth takes only the platform's settings (nodes, links, accelerator); compute, "

@@ -9,7 +9,6 @@
 #include <fmt/ostream.h>
 #include <nlohmann/json.hpp>
 
-#include "cli/collective_study.hpp"
 #include "cli/commands.hpp"
 #include "cli/option_values.hpp"
 #include "cli/render.hpp"
@@ -20,10 +19,12 @@
 #include "core/parse.hpp"
 #include "engine/collective_plan.hpp"
 #include "engine/replay.hpp"
-#include "engine/sweep.hpp"
-#include "engine/what_if.hpp"
 #include "report/comparison.hpp"
 #include "report/timeline.hpp"
+#include "study/collective_study.hpp"
+#include "study/job_facts.hpp"
+#include "study/sweep.hpp"
+#include "study/what_if.hpp"
 #include "trace/native_reader.hpp"
 
 namespace ccsim::cli {
@@ -75,8 +76,8 @@ void run_trace(const WhatIfCommand& cmd) {
   view.per_rank = cmd.per_rank;
   view.ranks_on_demand = true;  // each rank's tables paired as they are written: never all in memory
   report::Comparison comparison = report::compare(baseline, changed, view);
-  comparison.a_summary = report::make_summary(baseline, job_facts(trace, baseline_platform));
-  comparison.b_summary = report::make_summary(changed, job_facts(changed_trace, changed_platform));
+  comparison.a_summary = report::make_summary(baseline, study::job_facts(trace, baseline_platform));
+  comparison.b_summary = report::make_summary(changed, study::job_facts(changed_trace, changed_platform));
   comparison.a_label = "baseline";
   comparison.b_label = "what_if";
   comparison.assumptions = cmd.flags.settings;
@@ -95,13 +96,13 @@ void run_trace(const WhatIfCommand& cmd) {
 /// One platform's predictions for the collective-only mode.
 struct Predicted {
   topology::Platform platform;
-  CollectiveStudy study;
+  study::CollectiveStudy study;
 };
 
 Predicted predict(const WhatIfCommand& cmd, const SimulationFlags& flags, std::uint64_t bytes, DType dtype) {
   const SimulationFlags given = with_settings(flags);
-  Predicted out{read_named_platform(given.platform, engine::parse_what_if(given.settings).platform), {}};
-  out.study = study_collective(out.platform, given.compress, cmd.ranks, bytes, dtype);
+  Predicted out{read_named_platform(given.platform, study::parse_what_if(given.settings).platform), {}};
+  out.study = study::study_collective(out.platform, given.compress, cmd.ranks, bytes, dtype, data_lookup());
   return out;
 }
 
@@ -120,9 +121,9 @@ void run_collective(const WhatIfCommand& cmd) {
                     "algorithm of one collective by closed forms on --ranks ranks placed node-major{}",
                     option == "--network-model" ? " (with the calibrated network model the platform names)" : ""));
   }
-  if (cmd.ranks < 2 || cmd.ranks > engine::kMaxCollectiveRanks) {
+  if (cmd.ranks < 2 || cmd.ranks > study::kMaxCollectiveRanks) {
     throw InputError("command line", 0, "--ranks",
-                     fmt::format("expected 2 to {} ranks, got \"{}\"", engine::kMaxCollectiveRanks, cmd.ranks));
+                     fmt::format("expected 2 to {} ranks, got \"{}\"", study::kMaxCollectiveRanks, cmd.ranks));
   }
   auto dtype = parse_dtype(cmd.dtype);
   if (!dtype) {
@@ -130,7 +131,7 @@ void run_collective(const WhatIfCommand& cmd) {
                      fmt::format("expected one of {}, got \"{}\"", dtype_choices(), cmd.dtype));
   }
   const std::uint64_t bytes = parse_bytes_or_throw(cmd.bytes, "command line", "--bytes");
-  check_collective_bytes(bytes, cmd.bytes, *dtype, "command line", 0, "--bytes");
+  study::check_collective_bytes(bytes, cmd.bytes, *dtype, "command line", 0, "--bytes");
   check_output_path(cmd.output);
   SimulationFlags baseline_flags = cmd.flags;
   baseline_flags.settings.clear();
@@ -140,19 +141,19 @@ void run_collective(const WhatIfCommand& cmd) {
   const Predicted& shown = what_if ? changed : base;
   const topology::Network& net = shown.platform.network;
   const int nodes = shown.study.nodes;
-  auto bus_bandwidth = [&](double time_s) { return all_reduce_bus_bandwidth_Bps(bytes, time_s, cmd.ranks); };
+  auto bus_bandwidth = [&](double time_s) { return study::all_reduce_bus_bandwidth_Bps(bytes, time_s, cmd.ranks); };
   const std::string chosen = collective::fastest(shown.study.predictions).algorithm;
-  engine::RunFacts facts;  // of one all_reduce, every algorithm predicted, no compute
+  study::RunFacts facts;  // of one all_reduce, every algorithm predicted, no compute
   facts.platform = shown.platform.name;
   facts.ranks = cmd.ranks;
   facts.nodes_used = nodes;
-  facts.upper_levels = engine::has_upper_levels(shown.platform);
+  facts.upper_levels = study::has_upper_levels(shown.platform);
   facts.topology = shown.platform.topology;
   facts.compute_ops = facts.rate_timed = facts.reduce_scatters = 0;
   facts.all_reduces = 1;
   facts.compressed = !with_settings(cmd.flags).compress.empty();
   facts.every_algorithm = true;
-  const std::vector<std::string> notes = engine::idle_settings(cmd.flags.settings, facts);
+  const std::vector<std::string> notes = study::idle_settings(cmd.flags.settings, facts);
   // The rows of both runs, paired by algorithm (a compressor changes the list): the what-if's
   // algorithms in its order, then those only the baseline has.
   struct Row {
@@ -190,7 +191,7 @@ void run_collective(const WhatIfCommand& cmd) {
     doc["platform"] = shown.platform.name;
     doc["assumptions"] = cmd.flags.settings;
     doc["notes"] = notes;
-    doc["model"] = describe_model(shown.study);
+    doc["model"] = study::describe_model(shown.study);
     doc["auto"] = chosen;
     doc["algorithms"] = nlohmann::ordered_json::array();
     for (const Row& r : rows) {
@@ -230,7 +231,7 @@ void run_collective(const WhatIfCommand& cmd) {
                                  format_rate(l.inter_beta_s_per_byte > 0 ? 1 / l.inter_beta_s_per_byte : 0));
     fmt::print(out, "links: intra {}; inter {}; NIC {} x {}; reduction {}\n", intra, inter, format_rate(l.nic_Bps),
                l.nics_per_node, format_rate(1 / l.gamma_s_per_byte));
-    fmt::print(out, "model: {}\n", describe_model(shown.study));
+    fmt::print(out, "model: {}\n", study::describe_model(shown.study));
     if (what_if) {
       fmt::print(out, "{:<22}  {:>12}  {:>12}  {:>9}  {:>11}  {:>11}  {}\n", "algorithm", "baseline ms", "what_if ms",
                  "change %", "algbw GB/s", "busbw GB/s", "NIC shared by");

@@ -33,7 +33,7 @@ std::string actor_mapping_refusal(std::size_t actors, long in_use, long limit);
 /// The same with this process's mappings and this system's limit (/proc).
 std::string actor_mapping_refusal(std::size_t actors);
 
-/// run_in_child's answer protocol, for other process pools (engine/sweep.hpp): runs `work` and
+/// run_in_child's answer protocol, for other process pools (study/sweep.hpp): runs `work` and
 /// returns its bytes or its exception, encoded; decode_outcome returns the bytes or rethrows
 /// the exception with its type (InputError, SimulationError, ResourceError for bad_alloc,
 /// runtime_error for others).

@@ -13,7 +13,5 @@ target_sources(ccsim_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/sg_engine.cpp
   ${CMAKE_CURRENT_LIST_DIR}/simulation.cpp
   ${CMAKE_CURRENT_LIST_DIR}/stream_runner.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/sweep.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/what_if.cpp
   ${CMAKE_CURRENT_LIST_DIR}/xml_check.cpp
 )

@@ -83,7 +83,7 @@ struct Adjustment {
 };
 
 /// Changes applied while a platform file is read, before anything is built (see
-/// engine/what_if.hpp, which fills them from `--set`). Each result is checked against the same
+/// study/what_if.hpp, which fills them from `--set`). Each result is checked against the same
 /// limits as the file's values, and an error names the setting.
 struct PlatformOverrides {
   std::optional<Adjustment> intra_bandwidth;  ///< the intra-node link

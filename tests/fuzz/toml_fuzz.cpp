@@ -7,7 +7,7 @@
 #include "core/input_error.hpp"
 #include "core/json.hpp"
 #include "core/toml.hpp"
-#include "engine/sweep.hpp"
+#include "study/sweep.hpp"
 #include "fuzz_target.hpp"
 
 CCSIM_FUZZ_TARGET(toml) {
@@ -21,7 +21,7 @@ CCSIM_FUZZ_TARGET(toml) {
     } catch (const InputError&) {
       __builtin_trap();
     }
-    engine::parse_sweep_spec(text, "fuzz.toml");
+    study::parse_sweep_spec(text, "fuzz.toml");
   });
   return 0;
 }

@@ -1,9 +1,9 @@
-// `--set KEY=VALUE` settings of what-if runs (src/engine/what_if): one setting per line.
+// `--set KEY=VALUE` settings of what-if runs (src/study/what_if): one setting per line.
 
 #include <string>
 #include <vector>
 
-#include "engine/what_if.hpp"
+#include "study/what_if.hpp"
 #include "fuzz_target.hpp"
 
 CCSIM_FUZZ_TARGET(what_if) {
@@ -14,6 +14,6 @@ CCSIM_FUZZ_TARGET(what_if) {
     else
       settings.back() += c;
   }
-  ccsim::fuzz::input_errors_only([&] { (void)ccsim::engine::parse_what_if(settings); });
+  ccsim::fuzz::input_errors_only([&] { (void)ccsim::study::parse_what_if(settings); });
   return 0;
 }

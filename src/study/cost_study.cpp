@@ -1,4 +1,4 @@
-#include "cli/cost_study.hpp"
+#include "study/cost_study.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,11 +7,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "cli/simulation_flags.hpp"
 #include "core/input_error.hpp"
 #include "report/breakdown.hpp"
+#include "study/job_facts.hpp"
 
-namespace ccsim::cli {
+namespace ccsim::study {
 namespace {
 
 double iteration_s(const engine::Result& r) { return r.makespan_s / std::max(r.iterations, 1); }
@@ -21,15 +21,6 @@ nlohmann::ordered_json optional_json(const std::optional<double>& v) {
 }
 
 }  // namespace
-
-void add_cost_options(CLI::App* sub, CostOptions& options) {
-  sub->add_option("--iterations", options.iterations, "Training iterations");
-  sub->add_option("--tokens", options.tokens, "Training tokens (with --tokens-per-iteration)");
-  sub->add_option("--tokens-per-iteration", options.tokens_per_iteration,
-                  "Tokens one iteration trains: global batch x sequence");
-  sub->add_option("--price", options.price, "Price of one node-hour (any currency)");
-  sub->add_option("--power", options.power, "Average power of one node, kW");
-}
 
 void check_cost_options(const CostOptions& cmd) {
   for (auto [flag, v] : {std::pair{"--iterations", cmd.iterations},
@@ -55,29 +46,29 @@ void check_cost_options(const CostOptions& cmd) {
   }
 }
 
-CostStudy study_cost(const CostOptions& cmd, const trace::Trace& trace, const topology::Platform& platform,
-                     const std::vector<std::pair<std::string, const engine::Result*>>& runs) {
+namespace {
+
+/// Price and power of one node: the options, else the platform file's figures (with their source).
+struct NodeRates {
+  std::optional<double> price, power;
+  bool price_from_file = false, power_from_file = false;
+};
+
+NodeRates node_rates(const CostOptions& cmd, const topology::Platform& platform) {
+  const std::optional<topology::PlatformCost>& file = platform.cost;
+  NodeRates r;
+  r.price = cmd.price ? cmd.price : file ? file->price_per_node_hour : std::nullopt;
+  r.power = cmd.power ? cmd.power : file ? file->power_kw_per_node : std::nullopt;
+  r.price_from_file = !cmd.price && r.price.has_value();
+  r.power_from_file = !cmd.power && r.power.has_value();
+  return r;
+}
+
+/// The assumptions on the iteration time, the nodes and the iterations.
+void add_job_assumptions(CostStudy& s, const CostOptions& cmd, const trace::Trace& trace,
+                         const topology::Platform& platform, const engine::Result& first, int packed) {
   const topology::Network& net = platform.network;
   const int per_node = net.accelerators_per_node();
-  CostStudy s;
-  s.trace = trace.name;
-  s.platform = platform.name;
-  s.ranks = trace.world_size;
-  // The nodes the job holds: those its placement put ranks on (Result::nodes_used); the packed
-  // count where a result does not say.
-  const int packed = std::min(net.node_count(), (trace.world_size + per_node - 1) / per_node);
-  const engine::Result& first = *runs.front().second;
-  s.nodes = first.nodes_used > 0 ? first.nodes_used : packed;
-  s.iterations = cmd.iterations > 0 ? cmd.iterations : std::ceil(cmd.tokens / cmd.tokens_per_iteration);
-  // Price and power: the options, else the platform file's figures (with their source).
-  const std::optional<topology::PlatformCost>& file = platform.cost;
-  const std::optional<double> price = cmd.price ? cmd.price : file ? file->price_per_node_hour : std::nullopt;
-  const std::optional<double> power = cmd.power ? cmd.power : file ? file->power_kw_per_node : std::nullopt;
-  const bool price_from_file = !cmd.price && price.has_value();
-  const bool power_from_file = !cmd.power && power.has_value();
-  s.has_price = price.has_value();
-  s.has_power = power.has_value();
-  if (price_from_file) s.currency = file->currency;
   s.assumptions.push_back(fmt::format(
       "iteration time: the simulated makespan{}",
       first.iterations > 0 ? fmt::format(" divided by the {} iterations the trace holds", first.iterations)
@@ -96,6 +87,12 @@ CostStudy study_cost(const CostOptions& cmd, const trace::Trace& trace, const to
     s.assumptions.push_back(fmt::format("iterations: ceil({:.6g} tokens / {:.6g} tokens per iteration)", cmd.tokens,
                                         cmd.tokens_per_iteration));
   }
+}
+
+/// The assumptions on price and power: where each comes from, or that it is missing.
+void add_rate_assumptions(CostStudy& s, const CostOptions& cmd, const topology::Platform& platform,
+                          const NodeRates& rates) {
+  const std::optional<topology::PlatformCost>& file = platform.cost;
   // What the platform file says, for an option that overrides it.
   auto overridden = [&](const std::optional<double>& figure, const std::string& unit) {
     return figure ? fmt::format("; overrides the platform file's {:.6g}{}", *figure, unit) : std::string();
@@ -104,9 +101,9 @@ CostStudy study_cost(const CostOptions& cmd, const trace::Trace& trace, const to
     s.assumptions.push_back(fmt::format(
         "price: {:.6g} per node-hour (--price{})", *cmd.price,
         overridden(file ? file->price_per_node_hour : std::nullopt, file ? " " + file->currency : std::string())));
-  } else if (price_from_file) {
+  } else if (rates.price_from_file) {
     s.assumptions.push_back(fmt::format("price: {:.6g} {} per node-hour (platform {}, its \"cost\"; --price overrides)",
-                                        *price, s.currency, platform.name));
+                                        *rates.price, s.currency, platform.name));
   } else {
     s.assumptions.push_back(
         "price: not given (--price PER_NODE_HOUR, or \"cost\" in the platform file): no money figure");
@@ -114,15 +111,41 @@ CostStudy study_cost(const CostOptions& cmd, const trace::Trace& trace, const to
   if (cmd.power) {
     s.assumptions.push_back(fmt::format("power: {:.6g} kW per node, average over the run (--power{})", *cmd.power,
                                         overridden(file ? file->power_kw_per_node : std::nullopt, " kW")));
-  } else if (power_from_file) {
+  } else if (rates.power_from_file) {
     s.assumptions.push_back(
         fmt::format("power: {:.6g} kW per node, average over the run (platform {}, its \"cost\"; --power overrides)",
-                    *power, platform.name));
+                    *rates.power, platform.name));
   } else {
     s.assumptions.push_back(
         "power: not given (--power KW_PER_NODE, or \"cost\" in the platform file): no energy figure");
   }
-  if (price_from_file || power_from_file) s.assumptions.push_back(fmt::format("cost source: {}", file->source));
+  if (rates.price_from_file || rates.power_from_file) {
+    s.assumptions.push_back(fmt::format("cost source: {}", file->source));
+  }
+}
+
+}  // namespace
+
+CostStudy study_cost(const CostOptions& cmd, const trace::Trace& trace, const topology::Platform& platform,
+                     const std::vector<std::pair<std::string, const engine::Result*>>& runs) {
+  const topology::Network& net = platform.network;
+  const int per_node = net.accelerators_per_node();
+  CostStudy s;
+  s.trace = trace.name;
+  s.platform = platform.name;
+  s.ranks = trace.world_size;
+  // The nodes the job holds: those its placement put ranks on (Result::nodes_used); the packed
+  // count where a result does not say.
+  const int packed = std::min(net.node_count(), (trace.world_size + per_node - 1) / per_node);
+  const engine::Result& first = *runs.front().second;
+  s.nodes = first.nodes_used > 0 ? first.nodes_used : packed;
+  s.iterations = cmd.iterations > 0 ? cmd.iterations : std::ceil(cmd.tokens / cmd.tokens_per_iteration);
+  const NodeRates rates = node_rates(cmd, platform);
+  s.has_price = rates.price.has_value();
+  s.has_power = rates.power.has_value();
+  if (rates.price_from_file) s.currency = platform.cost->currency;
+  add_job_assumptions(s, cmd, trace, platform, first, packed);
+  add_rate_assumptions(s, cmd, platform, rates);
   s.assumptions.push_back(fmt::format("network: {}", first.network_model));
   if (!first.compute.empty()) s.assumptions.push_back(fmt::format("compute: {}", first.compute));
   const report::JobFacts facts = job_facts(trace, platform);
@@ -132,8 +155,8 @@ CostStudy study_cost(const CostOptions& cmd, const trace::Trace& trace, const to
     in.iteration_s = iteration_s(*result);
     in.iterations = s.iterations;
     in.nodes = s.nodes;
-    in.price_per_node_hour = price;
-    in.power_kw_per_node = power;
+    in.price_per_node_hour = rates.price;
+    in.power_kw_per_node = rates.power;
     s.names.push_back(name);
     s.iteration_s.push_back(in.iteration_s);
     s.figures.push_back(report::training_cost(in));
@@ -278,4 +301,4 @@ std::string cost_csv(const CostStudy& s) {
   return out;
 }
 
-}  // namespace ccsim::cli
+}  // namespace ccsim::study

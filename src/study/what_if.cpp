@@ -1,4 +1,4 @@
-#include "engine/what_if.hpp"
+#include "study/what_if.hpp"
 
 #include <array>
 #include <cmath>
@@ -10,7 +10,7 @@
 #include "core/input_error.hpp"
 #include "core/parse.hpp"
 
-namespace ccsim::engine {
+namespace ccsim::study {
 namespace {
 
 using Limits = topology::PlatformLimits;
@@ -205,7 +205,7 @@ bool has_upper_levels(const topology::Platform& platform) {
   return false;
 }
 
-RunFacts run_facts(const trace::Trace& trace, const topology::Platform& platform, const Result& result,
+RunFacts run_facts(const trace::Trace& trace, const topology::Platform& platform, const engine::Result& result,
                    std::int64_t rescaled_ops) {
   RunFacts f;
   f.platform = result.platform_name;
@@ -310,4 +310,4 @@ WhatIf parse_what_if(const std::vector<std::string>& settings) {
   return w;
 }
 
-}  // namespace ccsim::engine
+}  // namespace ccsim::study

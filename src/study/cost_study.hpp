@@ -5,15 +5,13 @@
 #include <utility>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 #include "engine/result.hpp"
 #include "report/cost.hpp"
 #include "report/summary.hpp"
 #include "topology/platform.hpp"
 #include "trace/trace.hpp"
 
-namespace ccsim::cli {
+namespace ccsim::study {
 
 /// How much training a cost figure is for, and at what price and power (`cost`, `report`).
 struct CostOptions {
@@ -23,9 +21,6 @@ struct CostOptions {
   std::optional<double> price;
   std::optional<double> power;
 };
-
-/// Registers --iterations, --tokens, --tokens-per-iteration, --price and --power on `sub`.
-void add_cost_options(CLI::App* sub, CostOptions& options);
 
 /// Throws InputError naming the flag: neither or both of --iterations and --tokens, a value out of range.
 void check_cost_options(const CostOptions& options);
@@ -67,4 +62,4 @@ std::string cost_csv(const CostStudy& study);
 /// ("42,630.12 USD").
 std::string format_money(double amount, const std::string& currency);
 
-}  // namespace ccsim::cli
+}  // namespace ccsim::study

@@ -1,11 +1,11 @@
-// The --set override layer (engine/what_if.hpp) and its application by the platform reader.
+// The --set override layer (study/what_if.hpp) and its application by the platform reader.
 #include <map>
 #include <string>
 
 #include <catch2/catch.hpp>
 
 #include "core/input_error.hpp"
-#include "engine/what_if.hpp"
+#include "study/what_if.hpp"
 #include "topology/platform.hpp"
 #include "support/error_of.hpp"
 
@@ -15,14 +15,14 @@ namespace {
 
 const std::string kTiny = CCSIM_SOURCE_DIR "/tests/data/tiny.json";
 
-engine::WhatIf one(const std::string& setting) { return engine::parse_what_if({setting}); }
+study::WhatIf one(const std::string& setting) { return study::parse_what_if({setting}); }
 
 std::string error_of(const std::vector<std::string>& settings) {
-  return ccsim::test::message_of([&] { engine::parse_what_if(settings); }, "(no error)");
+  return ccsim::test::message_of([&] { study::parse_what_if(settings); }, "(no error)");
 }
 
 topology::Platform tiny_with(const std::vector<std::string>& settings) {
-  return topology::read_platform(kTiny, engine::parse_what_if(settings).platform);
+  return topology::read_platform(kTiny, study::parse_what_if(settings).platform);
 }
 
 std::string platform_error(const std::vector<std::string>& settings) {
@@ -52,12 +52,12 @@ TEST_CASE("every key of the table parses a value of its documented form", "[what
       {"compress.min_bytes", "1MiB"},
       {"algo", "ring"},
   };
-  REQUIRE(sample.size() == engine::what_if_keys().size());
-  for (const engine::WhatIfKey& key : engine::what_if_keys()) {
+  REQUIRE(sample.size() == study::what_if_keys().size());
+  for (const study::WhatIfKey& key : study::what_if_keys()) {
     INFO(key.key);
     REQUIRE(sample.count(std::string(key.key)) == 1);
     const std::string setting = std::string(key.key) + "=" + sample.at(std::string(key.key));
-    engine::WhatIf w = one(setting);
+    study::WhatIf w = one(setting);
     REQUIRE(w.settings == std::vector<std::string>{setting});
     CHECK_FALSE(key.description.empty());
     CHECK_FALSE(key.value.empty());
@@ -65,10 +65,10 @@ TEST_CASE("every key of the table parses a value of its documented form", "[what
 }
 
 TEST_CASE("values: factors, units and absolute values", "[what_if]") {
-  engine::WhatIf w =
-      engine::parse_what_if({"inter.bandwidth=x2", "intra.bandwidth=25GB/s", "intra.latency=2us", "inter.latency=500ns",
-                             "nodes=4096", "compute.scale=1.5", "accelerator.reduce=1.4e10",
-                             "network.oversubscription=16:3", "compress.min_bytes=1MiB", "algo=auto", "compress=none"});
+  study::WhatIf w =
+      study::parse_what_if({"inter.bandwidth=x2", "intra.bandwidth=25GB/s", "intra.latency=2us", "inter.latency=500ns",
+                            "nodes=4096", "compute.scale=1.5", "accelerator.reduce=1.4e10",
+                            "network.oversubscription=16:3", "compress.min_bytes=1MiB", "algo=auto", "compress=none"});
   REQUIRE(w.settings.size() == 11);
   CHECK(w.platform.inter_bandwidth->factor);
   CHECK(w.platform.inter_bandwidth->value == 2.0);
@@ -88,7 +88,7 @@ TEST_CASE("values: factors, units and absolute values", "[what_if]") {
   CHECK(one("intra.latency=0.5s").platform.intra_latency->value == 0.5);
   CHECK(one("inter.bandwidth=1.5GiB/s").platform.inter_bandwidth->value == 1.5 * 1024 * 1024 * 1024);
   CHECK(one("compute.scale=x2").compute_scale == 2.0);
-  CHECK(engine::parse_what_if({}).empty());
+  CHECK(study::parse_what_if({}).empty());
 }
 
 TEST_CASE("errors name the key, the accepted forms and the range", "[what_if]") {
@@ -189,7 +189,7 @@ TEST_CASE("a result beyond the reader's limits is refused, naming the setting", 
 }
 
 TEST_CASE("a setting says when the run had nothing for it to act on", "[what_if]") {
-  engine::RunFacts f;  // a run with every kind of thing to act on
+  study::RunFacts f;  // a run with every kind of thing to act on
   f.platform = "tiny";
   f.ranks = 4;
   f.nodes_used = 2;
@@ -198,14 +198,14 @@ TEST_CASE("a setting says when the run had nothing for it to act on", "[what_if]
   f.reduce_scatters = 0;
   f.compressed = true;
   std::vector<std::string> all;
-  for (const engine::WhatIfKey& k : engine::what_if_keys()) all.push_back(std::string(k.key) + "=x2");
-  CHECK(engine::idle_settings(all, f).empty());
+  for (const study::WhatIfKey& k : study::what_if_keys()) all.push_back(std::string(k.key) + "=x2");
+  CHECK(study::idle_settings(all, f).empty());
 
   const std::vector<std::string> network = {"inter.bandwidth=x2",         "intra.latency=1us", "inter.latency=x0.5",
                                             "network.oversubscription=2", "nodes=8",           "compute.scale=2"};
-  engine::RunFacts one_node = f;
+  study::RunFacts one_node = f;
   one_node.nodes_used = 1;
-  const std::vector<std::string> idle = engine::idle_settings(network, one_node);
+  const std::vector<std::string> idle = study::idle_settings(network, one_node);
   REQUIRE(idle.size() == 3);
   CHECK(idle[0] ==
         "inter.bandwidth=x2: no effect: it changes the network between nodes, and all 4 ranks were on one node of "
@@ -213,14 +213,14 @@ TEST_CASE("a setting says when the run had nothing for it to act on", "[what_if]
   CHECK(idle[1].starts_with("inter.latency=x0.5: no effect: "));
   CHECK(idle[2].starts_with("network.oversubscription=2: no effect: "));
   one_node.ranks = 1;
-  CHECK(engine::idle_settings({"inter.bandwidth=x2"}, one_node).front().find("all 1 rank was on one node") !=
+  CHECK(study::idle_settings({"inter.bandwidth=x2"}, one_node).front().find("all 1 rank was on one node") !=
         std::string::npos);
-  engine::RunFacts unknown;  // nothing known: nothing said
-  CHECK(engine::idle_settings(all, unknown).empty());
+  study::RunFacts unknown;  // nothing known: nothing said
+  CHECK(study::idle_settings(all, unknown).empty());
 
-  engine::RunFacts kept = f;  // every compute operator has its own duration
+  study::RunFacts kept = f;  // every compute operator has its own duration
   kept.rate_timed = 0;
-  CHECK(engine::idle_settings({"accelerator.flops=x2", "accelerator.memory=1TB/s", "compute.scale=2"}, kept) ==
+  CHECK(study::idle_settings({"accelerator.flops=x2", "accelerator.memory=1TB/s", "compute.scale=2"}, kept) ==
         std::vector<std::string>{
             "accelerator.flops=x2: no effect: it changes the rates that time compute operators without a measured "
             "duration (or rescale one, --compute rescale), and every compute operator kept its measured duration "
@@ -229,33 +229,33 @@ TEST_CASE("a setting says when the run had nothing for it to act on", "[what_if]
             "duration (or rescale one, --compute rescale), and every compute operator kept its measured duration "
             "(compute.scale=F makes them F times faster)"});
 
-  engine::RunFacts p2p = f;  // no all_reduce
+  study::RunFacts p2p = f;  // no all_reduce
   p2p.all_reduces = 0;
-  CHECK(engine::idle_settings({"algo=ring", "compress=cuszp", "accelerator.reduce=x2"}, p2p) ==
+  CHECK(study::idle_settings({"algo=ring", "compress=cuszp", "accelerator.reduce=x2"}, p2p) ==
         std::vector<std::string>{"algo=ring: no effect: the trace has no all_reduce",
                                  "compress=cuszp: no effect: the trace has no all_reduce",
                                  "accelerator.reduce=x2: no effect: the trace has no all_reduce or reduce_scatter"});
   p2p.reduce_scatters = 1;
-  CHECK(engine::idle_settings({"accelerator.reduce=x2"}, p2p).empty());
+  CHECK(study::idle_settings({"accelerator.reduce=x2"}, p2p).empty());
 
-  engine::RunFacts flat = f;  // a network of one switch: no level for network.oversubscription
+  study::RunFacts flat = f;  // a network of one switch: no level for network.oversubscription
   flat.upper_levels = false;
   flat.topology = "switch";
-  CHECK(engine::idle_settings({"network.oversubscription=2", "inter.bandwidth=x2"}, flat) ==
+  CHECK(study::idle_settings({"network.oversubscription=2", "inter.bandwidth=x2"}, flat) ==
         std::vector<std::string>{"network.oversubscription=2: no effect: it changes the network's levels above the "
                                  "first, and the network of tiny (switch) has none"});
 
-  engine::RunFacts collective = f;  // whatif --collective: one all_reduce, every algorithm, no compute
+  study::RunFacts collective = f;  // whatif --collective: one all_reduce, every algorithm, no compute
   collective.compute_ops = collective.rate_timed = 0;
   collective.every_algorithm = true;
-  CHECK(engine::idle_settings({"compute.scale=2", "accelerator.memory=x2", "algo=ring", "compress=int8"}, collective) ==
+  CHECK(study::idle_settings({"compute.scale=2", "accelerator.memory=x2", "algo=ring", "compress=int8"}, collective) ==
         std::vector<std::string>{"compute.scale=2: no effect: the run has no compute operator",
                                  "accelerator.memory=x2: no effect: the run has no compute operator",
                                  "algo=ring: no effect: every algorithm is predicted, and auto's choice is said"});
 
-  engine::RunFacts plain = f;
+  study::RunFacts plain = f;
   plain.compressed = false;
-  CHECK(engine::idle_settings({"compress.min_bytes=1MiB"}, plain) ==
+  CHECK(study::idle_settings({"compress.min_bytes=1MiB"}, plain) ==
         std::vector<std::string>{"compress.min_bytes=1MiB: no effect: no all_reduce was compressed (--compress NAME, "
                                  "or --set compress=NAME)"});
 }

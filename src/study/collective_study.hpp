@@ -6,9 +6,10 @@
 
 #include "collective/algorithm_choice.hpp"
 #include "core/units.hpp"
+#include "study/data_lookup.hpp"
 #include "topology/platform.hpp"
 
-namespace ccsim::cli {
+namespace ccsim::study {
 
 /// One all_reduce of `bytes` on the first `ranks` accelerators of a platform (node-major, as
 /// placement tp,pp,dp puts a group of consecutive ranks): every algorithm's predicted time by
@@ -29,9 +30,10 @@ struct CollectiveStudy {
 std::string describe_model(const CollectiveStudy& study);
 
 /// `compress`: a --compress SPEC, "" for none. Throws InputError("command line", 0, "--ranks", ...)
-/// when the platform has fewer accelerators than `ranks`.
+/// when the platform has fewer accelerators than `ranks`, before `lookup` loads the platform's
+/// network model and the compressor model.
 CollectiveStudy study_collective(const topology::Platform& platform, const std::string& compress, int ranks,
-                                 std::uint64_t bytes, DType dtype);
+                                 std::uint64_t bytes, DType dtype, const DataLookup& lookup);
 
 /// Checks a collective's buffer for its element type: one element to 1 PiB, a whole number of
 /// elements. Throws InputError(file, line, field, ...).
@@ -41,4 +43,4 @@ void check_collective_bytes(std::uint64_t bytes, const std::string& text, DType 
 /// nccl-tests' bus bandwidth of all_reduce: algorithm bandwidth x 2(p-1)/p, bytes/s.
 double all_reduce_bus_bandwidth_Bps(std::uint64_t bytes, double time_s, int ranks);
 
-}  // namespace ccsim::cli
+}  // namespace ccsim::study

@@ -1,8 +1,7 @@
-#include "cli/collective_study.hpp"
+#include "study/collective_study.hpp"
 
 #include <fmt/format.h>
 
-#include "cli/simulation_flags.hpp"
 #include "compress/compress_spec.hpp"
 #include "core/input_error.hpp"
 #include "core/parse.hpp"
@@ -10,10 +9,10 @@
 #include "engine/network_factors.hpp"
 #include "trace/native_reader.hpp"
 
-namespace ccsim::cli {
+namespace ccsim::study {
 
 CollectiveStudy study_collective(const topology::Platform& platform, const std::string& compress, int ranks,
-                                 std::uint64_t bytes, DType dtype) {
+                                 std::uint64_t bytes, DType dtype, const DataLookup& lookup) {
   const topology::Network& net = platform.network;
   if (ranks > net.accelerator_count()) {
     throw InputError("command line", 0, "--ranks",
@@ -35,7 +34,7 @@ CollectiveStudy study_collective(const topology::Platform& platform, const std::
     request.node_of_rank.push_back(net.node_of(r));
   }
   out.links = engine::group_links(net, accelerators);
-  if (auto model = load_platform_network_model(platform)) {
+  if (auto model = lookup.network_model(platform)) {
     out.links = engine::calibrated_links(out.links, engine::NetworkFactors(model),
                                          static_cast<double>(bytes) / static_cast<double>(ranks));
     out.network_model = model->name;
@@ -46,7 +45,7 @@ CollectiveStudy study_collective(const topology::Platform& platform, const std::
   }
   if (!compress.empty()) {
     compress::CompressSpec spec = compress::parse_compress_spec(compress);
-    compress::CompressorModel model = compress::load_compressor(spec, compressor_dirs());
+    compress::CompressorModel model = lookup.compressor(spec);
     out.links.compressor = model.evaluate(spec.query, dtype, engine::target_hardware(platform)).cost;
     request.compression = collective::compression_of(model);
   }
@@ -82,4 +81,4 @@ double all_reduce_bus_bandwidth_Bps(std::uint64_t bytes, double time_s, int rank
   return static_cast<double>(bytes) / time_s * 2 * (p - 1) / p;
 }
 
-}  // namespace ccsim::cli
+}  // namespace ccsim::study

@@ -1,4 +1,4 @@
-#include "engine/sweep.hpp"
+#include "study/sweep.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -25,10 +25,10 @@
 #include "core/toml.hpp"
 #include "core/units.hpp"
 #include "engine/child_process.hpp"
-#include "engine/what_if.hpp"
+#include "study/what_if.hpp"
 #include "trace/native_reader.hpp"
 
-namespace ccsim::engine {
+namespace ccsim::study {
 namespace {
 
 using json::ObjectReader;
@@ -201,6 +201,70 @@ void check_scenario(const SweepSpec& spec, const Scenario& s, const SourceRef& w
   }
 }
 
+/// The scenarios of "grid": every combination of its axes, the last varying fastest. Every
+/// value is checked once, before the grid is expanded: a bad value is an error at once, not
+/// after building up to kMaxSweepScenarios scenarios.
+void read_grid(ObjectReader& doc, SweepSpec& spec) {
+  Axes axes = read_axes(doc.object("grid"), spec.file, "grid", true, spec);
+  std::size_t count = 1;
+  for (const auto& [axis, values] : axes.axes) {
+    count *= values.size();
+    if (count > kMaxSweepScenarios) {
+      doc.at("grid").fail(
+          fmt::format("the grid has more than {} scenarios (the product of its axes' lengths)", kMaxSweepScenarios));
+    }
+  }
+  for (const auto& [axis, values] : axes.axes) {
+    const bool is_set = axis.rfind("set.", 0) == 0;
+    for (const SweepValue& v : values) check_value(spec, is_set ? "set" : axis, is_set ? axis.substr(4) : "", v);
+  }
+  spec.scenarios.resize(count);
+  // Odometer: the last axis varies fastest.
+  std::size_t repeat = count;
+  for (const auto& [axis, values] : axes.axes) {
+    repeat /= values.size();
+    for (std::size_t i = 0; i < count; ++i)
+      set_axis(spec.scenarios[i], spec, axis, values[(i / repeat) % values.size()]);
+  }
+  // The axes a mode requires and forbids are the same for every scenario of a grid: the
+  // first one says it.
+  if (!spec.scenarios.empty()) check_scenario(spec, spec.scenarios.front(), doc.at("grid"));
+  // Every size against every element type of the grid, not only the first scenario's.
+  const std::vector<SweepValue>* sizes = nullptr;
+  const std::vector<SweepValue>* types = nullptr;
+  for (const auto& [axis, values] : axes.axes) {
+    if (axis == "bytes") sizes = &values;
+    if (axis == "dtype") types = &values;
+  }
+  if (sizes != nullptr && spec.mode == SweepMode::kCollective) {
+    for (const SweepValue& size : *sizes) {
+      if (types == nullptr) check_whole_elements(size, nullptr);
+      for (std::size_t t = 0; types != nullptr && t < types->size(); ++t) check_whole_elements(size, &(*types)[t]);
+    }
+  }
+}
+
+/// The scenarios of "scenarios", in their order, each checked for its mode.
+void read_list(ObjectReader& doc, SweepSpec& spec) {
+  const json::Value& list = doc.array("scenarios");
+  if (list.items().empty()) doc.at("scenarios").fail("expected at least one scenario, got []");
+  if (list.items().size() > kMaxSweepScenarios) {
+    doc.at("scenarios").fail(fmt::format("expected at most {} scenarios", kMaxSweepScenarios));
+  }
+  for (std::size_t i = 0; i < list.items().size(); ++i) {
+    const std::string path = json::item_path("scenarios", i);
+    Axes axes = read_axes(list.items()[i], spec.file, path, false, spec);
+    Scenario s;
+    for (const auto& [axis, values] : axes.axes) {
+      const bool is_set = axis.rfind("set.", 0) == 0;
+      check_value(spec, is_set ? "set" : axis, is_set ? axis.substr(4) : "", values.front());
+      set_axis(s, spec, axis, values.front());
+    }
+    check_scenario(spec, s, SourceRef{spec.file, list.items()[i].line(), path});
+    spec.scenarios.push_back(std::move(s));
+  }
+}
+
 }  // namespace
 
 std::string_view sweep_engine_name(SweepEngine engine) { return engine == SweepEngine::kSim ? "sim" : "closed-form"; }
@@ -230,64 +294,9 @@ SweepSpec parse_sweep_spec(std::string_view text, const std::string& file) {
                         std::string(grid ? "both" : "neither"));
   }
   if (grid) {
-    Axes axes = read_axes(doc.object("grid"), file, "grid", true, spec);
-    std::size_t count = 1;
-    for (const auto& [axis, values] : axes.axes) {
-      count *= values.size();
-      if (count > kMaxSweepScenarios) {
-        doc.at("grid").fail(
-            fmt::format("the grid has more than {} scenarios (the product of its axes' lengths)", kMaxSweepScenarios));
-      }
-    }
-    // Every value is checked once, before the grid is expanded: a bad value is an error at
-    // once, not after building up to kMaxSweepScenarios scenarios (a 35,000-scenario grid
-    // with one bad latency outlasted the fuzzer's 10 s under ASan).
-    for (const auto& [axis, values] : axes.axes) {
-      const bool is_set = axis.rfind("set.", 0) == 0;
-      for (const SweepValue& v : values) check_value(spec, is_set ? "set" : axis, is_set ? axis.substr(4) : "", v);
-    }
-    spec.scenarios.resize(count);
-    // Odometer: the last axis varies fastest.
-    std::size_t repeat = count;
-    for (const auto& [axis, values] : axes.axes) {
-      repeat /= values.size();
-      for (std::size_t i = 0; i < count; ++i)
-        set_axis(spec.scenarios[i], spec, axis, values[(i / repeat) % values.size()]);
-    }
-    // The axes a mode requires and forbids are the same for every scenario of a grid: the
-    // first one says it.
-    if (!spec.scenarios.empty()) check_scenario(spec, spec.scenarios.front(), doc.at("grid"));
-    // Every size against every element type of the grid, not only the first scenario's.
-    const std::vector<SweepValue>* sizes = nullptr;
-    const std::vector<SweepValue>* types = nullptr;
-    for (const auto& [axis, values] : axes.axes) {
-      if (axis == "bytes") sizes = &values;
-      if (axis == "dtype") types = &values;
-    }
-    if (sizes != nullptr && spec.mode == SweepMode::kCollective) {
-      for (const SweepValue& size : *sizes) {
-        if (types == nullptr) check_whole_elements(size, nullptr);
-        for (std::size_t t = 0; types != nullptr && t < types->size(); ++t) check_whole_elements(size, &(*types)[t]);
-      }
-    }
+    read_grid(doc, spec);
   } else {
-    const json::Value& list = doc.array("scenarios");
-    if (list.items().empty()) doc.at("scenarios").fail("expected at least one scenario, got []");
-    if (list.items().size() > kMaxSweepScenarios) {
-      doc.at("scenarios").fail(fmt::format("expected at most {} scenarios", kMaxSweepScenarios));
-    }
-    for (std::size_t i = 0; i < list.items().size(); ++i) {
-      const std::string path = json::item_path("scenarios", i);
-      Axes axes = read_axes(list.items()[i], file, path, false, spec);
-      Scenario s;
-      for (const auto& [axis, values] : axes.axes) {
-        const bool is_set = axis.rfind("set.", 0) == 0;
-        check_value(spec, is_set ? "set" : axis, is_set ? axis.substr(4) : "", values.front());
-        set_axis(s, spec, axis, values.front());
-      }
-      check_scenario(spec, s, SourceRef{file, list.items()[i].line(), path});
-      spec.scenarios.push_back(std::move(s));
-    }
+    read_list(doc, spec);
   }
   doc.finish();
   return spec;
@@ -343,62 +352,90 @@ struct Worker {
 };
 
 std::string failure(const std::string& message) {
-  return encode_outcome([&]() -> std::string { throw std::runtime_error(message); });
+  return engine::encode_outcome([&]() -> std::string { throw std::runtime_error(message); });
 }
 
-}  // namespace
+using Work = std::function<std::string(std::size_t)>;
+using Done = std::function<void(std::size_t)>;
 
-std::vector<std::string> run_in_workers(const std::vector<std::size_t>& items, int jobs,
-                                        const std::function<std::string(std::size_t)>& work,
-                                        const std::function<void(std::size_t)>& done) {
-  std::vector<std::string> outcomes(items.size());
-  std::size_t finished = 0;
-  if (jobs <= 1 || items.size() <= 1) {
-    for (std::size_t p = 0; p < items.size(); ++p) {
-      outcomes[p] = encode_outcome([&] { return work(items[p]); });
-      done(++finished);
-      if (!is_value_outcome(outcomes[p])) break;
-    }
-    return outcomes;
+/// Forks worker `w` of `count`: it runs positions w, w + count, ... of `items` in order and
+/// writes each outcome as a frame to a pipe, up to its first failure.
+Worker start_worker(std::size_t w, std::size_t count, pid_t parent, const std::vector<std::size_t>& items,
+                    const Work& work) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0)
+    throw std::runtime_error(fmt::format("cannot create a pipe: {}", std::strerror(errno)));
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    throw std::runtime_error(fmt::format("cannot start sweep worker {}: {}", w, std::strerror(errno)));
   }
-  const std::size_t count = std::min<std::size_t>(static_cast<std::size_t>(jobs), items.size());
-  std::vector<Worker> workers(count);
-  std::fflush(stdout);
-  std::fflush(stderr);
-  const pid_t parent = ::getpid();
-  for (std::size_t w = 0; w < count; ++w) {
-    int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0)
-      throw std::runtime_error(fmt::format("cannot create a pipe: {}", std::strerror(errno)));
-    pid_t pid = ::fork();
-    if (pid < 0) {
-      ::close(fds[0]);
-      ::close(fds[1]);
-      throw std::runtime_error(fmt::format("cannot start sweep worker {}: {}", w, std::strerror(errno)));
-    }
-    if (pid == 0) {
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // die with ccsim
-      if (::getppid() != parent) ::_exit(1);
-      ::close(fds[0]);
-      for (std::size_t p = w; p < items.size(); p += count) {
-        const std::string outcome = encode_outcome([&] { return work(items[p]); });
-        if (!write_all(fds[1], frame(p, outcome))) break;
-        if (!is_value_outcome(outcome)) break;
-      }
-      ::close(fds[1]);
-      ::_exit(0);  // no atexit handlers, no flush of the parent's buffered output
+  if (pid == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // die with ccsim
+    if (::getppid() != parent) ::_exit(1);
+    ::close(fds[0]);
+    for (std::size_t p = w; p < items.size(); p += count) {
+      const std::string outcome = engine::encode_outcome([&] { return work(items[p]); });
+      if (!write_all(fds[1], frame(p, outcome))) break;
+      if (!engine::is_value_outcome(outcome)) break;
     }
     ::close(fds[1]);
-    workers[w].pid = pid;
-    workers[w].fd = fds[0];
-    workers[w].next = w;
+    ::_exit(0);  // no atexit handlers, no flush of the parent's buffered output
   }
-  std::size_t open = count;
+  ::close(fds[1]);
+  Worker worker;
+  worker.pid = pid;
+  worker.fd = fds[0];
+  worker.next = w;
+  return worker;
+}
+
+/// Moves the whole frames of `worker.buffer` into `outcomes` by position, calling `done` for each.
+void take_frames(Worker& worker, std::size_t count, std::vector<std::string>& outcomes, std::size_t& finished,
+                 const Done& done) {
+  std::string_view rest(worker.buffer);
+  while (rest.size() >= 16) {
+    std::string_view head = rest;
+    const std::size_t position = get_u64(head);
+    const std::size_t length = get_u64(head);
+    if (head.size() < length) break;
+    if (position >= outcomes.size()) throw std::runtime_error("garbled answer from a sweep worker");
+    outcomes[position] = std::string(head.substr(0, length));
+    worker.failed = !engine::is_value_outcome(outcomes[position]);
+    worker.next = position + count;
+    head.remove_prefix(length);
+    rest = head;
+    done(++finished);
+  }
+  worker.buffer.erase(0, worker.buffer.size() - rest.size());
+}
+
+/// Closes and reaps worker `w`, whose answers ended: it finished, stopped at a failure, or died,
+/// which is a failure of the position it was on.
+void end_worker(Worker& worker, std::size_t w, std::vector<std::string>& outcomes) {
+  ::close(worker.fd);
+  worker.fd = -1;
+  int status = 0;
+  while (::waitpid(worker.pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!worker.failed && worker.next < outcomes.size()) {
+    outcomes[worker.next] =
+        failure(WIFSIGNALED(status) ? fmt::format("sweep worker {} died of signal {} ({})", w, WTERMSIG(status),
+                                                  ::strsignal(WTERMSIG(status)))
+                                    : fmt::format("sweep worker {} ended before its work was done", w));
+  }
+}
+
+/// Reads the workers' frames as they come until every worker's pipe has ended.
+void collect(std::vector<Worker>& workers, std::vector<std::string>& outcomes, const Done& done) {
+  std::size_t open = workers.size();
+  std::size_t finished = 0;
   std::vector<char> chunk(1 << 16);
   while (open > 0) {
     std::vector<pollfd> polls;
     std::vector<std::size_t> which;
-    for (std::size_t w = 0; w < count; ++w) {
+    for (std::size_t w = 0; w < workers.size(); ++w) {
       if (workers[w].fd >= 0) {
         polls.push_back(pollfd{workers[w].fd, POLLIN, 0});
         which.push_back(w);
@@ -415,38 +452,36 @@ std::vector<std::string> run_in_workers(const std::vector<std::size_t>& items, i
       if (n < 0 && errno == EINTR) continue;
       if (n > 0) {
         worker.buffer.append(chunk.data(), static_cast<std::size_t>(n));
-        std::string_view rest(worker.buffer);
-        while (rest.size() >= 16) {
-          std::string_view head = rest;
-          const std::size_t position = get_u64(head);
-          const std::size_t length = get_u64(head);
-          if (head.size() < length) break;
-          if (position >= items.size()) throw std::runtime_error("garbled answer from a sweep worker");
-          outcomes[position] = std::string(head.substr(0, length));
-          worker.failed = !is_value_outcome(outcomes[position]);
-          worker.next = position + count;
-          head.remove_prefix(length);
-          rest = head;
-          done(++finished);
-        }
-        worker.buffer.erase(0, worker.buffer.size() - rest.size());
+        take_frames(worker, workers.size(), outcomes, finished, done);
         continue;
       }
-      // End of the worker's answers: it finished, stopped at a failure, or died.
-      ::close(worker.fd);
-      worker.fd = -1;
+      end_worker(worker, which[i], outcomes);
       --open;
-      int status = 0;
-      while (::waitpid(worker.pid, &status, 0) < 0 && errno == EINTR) {
-      }
-      if (!worker.failed && worker.next < items.size()) {
-        outcomes[worker.next] =
-            failure(WIFSIGNALED(status) ? fmt::format("sweep worker {} died of signal {} ({})", which[i],
-                                                      WTERMSIG(status), ::strsignal(WTERMSIG(status)))
-                                        : fmt::format("sweep worker {} ended before its work was done", which[i]));
-      }
     }
   }
+}
+
+}  // namespace
+
+std::vector<std::string> run_in_workers(const std::vector<std::size_t>& items, int jobs, const Work& work,
+                                        const Done& done) {
+  std::vector<std::string> outcomes(items.size());
+  if (jobs <= 1 || items.size() <= 1) {
+    std::size_t finished = 0;
+    for (std::size_t p = 0; p < items.size(); ++p) {
+      outcomes[p] = engine::encode_outcome([&] { return work(items[p]); });
+      done(++finished);
+      if (!engine::is_value_outcome(outcomes[p])) break;
+    }
+    return outcomes;
+  }
+  const std::size_t count = std::min<std::size_t>(static_cast<std::size_t>(jobs), items.size());
+  std::vector<Worker> workers;
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t parent = ::getpid();
+  for (std::size_t w = 0; w < count; ++w) workers.push_back(start_worker(w, count, parent, items, work));
+  collect(workers, outcomes, done);
   return outcomes;
 }
 
@@ -469,4 +504,4 @@ void unpack_outcomes(std::string_view packed, std::vector<std::string>& by_item)
   }
 }
 
-}  // namespace ccsim::engine
+}  // namespace ccsim::study

@@ -9,7 +9,7 @@
 
 #include "core/input_error.hpp"
 
-namespace ccsim::engine {
+namespace ccsim::study {
 
 inline constexpr std::string_view kSweepFormat = "ccsim-sweep";
 inline constexpr int kSweepVersion = 1;
@@ -68,7 +68,7 @@ SweepSpec parse_sweep_spec(std::string_view text, const std::string& file);
 
 std::string_view sweep_engine_name(SweepEngine engine);
 
-/// Runs `work(i)` for every i in `items` and returns each outcome (encode_outcome of
+/// Runs `work(i)` for every i in `items` and returns each outcome (engine::encode_outcome of
 /// engine/child_process.hpp) by position. With `jobs` > 1 the items are spread over `jobs`
 /// forked worker processes, worker w taking positions w, w + jobs, ..., each in order (so
 /// that caches of one worker serve its items, and the first failing position is the same
@@ -83,4 +83,4 @@ std::vector<std::string> run_in_workers(const std::vector<std::size_t>& items, i
 std::string pack_outcomes(const std::vector<std::size_t>& items, const std::vector<std::string>& outcomes);
 void unpack_outcomes(std::string_view packed, std::vector<std::string>& outcomes_by_item);
 
-}  // namespace ccsim::engine
+}  // namespace ccsim::study

@@ -1,4 +1,4 @@
-// Sweep specs (engine/sweep.hpp): grid expansion order, lists, errors that name file, line and
+// Sweep specs (study/sweep.hpp): grid expansion order, lists, errors that name file, line and
 // field path; and the worker pool: the same outcomes whatever the number of processes.
 #include <csignal>
 #include <stdexcept>
@@ -9,14 +9,14 @@
 
 #include "core/input_error.hpp"
 #include "engine/child_process.hpp"
-#include "engine/sweep.hpp"
+#include "study/sweep.hpp"
 #include "support/error_of.hpp"
 
 using namespace ccsim;
 
 namespace {
 
-engine::SweepSpec parse(const std::string& text) { return engine::parse_sweep_spec(text, "s.json"); }
+study::SweepSpec parse(const std::string& text) { return study::parse_sweep_spec(text, "s.json"); }
 
 std::string error_of(const std::string& text) {
   return ccsim::test::message_of([&] { parse(text); }, "(no error)");
@@ -25,12 +25,12 @@ std::string error_of(const std::string& text) {
 const std::string kHead = R"({"format": "ccsim-sweep", "version": 1, )";
 
 /// "platform/ranks/bytes/settings" of each scenario, for comparisons.
-std::vector<std::string> describe(const engine::SweepSpec& spec) {
+std::vector<std::string> describe(const study::SweepSpec& spec) {
   std::vector<std::string> out;
-  for (const engine::Scenario& s : spec.scenarios) {
+  for (const study::Scenario& s : spec.scenarios) {
     std::string d = (s.platform ? s.platform->text : "-") + "/" + (s.ranks ? s.ranks->text : "-") + "/" +
                     (s.bytes ? s.bytes->text : "-");
-    for (const engine::SweepValue& v : s.settings) d += "/" + v.text;
+    for (const study::SweepValue& v : s.settings) d += "/" + v.text;
     out.push_back(d);
   }
   return out;
@@ -39,9 +39,9 @@ std::vector<std::string> describe(const engine::SweepSpec& spec) {
 }  // namespace
 
 TEST_CASE("a grid expands in axis order, the last axis (bytes) fastest, --set keys after platform") {
-  const engine::SweepSpec spec = parse(kHead + R"("mode": "collective",
+  const study::SweepSpec spec = parse(kHead + R"("mode": "collective",
     "grid": {"bytes": ["1KiB", 4096], "ranks": [2, 8], "set": {"inter.bandwidth": ["x1", "x2"]}, "platform": "p"}})");
-  CHECK(spec.mode == engine::SweepMode::kCollective);
+  CHECK(spec.mode == study::SweepMode::kCollective);
   CHECK(spec.set_keys == std::vector<std::string>{"inter.bandwidth"});
   CHECK(describe(spec) == std::vector<std::string>{"p/2/1KiB/inter.bandwidth=x1", "p/2/4096/inter.bandwidth=x1",
                                                    "p/8/1KiB/inter.bandwidth=x1", "p/8/4096/inter.bandwidth=x1",
@@ -54,7 +54,7 @@ TEST_CASE("a grid expands in axis order, the last axis (bytes) fastest, --set ke
 }
 
 TEST_CASE("a list of scenarios keeps its order and its single values") {
-  const engine::SweepSpec spec = parse(kHead + R"("mode": "trace", "scenarios": [
+  const study::SweepSpec spec = parse(kHead + R"("mode": "trace", "scenarios": [
     {"trace": "a.json", "set": {"nodes": 4, "inter.latency": "2us"}},
     {"trace": "b.json", "platform": "p", "compress": "none"}]})");
   REQUIRE(spec.scenarios.size() == 2);
@@ -109,7 +109,7 @@ TEST_CASE("the worker pool returns the same outcomes in the same order whatever 
   std::vector<std::vector<std::string>> runs;
   for (int jobs : {1, 2, 5, 40}) {
     std::size_t last = 0;
-    runs.push_back(engine::run_in_workers(items, jobs, work, [&](std::size_t n) { last = n; }));
+    runs.push_back(study::run_in_workers(items, jobs, work, [&](std::size_t n) { last = n; }));
     CHECK(last == items.size());
   }
   for (const auto& run : runs) CHECK(run == runs.front());
@@ -124,7 +124,7 @@ TEST_CASE("the worker pool: the first failing position is the same whatever the 
     return "ok";
   };
   for (int jobs : {1, 3, 8}) {
-    const std::vector<std::string> out = engine::run_in_workers(items, jobs, work, [](std::size_t) {});
+    const std::vector<std::string> out = study::run_in_workers(items, jobs, work, [](std::size_t) {});
     std::size_t first = out.size();
     for (std::size_t p = 0; p < out.size(); ++p) {
       if (!engine::is_value_outcome(out[p])) {
@@ -143,7 +143,7 @@ TEST_CASE("the worker pool: a worker that dies is a failure of the item it was o
     if (i == 2) std::raise(SIGKILL);  // what the out-of-memory killer does; Catch cannot catch it
     return "ok";
   };
-  const std::vector<std::string> out = engine::run_in_workers(items, 2, work, [](std::size_t) {});
+  const std::vector<std::string> out = study::run_in_workers(items, 2, work, [](std::size_t) {});
   CHECK(engine::is_value_outcome(out[0]));
   CHECK(engine::is_value_outcome(out[1]));
   CHECK(engine::is_value_outcome(out[3]));
@@ -152,14 +152,14 @@ TEST_CASE("the worker pool: a worker that dies is a failure of the item it was o
 
 TEST_CASE("outcomes packed on MPI ranks unpack into scenario order") {
   std::vector<std::string> by_item(5);
-  engine::unpack_outcomes(engine::pack_outcomes({1, 3}, {"Va", "Vb"}), by_item);
-  engine::unpack_outcomes(engine::pack_outcomes({0, 2, 4}, {"Vc", "", "Ve"}), by_item);
+  study::unpack_outcomes(study::pack_outcomes({1, 3}, {"Va", "Vb"}), by_item);
+  study::unpack_outcomes(study::pack_outcomes({0, 2, 4}, {"Vc", "", "Ve"}), by_item);
   CHECK(by_item == std::vector<std::string>{"Vc", "Va", "", "Vb", "Ve"});
 }
 
 TEST_CASE("a TOML spec reads as its JSON twin: the same scenarios, its own lines in errors") {
-  const engine::SweepSpec json = engine::read_sweep_spec(CCSIM_SOURCE_DIR "/tests/data/sweep/grid_100.json");
-  const engine::SweepSpec toml = engine::read_sweep_spec(CCSIM_SOURCE_DIR "/tests/data/sweep/grid_100.toml");
+  const study::SweepSpec json = study::read_sweep_spec(CCSIM_SOURCE_DIR "/tests/data/sweep/grid_100.json");
+  const study::SweepSpec toml = study::read_sweep_spec(CCSIM_SOURCE_DIR "/tests/data/sweep/grid_100.toml");
   REQUIRE(toml.scenarios.size() == 100);
   CHECK(describe(toml) == describe(json));
   CHECK(toml.set_keys == json.set_keys);

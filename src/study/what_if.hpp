@@ -11,7 +11,7 @@
 #include "topology/platform.hpp"
 #include "trace/trace.hpp"
 
-namespace ccsim::engine {
+namespace ccsim::study {
 
 /// One key of `--set KEY=VALUE`: what it changes, the form of its value and its range.
 struct WhatIfKey {
@@ -80,7 +80,7 @@ bool has_upper_levels(const topology::Platform& platform);
 /// The facts of a replay of `trace` (as replayed: after --compute) on `platform` with `result`;
 /// `rescaled_ops`: compute operators whose durations --compute derived from the platform's
 /// accelerator rates (calibrate::ComputeAdjustment's flop_bound + memory_bound).
-RunFacts run_facts(const trace::Trace& trace, const topology::Platform& platform, const Result& result,
+RunFacts run_facts(const trace::Trace& trace, const topology::Platform& platform, const engine::Result& result,
                    std::int64_t rescaled_ops);
 
 /// The settings among `settings` (as given to --set) that had nothing to act on in a run of
@@ -93,4 +93,4 @@ inline constexpr double kMinComputeScale = 1e-3;
 inline constexpr double kMaxComputeScale = 1e3;
 inline constexpr double kMaxFactor = 1e6;  ///< a factor xF: 1e-6 to 1e6 (the result is range-checked too)
 
-}  // namespace ccsim::engine
+}  // namespace ccsim::study

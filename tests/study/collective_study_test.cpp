@@ -1,0 +1,96 @@
+// The collective study (study/collective_study.hpp): every all_reduce algorithm's closed form on
+// the first ranks of a platform, with the models the data lookup gives. On the tiny platform (4
+// nodes of 2 accelerators: intra links 1 us and 10 GB/s to the node's hub, NICs 5 us and 1 GB/s,
+// reductions at 10 GB/s) the times follow from the textbook alpha-beta-gamma formulas.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "compress/compress_spec.hpp"
+#include "study/collective_study.hpp"
+#include "support/error_of.hpp"
+#include "topology/network_model.hpp"
+#include "topology/platform.hpp"
+
+using namespace ccsim;
+
+namespace {
+
+const std::string kTiny = CCSIM_SOURCE_DIR "/tests/data/tiny.json";
+constexpr std::uint64_t k64MiB = 64ull << 20;
+
+/// A lookup of no network model and the shipped compressor models; `calls` counts its uses.
+study::DataLookup lookup(int* calls = nullptr) {
+  study::DataLookup l;
+  l.network_model = [calls](const topology::Platform&) {
+    if (calls) ++*calls;
+    return std::shared_ptr<const topology::NetworkModel>();
+  };
+  l.compressor = [calls](const compress::CompressSpec& spec) {
+    if (calls) ++*calls;
+    return compress::load_compressor(spec, {CCSIM_SOURCE_DIR "/models/compressors"});
+  };
+  return l;
+}
+
+double time_of(const study::CollectiveStudy& s, const std::string& algorithm) {
+  for (const collective::Prediction& p : s.predictions) {
+    if (p.algorithm == algorithm) return p.time_s;
+  }
+  return -1;
+}
+
+}  // namespace
+
+TEST_CASE("the collective study of two ranks of one node: the ring and recursive doubling by hand", "[study]") {
+  const topology::Platform tiny = topology::read_platform(kTiny);
+  const study::CollectiveStudy s = study::study_collective(tiny, "", 2, k64MiB, DType::kF32, lookup());
+  CHECK(s.nodes == 1);
+  CHECK(s.network_model.empty());
+  const double n = k64MiB, alpha = 2e-6, beta = 1 / 1e10, gamma = 1 / 1e10;  // two intra links, 1 us each
+  // ring: 2(p-1) alpha + 2(p-1)/p n beta + (p-1)/p n gamma
+  CHECK(time_of(s, "ring") == Approx(2 * alpha + n * beta + n / 2 * gamma));
+  // recursive doubling: log2(p) steps of the whole buffer, each reduced
+  CHECK(time_of(s, "recursive-doubling") == Approx(alpha + n * beta + n * gamma));
+  CHECK(time_of(s, "hierarchical") == -1);  // needs two nodes of two ranks
+  CHECK(study::describe_model(s) ==
+        "closed form of each schedule; no contention except NICs shared by the ranks of a node");
+}
+
+TEST_CASE("the collective study of four ranks on two nodes: the ring on the inter-node links", "[study]") {
+  const topology::Platform tiny = topology::read_platform(kTiny);
+  const study::CollectiveStudy s = study::study_collective(tiny, "", 4, k64MiB, DType::kF32, lookup());
+  CHECK(s.nodes == 2);
+  // accelerator, hub, NIC, switch, NIC, hub, accelerator: 1 + 5 + 5 + 1 us, at the NICs' 1 GB/s
+  const double n = k64MiB, alpha = 12e-6, beta = 1 / 1e9, gamma = 1 / 1e10;
+  CHECK(time_of(s, "ring") == Approx(6 * alpha + 1.5 * n * beta + 0.75 * n * gamma));
+  CHECK(time_of(s, "hierarchical") > 0);
+  CHECK(study::all_reduce_bus_bandwidth_Bps(k64MiB, 0.5, 4) == Approx(n / 0.5 * 1.5));
+}
+
+TEST_CASE("the collective study refuses more ranks than accelerators before it loads a model", "[study]") {
+  const topology::Platform tiny = topology::read_platform(kTiny);
+  int calls = 0;
+  CHECK(test::message_of([&] { study::study_collective(tiny, "szx", 9, k64MiB, DType::kF32, lookup(&calls)); }) ==
+        "command line: field '--ranks': platform \"tiny\" has 8 accelerators, fewer than 9 ranks");
+  CHECK(calls == 0);
+  // With a compressor, the compressed algorithms join the plain ones.
+  const study::CollectiveStudy s = study::study_collective(tiny, "szx:eb=1e-3", 4, k64MiB, DType::kF32, lookup(&calls));
+  CHECK(calls == 2);  // the network model, then the compressor
+  CHECK(time_of(s, "compressed-ring") > 0);
+}
+
+TEST_CASE("a collective's buffer is whole elements, one element to 1 PiB", "[study]") {
+  auto error = [](std::uint64_t bytes, DType dtype) {
+    return test::message_of([&] { study::check_collective_bytes(bytes, "B", dtype, "s.json", 3, "bytes"); });
+  };
+  CHECK(error(6, DType::kF32) ==
+        "s.json:3: field 'bytes': expected a whole number of fp32 elements (4 bytes each), "
+        "got \"B\"");
+  CHECK(error(2, DType::kF32) ==
+        "s.json:3: field 'bytes': expected 4 to 1125899906842624 bytes (one fp32 element "
+        "to 1 PiB), got \"B\"");
+  CHECK(error(6, DType::kF16) == "no error");
+}

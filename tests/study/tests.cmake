@@ -1,0 +1,7 @@
+# Unit tests of src/study/, listed explicitly.
+target_sources(ccsim_tests PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/collective_study_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cost_study_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/sweep_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/what_if_test.cpp
+)
