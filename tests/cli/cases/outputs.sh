@@ -160,14 +160,16 @@ hostile in-process-compare 1 'CCSIM_IN_PROCESS=1: in-process mode runs one simul
 unset CCSIM_IN_PROCESS
 
 # --- killing ccsim kills its simulation process
-# A trace that simulates for many seconds; only its first second or so runs here
-# (1,024 ranks take 15 s on a loaded 2-core machine; this is twice as many.)
+# A trace that simulates for many seconds message by message (--full; 1,024 ranks take 15 s on
+# a loaded 2-core machine, this is twice as many). The simulation process is stopped (SIGSTOP)
+# as soon as it appears, so that it is alive when its parent is killed however loaded the
+# machine is; the parent's death must still end it (a stopped process dies of SIGKILL).
 python3 "$SRC/bench/gen_megatron_trace.py" --tp 2 --pp 8 --dp 128 --layers 2 --micro-batches 4 \
   --platform tianhe-2a >"$TMP/long-trace.json"
 orphan_check() {
   current=orphan-killed-parent
   cases=$((cases + 1))
-  "$CCSIM" replay "$TMP/long-trace.json" >/dev/null 2>"$TMP/.stderr" </dev/null &
+  "$CCSIM" replay "$TMP/long-trace.json" --full >/dev/null 2>"$TMP/.stderr" </dev/null &
   local parent=$! child= i
   for i in $(seq 1 600); do  # the child exists once the trace and platform are read
     child=$(pgrep -P "$parent" | head -1)
@@ -182,8 +184,7 @@ orphan_check() {
     sed 's/^/    stderr: /' "$TMP/.stderr" | head -5 >&2
     return
   fi
-  sleep 0.5
-  kill -0 "$child" 2>/dev/null || { fail "the simulation ended before the test could kill ccsim: make it longer"; return; }
+  kill -STOP "$child" 2>/dev/null || { fail "the simulation ended before the test could stop it: make it longer"; return; }
   kill -9 "$parent"
   wait "$parent" 2>/dev/null
   for i in $(seq 1 50); do  # 5 s: the kernel's SIGKILL is immediate, but the machine may be loaded
