@@ -23,11 +23,6 @@ std::string check_value(const std::string& value) {
   return "";
 }
 
-std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
-  const std::optional<std::string> close = closest_spelling(word, candidates);
-  return close ? fmt::format("; did you mean {}?", *close) : std::string();
-}
-
 /// The subcommand the command line reached last (`app` itself when none).
 const CLI::App& deepest(const CLI::App& app) {
   const CLI::App* at = &app;
@@ -88,9 +83,8 @@ CLI::Validator one_of(std::vector<std::string> choices) {
   return CLI::Validator(
       [choices = std::move(choices)](const std::string& value) -> std::string {
         if (std::find(choices.begin(), choices.end(), value) != choices.end()) return "";
-        const std::optional<std::string> close = closest_spelling(value, choices);
-        return fmt::format("unknown value \"{}\"; {}choices: {}", value,
-                           close ? fmt::format("did you mean {}? ", *close) : std::string(), fmt::join(choices, ", "));
+        return fmt::format("unknown value \"{}\"; {}choices: {}", value, did_you_mean(value, choices, "", " "),
+                           fmt::join(choices, ", "));
       },
       description);
 }
