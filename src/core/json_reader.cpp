@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/parse.hpp"
+#include "core/spelling.hpp"
 
 namespace ccsim::json {
 namespace {
@@ -191,7 +192,8 @@ std::string ObjectReader::choice(std::string_view key, std::initializer_list<std
   for (std::string_view c : choices) {
     if (c == text) return text;
   }
-  at(key).fail(fmt::format("expected one of {}, got \"{}\"", fmt::join(choices, ", "), text));
+  at(key).fail(fmt::format("expected one of {}, got \"{}\"{}", fmt::join(choices, ", "), text,
+                           did_you_mean(text, std::vector<std::string>(choices.begin(), choices.end()))));
 }
 
 double ObjectReader::number(std::string_view key) {
@@ -323,8 +325,9 @@ void ObjectReader::finish() const {
     if (std::find(known_.begin(), known_.end(), member.first) != known_.end()) continue;
     std::vector<std::string> sorted = known_;
     std::sort(sorted.begin(), sorted.end());
-    SourceRef{file_, member.second.line(), member_path(member.first)}.fail(
-        fmt::format("unknown key; valid keys here: {}", fmt::join(sorted, ", ")));
+    throw UnknownNameError(file_, member.second.line(), member_path(member.first),
+                           fmt::format("unknown key; {}valid keys here: {}",
+                                       did_you_mean(member.first, sorted, "", " "), fmt::join(sorted, ", ")));
   }
 }
 

@@ -16,6 +16,8 @@ namespace ccsim::json {
 /// optional) becomes a known key; finish() rejects any other key and lists the known ones,
 /// so a misspelt key is never ignored. Errors name file, line and the full field path:
 ///   platforms/x.json:12: field 'network.latency_s': expected a non-negative number, got "-1"
+/// and offer "did you mean X?" where a name is close to a valid one: an unknown key and a
+/// value that is none of choice()'s.
 class ObjectReader {
  public:
   /// Throws unless `value` is an object. `path` is the field path of the object itself
@@ -36,7 +38,7 @@ class ObjectReader {
 
   std::string string(std::string_view key);
   std::optional<std::string> optional_string(std::string_view key);
-  /// One of `choices`; anything else is an error that lists them.
+  /// One of `choices`; anything else is an error that lists them (and the closest).
   std::string choice(std::string_view key, std::initializer_list<std::string_view> choices);
 
   double number(std::string_view key);
@@ -73,7 +75,7 @@ class ObjectReader {
   /// Marks keys as known without reading them (documented free-form members).
   void allow(std::initializer_list<std::string_view> keys);
 
-  /// Rejects unknown keys. Call once all keys have been read.
+  /// Rejects unknown keys (UnknownNameError). Call once all keys have been read.
   void finish() const;
 
   /// Field path of a member: "a.b" + "c" -> "a.b.c".

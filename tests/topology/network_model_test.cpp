@@ -147,10 +147,11 @@ TEST_CASE("network model reader errors name file, line and field", "[topology][n
   std::string bad_format = model_json(kTwo);
   bad_format.replace(bad_format.find("ccsim-network-model"), 19, "ccsim-network");
   CHECK(error_of(bad_format) == "m.json:2: field 'format': expected \"ccsim-network-model\", got \"ccsim-network\"");
-  CHECK(error_of(model_json(kTwo, R"(,
+  CHECK(
+      error_of(model_json(kTwo, R"(,
   "fited_on": [])")) ==
-        "m.json:16: field 'fited_on': unknown key; valid keys here: description, fitted_on, format, "
-        "hardware, name, reduce_s_per_byte, source, tiers, version");
+      "m.json:16: field 'fited_on': unknown key; did you mean fitted_on? valid keys here: description, fitted_on, format, "
+      "hardware, name, reduce_s_per_byte, source, tiers, version");
 }
 
 TEST_CASE("below the smallest message of a bandwidth-bound fit, a message follows the segment's line",

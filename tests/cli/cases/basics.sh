@@ -18,6 +18,9 @@ hostile mistyped-format 2 '^--format: unknown value "jsn"; did you mean json\? c
 hostile empty-value 2 '^--platform: expected a value, got an empty string$' replay "$SRC/traces/qu2025-profile.json" --platform ''
 hostile missing-value 2 '^--platform: 1 required TEXT missing$' replay "$SRC/traces/qu2025-profile.json" --platform
 hostile missing-required 2 'required' cost
+sed '0,/"kind": "all_reduce"/s//"kind": "allreduce"/' "$SRC/traces/qu2025-profile.json" >"$TMP/kind.json"
+hostile mistyped-op-kind 1 "kind\.json:[0-9]+: field '.*\.kind': expected one of compute, .*, got \"allreduce\"; did you mean all_reduce\?$" \
+  replay "$TMP/kind.json"
 hostile help-exit-0 0 '' --help
 grep -q '^Exit codes: 0 success; 1 bad input' "$last_out" || fail "ccsim --help does not list the exit codes"
 hostile missing-trace 1 'no-such-trace.json' replay "$TMP/no-such-trace.json"
