@@ -162,10 +162,22 @@ bool ObjectReader::has(std::string_view key) {
 const Value& ObjectReader::required(std::string_view key) {
   note(key);
   const Value* member = value_.find(key);
-  if (member == nullptr) {
-    SourceRef{file_, value_.line(), member_path(key)}.fail("missing (required)");
-  }
+  if (member == nullptr) missing(key);
   return *member;
+}
+
+void ObjectReader::missing(std::string_view key) const {
+  // A misspelt required key reads as absent here, before finish() could call it unknown: name
+  // the member that is most likely it, at its line.
+  std::vector<std::string> unknown;
+  for (const Value::Member& member : value_.members()) {
+    if (std::find(known_.begin(), known_.end(), member.first) == known_.end()) unknown.push_back(member.first);
+  }
+  if (const std::optional<std::string> typo = closest_spelling(key, unknown)) {
+    SourceRef{file_, value_.find(*typo)->line(), member_path(key)}.fail(
+        fmt::format("missing (required); the object has \"{}\": did you mean {}?", *typo, key));
+  }
+  SourceRef{file_, value_.line(), member_path(key)}.fail("missing (required)");
 }
 
 const Value* ObjectReader::optional(std::string_view key) {

@@ -56,6 +56,11 @@ TEST_CASE("platform reader errors name file, line and field", "[topology][platfo
 }
 
 TEST_CASE("a misspelt platform key or preset gets a did you mean", "[topology][platform]") {
+  // A misspelt required key was reported as the right one missing, with no word of the typo.
+  std::string typo = test::platform_json(8, 1, 1, R"({"topology": "switch", "source": "x"})");
+  typo.replace(typo.find("\"nics\""), 6, "\"nic\"");
+  CHECK(error_of(typo) ==
+        "p.json:6: field 'node.nics': missing (required); the object has \"nic\": did you mean nics?");
   const std::vector<std::string> dirs{CCSIM_SOURCE_DIR "/platforms"};
   CHECK_THROWS_WITH(topology::find_platform("sunway-oceanligth", dirs),
                     Catch::Matchers::Contains("platforms/sunway-oceanligth.json); did you mean sunway-oceanlight? "

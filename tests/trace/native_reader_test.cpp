@@ -78,10 +78,12 @@ TEST_CASE("the reader rejects malformed operators word for word", "[trace]") {
   CHECK(error_of(two_ranks(R"(      {"kind": "matmul", "name": "linear"})", "")) ==
         "t.json:9: field 'ranks[0].ops[0].kind': expected one of compute, all_reduce, all_gather, reduce_scatter, "
         "broadcast, all_to_all, send, recv, got \"matmul\"");
-  // Misspellings: the closest name.
+  // Misspellings: the closest name, also for a required key that the misspelling left absent.
   CHECK(error_of(two_ranks(R"(      {"kind": "allreduce", "group": "tp0", "bytes": 1024, "dtype": "fp32"})", ok1)) ==
         "t.json:9: field 'ranks[0].ops[0].kind': expected one of compute, all_reduce, all_gather, reduce_scatter, "
         "broadcast, all_to_all, send, recv, got \"allreduce\"; did you mean all_reduce?");
+  CHECK(error_of(two_ranks(R"(      {"kind": "all_reduce", "group": "tp0", "byte": 1024, "dtype": "fp32"})", ok1)) ==
+        "t.json:9: field 'ranks[0].ops[0].bytes': missing (required); the object has \"byte\": did you mean bytes?");
   CHECK(error_of(two_ranks(R"(      {"kind": "all_reduce", "group": "tp0", "bytes": -4, "dtype": "fp32"})", ok1)) ==
         "t.json:9: field 'ranks[0].ops[0].bytes': expected an integer from 0 to 1125899906842624, got \"-4\"");
   CHECK(error_of(two_ranks(R"(      {"kind": "all_reduce", "group": "tp0", "bytes": 1022, "dtype": "fp32"})", ok1)) ==
@@ -152,7 +154,8 @@ TEST_CASE("the reader checks the document header and rank entries", "[trace]") {
   CHECK(error_of(bigger) == "t.json:7: field 'ranks': expected 3 entries (world_size), got 2");
   std::string typo = text;
   typo.replace(typo.find("\"name\": \"t\""), 11, "\"nmae\": \"t\"");
-  CHECK(error_of(typo) == "t.json:1: field 'name': missing (required)");
+  // The misspelling is named, at its line (it read as the key missing, at the document's line).
+  CHECK(error_of(typo) == "t.json:4: field 'name': missing (required); the object has \"nmae\": did you mean name?");
 }
 
 TEST_CASE("collectives whose members disagree are rejected", "[trace]") {

@@ -21,6 +21,10 @@ hostile missing-required 2 'required' cost
 sed '0,/"kind": "all_reduce"/s//"kind": "allreduce"/' "$SRC/traces/qu2025-profile.json" >"$TMP/kind.json"
 hostile mistyped-op-kind 1 "kind\.json:[0-9]+: field '.*\.kind': expected one of compute, .*, got \"allreduce\"; did you mean all_reduce\?$" \
   replay "$TMP/kind.json"
+# A misspelt required key: the typo is named, not only the key it should have been.
+sed 's/"nics"/"nic"/' "$DATA/tiny.json" >"$TMP/nic.json"
+hostile mistyped-required-key 1 "^ccsim: error: .*/nic\.json:11: field 'node\.nics': missing \(required\); the object has \"nic\": did you mean nics\?$" \
+  platform show "$TMP/nic.json"
 hostile help-exit-0 0 '' --help
 grep -q '^Exit codes: 0 success; 1 bad input' "$last_out" || fail "ccsim --help does not list the exit codes"
 hostile missing-trace 1 'no-such-trace.json' replay "$TMP/no-such-trace.json"
