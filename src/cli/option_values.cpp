@@ -89,6 +89,24 @@ CLI::Validator one_of(std::vector<std::string> choices) {
       description);
 }
 
+CLI::Validator key_of(std::vector<std::string> keys) {
+  return CLI::Validator(
+      [keys = std::move(keys)](const std::string& setting) -> std::string {
+        const std::size_t eq = setting.find('=');
+        if (eq == std::string::npos) return "";  // not KEY=VALUE: the command says what it expects
+        const std::string key = setting.substr(0, eq);
+        if (std::find(keys.begin(), keys.end(), key) != keys.end()) return "";
+        return fmt::format("unknown key \"{}\"; {}valid keys: {}", key, did_you_mean(key, keys, "", " "),
+                           fmt::join(keys, ", "));
+      },
+      "");
+}
+
+void check_keys_of(CLI::App& app, const std::string& name, const std::vector<std::string>& keys) {
+  if (CLI::Option* option = app.get_option_no_throw(name)) option->check(key_of(keys));
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) check_keys_of(*sub, name, keys);
+}
+
 void report_usage_errors(CLI::App& app) {
   app.failure_message([](const CLI::App* root, const CLI::Error& error) {
     std::string message = unknown_argument(*root, error);

@@ -18,6 +18,16 @@ void check_option_values(CLI::App& app);
 /// all_reduce' (no "did you mean" when no choice is close). --help shows {a,b,c}.
 CLI::Validator one_of(std::vector<std::string> choices);
 
+/// The check of the keys of a KEY=VALUE option (--set): an unknown KEY is refused when the
+/// command line is parsed, as 'unknown key "inter.bandwith"; did you mean inter.bandwidth?
+/// valid keys: ...' (no "did you mean" when no key is close). The value, and a text without
+/// '=', are the command's to check.
+CLI::Validator key_of(std::vector<std::string> keys);
+
+/// Adds key_of(keys) to every option named `name` ("--set") of `app` and its subcommands.
+/// Call it once all options exist.
+void check_keys_of(CLI::App& app, const std::string& name, const std::vector<std::string>& keys);
+
 /// Installs how `app` reports a malformed command line: CLI11's message, except that an
 /// unknown option reads "unknown option --iteration; did you mean --iterations?" and an
 /// unknown subcommand "unknown command replya; did you mean replay?", each followed by

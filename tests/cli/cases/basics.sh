@@ -18,6 +18,18 @@ hostile mistyped-format 2 '^--format: unknown value "jsn"; did you mean json\? c
 hostile empty-value 2 '^--platform: expected a value, got an empty string$' replay "$SRC/traces/qu2025-profile.json" --platform ''
 hostile missing-value 2 '^--platform: 1 required TEXT missing$' replay "$SRC/traces/qu2025-profile.json" --platform
 hostile missing-required 2 'required' cost
+# A misspelt preset, compressor or --set key is a usage error (exit 2, like an unknown option
+# or value) with the closest name; in a file, an unknown name is bad input (exit 1).
+hostile mistyped-platform 2 '^ccsim: error: --platform: unknown platform "sunway-oceanligth" \(tried sunway-oceanligth, .*platforms/sunway-oceanligth\.json\); did you mean sunway-oceanlight\? presets: dgx-a100-superpod, ' \
+  replay "$SRC/traces/qu2025-profile.json" --platform sunway-oceanligth
+hostile unknown-platform 2 '\(tried summit, .*platforms/summit\.json\); presets: dgx-a100-superpod, ' \
+  replay "$SRC/traces/qu2025-profile.json" --platform summit
+hostile mistyped-compressor 2 '^ccsim: error: --compress: unknown compressor "cuzsp" \(tried cuzsp, .*models/compressors/cuzsp\.json\); did you mean cuszp\? models: ccsz, ' \
+  compare "$SRC/traces/qu2025-profile.json" --compress cuzsp:eb=1e-3
+hostile mistyped-compress-key 2 "^ccsim: error: --compress: field 'rnage': unknown key; did you mean range\\? valid keys: eb, " \
+  compare "$SRC/traces/qu2025-profile.json" --compress cuszp:eb=1e-3,rnage=0.3
+hostile mistyped-set-key 2 '^--set: unknown key "inter.bandwith"; did you mean inter.bandwidth\? valid keys: nodes, intra.bandwidth, ' \
+  replay "$SRC/traces/qu2025-profile.json" --set inter.bandwith=x2
 sed '0,/"kind": "all_reduce"/s//"kind": "allreduce"/' "$SRC/traces/qu2025-profile.json" >"$TMP/kind.json"
 hostile mistyped-op-kind 1 "kind\.json:[0-9]+: field '.*\.kind': expected one of compute, .*, got \"allreduce\"; did you mean all_reduce\?$" \
   replay "$TMP/kind.json"

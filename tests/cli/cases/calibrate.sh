@@ -261,5 +261,5 @@ current=model-file-stem  # the name fail reports; hostile cannot change director
   fail "validate --model FILE without .json in the working directory: $(cat "$TMP/stem.out")"
 hostile model-name-with-json 0 '' validate "$DATA/measure/tcp-np2.json" --model local-tcp.json
 grep -q '^validate: network model "local-tcp" ' "$last_out" || fail "--model local-tcp.json is not models/network/local-tcp.json"
-hostile model-unknown 1 '^ccsim: error: --model: unknown network model "no-such-model" \(tried no-such-model, .*models/network/no-such-model\.json\); network models: .*local-tcp' \
+hostile model-unknown 2 '^ccsim: error: --model: unknown network model "no-such-model" \(tried no-such-model, .*models/network/no-such-model\.json\); network models: .*local-tcp' \
   validate "$DATA/measure/tcp-np2.json" --model no-such-model
