@@ -28,10 +28,12 @@ CLI::Validator key_of(std::vector<std::string> keys);
 /// Call it once all options exist.
 void check_keys_of(CLI::App& app, const std::string& name, const std::vector<std::string>& keys);
 
-/// Installs how `app` reports a malformed command line: CLI11's message, except that an
-/// unknown option reads "unknown option --iteration; did you mean --iterations?" and an
-/// unknown subcommand "unknown command replya; did you mean replay?", each followed by
-/// "Run with --help for more information.". The exit code is the caller's: kUsage.
+/// Installs how `app` reports a malformed command line, as every other error of the program
+/// reads: "PROGRAM: error: MESSAGE" then "Run with --help for more information.". MESSAGE is
+/// CLI11's in plain words ("--iterations: expected a value", not "1 required FLOAT missing";
+/// "expected a command: replay, ..."); an unknown option reads "unknown option --iteration;
+/// did you mean --iterations?" and an unknown subcommand "unknown command replya; did you
+/// mean replay?". The exit code is the caller's: kUsage.
 void report_usage_errors(CLI::App& app);
 
 }  // namespace ccsim::cli
