@@ -175,12 +175,20 @@ std::string poor_fit_warning(const std::vector<calibrate::PointFit>& points) {
       beyond.size(), points.size(), q.limit * 100, fmt::join(beyond, ", "));
 }
 
+/// A model name without the slash of a series name, which is no file name:
+/// "MPI_Allreduce/mpi" -> "fit-MPI_Allreduce-mpi".
+std::string default_model_name(const std::string& series) {
+  std::string name = "fit-" + series;
+  std::replace(name.begin(), name.end(), '/', '-');
+  return name;
+}
+
 /// The network model of `fit` (and of the hand-off, when fitted), with where it comes from.
 topology::NetworkModel fitted_model(const CalibrateNetworkCommand& cmd, const calibrate::MeasurementFile& file,
                                     const calibrate::NetworkFit& fit,
                                     const std::optional<calibrate::HandoffFit>& handoff) {
   topology::NetworkModel model;
-  model.name = !cmd.name.empty() ? cmd.name : fmt::format("fit-{}", cmd.series);
+  model.name = !cmd.name.empty() ? cmd.name : default_model_name(cmd.series);
   model.description = fmt::format("all_reduce {} on {} ranks fitted on the critical path of schedule {}", cmd.series,
                                   fit.points.front().ranks, fit.schedule);
   model.hardware = fmt::format("{}, {} process(es) on {}", file.cpu.empty() ? "unknown CPU" : file.cpu, file.processes,
@@ -322,7 +330,7 @@ void setup_calibrate(CLI::App& app) {
       ->check(CLI::Range(1, 4))
       ->capture_default_str();
   sub->add_option("-o,--output", cmd->output, "Write the model here (models/network/NAME.json)");
-  sub->add_option("--name", cmd->name, "Model name (default: fit-SERIES)");
+  sub->add_option("--name", cmd->name, "Model name (default: fit-ALGORITHM-TRANSPORT of --series)");
   sub->add_option("-f,--format", cmd->format, "Output format: text or json")
       ->check(one_of({"text", "json"}))
       ->capture_default_str();
