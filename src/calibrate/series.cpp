@@ -67,6 +67,35 @@ ErrorSummary summarize(const std::vector<PointFit>& points, bool fitted) {
   return e;
 }
 
+std::optional<double> measurement_spread(const std::vector<PointFit>& points, int* counted) {
+  double log_spread = 0;
+  int n = 0;
+  for (const PointFit& p : points) {
+    if (!p.p10_s || !p.p90_s) continue;
+    log_spread += std::log(*p.p90_s / *p.p10_s) / 2;
+    ++n;
+  }
+  if (counted) *counted = n;
+  if (n == 0) return std::nullopt;
+  return std::exp(log_spread / n) - 1;
+}
+
+FitQuality judge_fit(const std::vector<PointFit>& points) {
+  FitQuality q;
+  const std::optional<double> spread = measurement_spread(points);
+  q.noise_measured = spread.has_value();
+  q.noise = spread.value_or(kAssumedSpread);
+  q.limit = kPoorFitFactor * q.noise;
+  for (bool fitted : {true, false}) {
+    const ErrorSummary e = summarize(points, fitted);
+    q.poor = q.poor || (e.points > 0 && e.gmean > q.limit);
+  }
+  for (const PointFit& p : points) {
+    if (std::abs(p.relative_error()) > q.limit) q.beyond.push_back(p);
+  }
+  return q;
+}
+
 std::vector<SeriesPoint> select_series(const MeasurementFile& file, const SeriesChoice& choice) {
   std::vector<SeriesPoint> points;
   std::vector<std::string> found;

@@ -63,6 +63,30 @@ struct ErrorSummary {
 };
 ErrorSummary summarize(const std::vector<PointFit>& points, bool fitted);
 
+/// The measurement's own noise: exp(mean ln(p90 / p10) / 2) - 1 over the points that recorded
+/// their spread (the half-width of p10..p90 of single repetitions about the median, as a
+/// geometric mean); none when no point did. `counted` receives how many did.
+std::optional<double> measurement_spread(const std::vector<PointFit>& points, int* counted = nullptr);
+
+/// The noise a fit is judged against where the measurements record no spread (OSU,
+/// nccl-tests, CSV): an assumption, said so wherever it is used.
+inline constexpr double kAssumedSpread = 0.10;
+/// How many times the noise a gmean error must exceed for the fit to be poor: errors of the
+/// noise's size are the measurement's (calibration_report says so), errors of twice that are
+/// the model's.
+inline constexpr double kPoorFitFactor = 2.0;
+
+/// A fit judged against the measurement's own noise (measurement_spread, else kAssumedSpread).
+struct FitQuality {
+  double noise = 0;
+  bool noise_measured = false;  ///< false: kAssumedSpread
+  double limit = 0;             ///< kPoorFitFactor x noise
+  /// The gmean error of the fitted or of the held-out points is above `limit`.
+  bool poor = false;
+  std::vector<PointFit> beyond;  ///< the points whose |error| is above `limit`, in order
+};
+FitQuality judge_fit(const std::vector<PointFit>& points);
+
 /// The largest group whose points calibration and validation predict (the critical path visits
 /// every rank's messages: the cost grows with ranks x steps, 40 s to fit 1,024 ranks here).
 inline constexpr int kMaxPredictedRanks = 4096;

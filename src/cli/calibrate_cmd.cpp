@@ -21,24 +21,6 @@
 
 namespace ccsim::cli {
 
-namespace {
-
-/// exp(mean ln(p90 / p10) / 2) - 1 over the points that recorded their spread.
-std::optional<double> spread_of(const std::vector<calibrate::PointFit>& points, int* counted = nullptr) {
-  double log_spread = 0;
-  int n = 0;
-  for (const calibrate::PointFit& p : points) {
-    if (!p.p10_s || !p.p90_s) continue;
-    log_spread += std::log(*p.p90_s / *p.p10_s) / 2;
-    ++n;
-  }
-  if (counted) *counted = n;
-  if (n == 0) return std::nullopt;
-  return std::exp(log_spread / n) - 1;
-}
-
-}  // namespace
-
 nlohmann::ordered_json calibration_json(const std::vector<calibrate::PointFit>& points) {
   nlohmann::ordered_json out;
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
@@ -63,7 +45,7 @@ nlohmann::ordered_json calibration_json(const std::vector<calibrate::PointFit>& 
     summary["worst"] = e.points > 0 ? nlohmann::ordered_json(e.worst) : nlohmann::ordered_json(nullptr);
     out[fitted ? "fitted" : "held_out"] = std::move(summary);
   }
-  const std::optional<double> spread = spread_of(points);
+  const std::optional<double> spread = calibrate::measurement_spread(points);
   out["measurement_spread"] = spread ? nlohmann::ordered_json(*spread) : nlohmann::ordered_json(nullptr);
   return out;
 }
@@ -89,7 +71,7 @@ std::string calibration_report(const std::vector<calibrate::PointFit>& points) {
                        e.points, e.gmean * 100, e.worst * 100);
   }
   int spread_points = 0;
-  if (const std::optional<double> spread = spread_of(points, &spread_points)) {
+  if (const std::optional<double> spread = calibrate::measurement_spread(points, &spread_points)) {
     out += fmt::format(
         "measurement spread: p10..p90 of the repetitions spans +-{:.1f}% about the median (geometric mean "
         "over {} points); errors of that size are within the measurement's own noise\n",
@@ -168,6 +150,81 @@ struct CalibrateNetworkCommand {
   std::string shared_core;  ///< measurements of processes sharing cores, for the hand-off
 };
 
+/// The warning of a poor fit (calibrate::judge_fit), naming the points it is poor at; "" for a
+/// fit within twice the measurement's noise.
+std::string poor_fit_warning(const std::vector<calibrate::PointFit>& points) {
+  const calibrate::FitQuality q = calibrate::judge_fit(points);
+  if (!q.poor) return "";
+  std::vector<std::string> errors;  // "held-out points 28.7%"
+  for (bool fitted : {true, false}) {
+    const calibrate::ErrorSummary e = calibrate::summarize(points, fitted);
+    if (e.points > 0 && e.gmean > q.limit) {
+      errors.push_back(fmt::format("{} points {:.1f}%", fitted ? "fitted" : "held-out", e.gmean * 100));
+    }
+  }
+  std::vector<std::string> beyond;
+  for (const calibrate::PointFit& p : q.beyond) {
+    beyond.push_back(fmt::format("{} {:+.1f}% ({})", format_bytes(static_cast<double>(p.bytes)),
+                                 p.relative_error() * 100, p.fitted ? "fitted" : "held-out"));
+  }
+  return fmt::format(
+      "a poor fit: gmean error of the {} is more than {:g} times the measurement's noise (+-{:.1f}%{}); {} of {} "
+      "points are off by more than {:.1f}%: {}",
+      fmt::join(errors, ", of the "), calibrate::kPoorFitFactor, q.noise * 100,
+      q.noise_measured ? ", the spread of its repetitions" : ", assumed: the file records no spread of repetitions",
+      beyond.size(), points.size(), q.limit * 100, fmt::join(beyond, ", "));
+}
+
+/// A model name without the slash of a series name, which is no file name:
+/// "MPI_Allreduce/mpi" -> "fit-MPI_Allreduce-mpi".
+std::string default_model_name(const std::string& series) {
+  std::string name = "fit-" + series;
+  std::replace(name.begin(), name.end(), '/', '-');
+  return name;
+}
+
+/// The network model of `fit` (and of the hand-off, when fitted), with where it comes from.
+topology::NetworkModel fitted_model(const CalibrateNetworkCommand& cmd, const calibrate::MeasurementFile& file,
+                                    const calibrate::NetworkFit& fit,
+                                    const std::optional<calibrate::HandoffFit>& handoff) {
+  topology::NetworkModel model;
+  model.name = !cmd.name.empty() ? cmd.name : default_model_name(cmd.series);
+  model.description = fmt::format("all_reduce {} on {} ranks fitted on the critical path of schedule {}", cmd.series,
+                                  fit.points.front().ranks, fit.schedule);
+  model.hardware = fmt::format("{}, {} process(es) on {}", file.cpu.empty() ? "unknown CPU" : file.cpu, file.processes,
+                               file.nodes > 0 ? fmt::format("{} node(s)", file.nodes) : std::string("unknown nodes"));
+  model.source = fmt::format("measured: {}{}; ccsim calibrate network {} --series {}{} --fit {} --tier {}{}",
+                             cmd.measurements, handoff ? " and " + cmd.shared_core : std::string(), cmd.measurements,
+                             cmd.series, cmd.group.empty() ? std::string() : " --group " + cmd.group, cmd.fit, cmd.tier,
+                             handoff ? " --shared-core " + cmd.shared_core : std::string());
+  (cmd.tier == "inter" ? model.has_inter : model.has_intra) = true;
+  (cmd.tier == "inter" ? model.inter : model.intra) = fit.tier;
+  model.reduce_s_per_byte = fit.reduce_s_per_byte;
+  model.fitted_on = topology::FitRecord{
+      cmd.measurements, file_fingerprint(cmd.measurements), cmd.series, cmd.group, fit.points.front().ranks,
+      fit.fitted_on,    calibrate::affinity_summary(file)};
+  return model;
+}
+
+/// The fitted tier as --format json shows it ("model").
+nlohmann::ordered_json tier_json(const calibrate::NetworkFit& fit,
+                                 const std::optional<calibrate::HandoffFit>& handoff) {
+  nlohmann::ordered_json tier;
+  tier["send_overhead_s"] = fit.tier.send_overhead_s;
+  tier["recv_overhead_s"] = fit.tier.recv_overhead_s;
+  tier["reduce_s_per_byte"] = fit.reduce_s_per_byte;
+  if (handoff) tier["shared_core_handoff_s"] = handoff->handoff_s;
+  nlohmann::ordered_json segments = nlohmann::ordered_json::array();
+  for (const topology::CostSegment& seg : fit.tier.segments) {
+    segments.push_back({{"min_bytes", seg.min_bytes},
+                        {"latency_s", seg.latency_s},
+                        {"bandwidth_Bps", seg.bandwidth_Bps},
+                        {"ramp", seg.ramp}});
+  }
+  tier["segments"] = std::move(segments);
+  return tier;
+}
+
 void run_calibrate_network(CalibrateNetworkCommand cmd) {
   calibrate::MeasurementFile file =
       calibrate::read_any_measurements(cmd.measurements, cmd.ranks > 0 ? std::optional<int>(cmd.ranks) : std::nullopt);
@@ -184,6 +241,8 @@ void run_calibrate_network(CalibrateNetworkCommand cmd) {
                                 mode == calibrate::FitMode::kAll ? "all" : "alternate");
   out += "error = predicted / measured - 1; gmean error = exp(mean |ln(predicted / measured)|) - 1\n";
   out += calibration_report(fit.points);
+  const std::string warning = poor_fit_warning(fit.points);
+  if (!warning.empty()) out += fmt::format("warning: {}\n", warning);
   out += fmt::format("model, tier {}: per message send overhead + latency + bytes / bandwidth + receive overhead\n",
                      cmd.tier);
   out += tier_report(fit.tier, fit.reduce_s_per_byte);
@@ -210,24 +269,7 @@ void run_calibrate_network(CalibrateNetworkCommand cmd) {
   }
 
   if (cmd.output_given) {
-    topology::NetworkModel model;
-    model.name = !cmd.name.empty() ? cmd.name : fmt::format("fit-{}", cmd.series);
-    model.description = fmt::format("all_reduce {} on {} ranks fitted on the critical path of schedule {}", cmd.series,
-                                    fit.points.front().ranks, fit.schedule);
-    model.hardware =
-        fmt::format("{}, {} process(es) on {}", file.cpu.empty() ? "unknown CPU" : file.cpu, file.processes,
-                    file.nodes > 0 ? fmt::format("{} node(s)", file.nodes) : std::string("unknown nodes"));
-    model.source = fmt::format("measured: {}{}; ccsim calibrate network {} --series {}{} --fit {} --tier {}{}",
-                               cmd.measurements, handoff ? " and " + cmd.shared_core : std::string(), cmd.measurements,
-                               cmd.series, cmd.group.empty() ? std::string() : " --group " + cmd.group, cmd.fit,
-                               cmd.tier, handoff ? " --shared-core " + cmd.shared_core : std::string());
-    (cmd.tier == "inter" ? model.has_inter : model.has_intra) = true;
-    (cmd.tier == "inter" ? model.inter : model.intra) = fit.tier;
-    model.reduce_s_per_byte = fit.reduce_s_per_byte;
-    model.fitted_on = topology::FitRecord{
-        cmd.measurements, file_fingerprint(cmd.measurements), cmd.series, cmd.group, fit.points.front().ranks,
-        fit.fitted_on,    calibrate::affinity_summary(file)};
-    write_output(cmd.output, topology::write_network_model(model));
+    write_output(cmd.output, topology::write_network_model(fitted_model(cmd, file, fit, handoff)));
     out += fmt::format("wrote {}\n", cmd.output);
   }
   if (cmd.format == "json") {
@@ -241,21 +283,9 @@ void run_calibrate_network(CalibrateNetworkCommand cmd) {
     j["tier"] = cmd.tier;
     const nlohmann::ordered_json errors = calibration_json(fit.points);  // named: items() of a temporary would dangle
     for (const auto& [key, value] : errors.items()) j[key] = value;
-    nlohmann::ordered_json tier;
-    tier["send_overhead_s"] = fit.tier.send_overhead_s;
-    tier["recv_overhead_s"] = fit.tier.recv_overhead_s;
-    tier["reduce_s_per_byte"] = fit.reduce_s_per_byte;
-    if (handoff) tier["shared_core_handoff_s"] = handoff->handoff_s;
-    nlohmann::ordered_json segments = nlohmann::ordered_json::array();
-    for (const topology::CostSegment& seg : fit.tier.segments) {
-      segments.push_back({{"min_bytes", seg.min_bytes},
-                          {"latency_s", seg.latency_s},
-                          {"bandwidth_Bps", seg.bandwidth_Bps},
-                          {"ramp", seg.ramp}});
-    }
-    tier["segments"] = std::move(segments);
-    j["model"] = std::move(tier);
+    j["model"] = tier_json(fit, handoff);
     j["notes"] = fit.notes;
+    j["warning"] = warning.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(warning);
     if (handoff) {
       nlohmann::ordered_json h = calibration_json(handoff->points);
       h["measurements"] = cmd.shared_core;
@@ -300,7 +330,7 @@ void setup_calibrate(CLI::App& app) {
       ->check(CLI::Range(1, 4))
       ->capture_default_str();
   sub->add_option("-o,--output", cmd->output, "Write the model here (models/network/NAME.json)");
-  sub->add_option("--name", cmd->name, "Model name (default: fit-SERIES)");
+  sub->add_option("--name", cmd->name, "Model name (default: fit-ALGORITHM-TRANSPORT of --series)");
   sub->add_option("-f,--format", cmd->format, "Output format: text or json")
       ->check(one_of({"text", "json"}))
       ->capture_default_str();

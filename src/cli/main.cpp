@@ -3,6 +3,8 @@
 #include <iostream>
 #include <new>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -15,10 +17,22 @@
 #include "core/phase.hpp"
 #include "engine/child_process.hpp"
 #include "engine/replay.hpp"
+#include "engine/what_if.hpp"
 
 using namespace ccsim::cli;  // exit codes
 
 namespace {
+
+/// Whether `e` is about something given on the command line (an option's value, "--platform";
+/// "command line" for a check across options), not about a file.
+bool from_command_line(const ccsim::InputError& e) { return e.file().starts_with("--") || e.file() == "command line"; }
+
+/// The keys --set takes (engine::what_if_keys), checked when the command line is parsed.
+std::vector<std::string> setting_keys() {
+  std::vector<std::string> keys;
+  for (const ccsim::engine::WhatIfKey& key : ccsim::engine::what_if_keys()) keys.emplace_back(key.key);
+  return keys;
+}
 
 int run(CLI::App& app, int argc, char** argv) {
   try {
@@ -32,6 +46,11 @@ int run(CLI::App& app, int argc, char** argv) {
       ccsim::write_stdout(out.str());
       return code == 0 ? 0 : kUsage;
     }
+  } catch (const ccsim::UnknownNameError& e) {
+    // An unknown preset, model or key on the command line is a malformed command line, as an
+    // unknown option or value is; in a file, it is bad input.
+    fmt::print(stderr, "ccsim: error: {}\n", e.what());
+    return from_command_line(e) ? kUsage : kBadInput;
   } catch (const ccsim::InputError& e) {
     fmt::print(stderr, "ccsim: error: {}\n", e.what());
     return kBadInput;
@@ -59,8 +78,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "ccsim 0.1");
   app.footer(
       "Exit codes: 0 success; 1 bad input (the message names file, line and field) or an input too large for this "
-      "machine; 2 a malformed command line (unknown option or command, missing or bad value); 3 a simulation that "
-      "cannot progress; 4 internal error.");
+      "machine; 2 a malformed command line (unknown option, command, preset, model or --set key; missing or bad "
+      "value); 3 a simulation that cannot progress; 4 internal error.");
   ccsim::cli::setup_replay(app);
   ccsim::cli::setup_platform(app);
   ccsim::cli::setup_compare(app);
@@ -75,6 +94,7 @@ int main(int argc, char** argv) {
   ccsim::cli::setup_sweep(app);
   ccsim::cli::setup_predict(app);
   ccsim::cli::check_option_values(app);  // after every subcommand is set up
+  ccsim::cli::check_keys_of(app, "--set", setting_keys());
   ccsim::cli::report_usage_errors(app);
   int code = run(app, argc, argv);
   // Whatever the command printed (results, --help), a lost write must not exit 0.

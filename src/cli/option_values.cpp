@@ -1,12 +1,15 @@
 #include "cli/option_values.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
+#include <regex>
 #include <string>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "core/parse.hpp"
 #include "core/spelling.hpp"
 #include "core/utf8.hpp"
 
@@ -21,11 +24,6 @@ std::string check_value(const std::string& value) {
                        *bad);
   }
   return "";
-}
-
-std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
-  const std::optional<std::string> close = closest_spelling(word, candidates);
-  return close ? fmt::format("; did you mean {}?", *close) : std::string();
 }
 
 /// The subcommand the command line reached last (`app` itself when none).
@@ -74,6 +72,80 @@ std::string unknown_argument(const CLI::App& root, const CLI::Error& error) {
   return "";
 }
 
+/// The option of the command line's deepest subcommand, or of a parent, named `name` ("--seq").
+const CLI::Option* find_option(const CLI::App& root, const std::string& name) {
+  for (const CLI::App* at = &deepest(root); at != nullptr; at = at->get_parent()) {
+    for (const CLI::Option* option : at->get_options()) {
+      if (option->get_name() == name) return option;
+    }
+  }
+  return nullptr;
+}
+
+/// What a value of option `name` is, in words, from its CLI11 type name (FLOAT, INT, ...);
+/// `otherwise` for another type or no such option.
+std::string type_in_words(const CLI::App& root, const std::string& name, const std::string& otherwise) {
+  const CLI::Option* option = find_option(root, name);
+  // get_type_name() appends the validators' descriptions: "INT:INT in [1 - 4]".
+  const std::string full = option != nullptr ? option->get_type_name() : "";
+  const std::string type = full.substr(0, full.find(':'));
+  if (type == "FLOAT") return "a number";
+  if (type == "INT") return "an integer";
+  if (type == "UINT") return "a non-negative integer";
+  if (type == "BOOLEAN") return "true or false";
+  return otherwise;
+}
+
+/// A number of CLI::Range's message ("16777216", "0.000000") as the messages of ccsim write it.
+std::string number_in_words(const std::string& text) {
+  const std::optional<double> x = parse_double(text);
+  if (!x) return text;
+  if (std::abs(*x) < 1e15 && *x == std::trunc(*x)) return fmt::format("{}", static_cast<long long>(*x));
+  return fmt::format("{:g}", *x);
+}
+
+/// CLI11's message in the words of every other error of ccsim ("--iterations: expected a
+/// value", not "--iterations: 1 required FLOAT missing"); CLI11's own where none applies.
+std::string plain_words(const CLI::App& root, const CLI::Error& error) {
+  const std::string text = error.what();
+  static const std::regex kMissing(R"(^(\S+): 1 required \S+ missing$)");
+  static const std::regex kCount(R"(^(\S+): (\d+) required \S+ missing$)");
+  static const std::regex kAtLeast(R"(^(\S+): At least (\d+) required but received (\d+)$)");
+  static const std::regex kAtMost(R"(^(\S+): At Most (\d+) required but received (\d+)$)");
+  static const std::regex kConvert(R"(^Could not convert: (\S+) = (.*)$)");
+  static const std::regex kRange(R"(^(\S+): Value (.*) not in range (\S+) to (\S+)$)");
+  static const std::regex kExtras(R"(^The following arguments? (?:was|were) not expected: .*$)");
+  std::smatch m;
+  if (std::regex_match(text, m, kMissing)) return fmt::format("{}: expected a value", m.str(1));
+  if (std::regex_match(text, m, kCount)) return fmt::format("{}: expected {} values", m.str(1), m.str(2));
+  if (std::regex_match(text, m, kAtLeast)) {
+    return fmt::format("{}: expected at least {} values, got {}", m.str(1), m.str(2), m.str(3));
+  }
+  if (std::regex_match(text, m, kAtMost)) {
+    return fmt::format("{}: expected at most {} values, got {}", m.str(1), m.str(2), m.str(3));
+  }
+  if (std::regex_match(text, m, kConvert)) {
+    return fmt::format("{}: expected {}, got \"{}\"", m.str(1), type_in_words(root, m.str(1), "a value"), m.str(2));
+  }
+  if (std::regex_match(text, m, kRange)) {
+    return fmt::format("{}: expected {} from {} to {}, got \"{}\"", m.str(1), type_in_words(root, m.str(1), "a number"),
+                       number_in_words(m.str(3)), number_in_words(m.str(4)), m.str(2));
+  }
+  if (std::regex_match(text, kExtras)) {
+    const std::vector<std::string> extras = root.remaining(true);
+    return fmt::format("unexpected argument{} {}", extras.size() > 1 ? "s" : "", fmt::join(extras, " "));
+  }
+  if (dynamic_cast<const CLI::RequiredError*>(&error) != nullptr && text == "A subcommand is required") {
+    std::vector<std::string> commands;
+    for (const CLI::App* command :
+         deepest(root).get_subcommands([](const CLI::App* s) { return !s->get_name().empty(); })) {
+      commands.push_back(command->get_name());
+    }
+    return fmt::format("expected a command: {}", fmt::join(commands, ", "));
+  }
+  return text;
+}
+
 }  // namespace
 
 void check_option_values(CLI::App& app) {
@@ -88,18 +160,35 @@ CLI::Validator one_of(std::vector<std::string> choices) {
   return CLI::Validator(
       [choices = std::move(choices)](const std::string& value) -> std::string {
         if (std::find(choices.begin(), choices.end(), value) != choices.end()) return "";
-        const std::optional<std::string> close = closest_spelling(value, choices);
-        return fmt::format("unknown value \"{}\"; {}choices: {}", value,
-                           close ? fmt::format("did you mean {}? ", *close) : std::string(), fmt::join(choices, ", "));
+        return fmt::format("unknown value \"{}\"; {}choices: {}", value, did_you_mean(value, choices, "", " "),
+                           fmt::join(choices, ", "));
       },
       description);
+}
+
+CLI::Validator key_of(std::vector<std::string> keys) {
+  return CLI::Validator(
+      [keys = std::move(keys)](const std::string& setting) -> std::string {
+        const std::size_t eq = setting.find('=');
+        if (eq == std::string::npos) return "";  // not KEY=VALUE: the command says what it expects
+        const std::string key = setting.substr(0, eq);
+        if (std::find(keys.begin(), keys.end(), key) != keys.end()) return "";
+        return fmt::format("unknown key \"{}\"; {}valid keys: {}", key, did_you_mean(key, keys, "", " "),
+                           fmt::join(keys, ", "));
+      },
+      "");
+}
+
+void check_keys_of(CLI::App& app, const std::string& name, const std::vector<std::string>& keys) {
+  if (CLI::Option* option = app.get_option_no_throw(name)) option->check(key_of(keys));
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) check_keys_of(*sub, name, keys);
 }
 
 void report_usage_errors(CLI::App& app) {
   app.failure_message([](const CLI::App* root, const CLI::Error& error) {
     std::string message = unknown_argument(*root, error);
-    if (message.empty()) message = error.what();
-    return message + "\nRun with --help for more information.\n";
+    if (message.empty()) message = plain_words(*root, error);
+    return fmt::format("{}: error: {}\nRun with --help for more information.\n", root->get_name(), message);
   });
 }
 

@@ -18,10 +18,22 @@ void check_option_values(CLI::App& app);
 /// all_reduce' (no "did you mean" when no choice is close). --help shows {a,b,c}.
 CLI::Validator one_of(std::vector<std::string> choices);
 
-/// Installs how `app` reports a malformed command line: CLI11's message, except that an
-/// unknown option reads "unknown option --iteration; did you mean --iterations?" and an
-/// unknown subcommand "unknown command replya; did you mean replay?", each followed by
-/// "Run with --help for more information.". The exit code is the caller's: kUsage.
+/// The check of the keys of a KEY=VALUE option (--set): an unknown KEY is refused when the
+/// command line is parsed, as 'unknown key "inter.bandwith"; did you mean inter.bandwidth?
+/// valid keys: ...' (no "did you mean" when no key is close). The value, and a text without
+/// '=', are the command's to check.
+CLI::Validator key_of(std::vector<std::string> keys);
+
+/// Adds key_of(keys) to every option named `name` ("--set") of `app` and its subcommands.
+/// Call it once all options exist.
+void check_keys_of(CLI::App& app, const std::string& name, const std::vector<std::string>& keys);
+
+/// Installs how `app` reports a malformed command line, as every other error of the program
+/// reads: "PROGRAM: error: MESSAGE" then "Run with --help for more information.". MESSAGE is
+/// CLI11's in plain words ("--iterations: expected a value", not "1 required FLOAT missing";
+/// "expected a command: replay, ..."); an unknown option reads "unknown option --iteration;
+/// did you mean --iterations?" and an unknown subcommand "unknown command replya; did you
+/// mean replay?". The exit code is the caller's: kUsage.
 void report_usage_errors(CLI::App& app);
 
 }  // namespace ccsim::cli

@@ -5,16 +5,22 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "compress/model_reader.hpp"
 #include "core/data_files.hpp"
 #include "core/input_error.hpp"
 #include "core/parse.hpp"
+#include "core/spelling.hpp"
 
 namespace ccsim::compress {
 namespace {
 
-constexpr std::string_view kValidKeys = "eb, bits, density, where, range";
+/// The keys of a --compress spec, in the order the messages list them.
+const std::vector<std::string>& valid_keys() {
+  static const std::vector<std::string> keys{"eb", "bits", "density", "where", "range"};
+  return keys;
+}
 
 bool is_path(std::string_view name) { return name.ends_with(".json") || name.find('/') != std::string_view::npos; }
 
@@ -59,7 +65,9 @@ void apply(Query& query, const std::string& key, std::string_view value) {
   } else if (key == "range") {
     query.value_range = positive_number(value, key);
   } else {
-    throw InputError(kCompressOption, 0, key, fmt::format("unknown key; valid keys: {}", kValidKeys));
+    throw UnknownNameError(kCompressOption, 0, key,
+                           fmt::format("unknown key; {}valid keys: {}", did_you_mean(key, valid_keys(), "", " "),
+                                       fmt::join(valid_keys(), ", ")));
   }
 }
 

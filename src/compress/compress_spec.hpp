@@ -31,13 +31,13 @@ SpecItems split_spec(std::string_view text, const std::string& what);
 /// Parses the CLI form NAME[:key=value,...], e.g. "cuszp:eb=1e-3", "szx:eb=1e-4,where=host",
 /// "int8", "onebit", "topk:density=0.01". Keys: eb (error bound), bits, density, where
 /// (accelerator|host), range (value range for REL bounds). Errors are
-/// InputError("--compress", 0, key, ...): an unknown key lists the valid ones, a bad number
-/// quotes it. Whether a key suits the compressor is checked later, by the model.
+/// InputError("--compress", 0, key, ...): an unknown key (an UnknownNameError) lists the valid
+/// ones, a bad number quotes it. Whether a key suits the compressor is checked later, by the model.
 CompressSpec parse_compress_spec(std::string_view text);
 
 /// Resolves NAME|FILE: a path (containing '/' or ending in .json) is used as is; otherwise
-/// NAME.json is looked up in `dirs` in order. An unknown name is an InputError listing the
-/// models found.
+/// NAME.json is looked up in `dirs` in order. An unknown name is an UnknownNameError listing
+/// the models found (find_data_file).
 std::string find_compressor(const std::string& name_or_path, const std::vector<std::string>& dirs);
 
 /// Names of the models (NAME for each NAME.json) in `dirs`, sorted, without duplicates.

@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "core/input_error.hpp"
+#include "core/spelling.hpp"
 
 namespace ccsim {
 namespace {
@@ -46,9 +47,10 @@ std::string find_data_file(const std::string& name_or_path, const std::vector<st
     }
   }
   std::vector<std::string> names = list_data_files(dirs);
-  throw InputError(
+  throw UnknownNameError(
       option, 0, "",
-      fmt::format("unknown {} \"{}\" (tried {}); {}: {}", what, name_or_path, fmt::join(tried, ", "), plural,
+      fmt::format("unknown {} \"{}\" (tried {}); {}{}: {}", what, name_or_path, fmt::join(tried, ", "),
+                  did_you_mean(name, names, "", " "), plural,
                   names.empty() ? std::string("none found") : fmt::format("{}", fmt::join(names, ", "))));
 }
 

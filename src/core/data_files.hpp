@@ -13,9 +13,10 @@ namespace ccsim {
 ///      the missing file and the system's reason;
 ///   3. NAME.json in `dirs`, in order, where NAME is `name_or_path` without a final ".json"
 ///      ("dgx-h100-superpod" and "dgx-h100-superpod.json" name the same preset).
-/// Otherwise an InputError from `option` ("--platform") that lists what was tried and what
-/// exists: 'unknown <what> "NAME" (tried NAME, DIR/NAME.json); <plural>: a, b, c'. Folders
-/// inside the working directory are shown relative to it.
+/// Otherwise an UnknownNameError from `option` ("--platform") that lists what was tried and
+/// what exists: 'unknown <what> "NAME" (tried NAME, DIR/NAME.json); did you mean b? <plural>:
+/// a, b, c' ("did you mean" only when a name is close). Folders inside the working directory
+/// are shown relative to it.
 std::string find_data_file(const std::string& name_or_path, const std::vector<std::string>& dirs,
                            const std::string& option, const std::string& what, const std::string& plural);
 

@@ -25,6 +25,15 @@ class InputError : public std::runtime_error {
   std::string detail_;
 };
 
+/// An InputError about a name that is none of the valid ones (a preset, a model, a key): its
+/// message lists them, with "did you mean X?" when one is close (core/spelling.hpp). Given on
+/// the command line (file() is the option, "--platform"), the command line is malformed, and
+/// cli/ exits as for an unknown option; read from a file, it is bad input like any other.
+class UnknownNameError : public InputError {
+ public:
+  using InputError::InputError;
+};
+
 /// Where a value came from: the file and the line of the value, and the path of the field
 /// inside the document ("ranks[0].ops[3].bytes"). Cheap to copy; used to build InputErrors.
 struct SourceRef {

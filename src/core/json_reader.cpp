@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/parse.hpp"
+#include "core/spelling.hpp"
 
 namespace ccsim::json {
 namespace {
@@ -161,10 +162,22 @@ bool ObjectReader::has(std::string_view key) {
 const Value& ObjectReader::required(std::string_view key) {
   note(key);
   const Value* member = value_.find(key);
-  if (member == nullptr) {
-    SourceRef{file_, value_.line(), member_path(key)}.fail("missing (required)");
-  }
+  if (member == nullptr) missing(key);
   return *member;
+}
+
+void ObjectReader::missing(std::string_view key) const {
+  // A misspelt required key reads as absent here, before finish() could call it unknown: name
+  // the member that is most likely it, at its line.
+  std::vector<std::string> unknown;
+  for (const Value::Member& member : value_.members()) {
+    if (std::find(known_.begin(), known_.end(), member.first) == known_.end()) unknown.push_back(member.first);
+  }
+  if (const std::optional<std::string> typo = closest_spelling(key, unknown)) {
+    SourceRef{file_, value_.find(*typo)->line(), member_path(key)}.fail(
+        fmt::format("missing (required); the object has \"{}\": did you mean {}?", *typo, key));
+  }
+  SourceRef{file_, value_.line(), member_path(key)}.fail("missing (required)");
 }
 
 const Value* ObjectReader::optional(std::string_view key) {
@@ -191,7 +204,8 @@ std::string ObjectReader::choice(std::string_view key, std::initializer_list<std
   for (std::string_view c : choices) {
     if (c == text) return text;
   }
-  at(key).fail(fmt::format("expected one of {}, got \"{}\"", fmt::join(choices, ", "), text));
+  at(key).fail(fmt::format("expected one of {}, got \"{}\"{}", fmt::join(choices, ", "), text,
+                           did_you_mean(text, std::vector<std::string>(choices.begin(), choices.end()))));
 }
 
 double ObjectReader::number(std::string_view key) {
@@ -323,8 +337,9 @@ void ObjectReader::finish() const {
     if (std::find(known_.begin(), known_.end(), member.first) != known_.end()) continue;
     std::vector<std::string> sorted = known_;
     std::sort(sorted.begin(), sorted.end());
-    SourceRef{file_, member.second.line(), member_path(member.first)}.fail(
-        fmt::format("unknown key; valid keys here: {}", fmt::join(sorted, ", ")));
+    throw UnknownNameError(file_, member.second.line(), member_path(member.first),
+                           fmt::format("unknown key; {}valid keys here: {}",
+                                       did_you_mean(member.first, sorted, "", " "), fmt::join(sorted, ", ")));
   }
 }
 

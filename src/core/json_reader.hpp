@@ -16,6 +16,10 @@ namespace ccsim::json {
 /// optional) becomes a known key; finish() rejects any other key and lists the known ones,
 /// so a misspelt key is never ignored. Errors name file, line and the full field path:
 ///   platforms/x.json:12: field 'network.latency_s': expected a non-negative number, got "-1"
+/// and offer "did you mean X?" where a name is close to a valid one: an unknown key, a value
+/// that is none of choice()'s, and a missing required key beside a not-yet-known member
+/// spelt like it ("field 'node.nics': missing (required); the object has "nic": did you
+/// mean nics?", at the member's line).
 class ObjectReader {
  public:
   /// Throws unless `value` is an object. `path` is the field path of the object itself
@@ -36,7 +40,7 @@ class ObjectReader {
 
   std::string string(std::string_view key);
   std::optional<std::string> optional_string(std::string_view key);
-  /// One of `choices`; anything else is an error that lists them.
+  /// One of `choices`; anything else is an error that lists them (and the closest).
   std::string choice(std::string_view key, std::initializer_list<std::string_view> choices);
 
   double number(std::string_view key);
@@ -73,7 +77,7 @@ class ObjectReader {
   /// Marks keys as known without reading them (documented free-form members).
   void allow(std::initializer_list<std::string_view> keys);
 
-  /// Rejects unknown keys. Call once all keys have been read.
+  /// Rejects unknown keys (UnknownNameError). Call once all keys have been read.
   void finish() const;
 
   /// Field path of a member: "a.b" + "c" -> "a.b.c".
@@ -86,6 +90,8 @@ class ObjectReader {
   std::vector<std::string> known_;
 
   void note(std::string_view key);
+  /// Throws the error of required key `key` being absent.
+  [[noreturn]] void missing(std::string_view key) const;
 };
 
 /// Field path of an array element: "ranks" + 3 -> "ranks[3]".

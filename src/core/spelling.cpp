@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 namespace ccsim {
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
@@ -30,12 +32,20 @@ std::optional<std::string> closest_spelling(std::string_view word, const std::ve
     if (candidate == word) return std::nullopt;
     const std::size_t distance = edit_distance(word, candidate);
     const std::size_t allowed = std::max<std::size_t>(1, std::max(word.size(), candidate.size()) / 3);
-    if (distance <= allowed && (!best || distance < best_distance)) {
+    // A word of one letter replaced is no misspelling of another ("x" is not "n" mistyped).
+    const bool replaced = distance >= std::max(word.size(), candidate.size());
+    if (distance <= allowed && !replaced && (!best || distance < best_distance)) {
       best = candidate;
       best_distance = distance;
     }
   }
   return best;
+}
+
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates, std::string_view before,
+                         std::string_view after) {
+  const std::optional<std::string> close = closest_spelling(word, candidates);
+  return close ? fmt::format("{}did you mean {}?{}", before, *close, after) : std::string();
 }
 
 }  // namespace ccsim

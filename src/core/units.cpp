@@ -70,4 +70,9 @@ std::optional<DType> parse_dtype(std::string_view text) {
 
 std::string_view dtype_choices() { return "fp32, fp16, bf16, fp64, int32, int8, uint8"; }
 
+const std::vector<std::string>& dtype_names() {
+  static const std::vector<std::string> names{"fp32", "fp16", "bf16", "fp64", "int32", "int8", "uint8"};
+  return names;
+}
+
 }  // namespace ccsim

@@ -2,7 +2,9 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace ccsim {
 
@@ -25,5 +27,7 @@ std::string_view dtype_name(DType dtype);
 std::optional<DType> parse_dtype(std::string_view text);
 /// "fp32, fp16, bf16, fp64, int32, int8, uint8" for error messages.
 std::string_view dtype_choices();
+/// The canonical names of dtype_choices(), for "did you mean" (core/spelling.hpp).
+const std::vector<std::string>& dtype_names();
 
 }  // namespace ccsim

@@ -52,28 +52,6 @@ std::string env_summary() {
   return fmt::format("{}", fmt::join(vars, " "));
 }
 
-/// What carries Open MPI's messages between processes, from the BTL selection the job ran
-/// with (OMPI_MCA_btl, set by `ccsim measure --mpi-over`, and btl_tcp_if_include): a sentence
-/// for the table and the JSON (machine.mpi_path).
-std::string mpi_path() {
-  const char* btl = std::getenv("OMPI_MCA_btl");
-  const char* iface = std::getenv("OMPI_MCA_btl_tcp_if_include");
-  const std::string list = btl == nullptr ? "" : btl;
-  auto has = [&](std::string_view name) {
-    return ("," + list + ",").find("," + std::string(name) + ",") != std::string::npos;
-  };
-  if (list.empty()) {
-    return "as Open MPI chooses (shared memory, vader, between processes of one node; a network BTL between nodes): "
-           "ccsim measure --mpi-over shm|tcp[:IFACE] says which";
-  }
-  if (has("tcp") && !has("vader") && !has("sm")) {
-    return fmt::format("TCP (OMPI_MCA_btl={}){}", list,
-                       iface != nullptr ? fmt::format(" through interface {}", iface) : std::string(", any interface"));
-  }
-  if ((has("vader") || has("sm")) && !has("tcp")) return fmt::format("shared memory (OMPI_MCA_btl={})", list);
-  return fmt::format("OMPI_MCA_btl={}", list);
-}
-
 /// The settings of the link scripts/slowlink.sh emulates, from the file it keeps while the link
 /// is up (`KEY=VALUE` lines: rate, ports, duplex, links, burst, mtu, rps, congestion and the
 /// host's own orig_mtu, orig_gso, orig_rps, orig_cc); an empty
@@ -92,6 +70,32 @@ ordered_json emulated_link() {
 }
 
 }  // namespace
+
+std::string mpi_path(std::string_view btl, std::string_view tcp_interface, std::size_t nodes, int processes) {
+  const std::string list(btl);
+  auto has = [&](std::string_view name) {
+    return ("," + list + ",").find("," + std::string(name) + ",") != std::string::npos;
+  };
+  if (list.empty() && nodes == 1) {
+    return fmt::format(
+        "shared memory (vader), as Open MPI does between processes of one node: {} ran on one node; "
+        "ccsim measure --mpi-over tcp:lo measures TCP instead",
+        processes == 1 ? std::string("the process") : fmt::format("all {} processes", processes));
+  }
+  if (list.empty()) {
+    return fmt::format(
+        "as Open MPI chooses: shared memory (vader) between processes of one node, a network BTL between the {} "
+        "nodes; ccsim measure --mpi-over shm|tcp[:IFACE] selects one",
+        nodes);
+  }
+  if (has("tcp") && !has("vader") && !has("sm")) {
+    return fmt::format(
+        "TCP (OMPI_MCA_btl={}){}", list,
+        tcp_interface.empty() ? std::string(", any interface") : fmt::format(" through interface {}", tcp_interface));
+  }
+  if ((has("vader") || has("sm")) && !has("tcp")) return fmt::format("shared memory (OMPI_MCA_btl={})", list);
+  return fmt::format("OMPI_MCA_btl={}", list);
+}
 
 std::string absolute_codec_spec(const std::string& spec, double value_range) {
   const auto pos = spec.find("rel=");
@@ -131,6 +135,22 @@ void check_data_file(const std::string& path) {
 }
 
 namespace {
+
+/// An environment variable's value, "" when unset.
+std::string_view env_or_empty(const char* name) {
+  const char* value = std::getenv(name);
+  return value == nullptr ? std::string_view() : std::string_view(value);
+}
+
+/// Records what carried the job's MPI messages (mpi_path, from the BTL selection in the
+/// environment and the nodes the processes ran on) as machine.mpi_path, and prints it as the
+/// table's first line to `table` (rank 0's stdout or stderr; nullptr on the other ranks).
+void record_mpi_path(nlohmann::ordered_json& machine, int processes, std::FILE* table) {
+  const std::string path = mpi_path(env_or_empty("OMPI_MCA_btl"), env_or_empty("OMPI_MCA_btl_tcp_if_include"),
+                                    machine["nodes"].get<std::size_t>(), processes);
+  if (table != nullptr) fmt::print(table, "MPI messages: {}\n", path);
+  machine["mpi_path"] = path;
+}
 
 /// World rank w of a tp x pp x dp layout: (colour, key) of its group of `kind`.
 std::pair<int, int> group_of(const std::string& kind, const Layout& l, int w) {
@@ -322,8 +342,7 @@ nlohmann::ordered_json run_measurements(const MeasureOptions& options) {
   }
   machine["transports"] = transports_note();
   machine["environment"] = env_summary();
-  machine["mpi_path"] = mpi_path();
-  if (root) fmt::print(options.table_on_stdout ? stdout : stderr, "MPI messages: {}\n", mpi_path());
+  record_mpi_path(machine, world.size(), root ? (options.table_on_stdout ? stdout : stderr) : nullptr);
   if (ordered_json link = emulated_link(); !link.empty()) machine["emulated_link"] = std::move(link);
 #ifdef CCSIM_HAVE_UCX
   machine["ucx"] = UcxWorld::describe();

@@ -1,8 +1,10 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -85,6 +87,14 @@ std::string absolute_codec_spec(const std::string& spec, double value_range);
 /// a non-zero multiple of 4 bytes) and notes it as an input of the command, so that the
 /// output may not replace it. Throws InputError naming the file and --data.
 void check_data_file(const std::string& path);
+
+/// What carried Open MPI's messages, for the table's first line and machine.mpi_path: from
+/// the BTL selection the job ran with (`btl`, OMPI_MCA_btl as `ccsim measure --mpi-over` sets
+/// it, and `tcp_interface`, OMPI_MCA_btl_tcp_if_include; "" when unset) and where its
+/// `processes` ran. With no selection, Open MPI takes shared memory (vader) between processes
+/// of one node: on one node that is what was measured, and the sentence says so and how to
+/// measure TCP instead.
+std::string mpi_path(std::string_view btl, std::string_view tcp_interface, std::size_t nodes, int processes);
 
 /// The transports this build can use ("mpi", and "ucx" when built with UCX), and why the
 /// others are absent.

@@ -11,6 +11,7 @@
 #include "core/phase.hpp"
 #include "core/json.hpp"
 #include "core/json_reader.hpp"
+#include "core/spelling.hpp"
 #include "trace/validate.hpp"
 #include "core/index.hpp"
 
@@ -244,7 +245,10 @@ class NativeReader {
     op.line = o.line();
     std::string kind_text = o.string("kind");
     auto kind = parse_op_kind(kind_text);
-    if (!kind) o.at("kind").fail(fmt::format("expected one of {}, got \"{}\"", op_kind_choices(), kind_text));
+    if (!kind) {
+      o.at("kind").fail(fmt::format("expected one of {}, got \"{}\"{}", op_kind_choices(), kind_text,
+                                    did_you_mean(kind_text, op_kind_names())));
+    }
     op.kind = *kind;
     if (auto label = o.optional_string("label")) op.label = trace_.names.intern(*label);
     switch (op.kind) {
@@ -336,7 +340,10 @@ class NativeReader {
         required ? std::optional<std::string>(o.string("dtype")) : o.optional_string("dtype");
     if (!text) return DType::kF32;
     auto dtype = parse_dtype(*text);
-    if (!dtype) o.at("dtype").fail(fmt::format("expected one of {}, got \"{}\"", dtype_choices(), *text));
+    if (!dtype) {
+      o.at("dtype").fail(
+          fmt::format("expected one of {}, got \"{}\"{}", dtype_choices(), *text, did_you_mean(*text, dtype_names())));
+    }
     return *dtype;
   }
 

@@ -51,6 +51,15 @@ std::string_view op_kind_choices() {
   return "compute, all_reduce, all_gather, reduce_scatter, broadcast, all_to_all, send, recv";
 }
 
+const std::vector<std::string>& op_kind_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const auto& entry : kOpKinds) out.emplace_back(entry.first);
+    return out;
+  }();
+  return names;
+}
+
 bool is_collective(OpKind kind) { return kind != OpKind::kCompute && kind != OpKind::kSend && kind != OpKind::kRecv; }
 
 std::string_view group_kind_name(GroupKind kind) {

@@ -30,6 +30,8 @@ enum class OpKind : std::uint8_t {
 std::string_view op_kind_name(OpKind kind);
 std::optional<OpKind> parse_op_kind(std::string_view text);
 std::string_view op_kind_choices();
+/// The names of op_kind_choices(), for "did you mean" (core/spelling.hpp).
+const std::vector<std::string>& op_kind_names();
 bool is_collective(OpKind kind);
 
 /// The role of a process group in hybrid parallelism.

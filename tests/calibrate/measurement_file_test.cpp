@@ -73,7 +73,7 @@ TEST_CASE("measurement reader errors name file, line and field", "[calibrate][me
         "m.json:7: field 'series[0].bytes': expected a positive integer, got \"0\"");
   CHECK(
       error_of(with(file_json(kSeries), "\"group\": \"world\"", "\"grup\": \"world\"")) ==
-      "m.json:7: field 'series[0].grup': unknown key; valid keys here: algorithm, bytes, check, codec, count, dtype, "
+      "m.json:7: field 'series[0].grup': unknown key; did you mean group? valid keys here: algorithm, bytes, check, codec, count, dtype, "
       "error_feedback, group, group_size, groups, implementation, messages_per_rank, op, ratio, reps, rounds, samples_s, "
       "time_s, transport, warmup, wire_bytes_per_rank");
   CHECK(error_of(with(file_json(kSeries), "\"pattern\": \"ping-pong\"", "\"pattern\": \"ping\"")) ==

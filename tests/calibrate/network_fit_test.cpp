@@ -240,3 +240,41 @@ TEST_CASE("a cost per byte that grows gradually is fitted as a ramp and predicts
   const topology::CostSegment last = fit.tier.at(16u << 20);
   CHECK(1 / last.bandwidth_Bps == Approx(0.5e-9).epsilon(0.05));
 }
+
+TEST_CASE("a fit is poor when its gmean error is twice the measurement's own noise", "[calibrate]") {
+  // Repetitions spread p10..p90 = 0.9..1.089 s about a median of 1 s: +-10 % (ln(1.21) / 2 =
+  // ln(1.1)), so errors beyond 20 % are the model's.
+  auto point = [](double predicted_s, bool fitted, bool spread) {
+    calibrate::PointFit p;
+    p.bytes = 1024;
+    p.ranks = 2;
+    p.measured_s = 1;
+    p.predicted_s = predicted_s;
+    p.fitted = fitted;
+    if (spread) {
+      p.p10_s = 0.9;
+      p.p90_s = 0.9 * 1.21;
+    }
+    return p;
+  };
+  std::vector<calibrate::PointFit> points{point(1.05, true, true), point(0.95, true, true), point(1.3, false, true)};
+  calibrate::FitQuality q = calibrate::judge_fit(points);
+  CHECK(q.noise_measured);
+  CHECK(q.noise == Approx(0.10));
+  CHECK(q.limit == Approx(0.20));
+  CHECK(q.poor);  // held out: 30 % off
+  REQUIRE(q.beyond.size() == 1);
+  CHECK(q.beyond[0].predicted_s == 1.3);
+  points[2].predicted_s = 1.15;  // within twice the noise: a fit as good as the data allows
+  q = calibrate::judge_fit(points);
+  CHECK_FALSE(q.poor);
+  CHECK(q.beyond.empty());
+  // Without a recorded spread (OSU, nccl-tests, CSV), 10 % is assumed, and said to be.
+  std::vector<calibrate::PointFit> bare{point(1.05, true, false), point(1.25, false, false)};
+  q = calibrate::judge_fit(bare);
+  CHECK_FALSE(q.noise_measured);
+  CHECK(q.noise == calibrate::kAssumedSpread);
+  CHECK(q.poor);
+  REQUIRE(q.beyond.size() == 1);
+  CHECK(q.beyond[0].predicted_s == 1.25);
+}

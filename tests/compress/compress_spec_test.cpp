@@ -45,6 +45,8 @@ TEST_CASE("compress specs name a model and an operating point", "[compress]") {
 TEST_CASE("bad compress specs are word-for-word errors", "[compress]") {
   CHECK(error_of("cuszp:level=3") ==
         "--compress: field 'level': unknown key; valid keys: eb, bits, density, where, range");
+  CHECK(error_of("cuszp:density=0.1,rnage=3") ==
+        "--compress: field 'rnage': unknown key; did you mean range? valid keys: eb, bits, density, where, range");
   CHECK(error_of("cuszp:eb=abc") == "--compress: field 'eb': expected a number, got \"abc\"");
   CHECK(error_of("cuszp:eb=-1e-3") == "--compress: field 'eb': expected a positive number, got \"-1e-3\"");
   CHECK(error_of("cuszp:eb=1e-3,eb=1e-4") == "--compress: field 'eb': given twice in \"cuszp:eb=1e-3,eb=1e-4\"");
@@ -74,6 +76,12 @@ TEST_CASE("compressor models are found by name in the model directories", "[comp
                    Catch::Matchers::EndsWith("models/compressors/lz4.json); models: ccsz, cuszp, int8, int8-cpu, "
                                              "onebit, onebit-cpu, szx, topk, zfp"));
   }
+  // A misspelt name gets the closest model, before the list.
+  CHECK_THROWS_WITH(
+      find_compressor("cuzsp", {kModels}),
+      Catch::Matchers::EndsWith("models/compressors/cuzsp.json); did you mean cuszp? models: ccsz, cuszp, "
+                                "int8, int8-cpu, onebit, onebit-cpu, szx, topk, zfp"));
+  CHECK_THROWS_AS(find_compressor("cuzsp", {kModels}), ccsim::UnknownNameError);
   CHECK_THROWS_WITH(find_compressor("lz4", {"/nonexistent", "/elsewhere"}),
                     "--compress: unknown compressor \"lz4\" (tried lz4, /nonexistent/lz4.json, /elsewhere/lz4.json); "
                     "models: none found");

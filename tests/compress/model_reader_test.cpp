@@ -52,9 +52,10 @@ TEST_CASE("a compressor model file is read with its settings sorted", "[compress
 TEST_CASE("compressor model errors name file, line and field word for word", "[compress]") {
   CHECK(error_of(with_setting("    {\"error_bound\": 1e-3, \"ratio\": -2, " + kGood + "}")) ==
         "m.json:16: field 'settings[1].ratio': expected a number from 0.1 to 1e+06, got \"-2\"");
-  CHECK(error_of(with_setting("    {\"error_bound\": 1e-3, \"ration\": 2, \"ratio\": 2, " + kGood + "}")) ==
-        "m.json:16: field 'settings[1].ration': unknown key; valid keys here: add_Bps, add_t0_s, compress_Bps, "
-        "decompress_Bps, decompress_t0_s, error_bound, note, ratio, source, t0_s");
+  CHECK(
+      error_of(with_setting("    {\"error_bound\": 1e-3, \"ration\": 2, \"ratio\": 2, " + kGood + "}")) ==
+      "m.json:16: field 'settings[1].ration': unknown key; did you mean ratio? valid keys here: add_Bps, add_t0_s, compress_Bps, "
+      "decompress_Bps, decompress_t0_s, error_bound, note, ratio, source, t0_s");
   CHECK(error_of(with_setting("    {\"error_bound\": 1e-3, \"ratio\": \"22\", " + kGood + "}")) ==
         "m.json:16: field 'settings[1].ratio': expected a number, got \"22\"");
   CHECK(error_of(with_setting(

@@ -92,6 +92,24 @@ TEST_CASE("object reader checks types and unknown keys", "[json]") {
   CHECK_NOTHROW(r.finish());
 }
 
+TEST_CASE("object reader offers the closest name for a misspelt key or value", "[json]") {
+  json::Value v = json::parse("{\n \"nic\": 1,\n \"kind\": \"allreduce\",\n \"sorce\": \"x\"\n}", "f.json");
+  json::ObjectReader r(v, "f.json", "node");
+  // A missing required key beside an unknown one spelt like it: the typo, at its line.
+  CHECK_THROWS_WITH(r.integer("nics"),
+                    "f.json:2: field 'node.nics': missing (required); the object has \"nic\": did you mean nics?");
+  // None close: the plain message, at the object's line.
+  CHECK_THROWS_WITH(r.integer("accelerators"), "f.json:1: field 'node.accelerators': missing (required)");
+  CHECK_THROWS_WITH(r.choice("kind", {"all_reduce", "all_gather"}),
+                    "f.json:3: field 'node.kind': expected one of all_reduce, all_gather, got \"allreduce\"; did you "
+                    "mean all_reduce?");
+  r.allow({"source"});
+  CHECK_THROWS_WITH(r.finish(),
+                    "f.json:2: field 'node.nic': unknown key; did you mean nics? valid keys here: "
+                    "accelerators, kind, nics, source");
+  CHECK_THROWS_AS(r.finish(), ccsim::UnknownNameError);
+}
+
 TEST_CASE("object reader integers are exact", "[json]") {
   json::Value v = json::parse(R"({"big": 9007199254740993, "e": 1e6, "f": 1.5})", "f.json");
   json::ObjectReader r(v, "f.json", "");

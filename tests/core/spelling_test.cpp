@@ -8,6 +8,7 @@
 #include "core/spelling.hpp"
 
 using ccsim::closest_spelling;
+using ccsim::did_you_mean;
 using ccsim::edit_distance;
 
 TEST_CASE("edit distance counts insertions, deletions, substitutions and swaps", "[core][spelling]") {
@@ -33,4 +34,15 @@ TEST_CASE("the closest candidate is offered only when it is a likely misspelling
   // Of equally close candidates the first is offered, whatever the order of a hash.
   CHECK(closest_spelling("cat", {"bat", "hat"}) == std::optional<std::string>("bat"));
   CHECK(closest_spelling("x", {}) == std::nullopt);
+  // One letter for another is a different name, not a misspelling; one letter more is one.
+  CHECK(closest_spelling("x", {"n", "s"}) == std::nullopt);
+  CHECK(closest_spelling("x", {"xy"}) == std::optional<std::string>("xy"));
+}
+
+TEST_CASE("did you mean is one clause, wrapped as the message needs", "[core][spelling]") {
+  const std::vector<std::string> keys{"eb", "bits", "range"};
+  CHECK(did_you_mean("rnage", keys) == "; did you mean range?");
+  CHECK(did_you_mean("rnage", keys, "", " ") == "did you mean range? ");
+  CHECK(did_you_mean("level", keys) == "");  // nothing close: no clause, no punctuation
+  CHECK(did_you_mean("range", keys) == "");  // a valid name
 }

@@ -25,6 +25,14 @@ for over in shm tcp:lo; do
   got=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["machine"]["mpi_path"])' "$tmp/m.json")
   [ "$got" = "$want" ] || fail "--mpi-over $over: machine.mpi_path is \"$got\""
 done
+# Without --mpi-over, processes of one node go through shared memory, and the table says so
+# and how to measure TCP instead.
+want='shared memory (vader), as Open MPI does between processes of one node: all 2 processes ran on one node; ccsim measure --mpi-over tcp:lo measures TCP instead'
+if "$ccsim" measure --np 2 --algo mpi --sizes 64KiB --reps 2 --warmup 1 -o "$tmp/m.json" > "$tmp/out" 2> "$tmp/err"; then
+  [ "$(head -1 "$tmp/out")" = "MPI messages: $want" ] || fail "no --mpi-over: table starts $(head -1 "$tmp/out")"
+else
+  fail "no --mpi-over: exit $?: $(tail -3 "$tmp/err")"
+fi
 "$ccsim" measure --np 2 --mpi-over udp > "$tmp/out" 2> "$tmp/err"
 rc=$?
 [ "$rc" = 1 ] || fail "--mpi-over udp: exit $rc, expected 1"

@@ -138,7 +138,8 @@ TEST_CASE("network model reader errors name file, line and field", "[topology][n
   CHECK(error_of(model_json(R"([{"min_bytes": 0, "latency_s": 0, "bandwidth_Bps": 1e999}])")) ==
         "m.json:12: field 'tiers.intra.segments[0].bandwidth_Bps': expected a finite number, got \"1e999\"");
   CHECK(error_of(model_json(R"([{"min_bytes": 0, "latency_s": 0, "bandwith_Bps": 1}])")) ==
-        "m.json:12: field 'tiers.intra.segments[0].bandwidth_Bps': missing (required)");
+        "m.json:12: field 'tiers.intra.segments[0].bandwidth_Bps': missing (required); the object has "
+        "\"bandwith_Bps\": did you mean bandwidth_Bps?");
   CHECK(error_of(model_json("[]")) == "m.json:12: field 'tiers.intra.segments': expected at least one segment, got []");
   std::string bad_overhead = model_json(kTwo);
   bad_overhead.replace(bad_overhead.find("2e-6"), 4, "-2");
@@ -147,10 +148,11 @@ TEST_CASE("network model reader errors name file, line and field", "[topology][n
   std::string bad_format = model_json(kTwo);
   bad_format.replace(bad_format.find("ccsim-network-model"), 19, "ccsim-network");
   CHECK(error_of(bad_format) == "m.json:2: field 'format': expected \"ccsim-network-model\", got \"ccsim-network\"");
-  CHECK(error_of(model_json(kTwo, R"(,
+  CHECK(
+      error_of(model_json(kTwo, R"(,
   "fited_on": [])")) ==
-        "m.json:16: field 'fited_on': unknown key; valid keys here: description, fitted_on, format, "
-        "hardware, name, reduce_s_per_byte, source, tiers, version");
+      "m.json:16: field 'fited_on': unknown key; did you mean fitted_on? valid keys here: description, fitted_on, format, "
+      "hardware, name, reduce_s_per_byte, source, tiers, version");
 }
 
 TEST_CASE("below the smallest message of a bandwidth-bound fit, a message follows the segment's line",

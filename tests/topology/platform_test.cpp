@@ -55,6 +55,22 @@ TEST_CASE("platform reader errors name file, line and field", "[topology][platfo
         "p.json:2: field 'nodes': expected a positive integer, got \"0\"");
 }
 
+TEST_CASE("a misspelt platform key or preset gets a did you mean", "[topology][platform]") {
+  // A misspelt required key was reported as the right one missing, with no word of the typo.
+  std::string typo = test::platform_json(8, 1, 1, R"({"topology": "switch", "source": "x"})");
+  typo.replace(typo.find("\"nics\""), 6, "\"nic\"");
+  CHECK(error_of(typo) ==
+        "p.json:6: field 'node.nics': missing (required); the object has \"nic\": did you mean nics?");
+  const std::vector<std::string> dirs{CCSIM_SOURCE_DIR "/platforms"};
+  CHECK_THROWS_WITH(topology::find_platform("sunway-oceanligth", dirs),
+                    Catch::Matchers::Contains("platforms/sunway-oceanligth.json); did you mean sunway-oceanlight? "
+                                              "presets: dgx-a100-superpod, "));
+  CHECK_THROWS_AS(topology::find_platform("sunway-oceanligth", dirs), UnknownNameError);
+  // No guess when no preset is close.
+  CHECK_THROWS_WITH(topology::find_platform("summit", dirs),
+                    Catch::Matchers::Contains("platforms/summit.json); presets: dgx-a100-superpod, "));
+}
+
 TEST_CASE("every preset loads, names a source for every tier, and has a bisection", "[topology][platform]") {
   std::vector<std::string> dirs = {CCSIM_SOURCE_DIR "/platforms"};
   std::vector<std::string> names = topology::list_platforms(dirs);

@@ -68,9 +68,9 @@ TEST_CASE("a valid trace is read with its groups and operators", "[trace]") {
 
 TEST_CASE("the reader rejects malformed operators word for word", "[trace]") {
   const std::string ok1 = kAr;
-  CHECK(
-      error_of(two_ranks(R"(      {"kind": "compute", "name": "linear", "duration_ms": 1, "flop": 10})", "")) ==
-      "t.json:9: field 'ranks[0].ops[0].flop': unknown key; valid keys here: after, bytes, duration_ms, flops, gemm, kind, label, name, stream");
+  CHECK(error_of(two_ranks(R"(      {"kind": "compute", "name": "linear", "duration_ms": 1, "flop": 10})", "")) ==
+        "t.json:9: field 'ranks[0].ops[0].flop': unknown key; did you mean flops? valid keys here: after, bytes, "
+        "duration_ms, flops, gemm, kind, label, name, stream");
   CHECK(error_of(two_ranks(R"(      {"kind": "compute", "name": "linear"})", "")) ==
         "t.json:9: field 'ranks[0].ops[0]': a compute operator needs duration_ms, flops or gemm");
   CHECK(error_of(two_ranks(R"(      {"kind": "compute", "name": "linear", "duration_ms": "fast"})", "")) ==
@@ -78,13 +78,19 @@ TEST_CASE("the reader rejects malformed operators word for word", "[trace]") {
   CHECK(error_of(two_ranks(R"(      {"kind": "matmul", "name": "linear"})", "")) ==
         "t.json:9: field 'ranks[0].ops[0].kind': expected one of compute, all_reduce, all_gather, reduce_scatter, "
         "broadcast, all_to_all, send, recv, got \"matmul\"");
+  // Misspellings: the closest name, also for a required key that the misspelling left absent.
+  CHECK(error_of(two_ranks(R"(      {"kind": "allreduce", "group": "tp0", "bytes": 1024, "dtype": "fp32"})", ok1)) ==
+        "t.json:9: field 'ranks[0].ops[0].kind': expected one of compute, all_reduce, all_gather, reduce_scatter, "
+        "broadcast, all_to_all, send, recv, got \"allreduce\"; did you mean all_reduce?");
+  CHECK(error_of(two_ranks(R"(      {"kind": "all_reduce", "group": "tp0", "byte": 1024, "dtype": "fp32"})", ok1)) ==
+        "t.json:9: field 'ranks[0].ops[0].bytes': missing (required); the object has \"byte\": did you mean bytes?");
   CHECK(error_of(two_ranks(R"(      {"kind": "all_reduce", "group": "tp0", "bytes": -4, "dtype": "fp32"})", ok1)) ==
         "t.json:9: field 'ranks[0].ops[0].bytes': expected an integer from 0 to 1125899906842624, got \"-4\"");
   CHECK(error_of(two_ranks(R"(      {"kind": "all_reduce", "group": "tp0", "bytes": 1022, "dtype": "fp32"})", ok1)) ==
         "t.json:9: field 'ranks[0].ops[0].bytes': expected a multiple of 4 (the size of fp32), got \"1022\"");
-  CHECK(
-      error_of(two_ranks(R"(      {"kind": "all_reduce", "group": "tp0", "bytes": 1024, "dtype": "fp12"})", ok1)) ==
-      "t.json:9: field 'ranks[0].ops[0].dtype': expected one of fp32, fp16, bf16, fp64, int32, int8, uint8, got \"fp12\"");
+  CHECK(error_of(two_ranks(R"(      {"kind": "all_reduce", "group": "tp0", "bytes": 1024, "dtype": "fp12"})", ok1)) ==
+        "t.json:9: field 'ranks[0].ops[0].dtype': expected one of fp32, fp16, bf16, fp64, int32, int8, uint8, got "
+        "\"fp12\"; did you mean fp32?");
   CHECK(error_of(two_ranks(R"(      {"kind": "all_reduce", "group": "dp0", "bytes": 1024, "dtype": "fp32"})", ok1)) ==
         "t.json:9: field 'ranks[0].ops[0].group': expected one of the groups defined in 'groups' (tp0), got \"dp0\"");
   CHECK(error_of(two_ranks(R"(      {"kind": "send", "peer": 2, "bytes": 8})", "")) ==
@@ -102,9 +108,9 @@ TEST_CASE("a trace with old Mac (CR) or Windows (CRLF) line ends reports the lin
   for (const std::string end : {"\r", "\r\n"}) {
     std::string text;
     for (char c : lf) text += c == '\n' ? end : std::string(1, c);
-    CHECK(
-        error_of(text) ==
-        "t.json:9: field 'ranks[0].ops[0].flop': unknown key; valid keys here: after, bytes, duration_ms, flops, gemm, kind, label, name, stream");
+    CHECK(error_of(text) ==
+          "t.json:9: field 'ranks[0].ops[0].flop': unknown key; did you mean flops? valid keys here: after, bytes, "
+          "duration_ms, flops, gemm, kind, label, name, stream");
   }
 }
 
@@ -148,7 +154,8 @@ TEST_CASE("the reader checks the document header and rank entries", "[trace]") {
   CHECK(error_of(bigger) == "t.json:7: field 'ranks': expected 3 entries (world_size), got 2");
   std::string typo = text;
   typo.replace(typo.find("\"name\": \"t\""), 11, "\"nmae\": \"t\"");
-  CHECK(error_of(typo) == "t.json:1: field 'name': missing (required)");
+  // The misspelling is named, at its line (it read as the key missing, at the document's line).
+  CHECK(error_of(typo) == "t.json:4: field 'name': missing (required); the object has \"nmae\": did you mean name?");
 }
 
 TEST_CASE("collectives whose members disagree are rejected", "[trace]") {

@@ -108,5 +108,5 @@ hostile fit-bad-cell 1 "bad.csv:2: field 'k': expected a positive integer of at 
 hostile fit-bad-peak 1 "field '--peak': expected DTYPE=FLOPS" \
   calibrate compute --gemm "$H/gemm.csv" --name x --accelerator x --multiprocessors 1 --peak bf16
 sed 's/"k_fill"/"k_fil": 1, "k_fill"/' "$TMP/h200.json" > "$TMP/typo.json"
-hostile profile-unknown-key 1 "typo.json:[0-9]+: field 'gemm.k_fil': unknown key; valid keys here: default_dtype, efficiency, k_fill" \
+hostile profile-unknown-key 1 "typo.json:[0-9]+: field 'gemm.k_fil': unknown key; did you mean k_fill\\? valid keys here: default_dtype, efficiency, k_fill" \
   replay "$TMP/tiny.json" --compute "model:$TMP/typo.json"

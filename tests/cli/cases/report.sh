@@ -12,7 +12,7 @@ hostile report-bad-iterations 1 "'--iterations'" report "$profile" -o "$TMP/r1" 
 expect_absent "$TMP/r1"
 hostile report-both-amounts 1 'either --iterations' report "$profile" -o "$TMP/r1" --iterations 1 --tokens 5 \
   --tokens-per-iteration 1
-hostile report-bad-compressor 1 'nosuch' report "$profile" -o "$TMP/r1" --compress nosuch
+hostile report-bad-compressor 2 'nosuch' report "$profile" -o "$TMP/r1" --compress nosuch
 expect_absent "$TMP/r1"
 # An output directory that is an input: report.json cannot replace the trace.
 cp "$profile" "$TMP/report.json"

@@ -61,9 +61,9 @@ hostile synth-too-many-ranks 1 "TP 1 x PP 1 x DP 8 = 8 ranks, but platform \"qu2
   trace synth --model small-gpt --dp 8 --platform qu2025-fit -o "$TMP/ranks.json"
 expect_absent "$TMP/ranks.json"
 hostile synth-unknown-model 1 'unknown model "gpt9".*llama2-7b' trace synth --model gpt9 --platform local
-hostile synth-unknown-platform 1 'summit' trace synth --model small-gpt --platform summit
+hostile synth-unknown-platform 2 'summit' trace synth --model small-gpt --platform summit
 hostile synth-empty-model 2 '--model: expected a value' trace synth --model '' --platform local
-hostile synth-seq-zero 2 "--seq: Value 0 not in range 1 to 16777216" trace synth --model small-gpt --seq 0 -o "$TMP/seq0.json"
+hostile synth-seq-zero 2 '^ccsim: error: --seq: expected an integer from 1 to 16777216, got "0"$' trace synth --model small-gpt --seq 0 -o "$TMP/seq0.json"
 expect_absent "$TMP/seq0.json"
 # --set of the platform, as for replay: the 10,240-accelerator job from the preset (GPT-3 175B,
 # TP 8, PP 16, DP 80 on dgx-h100-superpod grown to 1,280 nodes), replayed with the same setting.
