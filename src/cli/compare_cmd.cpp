@@ -79,8 +79,8 @@ void setup_compare(CLI::App& app) {
       ->check(one_of(algorithm_choices(collective::plain_all_reduce_algorithms(), true)))
       ->capture_default_str();
   sub->add_option("--timeline", cmd->timeline,
-                  "Also write Chrome/Perfetto trace events of the replay here (one process per rank: operators, the "
-                  "waits for peers inside them and idle gaps; open in ui.perfetto.dev or chrome://tracing)");
+                  "Also write Chrome/Perfetto trace events of both replays here (one process per rank and replay: "
+                  "operators and the waits for peers inside them; open in ui.perfetto.dev or chrome://tracing)");
   add_simulation_flags(sub, cmd->flags, true);
   sub->get_option("--compress")->required();
   sub->callback([cmd] { run_compare(*cmd); });

@@ -76,8 +76,8 @@ void setup_replay(CLI::App& app) {
       ->capture_default_str();
   sub->add_flag("--per-rank", cmd->per_rank, "Also print one table per rank (default: per pipeline stage only)");
   sub->add_option("--timeline", cmd->timeline,
-                  "Also write Chrome/Perfetto trace events of the replay here (one process per rank: operators, the "
-                  "waits for peers inside them and idle gaps; open in ui.perfetto.dev or chrome://tracing)");
+                  "Also write Chrome/Perfetto trace events of the replay here (one process per rank: operators and the "
+                  "waits for peers inside them; open in ui.perfetto.dev or chrome://tracing)");
   add_simulation_flags(sub, cmd->flags, true);
   sub->callback([cmd] { run_replay(*cmd); });
 }

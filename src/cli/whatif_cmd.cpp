@@ -306,8 +306,8 @@ void setup_whatif(CLI::App& app) {
       ->capture_default_str();
   sub->add_flag("--per-rank", cmd->per_rank, "Also compare rank by rank");
   sub->add_option("--timeline", cmd->timeline,
-                  "Also write Chrome/Perfetto trace events of both replays here (operators, the waits for peers "
-                  "inside them and idle gaps; open in ui.perfetto.dev or chrome://tracing)");
+                  "Also write Chrome/Perfetto trace events of both replays here (operators and the waits for peers "
+                  "inside them; open in ui.perfetto.dev or chrome://tracing)");
   sub->add_option("--collective", cmd->collective,
                   "Instead of a trace: one collective on --ranks ranks of --bytes, every algorithm's predicted time "
                   "and bus bandwidth (closed forms), nccl-tests style")

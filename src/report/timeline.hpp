@@ -16,20 +16,19 @@ struct TimelineRun {
 };
 
 /// Writes the replays as Chrome trace events (the JSON object form, `{"traceEvents": [...]}`,
-/// which Perfetto and chrome://tracing open): one process per rank and run, named "rank R
-/// (stage S)", one thread (track) per stream of the rank's operators, named "stream K"
-/// (events of one track nest: a stream runs its operators one after another), one complete
-/// event ("ph": "X", microseconds) per operator on its stream's track with its kind as
-/// category and label, bytes and algorithm as arguments, an "idle" event on stream 0's track
-/// for every interval in which none of the rank's streams runs an operator (the rank waits
-/// for nothing it issued: a pipeline bubble or a late start), and a "wait" event, nested in
-/// its operator's, for every interval the rank waited for peers inside a communication
-/// (engine::Result::waits: replays made with ReplayOptions::wait_spans). Events are ordered
-/// by process, then program order.
+/// which Perfetto and chrome://tracing open), as it goes (the document is never whole in
+/// memory): one process per rank and run, named "rank R (stage S)", one thread (track) per
+/// stream of the rank's operators, named "stream K" (events of one track nest: a stream runs
+/// its operators one after another); one complete event ("ph": "X") per operator on its
+/// stream's track, named after the operator and its label, its kind as category, its bytes
+/// and algorithm (when it has them) as arguments; and a "wait" event (category "wait"),
+/// nested in its operator's event, for every interval the rank waited for peers inside a
+/// communication (engine::Result::waits: replays made with ReplayOptions::wait_spans): a
+/// pipeline bubble is the wait of the receive that ends it, a late peer the wait of a
+/// collective. A replay runs each stream's operators back to back from 0, so a rank's tracks
+/// have no gaps to mark. "ts" and "dur" are microseconds with 3 decimals (nanoseconds), from
+/// each event's start and end rounded, so that events that nest still nest. Events are
+/// ordered by process, then program order. "otherData" names the trace and the platform.
 void write_timeline(const std::vector<TimelineRun>& runs, std::ostream& out);
-
-/// Idle time of each rank: the time from 0 to its last operator's end in which none of its
-/// operators runs (what the "idle" events show), in seconds.
-std::vector<double> idle_by_rank(const engine::Result& result);
 
 }  // namespace ccsim::report

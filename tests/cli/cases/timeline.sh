@@ -8,7 +8,7 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); n={e["args"]["name"
 
 # A rank's streams are tracks of their own (tid = stream): the events of one track nest, as
 # Chrome's trace-event format needs, also when a send on stream 1 overlaps compute on stream 0;
-# idle is what no stream runs, and each wait lies inside its operator on its track.
+# each wait lies inside an operator on that operator's track, and a gap is no event.
 cat > "$TMP/streams.json" <<'JSON'
 {"format":"ccsim-trace","version":1,"name":"streams","world_size":2,"ranks":[
  {"rank":0,"ops":[{"kind":"compute","name":"fwd","duration_ms":2},
@@ -37,9 +37,9 @@ ops = {e["name"]: (e["pid"], e["tid"]) for e in events if e["cat"] not in ("idle
 assert ops["send"] == (0, 1) and ops["fwd"] == (0, 0) and ops["bwd"] == (0, 0), ops
 assert ops["y"] == (1, 2) and ops["recv"] == (1, 0), ops
 waits = [e for e in events if e["cat"] == "wait"]
-assert waits and all(w["tid"] == ops[w["args"]["operator"]][1] for w in waits), waits
+inside = lambda w, o: o["pid"] == w["pid"] and o["tid"] == w["tid"] and o["ts"] <= w["ts"] and w["ts"] + w["dur"] <= o["ts"] + o["dur"]
+assert waits and all(any(inside(w, o) for o in events if o["cat"] not in ("idle", "wait")) for w in waits), waits
 names = {(e["pid"], e["tid"]): e["args"]["name"] for e in json.load(open(sys.argv[1]))["traceEvents"] if e["ph"] == "M" and e["name"] == "thread_name"}
 assert names[(0, 1)] == "stream 1" and names[(1, 2)] == "stream 2", names
-# rank 1 is busy from 0 (x, then y on stream 2 from 0): no idle at all on rank 1
-assert not [e for e in events if e["cat"] == "idle" and e["pid"] == 1], "rank 1 idle while stream 2 runs"
+assert not [e for e in events if e["cat"] == "idle"], "an idle event"
 PY
