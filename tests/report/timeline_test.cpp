@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/input_error.hpp"
 #include "report/timeline.hpp"
 #include "support/op_record.hpp"
 
@@ -104,6 +105,139 @@ TEST_CASE("a wait is an event of category wait nested in its operator's event", 
   // Ordered by process, then time: the waits follow their operator's event.
   const std::string text = out.str();
   CHECK(text.find("\"ts\":20000.000,\"dur\":20000.000,\"name\":\"all_reduce\"") < text.find("\"cat\":\"wait\""));
+}
+
+namespace {
+
+/// `world` ranks in `stages` pipeline stages, in Megatron's order (tp and dp inside a stage:
+/// stage = rank / (world / stages)), each with one compute operator of 1 ms.
+engine::Result staged(int world, int stages) {
+  engine::Result r = test::hand_made_result(world, {"", "linear", "compute"});
+  r.ops.resize(static_cast<std::size_t>(world));
+  for (int rank = 0; rank < world; ++rank) {
+    r.stage[static_cast<std::size_t>(rank)] = rank / (world / stages);
+    r.ops.writable(static_cast<std::size_t>(rank)).push_back(test::record(1, 0, 2, 0, 0.0, 0.001));
+  }
+  r.stage_count = stages;
+  r.makespan_s = 0.001;
+  return r;
+}
+
+std::string rank_error(const std::string& text) {
+  try {
+    report::check_timeline_ranks(report::parse_timeline_ranks(text), 256);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+/// The pids of the processes a timeline names, in file order.
+std::vector<int> processes(const nlohmann::json& doc) {
+  std::vector<int> pids;
+  for (const nlohmann::json& e : doc["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "process_name") pids.push_back(e["pid"].get<int>());
+  }
+  return pids;
+}
+
+}  // namespace
+
+TEST_CASE("the ranks of a timeline are auto, all, or ranks and ranges", "[report][timeline][ranks]") {
+  using Kind = report::TimelineRankChoice::Kind;
+  CHECK(report::parse_timeline_ranks("auto").kind == Kind::kAuto);
+  CHECK(report::parse_timeline_ranks("all").kind == Kind::kAll);
+  const report::TimelineRankChoice list = report::parse_timeline_ranks("0,64, 128-135 ,7");
+  CHECK(list.kind == Kind::kList);
+  CHECK(list.ranges == std::vector<std::pair<int, int>>{{0, 0}, {64, 64}, {128, 135}, {7, 7}});
+  CHECK(rank_error("255") == "");
+  CHECK(rank_error("0-255") == "");
+}
+
+TEST_CASE("a bad choice of timeline ranks says what is wrong with it", "[report][timeline][ranks]") {
+  const std::string field = "command line: field '--timeline-ranks': ";
+  const std::string expected = field + "expected auto, all, or ranks and ranges such as 0-7,64, got ";
+  CHECK(rank_error("al") == field + "unknown value \"al\"; did you mean all?");
+  CHECK(rank_error("Auto") == field + "unknown value \"Auto\"; did you mean auto?");
+  CHECK(rank_error("everything") == expected + "\"everything\"");
+  CHECK(rank_error("0,,4") == expected + "\"0,,4\" (an empty item)");
+  CHECK(rank_error("0,") == expected + "\"0,\" (an empty item)");
+  CHECK(rank_error("") == expected + "\"\" (an empty item)");
+  CHECK(rank_error("0,-3") == expected + "\"0,-3\" (\"-3\" is not a rank)");
+  CHECK(rank_error("0,1.5") == expected + "\"0,1.5\" (\"1.5\" is not a rank)");
+  CHECK(rank_error("0,4-") == expected + "\"0,4-\" (\"4-\" is not a range of ranks)");
+  CHECK(rank_error("0,4-x") == expected + "\"0,4-x\" (\"4-x\" is not a range of ranks)");
+  CHECK(rank_error("99999999999") == expected + "\"99999999999\"");
+  CHECK(rank_error("8-3") == field + "expected a range from a rank to a higher one, got \"8-3\"");
+  CHECK(rank_error("0,256") == field + "rank 256 is not in the job: expected ranks from 0 to 255, got \"0,256\"");
+  CHECK(rank_error("250-300") == field + "rank 256 is not in the job: expected ranks from 0 to 255, got \"250-300\"");
+  CHECK(rank_error("1000-1001") ==
+        field + "rank 1000 is not in the job: expected ranks from 0 to 255, got \"1000-1001\"");
+}
+
+TEST_CASE("ranks are listed as runs", "[report][timeline][ranks]") {
+  CHECK(report::format_rank_list({}) == "");
+  CHECK(report::format_rank_list({5}) == "5");
+  CHECK(report::format_rank_list({0, 1, 2, 3, 7, 9, 10, 64}) == "0-3,7,9-10,64");
+}
+
+TEST_CASE("auto writes every rank of a small job and the first rank of each stage of a large one",
+          "[report][timeline][ranks]") {
+  const report::TimelineRankChoice automatic = report::parse_timeline_ranks("auto");
+  SECTION("at the limit: every rank") {
+    const report::TimelineRanks ranks = report::select_timeline_ranks(automatic, staged(64, 4));
+    CHECK(ranks.ranks.size() == 64);
+    CHECK_FALSE(ranks.limited);
+    CHECK(ranks.rule == "every rank");
+  }
+  SECTION("above it: the first rank of each stage, one pipeline of one replica") {
+    const report::TimelineRanks ranks = report::select_timeline_ranks(automatic, staged(256, 4));
+    CHECK(ranks.ranks == std::vector<int>{0, 64, 128, 192});
+    CHECK(ranks.world_size == 256);
+    CHECK(ranks.limited);
+    CHECK(ranks.rule == "the first rank of each of the 4 pipeline stages, as the job has more than 64 ranks");
+  }
+  SECTION("one stage: rank 0") {
+    const report::TimelineRanks ranks = report::select_timeline_ranks(automatic, staged(128, 1));
+    CHECK(ranks.ranks == std::vector<int>{0});
+    CHECK(ranks.rule == "rank 0, as the job has more than 64 ranks in one pipeline stage");
+  }
+  SECTION("more stages than the limit: 64 of them, evenly spaced, the first and the last among them") {
+    const report::TimelineRanks ranks = report::select_timeline_ranks(automatic, staged(200, 100));
+    REQUIRE(ranks.ranks.size() == 64);
+    CHECK(ranks.ranks.front() == 0);
+    CHECK(ranks.ranks.back() == 198);  // stage 99's first rank
+    CHECK(std::is_sorted(ranks.ranks.begin(), ranks.ranks.end()));
+    CHECK(std::adjacent_find(ranks.ranks.begin(), ranks.ranks.end()) == ranks.ranks.end());
+  }
+  SECTION("all and lists") {
+    CHECK(report::select_timeline_ranks(report::parse_timeline_ranks("all"), staged(256, 4)).ranks.size() == 256);
+    const report::TimelineRanks listed =
+        report::select_timeline_ranks(report::parse_timeline_ranks("9,3-5,4,200"), staged(256, 4));
+    CHECK(listed.ranks == std::vector<int>{3, 4, 5, 9, 200});
+    CHECK_FALSE(listed.limited);
+    CHECK(listed.rule == "the ranks asked for (--timeline-ranks 9,3-5,4,200)");
+  }
+}
+
+TEST_CASE("a timeline holds the selected ranks only, under their own numbers, and says so",
+          "[report][timeline][ranks]") {
+  const engine::Result plain = staged(256, 4);
+  const engine::Result compressed = staged(256, 4);
+  const report::TimelineRanks ranks = report::select_timeline_ranks(report::parse_timeline_ranks("auto"), plain);
+  std::ostringstream out;
+  report::write_timeline({{"plain", &plain}, {"compressed", &compressed}}, ranks, out);
+  const nlohmann::json doc = nlohmann::json::parse(out.str());
+  CHECK(processes(doc) == std::vector<int>{0, 64, 128, 192, 256, 320, 384, 448});
+  const nlohmann::json& other = doc["otherData"];
+  CHECK(other["ranks_in_job"] == 256);
+  CHECK(other["ranks_written"] == "0,64,128,192");
+  CHECK(other["rank_selection"] == ranks.rule);
+  CHECK(other["other_ranks"] == std::string(report::kOtherRanksHint));
+  CHECK(doc["displayTimeUnit"] == "ms");
+  int complete = 0;
+  for (const nlohmann::json& e : doc["traceEvents"]) complete += e["ph"] == "X";
+  CHECK(complete == 8);
 }
 
 // Chrome's trace-event format takes "ts" and "dur" in microseconds; a nanosecond is the
