@@ -24,6 +24,7 @@ struct CompareCommand {
   std::string plain_algorithm = "auto";
   bool per_rank = false;
   std::string timeline;
+  std::string timeline_ranks = "auto";
   SimulationFlags flags;
 };
 
@@ -36,6 +37,7 @@ void run_compare(const CompareCommand& cmd) {
   compressed.wait_spans = !cmd.timeline.empty();
   check_output_path(cmd.output);  // before the simulations, which may take long
   if (!cmd.timeline.empty()) check_output_path(cmd.timeline);
+  check_timeline_ranks(cmd.timeline_ranks, trace.world_size);
   check_distinct_outputs({{"--output", cmd.output}, {"--timeline", cmd.timeline}});
   engine::ReplayOptions plain = compressed;
   plain.compression = engine::CompressionOptions{};
@@ -53,7 +55,7 @@ void run_compare(const CompareCommand& cmd) {
   comparison.a_summary = report::make_summary(plain_result, facts);
   comparison.b_summary = report::make_summary(compressed_result, facts);
   write_output(cmd.output, rendering(comparison, cmd.format));
-  write_timeline_file(cmd.timeline, {{"plain", &plain_result}, {"compressed", &compressed_result}});
+  write_timeline_file(cmd.timeline, cmd.timeline_ranks, {{"plain", &plain_result}, {"compressed", &compressed_result}});
 }
 
 }  // namespace
@@ -80,8 +82,9 @@ void setup_compare(CLI::App& app) {
       ->check(one_of(algorithm_choices(collective::plain_all_reduce_algorithms(), true)))
       ->capture_default_str();
   sub->add_option("--timeline", cmd->timeline,
-                  "Also write Chrome/Perfetto trace events of the replay here (one process per rank: operators, the "
-                  "waits for peers inside them and idle gaps; open in ui.perfetto.dev or chrome://tracing)");
+                  "Also write Chrome/Perfetto trace events of both replays here (one process per rank and replay: "
+                  "operators and the waits for peers inside them; open in ui.perfetto.dev or chrome://tracing)");
+  add_timeline_ranks_option(sub, cmd->timeline_ranks);
   add_simulation_flags(sub, cmd->flags, true);
   sub->get_option("--compress")->required();
   sub->callback([cmd] { run_compare(*cmd); });

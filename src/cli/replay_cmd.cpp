@@ -26,6 +26,7 @@ struct ReplayCommand {
   std::string rows = "auto";
   bool per_rank = false;
   std::string timeline;
+  std::string timeline_ranks = "auto";
   SimulationFlags flags;
 };
 
@@ -37,6 +38,7 @@ void run_replay(const ReplayCommand& cmd) {
   options.wait_spans = !cmd.timeline.empty();
   check_output_path(cmd.output);  // before the simulation, which may take long
   if (!cmd.timeline.empty()) check_output_path(cmd.timeline);
+  check_timeline_ranks(cmd.timeline_ranks, trace.world_size);
   check_distinct_outputs({{"--output", cmd.output}, {"--timeline", cmd.timeline}});
   engine::Result result = engine::replay(trace, platform, options);
   note_settings(cmd.flags, trace, platform, compute, result);
@@ -49,7 +51,7 @@ void run_replay(const ReplayCommand& cmd) {
   report::Breakdown breakdown = report::make_breakdown(result, view);
   breakdown.summary = report::make_summary(result, study::job_facts(trace, platform));
   write_output(cmd.output, rendering(breakdown, cmd.format));
-  write_timeline_file(cmd.timeline, {{"", &result}});
+  write_timeline_file(cmd.timeline, cmd.timeline_ranks, {{"", &result}});
 }
 
 }  // namespace
@@ -77,8 +79,9 @@ void setup_replay(CLI::App& app) {
       ->capture_default_str();
   sub->add_flag("--per-rank", cmd->per_rank, "Also print one table per rank (default: per pipeline stage only)");
   sub->add_option("--timeline", cmd->timeline,
-                  "Also write Chrome/Perfetto trace events of the replay here (one process per rank: operators, the "
-                  "waits for peers inside them and idle gaps; open in ui.perfetto.dev or chrome://tracing)");
+                  "Also write Chrome/Perfetto trace events of the replay here (one process per rank: operators and the "
+                  "waits for peers inside them; open in ui.perfetto.dev or chrome://tracing)");
+  add_timeline_ranks_option(sub, cmd->timeline_ranks);
   add_simulation_flags(sub, cmd->flags, true);
   sub->callback([cmd] { run_replay(*cmd); });
 }

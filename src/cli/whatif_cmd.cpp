@@ -37,6 +37,7 @@ struct WhatIfCommand {
   std::string rows = "auto";
   bool per_rank = false;
   std::string timeline;
+  std::string timeline_ranks = "auto";
   std::string collective;  ///< the collective-only mode: no trace
   std::string bytes;
   int ranks = 0;
@@ -67,6 +68,7 @@ void run_trace(const WhatIfCommand& cmd) {
   baseline_options.wait_spans = changed_options.wait_spans = !cmd.timeline.empty();
   check_output_path(cmd.output);  // before the simulations, which may take long
   if (!cmd.timeline.empty()) check_output_path(cmd.timeline);
+  check_timeline_ranks(cmd.timeline_ranks, trace.world_size);
   check_distinct_outputs({{"--output", cmd.output}, {"--timeline", cmd.timeline}});
   engine::Result baseline = engine::replay(trace, baseline_platform, baseline_options);
   engine::Result changed = engine::replay(changed_trace, changed_platform, changed_options);
@@ -90,7 +92,7 @@ void run_trace(const WhatIfCommand& cmd) {
   }
   comparison.notes = notes;
   write_output(cmd.output, rendering(comparison, cmd.format));
-  write_timeline_file(cmd.timeline, {{"baseline", &baseline}, {"what_if", &changed}});
+  write_timeline_file(cmd.timeline, cmd.timeline_ranks, {{"baseline", &baseline}, {"what_if", &changed}});
 }
 
 /// One platform's predictions for the collective-only mode.
@@ -307,8 +309,9 @@ void setup_whatif(CLI::App& app) {
       ->capture_default_str();
   sub->add_flag("--per-rank", cmd->per_rank, "Also compare rank by rank");
   sub->add_option("--timeline", cmd->timeline,
-                  "Also write Chrome/Perfetto trace events of both replays here (operators, the waits for peers "
-                  "inside them and idle gaps; open in ui.perfetto.dev or chrome://tracing)");
+                  "Also write Chrome/Perfetto trace events of both replays here (operators and the waits for peers "
+                  "inside them; open in ui.perfetto.dev or chrome://tracing)");
+  add_timeline_ranks_option(sub, cmd->timeline_ranks);
   sub->add_option("--collective", cmd->collective,
                   "Instead of a trace: one collective on --ranks ranks of --bytes, every algorithm's predicted time "
                   "and bus bandwidth (closed forms), nccl-tests style")
