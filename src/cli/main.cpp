@@ -17,7 +17,7 @@
 #include "core/phase.hpp"
 #include "engine/child_process.hpp"
 #include "engine/replay.hpp"
-#include "engine/what_if.hpp"
+#include "study/what_if.hpp"
 
 using namespace ccsim::cli;  // exit codes
 
@@ -27,10 +27,10 @@ namespace {
 /// "command line" for a check across options), not about a file.
 bool from_command_line(const ccsim::InputError& e) { return e.file().starts_with("--") || e.file() == "command line"; }
 
-/// The keys --set takes (engine::what_if_keys), checked when the command line is parsed.
+/// The keys --set takes (study::what_if_keys), checked when the command line is parsed.
 std::vector<std::string> setting_keys() {
   std::vector<std::string> keys;
-  for (const ccsim::engine::WhatIfKey& key : ccsim::engine::what_if_keys()) keys.emplace_back(key.key);
+  for (const ccsim::study::WhatIfKey& key : ccsim::study::what_if_keys()) keys.emplace_back(key.key);
   return keys;
 }
 

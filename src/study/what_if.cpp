@@ -8,6 +8,7 @@
 #include "collective/registry.hpp"
 #include "compress/compress_spec.hpp"
 #include "core/input_error.hpp"
+#include "core/spelling.hpp"
 #include "core/parse.hpp"
 
 namespace ccsim::study {
@@ -58,7 +59,10 @@ const WhatIfKey& find_key(std::string_view key) {
   for (const WhatIfKey& k : kKeys) {
     if (k.key == key) return k;
   }
-  bad(key, fmt::format("unknown key \"{}\"; valid keys: {}", key, key_list()));
+  std::vector<std::string> keys;
+  for (const WhatIfKey& k : kKeys) keys.emplace_back(k.key);
+  const std::string guess = did_you_mean(key, keys, "; ", "");
+  bad(key, fmt::format("unknown key \"{}\"{}{} valid keys: {}", key, guess, guess.empty() ? ";" : "", key_list()));
 }
 
 /// "x2" -> a factor; anything else -> nullopt.

@@ -10,7 +10,7 @@ hostile sweep-unknown-axis 1 "unknown-axis.json:1: field 'grid.size': unknown ke
   sweep "$TMP/unknown-axis.json"
 spec bad-set "$H \"mode\": \"collective\", \"grid\": {\"platform\": \"hygon-dcu\", \"ranks\": 4, \"bytes\": 8,
   \"set\": {\"inter.bandwith\": [\"x2\"]}}}"
-hostile sweep-bad-set-key 1 "bad-set.json:2: field 'grid.set.inter.bandwith\[0\]': unknown key \"inter.bandwith\"; valid keys: nodes, " \
+hostile sweep-bad-set-key 1 "bad-set.json:2: field 'grid.set.inter.bandwith\[0\]': unknown key \"inter.bandwith\"; did you mean inter.bandwidth\? valid keys: nodes, " \
   sweep "$TMP/bad-set.json"
 spec unknown-platform "$H \"mode\": \"collective\", \"grid\": {\"platform\": [\"hygon-dcu\", \"summit\"], \"ranks\": 4, \"bytes\": 8}}"
 hostile sweep-unknown-platform 1 "unknown-platform.json:1: field 'grid.platform\[1\]': .*summit.*dgx-h100-superpod" \

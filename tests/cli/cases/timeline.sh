@@ -86,7 +86,7 @@ timeline_holds "$TMP/small.json" 0,1,2,3 || fail "the profile's timeline lacks r
 
 # Usage errors (exit 2), before any simulation and without a file.
 bad_ranks() {  # NAME VALUE PATTERN
-  hostile "timeline-ranks-$1" 2 "^--timeline-ranks: $3" \
+  hostile "timeline-ranks-$1" 2 "^ccsim: error: --timeline-ranks: $3" \
     replay "$TMP/job256.json" -o "$TMP/bad.txt" --timeline "$TMP/bad.json" --timeline-ranks "$2"
   expect_absent "$TMP/bad.json"
   expect_absent "$TMP/bad.txt"
@@ -98,10 +98,10 @@ bad_ranks negative 0,-3 'expected .*, got "0,-3" \("-3" is not a rank\)$'
 bad_ranks reversed 8-3 'expected a range from a rank to a higher one, got "8-3"$'
 bad_ranks beyond 0,256 'rank 256 is not in the job: expected ranks from 0 to 255, got "0,256"$'
 bad_ranks beyond-range 250-300 'rank 256 is not in the job: expected ranks from 0 to 255, got "250-300"$'
-hostile timeline-ranks-empty 2 '^--timeline-ranks: expected a value' \
+hostile timeline-ranks-empty 2 '^ccsim: error: --timeline-ranks: expected a value' \
   replay "$TMP/job256.json" --timeline "$TMP/bad.json" --timeline-ranks ''
-hostile timeline-ranks-without-timeline 2 '^--timeline-ranks requires --timeline' \
+hostile timeline-ranks-without-timeline 2 '^ccsim: error: --timeline-ranks requires --timeline' \
   replay "$TMP/job256.json" --timeline-ranks 0-3
-hostile timeline-ranks-whatif-beyond 2 '^--timeline-ranks: rank 4 is not in the job' \
+hostile timeline-ranks-whatif-beyond 2 '^ccsim: error: --timeline-ranks: rank 4 is not in the job' \
   whatif "$SRC/traces/qu2025-profile.json" --set inter.bandwidth=x2 --timeline "$TMP/bad.json" --timeline-ranks 4
 expect_absent "$TMP/bad.json"
