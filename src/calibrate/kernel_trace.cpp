@@ -19,6 +19,7 @@ namespace {
 
 using Dims = std::vector<std::vector<std::int64_t>>;
 using Types = std::vector<std::string_view>;
+using import::numel;
 
 /// Bytes per element of a profiler Input type ("c10::BFloat16", "float", "bool", ...); 0 for
 /// a non-tensor ("Scalar", "") or a type not listed.
@@ -38,12 +39,6 @@ std::optional<DType> product_dtype(std::string_view type) {
   if (type == "float") return DType::kF32;
   if (type == "double") return DType::kF64;
   return std::nullopt;
-}
-
-double numel(const std::vector<std::int64_t>& shape) {
-  double n = 1;
-  for (const std::int64_t d : shape) n *= static_cast<double>(d);
-  return n;
 }
 
 /// Input i's bytes (extent times element size), 0 when absent or not a tensor.

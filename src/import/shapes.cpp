@@ -8,12 +8,6 @@ namespace {
 
 using Shape = std::vector<std::int64_t>;
 
-double numel(const Shape& s) {
-  double n = 1;
-  for (auto d : s) n *= static_cast<double>(d);
-  return n;
-}
-
 bool all_positive(const Shape& s) {
   for (auto d : s)
     if (d < 0) return false;
@@ -21,6 +15,12 @@ bool all_positive(const Shape& s) {
 }
 
 }  // namespace
+
+double numel(const Shape& s) {
+  double n = 1;
+  for (auto d : s) n *= static_cast<double>(d);
+  return n;
+}
 
 std::optional<GemmShape> gemm_shape(std::string_view name, const std::vector<Shape>& dims) {
   for (const auto& s : dims)

@@ -15,6 +15,9 @@ struct OpCost {
   double bytes = 0;  ///< inputs read plus output written, elem_bytes per element
 };
 
+/// Elements of a tensor of extents `shape` (1 for a scalar's empty shape).
+double numel(const std::vector<std::int64_t>& shape);
+
 /// One matrix product C[m,n] (+)= A[m,k] B[k,n], `batch` times; `extra` elements of a
 /// bias or self tensor read (and, for addmm and linear, added).
 struct GemmShape {
