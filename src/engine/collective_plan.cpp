@@ -377,6 +377,7 @@ CollectiveShortcuts::CollectiveShortcuts(const trace::Trace& trace, const topolo
                                          const std::vector<int>& placement, const ReplayOptions& options,
                                          CollectivePlanner* planner)
     : trace_(trace), network_(network), placement_(placement), options_(options), planner_(planner) {
+  if (options.network.calibrated != nullptr) model_.emplace(options.network.calibrated);
   ranks_on_accelerator_.assign(static_cast<std::size_t>(network.accelerator_count()), 0);
   for (int a : placement) {
     ++at(ranks_on_accelerator_, a);
@@ -452,9 +453,15 @@ int CollectiveShortcuts::communicating_streams(int rank) const {
 CollectiveShortcuts::Path CollectiveShortcuts::path(int src_accelerator, int dst_accelerator) const {
   // As GraphZone builds the platform and SimGrid's CM02 (no TCP window, no cross traffic)
   // times a lone flow: its links' latencies added in route order, and the smallest of their
-  // bandwidths (a trunk's per-cable limit is a link of the route too).
+  // bandwidths (a trunk's per-cable limit is a link of the route too). Under a calibrated
+  // model, links are no slower than its floors, and a tier it describes sets the latency and
+  // the flow's rate by message size (Simulation::install_factors), within the cables' limits:
+  // SimGrid's CM02 scales the rate of a flow by its bandwidth factor, so that a message at its
+  // lone rate takes its route's bottleneck, which is no more than the smallest of the links of
+  // its ends (those stay in every route, GraphZone::leave_out).
   Path path;
   path.rate_Bps = std::numeric_limits<double>::infinity();
+  double ends_Bps = path.rate_Bps;  // the smallest capacity of its accelerators' and NICs' links
   std::vector<topology::Hop> hops;
   network_.route(src_accelerator, dst_accelerator, hops);
   const double bandwidth_factor = options_.network.bandwidth_factor;
@@ -462,12 +469,38 @@ CollectiveShortcuts::Path CollectiveShortcuts::path(int src_accelerator, int dst
     const topology::Link& link = network_.link(hop.link);
     path.latency_s += link.latency_s * options_.network.latency_factor;
     const bool trunk = link.capacity_Bps > link.bandwidth_Bps * (1 + 1e-12);
-    path.rate_Bps = std::min(path.rate_Bps, link.capacity_Bps * bandwidth_factor);
-    if (trunk) path.rate_Bps = std::min(path.rate_Bps, link.bandwidth_Bps * bandwidth_factor);
+    path.rate_Bps = std::min(path.rate_Bps, capacity_Bps(hop.link));
+    if (!fabric_link(hop.link)) ends_Bps = std::min(ends_Bps, capacity_Bps(hop.link));
+    if (trunk) {
+      double cable_Bps = link.bandwidth_Bps * bandwidth_factor;
+      if (model_) cable_Bps = std::max(cable_Bps, model_->link_floor_Bps(accelerator_link_[hop.link]));
+      path.rate_Bps = std::min(path.rate_Bps, cable_Bps);
+      path.cap_Bps = std::min(path.cap_Bps, cable_Bps);
+    }
     const bool split = link.sharing == topology::Sharing::kSplitDuplex;
     path.directions.push_back(2 * hop.link + (split && !hop.forward ? 1 : 0));
   }
+  if (model_) {
+    const bool same_node = network_.node_of(src_accelerator) == network_.node_of(dst_accelerator);
+    path.tier = model_->tier(same_node);
+    if (path.tier != nullptr) {
+      path.tier_index = same_node ? 1 : 0;
+      path.latency_s = 0;
+      path.rate_Bps = ends_Bps;
+    }
+  }
   return path;
+}
+
+double CollectiveShortcuts::Path::seconds(double wire_bytes) const {
+  if (tier == nullptr) return latency_s + wire_bytes / rate_Bps;
+  const topology::CostSegment segment = tier->at(wire_bytes);
+  return segment.latency_s + wire_bytes / std::min(segment.bandwidth_Bps, cap_Bps);
+}
+
+double CollectiveShortcuts::capacity_Bps(std::uint32_t link) const {
+  const double nominal_Bps = network_.link(link).capacity_Bps * options_.network.bandwidth_factor;
+  return model_ ? std::max(nominal_Bps, model_->link_floor_Bps(accelerator_link_[link])) : nominal_Bps;
 }
 
 void CollectiveShortcuts::bound_world_load() {
@@ -524,7 +557,6 @@ void CollectiveShortcuts::bound_world_load() {
   const auto sum_of_largest = [this](std::vector<std::tuple<std::uint32_t, int, double>>& rows, bool ends) {
     std::unordered_map<std::uint32_t, double> sums;
     std::map<std::pair<std::uint32_t, std::uint32_t>, double> behind_nic;  // (fabric direction, NIC link) -> load
-    const double factor = options_.network.bandwidth_factor;
     std::sort(rows.begin(), rows.end());
     for (std::size_t k = 0; k < rows.size();) {
       const auto [direction, who, rate] = rows[k];
@@ -539,7 +571,7 @@ void CollectiveShortcuts::bound_world_load() {
       double load = largest * communicating_streams(rank);
       if (!ends && fabric_link(link)) {
         const int a = at(placement_, rank);
-        load = std::min(load, network_.link(network_.intra_link(a)).capacity_Bps * factor);
+        load = std::min(load, capacity_Bps(network_.intra_link(a)));
         const std::uint32_t nic = nic_link_of(network_, a);
         if (nic < network_.link_count()) {
           behind_nic[{direction, nic}] += load;
@@ -550,7 +582,7 @@ void CollectiveShortcuts::bound_world_load() {
       k = next;
     }
     for (const auto& [key, load] : behind_nic) {
-      sums[key.first] += std::min(load, network_.link(key.second).capacity_Bps * factor);
+      sums[key.first] += std::min(load, capacity_Bps(key.second));
     }
     return sums;
   };
@@ -568,14 +600,28 @@ bool CollectiveShortcuts::world_fits(std::uint32_t direction) {
   if (planner_ == nullptr) return false;
   const auto it = world_load_.find(direction);
   if (it == world_load_.end()) return true;
-  return fits(it->second, network_.link(direction / 2).capacity_Bps * options_.network.bandwidth_factor);
+  return fits(it->second, capacity_Bps(direction / 2));
+}
+
+std::string CollectiveShortcuts::below_model_data(const CollectivePlan& plan, const Entry& entry) const {
+  if (!model_) return "";
+  std::string below;
+  const collective::CostParams params =
+      collective::cost_params(0, 0, 1.0 / network_.accelerator().reduce_Bps, plan.cost);
+  collective::critical_path_by_message_s(*plan.schedule, params, [&](int from, int to, std::uint64_t wire_bytes) {
+    const Path& p = entry.paths.at({from, to});
+    if (below.empty() && p.tier != nullptr && p.tier->extrapolates(static_cast<double>(wire_bytes))) {
+      below =
+          fmt::format("the calibrated network model extrapolates below its data for its messages of {} B", wire_bytes);
+    }
+    return p.seconds(static_cast<double>(wire_bytes));
+  });
+  return below;
 }
 
 std::string CollectiveShortcuts::decide(const CollectivePlan& plan, int group_index, Entry& entry) {
   if (!options_.fast) return "the full replay (--full)";
-  if (options_.network.calibrated != nullptr) {
-    return "a calibrated network model charges per-message overheads and size-dependent factors";
-  }
+  if (model_ && model_->has_overheads()) return "the calibrated network model charges per-message CPU overheads";
   switch (plan.request.op) {
     case collective::Collective::kAllReduce:
     case collective::Collective::kAllGather:
@@ -614,6 +660,7 @@ std::string CollectiveShortcuts::decide(const CollectivePlan& plan, int group_in
         return fmt::format("its {} ranks have more than {} sender-receiver pairs", schedule.size(), most_paths);
     }
   }
+  if (std::string why = below_model_data(plan, entry); !why.empty()) return why;
   // Nobody else on the paths; and per link direction, the messages that can be in flight on it
   // at once fit in its capacity. Each rank has at most one send and one receive in flight (a
   // step has one of each), so no more messages cross a direction than the smaller of its
@@ -654,11 +701,9 @@ std::string CollectiveShortcuts::decide(const CollectivePlan& plan, int group_in
     load_Bps[direction] = load;
   }
   for (const auto& [direction, load] : load_Bps) {
-    const topology::Link& link = network_.link(direction / 2);
-    if (!fits(load, link.capacity_Bps * options_.network.bandwidth_factor)) {
+    if (!fits(load, capacity_Bps(direction / 2))) {
       return fmt::format("its messages can share link {} (they need {:g} B/s of its {:g} B/s)",
-                         network_.link_name(direction / 2), load,
-                         link.capacity_Bps * options_.network.bandwidth_factor);
+                         network_.link_name(direction / 2), load, capacity_Bps(direction / 2));
     }
   }
   return "";
@@ -686,8 +731,7 @@ bool CollectiveShortcuts::uniform_ring_links(const collective::Schedule& schedul
   if (first == e.paths.end()) return false;
   for (int r = 0; r < p; ++r) {
     const auto it = e.paths.find({r, (r + 1) % p});
-    if (it == e.paths.end() || it->second.latency_s != first->second.latency_s ||
-        it->second.rate_Bps != first->second.rate_Bps) {
+    if (it == e.paths.end() || !it->second.same_cost(first->second)) {
       return false;
     }
   }
@@ -702,8 +746,7 @@ collective::CriticalPathTimes CollectiveShortcuts::times(const CollectivePlan& p
   const collective::CostParams params =
       collective::cost_params(0, 0, 1.0 / network_.accelerator().reduce_Bps, plan.cost);
   const collective::MessageCost message = [&e](int from, int to, std::uint64_t wire_bytes) {
-    const Path& p = *e.by_pair.at(pair_key(from, to));
-    return p.latency_s + static_cast<double>(wire_bytes) / p.rate_Bps;
+    return e.by_pair.at(pair_key(from, to))->seconds(static_cast<double>(wire_bytes));
   };
   const bool same_start =
       std::all_of(starts_s.begin(), starts_s.end(), [&](double s) { return s == starts_s.front(); });
@@ -725,7 +768,7 @@ collective::CriticalPathTimes CollectiveShortcuts::times(const CollectivePlan& p
                                    plan.cost.add_Bps};
       for (const auto& [pair, path] : e.paths) {
         links.insert(links.end(), {static_cast<double>(pair.first), static_cast<double>(pair.second), path.latency_s,
-                                   path.rate_Bps});
+                                   path.rate_Bps, path.cap_Bps, static_cast<double>(path.tier_index)});
       }
       auto [alike, fresh] = from_zero_by_links_.try_emplace(std::make_pair(plan.schedule.get(), std::move(links)));
       if (fresh) {

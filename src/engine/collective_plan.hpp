@@ -1,6 +1,8 @@
 #pragma once
 
+#include <limits>
 #include <map>
+#include <optional>
 #include <span>
 #include <unordered_map>
 #include <memory>
@@ -11,6 +13,7 @@
 #include "collective/algorithm_choice.hpp"
 #include "collective/critical_path_executor.hpp"
 #include "collective/registry.hpp"
+#include "engine/network_factors.hpp"
 #include "engine/replay.hpp"
 #include "topology/platform.hpp"
 #include "topology/network.hpp"
@@ -125,8 +128,9 @@ class CollectivePlanner {
 ///    a rank moves data only in its own operators), fabric links when the group is the whole
 ///    world; any other link only when everything the whole job can have in flight across it
 ///    at once fits in its capacity (world_fits: each rank sends one message and receives one at a time);
-///  - its ranks each have an accelerator of their own, and there is no calibrated network
-///    model (whose per-message CPU overheads and size-dependent factors the full replay charges);
+///  - its ranks each have an accelerator of their own, and a calibrated network model charges
+///    no per-message CPU overheads and has data for every message (its latency and bandwidth by
+///    size are then the message's lone time, Path::seconds);
 /// and every rank's end depends on every rank's start (all_reduce, all_gather, reduce_scatter,
 /// all_to_all): a rank that reaches the collective first waits for the last one, then all
 /// end at the times of the critical path from their own starts, which is what the full
@@ -162,11 +166,24 @@ class CollectiveShortcuts {
   /// call (a version-1 trace). Decided once per group.
   const std::string& stream_disagreement(int group);
   /// A lone message between two accelerators: the sum of its links' latencies and the
-  /// smallest per-flow bandwidth, as the engine's platform has them (factors applied).
+  /// smallest per-flow bandwidth, as the engine's platform has them (factors applied); under a
+  /// calibrated model, for a tier it describes, the tier's latency and bandwidth by size.
   struct Path {
-    double latency_s = 0;
+    double latency_s = 0;  ///< 0 with a tier
+    /// The lone rate; with a tier, the most of each link's capacity that the message takes
+    /// (the smallest capacity of its ends' links, Path()), for the load checks.
     double rate_Bps = 0;
+    /// The model's tier that prices the message (nullptr: the links' nominal figures), and
+    /// its index: 1 intra, 0 inter, -1 none.
+    const topology::TierModel* tier = nullptr;
+    int tier_index = -1;
+    double cap_Bps = std::numeric_limits<double>::infinity();  ///< the trunks' per-flow limit
     std::vector<std::uint32_t> directions;  ///< 2 * link + direction (0 for both directions of a shared link)
+    /// A lone message of `wire_bytes` on it.
+    double seconds(double wire_bytes) const;
+    bool same_cost(const Path& o) const {
+      return latency_s == o.latency_s && rate_Bps == o.rate_Bps && cap_Bps == o.cap_Bps && tier == o.tier;
+    }
   };
   Path path(int src_accelerator, int dst_accelerator) const;
   /// Whether `link` belongs to the fabric: neither an accelerator's link nor a NIC's (those
@@ -185,6 +202,10 @@ class CollectiveShortcuts {
   /// path of the same latency and rate as rank 0's.
   static bool uniform_ring_links(const collective::Schedule& schedule, const Entry& e);
   std::string decide(const CollectivePlan& plan, int group, Entry& entry);
+  /// Why a calibrated model's note needs the schedule's messages counted one by one
+  /// (NetworkFactors::count, of SimGrid's messages only): "" when no message of `entry`'s paths
+  /// lies below the data of its tier.
+  std::string below_model_data(const CollectivePlan& plan, const Entry& entry) const;
   /// Whether all the job's messages that can be in flight at one time across link direction
   /// `direction` fit in its capacity (fits() in collective_plan.cpp); false without the
   /// planner. Their load: a rank has at most one send and one receive in flight (its operators run one
@@ -197,6 +218,9 @@ class CollectiveShortcuts {
   /// first use (needs the planner).
   bool world_fits(std::uint32_t direction);
   void bound_world_load();
+  /// A link's capacity as the engine's platform has it (bandwidth factor, and a calibrated
+  /// model's floor: GraphZoneOptions).
+  double capacity_Bps(std::uint32_t link) const;
 
   const trace::Trace& trace_;
   const topology::Network& network_;
@@ -217,6 +241,7 @@ class CollectiveShortcuts {
   std::map<std::pair<const collective::Schedule*, std::vector<double>>, collective::CriticalPathTimes>
       from_zero_by_links_;
   CollectivePlanner* planner_ = nullptr;
+  std::optional<NetworkFactors> model_;  ///< the calibrated network model, if any
   bool world_bounded_ = false;
   /// By link direction: the least bound's load (world_fits).
   std::unordered_map<std::uint32_t, double> world_load_;

@@ -73,6 +73,29 @@ double NetworkFactors::max_bandwidth_Bps(bool same_node) const {
   return best;
 }
 
+double NetworkFactors::link_floor_Bps(bool accelerator_link) const {
+  const double inter_Bps = max_bandwidth_Bps(false);
+  return accelerator_link ? std::max(max_bandwidth_Bps(true), inter_Bps) : inter_Bps;
+}
+
+bool NetworkFactors::has_overheads() const {
+  for (bool same_node : {true, false}) {
+    const topology::TierModel* t = tier(same_node);
+    if (t != nullptr && (t->send_overhead_s != 0 || t->recv_overhead_s != 0)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool NetworkFactors::has_floor() const {
+  for (bool same_node : {true, false}) {
+    const topology::TierModel* t = tier(same_node);
+    if (t != nullptr && t->floor_bytes > 0) return true;
+  }
+  return false;
+}
+
 void NetworkFactors::count(bool same_node, double bytes) {
   const topology::TierModel* t = tier(same_node);
   if (t == nullptr || !t->extrapolates(bytes)) return;

@@ -30,6 +30,15 @@ class NetworkFactors {
   /// The largest bandwidth of any segment of the intra (or inter) tier, 0 without that tier:
   /// links are never slower than this in model mode, so that a lone flow gets the model's figure.
   double max_bandwidth_Bps(bool same_node) const;
+  /// The least capacity a link has in model mode (GraphZoneOptions' floors): an accelerator's
+  /// link carries both tiers' messages, any other link the inter tier's.
+  double link_floor_Bps(bool accelerator_link) const;
+  /// Whether a tier that the model describes charges a send or receive overhead: the ranks
+  /// are then busy around each message.
+  bool has_overheads() const;
+  /// Whether a tier that the model describes was fitted from some smallest message
+  /// (floor_bytes > 0): the messages below it are then counted (count()).
+  bool has_floor() const;
 
   /// Ranks share their node's cores, `sharing` per core (> 1): the intra tier becomes
   /// topology::on_shared_cores of the model's (NetworkModel::per_core).

@@ -24,6 +24,7 @@ struct Route {
   double latency_s = 0;
   double rate_Bps = 0;
   double cap_Bps = 0;
+  int tier = -1;                     ///< CollectiveShortcuts::Path::tier_index
   std::vector<std::uint32_t> links;  ///< GraphZone::shared_links
 };
 
@@ -34,7 +35,7 @@ bool same_sharing(const std::vector<Route>& a, const std::vector<Route>& b, cons
   for (std::size_t i = 0; i < a.size(); ++i) {
     const Route& x = a[i];
     const Route& y = b[i];
-    if (x.latency_s != y.latency_s || x.rate_Bps != y.rate_Bps || x.cap_Bps != y.cap_Bps ||
+    if (x.latency_s != y.latency_s || x.rate_Bps != y.rate_Bps || x.cap_Bps != y.cap_Bps || x.tier != y.tier ||
         x.links.size() != y.links.size()) {
       return false;
     }
@@ -190,9 +191,8 @@ ReplicaFolding fold_replicas(const trace::Trace& trace, const topology::Network&
       const int pa = at(placement, a), pb = at(placement, b);
       Route& route = at(routes, d)[i];
       const CollectiveShortcuts::Path lone = shortcuts.path(pa, pb);
-      route.latency_s = lone.latency_s;
-      route.rate_Bps = lone.rate_Bps;
-      route.cap_Bps = zone.flow_cap_Bps(zone.host_of_rank(a), zone.host_of_rank(b));
+      const double cap_Bps = zone.flow_cap_Bps(zone.host_of_rank(a), zone.host_of_rank(b));
+      route = Route{lone.latency_s, lone.rate_Bps, cap_Bps, lone.tier_index, {}};
       zone.shared_links(pa, pb, route.links);
       for (std::uint32_t link : route.links) {
         const int first = owner.try_emplace(link, d).first->second;
@@ -238,7 +238,10 @@ namespace detail {
 
 void Simulation::fold() {
   const topology::Network& net = platform_.network;
-  if (!options_.fast || !options_.fold_replicas || factors_ != nullptr || net.accelerator().cpu_core) return;
+  if (!options_.fast || !options_.fold_replicas || net.accelerator().cpu_core) return;
+  // The messages of copied replicas are not counted for the note on a calibrated model's
+  // extrapolation (NetworkFactors::count).
+  if (factors_ != nullptr && factors_->has_floor()) return;
   if (std::any_of(sharing_.begin(), sharing_.end(), [](int ranks) { return ranks > 1; })) return;
   folding_ = fold_replicas(trace_, net, placement_, *planner_, *shortcuts_, *zone_);
   if (!folding_.refusal.empty()) {

@@ -27,14 +27,15 @@ class GraphZone;
 ///    messages are no SimGrid activity, and its members, which reach it at one instant, end
 ///    at the times the critical path gives;
 ///  - its messages meet in SimGrid as e's do: each message's route has the latency, the lone
-///    rate and the per-flow bound of its counterpart's in e, and the links SimGrid shares
+///    rate, the per-flow bound and the calibrated model's tier of its counterpart's in e (so
+///    that its cost by size and the CPU overheads around it are the same), and the links SimGrid shares
 ///    (those not left out, Simulation::leave_out_links) correspond one to one, with equal
 ///    capacities, to e's, and carry messages of this replica only.
 /// Then the max-min sharing of the replica's messages is e's at every instant, and so is every
-/// time. Ranks that share an accelerator, CPU ranks and calibrated network models are not
-/// folded (the caller's conditions). The one difference from the full --fast replay: members
-/// of a data-parallel collective that start together may end apart (their ring's hops differ
-/// in latency); a simulated rank then ends it with the latest of the ranks it stands for
+/// time. Ranks that share an accelerator, CPU ranks and calibrated network models that count
+/// the messages below their data (floor_bytes) are not folded (the caller's conditions). The one difference from the
+/// full --fast replay: members of a data-parallel collective that start together may end apart (their ring's hops
+/// differ in latency); a simulated rank then ends it with the latest of the ranks it stands for
 /// (Simulation::run_shortcut), and the note says by how much.
 struct ReplicaFolding {
   /// Per rank: the simulated rank whose times it takes, -1 for a simulated rank; empty when

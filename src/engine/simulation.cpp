@@ -354,7 +354,10 @@ void Simulation::recv_overhead(int rank, int peer) {
 
 void Simulation::leave_out_links() {
   const topology::Network& net = platform_.network;
-  if (!options_.fast || factors_ != nullptr || net.accelerator().cpu_core) return;
+  if (!options_.fast || net.accelerator().cpu_core) return;
+  // A tier that a calibrated model leaves to the platform sums the latencies of the links that
+  // SimGrid sees (install_factors), which would lose those left out.
+  if (factors_ != nullptr && (factors_->tier(true) == nullptr || factors_->tier(false) == nullptr)) return;
   if (std::any_of(sharing_.begin(), sharing_.end(), [](int ranks) { return ranks > 1; })) return;
   // A message's own ends stay (the links of its accelerators and NICs): a SimGrid flow on an
   // empty route would not be bounded by its rate, and the ends do not tie a job together.

@@ -395,6 +395,90 @@ TEST_CASE(
   }
 }
 
+namespace {
+
+/// A model without CPU overheads, as NCCL's protocols are (models/network/dgx-*-nccl.json):
+/// segments by size, below the test platform's nominal figures as NCCL's are below the DGX
+/// links' (a message at its lone rate still takes its route's bottleneck).
+std::shared_ptr<topology::NetworkModel> protocol_model() {
+  auto model = std::make_shared<topology::NetworkModel>();
+  model->name = "protocols";
+  model->has_intra = model->has_inter = true;
+  model->intra.segments = {{0, 5e-7, 5e9}, {65536, 2e-6, 2e10}, {4 << 20, 3.5e-6, 2.4e10}};
+  model->inter.segments = {{0, 3e-6, 6e8}, {8192, 5e-6, 2e9}, {1 << 20, 9e-6, 3e9}};
+  return model;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "under a calibrated model without overheads a collective runs as its critical path, with the full "
+    "replay's times",
+    "[engine][collective][shortcut][model]") {
+  struct Case {
+    int nodes;
+    int per_node;
+    const char* kind;
+    const char* algorithm;
+    std::uint64_t bytes;
+    double skew_ms;
+  };
+  // Messages of every segment of both tiers (a 300 KiB ring of 8 sends 37.5 KiB chunks).
+  const std::vector<Case> cases = {
+      {8, 1, "all_reduce", "ring", 64ull << 20, 0},     {8, 1, "all_reduce", "ring", 300 << 10, 0.2},
+      {4, 2, "all_reduce", "ring", 32ull << 20, 0.13},  {1, 8, "all_reduce", "ring", 300 << 10, 0},
+      {1, 8, "all_reduce", "ring", 64ull << 20, 0.03},  {8, 1, "all_gather", "auto", 8ull << 20, 0.21},
+      {6, 1, "all_reduce", "binomial-tree", 4096, 0.3},
+  };
+  for (const Case& c : cases) {
+    const int p = c.nodes * c.per_node;
+    INFO(c.nodes << " nodes x " << c.per_node << " " << c.kind << " " << c.algorithm << " " << c.bytes << " B, skew "
+                 << c.skew_ms << " ms");
+    topology::Platform platform = test::platform(c.nodes, c.per_node, 1, test::fat_tree(c.nodes, 1));
+    trace::Trace t = skewed_collectives(p, group_of(p), "g", c.kind, c.bytes, c.skew_ms);
+    engine::ReplayOptions options;
+    options.fast = true;
+    options.all_reduce_algorithm = c.algorithm;
+    options.placement = "rank-order";
+    options.network.calibrated = protocol_model();
+    CHECK(shortcut_refusal(t, platform, options) == "");
+    engine::Result r = engine::replay(t, platform, options);
+    options.fast = false;
+    engine::Result exact = engine::replay(t, platform, options);
+    CHECK(largest_difference(r, exact) <= 1e-6);
+  }
+  // A message at its lone rate takes its route's bottleneck (SimGrid scales a flow by its
+  // bandwidth factor): the inter-node rings of a hierarchical all_reduce whose two ranks per
+  // node share a NIC then share it, although their lone rates (3 GB/s) would fit its 10 GB/s.
+  {
+    topology::Platform platform = test::platform(4, 2, 1, test::fat_tree(4, 1));
+    trace::Trace t = skewed_collectives(8, group_of(8), "g", "all_reduce", 16ull << 20, 0);
+    engine::ReplayOptions options;
+    options.fast = true;
+    options.all_reduce_algorithm = "hierarchical";
+    options.placement = "rank-order";
+    options.network.calibrated = protocol_model();
+    CHECK_THAT(shortcut_refusal(t, platform, options), Catch::StartsWith("its messages can share link "));
+  }
+  // Overheads keep a rank busy around each message, and messages below a tier's data are
+  // counted for the note: both run message by message.
+  topology::Platform platform = test::platform(4, 1, 1, test::fat_tree(4, 1));
+  trace::Trace t = skewed_collectives(4, group_of(4), "g", "all_reduce", 1 << 20, 0);
+  engine::ReplayOptions options;
+  options.fast = true;
+  std::shared_ptr<topology::NetworkModel> model = protocol_model();
+  model->inter.send_overhead_s = 1e-6;
+  options.network.calibrated = model;
+  CHECK(shortcut_refusal(t, platform, options) == "the calibrated network model charges per-message CPU overheads");
+  model = protocol_model();
+  model->inter.floor_bytes = 1 << 20;
+  options.network.calibrated = model;
+  CHECK(shortcut_refusal(t, platform, options) ==
+        "the calibrated network model extrapolates below its data for its messages of 524288 B");
+  engine::Result r = engine::replay(t, platform, options);
+  CHECK_THAT(fmt::format("{}", fmt::join(r.notes, "\n")), Catch::Contains("extrapolated"));
+}
+
 TEST_CASE("the critical-path shortcut does not apply where messages share links, and would be wrong there",
           "[engine][collective][shortcut]") {
   const std::uint64_t n = 64ull << 20;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/replay.hpp"
+#include "topology/network_model.hpp"
 #include "synth/megatron.hpp"
 #include "synth/model_spec.hpp"
 #include "trace/native_reader.hpp"
@@ -120,6 +121,29 @@ TEST_CASE(
       }
     }
     CHECK(spans > 0);
+  }
+  SECTION("under a calibrated network model without overheads") {
+    // NCCL's models (models/network/dgx-*-nccl.json) have this form: latency and bandwidth by
+    // size per tier, below the nominal links' (a model faster than the NICs would make their
+    // floors exceed the fat-tree's uplinks, whose sharing could then bind).
+    auto model = std::make_shared<topology::NetworkModel>();
+    model->name = "protocols";
+    model->has_intra = model->has_inter = true;
+    model->intra.segments = {{0, 5e-7, 5e9}, {65536, 2e-6, 2e10}};
+    model->inter.segments = {{0, 3e-6, 6e8}, {8192, 5e-6, 2e9}, {1 << 20, 9e-6, 9e9}};
+    engine::ReplayOptions options;
+    options.network.calibrated = model;
+    const Runs r = run_three(t, eight_nodes(4), options);
+    CHECK_THAT(replica_note(r.folded),
+               Catch::StartsWith("shortcuts: the 4 data-parallel replicas ran as 1 simulated one"));
+    CAPTURE(r.folded.makespan_s, r.every.makespan_s, r.full.makespan_s);
+    CHECK(test::largest_difference(r.folded, r.every) <= 1e-12);
+    CHECK(test::largest_difference(r.folded, r.full) <= 1e-6);
+    // A model fitted from some smallest message counts those below it: every replica runs.
+    model->inter.floor_bytes = 512;
+    CHECK(replica_note(engine::replay(t, eight_nodes(4), fast())).empty() == false);
+    options.fast = true;
+    CHECK(replica_note(engine::replay(t, eight_nodes(4), options)).empty());
   }
   SECTION("compressed gradients") {
     engine::ReplayOptions options;
