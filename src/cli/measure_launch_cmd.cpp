@@ -14,6 +14,7 @@
 #include "cli/measure_cmd.hpp"
 #include "core/input_error.hpp"
 #include "core/parse.hpp"
+#include "core/spelling.hpp"
 
 namespace ccsim::cli {
 namespace {
@@ -38,8 +39,9 @@ void select_mpi_path(const std::string& over) {
     if (over.size() > 4) setenv("OMPI_MCA_btl_tcp_if_include", over.substr(4).c_str(), 1);
     return;
   }
-  throw InputError("command line", 0, "--mpi-over",
-                   fmt::format("expected shm, tcp or tcp:IFACE (e.g. tcp:lo, tcp:eth0), got \"{}\"", over));
+  throw UnknownNameError("command line", 0, "--mpi-over",
+                         fmt::format("expected shm, tcp or tcp:IFACE (e.g. tcp:lo, tcp:eth0), got \"{}\"{}", over,
+                                     did_you_mean(over.substr(0, over.find(':')), {"shm", "tcp"})));
 }
 
 [[noreturn]] void exec(std::vector<std::string> argv) {
