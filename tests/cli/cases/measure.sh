@@ -71,7 +71,10 @@ hostile output-full-after-measuring 1 "/dev/full: cannot write: No space left on
 # --- ccsim measure: --np anywhere, and listed by --help
 hostile np-last 0 '' measure "${tiny[@]}" --np 2 -o "$TMP/np-last.json"
 expect_file "$TMP/np-last.json"
-hostile np-zero 1 "field '--np': expected a whole number of processes from 1 to 1048576, got \"0\"" measure --np 0
+# a malformed --np is refused as ccsim-measure refuses it (exit 2), not given to mpirun
+hostile np-zero 2 '--np: expected a whole number of processes from 1 to 1048576, got "0"' measure --np 0
+hostile np-word 2 '--np: expected a whole number of processes from 1 to 1048576, got "two"' measure --np=two
+hostile np-missing 2 '--np: expected a value' measure "${tiny[@]}" --np
 hostile mpi-over-unknown 2 "field '--mpi-over': expected shm, tcp or tcp:IFACE \(e.g. tcp:lo, tcp:eth0\), got \"tpc\"; did you mean tcp\?" \
   measure --mpi-over tpc "${tiny[@]}"
 # through the launcher (mpirun, 2 processes): the same message once, the same exit
