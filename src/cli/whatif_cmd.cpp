@@ -87,16 +87,8 @@ void run_trace(const WhatIfCommand& cmd) {
   std::vector<std::string> notes;
   for (const std::string& note : baseline.notes) notes.push_back("baseline: " + note);
   for (const std::string& note : changed.notes) notes.push_back("what_if: " + note);
-  for (const std::string& idle : idle_settings(cmd.flags, changed_trace, changed_platform, changed, changed_compute)) {
+  for (const std::string& idle : setting_notes(cmd.flags, changed_trace, changed_platform, changed, changed_compute)) {
     notes.push_back("what_if: " + idle);
-  }
-  // Where a bandwidth setting leaves the messages bound by another link (nodes_used: 0 when
-  // the result does not say; then every node may hold a rank).
-  const int nodes_used = baseline.nodes_used > 0 ? baseline.nodes_used : baseline_platform.network.node_count();
-  for (const std::string& bound :
-       study::bottleneck_notes(cmd.flags.settings, baseline_platform.network, changed_platform.network, nodes_used,
-                               trace.world_size > nodes_used)) {
-    notes.push_back("what_if: " + bound);
   }
   comparison.notes = notes;
   write_output(cmd.output, rendering(comparison, cmd.format));

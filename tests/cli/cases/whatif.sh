@@ -184,3 +184,8 @@ grep -qF 'note: what_if: intra.bandwidth=x2: messages between nodes stay bound b
 hostile whatif-bound-same 0 '' whatif --collective all_reduce --bytes 256MiB --ranks 64 \
   --platform dgx-h100-superpod --set inter.bandwidth=x2
 grep -q 'bound by' "$last_out" && fail "whatif names a bottleneck where the NIC still binds"
+# Every command that takes --set says it too, against the platform without --set.
+hostile replay-bound-moved 0 '' replay "$T" --platform sunway-oceanlight --set inter.bandwidth=x2
+grep -qxF "note: set: $bound" "$last_out" || fail "replay --set does not say the intra_link binds now"
+hostile cost-bound-moved 0 '' cost "$T" --platform sunway-oceanlight --iterations 10 --set inter.bandwidth=x2
+grep -qxF "  set: $bound" "$last_out" || fail "cost --set does not say the intra_link binds now"
