@@ -42,7 +42,7 @@ void run_cost(const CostCommand& cmd) {
   std::vector<std::string> settings;
   for (const std::string& setting : cmd.flags.settings) settings.push_back(fmt::format("set: {} (--set)", setting));
   // The settings are said of the last run (the compressed one, when there is one).
-  for (const std::string& idle : idle_settings(cmd.flags, trace, platform, *runs.back().second, compute)) {
+  for (const std::string& idle : setting_notes(cmd.flags, trace, platform, *runs.back().second, compute)) {
     settings.push_back("set: " + idle);
   }
   study.assumptions.insert(study.assumptions.begin(), settings.begin(), settings.end());

@@ -12,6 +12,7 @@
 #include "compress/codec.hpp"
 #include "core/input_error.hpp"
 #include "core/parse.hpp"
+#include "core/spelling.hpp"
 
 namespace ccsim::cli {
 namespace {
@@ -55,6 +56,16 @@ std::vector<std::string> split_selection(const std::string& text, const std::str
     throw InputError("command line", 0, option, fmt::format("expected at least one of {}, got \"{}\"", choices, text));
   }
   return out;
+}
+
+/// An unknown name given to `option` (a collective, an algorithm, a group kind, ...): a
+/// malformed command line (UnknownNameError: exit 2, as ccsim's own unknown names), worded as
+/// ccsim's: 'unknown collective "allreduce"; did you mean all_reduce? choices: ...'.
+[[noreturn]] void unknown_name(const std::string& option, std::string_view what, const std::string& name,
+                               const std::vector<std::string>& choices, const std::string& after = "") {
+  throw UnknownNameError("command line", 0, option,
+                         fmt::format("unknown {} \"{}\"; {}choices: {}{}", what, name,
+                                     did_you_mean(name, choices, "", " "), fmt::join(choices, ", "), after));
 }
 
 }  // namespace
@@ -161,18 +172,18 @@ void finish_measure_options(MeasureCommand& c) {
     else if (name == "reduce_scatter")
       o.ops.push_back(collective::Collective::kReduceScatter);
     else
-      throw InputError("command line", 0, "--op",
-                       fmt::format("unknown collective \"{}\"; choices: all_reduce, all_gather, reduce_scatter", name));
+      unknown_name("--op", "collective", name, {"all_reduce", "all_gather", "reduce_scatter"});
   }
   const auto known = collective::algorithms(collective::Collective::kAllReduce);
-  const std::string algo_choices =
-      fmt::format("mpi, {}", fmt::join(std::vector<std::string_view>(known.begin() + 1, known.end()), ", "));
-  o.algorithms = split_selection(c.algorithms, "--algo", algo_choices);
+  std::vector<std::string> implementations{"mpi"};  // the library's own, then ccsim's schedules
+  for (std::string_view name : known) {
+    if (name != "auto") implementations.emplace_back(name);
+  }
+  o.algorithms = split_selection(c.algorithms, "--algo", fmt::format("{}", fmt::join(implementations, ", ")));
   for (const auto& a : o.algorithms) {
     if (a == "mpi") continue;
-    if (a == "auto" || std::find(known.begin(), known.end(), a) == known.end()) {
-      throw InputError("command line", 0, "--algo",
-                       fmt::format("unknown implementation \"{}\"; choices: {}", a, algo_choices));
+    if (std::find(implementations.begin(), implementations.end(), a) == implementations.end()) {
+      unknown_name("--algo", "implementation", a, implementations);
     }
     // Each collective runs the algorithms of the list it has; one that none of --op has would
     // measure nothing.
@@ -195,8 +206,7 @@ void finish_measure_options(MeasureCommand& c) {
   const auto available = measure::available_transports();
   for (const auto& t : o.transports) {
     if (std::find(available.begin(), available.end(), t) == available.end()) {
-      throw InputError("command line", 0, "--transport",
-                       fmt::format("transport \"{}\" is not in this build; {}", t, measure::transports_note()));
+      unknown_name("--transport", "transport", t, available, fmt::format(" ({})", measure::transports_note()));
     }
   }
   // The codec is built per size (a relative bound needs the data's range); check it now.
@@ -217,25 +227,20 @@ void finish_measure_options(MeasureCommand& c) {
   }
   o.groups = split_selection(c.groups, "--groups", "world, tp, pp, dp");
   for (const auto& g : o.groups) {
-    if (g != "world" && g != "tp" && g != "pp" && g != "dp") {
-      throw InputError("command line", 0, "--groups",
-                       fmt::format("unknown group kind \"{}\"; choices: world, tp, pp, dp", g));
-    }
+    if (g != "world" && g != "tp" && g != "pp" && g != "dp")
+      unknown_name("--groups", "group kind", g, {"world", "tp", "pp", "dp"});
   }
   if (!c.layout.empty()) {
     for (const auto& item : split(c.layout, ',')) {
       const auto eq = item.find('=');
       const std::string key = item.substr(0, eq);
+      if (key != "tp" && key != "pp" && key != "dp") unknown_name("--layout", "key", key, {"tp", "pp", "dp"});
       const auto value = eq == std::string::npos ? std::nullopt : parse_uint(std::string_view(item).substr(eq + 1));
       if (!value || *value < 1 || *value > 1u << 20) {
         throw InputError("command line", 0, "--layout",
                          fmt::format("expected tp=N, pp=N or dp=N with N >= 1, got \"{}\"", item));
       }
-      int& slot = key == "tp"   ? o.layout.tp
-                  : key == "pp" ? o.layout.pp
-                  : key == "dp" ? o.layout.dp
-                                : throw InputError("command line", 0, "--layout",
-                                                   fmt::format("unknown key \"{}\"; choices: tp, pp, dp", key));
+      int& slot = key == "tp" ? o.layout.tp : key == "pp" ? o.layout.pp : o.layout.dp;
       slot = static_cast<int>(*value);
     }
   }

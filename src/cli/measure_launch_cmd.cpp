@@ -3,9 +3,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -14,12 +16,16 @@
 #include "cli/measure_cmd.hpp"
 #include "core/input_error.hpp"
 #include "core/parse.hpp"
+#include "core/spelling.hpp"
 
 namespace ccsim::cli {
 namespace {
 
 struct MeasureLaunch {
   int np = 2;
+  /// --np malformed: ccsim-measure runs alone, to refuse it as it refuses any malformed option
+  /// (exit 2, its own message), rather than mpirun with a count it cannot take.
+  bool bad_np = false;
   std::string mpi_over;  ///< --mpi-over: shm, tcp or tcp:IFACE; "" leaves Open MPI's choice
   std::vector<std::string> args;
 };
@@ -38,8 +44,9 @@ void select_mpi_path(const std::string& over) {
     if (over.size() > 4) setenv("OMPI_MCA_btl_tcp_if_include", over.substr(4).c_str(), 1);
     return;
   }
-  throw InputError("command line", 0, "--mpi-over",
-                   fmt::format("expected shm, tcp or tcp:IFACE (e.g. tcp:lo, tcp:eth0), got \"{}\"", over));
+  throw UnknownNameError("command line", 0, "--mpi-over",
+                         fmt::format("expected shm, tcp or tcp:IFACE (e.g. tcp:lo, tcp:eth0), got \"{}\"{}", over,
+                                     did_you_mean(over.substr(0, over.find(':')), {"shm", "tcp"})));
 }
 
 [[noreturn]] void exec(std::vector<std::string> argv) {
@@ -61,7 +68,7 @@ void run_measure_launch(const MeasureLaunch& launch) {
   std::vector<std::string> argv;
   bool help = false;
   for (const auto& a : launch.args) help = help || a == "--help" || a == "-h";
-  if (!under_mpi_launcher() && !help) {
+  if (!under_mpi_launcher() && !help && !launch.bad_np) {
     argv = {"mpirun", "-np", std::to_string(launch.np)};
     if (launch.np > static_cast<int>(std::thread::hardware_concurrency())) argv.emplace_back("--oversubscribe");
   }
@@ -111,22 +118,19 @@ void setup_measure(CLI::App& app) {
       launch->args.push_back(given[i]);
     }
     const auto& args = launch->args;
+    launch->bad_np = false;
     for (std::size_t i = 0; i < args.size(); ++i) {
-      std::string value;
+      std::optional<std::int64_t> np;
       if (args[i] == "--np") {
-        if (i + 1 == args.size())
-          throw InputError("command line", 0, "--np", "expected a number of processes, got nothing");
-        value = args[++i];
+        if (i + 1 < args.size()) np = parse_int(args[++i]);
       } else if (args[i].starts_with("--np=")) {
-        value = args[i].substr(5);
+        np = parse_int(std::string_view(args[i]).substr(5));
       } else {
         continue;
       }
-      const auto np = parse_int(value);
       if (!np || *np < 1 || *np > kMaxProcesses) {
-        throw InputError(
-            "command line", 0, "--np",
-            fmt::format("expected a whole number of processes from 1 to {}, got \"{}\"", kMaxProcesses, value));
+        launch->bad_np = true;  // ccsim-measure says what it expects, and exits 2
+        continue;
       }
       launch->np = static_cast<int>(*np);
     }

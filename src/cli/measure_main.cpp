@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
   ccsim::cli::setup_measure_options(app, command);
   app.footer(
       "Exit codes: 0 success; 1 bad input (the message names file, line and field); 2 a malformed command line "
-      "(unknown option, missing or bad value); 4 internal error; 5 a measured result failed its check.");
+      "(unknown option or name: collective, algorithm, transport, codec, group kind, layout key; missing or bad value); 4 internal error; 5 a measured result failed its check.");
   ccsim::cli::check_option_values(app);
   ccsim::cli::report_usage_errors(app);
   // Options are parsed before MPI starts, identically on every rank; only rank 0 reports.
@@ -51,6 +51,11 @@ int main(int argc, char** argv) {
       return kBadInput;
     }
     return code == 0 ? 0 : kUsage;
+  } catch (const ccsim::UnknownNameError& e) {
+    // An unknown collective, algorithm, codec, ... on the command line is a malformed command
+    // line, as in ccsim (main.cpp); in a file (none is read yet), bad input.
+    if (first) fmt::print(stderr, "ccsim-measure: error: {}\n", e.what());
+    return e.file().starts_with("--") || e.file() == "command line" ? kUsage : kBadInput;
   } catch (const ccsim::InputError& e) {
     if (first) fmt::print(stderr, "ccsim-measure: error: {}\n", e.what());
     return kBadInput;

@@ -325,7 +325,7 @@ void run_report(const ReportCommand& cmd) {
                                     breakdown.stage_count));
   assumptions.push_back(fmt::format("platform: {}: {}", platform.name, platform.description));
   for (const std::string& setting : cmd.flags.settings) assumptions.push_back(fmt::format("set: {} (--set)", setting));
-  for (const std::string& idle : idle_settings(cmd.flags, trace, platform, compressed ? packed : plain, compute)) {
+  for (const std::string& idle : setting_notes(cmd.flags, trace, platform, compressed ? packed : plain, compute)) {
     assumptions.push_back("set: " + idle);
   }
   assumptions.push_back(fmt::format("network: {}", breakdown.network_model));

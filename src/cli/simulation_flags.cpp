@@ -1,6 +1,7 @@
 #include "cli/option_values.hpp"
 #include "cli/simulation_flags.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <optional>
 #include <sstream>
@@ -170,18 +171,32 @@ void add_set_flag(CLI::App* sub, std::vector<std::string>& settings) {
       ->allow_extra_args(false);
 }
 
-std::vector<std::string> idle_settings(const SimulationFlags& flags, const trace::Trace& trace,
+std::vector<std::string> setting_notes(const SimulationFlags& flags, const trace::Trace& trace,
                                        const topology::Platform& platform, const engine::Result& result,
                                        const calibrate::ComputeAdjustment& compute) {
-  return study::idle_settings(flags.settings,
-                              study::run_facts(trace, platform, result, compute.flop_bound + compute.memory_bound));
+  std::vector<std::string> notes = study::idle_settings(
+      flags.settings, study::run_facts(trace, platform, result, compute.flop_bound + compute.memory_bound));
+  const bool bandwidth = std::any_of(flags.settings.begin(), flags.settings.end(), [](const std::string& s) {
+    return s.starts_with("intra.bandwidth=") || s.starts_with("inter.bandwidth=");
+  });
+  if (bandwidth) {  // against the platform without --set (read again: a bandwidth setting is rare)
+    SimulationFlags unset = flags;
+    unset.settings.clear();
+    const topology::Platform baseline = load_platform(unset, trace);
+    const int nodes = result.nodes_used > 0 ? result.nodes_used : platform.network.node_count();
+    for (std::string& bound :
+         study::bottleneck_notes(flags.settings, baseline.network, platform.network, nodes, trace.world_size > nodes)) {
+      notes.push_back(std::move(bound));
+    }
+  }
+  return notes;
 }
 
 void note_settings(const SimulationFlags& flags, const trace::Trace& trace, const topology::Platform& platform,
                    const calibrate::ComputeAdjustment& compute, engine::Result& result) {
   std::vector<std::string> notes;
   for (const std::string& setting : flags.settings) notes.push_back("set: " + setting);
-  for (const std::string& idle : idle_settings(flags, trace, platform, result, compute)) {
+  for (const std::string& idle : setting_notes(flags, trace, platform, result, compute)) {
     notes.push_back("set: " + idle);
   }
   result.notes.insert(result.notes.begin(), notes.begin(), notes.end());

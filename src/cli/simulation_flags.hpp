@@ -46,16 +46,16 @@ void add_set_flag(CLI::App* sub, std::vector<std::string>& settings);
 /// compress.min_bytes=); the platform and compute settings apply in load_platform() and replay_options().
 SimulationFlags with_settings(const SimulationFlags& flags);
 
-/// The --set settings of `flags` that had nothing to act on in `result`, a replay of `trace`
-/// (adjusted by `compute`, apply_compute_flag's) on `platform`, each with the reason
-/// (study::idle_settings).
-std::vector<std::string> idle_settings(const SimulationFlags& flags, const trace::Trace& trace,
+/// The notes on the --set settings of `flags` in `result`, a replay of `trace` (adjusted by
+/// `compute`, apply_compute_flag's) on `platform`: those that had nothing to act on, each with
+/// the reason (study::idle_settings), then bandwidth settings that leave the messages they act
+/// on bound by another link, against the platform without --set (study::bottleneck_notes).
+std::vector<std::string> setting_notes(const SimulationFlags& flags, const trace::Trace& trace,
                                        const topology::Platform& platform, const engine::Result& result,
                                        const calibrate::ComputeAdjustment& compute);
 
 /// Lists the --set settings of `flags` first among `result`'s notes ("set: KEY=VALUE"), so that a
-/// report says what it assumed, and then those that had nothing to act on in this replay of
-/// `trace` (study::idle_settings).
+/// report says what it assumed, and then the notes of setting_notes on this replay of `trace`.
 void note_settings(const SimulationFlags& flags, const trace::Trace& trace, const topology::Platform& platform,
                    const calibrate::ComputeAdjustment& compute, engine::Result& result);
 

@@ -87,7 +87,7 @@ void run_trace(const WhatIfCommand& cmd) {
   std::vector<std::string> notes;
   for (const std::string& note : baseline.notes) notes.push_back("baseline: " + note);
   for (const std::string& note : changed.notes) notes.push_back("what_if: " + note);
-  for (const std::string& idle : idle_settings(cmd.flags, changed_trace, changed_platform, changed, changed_compute)) {
+  for (const std::string& idle : setting_notes(cmd.flags, changed_trace, changed_platform, changed, changed_compute)) {
     notes.push_back("what_if: " + idle);
   }
   comparison.notes = notes;
@@ -145,6 +145,30 @@ AutoChoice auto_choice(const std::vector<collective::Prediction>& predictions) {
   return c;
 }
 
+/// The notes of the collective mode: settings with nothing to act on, and bandwidth settings
+/// that leave the messages bound by another link (`shown`: the what-if's platform, or the
+/// baseline's without --set; `nodes`: the group's).
+std::vector<std::string> collective_notes(const WhatIfCommand& cmd, const topology::Platform& baseline,
+                                          const topology::Platform& shown, int nodes) {
+  study::RunFacts facts;  // of one all_reduce, every algorithm predicted, no compute
+  facts.platform = shown.name;
+  facts.ranks = cmd.ranks;
+  facts.nodes_used = nodes;
+  facts.upper_levels = study::has_upper_levels(shown);
+  facts.topology = shown.topology;
+  facts.compute_ops = facts.rate_timed = facts.reduce_scatters = 0;
+  facts.all_reduces = 1;
+  facts.compressed = !with_settings(cmd.flags).compress.empty();
+  facts.every_algorithm = true;
+  std::vector<std::string> notes = study::idle_settings(cmd.flags.settings, facts);
+  const bool within_nodes = std::min(cmd.ranks, shown.network.accelerators_per_node()) > 1;
+  for (std::string& bound :
+       study::bottleneck_notes(cmd.flags.settings, baseline.network, shown.network, nodes, within_nodes)) {
+    notes.push_back(std::move(bound));
+  }
+  return notes;
+}
+
 void run_collective(const WhatIfCommand& cmd) {
   if (cmd.flags.platform.empty())
     throw InputError("command line", 0, "--platform", "the collective mode needs --platform NAME|FILE");
@@ -182,17 +206,7 @@ void run_collective(const WhatIfCommand& cmd) {
   const int nodes = shown.study.nodes;
   auto bus_bandwidth = [&](double time_s) { return study::all_reduce_bus_bandwidth_Bps(bytes, time_s, cmd.ranks); };
   const AutoChoice choice = auto_choice(shown.study.predictions);
-  study::RunFacts facts;  // of one all_reduce, every algorithm predicted, no compute
-  facts.platform = shown.platform.name;
-  facts.ranks = cmd.ranks;
-  facts.nodes_used = nodes;
-  facts.upper_levels = study::has_upper_levels(shown.platform);
-  facts.topology = shown.platform.topology;
-  facts.compute_ops = facts.rate_timed = facts.reduce_scatters = 0;
-  facts.all_reduces = 1;
-  facts.compressed = !with_settings(cmd.flags).compress.empty();
-  facts.every_algorithm = true;
-  const std::vector<std::string> notes = study::idle_settings(cmd.flags.settings, facts);
+  const std::vector<std::string> notes = collective_notes(cmd, base.platform, shown.platform, nodes);
   // The rows of both runs, paired by algorithm (a compressor changes the list): the what-if's
   // algorithms in its order, then those only the baseline has.
   struct Row {

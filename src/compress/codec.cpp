@@ -10,6 +10,7 @@
 #include "compress/zfp_codec.hpp"
 #include "core/input_error.hpp"
 #include "core/parse.hpp"
+#include "core/spelling.hpp"
 
 namespace ccsim::compress {
 
@@ -40,6 +41,17 @@ namespace {
 
 constexpr std::string_view kCodecNames = "ccsz, int8, onebit, zfp";
 
+/// "abs, block" -> {"abs", "block"}.
+std::vector<std::string> split_names(std::string_view list) {
+  std::vector<std::string> names;
+  while (!list.empty()) {
+    const std::size_t comma = list.find(", ");
+    names.emplace_back(list.substr(0, comma));
+    list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 2);
+  }
+  return names;
+}
+
 /// Reads the key=value items of one codec's spec, checking names and numbers.
 class SpecReader {
  public:
@@ -47,10 +59,11 @@ class SpecReader {
       : items_(items), field_(field) {
     for (const auto& [key, value] : items_.items) {
       if (valid_keys.empty() || (", " + std::string(valid_keys) + ",").find(", " + key + ",") == std::string::npos) {
-        throw InputError(field_, 0, key,
-                         valid_keys.empty()
-                             ? fmt::format("unknown key; codec {} takes no keys", items_.name)
-                             : fmt::format("unknown key for codec {}; valid keys: {}", items_.name, valid_keys));
+        throw UnknownNameError(field_, 0, key,
+                               valid_keys.empty()
+                                   ? fmt::format("unknown key; codec {} takes no keys", items_.name)
+                                   : fmt::format("unknown key for codec {}; {}valid keys: {}", items_.name,
+                                                 did_you_mean(key, split_names(valid_keys), "", " "), valid_keys));
       }
     }
   }
@@ -116,7 +129,9 @@ std::unique_ptr<Codec> make_codec(std::string_view spec, std::string_view field)
     SpecReader r(items, field, "abs");
     return std::make_unique<ZfpCodec>(r.positive("abs"));
   }
-  throw InputError(what, 0, "", fmt::format("unknown codec \"{}\"; valid codecs: {}", items.name, kCodecNames));
+  throw UnknownNameError(what, 0, "",
+                         fmt::format("unknown codec \"{}\"; {}valid codecs: {}", items.name,
+                                     did_you_mean(items.name, split_names(kCodecNames), "", " "), kCodecNames));
 }
 
 std::vector<std::string_view> codec_names() { return {"ccsz", "int8", "onebit", "zfp"}; }

@@ -111,9 +111,14 @@ void add_rate_assumptions(CostStudy& s, const CostOptions& cmd, const topology::
   if (cmd.power) {
     s.assumptions.push_back(fmt::format("power: {:.6g} kW per node, average over the run (--power{})", *cmd.power,
                                         overridden(file ? file->power_kw_per_node : std::nullopt, " kW")));
+  } else if (rates.power_from_file && file->power_kind == topology::PlatformCost::PowerKind::kAverage) {
+    s.assumptions.push_back(fmt::format(
+        "power: {:.6g} kW per node, an average measured over training (platform {}, its \"cost\"; --power overrides)",
+        *rates.power, platform.name));
   } else if (rates.power_from_file) {
     s.assumptions.push_back(
-        fmt::format("power: {:.6g} kW per node, average over the run (platform {}, its \"cost\"; --power overrides)",
+        fmt::format("power: {:.6g} kW per node, the platform's maximum (full-load) figure, not an average over the "
+                    "run (platform {}, its \"cost\"; --power overrides): the energy is an upper bound",
                     *rates.power, platform.name));
   } else {
     s.assumptions.push_back(
@@ -122,6 +127,15 @@ void add_rate_assumptions(CostStudy& s, const CostOptions& cmd, const topology::
   if (rates.price_from_file || rates.power_from_file) {
     s.assumptions.push_back(fmt::format("cost source: {}", file->source));
   }
+}
+
+/// What the energy figure is, from where the power comes from and what the platform says it is.
+std::string energy_basis(const CostOptions& cmd, const topology::Platform& platform) {
+  if (cmd.power) return "estimate: the average power per node of --power";
+  if (platform.cost->power_kind == topology::PlatformCost::PowerKind::kAverage) {
+    return "estimate: the platform's average power per node, measured over training";
+  }
+  return "upper bound: the platform's maximum (full-load) power per node, not an average over the run";
 }
 
 }  // namespace
@@ -143,6 +157,9 @@ CostStudy study_cost(const CostOptions& cmd, const trace::Trace& trace, const to
   const NodeRates rates = node_rates(cmd, platform);
   s.has_price = rates.price.has_value();
   s.has_power = rates.power.has_value();
+  if (s.has_power) s.energy_basis = energy_basis(cmd, platform);
+  s.energy_upper_bound =
+      rates.power_from_file && platform.cost->power_kind == topology::PlatformCost::PowerKind::kMaximum;
   if (rates.price_from_file) s.currency = platform.cost->currency;
   add_job_assumptions(s, cmd, trace, platform, first, packed);
   add_rate_assumptions(s, cmd, platform, rates);
@@ -191,7 +208,7 @@ std::vector<std::vector<std::string>> cost_rows(const CostStudy& s) {
   }
   if (s.has_power) {
     row(
-        "energy", [&](std::size_t i) { return *s.figures[i].energy_kwh; },
+        s.energy_upper_bound ? "energy, at most" : "energy", [&](std::size_t i) { return *s.figures[i].energy_kwh; },
         [](double kwh) {
           // kWh to GWh, whichever keeps the figure below 1000 (a training run spans all three)
           if (kwh < 1e3) return fmt::format("{:.6g} kWh", kwh);
@@ -240,6 +257,7 @@ std::string cost_json(const CostStudy& s) {
   doc["iterations"] = s.iterations;
   doc["assumptions"] = s.assumptions;
   doc["currency"] = s.currency.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(s.currency);
+  doc["energy_basis"] = s.energy_basis.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(s.energy_basis);
   doc["runs"] = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < s.names.size(); ++i) {
     const report::CostFigures& f = s.figures[i];
@@ -297,7 +315,7 @@ std::string cost_csv(const CostStudy& s) {
     row("money", s.currency.empty() ? "currency of --price" : s.currency,
         [&](std::size_t i) { return s.figures[i].money; });
   }
-  if (s.has_power) row("energy_kwh", "", [&](std::size_t i) { return s.figures[i].energy_kwh; });
+  if (s.has_power) row("energy_kwh", s.energy_basis, [&](std::size_t i) { return s.figures[i].energy_kwh; });
   return out;
 }
 

@@ -41,6 +41,10 @@ struct CostStudy {
   bool has_price = false;
   bool has_power = false;
   std::string currency;  ///< of a price from the platform file; empty for --price (any currency)
+  /// What the energy figure is ("upper bound: the platform's maximum (full-load) power per
+  /// node, ..." or "estimate: ..."), in the JSON and CSV; empty without a power.
+  std::string energy_basis;
+  bool energy_upper_bound = false;  ///< the energy row reads "energy, at most"
 };
 
 /// `runs`: (name, result) of the same trace on `platform`, plain first. Price and power: the

@@ -1,9 +1,12 @@
 #include "study/what_if.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "collective/registry.hpp"
 #include "compress/compress_spec.hpp"
@@ -198,9 +201,136 @@ void apply(WhatIf& w, std::string_view key, std::string_view text, const std::st
   }
 }
 
+/// Whether the bandwidth setting `key` changes the links of tier `tier` (topology's tier names:
+/// "intra", "nic", fat-tree "levelK", dragonfly "local" and "global", "torus").
+bool changes_tier(std::string_view key, std::string_view tier) {
+  if (key == "intra.bandwidth") return tier == "intra";
+  if (key == "inter.bandwidth") return tier != "intra";  // the NIC and every network link
+  return false;
+}
+
+/// What a tier's links join, in words, and where the platform file gives them.
+std::string tier_words(std::string_view tier) {
+  if (tier == "intra") return "accelerator to node hub: the platform's intra_link";
+  if (tier == "nic") return "node hub to the network: the platform's nic_link";
+  if (tier.starts_with("level")) return fmt::format("fat-tree level {}", tier.substr(5));
+  if (tier == "local" || tier == "global") return fmt::format("the dragonfly's {} links", tier);
+  return fmt::format("the network's {} links", tier);
+}
+
+/// The slowest link of a route, and whether `keys` change it. Among equally slow links, one
+/// the settings leave as it was: it is what binds once the others are faster.
+struct RouteBound {
+  double bandwidth_Bps = 0;
+  std::string tier;
+  bool changed = false;
+  bool touched = false;  ///< some link of the route is one the settings change
+};
+
+RouteBound route_bound(const topology::Network& net, int src, int dst, const std::vector<std::string>& keys) {
+  auto changed = [&](std::string_view tier) {
+    return std::any_of(keys.begin(), keys.end(), [&](const std::string& k) { return changes_tier(k, tier); });
+  };
+  RouteBound b;
+  b.bandwidth_Bps = std::numeric_limits<double>::infinity();
+  for (const topology::Hop& hop : net.route(src, dst)) {
+    const topology::Link& link = net.link(hop.link);
+    const std::string& tier = net.tiers().at(link.tier).name;
+    const bool c = changed(tier);
+    b.touched = b.touched || c;
+    const bool slower = link.bandwidth_Bps < b.bandwidth_Bps * (1 - 1e-12);
+    const bool as_slow = !slower && link.bandwidth_Bps <= b.bandwidth_Bps * (1 + 1e-12);
+    if (slower || (as_slow && b.changed && !c)) {
+      b.bandwidth_Bps = link.bandwidth_Bps;
+      b.tier = tier;
+      b.changed = c;
+    }
+  }
+  return b;
+}
+
+/// The slowest of the links of a route that `keys` change (+inf when none).
+double slowest_changed_Bps(const topology::Network& net, int src, int dst, const std::vector<std::string>& keys) {
+  double slowest = std::numeric_limits<double>::infinity();
+  for (const topology::Hop& hop : net.route(src, dst)) {
+    const topology::Link& link = net.link(hop.link);
+    const std::string& tier = net.tiers().at(link.tier).name;
+    if (std::any_of(keys.begin(), keys.end(), [&](const std::string& k) { return changes_tier(k, tier); })) {
+      slowest = std::min(slowest, link.bandwidth_Bps);
+    }
+  }
+  return slowest;
+}
+
+/// The note on one class of messages (from accelerator `src` to `dst`), or "" when the settings'
+/// links bind before and after (the rate changes as they do) or touch none of the route.
+std::string bound_note(const std::string& what, const std::string& messages, const topology::Network& baseline,
+                       const topology::Network& changed, int src, int dst, const std::vector<std::string>& keys) {
+  const RouteBound before = route_bound(baseline, src, dst, keys);
+  const RouteBound after = route_bound(changed, src, dst, keys);
+  if (!before.touched || (before.changed && after.changed)) return "";
+  const double rate = after.bandwidth_Bps / before.bandwidth_Bps;
+  const double links = slowest_changed_Bps(changed, src, dst, keys) / slowest_changed_Bps(baseline, src, dst, keys);
+  if (before.changed && std::abs(rate / links - 1) < 1e-9) return "";  // the rate changed as the links: just bound
+  auto link = [](const RouteBound& b) {
+    return fmt::format("the {} {} link ({})", format_rate(b.bandwidth_Bps), b.tier, tier_words(b.tier));
+  };
+  const std::string change = fmt::format("their lone rate {} x{:.3g} ({} to {}), not x{:.3g} as the links it changes",
+                                         rate >= 1 ? "grows" : "falls", rate, format_rate(before.bandwidth_Bps),
+                                         format_rate(after.bandwidth_Bps), links);
+  if (before.changed) {  // now bound by a link the settings leave as it was
+    return fmt::format("{}: messages {} are now bound by {}, which the setting leaves as it was: {}", what, messages,
+                       link(after), change);
+  }
+  if (!after.changed && before.tier == after.tier && before.bandwidth_Bps == after.bandwidth_Bps) {
+    return fmt::format("{}: messages {} stay bound by {}, which the setting leaves as it was: their lone rate stays {}",
+                       what, messages, link(before), format_rate(before.bandwidth_Bps));
+  }
+  return fmt::format(
+      "{}: messages {} were bound by {}, which the setting leaves as it was, and are now bound by {}: {}", what,
+      messages, link(before), link(after), change);
+}
+
 }  // namespace
 
 std::span<const WhatIfKey> what_if_keys() { return kKeys; }
+
+std::vector<std::string> bottleneck_notes(const std::vector<std::string>& settings, const topology::Network& baseline,
+                                          const topology::Network& changed, int nodes_used, bool within_nodes) {
+  std::vector<std::string> keys, given;
+  for (const std::string& setting : settings) {
+    const std::string key = setting.substr(0, setting.find('='));
+    if (key == "intra.bandwidth" || key == "inter.bandwidth") {
+      keys.push_back(key);
+      given.push_back(setting);
+    }
+  }
+  std::vector<std::string> notes;
+  if (keys.empty()) return notes;
+  const std::string what = fmt::format("{}", fmt::join(given, ", "));
+  const int per_node = std::min(baseline.accelerators_per_node(), changed.accelerators_per_node());
+  if (within_nodes && per_node > 1) {
+    std::string note = bound_note(what, "within a node", baseline, changed, 0, 1, keys);
+    if (!note.empty()) notes.push_back(std::move(note));
+  }
+  const int nodes = std::min({nodes_used, baseline.node_count(), changed.node_count()});
+  if (nodes > 1) {
+    // Node 0 to node 1 (the nearest), and to the last node used when that note differs.
+    const int last = (nodes - 1) * per_node;
+    const std::string near = bound_note(what, "between nodes", baseline, changed, 0, per_node, keys);
+    const std::string far = nodes > 2 ? bound_note(what, "between nodes", baseline, changed, 0, last, keys) : near;
+    if (near == far) {
+      if (!near.empty()) notes.push_back(near);
+    } else {
+      for (int to : {1, nodes - 1}) {
+        std::string note =
+            bound_note(what, fmt::format("between nodes 0 and {}", to), baseline, changed, 0, to * per_node, keys);
+        if (!note.empty()) notes.push_back(std::move(note));
+      }
+    }
+  }
+  return notes;
+}
 
 bool has_upper_levels(const topology::Platform& platform) {
   for (const topology::Tier& tier : platform.network.tiers()) {

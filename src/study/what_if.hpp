@@ -88,6 +88,21 @@ RunFacts run_facts(const trace::Trace& trace, const topology::Platform& platform
 /// setting could act (and for what the facts do not know).
 std::vector<std::string> idle_settings(const std::vector<std::string>& settings, const RunFacts& facts);
 
+/// Notes on the bandwidth settings among `settings` (intra.bandwidth, inter.bandwidth) that
+/// leave the messages they act on bound by a link they do not change, before or after: a lone
+/// message's rate is its route's slowest link, so doubling the NIC and the network gains only
+/// up to the next slowest link. One note per class of messages whose bound moved or stayed
+/// ("within a node": accelerators 0 and 1; "between nodes": node 0 to node 1, and to the last
+/// of `nodes_used` when its route differs), naming the binding link's kind, what it joins and
+/// its bandwidth, and the rate's change against the change of the links set, e.g.
+/// "inter.bandwidth=x2: messages between nodes are now bound by the 32 GB/s intra link
+/// (accelerator to node hub: the platform's intra_link), which the setting leaves as it was:
+/// their lone rate grows x1.28 (25 to 32 GB/s), not x2 as the links it changes". Messages
+/// within a node are considered only when `within_nodes` (ranks share a node), between nodes
+/// only when `nodes_used` > 1.
+std::vector<std::string> bottleneck_notes(const std::vector<std::string>& settings, const topology::Network& baseline,
+                                          const topology::Network& changed, int nodes_used, bool within_nodes);
+
 /// Limits of the settings that are not platform parameters.
 inline constexpr double kMinComputeScale = 1e-3;
 inline constexpr double kMaxComputeScale = 1e3;

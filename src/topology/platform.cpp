@@ -336,8 +336,8 @@ void read_dragonfly(Platform& platform, const NodeSpec& nodes, ObjectReader& net
   platform.network = build_dragonfly(nodes, df);
 }
 
-/// "cost": {"price_per_node_hour", "currency", "power_kw_per_node", "source"}: at least one
-/// figure, a currency with a price, a source always.
+/// "cost": {"price_per_node_hour", "currency", "power_kw_per_node", "power_kind", "source"}: at
+/// least one figure, a currency with a price, a kind only with a power, a source always.
 PlatformCost read_cost(ObjectReader& doc) {
   ObjectReader r = doc.child("cost");
   PlatformCost cost;
@@ -348,6 +348,11 @@ PlatformCost read_cost(ObjectReader& doc) {
     if (cost.currency.empty()) r.at("currency").fail("expected a currency such as \"USD\", got \"\"");
   } else if (r.has("currency")) {
     r.at("currency").fail("a currency without 'price_per_node_hour'");
+  }
+  if (r.has("power_kind")) {
+    if (!cost.power_kw_per_node) r.at("power_kind").fail("a power kind without 'power_kw_per_node'");
+    cost.power_kind = r.choice("power_kind", {"maximum", "average"}) == "average" ? PlatformCost::PowerKind::kAverage
+                                                                                  : PlatformCost::PowerKind::kMaximum;
   }
   if (!cost.price_per_node_hour && !cost.power_kw_per_node) {
     r.here().fail("expected 'price_per_node_hour' (with 'currency'), 'power_kw_per_node' or both");

@@ -42,6 +42,11 @@ struct PlatformCost {
   std::string currency;  ///< of the price, e.g. "USD"; empty without a price
   std::optional<double> power_kw_per_node;
   std::string source;  ///< where each figure comes from, or why it is an estimate
+  /// What power_kw_per_node is ("power_kind"): the node's maximum (a datasheet's maximum
+  /// system power, or full load on HPL; the default), so that energy from it is an upper
+  /// bound; or an average measured over training, so that energy from it is an estimate.
+  enum class PowerKind : std::uint8_t { kMaximum, kAverage };
+  PowerKind power_kind = PowerKind::kMaximum;
 };
 
 /// A named machine: its nodes, accelerators and network, read from platforms/*.json.

@@ -39,7 +39,7 @@ TEST_CASE("codec specs build codecs and round-trip", "[codec]") {
   }
 }
 
-TEST_CASE("bad codec specs are input errors naming the valid choices", "[codec]") {
+TEST_CASE("bad codec specs are input errors naming the valid choices, with did you mean", "[codec]") {
   CHECK(error_of("lz4") == "--codec: unknown codec \"lz4\"; valid codecs: ccsz, int8, onebit, zfp");
   CHECK(error_of("ccsz") == "--codec: field 'abs': missing (required for codec ccsz)");
   CHECK(error_of("ccsz:abs=-1") == "--codec: field 'abs': expected a positive finite number, got \"-1\"");
@@ -55,6 +55,14 @@ TEST_CASE("bad codec specs are input errors naming the valid choices", "[codec]"
   CHECK(error_of("zfp") == "--codec: field 'abs': missing (required for codec zfp)");
   CHECK(error_of("zfp:abs=1e-3,block=64") == "--codec: field 'block': unknown key for codec zfp; valid keys: abs");
   CHECK(error_of("ccsz:abs") == "--codec: expected key=value after 'ccsz:', got \"abs\"");
+  // Unknown names are UnknownNameErrors (a malformed command line: exit 2), with "did you mean".
+  CHECK(error_of("ccs:abs=1e-4") ==
+        "--codec: unknown codec \"ccs\"; did you mean ccsz? valid codecs: ccsz, int8, "
+        "onebit, zfp");
+  CHECK(error_of("ccsz:ab=1e-4") ==
+        "--codec: field 'ab': unknown key for codec ccsz; did you mean abs? valid keys: abs, block");
+  CHECK_THROWS_AS(make_codec("lz4"), ccsim::UnknownNameError);
+  CHECK_THROWS_AS(make_codec("int8:blocks=64"), ccsim::UnknownNameError);
   CHECK(error_of("ccsz:abs=1,abs=2") == "--codec: field 'abs': given twice in \"ccsz:abs=1,abs=2\"");
 }
 

@@ -35,6 +35,6 @@ else
 fi
 "$ccsim" measure --np 2 --mpi-over udp > "$tmp/out" 2> "$tmp/err"
 rc=$?
-[ "$rc" = 1 ] || fail "--mpi-over udp: exit $rc, expected 1"
+[ "$rc" = 2 ] || fail "--mpi-over udp: exit $rc, expected 2 (a malformed command line)"
 grep -q "field '--mpi-over': expected shm, tcp or tcp:IFACE" "$tmp/err" || fail "--mpi-over udp: $(cat "$tmp/err")"
 exit $status

@@ -42,18 +42,19 @@ ccsim_measure_run(quantized_np4 4 "compressed-allgather/mpi,ring/mpi"
 ccsim_measure_run(zfp_np3 3 "compressed-ring/mpi"
   --algo mpi,ring,compressed-ring --codec zfp:rel=1e-3 --transport mpi --sizes 12KiB,300000 --reps 4 --rounds 2 --warmup 1)
 
-# Bad input: a clear message and exit code 1, before MPI starts (golden files).
-function(ccsim_measure_golden name expected_file)
+# Bad input: a clear message and its exit code (1 bad input; 2 an unknown name on the command
+# line, a malformed command line as in ccsim), before MPI starts (golden files).
+function(ccsim_measure_golden name rc expected_file)
   add_test(NAME golden.${name}
-    COMMAND ${CMAKE_COMMAND} -DCCSIM=$<TARGET_FILE:ccsim-measure> "-DARGS=${ARGN}" -DEXPECTED_RC=1
+    COMMAND ${CMAKE_COMMAND} -DCCSIM=$<TARGET_FILE:ccsim-measure> "-DARGS=${ARGN}" -DEXPECTED_RC=${rc}
       -DEXPECTED=${CMAKE_CURRENT_SOURCE_DIR}/golden/${expected_file} -DWORKDIR=${PROJECT_SOURCE_DIR}
       -P ${CMAKE_CURRENT_SOURCE_DIR}/golden/run_golden.cmake)
 endfunction()
-ccsim_measure_golden(measure_bad_codec measure_bad_codec.txt "--codec|ccsz:eb=1e-3")
-ccsim_measure_golden(measure_bad_size measure_bad_size.txt "--sizes|1KiB:1000")
-ccsim_measure_golden(measure_bad_algo measure_bad_algo.txt "--algo|mpi,fastest")
-ccsim_measure_golden(measure_bad_layout measure_bad_layout.txt "--layout|tp=2,ep=4")
-ccsim_measure_golden(measure_bad_rounds measure_bad_rounds.txt "--rounds|5|--reps|3")
+ccsim_measure_golden(measure_bad_codec 2 measure_bad_codec.txt "--codec|ccsz:eb=1e-3")
+ccsim_measure_golden(measure_bad_size 1 measure_bad_size.txt "--sizes|1KiB:1000")
+ccsim_measure_golden(measure_bad_algo 2 measure_bad_algo.txt "--algo|mpi,fastest")
+ccsim_measure_golden(measure_bad_layout 2 measure_bad_layout.txt "--layout|tp=2,ep=4")
+ccsim_measure_golden(measure_bad_rounds 1 measure_bad_rounds.txt "--rounds|5|--reps|3")
 
 # `ccsim measure --np N` starts ccsim-measure under mpirun.
 add_test(NAME measure.launcher COMMAND $<TARGET_FILE:ccsim> measure --np 2 --sizes 4KiB --reps 2

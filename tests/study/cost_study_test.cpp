@@ -119,6 +119,36 @@ TEST_CASE("a cost study takes price and power from the platform file unless give
             "kW)"));
   CHECK(has(s.assumptions, "cost source: a quote"));
   CHECK(study::format_money(42630.126, s.currency) == "42,630.13 USD");
+  CHECK(s.energy_basis == "estimate: the average power per node of --power");
+  CHECK_FALSE(s.energy_upper_bound);
+}
+
+TEST_CASE("a platform's power is its maximum unless it says it is a measured average: energy an upper bound",
+          "[study][cost]") {
+  topology::Platform tiny = topology::read_platform(kTiny);
+  tiny.cost = topology::PlatformCost{std::nullopt, "", 1.2, "a datasheet's maximum"};
+  const engine::Result r = result_of(0.36, 1, 0);
+  study::CostOptions options;
+  options.iterations = 10000;  // 2 node-hours
+  const study::CostStudy maximum = study::study_cost(options, four_ranks(), tiny, {{"plain", &r}});
+  CHECK(*maximum.figures[0].energy_kwh == Approx(2.4));
+  CHECK(maximum.energy_upper_bound);
+  CHECK(has(maximum.assumptions,
+            "power: 1.2 kW per node, the platform's maximum (full-load) figure, not an average over the run "
+            "(platform tiny, its \"cost\"; --power overrides): the energy is an upper bound"));
+  CHECK(study::cost_rows(maximum).back().front() == "energy, at most");
+  CHECK(study::cost_json(maximum).find("\"energy_basis\": \"upper bound: the platform's maximum (full-load) power "
+                                       "per node, not an average over the run\"") != std::string::npos);
+  CHECK(study::cost_csv(maximum).find("cost,energy_kwh,\"upper bound: the platform's maximum (full-load) power per "
+                                      "node, not an average over the run\",2.400000\n") != std::string::npos);
+  tiny.cost->power_kind = topology::PlatformCost::PowerKind::kAverage;
+  const study::CostStudy average = study::study_cost(options, four_ranks(), tiny, {{"plain", &r}});
+  CHECK_FALSE(average.energy_upper_bound);
+  CHECK(has(average.assumptions,
+            "power: 1.2 kW per node, an average measured over training (platform tiny, its \"cost\"; --power "
+            "overrides)"));
+  CHECK(study::cost_rows(average).back().front() == "energy");
+  CHECK(average.energy_basis == "estimate: the platform's average power per node, measured over training");
 }
 
 TEST_CASE("cost options: either iterations or tokens, each in range, named as the flag", "[study][cost]") {

@@ -259,3 +259,41 @@ TEST_CASE("a setting says when the run had nothing for it to act on", "[what_if]
         std::vector<std::string>{"compress.min_bytes=1MiB: no effect: no all_reduce was compressed (--compress NAME, "
                                  "or --set compress=NAME)"});
 }
+
+TEST_CASE("a bandwidth setting that leaves messages bound by another link says which, and by how much", "[what_if]") {
+  // tiny: intra_link 10 GB/s, nic_link 1 GB/s, one switch; 4 nodes of 2 accelerators.
+  const topology::Platform base = topology::read_platform(kTiny);
+  auto notes = [&](const std::vector<std::string>& settings, int nodes, bool within) {
+    return study::bottleneck_notes(settings, base.network, tiny_with(settings).network, nodes, within);
+  };
+  // x2 on the NIC: still the slowest link, so the rate doubles with it: nothing to say.
+  CHECK(notes({"inter.bandwidth=x2"}, 4, true).empty());
+  // x20: the NIC (20 GB/s) passes the intra link, which binds now: x10, not x20.
+  CHECK(notes({"inter.bandwidth=x20"}, 4, true) ==
+        std::vector<std::string>{
+            "inter.bandwidth=x20: messages between nodes are now bound by the 10 GB/s intra link (accelerator to node "
+            "hub: the platform's intra_link), which the setting leaves as it was: their lone rate grows x10 (1 GB/s "
+            "to 10 GB/s), not x20 as the links it changes"});
+  // x10: the NIC reaches the intra link's 10 GB/s, and the rate grows x10 with it: nothing to say.
+  CHECK(notes({"inter.bandwidth=x10"}, 4, true).empty());
+  // An absolute value names the same.
+  CHECK(notes({"inter.bandwidth=40GB/s"}, 4, false).size() == 1);
+  // The intra link between nodes: the NIC binds before and after.
+  CHECK(notes({"intra.bandwidth=x2"}, 4, true) ==
+        std::vector<std::string>{
+            "intra.bandwidth=x2: messages between nodes stay bound by the 1 GB/s nic link (node hub to the network: "
+            "the platform's nic_link), which the setting leaves as it was: their lone rate stays 1 GB/s"});
+  // ... and on one node only, no message crosses the NIC: the intra link binds, nothing to say.
+  CHECK(notes({"intra.bandwidth=x2"}, 1, true).empty());
+  // Slowed below the NIC, the intra link binds messages between nodes: x0.5, not x0.05.
+  CHECK(notes({"intra.bandwidth=x0.05"}, 4, true) ==
+        std::vector<std::string>{
+            "intra.bandwidth=x0.05: messages between nodes were bound by the 1 GB/s nic link (node hub to the "
+            "network: the platform's nic_link), which the setting leaves as it was, and are now bound by the 500 MB/s "
+            "intra link (accelerator to node hub: the platform's intra_link): their lone rate falls x0.5 (1 GB/s to "
+            "500 MB/s), not x0.05 as the links it changes"});
+  // Both links at once, by the same factor: the rate follows them.
+  CHECK(notes({"intra.bandwidth=x2", "inter.bandwidth=x2"}, 4, true).empty());
+  // Other settings say nothing here.
+  CHECK(notes({"inter.latency=x2", "nodes=8"}, 4, true).empty());
+}

@@ -264,6 +264,15 @@ TEST_CASE("a platform's optional cost: price, currency, power and their source",
   const topology::Platform power_only =
       topology::parse_platform(with_cost(R"({"power_kw_per_node": 1, "source": "s"})"), "p.json");
   CHECK_FALSE(power_only.cost->price_per_node_hour.has_value());
+  CHECK(power_only.cost->power_kind == topology::PlatformCost::PowerKind::kMaximum);  // unless it says otherwise
+  CHECK(topology::parse_platform(with_cost(R"({"power_kw_per_node": 1, "power_kind": "average", "source": "s"})"),
+                                 "p.json")
+            .cost->power_kind == topology::PlatformCost::PowerKind::kAverage);
+  CHECK_THAT(error_of(with_cost(R"({"power_kw_per_node": 1, "power_kind": "mean", "source": "s"})")),
+             Catch::Matchers::EndsWith("field 'cost.power_kind': expected one of maximum, average, got \"mean\""));
+  CHECK_THAT(
+      error_of(with_cost(R"({"price_per_node_hour": 2, "currency": "EUR", "power_kind": "average", "source": "s"})")),
+      Catch::Matchers::EndsWith("field 'cost.power_kind': a power kind without 'power_kw_per_node'"));
   CHECK_FALSE(
       topology::parse_platform(test::platform_json(8, 1, 1, R"({"topology": "switch", "source": "x"})"), "p.json")
           .cost.has_value());

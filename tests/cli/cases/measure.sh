@@ -1,5 +1,6 @@
 # ccsim measure / ccsim-measure (src/measure/README.md): bad input is refused before any MPI
-# work, with exit 1 and a message naming the option; an error after the measurements ends
+# work, with exit 1 (2 for a malformed command line: an unknown option, name or bad value) and a
+# message naming the option; an error after the measurements ends
 # every rank (never a hang). MPI runs are tiny: 2 processes, 1 KiB, 3 repetitions.
 measure_bin=$(dirname "$CCSIM")/ccsim-measure
 if [ ! -x "$measure_bin" ]; then
@@ -48,6 +49,19 @@ hostile algo-runs-nowhere 1 "field '--algo': \"compressed-ring\" runs on none of
 hostile algo-one-runs-nowhere 1 "field '--algo': \"rabenseifner\" runs on none of the collectives of --op \(all_gather\)" \
   --op all_gather --algo mpi,rabenseifner
 
+# --- unknown names are a malformed command line: exit 2, as in ccsim, with "did you mean"
+hostile op-unknown 2 "field '--op': unknown collective \"allreduce\"; did you mean all_reduce\? choices: all_reduce, all_gather, reduce_scatter" \
+  --op allreduce
+hostile algo-unknown 2 "field '--algo': unknown implementation \"rnig\"; did you mean ring\? choices: mpi, ring," --algo mpi,rnig
+hostile algo-auto 2 "field '--algo': unknown implementation \"auto\"; choices: mpi, ring," --algo auto
+hostile transport-unknown 2 "field '--transport': unknown transport \"mpii\"; did you mean mpi\? choices: mpi" --transport mpii
+hostile codec-unknown 2 "--codec: unknown codec \"ccs\"; did you mean ccsz\? valid codecs: ccsz, int8, onebit, zfp" \
+  --algo compressed-ring --codec ccs:abs=1e-3
+hostile codec-key-unknown 2 "--codec: field 'ab': unknown key for codec ccsz; did you mean abs\? valid keys: abs, block" \
+  --algo compressed-ring --codec ccsz:ab=1e-3
+hostile groups-unknown 2 "field '--groups': unknown group kind \"dq\"; did you mean dp\? choices: world, tp, pp, dp" --groups dq
+hostile layout-key-unknown 2 "field '--layout': unknown key \"tq\"; did you mean tp\? choices: tp, pp, dp" --layout tq=2
+
 # --- an error on rank 0 alone after the measurements (a write to a full device): exit 1 with
 # the message, every rank ended (it hung: rank 0's error handler waited in a collective)
 CCSIM=$ccsim
@@ -57,7 +71,15 @@ hostile output-full-after-measuring 1 "/dev/full: cannot write: No space left on
 # --- ccsim measure: --np anywhere, and listed by --help
 hostile np-last 0 '' measure "${tiny[@]}" --np 2 -o "$TMP/np-last.json"
 expect_file "$TMP/np-last.json"
-hostile np-zero 1 "field '--np': expected a whole number of processes from 1 to 1048576, got \"0\"" measure --np 0
+# a malformed --np is refused as ccsim-measure refuses it (exit 2), not given to mpirun
+hostile np-zero 2 '--np: expected a whole number of processes from 1 to 1048576, got "0"' measure --np 0
+hostile np-word 2 '--np: expected a whole number of processes from 1 to 1048576, got "two"' measure --np=two
+hostile np-missing 2 '--np: expected a value' measure "${tiny[@]}" --np
+hostile mpi-over-unknown 2 "field '--mpi-over': expected shm, tcp or tcp:IFACE \(e.g. tcp:lo, tcp:eth0\), got \"tpc\"; did you mean tcp\?" \
+  measure --mpi-over tpc "${tiny[@]}"
+# through the launcher (mpirun, 2 processes): the same message once, the same exit
+hostile algo-unknown-launched 2 "unknown implementation \"rnig\"; did you mean ring\?" measure --np 2 --algo rnig "${tiny[@]}"
+[ "$(grep -c 'unknown implementation' "$last_err")" -eq 1 ] || fail "the unknown name was reported other than once"
 hostile measure-help 0 '' measure --help
 grep -q -- '--np' "$last_out" || fail "ccsim measure --help does not list --np"
 

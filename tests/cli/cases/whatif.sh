@@ -167,3 +167,25 @@ grep -qF 'note: what_if: compress.min_bytes=1MiB: no effect: no all_reduce was c
   fail "whatif does not say compress.min_bytes had nothing to act on"
 hostile whatif-min-bytes-compressed 0 '' whatif "$T" --set compress=cuszp:eb=1e-3 --set compress.min_bytes=1MiB
 grep -q 'no effect' "$last_out" && fail "compress.min_bytes with a compressor said idle"
+
+# A bandwidth setting that moves the bottleneck says so, from the platform's links: on Sunway
+# the NIC (25 GB/s) doubled passes the 32 GB/s processor-to-NIC intra_link, which binds now.
+bound='inter.bandwidth=x2: messages between nodes are now bound by the 32 GB/s intra link (accelerator to node hub: the platform'"'"'s intra_link), which the setting leaves as it was: their lone rate grows x1.28 (25 GB/s to 32 GB/s), not x2 as the links it changes'
+hostile whatif-bound-moved 0 '' whatif "$T" --platform sunway-oceanlight --set inter.bandwidth=x2
+grep -qxF "note: what_if: $bound" "$last_out" || fail "whatif does not say the intra_link binds now"
+hostile whatif-collective-bound-moved 0 '' whatif --collective all_reduce --bytes 256MiB --ranks 512 \
+  --platform sunway-oceanlight --set inter.bandwidth=x2
+grep -qxF "note: $bound" "$last_out" || fail "whatif --collective does not say the intra_link binds now"
+# ... and the intra link doubled on one-processor nodes gains nothing: the NIC still binds.
+hostile whatif-bound-stays 0 '' whatif "$T" --platform sunway-oceanlight --set intra.bandwidth=x2
+grep -qF 'note: what_if: intra.bandwidth=x2: messages between nodes stay bound by the 25 GB/s nic link' "$last_out" ||
+  fail "whatif does not say the NIC still binds"
+# Where the changed link still binds (DGX: 50 GB/s NICs, 450 GB/s NVLink), nothing is said.
+hostile whatif-bound-same 0 '' whatif --collective all_reduce --bytes 256MiB --ranks 64 \
+  --platform dgx-h100-superpod --set inter.bandwidth=x2
+grep -q 'bound by' "$last_out" && fail "whatif names a bottleneck where the NIC still binds"
+# Every command that takes --set says it too, against the platform without --set.
+hostile replay-bound-moved 0 '' replay "$T" --platform sunway-oceanlight --set inter.bandwidth=x2
+grep -qxF "note: set: $bound" "$last_out" || fail "replay --set does not say the intra_link binds now"
+hostile cost-bound-moved 0 '' cost "$T" --platform sunway-oceanlight --iterations 10 --set inter.bandwidth=x2
+grep -qxF "  set: $bound" "$last_out" || fail "cost --set does not say the intra_link binds now"
