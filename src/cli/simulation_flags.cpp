@@ -46,9 +46,11 @@ std::shared_ptr<const topology::NetworkModel> read_model(const std::string& path
   return std::make_shared<const topology::NetworkModel>(std::move(model));
 }
 
-/// The calibrated network model of --network-model, else the platform's, else none.
+/// The calibrated network model of --network-model, else the platform's, else none
+/// (--network-model nominal: the links' own figures, whatever the platform names).
 std::shared_ptr<const topology::NetworkModel> load_network_model(const SimulationFlags& flags,
                                                                  const topology::Platform& platform) {
+  if (flags.network_model == "nominal") return nullptr;
   if (!flags.network_model.empty()) {
     return read_model(find_data_file(flags.network_model, network_model_dirs(), "--network-model", "network model",
                                      "network models"));
@@ -125,7 +127,8 @@ void add_simulation_flags(CLI::App* sub, SimulationFlags& flags, bool compress) 
   sub->add_option(
       "--network-model", flags.network_model,
       "Calibrated network model: NAME of models/network/ or a file (size-dependent latency, bandwidth and "
-      "per-message overheads per tier); default: the one the platform names, else SimGrid's plain flow model");
+      "per-message overheads per tier); default: the one the platform names, else SimGrid's plain flow model; "
+      "'nominal': the plain flow model on the links' own figures, whatever the platform names");
   sub->add_flag("--simgrid-log", flags.simgrid_log, "Show SimGrid's own log on stderr");
   // By default the replay takes the exact shortcuts (engine::ReplayOptions::fast); --full
   // replays message by message to check them, --fast adds the one approximation.

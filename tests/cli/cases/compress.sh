@@ -8,14 +8,14 @@ hostile compress-synth 0 '' trace synth --model small-gpt --tp 8 --dp 2 --platfo
 hostile compress-compare 0 '' compare "$TMP/tp8dp2.json" --fast --compress cuszp:eb=1e-3
 tp='all_reduce of 128 KiB on "tp0_0" and 1 other group alike \(8 ranks on 1 node\): plain [0-9.]+ ms \([a-z-]+\), compressed [0-9.]+ ms \(compressed-[a-z]+\)'
 dp='all_reduce of [0-9.]+ MiB on "dp0_0" and 7 other groups alike \(2 ranks on 2 nodes\): plain [0-9.]+ ms \([a-z-]+\), compressed [0-9.]+ ms \(compressed-[a-z]+\)'
-grep -Eq "^note: compression: $tp: not compressed; $dp: compressed; predicted by closed form$" "$last_out" ||
+grep -Eq "^note: compression: $tp: not compressed; $dp: compressed; predicted by closed form with calibrated network model \"dgx-h100-nccl\"$" "$last_out" ||
   fail "compare does not note that the tensor-parallel all_reduces stay plain and the data-parallel ones are compressed"
 grep -q 'compression: cuszp eb=0.001 on the accelerator, where predicted faster$' "$last_out" ||
   fail "compare does not say that it compresses where predicted faster"
 grep -Eq '^compressed: all_reduce: compressed-[a-z]+ \(8 distinct\), [a-z-]+ \(2 distinct\);' "$last_out" ||
   fail "compare does not run the tensor-parallel all_reduces plain"
 hostile compress-all 0 '' compare "$TMP/tp8dp2.json" --fast --compress cuszp:eb=1e-3 --compress-all
-grep -Eq "^note: compression: $tp: compressed \(--compress-all\); $dp: compressed; predicted by closed form$" "$last_out" ||
+grep -Eq "^note: compression: $tp: compressed \(--compress-all\); $dp: compressed; predicted by closed form with calibrated network model \"dgx-h100-nccl\"$" "$last_out" ||
   fail "compare --compress-all does not note that it compressed the tensor-parallel all_reduces anyway"
 grep -q 'compression: cuszp eb=0.001 on the accelerator, every one (--compress-all)$' "$last_out" ||
   fail "compare --compress-all does not say that it compresses every all_reduce"

@@ -113,3 +113,14 @@ printf '%s\n' '{"format":"ccsim-trace","version":1,"name":"mib","world_size":2,"
 hostile route-matches-replay 0 '' replay "$TMP/mib.json" --platform local
 grep -q 'trace total 0.806 ms' "$last_out" || fail "the replay of 1 MiB on local is not the route's 805.721 us"
 hostile export-network-model 0 "note: the platform's network model local-tcp is not in the XML" platform export local --xml -o "$TMP/local.xml"
+
+# The DGX presets name NCCL's models: a lone 1 MiB message between nodes costs the model's
+# LL128 figure (4 us + 1 MiB / 44.16 GB/s = 27.745 us); --network-model nominal replays on the
+# links' own figures (5 us + 1 MiB / 50 GB/s = 25.972 us).
+printf '%s\n' '{"format":"ccsim-trace","version":1,"name":"mib","world_size":2,"ranks":[{"rank":0,"ops":[{"kind":"send","peer":1,"bytes":1048576}]},{"rank":1,"ops":[{"kind":"recv","peer":0,"bytes":1048576}]}]}' > "$TMP/mib.json"
+hostile dgx-nccl-default 0 '' replay "$TMP/mib.json" --platform dgx-h100-superpod --placement map:0,1023
+grep -q '^network: calibrated model dgx-h100-nccl' "$last_out" || fail "dgx-h100-superpod does not replay with its NCCL model"
+grep -q 'trace total 0.028 ms' "$last_out" || fail "1 MiB between DGX H100 nodes is not the NCCL model's 27.745 us"
+hostile dgx-nominal 0 '' replay "$TMP/mib.json" --platform dgx-h100-superpod --placement map:0,1023 --network-model nominal
+grep -q '^network: SimGrid CM02 max-min flow model' "$last_out" || fail "--network-model nominal does not replay on the links' figures"
+grep -q 'trace total 0.026 ms' "$last_out" || fail "1 MiB between DGX H100 nodes on nominal links is not 25.972 us"
