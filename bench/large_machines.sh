@@ -15,7 +15,8 @@
 # fewer nodes), no time limit (-t stops a replay after SECONDS: the row says so).
 # Prints one markdown row per step: case, step, wall s, CPU s (user + system), peak MiB,
 # mappings (the replay's most /proc/PID/maps lines, sampled each second), command; the rows go
-# to OUTDIR/large.md, each step's output to OUTDIR/NAME.out and .err.
+# to OUTDIR/large.md, each step's output to OUTDIR/NAME.out and .err. A replay stopped by -t
+# has no CPU or memory figures ("-": its simulation process dies unwaited).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=build
@@ -32,7 +33,7 @@ while getopts "b:o:c:s:d:t:" opt; do
     s) sunway_dp=$OPTARG ;;
     d) h100_dp=$OPTARG ;;
     t) limit=$OPTARG ;;
-    *) sed -n '2,19p' "$0" >&2; exit 2 ;;
+    *) sed -n '2,20p' "$0" >&2; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -86,8 +87,10 @@ run() {
     tail -5 "$out/$name.err" >&2
     return 1
   fi
-  awk -v c="$1" -v s="$2$note" -v m="$maps" -v cmd="${*:3}" \
-    '{printf "| %s | %s | %.2f | %.2f | %.0f | %s | `%s` |\n", c, s, $1, $2 + $3, $4 / 1024, m, cmd}' \
+  # A stopped replay's simulation process dies unwaited: CPU and memory would be ccsim's alone.
+  awk -v c="$1" -v s="$2$note" -v m="$maps" -v cmd="${*:3}" -v stopped="$note" \
+    '{cpu = sprintf("%.2f", $2 + $3); mib = sprintf("%.0f", $4 / 1024); if (stopped != "") cpu = mib = "-"
+      printf "| %s | %s | %.2f | %s | %s | %s | `%s` |\n", c, s, $1, cpu, mib, m, cmd}' \
     "$out/$name.time" | tail -1 | tee -a "$table"
 }
 
