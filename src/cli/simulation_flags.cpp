@@ -117,8 +117,9 @@ void add_simulation_flags(CLI::App* sub, SimulationFlags& flags, bool compress) 
   }
   sub->add_option("--placement", flags.placement,
                   "How ranks map to accelerators: 'auto' (the trace's own placement, else tp,pp,dp), an order of "
-                  "tp, pp and dp innermost first (tp,pp,dp keeps tensor-parallel groups inside a node, pipeline "
-                  "stages across nodes, data parallel outermost), 'rank-order', or 'map:A,B,...' (rank r on "
+                  "tp, pp and dp innermost first (tp,pp,dp keeps tensor-parallel groups inside a node, or on "
+                  "neighbouring nodes under one switch where a node cannot hold a group, pipeline stages across "
+                  "nodes, data parallel outermost), 'rank-order', or 'map:A,B,...' (rank r on "
                   "accelerator A_r)")
       ->capture_default_str();
   sub->add_flag("--oversubscribe", flags.oversubscribe,

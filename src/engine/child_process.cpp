@@ -11,7 +11,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <new>
 #include <stdexcept>
 #include <vector>
@@ -242,29 +241,6 @@ std::string encode_outcome(const std::function<std::string()>& work) { return ru
 std::string decode_outcome(const std::string& answer) { return decode(std::string(answer)); }
 bool is_value_outcome(const std::string& answer) {
   return !answer.empty() && answer[0] == static_cast<char>(Outcome::kValue);
-}
-
-std::string actor_mapping_refusal(std::size_t actors, long in_use, long limit) {
-  if (limit <= 0) return "";
-  // Beyond the actors: SimGrid's and the libraries' own mappings as the simulation grows.
-  constexpr long kMargin = 1024;
-  const long needed = in_use + 2 * static_cast<long>(actors) + kMargin;
-  if (needed <= limit) return "";
-  return fmt::format(
-      "{} SimGrid actors (one per simulated rank and stream), each a stack and its guard page: {} memory "
-      "mappings with the {} this process holds, more than this system allows one process "
-      "(vm.max_map_count = {}); raise the limit (sysctl -w vm.max_map_count={}) or replay fewer ranks "
-      "(without --full, a fused group's other streams run only once it parts)",
-      actors, 2 * actors, in_use, limit, (needed + 65535) / 65536 * 65536);
-}
-
-std::string actor_mapping_refusal(std::size_t actors) {
-  long limit = 0;
-  if (std::ifstream max("/proc/sys/vm/max_map_count"); !(max >> limit)) return "";
-  long in_use = 0;
-  std::ifstream maps("/proc/self/maps");
-  for (std::string line; std::getline(maps, line);) ++in_use;
-  return actor_mapping_refusal(actors, in_use, limit);
 }
 
 }  // namespace ccsim::engine

@@ -1,6 +1,5 @@
 #pragma once
 
-#include <cstddef>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -24,14 +23,6 @@ class ResourceError : public std::runtime_error {
 /// CCSIM_IN_PROCESS=1 runs `work` in this process instead (for a debugger): SimGrid can then run
 /// only one simulation, and a second call is an InputError that says so.
 std::string run_in_child(const std::function<std::string()>& work);
-
-/// A simulated rank's stream is a SimGrid actor, whose stack and guard page are two memory
-/// mappings; Linux allows vm.max_map_count of them per process (65,530 by default), beyond
-/// which SimGrid aborts. The message of a ResourceError when `actors` more would pass `limit`
-/// with `in_use` mapped already, else "" (also when the limit is unknown: limit <= 0).
-std::string actor_mapping_refusal(std::size_t actors, long in_use, long limit);
-/// The same with this process's mappings and this system's limit (/proc).
-std::string actor_mapping_refusal(std::size_t actors);
 
 /// run_in_child's answer protocol, for other process pools (study/sweep.hpp): runs `work` and
 /// returns its bytes or its exception, encoded; decode_outcome returns the bytes or rethrows

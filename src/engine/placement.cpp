@@ -57,6 +57,26 @@ std::vector<int> explicit_map(const trace::Trace& trace, const topology::Network
   return map;
 }
 
+/// The first tensor-parallel group of `accelerator` (a placement) that spans nodes whose NICs do
+/// not hang off the same switches (NIC k of each on one switch, for every k), or nullptr: a group
+/// on neighbouring nodes of a supernode or leaf switch talks through that switch alone.
+const trace::Group* group_across_switches(const trace::Trace& trace, const topology::Network& network,
+                                          const std::vector<int>& accelerator) {
+  const int nics = network.nics_per_node();
+  for (const trace::Group& group : trace.groups) {
+    if (group.kind != trace::GroupKind::kTensor || group.ranks.empty()) continue;
+    const int first = network.node_of(at(accelerator, group.ranks.front()));
+    for (int rank : group.ranks) {
+      const int node = network.node_of(at(accelerator, rank));
+      for (int k = 0; k < nics && node != first; ++k) {
+        if (network.link_target(network.nic_link(node, k)) != network.link_target(network.nic_link(first, k)))
+          return &group;
+      }
+    }
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 std::string resolve_placement(const trace::Trace& trace, const std::string& policy) {
@@ -119,16 +139,21 @@ std::vector<int> place_ranks(const trace::Trace& trace, const topology::Network&
     }
     return a < b;
   });
-  const int per_node = network.accelerators_per_node();
-  if (names[0] == "tp" && tp_size > 1 && world <= accelerators && (tp_size > per_node || per_node % tp_size != 0)) {
-    fail(
-        fmt::format("tensor-parallel groups of {} ranks cannot stay inside nodes of {} accelerators with placement "
-                    "\"{}\"; pass --placement rank-order (or another order) to place them across nodes",
-                    tp_size, per_node, policy));
-  }
   std::vector<int> accelerator(static_cast<std::size_t>(world));
   for (int slot = 0; slot < world; ++slot) {
     accelerator[static_cast<std::size_t>(at(order, slot))] = slot % accelerators;
+  }
+  // Tensor-parallel groups innermost stay inside nodes where the nodes hold whole groups, else
+  // on neighbouring nodes under one switch (one-accelerator nodes in a supernode).
+  const int per_node = network.accelerators_per_node();
+  if (names[0] == "tp" && tp_size > 1 && world <= accelerators && (tp_size > per_node || per_node % tp_size != 0)) {
+    if (const trace::Group* group = group_across_switches(trace, network, accelerator)) {
+      fail(fmt::format(
+          "tensor-parallel groups of {} ranks cannot stay inside nodes of {} accelerators with placement \"{}\", "
+          "nor on nodes under one switch (\"{}\" spans switches); pass --placement rank-order (or another order) "
+          "to place them across switches",
+          tp_size, per_node, policy, group->name));
+    }
   }
   return accelerator;
 }

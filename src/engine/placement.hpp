@@ -13,15 +13,17 @@ namespace ccsim::engine {
 /// Policies (the `--placement` option):
 ///   "auto"         the trace's own "placement" if it has one, else "tp,pp,dp"
 ///   "tp,pp,dp"     nesting order, innermost first: tensor-parallel groups on consecutive
-///                  accelerators (inside a node), then pipeline stages, data parallel
-///                  outermost; any permutation of tp, pp and dp is accepted
+///                  accelerators (inside a node; where nodes cannot hold whole groups, such as
+///                  one-accelerator nodes, on neighbouring nodes under one switch: a supernode),
+///                  then pipeline stages, data parallel outermost; any permutation of tp, pp
+///                  and dp is accepted
 ///   "rank-order"   rank r on accelerator r
 ///   "map:a,b,..."  rank r on accelerator a_r
 /// Ranks are sorted by their (dp, pp, tp) coordinates in the requested nesting (rank id breaks
 /// ties) and take accelerators in that order, so any trace gets a permutation. Returns the
 /// accelerator of each rank; a placement that does not fit the platform is an InputError
-/// saying why (too few accelerators, a tensor-parallel group that cannot stay inside a node,
-/// a map that is not a permutation).
+/// saying why (too few accelerators, a tensor-parallel group that can stay neither inside a
+/// node nor under one switch, a map that is not a permutation).
 /// With `oversubscribe`, a trace with more ranks than accelerators wraps around (slot s on
 /// accelerator s % accelerators): ranks on one accelerator share its compute, as processes
 /// share the cores of an oversubscribed machine, and talk through its memory (a loopback at

@@ -1,5 +1,8 @@
 #include "engine/sg_engine.hpp"
 
+#include <fstream>
+#include <string>
+
 #include <fmt/format.h>
 #include <xbt/log.h>
 
@@ -10,6 +13,12 @@
 #if __has_feature(address_sanitizer)
 #define CCSIM_ASAN 1
 #endif
+#endif
+
+#if defined(CCSIM_ASAN)
+constexpr bool kActorsOnThreads = true;
+#else
+constexpr bool kActorsOnThreads = false;
 #endif
 
 namespace ccsim::engine {
@@ -46,6 +55,33 @@ std::unique_ptr<simgrid::s4u::Engine> make_engine(int stack_kib, bool log) {
   engine->set_config(fmt::format("contexts/stack-size:{}", stack_kib));
 #endif
   return engine;
+}
+
+bool actors_on_threads() { return kActorsOnThreads; }
+
+bool guard_pages_fit(std::size_t actors, long in_use, long limit) {
+  if (limit <= 0) return true;
+  // Beyond the actors: SimGrid's and the libraries' own mappings as the simulation grows.
+  constexpr long kMargin = 1024;
+  return in_use + 2 * static_cast<long>(actors) + kMargin <= limit;
+}
+
+bool set_actor_stacks(simgrid::s4u::Engine& engine, std::size_t actors, long in_use, long limit) {
+  if (actors_on_threads()) return true;
+  const bool guards = guard_pages_fit(actors, in_use, limit);
+  // SimGrid reads the setting when it creates each actor's context, so it applies to those
+  // created from now on.
+  engine.set_config(fmt::format("contexts/guard-size:{}", guards ? 1 : 0));
+  return guards;
+}
+
+bool set_actor_stacks(simgrid::s4u::Engine& engine, std::size_t actors) {
+  long limit = 0;
+  if (std::ifstream max("/proc/sys/vm/max_map_count"); !(max >> limit)) limit = 0;
+  long in_use = 0;
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);) ++in_use;
+  return set_actor_stacks(engine, actors, in_use, limit);
 }
 
 }  // namespace ccsim::engine

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <memory>
 
 #include <simgrid/s4u/Engine.hpp>
@@ -11,5 +12,25 @@ namespace ccsim::engine {
 /// with simulated ranks of `stack_kib` stacks;
 /// SimGrid's own log goes to /dev/null unless `log`. One per process (see run_in_child).
 std::unique_ptr<simgrid::s4u::Engine> make_engine(int stack_kib, bool log);
+
+/// Whether SimGrid runs actors on threads (sanitizer builds: make_engine), whose stacks are the
+/// thread library's, rather than on stacks of its own.
+bool actors_on_threads();
+
+/// Whether `actors` stacks with a guard page each fit in `limit` memory mappings with `in_use`
+/// mapped already (and a margin for what the simulation maps as it grows); true when the limit
+/// is unknown (limit <= 0).
+bool guard_pages_fit(std::size_t actors, long in_use, long limit);
+
+/// Chooses how SimGrid allocates the stacks of the `actors` actors about to be created, and
+/// returns whether they have guard pages. SimGrid's default puts a guard page under each stack,
+/// so that an overflow faults instead of overwriting memory; the page's protection splits the
+/// stack's mapping, two mappings per actor, and Linux allows a process vm.max_map_count of them
+/// (65,530 by default), beyond which SimGrid aborts (98,304 actors need 196,608). Where the
+/// guards do not fit, the stacks go without: heap blocks that the allocator carves from a few
+/// large mappings, so that no system setting has to be raised. The second form reads this
+/// process's mappings and this system's limit (/proc).
+bool set_actor_stacks(simgrid::s4u::Engine& engine, std::size_t actors, long in_use, long limit);
+bool set_actor_stacks(simgrid::s4u::Engine& engine, std::size_t actors);
 
 }  // namespace ccsim::engine

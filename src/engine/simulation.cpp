@@ -628,7 +628,7 @@ Result Simulation::run() {
       const bool fused = !fusion_of_.empty() && at(fusion_of_, r) >= 0;
       actors += 1 + (fused ? 0 : streams_with_ops[static_cast<std::size_t>(at(trace_.program_of, r))]);
     }
-    if (std::string refusal = actor_mapping_refusal(actors); !refusal.empty()) throw ResourceError(refusal);
+    set_actor_stacks(*engine, actors);
     streams_.resize(static_cast<std::size_t>(trace_.world_size));
     awaited_.assign(trace_.programs.size(), {});
     for (std::size_t p = 0; p < trace_.programs.size(); ++p) {

@@ -123,20 +123,3 @@ TEST_CASE("CCSIM_IN_PROCESS=1 runs one simulation, and refuses a second one clea
         "`ccsim replay`");
   CHECK(engine::run_in_child([] { return std::string("child"); }) == "child");  // unaffected without it
 }
-
-TEST_CASE("actors that would pass the system's memory mappings are refused before SimGrid aborts", "[engine]") {
-  // Two mappings per actor (a stack and its guard page), a margin of 1,024 for the rest.
-  CHECK(engine::actor_mapping_refusal(10240, 2000, 65530).empty());               // 23,504 of 65,530
-  const std::string refusal = engine::actor_mapping_refusal(51200, 2000, 65530);  // 10,240 ranks of 5 streams
-  CHECK_THAT(refusal, Catch::StartsWith("51200 SimGrid actors (one per simulated rank and stream)") &&
-                          Catch::Contains("102400 memory mappings with the 2000 this process holds") &&
-                          Catch::Contains("vm.max_map_count = 65530") &&
-                          Catch::Contains("sysctl -w vm.max_map_count="));
-  CHECK_THAT(refusal, Catch::EndsWith("(sysctl -w vm.max_map_count=131072) or replay fewer ranks (without --full, a "
-                                      "fused group's other streams run only once it parts)"));
-  CHECK(engine::actor_mapping_refusal(51200, 2000, 0).empty());  // limit unknown: SimGrid decides
-  // Refused in the simulation process, it reaches the caller as a ResourceError, message intact.
-  CHECK(error_of<engine::ResourceError>([&]() -> std::string { throw engine::ResourceError(refusal); }) == refusal);
-  // This process, this system: a few actors pass.
-  CHECK(engine::actor_mapping_refusal(8).empty());
-}
