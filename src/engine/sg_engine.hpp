@@ -22,7 +22,7 @@ bool actors_on_threads();
 /// is unknown (limit <= 0).
 bool guard_pages_fit(std::size_t actors, long in_use, long limit);
 
-/// Chooses how SimGrid allocates the stacks of the `actors` actors about to be created, and
+/// Chooses how SimGrid allocates the stacks of the at most `actors` actors of a replay, and
 /// returns whether they have guard pages. SimGrid's default puts a guard page under each stack,
 /// so that an overflow faults instead of overwriting memory; the page's protection splits the
 /// stack's mapping, two mappings per actor, and Linux allows a process vm.max_map_count of them

@@ -614,8 +614,8 @@ Result Simulation::run() {
                                        : fmt::format("simulating {} ranks ({} of {} data-parallel replicas)",
                                                      trace_.world_size, folding_.simulated, folding_.replicas),
                 "reduce the trace's ranks or operators");
-    // The actors started now: a lane per rank, and its rank's other streams that hold
-    // operators unless a fusion runs them first (start_lane).
+    // The most actors the replay can have: a lane per simulated rank and its rank's other
+    // streams that hold operators (a fused rank starts those when its group parts, start_lane).
     std::vector<std::size_t> streams_with_ops(trace_.programs.size(), 0);
     for (std::size_t p = 0; p < trace_.programs.size(); ++p) {
       std::vector<char> has(static_cast<std::size_t>(trace_.programs[p].stream_count()), 0);
@@ -624,9 +624,7 @@ Result Simulation::run() {
     }
     std::size_t actors = 0;
     for (int r = 0; r < trace_.world_size; ++r) {
-      if (folded(r)) continue;
-      const bool fused = !fusion_of_.empty() && at(fusion_of_, r) >= 0;
-      actors += 1 + (fused ? 0 : streams_with_ops[static_cast<std::size_t>(at(trace_.program_of, r))]);
+      if (!folded(r)) actors += 1 + streams_with_ops[static_cast<std::size_t>(at(trace_.program_of, r))];
     }
     set_actor_stacks(*engine, actors);
     streams_.resize(static_cast<std::size_t>(trace_.world_size));
