@@ -44,11 +44,8 @@ ccsim_measure_run(zfp_np3 3 "compressed-ring/mpi"
 
 # Bad input: a clear message and its exit code (1 bad input; 2 an unknown name on the command
 # line, a malformed command line as in ccsim), before MPI starts (golden files).
-function(ccsim_measure_golden name rc expected_file)
-  add_test(NAME golden.${name}
-    COMMAND ${CMAKE_COMMAND} -DCCSIM=$<TARGET_FILE:ccsim-measure> "-DARGS=${ARGN}" -DEXPECTED_RC=${rc}
-      -DEXPECTED=${CMAKE_CURRENT_SOURCE_DIR}/golden/${expected_file} -DWORKDIR=${PROJECT_SOURCE_DIR}
-      -P ${CMAKE_CURRENT_SOURCE_DIR}/golden/run_golden.cmake)
+function(ccsim_measure_golden name rc expected_file args)
+  ccsim_golden(${name} ${rc} ${expected_file} "${args}" PROGRAM $<TARGET_FILE:ccsim-measure>)
 endfunction()
 ccsim_measure_golden(measure_bad_codec 2 measure_bad_codec.txt "--codec|ccsz:eb=1e-3")
 ccsim_measure_golden(measure_bad_size 1 measure_bad_size.txt "--sizes|1KiB:1000")

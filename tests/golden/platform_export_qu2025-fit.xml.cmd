@@ -1,0 +1,2 @@
+# ccsim platform export qu2025-fit --xml
+# exit 0

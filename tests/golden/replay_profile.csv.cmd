@@ -1,0 +1,2 @@
+# ccsim replay traces/qu2025-profile.json --format csv
+# exit 0

@@ -1,0 +1,2 @@
+# ccsim sweep sweeps/allreduce_sizes.json -j 2
+# exit 0
