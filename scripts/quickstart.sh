@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 # The same configuration as scripts/build.sh, so that a later scripts/build.sh (or
 # CCSIM_TEST_TREE=release scripts/test.sh) builds the rest of build/ incrementally.
 if [ ! -f build/build.ninja ]; then
-  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
 fi
 cmake --build build --target ccsim -- -j"$(nproc)"
 build/ccsim replay traces/qu2025-profile.json
