@@ -108,41 +108,15 @@ Predicted predict(const WhatIfCommand& cmd, const SimulationFlags& flags, std::u
   return out;
 }
 
-/// What --algo auto chose and by how much: the fastest prediction, and the next best one
-/// (none when only one algorithm applies).
-struct AutoChoice {
-  const collective::Prediction* chosen = nullptr;
-  const collective::Prediction* next = nullptr;
-  /// "auto chooses ring: the lowest predicted time, 52.777 ms; 1.264x faster than
-  /// hierarchical (66.678 ms), the next best".
-  std::string line() const {
-    std::string text =
-        fmt::format("auto chooses {}: the lowest predicted time, {:.3f} ms", chosen->algorithm, chosen->time_s * 1e3);
-    if (next == nullptr) return text + " (the only algorithm that applies)";
-    return text + fmt::format("; {:.3f}x faster than {} ({:.3f} ms), the next best", next->time_s / chosen->time_s,
-                              next->algorithm, next->time_s * 1e3);
-  }
-  /// " (auto)" after the chosen algorithm's name in the table, "" after the others'.
-  std::string mark(const std::string& algorithm) const { return algorithm == chosen->algorithm ? " (auto)" : ""; }
-  /// The JSON of the choice: {"algorithm", "time_ms", "next_best", "next_best_ms", "speedup"}.
-  nlohmann::ordered_json json() const {
-    nlohmann::ordered_json j;
-    j["algorithm"] = chosen->algorithm;
-    j["time_ms"] = chosen->time_s * 1e3;
-    j["next_best"] = next != nullptr ? nlohmann::ordered_json(next->algorithm) : nullptr;
-    j["next_best_ms"] = next != nullptr ? nlohmann::ordered_json(next->time_s * 1e3) : nullptr;
-    j["speedup"] = next != nullptr ? nlohmann::ordered_json(next->time_s / chosen->time_s) : nullptr;
-    return j;
-  }
-};
-
-AutoChoice auto_choice(const std::vector<collective::Prediction>& predictions) {
-  AutoChoice c;
-  c.chosen = &collective::fastest(predictions);
-  for (const collective::Prediction& p : predictions) {
-    if (&p != c.chosen && (c.next == nullptr || p.time_s < c.next->time_s)) c.next = &p;
-  }
-  return c;
+/// The JSON of the choice: {"algorithm", "time_ms", "next_best", "next_best_ms", "speedup"}.
+nlohmann::ordered_json auto_json(const study::AutoChoice& c) {
+  nlohmann::ordered_json j;
+  j["algorithm"] = c.chosen->algorithm;
+  j["time_ms"] = c.chosen->time_s * 1e3;
+  j["next_best"] = c.next != nullptr ? nlohmann::ordered_json(c.next->algorithm) : nullptr;
+  j["next_best_ms"] = c.next != nullptr ? nlohmann::ordered_json(c.next->time_s * 1e3) : nullptr;
+  j["speedup"] = c.next != nullptr ? nlohmann::ordered_json(c.next->time_s / c.chosen->time_s) : nullptr;
+  return j;
 }
 
 /// The notes of the collective mode: settings with nothing to act on, and bandwidth settings
@@ -205,7 +179,7 @@ void run_collective(const WhatIfCommand& cmd) {
   const topology::Network& net = shown.platform.network;
   const int nodes = shown.study.nodes;
   auto bus_bandwidth = [&](double time_s) { return study::all_reduce_bus_bandwidth_Bps(bytes, time_s, cmd.ranks); };
-  const AutoChoice choice = auto_choice(shown.study.predictions);
+  const study::AutoChoice choice = study::auto_choice(shown.study.predictions);
   const std::vector<std::string> notes = collective_notes(cmd, base.platform, shown.platform, nodes);
   // The rows of both runs, paired by algorithm (a compressor changes the list): the what-if's
   // algorithms in its order, then those only the baseline has.
@@ -245,7 +219,7 @@ void run_collective(const WhatIfCommand& cmd) {
     doc["assumptions"] = cmd.flags.settings;
     doc["notes"] = notes;
     doc["model"] = study::describe_model(shown.study);
-    doc["auto"] = choice.json();
+    doc["auto"] = auto_json(choice);
     doc["algorithms"] = nlohmann::ordered_json::array();
     for (const Row& r : rows) {
       const collective::Prediction& pr = r.shown();

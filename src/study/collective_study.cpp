@@ -81,4 +81,21 @@ double all_reduce_bus_bandwidth_Bps(std::uint64_t bytes, double time_s, int rank
   return static_cast<double>(bytes) / time_s * 2 * (p - 1) / p;
 }
 
+std::string AutoChoice::line() const {
+  std::string text =
+      fmt::format("auto chooses {}: the lowest predicted time, {:.3f} ms", chosen->algorithm, chosen->time_s * 1e3);
+  if (next == nullptr) return text + " (the only algorithm that applies)";
+  return text + fmt::format("; {:.3f}x faster than {} ({:.3f} ms), the next best", next->time_s / chosen->time_s,
+                            next->algorithm, next->time_s * 1e3);
+}
+
+AutoChoice auto_choice(const std::vector<collective::Prediction>& predictions) {
+  AutoChoice c;
+  c.chosen = &collective::fastest(predictions);
+  for (const collective::Prediction& p : predictions) {
+    if (&p != c.chosen && (c.next == nullptr || p.time_s < c.next->time_s)) c.next = &p;
+  }
+  return c;
+}
+
 }  // namespace ccsim::study

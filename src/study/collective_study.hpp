@@ -35,6 +35,20 @@ std::string describe_model(const CollectiveStudy& study);
 CollectiveStudy study_collective(const topology::Platform& platform, const std::string& compress, int ranks,
                                  std::uint64_t bytes, DType dtype, const DataLookup& lookup);
 
+/// What --algo auto chooses among `predictions` and by how much: the fastest prediction, and
+/// the next best one (none when only one algorithm applies). Points into the predictions.
+struct AutoChoice {
+  const collective::Prediction* chosen = nullptr;
+  const collective::Prediction* next = nullptr;
+  /// "auto chooses ring: the lowest predicted time, 52.777 ms; 1.264x faster than
+  /// hierarchical (66.678 ms), the next best".
+  std::string line() const;
+  /// " (auto)" after the chosen algorithm's name in a table, "" after the others'.
+  std::string mark(const std::string& algorithm) const { return algorithm == chosen->algorithm ? " (auto)" : ""; }
+};
+/// `predictions` must not be empty.
+AutoChoice auto_choice(const std::vector<collective::Prediction>& predictions);
+
 /// Checks a collective's buffer for its element type: one element to 1 PiB, a whole number of
 /// elements. Throws InputError(file, line, field, ...).
 void check_collective_bytes(std::uint64_t bytes, const std::string& text, DType dtype, const std::string& file,

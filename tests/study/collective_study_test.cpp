@@ -94,3 +94,22 @@ TEST_CASE("a collective's buffer is whole elements, one element to 1 PiB", "[stu
         "to 1 PiB), got \"B\"");
   CHECK(error(6, DType::kF16) == "no error");
 }
+
+TEST_CASE("auto's choice names the fastest algorithm and its margin over the next best", "[study]") {
+  std::vector<collective::Prediction> predictions(3);
+  predictions[0].algorithm = "ring";
+  predictions[0].time_s = 0.052777;
+  predictions[1].algorithm = "hierarchical";
+  predictions[1].time_s = 0.066678;
+  predictions[2].algorithm = "binomial-tree";
+  predictions[2].time_s = 0.2;
+  const study::AutoChoice c = study::auto_choice(predictions);
+  CHECK(c.line() ==
+        "auto chooses ring: the lowest predicted time, 52.777 ms; 1.263x faster than hierarchical (66.678 ms), the "
+        "next best");
+  CHECK(c.mark("ring") == " (auto)");
+  CHECK(c.mark("hierarchical").empty());
+  predictions.resize(1);
+  CHECK(study::auto_choice(predictions).line() ==
+        "auto chooses ring: the lowest predicted time, 52.777 ms (the only algorithm that applies)");
+}
