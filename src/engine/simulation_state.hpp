@@ -23,6 +23,7 @@
 #include "collective/step_driver.hpp"
 #include "core/progress.hpp"
 #include "engine/collective_plan.hpp"
+#include "engine/collective_shortcuts.hpp"
 #include "engine/graph_zone.hpp"
 #include "engine/network_factors.hpp"
 #include "engine/replica_fold.hpp"
