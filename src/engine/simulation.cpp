@@ -56,6 +56,8 @@ void Simulation::check_fit() {
   planner_ = std::make_unique<CollectivePlanner>(trace_, net, placement_, options_, target_hardware(platform_));
   planner_->plan_all();
   shortcuts_ = std::make_unique<CollectiveShortcuts>(trace_, net, placement_, options_, planner_.get());
+  coarse_rings_ = std::make_unique<CoarseRings>(*this, trace_, placement_, sharing_, net.accelerator().cpu_core);
+  coarse_rings_->use(*shortcuts_);
 }
 
 void Simulation::prepare_result() {
@@ -680,14 +682,7 @@ Result Simulation::run() {
   if (factors_ != nullptr) {
     if (std::string note = factors_->extrapolation_note(); !note.empty()) result_.notes.push_back(std::move(note));
   }
-  if (ring_flow_calls_ > 0) {
-    result_.notes.push_back(fmt::format(
-        "--fast (approximate): {} ring collectives (e.g. on \"{}\") whose messages may share links with others' and whose "
-        "members all reached them together ran in {} coarse steps each (a run of steps' bytes as one message, plus "
-        "their latencies and reductions) instead of step by step: not exact where the links' sharing changes within "
-        "a coarse step (within 1 % of the full replay's iteration in ccsim's tests)",
-        ring_flow_calls_, at(trace_.groups, ring_flow_group_).name, kRingChunks));
-  }
+  if (std::string note = coarse_rings_->note(); !note.empty()) result_.notes.push_back(std::move(note));
   check_finite();
   for (const RankState& st : states_) {
     if (!st.done) throw SimulationError(explain_deadlock());

@@ -2,7 +2,8 @@
 
 // The shared state of one SimGrid simulation of a trace (engine-internal: simulation.cpp runs
 // the ranks' programs, collective_runner.cpp their collectives, fusion_runner.cpp,
-// stream_runner.cpp and replica_fold.cpp the --fast techniques). Only those five include it.
+// stream_runner.cpp and replica_fold.cpp the --fast techniques that share its state;
+// coarse_rings.cpp uses only its public interface). Only those six include it.
 
 #include <cstdint>
 #include <initializer_list>
@@ -22,6 +23,7 @@
 
 #include "collective/step_driver.hpp"
 #include "core/progress.hpp"
+#include "engine/coarse_rings.hpp"
 #include "engine/collective_plan.hpp"
 #include "engine/collective_shortcuts.hpp"
 #include "engine/graph_zone.hpp"
@@ -78,6 +80,33 @@ class Simulation {
 
   Result run();
 
+  // What the techniques (CoarseRings, ...) use: the calling lane's state, messages, busy time
+  // and waits, all recorded on the rank's current operator.
+  /// The state of the calling actor's lane of `rank` (its only one for a rank without streams).
+  RankState& state(int rank);
+  /// Adds [from_s, to_s) (when not empty) to the wait of `rank`'s current operator.
+  void waited(int rank, double from_s, double to_s);
+  /// The waits of a blocking exchange posted at `posted_s` and complete now: the parts of
+  /// [posted_s, now) during which none of `comms` (started transfers) was in progress.
+  void waited_for(int rank, double posted_s, std::initializer_list<const sg4::Comm*> comms);
+  /// The time `rank` is busy after exchange or codec step `step` of `plan` (its reduction of
+  /// what it received, its compression or decompression); 0 for an exchange that copies.
+  double step_busy_s(const CollectivePlan& plan, const collective::Step& step) const;
+  /// The bytes a block takes on the wire in an exchange of `plan` (compressed or not).
+  static std::uint64_t wire_bytes(const CollectivePlan& plan, const collective::Step& step);
+  /// The mailbox of messages from `src` to `dst` on one channel: a process group's collectives
+  /// (context = group) or point-to-point messages with one tag (context = tag). Mailboxes exist
+  /// only for pairs that talk; messages on one are matched in order (MPI's non-overtaking).
+  enum ChannelKind : int { kPointToPoint = 0, kCollective = 1 };
+  sg4::Mailbox* channel(ChannelKind kind, int context, int src, int dst);
+  /// Occupies the rank's accelerator (or `on`, a node's shared cores) for `seconds` of work
+  /// at the accelerator's speed (compute, reduction, compression); `what` says with what
+  /// ("computing", ...), for stall explanations and non-finite times. `alone`: nobody else can
+  /// run there meanwhile (--fast), so the rank sleeps instead of executing.
+  void busy(int rank, double seconds, const char* what, sg4::Host* on = nullptr, bool alone = false);
+  /// Posts `rank`'s send of `bytes` to `peer` on `box`, bounded by the cables it crosses.
+  sg4::CommPtr post_send(sg4::Mailbox* box, int rank, int peer, std::uint64_t bytes);
+
  private:
   void check_fit();
   void prepare_result();
@@ -94,8 +123,6 @@ class Simulation {
   void run_stream(int rank, int stream, std::size_t first = 0);
   /// Blocks the calling lane until the operators that `op`, one of rank's, is after have ended.
   void wait_after(int rank, const Op& op);
-  /// The state of the calling actor's lane of `rank` (its only one for a rank without streams).
-  RankState& state(int rank);
   /// The state of `rank`'s first lane (stream 0, the lane a fusion runs), from any actor.
   RankState& main_lane(int rank) { return states_[static_cast<std::size_t>(at(lane_first_, rank))]; }
   /// Lanes of `rank`: states_[lane_first_[rank] .. lane_first_[rank + 1]).
@@ -142,88 +169,20 @@ class Simulation {
   /// The host of the node's cores where `op` of `rank` executes, time-shared with the node's
   /// other ranks (ReplayOptions::dedicated_durations), or nullptr: on the rank's own host.
   sg4::Host* shared_cores(int rank, const Op& op) const;
-  /// Adds [from_s, to_s) (when not empty) to the wait of `rank`'s current operator.
-  void waited(int rank, double from_s, double to_s);
-  /// The waits of a blocking exchange posted at `posted_s` and complete now: the parts of
-  /// [posted_s, now) during which none of `comms` (started transfers) was in progress.
-  void waited_for(int rank, double posted_s, std::initializer_list<const sg4::Comm*> comms);
   void run_send(int rank, const Op& op);
   void run_recv(int rank, const Op& op);
   void run_collective(int rank, const Op& op, std::size_t index);
   /// Runs a collective whose messages cannot slow one another down as its critical path
   /// (CollectiveShortcuts): waits for the group, then until the rank's end.
   void run_shortcut(int rank, const Op& op, const CollectivePlan& plan, int group_rank, int sequence);
-  /// --fast, a ring (every rank sends to one neighbour and receives from the other at every
-  /// step: ring all_reduce, all_gather, reduce_scatter, uncompressed) whose messages may
-  /// share links with others' (the critical path does not apply) and whose members all start
-  /// it together (ring_in_step) runs in kRingChunks coarse steps instead of its 2(p - 1)
-  /// (all_reduce) or p - 1: each sends the bytes of its run of steps as one message and
-  /// receives one, then pays the run's other latencies (its receive path's, once per step
-  /// after the first) and reductions. A ring's steps all have one pattern, so while the group
-  /// runs in step each step sees the same sharing of links as the next, and a coarse step
-  /// takes what its steps take in turn; it differs where the sharing changes within a coarse
-  /// step. The tests bound the difference (<= 1 % of the iteration, as issue 11 asks). A
-  /// 10,240-accelerator GPT-3 iteration: 1.4 million fewer messages.
-  static constexpr int kRingChunks = 16;
-  struct RingFlow {
-    int send_peer = -1;  ///< group ranks
-    int recv_peer = -1;
-    int exchanges = 0;
-    struct Chunk {
-      int exchanges = 0;
-      std::uint64_t bytes = 0;  ///< summed over the exchanges
-      double reduce_s = 0;      ///< the reductions of what they receive
-    };
-    std::vector<Chunk> chunks;
-  };
-  /// `steps` (one rank of `plan`) as coarse ring steps, or nullopt when they are not an
-  /// uncompressed ring's (peers change, a step only sends or receives, a codec step) or has
-  /// no more than kRingChunks steps.
-  std::optional<RingFlow> ring_flow(const CollectivePlan& plan, std::span<const collective::Step> steps) const;
-  /// Whether `plan` runs as ring flows on `group` (decided once per schedule and group): every
-  /// rank of the schedule has a ring_flow() of the same exchanges, each member has an accelerator of its own (its
-  /// work is not time-shared step by step), and all members see each call of the group alike
-  /// (CollectiveShortcuts::stream_disagreement). The caller checks that the call runs alone
-  /// on its rank (no other stream can overlap it: their work and messages would interleave
-  /// with the steps).
-  bool runs_as_ring_flows(const CollectivePlan& plan, int group);
-  std::map<std::pair<const collective::Schedule*, int>, bool> ring_schedules_;
-  void run_ring_flow(int rank, const Op& op, const RingFlow& flow);
-  /// Whether all members of the ring reach call `sequence` of its group within kRingSkew of the first
-  /// one's ring alone (its bytes at its send path's lone rate and its steps' latencies,
-  /// CollectiveShortcuts::path) after the first one: they run it as ring flows, leaving together with
-  /// the last; otherwise each goes on step by step at that deadline or at its arrival, whichever is
-  /// later. Either way a member waits at most the tolerance more than the full replay would. A coarse
-  /// step lets data travel several ranks at once around a ring whose members start apart (a step
-  /// sends the block received in the step before): 80-rank rings whose members started 0.05 ms apart
-  /// came out 5 % fast. Members of data-parallel replicas reach their gradients' ring microseconds
-  /// apart (their pipeline messages took paths of different latencies).
-  bool ring_in_step(int rank, const RingFlow& flow, const Op& op, int sequence);
-  static constexpr double kRingSkew = 1e-3;
-  std::size_t ring_flow_calls_ = 0;  ///< collectives (group calls) run as ring flows
-  int ring_flow_group_ = -1;         ///< the first group that did, for the note
-  /// The time `rank` is busy after exchange or codec step `step` of `plan` (its reduction of
-  /// what it received, its compression or decompression); 0 for an exchange that copies.
-  double step_busy_s(const CollectivePlan& plan, const collective::Step& step) const;
-  /// The bytes a block takes on the wire in an exchange of `plan` (compressed or not).
-  static std::uint64_t wire_bytes(const CollectivePlan& plan, const collective::Step& step);
+  std::unique_ptr<CoarseRings> coarse_rings_;  ///< after check_fit()
   /// The steps of group rank `group_rank` of `plan`'s schedule, kept for the rest of the
   /// simulation from the second call of that rank of the schedule on (by any group that runs
   /// it); empty before (the caller generates them).
   std::span<const collective::Step> kept_steps(const CollectivePlan& plan, int group_rank);
   class StepRunner;
-  /// The mailbox of messages from `src` to `dst` on one channel: a process group's collectives
-  /// (context = group) or point-to-point messages with one tag (context = tag). Mailboxes exist
-  /// only for pairs that talk; messages on one are matched in order (MPI's non-overtaking).
-  enum ChannelKind : int { kPointToPoint = 0, kCollective = 1 };
-  sg4::Mailbox* channel(ChannelKind kind, int context, int src, int dst);
   /// The id of an algorithm name in result_.names.
   std::uint32_t algorithm_name(const std::string& name);
-  /// Occupies the rank's accelerator (or `on`, a node's shared cores) for `seconds` of work
-  /// at the accelerator's speed (compute, reduction, compression); `what` says with what
-  /// ("computing", ...), for stall explanations and non-finite times. `alone`: nobody else can
-  /// run there meanwhile (--fast), so the rank sleeps instead of executing.
-  void busy(int rank, double seconds, const char* what, sg4::Host* on = nullptr, bool alone = false);
   /// Throws an InputError naming the operator whose simulated time is not finite, if any.
   void check_finite() const;
   /// Whether two ranks are on one node (their messages use the model's intra tier).
@@ -254,8 +213,6 @@ class Simulation {
   void unfold();
   /// Installs the calibrated model's latency and bandwidth factor callbacks on SimGrid's network model.
   void install_factors();
-  /// Posts `rank`'s send of `bytes` to `peer` on `box`, bounded by the cables it crosses.
-  sg4::CommPtr post_send(sg4::Mailbox* box, int rank, int peer, std::uint64_t bytes);
   /// Posts the message of send or receive `op` of `rank` on its point-to-point channel (a
   /// receive's payload lands in *received) and names the peer in the rank's state.
   sg4::CommPtr post_p2p(int rank, const Op& op, int** received);
@@ -385,14 +342,7 @@ class Simulation {
     simgrid::s4u::BarrierPtr barrier;
     std::vector<double> starts_s;
     collective::CriticalPathTimes times;  ///< computed by the first rank to leave the barrier
-    int left = 0;                         ///< ranks that have not read their end yet (ring flows: their decision)
-    /// Ring flows (ring_in_step): the members that arrived, released when the last does, the
-    /// deadline, and the decision.
-    int arrived = 0;
-    sg4::SemaphorePtr arrivals;
-    double deadline_s = 0;
-    bool decided = false;
-    bool together = false;
+    int left = 0;                         ///< ranks that have not read their end yet
   };
   std::map<std::pair<int, int>, Meeting> meetings_;
   std::map<std::string, std::uint32_t> algorithm_ids_;

@@ -1,6 +1,7 @@
 # Sources of src/engine/, listed explicitly (no GLOB).
 target_sources(ccsim_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/child_process.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/coarse_rings.cpp
   ${CMAKE_CURRENT_LIST_DIR}/collective_plan.cpp
   ${CMAKE_CURRENT_LIST_DIR}/collective_runner.cpp
   ${CMAKE_CURRENT_LIST_DIR}/collective_shortcuts.cpp
