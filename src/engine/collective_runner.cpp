@@ -162,49 +162,13 @@ void Simulation::run_collective(int rank, const Op& op, std::size_t index) {
 }
 
 void Simulation::run_shortcut(int rank, const Op& op, const CollectivePlan& plan, int group_rank, int sequence) {
-  auto [it, fresh] = meetings_.try_emplace(std::make_pair(op.group, sequence));
-  Meeting& meeting = it->second;
-  const auto size = static_cast<std::size_t>(plan.request.size);
   // Members of folded replicas (ReplicaFolding) are not simulated: each starts when the
   // simulated member that stands for it does.
   const std::vector<int>* stand_in =
       stand_ins_.empty() || at(stand_ins_, op.group).empty() ? nullptr : &at(stand_ins_, op.group);
-  if (fresh) {
-    std::size_t simulated = size;
-    if (stand_in != nullptr) {
-      simulated = 0;
-      for (std::size_t i = 0; i < size; ++i) simulated += (*stand_in)[i] == static_cast<int>(i) ? 1 : 0;
-    }
-    meeting.barrier = sg4::Barrier::create(static_cast<unsigned>(simulated));
-    meeting.starts_s.assign(size, 0.0);
-    meeting.left = static_cast<int>(simulated);
-  }
-  at(meeting.starts_s, group_rank) = sg4::Engine::get_clock();
-  // Every rank's end depends on every rank's start (CollectiveShortcuts): the last one to
-  // arrive is there before anyone's end, and nothing the others would do meanwhile touches a
-  // link or an accelerator that another operator uses.
-  meeting.barrier->wait();
-  if (meeting.times.ends_s.empty()) {
-    if (stand_in != nullptr) {
-      for (std::size_t i = 0; i < size; ++i)
-        meeting.starts_s[i] = meeting.starts_s[static_cast<std::size_t>((*stand_in)[i])];
-    }
-    meeting.times = shortcuts_->times(plan, op.group, meeting.starts_s);
-  }
-  double end_s = at(meeting.times.ends_s, group_rank);
-  if (stand_in != nullptr) {
-    // The latest of the ranks it stands for (equal where the critical path treats them alike).
-    const double own_s = end_s;
-    for (std::size_t i = 0; i < size; ++i) {
-      if ((*stand_in)[i] == group_rank) end_s = std::max(end_s, meeting.times.ends_s[i]);
-    }
-    fold_lag_s_ = std::max(fold_lag_s_, end_s - own_s);
-  }
-  // The waits the full replay would record, the first one (for the last rank to arrive) ending now.
-  for (const collective::WaitInterval& w : at(meeting.times.waits, group_rank)) {
-    waited(rank, w.from_s, w.to_s);
-  }
-  if (--meeting.left == 0) meetings_.erase(it);
+  const CriticalPathMeetings::End end = meetings_->meet(rank, op.group, sequence, plan, group_rank, stand_in);
+  if (stand_in != nullptr) fold_lag_s_ = std::max(fold_lag_s_, end.end_s - end.own_s);
+  const double end_s = end.end_s;
   // Reported once the simulation is over, as busy() does: the full replay would have run into
   // an amount of work too large for SimGrid (busy periods are part of the rank's time).
   if (!std::isfinite(end_s * speed_)) {

@@ -58,6 +58,7 @@ void Simulation::check_fit() {
   shortcuts_ = std::make_unique<CollectiveShortcuts>(trace_, net, placement_, options_, planner_.get());
   coarse_rings_ = std::make_unique<CoarseRings>(*this, trace_, placement_, sharing_, net.accelerator().cpu_core);
   coarse_rings_->use(*shortcuts_);
+  meetings_ = std::make_unique<CriticalPathMeetings>(*this, *shortcuts_);
 }
 
 void Simulation::prepare_result() {

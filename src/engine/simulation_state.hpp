@@ -3,7 +3,8 @@
 // The shared state of one SimGrid simulation of a trace (engine-internal: simulation.cpp runs
 // the ranks' programs, collective_runner.cpp their collectives, fusion_runner.cpp,
 // stream_runner.cpp and replica_fold.cpp the --fast techniques that share its state;
-// coarse_rings.cpp uses only its public interface). Only those six include it.
+// coarse_rings.cpp and critical_path_meetings.cpp use only its public interface). Only those
+// seven include it.
 
 #include <cstdint>
 #include <initializer_list>
@@ -26,6 +27,7 @@
 #include "engine/coarse_rings.hpp"
 #include "engine/collective_plan.hpp"
 #include "engine/collective_shortcuts.hpp"
+#include "engine/critical_path_meetings.hpp"
 #include "engine/graph_zone.hpp"
 #include "engine/network_factors.hpp"
 #include "engine/replica_fold.hpp"
@@ -173,7 +175,7 @@ class Simulation {
   void run_recv(int rank, const Op& op);
   void run_collective(int rank, const Op& op, std::size_t index);
   /// Runs a collective whose messages cannot slow one another down as its critical path
-  /// (CollectiveShortcuts): waits for the group, then until the rank's end.
+  /// (CollectiveShortcuts): meets the group (CriticalPathMeetings), then waits until the rank's end.
   void run_shortcut(int rank, const Op& op, const CollectivePlan& plan, int group_rank, int sequence);
   std::unique_ptr<CoarseRings> coarse_rings_;  ///< after check_fit()
   /// The steps of group rank `group_rank` of `plan`'s schedule, kept for the rest of the
@@ -336,15 +338,7 @@ class Simulation {
   double seconds_per_reduced_byte_ = 0;
   std::unique_ptr<CollectivePlanner> planner_;
   std::unique_ptr<CollectiveShortcuts> shortcuts_;
-  /// Per collective run as its critical path, by (group, its number on the group): the ranks
-  /// that reached it, their starts and, once all are there, their ends.
-  struct Meeting {
-    simgrid::s4u::BarrierPtr barrier;
-    std::vector<double> starts_s;
-    collective::CriticalPathTimes times;  ///< computed by the first rank to leave the barrier
-    int left = 0;                         ///< ranks that have not read their end yet
-  };
-  std::map<std::pair<int, int>, Meeting> meetings_;
+  std::unique_ptr<CriticalPathMeetings> meetings_;  ///< after check_fit()
   std::map<std::string, std::uint32_t> algorithm_ids_;
   struct ChannelHash {
     std::size_t operator()(const std::tuple<int, int, int, int>& k) const {
