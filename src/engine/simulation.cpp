@@ -632,31 +632,14 @@ Result Simulation::run() {
       actors += 1 + (fused ? 0 : streams_with_ops[static_cast<std::size_t>(at(trace_.program_of, r))]);
     }
     if (std::string refusal = actor_mapping_refusal(actors); !refusal.empty()) throw ResourceError(refusal);
-    streams_.resize(static_cast<std::size_t>(trace_.world_size));
-    awaited_.assign(trace_.programs.size(), {});
-    for (std::size_t p = 0; p < trace_.programs.size(); ++p) {
-      const trace::Program& program = trace_.programs[p];
-      if (program.stream_count() == 1) continue;
-      Awaited& awaited = awaited_[p];
-      awaited.ordinal.assign(program.ops.size(), -1);
-      for (const Op& op : program.ops) {
-        for (std::uint32_t d : program.after_of(op)) awaited.ordinal[d] = 0;
-      }
-      for (std::size_t i = 0; i < program.ops.size(); ++i) {
-        if (awaited.ordinal[i] < 0) continue;
-        awaited.ordinal[i] = static_cast<std::int32_t>(awaited.ops.size());
-        awaited.ops.push_back(static_cast<std::uint32_t>(i));
-      }
-    }
+    dependencies_ = std::make_unique<StreamDependencies>(trace_);
     for (int r = 0; r < trace_.world_size; ++r) {
       if (folded(r)) continue;
       if (lanes(r) == 1) {
         sg4::Actor::create(fmt::format("rank{}", r), zone_->host_of_rank(r), [this, r] { rank_main(r); });
         continue;
       }
-      Streams& streams = at(streams_, r);
-      streams.ended.assign(awaited_[static_cast<std::size_t>(at(trace_.program_of, r))].ops.size(), 0);
-      for (int k = 0; k < lanes(r); ++k) streams.wake.push_back(sg4::Semaphore::create(0));
+      dependencies_->add_rank(r, lanes(r));
       // The first lane (rank_main: the fusion, then its stream); the others now, or when the
       // rank leaves its fusion (start_lane).
       sg4::ActorPtr actor =

@@ -3,8 +3,8 @@
 // The shared state of one SimGrid simulation of a trace (engine-internal: simulation.cpp runs
 // the ranks' programs, collective_runner.cpp their collectives, fusion_runner.cpp,
 // stream_runner.cpp and replica_fold.cpp the --fast techniques that share its state;
-// coarse_rings.cpp and critical_path_meetings.cpp use only its public interface). Only those
-// seven include it.
+// coarse_rings.cpp, critical_path_meetings.cpp and stream_dependencies.cpp use only its public
+// interface and RankState). Only those eight include it.
 
 #include <cstdint>
 #include <initializer_list>
@@ -31,6 +31,7 @@
 #include "engine/graph_zone.hpp"
 #include "engine/network_factors.hpp"
 #include "engine/replica_fold.hpp"
+#include "engine/stream_dependencies.hpp"
 #include "engine/replay.hpp"
 #include "topology/compute_cost.hpp"
 #include "core/index.hpp"
@@ -123,8 +124,6 @@ class Simulation {
   /// A rank whose program has several streams runs one actor per stream (a lane); each runs
   /// its stream's operators in program order, each after the operators it is `after`.
   void run_stream(int rank, int stream, std::size_t first = 0);
-  /// Blocks the calling lane until the operators that `op`, one of rank's, is after have ended.
-  void wait_after(int rank, const Op& op);
   /// The state of `rank`'s first lane (stream 0, the lane a fusion runs), from any actor.
   RankState& main_lane(int rank) { return states_[static_cast<std::size_t>(at(lane_first_, rank))]; }
   /// Lanes of `rank`: states_[lane_first_[rank] .. lane_first_[rank + 1]).
@@ -132,31 +131,10 @@ class Simulation {
   std::vector<int> lane_first_;
   std::vector<int>
       lane_of_actor_;  ///< by actor pid (SimGrid numbers actors densely): its lane (ranks with streams only)
-  /// Per rank with streams: which of its operators have ended, and where lanes wait for them.
-  /// A lane that waits acquires its own semaphore (RankState::after names the operator) and the
-  /// lane that ends that operator releases it once (RankState::woken). A semaphore counts a
-  /// release that comes before the acquire: two lanes that become ready at one instant run in
-  /// one scheduling round, and the ender may run between the waiter's check and its blocking
-  /// (a suspended actor was resumed only if its suspension had been handled already, and
-  /// otherwise slept for ever: a deadlock reported where there was none). An actor killed at a
-  /// real deadlock holds nothing to release while it unwinds (a blocked wait on an s4u
-  /// condition variable did, and hung on threads: the sanitizer build).
-  struct Streams {
-    std::vector<char> ended;              ///< by Awaited ordinal: whether that operator of the rank has ended
-    std::vector<sg4::SemaphorePtr> wake;  ///< each lane's
-  };
-  /// Per program: the operators named in some operator's `after` (only their ends wake lanes
-  /// or are waited for), in program order, and each operator's ordinal among them (-1: none).
-  struct Awaited {
-    std::vector<std::uint32_t> ops;
-    std::vector<std::int32_t> ordinal;
-  };
-  std::vector<Awaited> awaited_;  ///< by program (empty for a program without streams)
-  bool has_ended(int rank, std::size_t op) const;
   /// Marks operators [first, end) of `rank` ended and resumes its lanes that waited for one
-  /// of them (nothing for a rank without streams).
+  /// of them (StreamDependencies; nothing for a rank without streams).
   void end_ops(int rank, std::size_t first, std::size_t end);
-  std::vector<Streams> streams_;  ///< by rank (empty for a rank without streams)
+  std::unique_ptr<StreamDependencies> dependencies_;  ///< when the actors start
   /// Whether operator `i` of `rank` runs alone on the rank (no other stream can run meanwhile).
   bool alone(int rank, std::size_t i) const;
   /// Runs `rank`'s operators from `first` on, each as the rank's own.
