@@ -147,12 +147,13 @@ void Simulation::allocate_records() {
       result_.streams.push_back(streams[static_cast<std::size_t>(at(trace_.program_of, r))]);
     }
   }
-  // The followers of a fusion read their leader's records until their own differ (Fusion);
+  // The followers of a fusion read their leader's records until their own differ (FusedGroup);
   // those of ranks with streams hold their own (their other lanes record as the fusion runs).
   for (int r = 0; r < trace_.world_size; ++r) {
     const auto rr = static_cast<std::size_t>(r);
     if (folded(r)) continue;  // its image's list, once the simulation is over (unfold)
-    if (const Fusion* fusion = followed_by(r); fusion != nullptr && fusion->until == trace_.program_ops(r).size()) {
+    if (const FusedGroup* fusion = followed_group(r);
+        fusion != nullptr && fusion->until == trace_.program_ops(r).size()) {
       result_.ops.share(rr, static_cast<std::size_t>(fusion->members.front()));
       continue;
     }
@@ -408,7 +409,7 @@ void Simulation::install_factors() {
 }
 
 sg4::CommPtr Simulation::post_send(sg4::Mailbox* box, int rank, int peer, std::uint64_t bytes) {
-  sg4::CommPtr comm = box->put_init(&token, bytes);
+  sg4::CommPtr comm = box->put_init(&message_payload, bytes);
   // A message is bounded by its route's links (CM02) and by the cables of the trunks it crosses
   // and by the links left out of its route (GraphZone::flow_cap_Bps), which are not links there.
   const double cap_Bps = zone_->flow_cap_Bps(zone_->host_of_rank(rank), zone_->host_of_rank(peer));
@@ -609,7 +610,7 @@ Result Simulation::run() {
   }
   speed_ = net.accelerator().flops;
   seconds_per_reduced_byte_ = 1.0 / net.accelerator().reduce_Bps;
-  plan_fusions();
+  plan_fused_groups();
   allocate_records();
 
   {
@@ -628,7 +629,7 @@ Result Simulation::run() {
     std::size_t actors = 0;
     for (int r = 0; r < trace_.world_size; ++r) {
       if (folded(r)) continue;
-      const bool fused = !fusion_of_.empty() && at(fusion_of_, r) >= 0;
+      const bool fused = !fused_group_of_.empty() && at(fused_group_of_, r) >= 0;
       actors += 1 + (fused ? 0 : streams_with_ops[static_cast<std::size_t>(at(trace_.program_of, r))]);
     }
     if (std::string refusal = actor_mapping_refusal(actors); !refusal.empty()) throw ResourceError(refusal);
@@ -647,7 +648,7 @@ Result Simulation::run() {
       const auto pid = static_cast<std::size_t>(actor->get_pid());
       if (lane_of_actor_.size() <= pid) lane_of_actor_.resize(pid + 1, -1);
       lane_of_actor_[pid] = at(lane_first_, r);
-      if (!fusion_of_.empty() && at(fusion_of_, r) >= 0) {
+      if (!fused_group_of_.empty() && at(fused_group_of_, r) >= 0) {
         park_lanes(r);
       } else {
         for (int k = 1; k < lanes(r); ++k) start_lane(r, k, 0);
@@ -662,7 +663,7 @@ Result Simulation::run() {
   }
   unfold();
 
-  if (std::string note = fusion_note(); !note.empty()) result_.notes.push_back(std::move(note));
+  if (std::string note = fused_groups_note(); !note.empty()) result_.notes.push_back(std::move(note));
   if (factors_ != nullptr) {
     if (std::string note = factors_->extrapolation_note(); !note.empty()) result_.notes.push_back(std::move(note));
   }

@@ -113,11 +113,11 @@ class Simulation {
  private:
   void check_fit();
   void prepare_result();
-  /// Every rank's records, named and sized from its program (after plan_fusions(): a
+  /// Every rank's records, named and sized from its program (after plan_fused_groups(): a
   /// fusion's followers read their leader's list instead of holding one).
   void allocate_records();
   /// Where operator `i` of `rank` records its times: the rank's list, or, for a follower that
-  /// reads its leader's list, the record of the fork in progress (Fusion::Fork::records).
+  /// reads its leader's list, the record of the fork in progress (FusedGroup::Fork::records).
   OpRecord& record(int rank, std::size_t i);
   std::vector<std::uint32_t> kind_name_;  ///< per OpKind: its name's index in result_.names
   void rank_main(int rank);
@@ -212,9 +212,9 @@ class Simulation {
   /// it as its own, and if all end at the same instant they go on as one again; otherwise each
   /// goes on alone (as the full --fast replay would have them from there). Ranks with
   /// streams run as one on their first stream up to the first operator that another stream
-  /// may overlap (trace::Program::alone()), except for p2p calls (calls_), which are forks,
+  /// may overlap (trace::Program::alone()), except for p2p calls (p2p_calls_), which are forks,
   /// and each on its own from there; their other lanes start where the first leaves the fusion.
-  struct Fusion {
+  struct FusedGroup {
     std::vector<int> members;  ///< the group's ranks in group order; members[0] leads
     int group = -1;
     std::size_t until = 0;              ///< the operators [0, until) may run fused (the program's size without streams)
@@ -228,7 +228,7 @@ class Simulation {
       bool decided = false;
       bool together = false;
       std::size_t op = 0;   ///< the fork's (first) operator
-      std::size_t end = 0;  ///< one past its last: op + 1, or the end of a p2p call (calls_)
+      std::size_t end = 0;  ///< one past its last: op + 1, or the end of a p2p call (p2p_calls_)
       std::size_t width() const { return end - op; }
       /// Per member (width() each): its records of the fork while it reads the leader's records.
       std::vector<OpRecord> records;
@@ -237,14 +237,14 @@ class Simulation {
     int forks = 0;        ///< forks that ended together
     bool parted = false;  ///< a fork ended apart: the members went on alone
   };
-  std::vector<Fusion> fusions_;
+  std::vector<FusedGroup> fused_groups_;
   /// --fast, per program: at the first operator of a p2p call (a run of sends and receives
   /// posted together, each on a stream of its own, that the next operator of the main stream
   /// waits for: the interleaved schedule's Megatron calls), one past its last; 0 elsewhere.
   /// A fused group runs a call as one fork in which each member posts all of it at once and
   /// waits for all (run_call), as its lanes would.
-  std::vector<std::vector<std::uint32_t>> calls_;
-  void find_calls();
+  std::vector<std::vector<std::uint32_t>> p2p_calls_;
+  void find_p2p_calls();
   /// Runs the p2p call [first, end) of `rank` in the calling actor: every operator posted now,
   /// each recorded with its own end and waits (the times its own lane would record).
   void run_call(int rank, std::size_t first, std::size_t end);
@@ -257,31 +257,31 @@ class Simulation {
   void start_lane(int rank, int stream, std::size_t first);
   /// Lanes of `rank` other than the first: first operator and dependency, before they start.
   void park_lanes(int rank);
-  std::vector<int> fusion_of_;    ///< per rank: index in fusions_, -1 for none (empty without --fast)
-  std::vector<int> fusion_slot_;  ///< per rank: its index in its fusion's members
-  /// The fusion `rank` follows (not leads), nullptr for none.
-  Fusion* followed_by(int rank);
-  /// Finds the groups of identical ranks that run fused (Fusion).
-  void plan_fusions();
+  std::vector<int> fused_group_of_;  ///< per rank: index in fused_groups_, -1 for none (empty without --fast)
+  std::vector<int> fused_slot_;      ///< per rank: its index in its fused group's members
+  /// The fused group `rank` follows (not leads), nullptr for none.
+  FusedGroup* followed_group(int rank);
+  /// Finds the groups of identical ranks that run fused (FusedGroup).
+  void plan_fused_groups();
   /// The leader's loop: returns the operator from which the leader goes on alone (the op
   /// count when the fusion ran to the end).
-  std::size_t run_fused(Fusion& fusion);
+  std::size_t run_leader(FusedGroup& fusion);
   /// A follower's loop: the operator from which it goes on alone, or the op count (done).
-  std::size_t follow(Fusion& fusion, int slot);
+  std::size_t run_follower(FusedGroup& fusion, int slot);
   /// Runs a fork's operator or call as `rank`'s own and marks them ended.
-  void run_fork(int rank, const Fusion::Fork& fork);
+  void run_fork(int rank, const FusedGroup::Fork& fork);
   /// Runs the fusion's collective `op` (operator `i`) as its critical path for all members at
   /// once; false (nothing done) when it must run as a fork (the shortcut does not apply, or
   /// the members' ends differ).
-  bool run_fused_collective(Fusion& fusion, const Op& op, std::size_t i);
+  bool run_fused_collective(FusedGroup& fusion, const Op& op, std::size_t i);
   /// A member that finished the fork in progress: whether all members finished it at this
   /// instant (they go on fused).
-  bool join(Fusion& fusion, int rank, const std::shared_ptr<Fusion::Fork>& fork);
+  bool join(FusedGroup& fusion, int rank, const std::shared_ptr<FusedGroup::Fork>& fork);
   /// After a fork: a follower that reads the leader's records takes a copy of its own unless
   /// it ended with the others and its record of the fork is the leader's.
-  void settle_fork_record(const Fusion& fusion, int rank, const Fusion::Fork& fork);
+  void settle_fork_record(const FusedGroup& fusion, int rank, const FusedGroup::Fork& fork);
   /// A note on the fusions, "" without any.
-  std::string fusion_note() const;
+  std::string fused_groups_note() const;
 
   const trace::Trace& trace_;
   const topology::Platform& platform_;
@@ -340,6 +340,6 @@ class Simulation {
 };
 
 /// The payload of every simulated message; only sizes matter.
-inline int token = 0;
+inline int message_payload = 0;
 
 }  // namespace ccsim::engine::detail

@@ -93,10 +93,10 @@ void Simulation::rank_main(int rank) {
   const int stream = state(rank).stream;
   std::size_t first = 0;
   const auto r = static_cast<std::size_t>(rank);
-  if (stream == 0 && !fusion_of_.empty() && fusion_of_[r] >= 0) {
-    Fusion& fusion = fusions_[static_cast<std::size_t>(fusion_of_[r])];
-    const int slot = fusion_slot_[r];
-    first = slot == 0 ? run_fused(fusion) : follow(fusion, slot);
+  if (stream == 0 && !fused_group_of_.empty() && fused_group_of_[r] >= 0) {
+    FusedGroup& fusion = fused_groups_[static_cast<std::size_t>(fused_group_of_[r])];
+    const int slot = fused_slot_[r];
+    first = slot == 0 ? run_leader(fusion) : run_follower(fusion, slot);
     for (int k = 1; k < lanes(rank); ++k) start_lane(rank, k, first);
     // The leader ran the whole program for all and marked them done.
     if (fusion.done && fusion.until == trace_.program_ops(rank).size()) return;
