@@ -22,16 +22,12 @@
 namespace ccsim::engine::detail {
 
 /// The engine's blocking StepExecutor: carries out one rank's steps of one collective in
-/// simulated time, keeping the rank's RankState current for explain_deadlock().
-class Simulation::StepRunner final : public collective::StepExecutor {
+/// simulated time through Simulation's public interface (messages, busy time, waits), keeping
+/// the rank's RankState current for explain_deadlock().
+class StepRunner final : public collective::StepExecutor {
  public:
-  StepRunner(Simulation& sim, int rank, int group_index, const CollectivePlan& plan)
-      : sim_(sim),
-        rank_(rank),
-        group_index_(group_index),
-        group_(at(sim.trace_.groups, group_index)),
-        plan_(plan),
-        state_(sim.state(rank)) {}
+  StepRunner(Simulation& sim, int rank, int group_index, const trace::Group& group, const CollectivePlan& plan)
+      : sim_(sim), rank_(rank), group_index_(group_index), group_(group), plan_(plan), state_(sim.state(rank)) {}
 
   void start_exchange(int, const collective::Step& step) override {
     ++state_.step;
@@ -41,12 +37,12 @@ class Simulation::StepRunner final : public collective::StepExecutor {
       state_.send_peer = at(group_.ranks, step.send_peer);
       sim_.send_overhead(rank_, state_.send_peer);
       posted_s_ = sg4::Engine::get_clock();
-      send_ = sim_.post_send(sim_.channel(kCollective, group_index_, rank_, state_.send_peer), rank_, state_.send_peer,
-                             wire_bytes(plan_, step));
+      send_ = sim_.post_send(sim_.channel(Simulation::kCollective, group_index_, rank_, state_.send_peer), rank_,
+                             state_.send_peer, Simulation::wire_bytes(plan_, step));
     }
     if (step.recv_peer >= 0) {
       state_.recv_peer = at(group_.ranks, step.recv_peer);
-      recv_ = sim_.channel(kCollective, group_index_, state_.recv_peer, rank_)->get_async<int>(&received_);
+      recv_ = sim_.channel(Simulation::kCollective, group_index_, state_.recv_peer, rank_)->get_async<int>(&received_);
     }
   }
 
@@ -155,7 +151,7 @@ void Simulation::run_collective(int rank, const Op& op, std::size_t index) {
       return;
     }
   }
-  StepRunner runner(*this, rank, op.group, plan);
+  StepRunner runner(*this, rank, op.group, at(trace_.groups, op.group), plan);
   collective::run_rank(*plan.schedule, steps, member.index, runner);
   st.step = -1;
   st.plan = nullptr;

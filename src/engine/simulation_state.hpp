@@ -83,7 +83,7 @@ class Simulation {
 
   Result run();
 
-  // What the techniques (CoarseRings, ...) use: the calling lane's state, messages, busy time
+  // What the techniques (CoarseRings, ...) and the StepRunner use: the calling lane's state, messages, busy time
   // and waits, all recorded on the rank's current operator.
   /// The state of the calling actor's lane of `rank` (its only one for a rank without streams).
   RankState& state(int rank);
@@ -109,6 +109,9 @@ class Simulation {
   void busy(int rank, double seconds, const char* what, sg4::Host* on = nullptr, bool alone = false);
   /// Posts `rank`'s send of `bytes` to `peer` on `box`, bounded by the cables it crosses.
   sg4::CommPtr post_send(sg4::Mailbox* box, int rank, int peer, std::uint64_t bytes);
+  /// The calibrated model's CPU overhead of sending to / receiving from `peer` (0 without one).
+  void send_overhead(int rank, int peer);
+  void recv_overhead(int rank, int peer);
 
  private:
   void check_fit();
@@ -160,16 +163,12 @@ class Simulation {
   /// simulation from the second call of that rank of the schedule on (by any group that runs
   /// it); empty before (the caller generates them).
   std::span<const collective::Step> kept_steps(const CollectivePlan& plan, int group_rank);
-  class StepRunner;
   /// The id of an algorithm name in result_.names.
   std::uint32_t algorithm_name(const std::string& name);
   /// Throws an InputError naming the operator whose simulated time is not finite, if any.
   void check_finite() const;
   /// Whether two ranks are on one node (their messages use the model's intra tier).
   bool same_node(int a, int b) const;
-  /// The calibrated model's CPU overhead of sending to / receiving from `peer` (0 without one).
-  void send_overhead(int rank, int peer);
-  void recv_overhead(int rank, int peer);
   /// --fast: leaves the fabric's link directions (not an accelerator's or a NIC's) that no set
   /// of the job's messages in flight at once can fill (CollectiveShortcuts::never_binds) out
   /// of SimGrid's routes (GraphZone::leave_out):
