@@ -16,21 +16,18 @@
 #include "core/index.hpp"
 
 // The collective operators of a simulation: the engine's StepExecutor, which carries out a
-// rank's steps of a schedule in simulated time, and the critical-path shortcut of --fast.
+// rank's steps of a schedule in simulated time, and the critical-path shortcut of --fast
+// (coarse rings: coarse_rings.cpp).
 
 namespace ccsim::engine::detail {
 
 /// The engine's blocking StepExecutor: carries out one rank's steps of one collective in
-/// simulated time, keeping the rank's RankState current for explain_deadlock().
-class Simulation::StepRunner final : public collective::StepExecutor {
+/// simulated time through Simulation's public interface (messages, busy time, waits), keeping
+/// the rank's RankState current for explain_deadlock().
+class StepRunner final : public collective::StepExecutor {
  public:
-  StepRunner(Simulation& sim, int rank, int group_index, const CollectivePlan& plan)
-      : sim_(sim),
-        rank_(rank),
-        group_index_(group_index),
-        group_(at(sim.trace_.groups, group_index)),
-        plan_(plan),
-        state_(sim.state(rank)) {}
+  StepRunner(Simulation& sim, int rank, int group_index, const trace::Group& group, const CollectivePlan& plan)
+      : sim_(sim), rank_(rank), group_index_(group_index), group_(group), plan_(plan), state_(sim.state(rank)) {}
 
   void start_exchange(int, const collective::Step& step) override {
     ++state_.step;
@@ -40,12 +37,12 @@ class Simulation::StepRunner final : public collective::StepExecutor {
       state_.send_peer = at(group_.ranks, step.send_peer);
       sim_.send_overhead(rank_, state_.send_peer);
       posted_s_ = sg4::Engine::get_clock();
-      send_ = sim_.post_send(sim_.channel(kCollective, group_index_, rank_, state_.send_peer), rank_, state_.send_peer,
-                             wire_bytes(plan_, step));
+      send_ = sim_.post_send(sim_.channel(Simulation::kCollective, group_index_, rank_, state_.send_peer), rank_,
+                             state_.send_peer, Simulation::wire_bytes(plan_, step));
     }
     if (step.recv_peer >= 0) {
       state_.recv_peer = at(group_.ranks, step.recv_peer);
-      recv_ = sim_.channel(kCollective, group_index_, state_.recv_peer, rank_)->get_async<int>(&received_);
+      recv_ = sim_.channel(Simulation::kCollective, group_index_, state_.recv_peer, rank_)->get_async<int>(&received_);
     }
   }
 
@@ -110,113 +107,6 @@ std::uint64_t Simulation::wire_bytes(const CollectivePlan& plan, const collectiv
   return step.compressed ? plan.cost.wire_bytes(raw) : raw;
 }
 
-std::optional<Simulation::RingFlow> Simulation::ring_flow(const CollectivePlan& plan,
-                                                          std::span<const collective::Step> steps) const {
-  RingFlow flow;
-  for (const collective::Step& step : steps) {
-    // A codec's work between the steps leaves the links idle in gaps that other messages fill:
-    // coarse steps make them few and long, and two compressed rings sharing NICs came out up
-    // to 2.5 % apart from their step-by-step replay, in either direction.
-    if (step.kind != collective::StepKind::kExchange || step.compressed) return std::nullopt;
-    if (step.send_peer < 0 || step.recv_peer < 0) return std::nullopt;
-    if (flow.exchanges == 0) {
-      flow.send_peer = step.send_peer;
-      flow.recv_peer = step.recv_peer;
-    } else if (step.send_peer != flow.send_peer || step.recv_peer != flow.recv_peer) {
-      return std::nullopt;
-    }
-    ++flow.exchanges;
-  }
-  if (flow.exchanges <= kRingChunks) return std::nullopt;  // nothing to gain
-  const int chunks = kRingChunks;
-  flow.chunks.resize(static_cast<std::size_t>(chunks));
-  for (std::size_t x = 0; x < steps.size(); ++x) {  // exchange x in chunk x * chunks / exchanges
-    RingFlow::Chunk& chunk = flow.chunks[x * static_cast<std::size_t>(chunks) / steps.size()];
-    ++chunk.exchanges;
-    chunk.bytes += wire_bytes(plan, steps[x]);
-    chunk.reduce_s += step_busy_s(plan, steps[x]);
-  }
-  return flow;
-}
-
-bool Simulation::runs_as_ring_flows(const CollectivePlan& plan, int group) {
-  auto [it, fresh] = ring_schedules_.try_emplace(std::make_pair(plan.schedule.get(), group), false);
-  if (fresh) {
-    const std::vector<int>& members = at(trace_.groups, group).ranks;
-    bool ring = !platform_.network.accelerator().cpu_core && shortcuts_->stream_disagreement(group).empty() &&
-                std::all_of(members.begin(), members.end(),
-                            [&](int m) { return sharing_[static_cast<std::size_t>(at(placement_, m))] == 1; });
-    int exchanges = -1;
-    for (int r = 0; r < plan.request.size && ring; ++r) {
-      const std::optional<RingFlow> flow = ring_flow(plan, plan.schedule->steps(r));
-      ring = flow.has_value() && (exchanges < 0 || flow->exchanges == exchanges);
-      if (ring) exchanges = flow->exchanges;
-    }
-    it->second = ring;
-  }
-  return it->second;
-}
-
-void Simulation::run_ring_flow(int rank, const Op& op, const RingFlow& flow) {
-  const trace::Group& group = at(trace_.groups, op.group);
-  const int to = at(group.ranks, flow.send_peer);
-  const int from = at(group.ranks, flow.recv_peer);
-  // The receive path's latency, paid once per step (CM02 without TCP-gamma).
-  const double latency_s = shortcuts_->path(at(placement_, from), at(placement_, rank)).latency_s;
-  sg4::Mailbox* out = channel(kCollective, op.group, rank, to);
-  sg4::Mailbox* in = channel(kCollective, op.group, from, rank);
-  RankState& st = state(rank);
-  st.step = -1;
-  for (const RingFlow::Chunk& chunk : flow.chunks) {
-    st.step += chunk.exchanges;
-    st.send_peer = to;
-    st.recv_peer = from;
-    const double posted_s = sg4::Engine::get_clock();
-    sg4::CommPtr send = post_send(out, rank, to, chunk.bytes);
-    int* received = nullptr;
-    sg4::CommPtr recv = in->get_async<int>(&received);
-    send->wait();
-    recv->wait();
-    waited_for(rank, posted_s, {send.get(), recv.get()});
-    st.send_peer = st.recv_peer = -1;
-    sg4::this_actor::sleep_for((chunk.exchanges - 1) * latency_s);
-    busy(rank, chunk.reduce_s, "reducing");
-  }
-  if (st.group_rank == 0) {
-    ++ring_flow_calls_;
-    if (ring_flow_group_ < 0) ring_flow_group_ = op.group;
-  }
-}
-
-bool Simulation::ring_in_step(int rank, const RingFlow& flow, const Op& op, int sequence) {
-  auto [it, fresh] = meetings_.try_emplace(std::make_pair(op.group, sequence));
-  Meeting& meeting = it->second;
-  const auto size = static_cast<int>(at(trace_.groups, op.group).ranks.size());
-  const double now = sg4::Engine::get_clock();
-  if (fresh) {
-    meeting.left = size;
-    meeting.arrivals = sg4::Semaphore::create(0);
-    // The first member's ring alone: its bytes at its send path's lone rate, and its steps' latencies.
-    const int to = at(trace_.groups, op.group).ranks[static_cast<std::size_t>(flow.send_peer)];
-    const CollectiveShortcuts::Path alone = shortcuts_->path(at(placement_, rank), at(placement_, to));
-    double bytes = 0;
-    for (const RingFlow::Chunk& chunk : flow.chunks) bytes += static_cast<double>(chunk.bytes);
-    meeting.deadline_s = now + kRingSkew * (bytes / alone.rate_Bps + flow.exchanges * alone.latency_s);
-  }
-  if (!meeting.decided) {
-    if (++meeting.arrived == size) {
-      meeting.decided = meeting.together = true;
-      for (int k = 1; k < size; ++k) meeting.arrivals->release();
-    } else if (now >= meeting.deadline_s || meeting.arrivals->acquire_timeout(meeting.deadline_s - now)) {
-      meeting.decided = true;  // timed out (unless the last one came at the deadline: then together)
-    }
-    waited(rank, now, sg4::Engine::get_clock());
-  }
-  const bool together = meeting.together;
-  if (--meeting.left == 0) meetings_.erase(it);
-  return together;
-}
-
 Simulation::Membership& Simulation::enter(int rank, int group) {
   Membership& member = at(memberships_, rank)[static_cast<std::size_t>(membership_slot(rank, group))];
   ++member.entered;
@@ -252,65 +142,29 @@ void Simulation::run_collective(int rank, const Op& op, std::size_t index) {
     steps = generated;
   }
   if (options_.fast && options_.coarse_rings && factors_ == nullptr && alone(rank, index) &&
-      runs_as_ring_flows(plan, op.group)) {
-    const RingFlow flow = *ring_flow(plan, steps);
-    if (ring_in_step(rank, flow, op, member.entered)) {
-      run_ring_flow(rank, op, flow);
+      coarse_rings_->applies(plan, op.group)) {
+    const CoarseRings::Ring ring = *coarse_rings_->ring(plan, steps);
+    if (coarse_rings_->arrive_together(rank, ring, op, member.entered)) {
+      coarse_rings_->run(rank, op, ring);
       st.step = -1;
       st.plan = nullptr;
       return;
     }
   }
-  StepRunner runner(*this, rank, op.group, plan);
+  StepRunner runner(*this, rank, op.group, at(trace_.groups, op.group), plan);
   collective::run_rank(*plan.schedule, steps, member.index, runner);
   st.step = -1;
   st.plan = nullptr;
 }
 
 void Simulation::run_shortcut(int rank, const Op& op, const CollectivePlan& plan, int group_rank, int sequence) {
-  auto [it, fresh] = meetings_.try_emplace(std::make_pair(op.group, sequence));
-  Meeting& meeting = it->second;
-  const auto size = static_cast<std::size_t>(plan.request.size);
   // Members of folded replicas (ReplicaFolding) are not simulated: each starts when the
   // simulated member that stands for it does.
   const std::vector<int>* stand_in =
       stand_ins_.empty() || at(stand_ins_, op.group).empty() ? nullptr : &at(stand_ins_, op.group);
-  if (fresh) {
-    std::size_t simulated = size;
-    if (stand_in != nullptr) {
-      simulated = 0;
-      for (std::size_t i = 0; i < size; ++i) simulated += (*stand_in)[i] == static_cast<int>(i) ? 1 : 0;
-    }
-    meeting.barrier = sg4::Barrier::create(static_cast<unsigned>(simulated));
-    meeting.starts_s.assign(size, 0.0);
-    meeting.left = static_cast<int>(simulated);
-  }
-  at(meeting.starts_s, group_rank) = sg4::Engine::get_clock();
-  // Every rank's end depends on every rank's start (CollectiveShortcuts): the last one to
-  // arrive is there before anyone's end, and nothing the others would do meanwhile touches a
-  // link or an accelerator that another operator uses.
-  meeting.barrier->wait();
-  if (meeting.times.ends_s.empty()) {
-    if (stand_in != nullptr) {
-      for (std::size_t i = 0; i < size; ++i)
-        meeting.starts_s[i] = meeting.starts_s[static_cast<std::size_t>((*stand_in)[i])];
-    }
-    meeting.times = shortcuts_->times(plan, op.group, meeting.starts_s);
-  }
-  double end_s = at(meeting.times.ends_s, group_rank);
-  if (stand_in != nullptr) {
-    // The latest of the ranks it stands for (equal where the critical path treats them alike).
-    const double own_s = end_s;
-    for (std::size_t i = 0; i < size; ++i) {
-      if ((*stand_in)[i] == group_rank) end_s = std::max(end_s, meeting.times.ends_s[i]);
-    }
-    fold_lag_s_ = std::max(fold_lag_s_, end_s - own_s);
-  }
-  // The waits the full replay would record, the first one (for the last rank to arrive) ending now.
-  for (const collective::WaitInterval& w : at(meeting.times.waits, group_rank)) {
-    waited(rank, w.from_s, w.to_s);
-  }
-  if (--meeting.left == 0) meetings_.erase(it);
+  const CriticalPathMeetings::End end = meetings_->meet(rank, op.group, sequence, plan, group_rank, stand_in);
+  if (stand_in != nullptr) fold_lag_s_ = std::max(fold_lag_s_, end.end_s - end.own_s);
+  const double end_s = end.end_s;
   // Reported once the simulation is over, as busy() does: the full replay would have run into
   // an amount of work too large for SimGrid (busy periods are part of the rank's time).
   if (!std::isfinite(end_s * speed_)) {

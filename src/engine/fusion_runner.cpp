@@ -1,6 +1,6 @@
-// Simulation's groups of identical ranks run as one (--fast): which groups (plan_fusions), the
+// Simulation's groups of identical ranks run as one (--fast): which groups (plan_fused_groups), the
 // leader's and the followers' loops, forks and how they end, and the records the followers
-// read (Simulation::Fusion in engine/simulation_state.hpp).
+// read (Simulation::FusedGroup in engine/simulation_state.hpp).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -20,25 +20,25 @@
 namespace ccsim::engine {
 namespace detail {
 
-Simulation::Fusion* Simulation::followed_by(int rank) {
+Simulation::FusedGroup* Simulation::followed_group(int rank) {
   const auto r = static_cast<std::size_t>(rank);
-  if (fusion_of_.empty() || fusion_of_[r] < 0 || fusion_slot_[r] == 0) return nullptr;
-  return &fusions_[static_cast<std::size_t>(fusion_of_[r])];
+  if (fused_group_of_.empty() || fused_group_of_[r] < 0 || fused_slot_[r] == 0) return nullptr;
+  return &fused_groups_[static_cast<std::size_t>(fused_group_of_[r])];
 }
 
 OpRecord& Simulation::record(int rank, std::size_t i) {
   const auto r = static_cast<std::size_t>(rank);
   // A follower that reads its leader's records runs only forks, into a record of its own.
-  if (Fusion* fusion = followed_by(rank);
+  if (FusedGroup* fusion = followed_group(rank);
       fusion != nullptr && result_.ops.shared(r, static_cast<std::size_t>(fusion->members.front()))) {
-    const Fusion::Fork& fork = *fusion->fork;
-    return fusion->fork->records[static_cast<std::size_t>(fusion_slot_[r]) * fork.width() + (i - fork.op)];
+    const FusedGroup::Fork& fork = *fusion->fork;
+    return fusion->fork->records[static_cast<std::size_t>(fused_slot_[r]) * fork.width() + (i - fork.op)];
   }
   return result_.ops.writable(r)[i];
 }
 
-void Simulation::find_calls() {
-  calls_.assign(trace_.programs.size(), {});
+void Simulation::find_p2p_calls() {
+  p2p_calls_.assign(trace_.programs.size(), {});
   // A call's operators would each pay a CPU overhead on the rank's accelerator at once: their
   // lanes time-share it, which one actor posting them all does not.
   if (factors_ != nullptr) {
@@ -51,7 +51,7 @@ void Simulation::find_calls() {
     const trace::Program& program = trace_.programs[p];
     if (program.stream_count() == 1) continue;
     const auto& ops = program.ops;
-    std::vector<std::uint32_t>& calls = calls_[p];
+    std::vector<std::uint32_t>& calls = p2p_calls_[p];
     calls.assign(ops.size(), 0);
     const std::size_t none = ops.size();
     std::size_t last_main = none;  // the main stream's latest operator before i
@@ -96,11 +96,11 @@ void Simulation::find_calls() {
   }
 }
 
-void Simulation::plan_fusions() {
+void Simulation::plan_fused_groups() {
   const topology::Network& net = platform_.network;
   // Compute on a node's shared cores (CPU ranks) is time-shared operator by operator.
   if (!options_.fast || net.accelerator().cpu_core) return;
-  find_calls();
+  find_p2p_calls();
   const auto world = static_cast<std::size_t>(trace_.world_size);
   // Per program, its first rank's group of the most collectives (ties: the first seen), by
   // the operator index of its first collective there, and whether it can run fused there.
@@ -118,11 +118,11 @@ void Simulation::plan_fusions() {
     const auto& ops = trace_.programs[p].ops;
     // A rank with streams runs fused on its first stream while nothing of the others may
     // overlap it (and none of its operators waits for another stream's), and through p2p
-    // calls (calls_), each a fork, and the operator that waits for a call.
+    // calls (p2p_calls_), each a fork, and the operator that waits for a call.
     until[p] = ops.size();
     if (trace_.programs[p].stream_count() > 1) {
       const std::vector<char>& alone = shortcuts_->alone(static_cast<int>(p));
-      const std::vector<std::uint32_t>& calls = calls_[p];
+      const std::vector<std::uint32_t>& calls = p2p_calls_[p];
       std::size_t& u = until[p];
       std::size_t joins = ops.size();  // the operator that waits for the last call run through
       for (u = 0; u < ops.size();) {
@@ -159,35 +159,35 @@ void Simulation::plan_fusions() {
     const std::size_t p = static_cast<std::size_t>(at(trace_.program_of, r));
     if (anchor[p] != none) at(group_of, r) = trace_.op(r, anchor[p]).group;
   }
-  fusion_of_.assign(world, -1);
-  fusion_slot_.assign(world, -1);
+  fused_group_of_.assign(world, -1);
+  fused_slot_.assign(world, -1);
   for (int r = 0; r < trace_.world_size; ++r) {
     const int g = at(group_of, r);
-    if (g < 0 || at(fusion_of_, r) >= 0) continue;
+    if (g < 0 || at(fused_group_of_, r) >= 0) continue;
     const std::vector<int>& members = at(trace_.groups, g).ranks;
     if (members.size() < 2) continue;
     const int program = trace_.program_of[static_cast<std::size_t>(members.front())];
     const bool identical = std::all_of(members.begin(), members.end(), [&](int m) {
       const auto mm = static_cast<std::size_t>(m);
-      return trace_.program_of[mm] == program && group_of[mm] == g && fusion_of_[mm] < 0 && !folded(m) &&
+      return trace_.program_of[mm] == program && group_of[mm] == g && fused_group_of_[mm] < 0 && !folded(m) &&
              sharing_[static_cast<std::size_t>(placement_[mm])] == 1;
     });
     if (!identical) continue;
-    Fusion fusion;
+    FusedGroup fusion;
     fusion.members = members;
     fusion.group = g;
     fusion.until = at(until, program);
     for (std::size_t k = 0; k < members.size(); ++k) {
-      fusion_of_[static_cast<std::size_t>(members[k])] = static_cast<int>(fusions_.size());
-      fusion_slot_[static_cast<std::size_t>(members[k])] = static_cast<int>(k);
+      fused_group_of_[static_cast<std::size_t>(members[k])] = static_cast<int>(fused_groups_.size());
+      fused_slot_[static_cast<std::size_t>(members[k])] = static_cast<int>(k);
       fusion.go.push_back(k == 0 ? nullptr : sg4::Semaphore::create(0));
     }
-    fusions_.push_back(std::move(fusion));
+    fused_groups_.push_back(std::move(fusion));
   }
-  if (fusions_.empty()) fusion_of_.clear();
+  if (fused_groups_.empty()) fused_group_of_.clear();
 }
 
-std::size_t Simulation::run_fused(Fusion& fusion) {
+std::size_t Simulation::run_leader(FusedGroup& fusion) {
   const int lead = fusion.members.front();
   const auto& ops = trace_.program_ops(lead);
   const auto& lead_records = at(result_.ops, lead);
@@ -215,8 +215,8 @@ std::size_t Simulation::run_fused(Fusion& fusion) {
       continue;
     }
     // A fork: every member runs operator i (or the p2p call from i) as its own.
-    const std::vector<std::uint32_t>& calls = calls_[static_cast<std::size_t>(at(trace_.program_of, lead))];
-    auto fork = std::make_shared<Fusion::Fork>();
+    const std::vector<std::uint32_t>& calls = p2p_calls_[static_cast<std::size_t>(at(trace_.program_of, lead))];
+    auto fork = std::make_shared<FusedGroup::Fork>();
     fusion.fork = fork;
     fork->op = i;
     fork->end = !calls.empty() && calls[i] != 0 ? calls[i] : i + 1;
@@ -238,18 +238,18 @@ std::size_t Simulation::run_fused(Fusion& fusion) {
   return fusion.until;
 }
 
-std::size_t Simulation::follow(Fusion& fusion, int slot) {
+std::size_t Simulation::run_follower(FusedGroup& fusion, int slot) {
   const int rank = at(fusion.members, slot);
   for (;;) {
     at(fusion.go, slot)->acquire();
     if (fusion.done) return fusion.until;
-    const std::shared_ptr<Fusion::Fork> fork = fusion.fork;
+    const std::shared_ptr<FusedGroup::Fork> fork = fusion.fork;
     run_fork(rank, *fork);
     if (!join(fusion, rank, fork)) return fork->end;
   }
 }
 
-void Simulation::run_fork(int rank, const Fusion::Fork& fork) {
+void Simulation::run_fork(int rank, const FusedGroup::Fork& fork) {
   if (fork.width() == 1) {
     run_op(rank, fork.op);
   } else {
@@ -258,7 +258,7 @@ void Simulation::run_fork(int rank, const Fusion::Fork& fork) {
   end_ops(rank, fork.op, fork.end);
 }
 
-bool Simulation::join(Fusion& fusion, int rank, const std::shared_ptr<Fusion::Fork>& fork) {
+bool Simulation::join(FusedGroup& fusion, int rank, const std::shared_ptr<FusedGroup::Fork>& fork) {
   const double now = sg4::Engine::get_clock();
   if (fork->finished == 0)
     fork->first_end_s = now;
@@ -281,14 +281,14 @@ bool Simulation::join(Fusion& fusion, int rank, const std::shared_ptr<Fusion::Fo
   return fork->together;
 }
 
-void Simulation::settle_fork_record(const Fusion& fusion, int rank, const Fusion::Fork& fork) {
+void Simulation::settle_fork_record(const FusedGroup& fusion, int rank, const FusedGroup::Fork& fork) {
   const auto r = static_cast<std::size_t>(rank);
   const auto lead = static_cast<std::size_t>(fusion.members.front());
   if (r == lead || !result_.ops.shared(r, lead)) return;
   // The fork's own operators and records: after a fork that ended together the leader may have
   // begun the next one before this member runs again.
   const std::size_t w = fork.width();
-  const OpRecord* mine = &fork.records[static_cast<std::size_t>(fusion_slot_[r]) * w];
+  const OpRecord* mine = &fork.records[static_cast<std::size_t>(fused_slot_[r]) * w];
   // Ended with the others and recorded as the leader did: it goes on reading the leader's list.
   if (fork.together && std::memcmp(mine, &result_.ops[lead][fork.op], w * sizeof(OpRecord)) == 0) return;
   // Otherwise a copy of its own: the leader's records up to the fork (which it ran in lockstep),
@@ -303,7 +303,7 @@ void Simulation::settle_fork_record(const Fusion& fusion, int rank, const Fusion
   }
 }
 
-bool Simulation::run_fused_collective(Fusion& fusion, const Op& op, std::size_t i) {
+bool Simulation::run_fused_collective(FusedGroup& fusion, const Op& op, std::size_t i) {
   const int lead = fusion.members.front();
   const CollectivePlan& plan = planner_->plan(op, lead, i);
   if (!shortcuts_->refusal(plan, op.group).empty()) return false;
@@ -335,13 +335,13 @@ bool Simulation::run_fused_collective(Fusion& fusion, const Op& op, std::size_t 
   return true;
 }
 
-std::string Simulation::fusion_note() const {
-  if (fusions_.empty()) return "";
+std::string Simulation::fused_groups_note() const {
+  if (fused_groups_.empty()) return "";
   std::size_t parted = 0;
   int forks = 0;
   std::map<std::size_t, std::size_t> by_size;
   std::size_t streamed = 0;  // ran as one up to an operator that another stream may overlap
-  for (const Fusion& f : fusions_) {
+  for (const FusedGroup& f : fused_groups_) {
     parted += f.parted ? 1 : 0;
     forks += f.forks;
     streamed += f.until < trace_.program_ops(f.members.front()).size() ? 1 : 0;
@@ -356,8 +356,8 @@ std::string Simulation::fusion_note() const {
              "each while in lockstep (their compute and their group's collectives; {} sends, receives or "
              "other collectives ran by every member and ended together); {} of {} groups went on rank by "
              "rank after an operator whose ends differed",
-             fmt::join(sizes, ", "), trace_.groups[static_cast<std::size_t>(fusions_.front().group)].name, forks,
-             parted, fusions_.size()) +
+             fmt::join(sizes, ", "), trace_.groups[static_cast<std::size_t>(fused_groups_.front().group)].name, forks,
+             parted, fused_groups_.size()) +
          (streamed == 0 ? std::string()
                         : fmt::format("; {} groups of ranks with streams ran as one only up to their first operator "
                                       "that another stream may overlap (other than a call of sends and receives posted "

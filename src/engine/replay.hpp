@@ -91,14 +91,14 @@ struct ReplayOptions {
   /// accelerator runs each of its runs of consecutive compute operators as one busy period
   /// (one SimGrid activity instead of one per operator; each operator's times follow by
   /// addition), and a collective whose messages cannot slow one another down runs as its
-  /// critical path (CollectiveShortcuts, engine/collective_plan.hpp). The times are those of
+  /// critical path (CollectiveShortcuts, engine/collective_shortcuts.hpp). The times are those of
   /// the full replay up to floating-point rounding and SimGrid's timing precision (the last
   /// digits of a printed time may differ). Fabric links that the job cannot fill are left out
   /// of SimGrid's sharing (Simulation::leave_out_links: same times, smaller systems to solve).
   bool fast = false;
   /// With `fast`, the one shortcut that is not exact (the CLI's `--fast`): an uncompressed ring
   /// of more than 16 steps whose messages may share links, reached by its members together,
-  /// runs in 16 coarse steps (Simulation::RingFlow; within 1 % of the full replay's iteration in
+  /// runs in 16 coarse steps (CoarseRings, engine/coarse_rings.hpp; within 1 % of the full replay's iteration in
   /// the tests), and the report notes it.
   bool coarse_rings = false;
   /// With `fast`: data-parallel replicas that are copies of another replica in simulated time

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "engine/collective_plan.hpp"
+#include "engine/collective_shortcuts.hpp"
 #include "engine/graph_zone.hpp"
 #include "engine/simulation_state.hpp"
 #include "core/index.hpp"

@@ -56,6 +56,9 @@ void Simulation::check_fit() {
   planner_ = std::make_unique<CollectivePlanner>(trace_, net, placement_, options_, target_hardware(platform_));
   planner_->plan_all();
   shortcuts_ = std::make_unique<CollectiveShortcuts>(trace_, net, placement_, options_, planner_.get());
+  coarse_rings_ = std::make_unique<CoarseRings>(*this, trace_, placement_, sharing_, net.accelerator().cpu_core);
+  coarse_rings_->use(*shortcuts_);
+  meetings_ = std::make_unique<CriticalPathMeetings>(*this, *shortcuts_);
 }
 
 void Simulation::prepare_result() {
@@ -144,12 +147,13 @@ void Simulation::allocate_records() {
       result_.streams.push_back(streams[static_cast<std::size_t>(at(trace_.program_of, r))]);
     }
   }
-  // The followers of a fusion read their leader's records until their own differ (Fusion);
+  // The followers of a fusion read their leader's records until their own differ (FusedGroup);
   // those of ranks with streams hold their own (their other lanes record as the fusion runs).
   for (int r = 0; r < trace_.world_size; ++r) {
     const auto rr = static_cast<std::size_t>(r);
     if (folded(r)) continue;  // its image's list, once the simulation is over (unfold)
-    if (const Fusion* fusion = followed_by(r); fusion != nullptr && fusion->until == trace_.program_ops(r).size()) {
+    if (const FusedGroup* fusion = followed_group(r);
+        fusion != nullptr && fusion->until == trace_.program_ops(r).size()) {
       result_.ops.share(rr, static_cast<std::size_t>(fusion->members.front()));
       continue;
     }
@@ -405,7 +409,7 @@ void Simulation::install_factors() {
 }
 
 sg4::CommPtr Simulation::post_send(sg4::Mailbox* box, int rank, int peer, std::uint64_t bytes) {
-  sg4::CommPtr comm = box->put_init(&token, bytes);
+  sg4::CommPtr comm = box->put_init(&message_payload, bytes);
   // A message is bounded by its route's links (CM02) and by the cables of the trunks it crosses
   // and by the links left out of its route (GraphZone::flow_cap_Bps), which are not links there.
   const double cap_Bps = zone_->flow_cap_Bps(zone_->host_of_rank(rank), zone_->host_of_rank(peer));
@@ -606,7 +610,7 @@ Result Simulation::run() {
   }
   speed_ = net.accelerator().flops;
   seconds_per_reduced_byte_ = 1.0 / net.accelerator().reduce_Bps;
-  plan_fusions();
+  plan_fused_groups();
   allocate_records();
 
   {
@@ -627,31 +631,14 @@ Result Simulation::run() {
       if (!folded(r)) actors += 1 + streams_with_ops[static_cast<std::size_t>(at(trace_.program_of, r))];
     }
     set_actor_stacks(*engine, actors);
-    streams_.resize(static_cast<std::size_t>(trace_.world_size));
-    awaited_.assign(trace_.programs.size(), {});
-    for (std::size_t p = 0; p < trace_.programs.size(); ++p) {
-      const trace::Program& program = trace_.programs[p];
-      if (program.stream_count() == 1) continue;
-      Awaited& awaited = awaited_[p];
-      awaited.ordinal.assign(program.ops.size(), -1);
-      for (const Op& op : program.ops) {
-        for (std::uint32_t d : program.after_of(op)) awaited.ordinal[d] = 0;
-      }
-      for (std::size_t i = 0; i < program.ops.size(); ++i) {
-        if (awaited.ordinal[i] < 0) continue;
-        awaited.ordinal[i] = static_cast<std::int32_t>(awaited.ops.size());
-        awaited.ops.push_back(static_cast<std::uint32_t>(i));
-      }
-    }
+    dependencies_ = std::make_unique<StreamDependencies>(trace_);
     for (int r = 0; r < trace_.world_size; ++r) {
       if (folded(r)) continue;
       if (lanes(r) == 1) {
         sg4::Actor::create(fmt::format("rank{}", r), zone_->host_of_rank(r), [this, r] { rank_main(r); });
         continue;
       }
-      Streams& streams = at(streams_, r);
-      streams.ended.assign(awaited_[static_cast<std::size_t>(at(trace_.program_of, r))].ops.size(), 0);
-      for (int k = 0; k < lanes(r); ++k) streams.wake.push_back(sg4::Semaphore::create(0));
+      dependencies_->add_rank(r, lanes(r));
       // The first lane (rank_main: the fusion, then its stream); the others now, or when the
       // rank leaves its fusion (start_lane).
       sg4::ActorPtr actor =
@@ -659,7 +646,7 @@ Result Simulation::run() {
       const auto pid = static_cast<std::size_t>(actor->get_pid());
       if (lane_of_actor_.size() <= pid) lane_of_actor_.resize(pid + 1, -1);
       lane_of_actor_[pid] = at(lane_first_, r);
-      if (!fusion_of_.empty() && at(fusion_of_, r) >= 0) {
+      if (!fused_group_of_.empty() && at(fused_group_of_, r) >= 0) {
         park_lanes(r);
       } else {
         for (int k = 1; k < lanes(r); ++k) start_lane(r, k, 0);
@@ -674,18 +661,11 @@ Result Simulation::run() {
   }
   unfold();
 
-  if (std::string note = fusion_note(); !note.empty()) result_.notes.push_back(std::move(note));
+  if (std::string note = fused_groups_note(); !note.empty()) result_.notes.push_back(std::move(note));
   if (factors_ != nullptr) {
     if (std::string note = factors_->extrapolation_note(); !note.empty()) result_.notes.push_back(std::move(note));
   }
-  if (ring_flow_calls_ > 0) {
-    result_.notes.push_back(fmt::format(
-        "--fast (approximate): {} ring collectives (e.g. on \"{}\") whose messages may share links with others' and whose "
-        "members all reached them together ran in {} coarse steps each (a run of steps' bytes as one message, plus "
-        "their latencies and reductions) instead of step by step: not exact where the links' sharing changes within "
-        "a coarse step (within 1 % of the full replay's iteration in ccsim's tests)",
-        ring_flow_calls_, at(trace_.groups, ring_flow_group_).name, kRingChunks));
-  }
+  if (std::string note = coarse_rings_->note(); !note.empty()) result_.notes.push_back(std::move(note));
   check_finite();
   for (const RankState& st : states_) {
     if (!st.done) throw SimulationError(explain_deadlock());

@@ -2,7 +2,9 @@
 
 // The shared state of one SimGrid simulation of a trace (engine-internal: simulation.cpp runs
 // the ranks' programs, collective_runner.cpp their collectives, fusion_runner.cpp,
-// stream_runner.cpp and replica_fold.cpp the --fast techniques). Only those five include it.
+// stream_runner.cpp and replica_fold.cpp the --fast techniques that share its state;
+// coarse_rings.cpp, critical_path_meetings.cpp and stream_dependencies.cpp use only its public
+// interface and RankState). Only those eight include it.
 
 #include <cstdint>
 #include <initializer_list>
@@ -22,10 +24,14 @@
 
 #include "collective/step_driver.hpp"
 #include "core/progress.hpp"
+#include "engine/coarse_rings.hpp"
 #include "engine/collective_plan.hpp"
+#include "engine/collective_shortcuts.hpp"
+#include "engine/critical_path_meetings.hpp"
 #include "engine/graph_zone.hpp"
 #include "engine/network_factors.hpp"
 #include "engine/replica_fold.hpp"
+#include "engine/stream_dependencies.hpp"
 #include "engine/replay.hpp"
 #include "topology/compute_cost.hpp"
 #include "core/index.hpp"
@@ -77,24 +83,50 @@ class Simulation {
 
   Result run();
 
+  // What the techniques (CoarseRings, ...) and the StepRunner use: the calling lane's state, messages, busy time
+  // and waits, all recorded on the rank's current operator.
+  /// The state of the calling actor's lane of `rank` (its only one for a rank without streams).
+  RankState& state(int rank);
+  /// Adds [from_s, to_s) (when not empty) to the wait of `rank`'s current operator.
+  void waited(int rank, double from_s, double to_s);
+  /// The waits of a blocking exchange posted at `posted_s` and complete now: the parts of
+  /// [posted_s, now) during which none of `comms` (started transfers) was in progress.
+  void waited_for(int rank, double posted_s, std::initializer_list<const sg4::Comm*> comms);
+  /// The time `rank` is busy after exchange or codec step `step` of `plan` (its reduction of
+  /// what it received, its compression or decompression); 0 for an exchange that copies.
+  double step_busy_s(const CollectivePlan& plan, const collective::Step& step) const;
+  /// The bytes a block takes on the wire in an exchange of `plan` (compressed or not).
+  static std::uint64_t wire_bytes(const CollectivePlan& plan, const collective::Step& step);
+  /// The mailbox of messages from `src` to `dst` on one channel: a process group's collectives
+  /// (context = group) or point-to-point messages with one tag (context = tag). Mailboxes exist
+  /// only for pairs that talk; messages on one are matched in order (MPI's non-overtaking).
+  enum ChannelKind : int { kPointToPoint = 0, kCollective = 1 };
+  sg4::Mailbox* channel(ChannelKind kind, int context, int src, int dst);
+  /// Occupies the rank's accelerator (or `on`, a node's shared cores) for `seconds` of work
+  /// at the accelerator's speed (compute, reduction, compression); `what` says with what
+  /// ("computing", ...), for stall explanations and non-finite times. `alone`: nobody else can
+  /// run there meanwhile (--fast), so the rank sleeps instead of executing.
+  void busy(int rank, double seconds, const char* what, sg4::Host* on = nullptr, bool alone = false);
+  /// Posts `rank`'s send of `bytes` to `peer` on `box`, bounded by the cables it crosses.
+  sg4::CommPtr post_send(sg4::Mailbox* box, int rank, int peer, std::uint64_t bytes);
+  /// The calibrated model's CPU overhead of sending to / receiving from `peer` (0 without one).
+  void send_overhead(int rank, int peer);
+  void recv_overhead(int rank, int peer);
+
  private:
   void check_fit();
   void prepare_result();
-  /// Every rank's records, named and sized from its program (after plan_fusions(): a
+  /// Every rank's records, named and sized from its program (after plan_fused_groups(): a
   /// fusion's followers read their leader's list instead of holding one).
   void allocate_records();
   /// Where operator `i` of `rank` records its times: the rank's list, or, for a follower that
-  /// reads its leader's list, the record of the fork in progress (Fusion::Fork::records).
+  /// reads its leader's list, the record of the fork in progress (FusedGroup::Fork::records).
   OpRecord& record(int rank, std::size_t i);
   std::vector<std::uint32_t> kind_name_;  ///< per OpKind: its name's index in result_.names
   void rank_main(int rank);
   /// A rank whose program has several streams runs one actor per stream (a lane); each runs
   /// its stream's operators in program order, each after the operators it is `after`.
   void run_stream(int rank, int stream, std::size_t first = 0);
-  /// Blocks the calling lane until the operators that `op`, one of rank's, is after have ended.
-  void wait_after(int rank, const Op& op);
-  /// The state of the calling actor's lane of `rank` (its only one for a rank without streams).
-  RankState& state(int rank);
   /// The state of `rank`'s first lane (stream 0, the lane a fusion runs), from any actor.
   RankState& main_lane(int rank) { return states_[static_cast<std::size_t>(at(lane_first_, rank))]; }
   /// Lanes of `rank`: states_[lane_first_[rank] .. lane_first_[rank + 1]).
@@ -102,31 +134,10 @@ class Simulation {
   std::vector<int> lane_first_;
   std::vector<int>
       lane_of_actor_;  ///< by actor pid (SimGrid numbers actors densely): its lane (ranks with streams only)
-  /// Per rank with streams: which of its operators have ended, and where lanes wait for them.
-  /// A lane that waits acquires its own semaphore (RankState::after names the operator) and the
-  /// lane that ends that operator releases it once (RankState::woken). A semaphore counts a
-  /// release that comes before the acquire: two lanes that become ready at one instant run in
-  /// one scheduling round, and the ender may run between the waiter's check and its blocking
-  /// (a suspended actor was resumed only if its suspension had been handled already, and
-  /// otherwise slept for ever: a deadlock reported where there was none). An actor killed at a
-  /// real deadlock holds nothing to release while it unwinds (a blocked wait on an s4u
-  /// condition variable did, and hung on threads: the sanitizer build).
-  struct Streams {
-    std::vector<char> ended;              ///< by Awaited ordinal: whether that operator of the rank has ended
-    std::vector<sg4::SemaphorePtr> wake;  ///< each lane's
-  };
-  /// Per program: the operators named in some operator's `after` (only their ends wake lanes
-  /// or are waited for), in program order, and each operator's ordinal among them (-1: none).
-  struct Awaited {
-    std::vector<std::uint32_t> ops;
-    std::vector<std::int32_t> ordinal;
-  };
-  std::vector<Awaited> awaited_;  ///< by program (empty for a program without streams)
-  bool has_ended(int rank, std::size_t op) const;
   /// Marks operators [first, end) of `rank` ended and resumes its lanes that waited for one
-  /// of them (nothing for a rank without streams).
+  /// of them (StreamDependencies; nothing for a rank without streams).
   void end_ops(int rank, std::size_t first, std::size_t end);
-  std::vector<Streams> streams_;  ///< by rank (empty for a rank without streams)
+  std::unique_ptr<StreamDependencies> dependencies_;  ///< when the actors start
   /// Whether operator `i` of `rank` runs alone on the rank (no other stream can run meanwhile).
   bool alone(int rank, std::size_t i) const;
   /// Runs `rank`'s operators from `first` on, each as the rank's own.
@@ -141,95 +152,23 @@ class Simulation {
   /// The host of the node's cores where `op` of `rank` executes, time-shared with the node's
   /// other ranks (ReplayOptions::dedicated_durations), or nullptr: on the rank's own host.
   sg4::Host* shared_cores(int rank, const Op& op) const;
-  /// Adds [from_s, to_s) (when not empty) to the wait of `rank`'s current operator.
-  void waited(int rank, double from_s, double to_s);
-  /// The waits of a blocking exchange posted at `posted_s` and complete now: the parts of
-  /// [posted_s, now) during which none of `comms` (started transfers) was in progress.
-  void waited_for(int rank, double posted_s, std::initializer_list<const sg4::Comm*> comms);
   void run_send(int rank, const Op& op);
   void run_recv(int rank, const Op& op);
   void run_collective(int rank, const Op& op, std::size_t index);
   /// Runs a collective whose messages cannot slow one another down as its critical path
-  /// (CollectiveShortcuts): waits for the group, then until the rank's end.
+  /// (CollectiveShortcuts): meets the group (CriticalPathMeetings), then waits until the rank's end.
   void run_shortcut(int rank, const Op& op, const CollectivePlan& plan, int group_rank, int sequence);
-  /// --fast, a ring (every rank sends to one neighbour and receives from the other at every
-  /// step: ring all_reduce, all_gather, reduce_scatter, uncompressed) whose messages may
-  /// share links with others' (the critical path does not apply) and whose members all start
-  /// it together (ring_in_step) runs in kRingChunks coarse steps instead of its 2(p - 1)
-  /// (all_reduce) or p - 1: each sends the bytes of its run of steps as one message and
-  /// receives one, then pays the run's other latencies (its receive path's, once per step
-  /// after the first) and reductions. A ring's steps all have one pattern, so while the group
-  /// runs in step each step sees the same sharing of links as the next, and a coarse step
-  /// takes what its steps take in turn; it differs where the sharing changes within a coarse
-  /// step. The tests bound the difference (<= 1 % of the iteration, as issue 11 asks). A
-  /// 10,240-accelerator GPT-3 iteration: 1.4 million fewer messages.
-  static constexpr int kRingChunks = 16;
-  struct RingFlow {
-    int send_peer = -1;  ///< group ranks
-    int recv_peer = -1;
-    int exchanges = 0;
-    struct Chunk {
-      int exchanges = 0;
-      std::uint64_t bytes = 0;  ///< summed over the exchanges
-      double reduce_s = 0;      ///< the reductions of what they receive
-    };
-    std::vector<Chunk> chunks;
-  };
-  /// `steps` (one rank of `plan`) as coarse ring steps, or nullopt when they are not an
-  /// uncompressed ring's (peers change, a step only sends or receives, a codec step) or has
-  /// no more than kRingChunks steps.
-  std::optional<RingFlow> ring_flow(const CollectivePlan& plan, std::span<const collective::Step> steps) const;
-  /// Whether `plan` runs as ring flows on `group` (decided once per schedule and group): every
-  /// rank of the schedule has a ring_flow() of the same exchanges, each member has an accelerator of its own (its
-  /// work is not time-shared step by step), and all members see each call of the group alike
-  /// (CollectiveShortcuts::stream_disagreement). The caller checks that the call runs alone
-  /// on its rank (no other stream can overlap it: their work and messages would interleave
-  /// with the steps).
-  bool runs_as_ring_flows(const CollectivePlan& plan, int group);
-  std::map<std::pair<const collective::Schedule*, int>, bool> ring_schedules_;
-  void run_ring_flow(int rank, const Op& op, const RingFlow& flow);
-  /// Whether all members of the ring reach call `sequence` of its group within kRingSkew of the first
-  /// one's ring alone (its bytes at its send path's lone rate and its steps' latencies,
-  /// CollectiveShortcuts::path) after the first one: they run it as ring flows, leaving together with
-  /// the last; otherwise each goes on step by step at that deadline or at its arrival, whichever is
-  /// later. Either way a member waits at most the tolerance more than the full replay would. A coarse
-  /// step lets data travel several ranks at once around a ring whose members start apart (a step
-  /// sends the block received in the step before): 80-rank rings whose members started 0.05 ms apart
-  /// came out 5 % fast. Members of data-parallel replicas reach their gradients' ring microseconds
-  /// apart (their pipeline messages took paths of different latencies).
-  bool ring_in_step(int rank, const RingFlow& flow, const Op& op, int sequence);
-  static constexpr double kRingSkew = 1e-3;
-  std::size_t ring_flow_calls_ = 0;  ///< collectives (group calls) run as ring flows
-  int ring_flow_group_ = -1;         ///< the first group that did, for the note
-  /// The time `rank` is busy after exchange or codec step `step` of `plan` (its reduction of
-  /// what it received, its compression or decompression); 0 for an exchange that copies.
-  double step_busy_s(const CollectivePlan& plan, const collective::Step& step) const;
-  /// The bytes a block takes on the wire in an exchange of `plan` (compressed or not).
-  static std::uint64_t wire_bytes(const CollectivePlan& plan, const collective::Step& step);
+  std::unique_ptr<CoarseRings> coarse_rings_;  ///< after check_fit()
   /// The steps of group rank `group_rank` of `plan`'s schedule, kept for the rest of the
   /// simulation from the second call of that rank of the schedule on (by any group that runs
   /// it); empty before (the caller generates them).
   std::span<const collective::Step> kept_steps(const CollectivePlan& plan, int group_rank);
-  class StepRunner;
-  /// The mailbox of messages from `src` to `dst` on one channel: a process group's collectives
-  /// (context = group) or point-to-point messages with one tag (context = tag). Mailboxes exist
-  /// only for pairs that talk; messages on one are matched in order (MPI's non-overtaking).
-  enum ChannelKind : int { kPointToPoint = 0, kCollective = 1 };
-  sg4::Mailbox* channel(ChannelKind kind, int context, int src, int dst);
   /// The id of an algorithm name in result_.names.
   std::uint32_t algorithm_name(const std::string& name);
-  /// Occupies the rank's accelerator (or `on`, a node's shared cores) for `seconds` of work
-  /// at the accelerator's speed (compute, reduction, compression); `what` says with what
-  /// ("computing", ...), for stall explanations and non-finite times. `alone`: nobody else can
-  /// run there meanwhile (--fast), so the rank sleeps instead of executing.
-  void busy(int rank, double seconds, const char* what, sg4::Host* on = nullptr, bool alone = false);
   /// Throws an InputError naming the operator whose simulated time is not finite, if any.
   void check_finite() const;
   /// Whether two ranks are on one node (their messages use the model's intra tier).
   bool same_node(int a, int b) const;
-  /// The calibrated model's CPU overhead of sending to / receiving from `peer` (0 without one).
-  void send_overhead(int rank, int peer);
-  void recv_overhead(int rank, int peer);
   /// --fast: leaves the fabric's link directions (not an accelerator's or a NIC's) that no set
   /// of the job's messages in flight at once can fill (CollectiveShortcuts::never_binds) out
   /// of SimGrid's routes (GraphZone::leave_out):
@@ -253,8 +192,6 @@ class Simulation {
   void unfold();
   /// Installs the calibrated model's latency and bandwidth factor callbacks on SimGrid's network model.
   void install_factors();
-  /// Posts `rank`'s send of `bytes` to `peer` on `box`, bounded by the cables it crosses.
-  sg4::CommPtr post_send(sg4::Mailbox* box, int rank, int peer, std::uint64_t bytes);
   /// Posts the message of send or receive `op` of `rank` on its point-to-point channel (a
   /// receive's payload lands in *received) and names the peer in the rank's state.
   sg4::CommPtr post_p2p(int rank, const Op& op, int** received);
@@ -274,9 +211,9 @@ class Simulation {
   /// it as its own, and if all end at the same instant they go on as one again; otherwise each
   /// goes on alone (as the full --fast replay would have them from there). Ranks with
   /// streams run as one on their first stream up to the first operator that another stream
-  /// may overlap (trace::Program::alone()), except for p2p calls (calls_), which are forks,
+  /// may overlap (trace::Program::alone()), except for p2p calls (p2p_calls_), which are forks,
   /// and each on its own from there; their other lanes start where the first leaves the fusion.
-  struct Fusion {
+  struct FusedGroup {
     std::vector<int> members;  ///< the group's ranks in group order; members[0] leads
     int group = -1;
     std::size_t until = 0;              ///< the operators [0, until) may run fused (the program's size without streams)
@@ -290,7 +227,7 @@ class Simulation {
       bool decided = false;
       bool together = false;
       std::size_t op = 0;   ///< the fork's (first) operator
-      std::size_t end = 0;  ///< one past its last: op + 1, or the end of a p2p call (calls_)
+      std::size_t end = 0;  ///< one past its last: op + 1, or the end of a p2p call (p2p_calls_)
       std::size_t width() const { return end - op; }
       /// Per member (width() each): its records of the fork while it reads the leader's records.
       std::vector<OpRecord> records;
@@ -299,14 +236,14 @@ class Simulation {
     int forks = 0;        ///< forks that ended together
     bool parted = false;  ///< a fork ended apart: the members went on alone
   };
-  std::vector<Fusion> fusions_;
+  std::vector<FusedGroup> fused_groups_;
   /// --fast, per program: at the first operator of a p2p call (a run of sends and receives
   /// posted together, each on a stream of its own, that the next operator of the main stream
   /// waits for: the interleaved schedule's Megatron calls), one past its last; 0 elsewhere.
   /// A fused group runs a call as one fork in which each member posts all of it at once and
   /// waits for all (run_call), as its lanes would.
-  std::vector<std::vector<std::uint32_t>> calls_;
-  void find_calls();
+  std::vector<std::vector<std::uint32_t>> p2p_calls_;
+  void find_p2p_calls();
   /// Runs the p2p call [first, end) of `rank` in the calling actor: every operator posted now,
   /// each recorded with its own end and waits (the times its own lane would record).
   void run_call(int rank, std::size_t first, std::size_t end);
@@ -319,31 +256,31 @@ class Simulation {
   void start_lane(int rank, int stream, std::size_t first);
   /// Lanes of `rank` other than the first: first operator and dependency, before they start.
   void park_lanes(int rank);
-  std::vector<int> fusion_of_;    ///< per rank: index in fusions_, -1 for none (empty without --fast)
-  std::vector<int> fusion_slot_;  ///< per rank: its index in its fusion's members
-  /// The fusion `rank` follows (not leads), nullptr for none.
-  Fusion* followed_by(int rank);
-  /// Finds the groups of identical ranks that run fused (Fusion).
-  void plan_fusions();
+  std::vector<int> fused_group_of_;  ///< per rank: index in fused_groups_, -1 for none (empty without --fast)
+  std::vector<int> fused_slot_;      ///< per rank: its index in its fused group's members
+  /// The fused group `rank` follows (not leads), nullptr for none.
+  FusedGroup* followed_group(int rank);
+  /// Finds the groups of identical ranks that run fused (FusedGroup).
+  void plan_fused_groups();
   /// The leader's loop: returns the operator from which the leader goes on alone (the op
   /// count when the fusion ran to the end).
-  std::size_t run_fused(Fusion& fusion);
+  std::size_t run_leader(FusedGroup& fusion);
   /// A follower's loop: the operator from which it goes on alone, or the op count (done).
-  std::size_t follow(Fusion& fusion, int slot);
+  std::size_t run_follower(FusedGroup& fusion, int slot);
   /// Runs a fork's operator or call as `rank`'s own and marks them ended.
-  void run_fork(int rank, const Fusion::Fork& fork);
+  void run_fork(int rank, const FusedGroup::Fork& fork);
   /// Runs the fusion's collective `op` (operator `i`) as its critical path for all members at
   /// once; false (nothing done) when it must run as a fork (the shortcut does not apply, or
   /// the members' ends differ).
-  bool run_fused_collective(Fusion& fusion, const Op& op, std::size_t i);
+  bool run_fused_collective(FusedGroup& fusion, const Op& op, std::size_t i);
   /// A member that finished the fork in progress: whether all members finished it at this
   /// instant (they go on fused).
-  bool join(Fusion& fusion, int rank, const std::shared_ptr<Fusion::Fork>& fork);
+  bool join(FusedGroup& fusion, int rank, const std::shared_ptr<FusedGroup::Fork>& fork);
   /// After a fork: a follower that reads the leader's records takes a copy of its own unless
   /// it ended with the others and its record of the fork is the leader's.
-  void settle_fork_record(const Fusion& fusion, int rank, const Fusion::Fork& fork);
+  void settle_fork_record(const FusedGroup& fusion, int rank, const FusedGroup::Fork& fork);
   /// A note on the fusions, "" without any.
-  std::string fusion_note() const;
+  std::string fused_groups_note() const;
 
   const trace::Trace& trace_;
   const topology::Platform& platform_;
@@ -378,22 +315,7 @@ class Simulation {
   double seconds_per_reduced_byte_ = 0;
   std::unique_ptr<CollectivePlanner> planner_;
   std::unique_ptr<CollectiveShortcuts> shortcuts_;
-  /// Per collective run as its critical path, by (group, its number on the group): the ranks
-  /// that reached it, their starts and, once all are there, their ends.
-  struct Meeting {
-    simgrid::s4u::BarrierPtr barrier;
-    std::vector<double> starts_s;
-    collective::CriticalPathTimes times;  ///< computed by the first rank to leave the barrier
-    int left = 0;                         ///< ranks that have not read their end yet (ring flows: their decision)
-    /// Ring flows (ring_in_step): the members that arrived, released when the last does, the
-    /// deadline, and the decision.
-    int arrived = 0;
-    sg4::SemaphorePtr arrivals;
-    double deadline_s = 0;
-    bool decided = false;
-    bool together = false;
-  };
-  std::map<std::pair<int, int>, Meeting> meetings_;
+  std::unique_ptr<CriticalPathMeetings> meetings_;  ///< after check_fit()
   std::map<std::string, std::uint32_t> algorithm_ids_;
   struct ChannelHash {
     std::size_t operator()(const std::tuple<int, int, int, int>& k) const {
@@ -417,6 +339,6 @@ class Simulation {
 };
 
 /// The payload of every simulated message; only sizes matter.
-inline int token = 0;
+inline int message_payload = 0;
 
 }  // namespace ccsim::engine::detail

@@ -1,8 +1,11 @@
 # Sources of src/engine/, listed explicitly (no GLOB).
 target_sources(ccsim_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/child_process.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/coarse_rings.cpp
   ${CMAKE_CURRENT_LIST_DIR}/collective_plan.cpp
   ${CMAKE_CURRENT_LIST_DIR}/collective_runner.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/collective_shortcuts.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/critical_path_meetings.cpp
   ${CMAKE_CURRENT_LIST_DIR}/fusion_runner.cpp
   ${CMAKE_CURRENT_LIST_DIR}/graph_zone.cpp
   ${CMAKE_CURRENT_LIST_DIR}/network_factors.cpp
@@ -12,6 +15,7 @@ target_sources(ccsim_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/result.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sg_engine.cpp
   ${CMAKE_CURRENT_LIST_DIR}/simulation.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/stream_dependencies.cpp
   ${CMAKE_CURRENT_LIST_DIR}/stream_runner.cpp
   ${CMAKE_CURRENT_LIST_DIR}/xml_check.cpp
 )

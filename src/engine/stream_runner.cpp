@@ -1,10 +1,11 @@
 // Simulation's streams: a rank runs each stream as a lane (an actor), a lane waits for the
-// operators of other streams it is after (wait_after, end_ops), the lanes of a rank in a fusion
+// operators of other streams it is after (StreamDependencies, end_ops), the lanes of a rank in a fusion
 // start when it leaves the fusion (start_lane), and a p2p call runs in one actor as a fork of a
 // fusion (run_call). The engine's other parts: simulation.cpp (operators, run()),
 // fusion_runner.cpp (groups run as one), collective_runner.cpp (collectives).
 #include <algorithm>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -60,43 +61,11 @@ int Simulation::rank_of_lane(int lane) const {
   return static_cast<int>(it - lane_first_.begin()) - 1;
 }
 
-void Simulation::wait_after(int rank, const Op& op) {
-  if (op.after_count == 0) return;
-  const Streams& streams = at(streams_, rank);
-  RankState& st = state(rank);
-  const trace::Program& program = trace_.programs[static_cast<std::size_t>(at(trace_.program_of, rank))];
-  const sg4::SemaphorePtr& wake = at(streams.wake, st.stream);
-  for (std::uint32_t d : program.after_of(op)) {
-    st.after = d;
-    while (!has_ended(rank, d)) {
-      wake->acquire();
-      st.woken = false;
-    }
-  }
-  st.after = -1;
-}
-
-bool Simulation::has_ended(int rank, std::size_t op) const {
-  const Awaited& awaited = awaited_[static_cast<std::size_t>(at(trace_.program_of, rank))];
-  const std::int32_t k = awaited.ordinal[op];
-  return k >= 0 && at(streams_, rank).ended[static_cast<std::size_t>(k)] != 0;
-}
-
 void Simulation::end_ops(int rank, std::size_t first, std::size_t end) {
   if (lanes(rank) == 1) return;
-  Streams& streams = at(streams_, rank);
-  // Only the ends that others wait for are kept: those in [first, end).
-  const std::vector<std::uint32_t>& awaited = awaited_[static_cast<std::size_t>(at(trace_.program_of, rank))].ops;
-  auto it = std::lower_bound(awaited.begin(), awaited.end(), static_cast<std::uint32_t>(first));
-  if (it == awaited.end() || *it >= end) return;
-  for (; it != awaited.end() && *it < end; ++it) streams.ended[static_cast<std::size_t>(it - awaited.begin())] = 1;
-  const int lane0 = at(lane_first_, rank);
-  for (int k = 0; k < lanes(rank); ++k) {
-    RankState& other = at(states_, lane0 + k);
-    if (other.after < 0 || other.woken || !has_ended(rank, static_cast<std::size_t>(other.after))) continue;
-    other.woken = true;
-    at(streams.wake, k)->release();
-  }
+  const auto lane0 = static_cast<std::size_t>(at(lane_first_, rank));
+  dependencies_->end(rank, first, end,
+                     std::span<RankState>(states_).subspan(lane0, static_cast<std::size_t>(lanes(rank))));
 }
 
 void Simulation::run_stream(int rank, int stream, std::size_t first) {
@@ -105,7 +74,7 @@ void Simulation::run_stream(int rank, int stream, std::size_t first) {
   for (std::size_t i = first; i < ops.size(); ++i) {
     if (ops[i].stream != stream) continue;
     st.op = i;
-    wait_after(rank, ops[i]);
+    dependencies_->wait(rank, st, ops[i]);
     if (ops[i].kind == OpKind::kCompute) {
       // A run of compute operators (--fast, alone on the rank) ends together.
       const std::size_t end = run_compute(rank, i);
@@ -124,10 +93,10 @@ void Simulation::rank_main(int rank) {
   const int stream = state(rank).stream;
   std::size_t first = 0;
   const auto r = static_cast<std::size_t>(rank);
-  if (stream == 0 && !fusion_of_.empty() && fusion_of_[r] >= 0) {
-    Fusion& fusion = fusions_[static_cast<std::size_t>(fusion_of_[r])];
-    const int slot = fusion_slot_[r];
-    first = slot == 0 ? run_fused(fusion) : follow(fusion, slot);
+  if (stream == 0 && !fused_group_of_.empty() && fused_group_of_[r] >= 0) {
+    FusedGroup& fusion = fused_groups_[static_cast<std::size_t>(fused_group_of_[r])];
+    const int slot = fused_slot_[r];
+    first = slot == 0 ? run_leader(fusion) : run_follower(fusion, slot);
     for (int k = 1; k < lanes(rank); ++k) start_lane(rank, k, first);
     // The leader ran the whole program for all and marked them done.
     if (fusion.done && fusion.until == trace_.program_ops(rank).size()) return;

@@ -11,6 +11,7 @@
 #include "collective/ring_all_reduce.hpp"
 #include "compress/model_reader.hpp"
 #include "engine/collective_plan.hpp"
+#include "engine/collective_shortcuts.hpp"
 #include "engine/placement.hpp"
 #include "engine/replay.hpp"
 #include "engine_fixtures.hpp"

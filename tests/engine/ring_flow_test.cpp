@@ -1,5 +1,5 @@
 // --fast runs a ring whose messages may share links with others' as one message per ring
-// neighbour (Simulation::RingFlow): checked here against the full replay, which runs every step.
+// neighbour (CoarseRings): checked here against the full replay, which runs every step.
 #include <catch2/catch.hpp>
 
 #include <algorithm>

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "engine/collective_plan.hpp"
+#include "engine/collective_shortcuts.hpp"
 #include "engine/placement.hpp"
 #include "engine/replay.hpp"
 #include "engine/result.hpp"

@@ -1,0 +1,456 @@
+#include "engine/collective_shortcuts.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <limits>
+#include <set>
+#include <stdexcept>
+#include <tuple>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "collective/critical_path_executor.hpp"
+#include "engine/network_factors.hpp"
+#include "core/index.hpp"
+
+namespace ccsim::engine {
+
+namespace {
+
+std::uint64_t pair_key(int from, int to) {
+  return static_cast<std::uint64_t>(static_cast<std::uint32_t>(from)) << 32 | static_cast<std::uint32_t>(to);
+}
+
+/// Whether messages needing `load_Bps` together all get their lone rates on a link of
+/// `capacity_Bps`: max-min sharing gives each its lone rate as long as their sum fits, filled
+/// exactly included (checked against the full replay in tests/engine/collective_replay_test.cpp).
+bool fits(double load_Bps, double capacity_Bps) { return load_Bps <= capacity_Bps; }
+
+/// The NIC link that accelerator `a`'s messages to other nodes take (Network::route: local
+/// accelerator k uses NIC k mod nics); no link (the largest index) on a platform without NICs.
+std::uint32_t nic_link_of(const topology::Network& network, int a) {
+  if (network.nics_per_node() <= 0) return std::numeric_limits<std::uint32_t>::max();
+  return network.nic_link(network.node_of(a), (a % network.accelerators_per_node()) % network.nics_per_node());
+}
+
+}  // namespace
+
+CollectiveShortcuts::CollectiveShortcuts(const trace::Trace& trace, const topology::Network& network,
+                                         const std::vector<int>& placement, const ReplayOptions& options,
+                                         CollectivePlanner* planner)
+    : trace_(trace), network_(network), placement_(placement), options_(options), planner_(planner) {
+  if (options.network.calibrated != nullptr) model_.emplace(options.network.calibrated);
+  ranks_on_accelerator_.assign(static_cast<std::size_t>(network.accelerator_count()), 0);
+  for (int a : placement) {
+    ++at(ranks_on_accelerator_, a);
+  }
+  node_of_nic_link_.assign(network.link_count(), -1);
+  accelerator_link_.assign(network.link_count(), false);
+  for (int n = 0; n < network.node_count(); ++n) {
+    for (int k = 0; k < network.nics_per_node(); ++k) node_of_nic_link_[network.nic_link(n, k)] = n;
+  }
+  for (int a = 0; a < network.accelerator_count(); ++a) accelerator_link_[network.intra_link(a)] = true;
+  ranks_behind_nic_.assign(network.link_count(), 0);
+  if (network.nics_per_node() > 0) {
+    for (int a : placement) ++ranks_behind_nic_[nic_link_of(network, a)];
+  }
+  // Per program: how many of its streams communicate (each may have a message in flight).
+  comm_streams_.assign(trace.programs.size(), 1);
+  for (std::size_t p = 0; p < trace.programs.size(); ++p) {
+    std::set<int> streams;
+    for (const trace::Op& op : trace.programs[p].ops) {
+      if (op.kind != trace::OpKind::kCompute) streams.insert(op.stream);
+    }
+    comm_streams_[p] = std::max<int>(1, static_cast<int>(streams.size()));
+    if (trace.programs[p].stream_count() > 1)
+      comm_streams_[p] = -comm_streams_[p];  // negative: the program has streams
+  }
+  alone_.assign(trace.programs.size(), {});
+  for (std::size_t p = 0; p < trace.programs.size(); ++p) {
+    if (trace.programs[p].stream_count() > 1) alone_[p] = trace.programs[p].alone();
+  }
+}
+
+const std::string& CollectiveShortcuts::stream_disagreement(int group_index) {
+  auto [it, fresh] = disagreement_.try_emplace(group_index);
+  if (!fresh) return it->second;
+  const trace::Group& group = at(trace_.groups, group_index);
+  const auto program_of = [&](int rank) { return at(trace_.program_of, rank); };
+  const auto has_streams = [&](int rank) { return comm_streams_[static_cast<std::size_t>(program_of(rank))] < 0; };
+  const int first = group.ranks.front();
+  if (std::none_of(group.ranks.begin(), group.ranks.end(), has_streams) ||
+      std::all_of(group.ranks.begin(), group.ranks.end(), [&](int r) { return program_of(r) == program_of(first); })) {
+    return it->second;
+  }
+  // Per member, its calls of the group in order: whether each runs alone on the rank.
+  const auto calls = [&](int rank) {
+    std::vector<char> out;
+    const trace::Program& program = trace_.programs[static_cast<std::size_t>(program_of(rank))];
+    const std::vector<char>& table = alone(program_of(rank));
+    for (std::size_t i = 0; i < program.ops.size(); ++i) {
+      if (!trace::is_collective(program.ops[i].kind) || trace_.op(rank, i).group != group_index) continue;
+      out.push_back(table.empty() ? 1 : table[i]);
+    }
+    return out;
+  };
+  const std::vector<char> reference = calls(first);
+  for (int rank : group.ranks) {
+    if (program_of(rank) == program_of(first)) continue;
+    const std::vector<char> mine = calls(rank);
+    for (std::size_t k = 0; k < std::min(mine.size(), reference.size()); ++k) {
+      if (mine[k] == reference[k]) continue;
+      it->second =
+          fmt::format("rank {}'s call #{} of the group {} another of its streams and rank {}'s {}", rank, k,
+                      mine[k] != 0 ? "cannot overlap" : "may overlap", first, reference[k] != 0 ? "cannot" : "may");
+      return it->second;
+    }
+  }
+  return it->second;
+}
+
+int CollectiveShortcuts::communicating_streams(int rank) const {
+  return std::abs(comm_streams_[static_cast<std::size_t>(at(trace_.program_of, rank))]);
+}
+
+CollectiveShortcuts::Path CollectiveShortcuts::path(int src_accelerator, int dst_accelerator) const {
+  // As GraphZone builds the platform and SimGrid's CM02 (no TCP window, no cross traffic)
+  // times a lone flow: its links' latencies added in route order, and the smallest of their
+  // bandwidths (a trunk's per-cable limit is a link of the route too). Under a calibrated
+  // model, links are no slower than its floors, and a tier it describes sets the latency and
+  // the flow's rate by message size (Simulation::install_factors), within the cables' limits:
+  // SimGrid's CM02 scales the rate of a flow by its bandwidth factor, so that a message at its
+  // lone rate takes its route's bottleneck, which is no more than the smallest of the links of
+  // its ends (those stay in every route, GraphZone::leave_out).
+  Path path;
+  path.rate_Bps = std::numeric_limits<double>::infinity();
+  double ends_Bps = path.rate_Bps;  // the smallest capacity of its accelerators' and NICs' links
+  std::vector<topology::Hop> hops;
+  network_.route(src_accelerator, dst_accelerator, hops);
+  const double bandwidth_factor = options_.network.bandwidth_factor;
+  for (const topology::Hop& hop : hops) {
+    const topology::Link& link = network_.link(hop.link);
+    path.latency_s += link.latency_s * options_.network.latency_factor;
+    const bool trunk = link.capacity_Bps > link.bandwidth_Bps * (1 + 1e-12);
+    path.rate_Bps = std::min(path.rate_Bps, capacity_Bps(hop.link));
+    if (!fabric_link(hop.link)) ends_Bps = std::min(ends_Bps, capacity_Bps(hop.link));
+    if (trunk) {
+      double cable_Bps = link.bandwidth_Bps * bandwidth_factor;
+      if (model_) cable_Bps = std::max(cable_Bps, model_->link_floor_Bps(accelerator_link_[hop.link]));
+      path.rate_Bps = std::min(path.rate_Bps, cable_Bps);
+      path.cap_Bps = std::min(path.cap_Bps, cable_Bps);
+    }
+    const bool split = link.sharing == topology::Sharing::kSplitDuplex;
+    path.directions.push_back(2 * hop.link + (split && !hop.forward ? 1 : 0));
+  }
+  if (model_) {
+    const bool same_node = network_.node_of(src_accelerator) == network_.node_of(dst_accelerator);
+    path.tier = model_->tier(same_node);
+    if (path.tier != nullptr) {
+      path.tier_index = same_node ? 1 : 0;
+      path.latency_s = 0;
+      path.rate_Bps = ends_Bps;
+    }
+  }
+  return path;
+}
+
+double CollectiveShortcuts::Path::seconds(double wire_bytes) const {
+  if (tier == nullptr) return latency_s + wire_bytes / rate_Bps;
+  const topology::CostSegment segment = tier->at(wire_bytes);
+  return segment.latency_s + wire_bytes / std::min(segment.bandwidth_Bps, cap_Bps);
+}
+
+double CollectiveShortcuts::capacity_Bps(std::uint32_t link) const {
+  const double nominal_Bps = network_.link(link).capacity_Bps * options_.network.bandwidth_factor;
+  return model_ ? std::max(nominal_Bps, model_->link_floor_Bps(accelerator_link_[link])) : nominal_Bps;
+}
+
+void CollectiveShortcuts::bound_world_load() {
+  world_bounded_ = true;
+  if (planner_ == nullptr) return;
+  // The operators that send, once per distinct form per program (a version-2 program holds
+  // a stage's thousands of operators but a handful of forms), resolved for each of its ranks.
+  std::vector<std::vector<std::uint32_t>> senders(trace_.programs.size());
+  for (std::size_t p = 0; p < trace_.programs.size(); ++p) {
+    for (std::uint32_t i : trace_.programs[p].partner_forms(true)) {
+      const trace::OpKind kind = trace_.programs[p].ops[i].kind;
+      if (kind == trace::OpKind::kSend || trace::is_collective(kind)) senders[p].push_back(i);
+    }
+  }
+  std::set<std::pair<int, int>> pairs;  // (sender, receiver), global ranks
+  for (int r = 0; r < trace_.world_size; ++r) {
+    for (std::size_t i : senders[static_cast<std::size_t>(at(trace_.program_of, r))]) {
+      const trace::Op op = trace_.op(r, i);
+      if (op.kind == trace::OpKind::kSend) {
+        pairs.emplace(r, op.peer);
+        continue;
+      }
+      const CollectivePlan& plan = planner_->plan(op, r, i);
+      const trace::Group& group = at(trace_.groups, op.group);
+      for (int peer : plan.schedule->send_peers(group.index_of(r))) pairs.emplace(r, at(group.ranks, peer));
+    }
+  }
+  // Three bounds per direction, the least applies: the senders that can cross it, each at its
+  // largest rate there (one send in flight each); the receivers likewise (one receive in
+  // flight each); and on the links of an accelerator or a NIC, whose every message has an end
+  // on the accelerators it serves, those ends, each with one send and one receive at most.
+  std::vector<std::tuple<std::uint32_t, int, double>> by_sender;    // (direction, sender, lone rate)
+  std::vector<std::tuple<std::uint32_t, int, double>> by_receiver;  // (direction, receiver, lone rate)
+  std::vector<std::tuple<std::uint32_t, int, double>> by_end;       // (direction, 2 * end rank + receiving, lone rate)
+  for (const auto& [src, dst] : pairs) {
+    const int a = at(placement_, src);
+    const int b = at(placement_, dst);
+    const Path p = path(a, b);
+    for (std::uint32_t direction : p.directions) {
+      by_sender.emplace_back(direction, src, p.rate_Bps);
+      by_receiver.emplace_back(direction, dst, p.rate_Bps);
+      const std::uint32_t link = direction / 2;
+      if (link == network_.intra_link(a) || link == nic_link_of(network_, a))
+        by_end.emplace_back(direction, 2 * src, p.rate_Bps);
+      else if (link == network_.intra_link(b) || link == nic_link_of(network_, b))
+        by_end.emplace_back(direction, 2 * dst + 1, p.rate_Bps);
+    }
+  }
+  // Sums over the distinct second members of each direction's largest rates, each times the
+  // streams of its rank that communicate (each has its own message in flight). On a fabric
+  // link (not an accelerator's or a NIC's) the messages of a rank together take no more than
+  // its accelerator's link carries, and those of the ranks behind one NIC no more than the
+  // NIC: they all go through both.
+  const auto sum_of_largest = [this](std::vector<std::tuple<std::uint32_t, int, double>>& rows, bool ends) {
+    std::unordered_map<std::uint32_t, double> sums;
+    std::map<std::pair<std::uint32_t, std::uint32_t>, double> behind_nic;  // (fabric direction, NIC link) -> load
+    std::sort(rows.begin(), rows.end());
+    for (std::size_t k = 0; k < rows.size();) {
+      const auto [direction, who, rate] = rows[k];
+      double largest = rate;
+      std::size_t next = k + 1;
+      while (next < rows.size() && std::get<0>(rows[next]) == direction && std::get<1>(rows[next]) == who) {
+        largest = std::max(largest, std::get<2>(rows[next]));
+        ++next;
+      }
+      const int rank = ends ? who / 2 : who;
+      const std::uint32_t link = direction / 2;
+      double load = largest * communicating_streams(rank);
+      if (!ends && fabric_link(link)) {
+        const int a = at(placement_, rank);
+        load = std::min(load, capacity_Bps(network_.intra_link(a)));
+        const std::uint32_t nic = nic_link_of(network_, a);
+        if (nic < network_.link_count()) {
+          behind_nic[{direction, nic}] += load;
+          load = 0;
+        }
+      }
+      sums[direction] += load;
+      k = next;
+    }
+    for (const auto& [key, load] : behind_nic) {
+      sums[key.first] += std::min(load, capacity_Bps(key.second));
+    }
+    return sums;
+  };
+  world_load_ = sum_of_largest(by_sender, false);
+  for (const auto& bound : {sum_of_largest(by_receiver, false), sum_of_largest(by_end, true)}) {
+    for (auto& [direction, load] : world_load_) {
+      const auto it = bound.find(direction);
+      if (it != bound.end() && it->second < load) load = it->second;
+    }
+  }
+}
+
+bool CollectiveShortcuts::world_fits(std::uint32_t direction) {
+  if (!world_bounded_) bound_world_load();
+  if (planner_ == nullptr) return false;
+  const auto it = world_load_.find(direction);
+  if (it == world_load_.end()) return true;
+  return fits(it->second, capacity_Bps(direction / 2));
+}
+
+std::string CollectiveShortcuts::below_model_data(const CollectivePlan& plan, const Entry& entry) const {
+  if (!model_) return "";
+  std::string below;
+  const collective::CostParams params =
+      collective::cost_params(0, 0, 1.0 / network_.accelerator().reduce_Bps, plan.cost);
+  collective::critical_path_by_message_s(*plan.schedule, params, [&](int from, int to, std::uint64_t wire_bytes) {
+    const Path& p = entry.paths.at({from, to});
+    if (below.empty() && p.tier != nullptr && p.tier->extrapolates(static_cast<double>(wire_bytes))) {
+      below =
+          fmt::format("the calibrated network model extrapolates below its data for its messages of {} B", wire_bytes);
+    }
+    return p.seconds(static_cast<double>(wire_bytes));
+  });
+  return below;
+}
+
+std::string CollectiveShortcuts::decide(const CollectivePlan& plan, int group_index, Entry& entry) {
+  if (!options_.fast) return "the full replay (--full)";
+  if (model_ && model_->has_overheads()) return "the calibrated network model charges per-message CPU overheads";
+  switch (plan.request.op) {
+    case collective::Collective::kAllReduce:
+    case collective::Collective::kAllGather:
+    case collective::Collective::kReduceScatter:
+    case collective::Collective::kAllToAll:
+      break;
+    default:
+      return "a rank may end before another one starts";
+  }
+  if (network_.accelerator().cpu_core) return "CPU ranks may share a core";
+  const trace::Group& group = at(trace_.groups, group_index);
+  const bool whole_world = static_cast<int>(group.ranks.size()) == trace_.world_size;
+  // A NIC link carries only messages with an end on an accelerator it serves: when those
+  // accelerators run only ranks of the group, it carries only the group's messages while the
+  // group's ranks there are in the collective (before and after, none of the group's).
+  std::unordered_map<std::uint32_t, int> group_ranks_behind_nic;
+  for (int rank : group.ranks) {
+    const int a = at(placement_, rank);
+    if (at(ranks_on_accelerator_, a) != 1) return "ranks share an accelerator";
+    ++group_ranks_behind_nic[nic_link_of(network_, a)];
+  }
+  if (const std::string& why = stream_disagreement(group_index); !why.empty()) return why;
+  // The messages: one path per (sender, receiver) pair of the schedule. Schedules where every
+  // rank talks to every other (pairwise all_to_all) would hold p^2 paths: past 64 per rank the
+  // check would cost more than it saves, and they run message by message.
+  const collective::Schedule& schedule = *plan.schedule;
+  const std::size_t most_paths = 64 * static_cast<std::size_t>(schedule.size()) + 1024;
+  for (int r = 0; r < schedule.size(); ++r) {
+    for (int peer : schedule.send_peers(r)) {
+      auto key = std::make_pair(r, peer);
+      if (entry.paths.count(key) != 0) continue;
+      const int src = placement_[static_cast<std::size_t>(at(group.ranks, r))];
+      const int dst = placement_[static_cast<std::size_t>(at(group.ranks, peer))];
+      entry.paths.emplace(key, path(src, dst));
+      if (entry.paths.size() > most_paths)
+        return fmt::format("its {} ranks have more than {} sender-receiver pairs", schedule.size(), most_paths);
+    }
+  }
+  if (std::string why = below_model_data(plan, entry); !why.empty()) return why;
+  // Nobody else on the paths; and per link direction, the messages that can be in flight on it
+  // at once fit in its capacity. Each rank has at most one send and one receive in flight (a
+  // step has one of each), so no more messages cross a direction than the smaller of its
+  // distinct senders and receivers: the largest that many of its senders' rates must fit.
+  struct Crossing {
+    std::map<int, double> sender_Bps;  // each sender's largest rate across it
+    std::set<int> receivers;
+  };
+  std::unordered_map<std::uint32_t, Crossing> crossings;
+  for (const auto& [pair, p] : entry.paths) {
+    for (std::uint32_t direction : p.directions) {
+      const std::uint32_t link = direction / 2;
+      if (!accelerator_link_[link]) {
+        // Ranks outside the group may use the link: no bar when all that the job can send
+        // across it at once fits in its capacity (world_fits).
+        const int node = node_of_nic_link_[link];
+        const bool others =
+            (node < 0 && !whole_world) || (node >= 0 && group_ranks_behind_nic[link] != ranks_behind_nic_[link]);
+        if (others && !world_fits(direction)) {
+          if (node < 0) return "its messages cross fabric links that other ranks' messages may use";
+          return fmt::format("node {} has ranks outside the group that share its NIC", node);
+        }
+      }
+      Crossing& crossing = crossings[direction];
+      double& rate = crossing.sender_Bps[pair.first];
+      rate = std::max(rate, p.rate_Bps);
+      crossing.receivers.insert(pair.second);
+    }
+  }
+  std::map<std::uint32_t, double> load_Bps;  // ordered: the first link that fails is named, run to run
+  for (const auto& [direction, crossing] : crossings) {
+    std::vector<double> rates;
+    for (const auto& [sender, rate] : crossing.sender_Bps) rates.push_back(rate);
+    std::sort(rates.rbegin(), rates.rend());
+    rates.resize(std::min(rates.size(), crossing.receivers.size()));
+    double load = 0;
+    for (double rate : rates) load += rate;
+    load_Bps[direction] = load;
+  }
+  for (const auto& [direction, load] : load_Bps) {
+    if (!fits(load, capacity_Bps(direction / 2))) {
+      return fmt::format("its messages can share link {} (they need {:g} B/s of its {:g} B/s)",
+                         network_.link_name(direction / 2), load, capacity_Bps(direction / 2));
+    }
+  }
+  return "";
+}
+
+CollectiveShortcuts::Entry& CollectiveShortcuts::entry(const CollectivePlan& plan, int group) {
+  auto key = std::make_pair(plan.schedule.get(), group);
+  auto it = entries_.find(key);
+  if (it != entries_.end()) return it->second;
+  Entry& made = entries_[key];
+  made.refusal = decide(plan, group, made);
+  if (!made.refusal.empty()) made.paths.clear();
+  for (const auto& [pair, p] : made.paths) made.by_pair.emplace(pair_key(pair.first, pair.second), &p);
+  return made;
+}
+
+const std::string& CollectiveShortcuts::refusal(const CollectivePlan& plan, int group) {
+  return entry(plan, group).refusal;
+}
+
+bool CollectiveShortcuts::uniform_ring_links(const collective::Schedule& schedule, const Entry& e) {
+  const int p = schedule.size();
+  if (!schedule.uniform_ring() || p < 2) return false;
+  const auto first = e.paths.find({0, 1});
+  if (first == e.paths.end()) return false;
+  for (int r = 0; r < p; ++r) {
+    const auto it = e.paths.find({r, (r + 1) % p});
+    if (it == e.paths.end() || !it->second.same_cost(first->second)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+collective::CriticalPathTimes CollectiveShortcuts::times(const CollectivePlan& plan, int group,
+                                                         std::span<const double> starts_s) {
+  Entry& e = entry(plan, group);
+  if (!e.refusal.empty())
+    throw std::logic_error("CollectiveShortcuts::times: the shortcut does not apply: " + e.refusal);
+  const collective::CostParams params =
+      collective::cost_params(0, 0, 1.0 / network_.accelerator().reduce_Bps, plan.cost);
+  const collective::MessageCost message = [&e](int from, int to, std::uint64_t wire_bytes) {
+    return e.by_pair.at(pair_key(from, to))->seconds(static_cast<double>(wire_bytes));
+  };
+  const bool same_start =
+      std::all_of(starts_s.begin(), starts_s.end(), [&](double s) { return s == starts_s.front(); });
+  if (!same_start) return collective::critical_path_times(*plan.schedule, params, message, starts_s);
+  // The usual case (a collective that all its ranks reach together) is computed once; for a
+  // ring whose every rank sends to its neighbour over a path of the same latency and rate,
+  // from one rank's walk (the ranks move in lockstep and none waits: uniform_ring_ends_s).
+  if (e.from_zero.ends_s.empty()) {
+    if (uniform_ring_links(*plan.schedule, e)) {
+      e.from_zero.ends_s = collective::uniform_ring_ends_s(*plan.schedule, params, message, 0.0);
+      e.from_zero.waits.assign(e.from_zero.ends_s.size(), {});
+    } else {
+      // Groups whose messages take paths of the same latencies and rates, position by
+      // position, with the same schedule and codec, end alike: the data-parallel groups of a
+      // rail-optimised fabric, one per rail (8 walks of a 1,280-rank ring were most of a
+      // 10,240-accelerator replay whose replicas --fast folds).
+      std::vector<double> links = {plan.cost.ratio,           plan.cost.compress_t0_s,  plan.cost.compress_Bps,
+                                   plan.cost.decompress_t0_s, plan.cost.decompress_Bps, plan.cost.add_t0_s,
+                                   plan.cost.add_Bps};
+      for (const auto& [pair, path] : e.paths) {
+        links.insert(links.end(), {static_cast<double>(pair.first), static_cast<double>(pair.second), path.latency_s,
+                                   path.rate_Bps, path.cap_Bps, static_cast<double>(path.tier_index)});
+      }
+      auto [alike, fresh] = from_zero_by_links_.try_emplace(std::make_pair(plan.schedule.get(), std::move(links)));
+      if (fresh) {
+        const std::vector<double> zeros(starts_s.size(), 0.0);
+        alike->second = collective::critical_path_times(*plan.schedule, params, message, zeros);
+      }
+      e.from_zero = alike->second;
+    }
+  }
+  collective::CriticalPathTimes times = e.from_zero;
+  const double start_s = starts_s.empty() ? 0.0 : starts_s.front();
+  for (double& end : times.ends_s) end += start_s;
+  for (auto& waits : times.waits) {
+    for (collective::WaitInterval& w : waits) {
+      w.from_s += start_s;
+      w.to_s += start_s;
+    }
+  }
+  return times;
+}
+
+}  // namespace ccsim::engine
