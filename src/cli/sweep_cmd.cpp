@@ -3,6 +3,7 @@
 // the MPI ranks and gathered on rank 0, which writes one row per scenario in scenario order.
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -25,9 +26,13 @@
 #include "engine/replay.hpp"
 #include "measure/communicator.hpp"
 #include "report/breakdown.hpp"
+#include "report/summary.hpp"
 #include "study/collective_study.hpp"
+#include "study/job_facts.hpp"
 #include "study/sweep.hpp"
+#include "study/synth_job.hpp"
 #include "study/what_if.hpp"
+#include "synth/megatron.hpp"
 #include "trace/native_reader.hpp"
 #include "trace/validate.hpp"
 
@@ -45,8 +50,9 @@ struct SweepCommand {
   std::string spec;
   std::string format = "csv";
   std::string output = "-";
-  std::string engine;  ///< "" : the spec's, else closed-form for collectives and sim for traces
-  int jobs = 0;        ///< 0: one per core locally, one per MPI rank under a launcher
+  std::string engine;       ///< "" : the spec's, else closed-form for collectives and sim for traces
+  int jobs = 0;             ///< 0: one per core locally, one per MPI rank under a launcher
+  bool throughput = false;  ///< print scenarios per second on stderr (always when stderr is a terminal)
 };
 
 /// A path in the spec, relative to the spec's folder.
@@ -55,7 +61,8 @@ std::string beside_spec(const std::string& spec, const std::string& path) {
   return (std::filesystem::path(spec).parent_path() / path).lexically_normal().string();
 }
 
-/// A platform value: a preset name as is, a file (with '/' or ending in .json) beside the spec.
+/// A platform or model value: a preset name as is, a file (with '/' or ending in .json) beside
+/// the spec.
 std::string platform_value(const std::string& spec, const std::string& text) {
   const bool file =
       text.find('/') != std::string::npos || (text.size() > 5 && text.compare(text.size() - 5, 5, ".json") == 0);
@@ -68,8 +75,8 @@ std::string text_of(const std::optional<SweepValue>& v, const std::string& fallb
 /// (a command-line field such as --ranks or a --set key), or with the scenario named.
 [[noreturn]] void rethrow_at(const InputError& e, const Scenario& s, std::size_t index, const std::string& spec) {
   const SourceRef* at = nullptr;
-  if (e.file() == "--set") {
-    for (const SweepValue& v : s.settings) {
+  if (e.file() == "--set" || e.file() == "synth") {
+    for (const SweepValue& v : e.file() == "synth" ? s.synth : s.settings) {
       if (v.text.substr(0, v.text.find('=')) == e.field()) at = &v.at;
     }
   } else if (e.file() == "command line" || e.file() == "--compress") {
@@ -113,6 +120,15 @@ class Sweep {
       if (s.trace && !traces_.count(s.trace->text)) {
         traces_.emplace(s.trace->text, trace::read_native(beside_spec(spec_.file, s.trace->text)));
       }
+      for (const SweepValue& v : s.synth) {
+        if (v.text.rfind("model=", 0) != 0 || models_.count(v.text.substr(6))) continue;
+        const std::string model = v.text.substr(6);
+        try {
+          models_.emplace(model, synth::load_model(platform_value(spec_.file, model)));
+        } catch (const InputError& e) {
+          v.at.fail(e.detail());
+        }
+      }
     }
   }
 
@@ -120,7 +136,9 @@ class Sweep {
   std::string evaluate(std::size_t index) {
     const Scenario& s = spec_.scenarios[index];
     try {
-      Row rows = spec_.mode == SweepMode::kTrace ? trace_rows(index, s) : collective_rows(index, s);
+      Row rows = spec_.mode == SweepMode::kTrace   ? trace_rows(index, s)
+                 : spec_.mode == SweepMode::kSynth ? synth_rows(index, s)
+                                                   : collective_rows(index, s);
       return rows.dump();
     } catch (const InputError& e) {
       rethrow_at(e, s, index, spec_.file);
@@ -133,6 +151,7 @@ class Sweep {
   SweepSpec spec_;
   SweepEngine engine_;
   std::map<std::string, trace::Trace> traces_;
+  std::map<std::string, synth::ModelSpec> models_;  ///< by the spec's synth.model text
   Caches caches_;
 
   SimulationFlags flags_of(const Scenario& s) const {
@@ -191,6 +210,59 @@ class Sweep {
     row["iterations"] = std::max(result.iterations, 1);  // a trace that does not say: one, as cost takes it
     row["iteration_ms"] = result.makespan_s / std::max(result.iterations, 1) * 1e3;
     row["makespan_ms"] = result.makespan_s * 1e3;
+    row["algorithms"] = result.algorithm;
+    return Row::array({row});
+  }
+
+  /// The synth mode: the job of the scenario's synth keys, resolved (dp, micro-batches) and
+  /// checked as `trace synth` checks it; a job it would refuse is a row that says why.
+  Row synth_rows(std::size_t index, const Scenario& s) {
+    const SimulationFlags flags = flags_of(s);
+    const topology::Platform& p = platform(flags, flags.platform);
+    std::vector<std::string> settings;
+    for (const SweepValue& v : s.synth) settings.push_back(v.text);
+    const study::SynthJobSpec job = study::parse_synth_job(settings);
+    const synth::ModelSpec& model = models_.at(job.model);
+    const study::SynthJobFit fit = study::resolve_synth_job(job, model, p);
+    const synth::Parallelism& par = fit.par;
+    auto known = [](int v) { return v > 0 ? Row(v) : Row(); };
+    Row row = head(index, s, p.name);
+    row["algo"] = text_of(s.algo, "auto");
+    row["engine"] = "sim";
+    row["model"] = model.name;
+    row["tp"] = par.tp;
+    row["pp"] = par.pp;
+    row["dp"] = known(par.dp);
+    row["micro_batches"] = known(par.micro_batches);
+    row["micro_batch_size"] = par.micro_batch_size;
+    row["schedule"] = std::string(synth::schedule_name(par.schedule));
+    row["virtual_stages"] = par.virtual_stages;
+    row["sp"] = par.sp;
+    row["recompute"] = std::string(synth::recompute_name(par.recompute));
+    row["zero"] = par.zero;
+    row["overlap_grad_reduce"] = par.overlap_grad_reduce;
+    row["ranks"] = known(par.world());
+    row["memory_GiB"] = fit.memory.total() > 0 ? Row(fit.memory.total() / (1024.0 * 1024 * 1024)) : Row();
+    row["status"] = fit.runs ? "ok" : "refused: " + fit.refusal;
+    for (const char* figure : {"iteration_ms", "tokens_per_s", "mfu_pct", "model_tflops_per_gpu",
+                               "communication_exposed_pct", "pipeline_bubble_pct", "algorithms"}) {
+      row[figure] = Row();
+    }
+    if (!fit.runs) return Row::array({row});
+
+    trace::Trace trace = synth::synthesize(model, par, p.name);
+    engine::ReplayOptions options = replay_options(flags, p);
+    apply_compute_flag(flags, trace, p, options);
+    const engine::Result result = engine::replay(trace, p, options);
+    const report::JobFacts facts = study::job_facts(trace, p);
+    const report::Summary summary = report::make_summary(result, facts);
+    auto or_null = [](const std::optional<double>& v, double scale) { return v ? Row(*v * scale) : Row(); };
+    row["iteration_ms"] = summary.iteration_s * 1e3;
+    row["tokens_per_s"] = or_null(summary.tokens_per_s.value, 1);
+    row["mfu_pct"] = or_null(summary.mfu.value, 100);
+    row["model_tflops_per_gpu"] = or_null(summary.mfu.value, facts.peak_flops_per_rank / 1e12);
+    row["communication_exposed_pct"] = summary.split.exposed_s() / summary.split.end_s * 100;
+    row["pipeline_bubble_pct"] = summary.split.bubble_s / summary.split.end_s * 100;
     row["algorithms"] = result.algorithm;
     return Row::array({row});
   }
@@ -276,7 +348,7 @@ std::string render_rows(const SweepSpec& spec, SweepEngine engine, const std::ve
   if (format == "json") {
     Row doc;
     doc["sweep"] = spec.file;
-    doc["mode"] = spec.mode == SweepMode::kTrace ? "trace" : "collective";
+    doc["mode"] = std::string(study::sweep_mode_name(spec.mode));
     doc["engine"] = std::string(study::sweep_engine_name(engine));
     doc["scenarios"] = spec.scenarios.size();
     doc["rows"] = rows;
@@ -300,10 +372,10 @@ std::string render_rows(const SweepSpec& spec, SweepEngine engine, const std::ve
 
 void run_sweep(const SweepCommand& cmd) {
   SweepSpec spec = study::read_sweep_spec(cmd.spec);
-  SweepEngine engine = spec.mode == SweepMode::kTrace ? SweepEngine::kSim : SweepEngine::kClosedForm;
+  SweepEngine engine = spec.mode == SweepMode::kCollective ? SweepEngine::kClosedForm : SweepEngine::kSim;
   if (spec.engine) engine = *spec.engine;
   if (!cmd.engine.empty()) engine = cmd.engine == "sim" ? SweepEngine::kSim : SweepEngine::kClosedForm;
-  if (spec.mode == SweepMode::kTrace && engine == SweepEngine::kClosedForm) {
+  if (spec.mode != SweepMode::kCollective && engine == SweepEngine::kClosedForm) {
     const SourceRef at = cmd.engine.empty() ? spec.engine_at : SourceRef{"command line", 0, "--engine"};
     at.fail(
         "the closed form covers the collective mode (\"mode\": \"collective\"); a trace is replayed by SimGrid "
@@ -316,6 +388,7 @@ void run_sweep(const SweepCommand& cmd) {
   check_output_path(cmd.output);
 
   const std::size_t total = sweep.spec().scenarios.size();
+  const auto start = std::chrono::steady_clock::now();
   std::vector<std::string> outcomes(total);
   auto work = [&](std::size_t i) { return sweep.evaluate(i); };
   if (under_mpi_launcher()) {
@@ -352,6 +425,10 @@ void run_sweep(const SweepCommand& cmd) {
     for (Row& row : Row::parse(engine::decode_outcome(outcomes[i]))) rows.push_back(std::move(row));
   }
   write_output(cmd.output, render_rows(sweep.spec(), engine, rows, cmd.format));
+  if (!cmd.throughput && !progress_wanted()) return;
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  fmt::print(stderr, "sweep: {} scenarios, {} rows in {:.2f} s: {:.2f} scenarios per second\n", total, rows.size(),
+             seconds, static_cast<double>(total) / std::max(seconds, 1e-9));
 }
 
 }  // namespace
@@ -375,6 +452,9 @@ void setup_sweep(CLI::App& app) {
   sub->add_option("-j,--jobs", cmd->jobs,
                   "Worker processes (0: one per core; under an MPI launcher, 0 means one per MPI rank)")
       ->capture_default_str();
+  sub->add_flag("--throughput", cmd->throughput,
+                "Print the scenarios, the rows, the wall time and the scenarios per second on stderr at the end "
+                "(printed anyway when stderr is a terminal)");
   sub->callback([cmd] { run_sweep(*cmd); });
 }
 

@@ -25,6 +25,7 @@
 #include "core/toml.hpp"
 #include "core/units.hpp"
 #include "engine/child_process.hpp"
+#include "study/synth_job.hpp"
 #include "study/what_if.hpp"
 #include "trace/native_reader.hpp"
 
@@ -34,8 +35,22 @@ namespace {
 using json::ObjectReader;
 
 /// The axes of a scenario, in the order a grid nests them (the last varies fastest, as a
-/// size sweep of nccl-tests does). `set` stands for the --set keys, in spec order.
-constexpr std::string_view kAxes[] = {"platform", "trace", "set", "compress", "algo", "dtype", "ranks", "bytes"};
+/// size sweep of nccl-tests does). `synth` and `set` stand for their keys, in spec order.
+constexpr std::string_view kAxes[] = {"platform", "trace", "synth", "set",  "compress",
+                                      "algo",     "dtype", "ranks", "bytes"};
+
+/// The axes that are objects of keys: "set" (--set keys) and "synth" (the synth mode's job).
+bool is_keyed(std::string_view axis) { return axis == "set" || axis == "synth"; }
+
+/// "set.KEY" or "synth.KEY" -> {"set", "KEY"}; any other axis -> {axis, ""}.
+std::pair<std::string, std::string> split_axis(const std::string& axis) {
+  for (std::string_view keyed : {"set", "synth"}) {
+    if (axis.size() > keyed.size() && axis.compare(0, keyed.size(), keyed) == 0 && axis[keyed.size()] == '.') {
+      return {std::string(keyed), axis.substr(keyed.size() + 1)};
+    }
+  }
+  return {axis, ""};
+}
 
 std::optional<SweepValue>& field(Scenario& s, std::string_view axis) {
   if (axis == "platform") return s.platform;
@@ -64,6 +79,8 @@ void check_value(const SweepSpec& spec, std::string_view axis, const std::string
   const SourceRef& at = v.at;
   if (axis == "set") {
     check_at(at, [&] { parse_what_if({key + "=" + v.text}); });
+  } else if (axis == "synth") {
+    check_at(at, [&] { check_synth_setting(key, v.text); });
   } else if (axis == "compress") {
     if (v.text != "none") check_at(at, [&] { compress::parse_compress_spec(v.text); });
   } else if (axis == "algo") {
@@ -93,13 +110,19 @@ void check_value(const SweepSpec& spec, std::string_view axis, const std::string
   }
 }
 
-/// The values of one axis: a string or number, or a non-empty array of them.
-std::vector<SweepValue> axis_values(const json::Value& value, const std::string& file, const std::string& path) {
+/// The values of one axis: a string or number (or with `flags`, true or false), or a non-empty
+/// array of them.
+std::vector<SweepValue> axis_values(const json::Value& value, const std::string& file, const std::string& path,
+                                    bool flags = false) {
   auto one = [&](const json::Value& v, const std::string& where) {
-    if (!v.is_string() && !v.is_number()) {
+    if (flags && !v.is_string() && !v.is_number() && !v.is_bool()) {
+      SourceRef{file, v.line(), where}.fail("expected a string, a number, true or false, " + json::got(v));
+    }
+    if (!flags && !v.is_string() && !v.is_number()) {
       SourceRef{file, v.line(), where}.fail("expected a string or a number, " + json::got(v));
     }
-    return SweepValue{v.text(), SourceRef{file, v.line(), where}};
+    return SweepValue{v.is_bool() ? std::string(v.boolean() ? "true" : "false") : v.text(),
+                      SourceRef{file, v.line(), where}};
   };
   if (!value.is_array()) return {one(value, path)};
   if (value.items().empty()) SourceRef{file, value.line(), path}.fail("expected at least one value, got []");
@@ -108,7 +131,7 @@ std::vector<SweepValue> axis_values(const json::Value& value, const std::string&
   return out;
 }
 
-/// The axes of a grid or of one listed scenario: axis name (or "set.KEY") -> its values.
+/// The axes of a grid or of one listed scenario: axis name (or "set.KEY", "synth.KEY") -> its values.
 struct Axes {
   std::vector<std::pair<std::string, std::vector<SweepValue>>> axes;  ///< in kAxes order, set keys in file order
 };
@@ -120,12 +143,13 @@ Axes read_axes(const json::Value& object, const std::string& file, const std::st
   for (std::string_view axis : kAxes) {
     const json::Value* value = r.optional(axis);
     if (value == nullptr) continue;
-    if (axis == "set") {
-      ObjectReader set = r.child("set");
+    if (is_keyed(axis)) {
+      ObjectReader set = r.child(axis);
+      std::vector<std::string>& keys = axis == "set" ? spec.set_keys : spec.synth_keys;
       for (const auto& [key, v] : value->members()) {
         set.allow({key});
         const std::string key_path = set.member_path(key);
-        if (key == "compress" || key == "algo") {  // one value per scenario, in one column
+        if (axis == "set" && (key == "compress" || key == "algo")) {  // one value per scenario, in one column
           SourceRef{file, v.line(), key_path}.fail(
               fmt::format("'{0}' is an axis of its own: give it as \"{0}\" beside \"set\", not as a --set key", key));
         }
@@ -133,10 +157,8 @@ Axes read_axes(const json::Value& object, const std::string& file, const std::st
           SourceRef{file, v.line(), key_path}.fail("expected one value in a listed scenario (a grid takes lists), " +
                                                    json::got(v));
         }
-        out.axes.emplace_back("set." + key, axis_values(v, file, key_path));
-        if (std::find(spec.set_keys.begin(), spec.set_keys.end(), key) == spec.set_keys.end()) {
-          spec.set_keys.push_back(key);
-        }
+        out.axes.emplace_back(fmt::format("{}.{}", axis, key), axis_values(v, file, key_path, axis == "synth"));
+        if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
       }
       set.finish();
       continue;
@@ -151,17 +173,19 @@ Axes read_axes(const json::Value& object, const std::string& file, const std::st
 }
 
 void set_axis(Scenario& s, const SweepSpec& spec, const std::string& axis, const SweepValue& v) {
-  if (axis.rfind("set.", 0) == 0) {
-    const std::string key = axis.substr(4);
-    // Settings are kept in the order of spec.set_keys, so that columns and --set texts agree.
+  const auto [name, key] = split_axis(axis);
+  if (is_keyed(name)) {
+    // Settings are kept in the order of the spec's keys, so that columns and texts agree.
+    const std::vector<std::string>& keys = name == "set" ? spec.set_keys : spec.synth_keys;
+    std::vector<SweepValue>& settings = name == "set" ? s.settings : s.synth;
     SweepValue setting{key + "=" + v.text, v.at};
     auto rank = [&](const SweepValue& x) {
       const std::string k = x.text.substr(0, x.text.find('='));
-      return std::find(spec.set_keys.begin(), spec.set_keys.end(), k) - spec.set_keys.begin();
+      return std::find(keys.begin(), keys.end(), k) - keys.begin();
     };
-    auto pos = std::find_if(s.settings.begin(), s.settings.end(),
-                            [&](const SweepValue& x) { return rank(x) > rank(setting); });
-    s.settings.insert(pos, setting);
+    auto pos =
+        std::find_if(settings.begin(), settings.end(), [&](const SweepValue& x) { return rank(x) > rank(setting); });
+    settings.insert(pos, setting);
     return;
   }
   field(s, axis) = v;
@@ -180,14 +204,25 @@ void check_whole_elements(const SweepValue& bytes, const SweepValue* dtype) {
 /// Mode-specific axes: what each scenario must have and must not have.
 void check_scenario(const SweepSpec& spec, const Scenario& s, const SourceRef& where) {
   auto forbid = [&](const std::optional<SweepValue>& v, std::string_view axis, std::string_view why) {
-    if (v)
-      v->at.fail(fmt::format("'{}' is not an axis of the {} mode: {}", axis,
-                             spec.mode == SweepMode::kTrace ? "trace" : "collective", why));
+    if (v) v->at.fail(fmt::format("'{}' is not an axis of the {} mode: {}", axis, sweep_mode_name(spec.mode), why));
   };
   auto require = [&](const std::optional<SweepValue>& v, std::string_view axis, std::string_view why) {
     if (!v) where.fail(fmt::format("missing '{}': {}", axis, why));
   };
-  if (spec.mode == SweepMode::kTrace) {
+  if (spec.mode != SweepMode::kSynth && !s.synth.empty()) {
+    s.synth.front().at.fail(fmt::format(
+        "'synth' is an axis of the synth mode (\"mode\": \"synth\"), not of the {} mode", sweep_mode_name(spec.mode)));
+  }
+  if (spec.mode == SweepMode::kSynth) {
+    require(s.platform, "platform", "the synth mode checks and replays each job on a platform");
+    const bool model =
+        std::any_of(s.synth.begin(), s.synth.end(), [](const SweepValue& v) { return v.text.rfind("model=", 0) == 0; });
+    if (!model) where.fail("missing 'synth.model': the synth mode needs the model of the job (a preset or file)");
+    forbid(s.trace, "trace", "the synth mode writes each scenario's trace from its 'synth' keys");
+    forbid(s.ranks, "ranks", "the job's ranks are tp x pp x dp (use \"mode\": \"collective\" for one collective)");
+    forbid(s.bytes, "bytes", "the job has its own sizes (use \"mode\": \"collective\" for one collective)");
+    forbid(s.dtype, "dtype", "the job has its own element types");
+  } else if (spec.mode == SweepMode::kTrace) {
     require(s.trace, "trace", "the trace mode replays a trace per scenario");
     forbid(s.ranks, "ranks", "a trace has its own ranks (use \"mode\": \"collective\" for one collective)");
     forbid(s.bytes, "bytes", "a trace has its own sizes (use \"mode\": \"collective\" for one collective)");
@@ -215,8 +250,8 @@ void read_grid(ObjectReader& doc, SweepSpec& spec) {
     }
   }
   for (const auto& [axis, values] : axes.axes) {
-    const bool is_set = axis.rfind("set.", 0) == 0;
-    for (const SweepValue& v : values) check_value(spec, is_set ? "set" : axis, is_set ? axis.substr(4) : "", v);
+    const auto [name, key] = split_axis(axis);
+    for (const SweepValue& v : values) check_value(spec, name, key, v);
   }
   spec.scenarios.resize(count);
   // Odometer: the last axis varies fastest.
@@ -256,8 +291,8 @@ void read_list(ObjectReader& doc, SweepSpec& spec) {
     Axes axes = read_axes(list.items()[i], spec.file, path, false, spec);
     Scenario s;
     for (const auto& [axis, values] : axes.axes) {
-      const bool is_set = axis.rfind("set.", 0) == 0;
-      check_value(spec, is_set ? "set" : axis, is_set ? axis.substr(4) : "", values.front());
+      const auto [name, key] = split_axis(axis);
+      check_value(spec, name, key, values.front());
       set_axis(s, spec, axis, values.front());
     }
     check_scenario(spec, s, SourceRef{spec.file, list.items()[i].line(), path});
@@ -268,6 +303,10 @@ void read_list(ObjectReader& doc, SweepSpec& spec) {
 }  // namespace
 
 std::string_view sweep_engine_name(SweepEngine engine) { return engine == SweepEngine::kSim ? "sim" : "closed-form"; }
+
+std::string_view sweep_mode_name(SweepMode mode) {
+  return mode == SweepMode::kTrace ? "trace" : mode == SweepMode::kSynth ? "synth" : "collective";
+}
 
 SweepSpec parse_sweep_spec(std::string_view text, const std::string& file) {
   json::Value root = json::parse(text, file);
@@ -281,7 +320,8 @@ SweepSpec parse_sweep_spec(std::string_view text, const std::string& file) {
   SweepSpec spec;
   spec.file = file;
   spec.description = doc.optional_string("description").value_or("");
-  spec.mode = doc.choice("mode", {"trace", "collective"}) == "trace" ? SweepMode::kTrace : SweepMode::kCollective;
+  const std::string mode = doc.choice("mode", {"trace", "collective", "synth"});
+  spec.mode = mode == "trace" ? SweepMode::kTrace : mode == "synth" ? SweepMode::kSynth : SweepMode::kCollective;
   if (doc.has("engine")) {
     spec.engine = doc.choice("engine", {"sim", "closed-form"}) == "sim" ? SweepEngine::kSim : SweepEngine::kClosedForm;
     spec.engine_at = doc.at("engine");

@@ -22,8 +22,9 @@ inline constexpr int kMaxCollectiveRanks = 4096;
 /// tests/fuzz/sweep_fuzz.cpp); 100,000 simulations are already hours of work.
 inline constexpr std::size_t kMaxSweepScenarios = 100000;
 
-/// What a sweep evaluates per scenario: a trace's iteration, or one collective.
-enum class SweepMode { kTrace, kCollective };
+/// What a sweep evaluates per scenario: a trace's iteration, one collective, or the iteration
+/// of a job that `trace synth` writes the trace of (study/synth_job.hpp).
+enum class SweepMode { kTrace, kCollective, kSynth };
 /// How: SimGrid replays (contention, overlap) or the closed forms of the schedules.
 enum class SweepEngine { kSim, kClosedForm };
 
@@ -43,6 +44,7 @@ struct Scenario {
   std::optional<SweepValue> ranks;
   std::optional<SweepValue> bytes;
   std::vector<SweepValue> settings;  ///< "KEY=VALUE" of `--set`, in the order of SweepSpec::set_keys
+  std::vector<SweepValue> synth;     ///< "KEY=VALUE" of the synth mode's job, in the order of SweepSpec::synth_keys
 };
 
 /// A sweep specification (sweeps/README.md): a grid (every combination of its axes) or a list
@@ -54,7 +56,8 @@ struct SweepSpec {
   std::optional<SweepEngine> engine;  ///< the spec's own choice; --engine overrides it
   SourceRef engine_at;
   std::string collective = "all_reduce";
-  std::vector<std::string> set_keys;  ///< the `--set` keys any scenario sets, in spec order: row columns
+  std::vector<std::string> set_keys;    ///< the `--set` keys any scenario sets, in spec order: row columns
+  std::vector<std::string> synth_keys;  ///< the synth keys any scenario sets, in spec order
   std::vector<Scenario> scenarios;
 };
 
@@ -67,6 +70,7 @@ SweepSpec read_sweep_spec(const std::string& path);
 SweepSpec parse_sweep_spec(std::string_view text, const std::string& file);
 
 std::string_view sweep_engine_name(SweepEngine engine);
+std::string_view sweep_mode_name(SweepMode mode);
 
 /// Runs `work(i)` for every i in `items` and returns each outcome (engine::encode_outcome of
 /// engine/child_process.hpp) by position. With `jobs` > 1 the items are spread over `jobs`

@@ -69,7 +69,8 @@ TEST_CASE("a list of scenarios keeps its order and its single values") {
 TEST_CASE("sweep spec errors name the file, the line, the field path and what is valid") {
   CHECK(
       error_of(kHead + R"("mode": "collective", "grid": {"platform": "p", "ranks": 2, "bytes": 8, "colour": [1]}})") ==
-      "s.json:1: field 'grid.colour': unknown key; valid keys here: algo, bytes, compress, dtype, platform, ranks, set, "
+      "s.json:1: field 'grid.colour': unknown key; valid keys here: algo, bytes, compress, dtype, platform, ranks, "
+      "set, synth, "
       "trace");
   CHECK(error_of(kHead + "\"mode\": \"collective\",\n\"grid\": {\"platform\": \"p\", \"ranks\": 2, \"bytes\": 8,\n"
                          "\"set\": {\"inter.bandwidth\": [\"x2\", \"fast\"]}}}") ==
@@ -155,6 +156,47 @@ TEST_CASE("outcomes packed on MPI ranks unpack into scenario order") {
   study::unpack_outcomes(study::pack_outcomes({1, 3}, {"Va", "Vb"}), by_item);
   study::unpack_outcomes(study::pack_outcomes({0, 2, 4}, {"Vc", "", "Ve"}), by_item);
   CHECK(by_item == std::vector<std::string>{"Vc", "Va", "", "Vb", "Ve"});
+}
+
+TEST_CASE("the synth mode: a job per scenario from its synth keys, in spec order, flags as true or false") {
+  const study::SweepSpec spec = parse(kHead + R"("mode": "synth", "grid": {"platform": "p",
+    "synth": {"model": "gpt3-175b", "tp": [4, 8], "sp": [false, true]}, "compress": ["none", "cuszp:eb=1e-3"]}})");
+  CHECK(spec.mode == study::SweepMode::kSynth);
+  CHECK(spec.synth_keys == std::vector<std::string>{"model", "tp", "sp"});
+  REQUIRE(spec.scenarios.size() == 8);
+  auto job = [&](std::size_t i) {
+    std::string d;
+    for (const study::SweepValue& v : spec.scenarios[i].synth) d += v.text + " ";
+    return d + spec.scenarios[i].compress->text;
+  };
+  CHECK(job(0) == "model=gpt3-175b tp=4 sp=false none");
+  CHECK(job(1) == "model=gpt3-175b tp=4 sp=false cuszp:eb=1e-3");
+  CHECK(job(2) == "model=gpt3-175b tp=4 sp=true none");
+  CHECK(job(7) == "model=gpt3-175b tp=8 sp=true cuszp:eb=1e-3");
+  CHECK(spec.scenarios[2].synth[2].at.field == "grid.synth.sp[1]");
+}
+
+TEST_CASE("the synth mode's errors name the spec's line and field") {
+  CHECK(error_of(kHead + R"("mode": "synth", "grid": {"platform": "p", "synth": {"model": "m", "tp": [2, "two"]}}})") ==
+        "s.json:1: field 'grid.synth.tp[1]': expected a whole number 1..1048576, got \"two\"");
+  CHECK(error_of(kHead + "\"mode\": \"synth\",\n\"grid\": {\"platform\": \"p\",\n\"synth\": {\"model\": \"m\", "
+                         "\"micro_batches\": 4}}}") ==
+        "s.json:3: field 'grid.synth.micro_batches': unknown key; did you mean micro-batches? valid keys: model, gpus, "
+        "tp, pp, dp, sp, global-batch, micro-batches, micro-batch-size, seq, schedule, virtual-stages, overlap-p2p, "
+        "zero, distributed-optimizer, overlap-grad-reduce, recompute, first-stage-layers, last-stage-layers");
+  CHECK(error_of(kHead + R"("mode": "synth", "grid": {"platform": "p", "synth": {"tp": 2}}})") ==
+        "s.json:1: field 'grid': missing 'synth.model': the synth mode needs the model of the job (a preset or file)");
+  CHECK(error_of(kHead + R"("mode": "synth", "grid": {"synth": {"model": "m"}}})") ==
+        "s.json:1: field 'grid': missing 'platform': the synth mode checks and replays each job on a platform");
+  CHECK(
+      error_of(kHead + R"("mode": "synth", "grid": {"platform": "p", "trace": "t.json", "synth": {"model": "m"}}})") ==
+      "s.json:1: field 'grid.trace': 'trace' is not an axis of the synth mode: the synth mode writes each "
+      "scenario's trace from its 'synth' keys");
+  CHECK(error_of(kHead + R"("mode": "trace", "grid": {"trace": "t.json", "synth": {"model": "m"}}})") ==
+        "s.json:1: field 'grid.synth.model': 'synth' is an axis of the synth mode (\"mode\": \"synth\"), not of the "
+        "trace mode");
+  CHECK(error_of(kHead + R"("mode": "trace", "grid": {"trace": "t.json", "compress": true}})") ==
+        "s.json:1: field 'grid.compress': expected a string or a number, got true");
 }
 
 TEST_CASE("a TOML spec reads as its JSON twin: the same scenarios, its own lines in errors") {

@@ -6,7 +6,7 @@ spec() {  # spec NAME JSON: writes $TMP/NAME.json
 }
 H='{"format": "ccsim-sweep", "version": 1,'
 spec unknown-axis "$H \"mode\": \"collective\", \"grid\": {\"platform\": \"hygon-dcu\", \"ranks\": 4, \"bytes\": 8, \"size\": 2}}"
-hostile sweep-unknown-axis 1 "unknown-axis.json:1: field 'grid.size': unknown key; valid keys here: algo, bytes, compress, dtype, platform, ranks, set, trace$" \
+hostile sweep-unknown-axis 1 "unknown-axis.json:1: field 'grid.size': unknown key; valid keys here: algo, bytes, compress, dtype, platform, ranks, set, synth, trace$" \
   sweep "$TMP/unknown-axis.json"
 spec bad-set "$H \"mode\": \"collective\", \"grid\": {\"platform\": \"hygon-dcu\", \"ranks\": 4, \"bytes\": 8,
   \"set\": {\"inter.bandwith\": [\"x2\"]}}}"
@@ -58,3 +58,25 @@ hostile sweep-negative-jobs 1 "field '-j': expected 0 \(one per core\) or more, 
 hostile sweep-bad-format 2 "" sweep "$G" --format xml
 hostile sweep-output-empty 2 "--output: expected a value" sweep "$G" -o ''
 hostile sweep-output-is-spec 1 "" sweep "$G" -o "$G"
+# The synth mode: a model that does not exist is named at its spec value; a job that cannot run
+# is a row that says why; a scenario whose keys contradict each other names its spec value.
+spec synth-model "$H \"mode\": \"synth\", \"grid\": {\"platform\": \"dgx-h100-superpod\", \"synth\": {\"model\": [\"llama2-7b\", \"llama9-1t\"]}}}"
+hostile sweep-synth-unknown-model 1 "synth-model.json:1: field 'grid.synth.model\[1\]': .*llama9-1t" \
+  sweep "$TMP/synth-model.json"
+spec synth-zero "$H \"mode\": \"synth\", \"grid\": {\"platform\": \"dgx-h100-superpod\",
+  \"synth\": {\"model\": \"llama2-7b\", \"zero\": [0, 2], \"distributed-optimizer\": true}}}"
+hostile sweep-synth-contradiction 1 "synth-zero.json:2: field 'grid.synth.distributed-optimizer': is ZeRO stage 1; zero = 2 asks for another stage$" \
+  sweep "$TMP/synth-zero.json" -j 1
+hostile sweep-synth-closed-form 1 "command line: field '--engine': the closed form covers the collective mode" \
+  sweep "$SRC/sweeps/llama2_7b_splits.json" --engine closed-form
+spec synth-refused "$H \"mode\": \"synth\", \"grid\": {\"platform\": \"dgx-h100-superpod\",
+  \"synth\": {\"model\": \"gpt3-175b\", \"tp\": 8, \"pp\": 4, \"dp\": [2, 64]}}}"
+hostile sweep-synth-refused-rows 0 '' sweep "$TMP/synth-refused.json" --format json --throughput
+python3 -c "
+import json, sys
+rows = json.load(open(sys.argv[1]))['rows']
+assert rows[0]['status'].startswith('refused: needs ') and 'per accelerator' in rows[0]['status'], rows[0]
+assert rows[0]['iteration_ms'] is None and rows[0]['memory_GiB'] > 80, rows[0]
+assert rows[1]['status'].startswith('refused: ') and '2048' in rows[1]['status'] and '1024' in rows[1]['status'], rows[1]
+" "$last_out" || fail "refused synth jobs: $(cat "$last_out")"
+grep -q '^sweep: 2 scenarios, 2 rows in .* scenarios per second$' "$last_err" || fail "--throughput: $(cat "$last_err")"

@@ -1,0 +1,68 @@
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "synth/megatron.hpp"
+#include "synth/model_spec.hpp"
+#include "topology/platform.hpp"
+
+namespace ccsim::study {
+
+/// The keys of a synthesized job in a sweep's synth mode (sweeps/README.md): `trace synth`'s
+/// options by their names without dashes, and two that the sweep derives others from: `gpus`
+/// (dp = gpus / (tp x pp)) and `global-batch` (micro-batches = global-batch / (dp x
+/// micro-batch-size)). Flags (sp, overlap-p2p, ...) take true or false.
+inline constexpr std::string_view kSynthKeys[] = {"model",
+                                                  "gpus",
+                                                  "tp",
+                                                  "pp",
+                                                  "dp",
+                                                  "sp",
+                                                  "global-batch",
+                                                  "micro-batches",
+                                                  "micro-batch-size",
+                                                  "seq",
+                                                  "schedule",
+                                                  "virtual-stages",
+                                                  "overlap-p2p",
+                                                  "zero",
+                                                  "distributed-optimizer",
+                                                  "overlap-grad-reduce",
+                                                  "recompute",
+                                                  "first-stage-layers",
+                                                  "last-stage-layers"};
+
+/// A job as its settings give it, before dp and micro-batches are derived.
+struct SynthJobSpec {
+  std::string model;  ///< a model preset or file (synth::load_model)
+  synth::Parallelism par;
+  std::optional<int> gpus;          ///< dp = gpus / (tp x pp); exclusive with dp
+  std::optional<int> global_batch;  ///< micro-batches = global-batch / (dp x b); exclusive with micro-batches
+};
+
+/// Checks the form of one setting KEY=VALUE: InputError(file "synth", field KEY) naming the
+/// valid keys or values.
+void check_synth_setting(std::string_view key, std::string_view value);
+
+/// The job of "KEY=VALUE" settings (each of the form check_synth_setting accepts); `model` is
+/// required. A key given twice, or dp with gpus, micro-batches with global-batch, is an
+/// InputError naming the key.
+SynthJobSpec parse_synth_job(std::span<const std::string> settings);
+
+/// A job resolved against its model and a platform: the parallelism that runs, or why `trace
+/// synth` would refuse it (a derived size that does not divide, a split that does not fit the
+/// model, more ranks than accelerators, more memory than an accelerator holds).
+struct SynthJobFit {
+  synth::Parallelism par;  ///< with dp and micro-batches derived (0 where they could not be)
+  bool runs = false;       ///< false: refused
+  std::string refusal;     ///< why, when refused
+  synth::Memory memory;    ///< of the fullest stage, when the split fits the model
+};
+SynthJobFit resolve_synth_job(const SynthJobSpec& job, const synth::ModelSpec& model,
+                              const topology::Platform& platform);
+
+}  // namespace ccsim::study
