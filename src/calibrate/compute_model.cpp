@@ -280,73 +280,72 @@ std::string rate_flops(double flops) {
                   by_default ? "replaying it on another accelerator needs a choice: " : ""));
 }
 
-}  // namespace
-
-ComputeAdjustment adjust_compute(trace::Trace& trace, const topology::AcceleratorSpec& acc,
-                                 const std::string& platform_name, ComputeMode mode, const ComputeModel* model) {
+/// --compute keep: the recorded durations, and whether they were measured on this accelerator.
+ComputeAdjustment keep_compute(const trace::Trace& trace, const topology::AcceleratorSpec& acc,
+                               const std::string& platform_name) {
   ComputeAdjustment out;
-  const bool named = trace.hardware.has_value();
-  const bool same = named && trace.hardware->name == acc.model;
-  const bool by_default = mode == ComputeMode::kAuto && named && !same;
-  if (mode == ComputeMode::kAuto) mode = (!named || same) ? ComputeMode::kKeep : ComputeMode::kRescale;
-
-  if (mode == ComputeMode::kKeep) {
-    if (!named) {
-      out.summary = "compute durations as recorded (the trace does not name its hardware)";
-    } else if (same) {
-      out.summary = fmt::format("compute durations as recorded: trace measured on \"{}\", the platform's accelerator",
-                                trace.hardware->name);
-    } else {
-      out.summary = fmt::format(
-          "compute durations as recorded (--compute keep): trace measured on \"{}\", NOT on platform "
-          "{}'s accelerator \"{}\"",
-          trace.hardware->name, platform_name, acc.model);
-    }
-    return out;
+  if (!trace.hardware) {
+    out.summary = "compute durations as recorded (the trace does not name its hardware)";
+  } else if (trace.hardware->name == acc.model) {
+    out.summary = fmt::format("compute durations as recorded: trace measured on \"{}\", the platform's accelerator",
+                              trace.hardware->name);
+  } else {
+    out.summary = fmt::format(
+        "compute durations as recorded (--compute keep): trace measured on \"{}\", NOT on platform "
+        "{}'s accelerator \"{}\"",
+        trace.hardware->name, platform_name, acc.model);
   }
+  return out;
+}
 
+/// --compute model:FILE: every compute operator timed by `model` on `acc`.
+ComputeAdjustment model_compute(trace::Trace& trace, const topology::AcceleratorSpec& acc,
+                                const std::string& platform_name, const ComputeModel& model) {
+  ComputeAdjustment out;
   double before = 0, after = 0;
-  if (mode == ComputeMode::kModel) {
-    if (model == nullptr) throw InputError("command line", 0, "--compute", "model:FILE needs a model file");
-    const std::vector<int> ranks = trace.ranks_per_program();
-    const KindModelCost cost(*model);
-    for (std::size_t r = 0; r < trace.programs.size(); ++r) {
-      for (std::size_t i = 0; i < trace.programs[r].ops.size(); ++i) {
-        trace::Op& op = trace.programs[r].ops[i];
-        if (op.kind != trace::OpKind::kCompute) continue;
-        const std::string_view name = trace.op_name(op);
-        if (cost.kind_of(name, trace.op_label(op)) == nullptr) {
-          throw InputError(trace.source, op.line, fmt::format("{}[{}].name", trace.programs[r].field, i),
-                           fmt::format("operator kind \"{}\" is not in compute model {} (its kinds: {})", name,
-                                       model->file.empty() ? model->name : model->file, model->kind_list()));
-        }
-        const double t = cost.seconds(
-            {name, trace.op_label(op), trace.gemm_of(op), op.flops, static_cast<double>(op.bytes), op.duration_s}, acc);
-        if (!(t <= kMaxSeconds)) {
-          throw InputError(trace.source, op.line, fmt::format("{}[{}]", trace.programs[r].field, i),
-                           fmt::format("compute model {} gives this {} {:.6g} s, more than a year (the limit of an "
-                                       "operator)",
-                                       model->file.empty() ? model->name : model->file, name, t));
-        }
-        if (op.duration_s >= 0) before += ranks[r] * op.duration_s;
-        after += ranks[r] * t;
-        op.duration_s = t;
+  const std::string model_name = model.file.empty() ? model.name : model.file;
+  const std::vector<int> ranks = trace.ranks_per_program();
+  const KindModelCost cost(model);
+  for (std::size_t r = 0; r < trace.programs.size(); ++r) {
+    for (std::size_t i = 0; i < trace.programs[r].ops.size(); ++i) {
+      trace::Op& op = trace.programs[r].ops[i];
+      if (op.kind != trace::OpKind::kCompute) continue;
+      const std::string_view name = trace.op_name(op);
+      if (cost.kind_of(name, trace.op_label(op)) == nullptr) {
+        throw InputError(trace.source, op.line, fmt::format("{}[{}].name", trace.programs[r].field, i),
+                         fmt::format("operator kind \"{}\" is not in compute model {} (its kinds: {})", name,
+                                     model_name, model.kind_list()));
       }
+      const double t = cost.seconds(
+          {name, trace.op_label(op), trace.gemm_of(op), op.flops, static_cast<double>(op.bytes), op.duration_s}, acc);
+      if (!(t <= kMaxSeconds)) {
+        throw InputError(trace.source, op.line, fmt::format("{}[{}]", trace.programs[r].field, i),
+                         fmt::format("compute model {} gives this {} {:.6g} s, more than a year (the limit of an "
+                                     "operator)",
+                                     model_name, name, t));
+      }
+      if (op.duration_s >= 0) before += ranks[r] * op.duration_s;
+      after += ranks[r] * t;
+      op.duration_s = t;
     }
-    out.factor = before > 0 ? after / before : 1;
-    out.summary =
-        fmt::format("compute from model {} (fitted on \"{}\"): x{:.4g} of the recorded durations{}",
-                    model->file.empty() ? model->name : model->file, model->hardware.name, out.factor,
-                    model->hardware.name == acc.model
-                        ? std::string()
-                        : fmt::format("; NOTE the model was measured on \"{}\", not on platform {}'s accelerator "
-                                      "\"{}\"",
-                                      model->hardware.name, platform_name, acc.model));
-    return out;
   }
+  out.factor = before > 0 ? after / before : 1;
+  out.summary =
+      fmt::format("compute from model {} (fitted on \"{}\"): x{:.4g} of the recorded durations{}", model_name,
+                  model.hardware.name, out.factor,
+                  model.hardware.name == acc.model
+                      ? std::string()
+                      : fmt::format("; NOTE the model was measured on \"{}\", not on platform {}'s accelerator \"{}\"",
+                                    model.hardware.name, platform_name, acc.model));
+  return out;
+}
 
-  // kRescale: ratio of peak rates.
-  if (!named) {
+/// --compute rescale: each compute operator by the ratio of peak rates that bounds it (FLOP/s,
+/// or memory bandwidth below the ridge point); host gaps kept.
+ComputeAdjustment rescale_compute(trace::Trace& trace, const topology::AcceleratorSpec& acc,
+                                  const std::string& platform_name, bool by_default) {
+  ComputeAdjustment out;
+  if (!trace.hardware) {
     throw InputError(trace.source, 0, "hardware",
                      "--compute rescale needs the hardware the trace was measured on, and the trace does not name it "
                      "(import it with --hardware PLATFORM, or add \"hardware\" as traces/README.md says)");
@@ -359,6 +358,7 @@ ComputeAdjustment adjust_compute(trace::Trace& trace, const topology::Accelerato
   out.flop_ratio = hw.peak_flops / acc.flops;
   const bool memory = hw.memory_Bps > 0 && acc.memory_Bps > 0;
   out.memory_ratio = memory ? hw.memory_Bps / acc.memory_Bps : out.flop_ratio;
+  double before = 0, after = 0;
   const std::vector<int> ranks = trace.ranks_per_program();
   for (std::size_t r = 0; r < trace.programs.size(); ++r) {
     const int n = ranks[r];  // operators are counted per rank that runs them
@@ -377,13 +377,8 @@ ComputeAdjustment adjust_compute(trace::Trace& trace, const topology::Accelerato
         memory_bound =
             op.flops / static_cast<double>(op.bytes) < hw.peak_flops / hw.memory_Bps;  // below the ridge point
       }
-      if (memory_bound) {
-        out.memory_bound += n;
-        op.duration_s *= out.memory_ratio;
-      } else {
-        out.flop_bound += n;
-        op.duration_s *= out.flop_ratio;
-      }
+      (memory_bound ? out.memory_bound : out.flop_bound) += n;
+      op.duration_s *= memory_bound ? out.memory_ratio : out.flop_ratio;
       if (!(op.duration_s <= kMaxSeconds)) {
         throw InputError(
             trace.source, op.line, fmt::format("{}[{}].duration_ms", trace.programs[r].field, i),
@@ -410,6 +405,25 @@ ComputeAdjustment adjust_compute(trace::Trace& trace, const topology::Accelerato
                   out.factor, by_default ? " by default (other hardware; --compute keep|rescale|model:FILE)" : "",
                   hw.name, platform_name, acc.model, detail);
   return out;
+}
+
+}  // namespace
+
+ComputeAdjustment adjust_compute(trace::Trace& trace, const topology::AcceleratorSpec& acc,
+                                 const std::string& platform_name, ComputeMode mode, const ComputeModel* model) {
+  const bool named = trace.hardware.has_value();
+  const bool same = named && trace.hardware->name == acc.model;
+  const bool by_default = mode == ComputeMode::kAuto && named && !same;
+  if (mode == ComputeMode::kAuto) mode = (!named || same) ? ComputeMode::kKeep : ComputeMode::kRescale;
+  switch (mode) {
+    case ComputeMode::kKeep:
+      return keep_compute(trace, acc, platform_name);
+    case ComputeMode::kModel:
+      if (model == nullptr) throw InputError("command line", 0, "--compute", "model:FILE needs a model file");
+      return model_compute(trace, acc, platform_name, *model);
+    default:
+      return rescale_compute(trace, acc, platform_name, by_default);
+  }
 }
 
 }  // namespace ccsim::calibrate

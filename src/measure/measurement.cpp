@@ -281,15 +281,19 @@ std::string transports_note() {
   return out;
 }
 
-nlohmann::ordered_json run_measurements(const MeasureOptions& options) {
-  Communicator world = Communicator::world();
-  const bool root = world.rank() == 0;
-  // What needs the job (its size) or each rank's own reading of the data: every rank checks,
-  // and the ranks agree before any measurement, so that a refusal ends every rank alike.
+namespace {
+
+/// What needs the job (its size) or each rank's own reading of the data: every rank checks,
+/// and the ranks agree before any measurement, so that a refusal ends every rank alike.
+struct CheckedJob {
   Layout layout;
   std::optional<InputSource> input;
+};
+
+CheckedJob check_job(const MeasureOptions& options, Communicator& world) {
+  CheckedJob job;
   agree(world, [&] {
-    layout = resolve_layout(options.layout, world.size());
+    job.layout = resolve_layout(options.layout, world.size());
     const auto available = available_transports();
     for (const auto& t : options.transports) {
       if (std::find(available.begin(), available.end(), t) == available.end()) {
@@ -308,14 +312,14 @@ nlohmann::ordered_json run_measurements(const MeasureOptions& options) {
           fmt::format("point-to-point runs between ranks 0 and 1: it needs at least 2 processes, the job has {}",
                       world.size()));
     }
-    input.emplace(options.data, options.seed);
+    job.input.emplace(options.data, options.seed);
   });
-  const InputSource& source = *input;
+  return job;
+}
 
-  ordered_json doc;
-  doc["format"] = "ccsim-measurements";
-  doc["version"] = 1;
-  doc["command"] = options.command_line;
+/// The machine the job ran on, as every rank sees it (collective: every rank calls it).
+ordered_json describe_machine(const MeasureOptions& options, Communicator& world) {
+  const bool root = world.rank() == 0;
   const auto hosts = world.all_gather(Communicator::processor_name());
   ordered_json machine;
   machine["processes"] = world.size();
@@ -335,11 +339,9 @@ nlohmann::ordered_json run_measurements(const MeasureOptions& options) {
   machine["memory_Bps"] = world.max(root ? compress::measure_memory_Bps() : 0.0);
   machine["memory_source"] = fmt::format("{}, rank 0", compress::kMemoryProbe);
   machine["mpi_library"] = Communicator::library_version();
-  {
-    nlohmann::ordered_json limits = nlohmann::ordered_json::object();
-    for (const auto& [name, bytes] : Communicator::protocol_limits()) limits[name] = bytes;
-    machine["protocol_limits"] = std::move(limits);
-  }
+  nlohmann::ordered_json limits = nlohmann::ordered_json::object();
+  for (const auto& [name, bytes] : Communicator::protocol_limits()) limits[name] = bytes;
+  machine["protocol_limits"] = std::move(limits);
   machine["transports"] = transports_note();
   machine["environment"] = env_summary();
   record_mpi_path(machine, world.size(), root ? (options.table_on_stdout ? stdout : stderr) : nullptr);
@@ -347,23 +349,15 @@ nlohmann::ordered_json run_measurements(const MeasureOptions& options) {
 #ifdef CCSIM_HAVE_UCX
   machine["ucx"] = UcxWorld::describe();
 #endif
-  doc["machine"] = machine;
-  ordered_json layout_json;
-  layout_json["tp"] = layout.tp;
-  layout_json["pp"] = layout.pp;
-  layout_json["dp"] = layout.dp;
-  doc["layout"] = layout_json;
-  doc["data"] = source.describe();
+  return machine;
+}
 
-#ifdef CCSIM_HAVE_UCX
-  std::unique_ptr<UcxWorld> ucx;
-  if (std::find(options.transports.begin(), options.transports.end(), "ucx") != options.transports.end()) {
-    ucx = std::make_unique<UcxWorld>();
-  }
-#endif
-
-  // Process groups: construction time (MPI_Comm_split, repeated), then the groups used below.
-  ordered_json groups_json = ordered_json::array();
+/// The process groups of options.groups, each with its construction time (MPI_Comm_split,
+/// repeated) in `described`, and a transport per options.transports (`ucx`: null unless UCX
+/// is measured).
+std::vector<Group> make_groups(const MeasureOptions& options, const Layout& layout, Communicator& world,
+                               [[maybe_unused]] UcxWorld* ucx, ordered_json& described) {
+  described = ordered_json::array();
   std::vector<Group> groups;
   std::uint32_t context = 1;
   for (const std::string& kind : options.groups) {
@@ -394,20 +388,23 @@ nlohmann::ordered_json run_measurements(const MeasureOptions& options) {
     g["count"] = group.count;
     g["construction"] = "MPI_Comm_split";
     g["construction_s"] = summary_json(summarize(split_samples));
-    groups_json.push_back(g);
-    if (root) {
+    described.push_back(g);
+    if (world.rank() == 0) {
       fmt::print(options.table_on_stdout ? stdout : stderr,
                  "group {}: {} groups of {} ranks, MPI_Comm_split {:.1f} us (median)\n", kind, group.count,
                  group.comm.size(), summarize(split_samples).median * 1e6);
     }
     groups.push_back(std::move(group));
   }
-  doc["groups"] = groups_json;
+  return groups;
+}
 
-  // Every series' schedule and codec, built before any series runs: a combination that cannot
-  // run (homomorphic-ring with a codec whose blocks do not add) or a relative bound that the
-  // data make void (a value range of 0) is refused now, not after the series measured before it.
-  // The value ranges are the ones the series use (every rank's inputs, agreed).
+/// Every series' schedule and codec, built before any series runs: a combination that cannot
+/// run (homomorphic-ring with a codec whose blocks do not add) or a relative bound that the
+/// data make void (a value range of 0) is refused now, not after the series measured before it.
+/// The value ranges are the ones the series use (every rank's inputs, agreed).
+void check_schedules(const MeasureOptions& options, const InputSource& source, Communicator& world,
+                     const std::vector<Group>& groups) {
   std::vector<double> ranges;
   const bool any_codec = std::any_of(options.ops.begin(), options.ops.end(), [&](Collective op) {
     return std::any_of(options.algorithms.begin(), options.algorithms.end(),
@@ -442,10 +439,39 @@ nlohmann::ordered_json run_measurements(const MeasureOptions& options) {
       }
     }
   });
+}
 
-  // Every series in sweep order, pooled over the rounds (MeasureOptions::rounds).
+/// Rank 0's table line of a finished series.
+void print_series(const MeasureOptions& options, const Group& group, std::uint64_t bytes, const ordered_json& done,
+                  bool passed) {
+  const auto& t = done["time_s"];
+  fmt::print(options.table_on_stdout ? stdout : stderr,
+             "  {:<14} {:<3} {:<20} {:<4} {:>11} B  {:>10.3f} ms  [{:.3f}, {:.3f}]  ratio {:>6}  {} {}\n",
+             done["op"].get<std::string>(), group.kind, done["algorithm"].get<std::string>(),
+             done["transport"].get<std::string>(), bytes, t["median"].get<double>() * 1e3, t["p10"].get<double>() * 1e3,
+             t["p90"].get<double>() * 1e3,
+             done.contains("ratio") ? fmt::format("{:.2f}", done["ratio"].get<double>()) : "-",
+             done["check"]["kind"].get<std::string>(), passed ? "ok" : "FAILED");
+}
+
+/// Adds a later round's samples and checks to a series of the first round.
+void pool_round(ordered_json& pooled, const ordered_json& s, detail::SeriesCheck& check,
+                const detail::SeriesCheck& round_check) {
+  std::vector<double> samples = pooled["samples_s"].get<std::vector<double>>();
+  for (const auto& v : s["samples_s"]) samples.push_back(v.get<double>());
+  pooled["reps"] = samples.size();
+  pooled["time_s"] = summary_json(summarize(samples));
+  pooled["samples_s"] = samples;
+  check.merge(round_check);  // every round's repetitions
+  pooled["check"] = check.json();
+}
+
+/// Every series in sweep order, pooled over the rounds (MeasureOptions::rounds); `checks`: per
+/// series, over its rounds.
+ordered_json run_series(const MeasureOptions& options, const InputSource& source, Communicator& world,
+                        std::vector<Group>& groups, std::vector<detail::SeriesCheck>& checks) {
+  const bool root = world.rank() == 0;
   ordered_json series = ordered_json::array();
-  std::vector<detail::SeriesCheck> checks;  // per series, over its rounds
   const int rounds = std::max(1, options.rounds);
   for (int round = 0; round < rounds; ++round) {
     const int reps = options.reps / rounds + (round < options.reps % rounds ? 1 : 0);
@@ -465,28 +491,11 @@ nlohmann::ordered_json run_measurements(const MeasureOptions& options) {
                 series.push_back(std::move(s));
                 checks.push_back(runner.check());
               } else {
-                ordered_json& pooled = series[index];
-                std::vector<double> samples = pooled["samples_s"].get<std::vector<double>>();
-                for (const auto& v : s["samples_s"]) samples.push_back(v.get<double>());
-                pooled["reps"] = samples.size();
-                pooled["time_s"] = summary_json(summarize(samples));
-                pooled["samples_s"] = samples;
-                checks[index].merge(runner.check());  // every round's repetitions
-                pooled["check"] = checks[index].json();
+                pool_round(series[index], s, checks[index], runner.check());
               }
               if (rounds > 1) series[index]["rounds"] = rounds;
-              const ordered_json& done = series[index];
+              if (root && last) print_series(options, group, bytes, series[index], checks[index].passed());
               ++index;
-              if (root && last) {
-                const auto& t = done["time_s"];
-                fmt::print(options.table_on_stdout ? stdout : stderr,
-                           "  {:<14} {:<3} {:<20} {:<4} {:>11} B  {:>10.3f} ms  [{:.3f}, {:.3f}]  ratio {:>6}  {} {}\n",
-                           done["op"].get<std::string>(), group.kind, done["algorithm"].get<std::string>(),
-                           done["transport"].get<std::string>(), bytes, t["median"].get<double>() * 1e3,
-                           t["p10"].get<double>() * 1e3, t["p90"].get<double>() * 1e3,
-                           done.contains("ratio") ? fmt::format("{:.2f}", done["ratio"].get<double>()) : "-",
-                           done["check"]["kind"].get<std::string>(), checks[index - 1].passed() ? "ok" : "FAILED");
-              }
             }
           }
         }
@@ -495,9 +504,46 @@ nlohmann::ordered_json run_measurements(const MeasureOptions& options) {
     if (root && !last)
       fmt::print(options.table_on_stdout ? stdout : stderr, "round {} of {} done\n", round + 1, rounds);
   }
+  return series;
+}
+
+}  // namespace
+
+nlohmann::ordered_json run_measurements(const MeasureOptions& options) {
+  Communicator world = Communicator::world();
+  const CheckedJob job = check_job(options, world);
+  const InputSource& source = *job.input;
+
+  ordered_json doc;
+  doc["format"] = "ccsim-measurements";
+  doc["version"] = 1;
+  doc["command"] = options.command_line;
+  doc["machine"] = describe_machine(options, world);
+  ordered_json layout_json;
+  layout_json["tp"] = job.layout.tp;
+  layout_json["pp"] = job.layout.pp;
+  layout_json["dp"] = job.layout.dp;
+  doc["layout"] = layout_json;
+  doc["data"] = source.describe();
+
+#ifdef CCSIM_HAVE_UCX
+  std::unique_ptr<UcxWorld> ucx;
+  if (std::find(options.transports.begin(), options.transports.end(), "ucx") != options.transports.end()) {
+    ucx = std::make_unique<UcxWorld>();
+  }
+  UcxWorld* ucx_world = ucx.get();
+#else
+  UcxWorld* ucx_world = nullptr;  // declared, never built: no transport uses it
+#endif
+  ordered_json groups_json;
+  std::vector<Group> groups = make_groups(options, job.layout, world, ucx_world, groups_json);
+  doc["groups"] = groups_json;
+  check_schedules(options, source, world, groups);
+
+  std::vector<detail::SeriesCheck> checks;
+  doc["series"] = run_series(options, source, world, groups, checks);
   const int failed = static_cast<int>(
       std::count_if(checks.begin(), checks.end(), [](const detail::SeriesCheck& c) { return !c.passed(); }));
-  doc["series"] = series;
   if (options.p2p && world.size() >= 2) {
     // Over the world, whatever groups were measured (UCX context 0 is reserved for it).
     ordered_json p2p = ordered_json::array();
@@ -512,7 +558,7 @@ nlohmann::ordered_json run_measurements(const MeasureOptions& options) {
     doc["p2p"] = p2p;
   }
   doc["failed_checks"] = failed;
-  return root ? doc : ordered_json();
+  return world.rank() == 0 ? doc : ordered_json();
 }
 
 }  // namespace ccsim::measure
