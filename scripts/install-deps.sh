@@ -14,6 +14,7 @@ packages=(
   jupyter-nbconvert python3-nbclient python3-ipykernel python3-matplotlib python3-pandas  # notebooks/, ccsim report's figures
   clang libclang-rt-dev  # libFuzzer, ASan, UBSan runtimes for scripts/fuzz.sh (a Recommends of clang, not pulled in)
   clang-format  # scripts/format.sh: the layout of .clang-format, checked by the test command
+  clang-tidy  # scripts/tidy.sh: .clang-tidy's checks on the files a commit changes, run by the test command
 )
 
 missing=()

@@ -7,7 +7,8 @@
 # target of tests/fuzz/, linked to that same library, runs once over its committed seeds and
 # regression inputs (scripts/fuzz.sh --check): nothing random, so a commit's verdict is the
 # same on every run. Before both, the C++ layout is checked against .clang-format and the
-# functions' lengths against scripts/function_size.baseline.
+# functions' lengths against scripts/function_size.baseline; after the suite, clang-tidy
+# checks the files of src/ that the last commit changes (scripts/tidy.sh, .clang-tidy).
 # Open-ended fuzzing is scripts/fuzz.sh SECONDS, for developers.
 # docs/testing.md and bench/results/ci.md have the measured times.
 set -euo pipefail
@@ -24,6 +25,8 @@ python3 scripts/function_size.py --baseline scripts/function_size.baseline
 case "${CCSIM_TEST_TREE:-sanitize}" in
   sanitize)
     scripts/sanitize.sh
+    # clang-tidy on the files of src/ the last commit changes, with that tree's commands.
+    scripts/tidy.sh
     scripts/fuzz.sh --tree build-sanitize --check
     ;;
   release)

@@ -237,7 +237,7 @@ class Writer {
   void collect(const cpptoml::table& t, const std::string& prefix, bool flat,
                std::vector<std::pair<std::string, std::shared_ptr<cpptoml::base>>>& out) {
     for (const auto& [key, node] : t) {
-      const std::string name = prefix.empty() ? key : prefix + "." + key;
+      const std::string name = prefix.empty() ? key : fmt::format("{}.{}", prefix, key);
       if (flat && node->is_table()) {
         collect(*node->as_table(), name, true, out);
       } else {
