@@ -215,7 +215,7 @@ double measure_memcpy_Bps(std::size_t bytes, int repetitions) {
     std::memcpy(b.data(), a.data(), bytes);
     double t = thread_cpu_s() - start;
     if (rep > 0) times.push_back(t);
-    a[rep % bytes] = b[(rep * 7) % bytes];  // keep the copies observable
+    a[rep % bytes] = b[(static_cast<std::size_t>(rep) * 7) % bytes];  // keep the copies observable
   }
   return static_cast<double>(bytes) / *std::min_element(times.begin(), times.end());
 }

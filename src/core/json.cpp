@@ -157,7 +157,7 @@ class Parser {
       std::string key = parse_string(true);
       if (!seen.insert(key).second) {
         const std::string parent = current_path();
-        throw InputError(file_, key_line, parent.empty() ? key : parent + "." + key,
+        throw InputError(file_, key_line, parent.empty() ? key : fmt::format("{}.{}", parent, key),
                          "the key appears twice in the same object");
       }
       skip_space();

@@ -113,7 +113,7 @@ std::string follow_links(const std::string& path) {
       current = target;
     } else {
       const std::size_t slash = current.rfind('/');
-      current = slash == std::string::npos ? target : current.substr(0, slash + 1) + target;
+      current = slash == std::string::npos ? target : current.substr(0, slash + 1).append(target);
     }
   }
   fail(path, std::strerror(ELOOP));
@@ -183,7 +183,7 @@ void check_distinct_outputs(const std::vector<std::pair<std::string, std::string
   // A file's identity: device and inode when it exists, else its absolute path with the
   // symlinks of its existing parent directories resolved.
   auto identity = [](const std::string& path) -> std::string {
-    const std::string target = follow_links(path);
+    std::string target = follow_links(path);
     if (descriptor_path(target)) return target;
     struct stat st;
     if (::stat(target.c_str(), &st) == 0) return fmt::format("inode {}:{}", st.st_dev, st.st_ino);

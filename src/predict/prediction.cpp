@@ -149,7 +149,7 @@ std::string make_target(const PredictOptions& options, const LoadedRun& first,
   const std::optional<import::RunConfig> config = target ? target->config : std::nullopt;
   const synth::ModelSpec model = target_model(options, config);
   const synth::Parallelism par = target_parallelism(options, config);
-  const std::string changed = config ? configuration_changes(*config, model, par) : std::string();
+  std::string changed = config ? configuration_changes(*config, model, par) : std::string();
   out.trace = synth::synthesize_torch(model, par, platform.name);
   trace::validate(out.trace);
   out.target = fmt::format(

@@ -280,7 +280,8 @@ double torch_stage_params(const ModelSpec& model, const Parallelism& par, int st
   // Per layer and TP rank: norms (2 x 2h) and the row-parallel biases (2 x h) replicated;
   // QKV and MLP-up (weights and biases) and the row-parallel weights split over TP.
   const double layer = 4 * h + 2 * h + (3 * h * h + 3 * h) / t + h * h / t + (h * f + f) / t + f * h / t;
-  double params = layer * (model.layers / par.pp);
+  const int stage_layers = model.layers / par.pp;  // whole layers per stage
+  double params = layer * stage_layers;
   const int seq = par.seq > 0 ? par.seq : model.seq;
   if (stage == 0) params += static_cast<double>(model.vocab) * h + static_cast<double>(seq) * h;  // token and position
   if (stage == par.pp - 1) params += 2 * h + static_cast<double>(model.vocab) * h;                // final norm, LM head
