@@ -147,14 +147,14 @@ void Simulation::allocate_records() {
       result_.streams.push_back(streams[static_cast<std::size_t>(at(trace_.program_of, r))]);
     }
   }
-  // The followers of a fusion read their leader's records until their own differ (FusedGroup);
-  // those of ranks with streams hold their own (their other lanes record as the fusion runs).
+  // The followers of a fusion read their leader's records until their own differ
+  // (FusedGroups); those of ranks with streams hold their own (their other lanes record as the
+  // fusion runs).
   for (int r = 0; r < trace_.world_size; ++r) {
     const auto rr = static_cast<std::size_t>(r);
     if (folded(r)) continue;  // its image's list, once the simulation is over (unfold)
-    if (const FusedGroup* fusion = followed_group(r);
-        fusion != nullptr && fusion->until == trace_.program_ops(r).size()) {
-      result_.ops.share(rr, static_cast<std::size_t>(fusion->members.front()));
+    if (const int lead = fusions_->reads_records_of(r); lead >= 0) {
+      result_.ops.share(rr, static_cast<std::size_t>(lead));
       continue;
     }
     const auto& ops = trace_.program_ops(r);
@@ -167,6 +167,11 @@ void Simulation::allocate_records() {
       records[i].bytes = ops[i].kind == OpKind::kCompute ? 0 : ops[i].bytes;
     }
   }
+}
+
+OpRecord& Simulation::record(int rank, std::size_t i) {
+  if (OpRecord* fork = fusions_->fork_record(rank, i)) return *fork;
+  return result_.ops.writable(static_cast<std::size_t>(rank))[i];
 }
 
 int Simulation::membership_slot(int rank, int group) const {
@@ -610,7 +615,9 @@ Result Simulation::run() {
   }
   speed_ = net.accelerator().flops;
   seconds_per_reduced_byte_ = 1.0 / net.accelerator().reduce_Bps;
-  plan_fused_groups();
+  fusions_ = std::make_unique<FusedGroups>(*this, trace_, placement_, sharing_, *planner_, *shortcuts_, speed_);
+  // Compute on a node's shared cores (CPU ranks) is time-shared operator by operator.
+  if (options_.fast && !net.accelerator().cpu_core) fusions_->plan(folding_, factors_.get());
   allocate_records();
 
   {
@@ -646,7 +653,7 @@ Result Simulation::run() {
       const auto pid = static_cast<std::size_t>(actor->get_pid());
       if (lane_of_actor_.size() <= pid) lane_of_actor_.resize(pid + 1, -1);
       lane_of_actor_[pid] = at(lane_first_, r);
-      if (!fused_group_of_.empty() && at(fused_group_of_, r) >= 0) {
+      if (fusions_->fused(r)) {
         park_lanes(r);
       } else {
         for (int k = 1; k < lanes(r); ++k) start_lane(r, k, 0);
@@ -661,7 +668,7 @@ Result Simulation::run() {
   }
   unfold();
 
-  if (std::string note = fused_groups_note(); !note.empty()) result_.notes.push_back(std::move(note));
+  if (std::string note = fusions_->note(); !note.empty()) result_.notes.push_back(std::move(note));
   if (factors_ != nullptr) {
     if (std::string note = factors_->extrapolation_note(); !note.empty()) result_.notes.push_back(std::move(note));
   }

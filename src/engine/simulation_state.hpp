@@ -1,9 +1,9 @@
 #pragma once
 
 // The shared state of one SimGrid simulation of a trace (engine-internal: simulation.cpp runs
-// the ranks' programs, collective_runner.cpp their collectives, fusion_runner.cpp,
-// stream_runner.cpp and replica_fold.cpp the --fast techniques that share its state;
-// coarse_rings.cpp, critical_path_meetings.cpp and stream_dependencies.cpp use only its public
+// the ranks' programs, collective_runner.cpp their collectives, stream_runner.cpp and
+// replica_fold.cpp the --fast techniques that share its state; coarse_rings.cpp,
+// critical_path_meetings.cpp, fused_groups.cpp and stream_dependencies.cpp use only its public
 // interface and RankState). Only those eight include it.
 
 #include <cstdint>
@@ -28,6 +28,7 @@
 #include "engine/collective_plan.hpp"
 #include "engine/collective_shortcuts.hpp"
 #include "engine/critical_path_meetings.hpp"
+#include "engine/fused_groups.hpp"
 #include "engine/graph_zone.hpp"
 #include "engine/network_factors.hpp"
 #include "engine/replica_fold.hpp"
@@ -113,40 +114,57 @@ class Simulation {
   void send_overhead(int rank, int peer);
   void recv_overhead(int rank, int peer);
 
+  // What FusedGroups uses besides: running and recording operators, and the lanes.
+  /// Runs rank's compute operators from `first` on (one, or a run of them: see the
+  /// definition) and records their times; returns the index of the next operator.
+  std::size_t run_compute(int rank, std::size_t first);
+  /// Runs operator `i` of `rank` (not a compute operator) and records its times.
+  void run_op(int rank, std::size_t i);
+  /// Posts the message of send or receive `op` of `rank` on its point-to-point channel (a
+  /// receive's payload lands in *received) and names the peer in the rank's state.
+  sg4::CommPtr post_p2p(int rank, const Op& op, int** received);
+  /// Every rank's records (RankRecords: a fusion's followers may read their leader's).
+  RankRecords& records() { return result_.ops; }
+  /// Where operator `i` of `rank` records its times: the rank's list, or, for a follower that
+  /// reads its leader's list, its record of the fork in progress (FusedGroups::fork_record).
+  OpRecord& record(int rank, std::size_t i);
+  /// Per rank: (group, index in group, collectives entered on it so far).
+  struct Membership {
+    int group;
+    int index;
+    int entered;
+  };
+  /// A rank entering a collective of `group`: its membership, with the call counted.
+  Membership& enter(int rank, int group);
+  /// The algorithm and error fields of a collective's record, from its plan.
+  void label(OpRecord& record, const CollectivePlan& plan);
+  /// The state of `rank`'s first lane (stream 0, the lane a fusion runs), from any actor.
+  RankState& main_lane(int rank) { return states_[static_cast<std::size_t>(at(lane_first_, rank))]; }
+  /// Marks operators [first, end) of `rank` ended and resumes its lanes that waited for one
+  /// of them (StreamDependencies; nothing for a rank without streams).
+  void end_ops(int rank, std::size_t first, std::size_t end);
+
  private:
   void check_fit();
   void prepare_result();
-  /// Every rank's records, named and sized from its program (after plan_fused_groups(): a
+  /// Every rank's records, named and sized from its program (after FusedGroups::plan: a
   /// fusion's followers read their leader's list instead of holding one).
   void allocate_records();
-  /// Where operator `i` of `rank` records its times: the rank's list, or, for a follower that
-  /// reads its leader's list, the record of the fork in progress (FusedGroup::Fork::records).
-  OpRecord& record(int rank, std::size_t i);
   std::vector<std::uint32_t> kind_name_;  ///< per OpKind: its name's index in result_.names
   void rank_main(int rank);
   /// A rank whose program has several streams runs one actor per stream (a lane); each runs
   /// its stream's operators in program order, each after the operators it is `after`.
   void run_stream(int rank, int stream, std::size_t first = 0);
-  /// The state of `rank`'s first lane (stream 0, the lane a fusion runs), from any actor.
-  RankState& main_lane(int rank) { return states_[static_cast<std::size_t>(at(lane_first_, rank))]; }
   /// Lanes of `rank`: states_[lane_first_[rank] .. lane_first_[rank + 1]).
   int lanes(int rank) const { return lane_first_[static_cast<std::size_t>(rank) + 1] - at(lane_first_, rank); }
   std::vector<int> lane_first_;
   std::vector<int>
       lane_of_actor_;  ///< by actor pid (SimGrid numbers actors densely): its lane (ranks with streams only)
-  /// Marks operators [first, end) of `rank` ended and resumes its lanes that waited for one
-  /// of them (StreamDependencies; nothing for a rank without streams).
-  void end_ops(int rank, std::size_t first, std::size_t end);
   std::unique_ptr<StreamDependencies> dependencies_;  ///< when the actors start
   /// Whether operator `i` of `rank` runs alone on the rank (no other stream can run meanwhile).
   bool alone(int rank, std::size_t i) const;
   /// Runs `rank`'s operators from `first` on, each as the rank's own.
   void run_individually(int rank, std::size_t first);
-  /// Runs operator `i` of `rank` (not a compute operator) and records its times.
-  void run_op(int rank, std::size_t i);
-  /// Runs rank's compute operators from `first` on (one, or a run of them: see the
-  /// definition) and records their times; returns the index of the next operator.
-  std::size_t run_compute(int rank, std::size_t first);
   /// The time compute operator `op` takes on an accelerator (a core) of its own.
   double compute_s(const Op& op) const;
   /// The host of the node's cores where `op` of `rank` executes, time-shared with the node's
@@ -192,9 +210,6 @@ class Simulation {
   void unfold();
   /// Installs the calibrated model's latency and bandwidth factor callbacks on SimGrid's network model.
   void install_factors();
-  /// Posts the message of send or receive `op` of `rank` on its point-to-point channel (a
-  /// receive's payload lands in *received) and names the peer in the rank's state.
-  sg4::CommPtr post_p2p(int rank, const Op& op, int** received);
   int membership_slot(int rank, int group) const;
   std::string explain_deadlock() const;
   std::string describe_wait(int lane) const;
@@ -202,51 +217,6 @@ class Simulation {
   /// The rank of lane `lane`.
   int rank_of_lane(int lane) const;
 
-  /// --fast: the ranks of a group that run one program (a version-2 trace's tensor-parallel
-  /// peers) start in lockstep and stay so while each of their operators takes the same time on
-  /// each of them: compute (each alone on its accelerator), and the group's own collectives run
-  /// as their critical path with equal ends. While they do, the group runs as one simulated
-  /// rank, its first member's (the leader's), and the others' records are copies. Any other
-  /// operator (a send, a receive, a collective on another group) is a fork: every member runs
-  /// it as its own, and if all end at the same instant they go on as one again; otherwise each
-  /// goes on alone (as the full --fast replay would have them from there). Ranks with
-  /// streams run as one on their first stream up to the first operator that another stream
-  /// may overlap (trace::Program::alone()), except for p2p calls (p2p_calls_), which are forks,
-  /// and each on its own from there; their other lanes start where the first leaves the fusion.
-  struct FusedGroup {
-    std::vector<int> members;  ///< the group's ranks in group order; members[0] leads
-    int group = -1;
-    std::size_t until = 0;              ///< the operators [0, until) may run fused (the program's size without streams)
-    std::vector<sg4::SemaphorePtr> go;  ///< per member (not the leader): released for a fork or the end
-    bool done = false;  ///< the leader ran operators [0, until) fused: the followers end or go on from there
-    /// One fork: who finished it, and whether all did at one instant.
-    struct Fork {
-      int finished = 0;
-      double first_end_s = 0;
-      bool ends_equal = true;
-      bool decided = false;
-      bool together = false;
-      std::size_t op = 0;   ///< the fork's (first) operator
-      std::size_t end = 0;  ///< one past its last: op + 1, or the end of a p2p call (p2p_calls_)
-      std::size_t width() const { return end - op; }
-      /// Per member (width() each): its records of the fork while it reads the leader's records.
-      std::vector<OpRecord> records;
-    };
-    std::shared_ptr<Fork> fork;
-    int forks = 0;        ///< forks that ended together
-    bool parted = false;  ///< a fork ended apart: the members went on alone
-  };
-  std::vector<FusedGroup> fused_groups_;
-  /// --fast, per program: at the first operator of a p2p call (a run of sends and receives
-  /// posted together, each on a stream of its own, that the next operator of the main stream
-  /// waits for: the interleaved schedule's Megatron calls), one past its last; 0 elsewhere.
-  /// A fused group runs a call as one fork in which each member posts all of it at once and
-  /// waits for all (run_call), as its lanes would.
-  std::vector<std::vector<std::uint32_t>> p2p_calls_;
-  void find_p2p_calls();
-  /// Runs the p2p call [first, end) of `rank` in the calling actor: every operator posted now,
-  /// each recorded with its own end and waits (the times its own lane would record).
-  void run_call(int rank, std::size_t first, std::size_t end);
   /// Starts the actor of lane `stream` of `rank` at operator `first` (run_stream), or marks
   /// the lane done when it has no operator from there. A rank of a fusion starts its lanes
   /// other than the first when its first lane leaves the fusion (the fusion runs their p2p
@@ -256,31 +226,7 @@ class Simulation {
   void start_lane(int rank, int stream, std::size_t first);
   /// Lanes of `rank` other than the first: first operator and dependency, before they start.
   void park_lanes(int rank);
-  std::vector<int> fused_group_of_;  ///< per rank: index in fused_groups_, -1 for none (empty without --fast)
-  std::vector<int> fused_slot_;      ///< per rank: its index in its fused group's members
-  /// The fused group `rank` follows (not leads), nullptr for none.
-  FusedGroup* followed_group(int rank);
-  /// Finds the groups of identical ranks that run fused (FusedGroup).
-  void plan_fused_groups();
-  /// The leader's loop: returns the operator from which the leader goes on alone (the op
-  /// count when the fusion ran to the end).
-  std::size_t run_leader(FusedGroup& fusion);
-  /// A follower's loop: the operator from which it goes on alone, or the op count (done).
-  std::size_t run_follower(FusedGroup& fusion, int slot);
-  /// Runs a fork's operator or call as `rank`'s own and marks them ended.
-  void run_fork(int rank, const FusedGroup::Fork& fork);
-  /// Runs the fusion's collective `op` (operator `i`) as its critical path for all members at
-  /// once; false (nothing done) when it must run as a fork (the shortcut does not apply, or
-  /// the members' ends differ).
-  bool run_fused_collective(FusedGroup& fusion, const Op& op, std::size_t i);
-  /// A member that finished the fork in progress: whether all members finished it at this
-  /// instant (they go on fused).
-  bool join(FusedGroup& fusion, int rank, const std::shared_ptr<FusedGroup::Fork>& fork);
-  /// After a fork: a follower that reads the leader's records takes a copy of its own unless
-  /// it ended with the others and its record of the fork is the leader's.
-  void settle_fork_record(const FusedGroup& fusion, int rank, const FusedGroup::Fork& fork);
-  /// A note on the fusions, "" without any.
-  std::string fused_groups_note() const;
+  std::unique_ptr<FusedGroups> fusions_;  ///< before the records are allocated
 
   const trace::Trace& trace_;
   const topology::Platform& platform_;
@@ -291,17 +237,7 @@ class Simulation {
   std::vector<int> sharing_;  ///< per accelerator (core): how many ranks it runs
   std::string placement_policy_;
   std::vector<RankState> states_;  ///< per lane (lane_first_)
-  /// Per rank: (group, index in group, collectives entered on it so far).
-  struct Membership {
-    int group;
-    int index;
-    int entered;
-  };
   std::vector<std::vector<Membership>> memberships_;
-  /// A rank entering a collective of `group`: its membership, with the call counted.
-  Membership& enter(int rank, int group);
-  /// The algorithm and error fields of a collective's record, from its plan.
-  void label(OpRecord& record, const CollectivePlan& plan);
   GraphZone* zone_ = nullptr;
   std::unique_ptr<NetworkFactors> factors_;  ///< the calibrated model, nullptr without one
   /// The progress line (ReplayOptions::progress): every kProgressEvery operators started,

@@ -1,8 +1,8 @@
 // Simulation's streams: a rank runs each stream as a lane (an actor), a lane waits for the
-// operators of other streams it is after (StreamDependencies, end_ops), the lanes of a rank in a fusion
-// start when it leaves the fusion (start_lane), and a p2p call runs in one actor as a fork of a
-// fusion (run_call). The engine's other parts: simulation.cpp (operators, run()),
-// fusion_runner.cpp (groups run as one), collective_runner.cpp (collectives).
+// operators of other streams it is after (StreamDependencies, end_ops), and the lanes of a rank
+// in a fusion start when it leaves the fusion (start_lane). The engine's other parts:
+// simulation.cpp (operators, run()), fused_groups.cpp (groups run as one),
+// collective_runner.cpp (collectives).
 #include <algorithm>
 #include <cstdint>
 #include <span>
@@ -19,30 +19,6 @@
 
 namespace ccsim::engine {
 namespace detail {
-
-void Simulation::run_call(int rank, std::size_t first, std::size_t end) {
-  RankState& st = state(rank);
-  const double posted_s = sg4::Engine::get_clock();
-  std::vector<sg4::CommPtr> comms;
-  std::vector<int*> received(end - first, nullptr);  // get_async's payload slots
-  for (std::size_t k = first; k < end; ++k) {
-    const Op op = trace_.op(rank, k);
-    record(rank, k).start_s = posted_s;
-    comms.push_back(post_p2p(rank, op, &received[k - first]));
-  }
-  st.op = first;
-  for (const sg4::CommPtr& comm : comms) comm->wait();
-  // Each operator as its own lane records it: waiting from the post to its transfer's start,
-  // ended when its transfer finished.
-  for (std::size_t k = first; k < end; ++k) {
-    const sg4::Comm& comm = *comms[k - first];
-    st.op = k;
-    waited(rank, posted_s, comm.get_start_time());
-    record(rank, k).end_s = comm.get_finish_time();
-  }
-  st.op = first;
-  st.send_peer = st.recv_peer = -1;
-}
 
 bool Simulation::alone(int rank, std::size_t i) const {
   const auto& table = shortcuts_->alone(at(trace_.program_of, rank));
@@ -92,14 +68,11 @@ void Simulation::run_stream(int rank, int stream, std::size_t first) {
 void Simulation::rank_main(int rank) {
   const int stream = state(rank).stream;
   std::size_t first = 0;
-  const auto r = static_cast<std::size_t>(rank);
-  if (stream == 0 && !fused_group_of_.empty() && fused_group_of_[r] >= 0) {
-    FusedGroup& fusion = fused_groups_[static_cast<std::size_t>(fused_group_of_[r])];
-    const int slot = fused_slot_[r];
-    first = slot == 0 ? run_leader(fusion) : run_follower(fusion, slot);
+  if (stream == 0 && fusions_->fused(rank)) {
+    first = fusions_->run(rank);
     for (int k = 1; k < lanes(rank); ++k) start_lane(rank, k, first);
     // The leader ran the whole program for all and marked them done.
-    if (fusion.done && fusion.until == trace_.program_ops(rank).size()) return;
+    if (fusions_->ran_whole_program(rank)) return;
   }
   if (lanes(rank) > 1) {
     run_stream(rank, stream, first);
