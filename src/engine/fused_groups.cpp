@@ -226,10 +226,10 @@ std::size_t FusedGroups::run_leader(Group& fusion) {
   RankRecords& records = sim_.records();
   const auto& lead_records = at(records, lead);
   for (std::size_t i = 0; i < fusion.until;) {
-    for (int m : fusion.members) sim_.main_lane(m).op = i;
+    for (int m : fusion.members) lanes_.first(m).op = i;
     if (ops[i].kind == OpKind::kCompute) {
       const std::size_t next = sim_.run_compute(lead, i);
-      for (int m : fusion.members) sim_.end_ops(m, i, next);
+      for (int m : fusion.members) lanes_.end_ops(m, i, next);
       for (std::size_t k = 1; k < fusion.members.size(); ++k) {
         const auto mk = static_cast<std::size_t>(fusion.members[k]);
         if (records.shared(mk, static_cast<std::size_t>(lead))) continue;
@@ -244,7 +244,7 @@ std::size_t FusedGroups::run_leader(Group& fusion) {
     }
     const Op op = trace_.op(lead, i);
     if (trace::is_collective(op.kind) && op.group == fusion.group && run_fused_collective(fusion, op, i)) {
-      for (int m : fusion.members) sim_.end_ops(m, i, i + 1);
+      for (int m : fusion.members) lanes_.end_ops(m, i, i + 1);
       ++i;
       continue;
     }
@@ -265,8 +265,8 @@ std::size_t FusedGroups::run_leader(Group& fusion) {
   }
   fusion.done = true;
   for (int m : fusion.members) {
-    sim_.main_lane(m).op = fusion.until;
-    sim_.main_lane(m).done = fusion.until == ops.size();
+    lanes_.first(m).op = fusion.until;
+    lanes_.first(m).done = fusion.until == ops.size();
   }
   for (std::size_t k = 1; k < fusion.members.size(); ++k) fusion.go[k]->release();
   return fusion.until;
@@ -289,7 +289,7 @@ void FusedGroups::run_fork(int rank, const Fork& fork) {
   } else {
     run_call(rank, fork.op, fork.end);
   }
-  sim_.end_ops(rank, fork.op, fork.end);
+  lanes_.end_ops(rank, fork.op, fork.end);
 }
 
 void FusedGroups::run_call(int rank, std::size_t first, std::size_t end) {

@@ -24,6 +24,7 @@ struct ReplicaFolding;
 namespace detail {
 
 class Simulation;
+class StreamLanes;
 
 /// --fast: the ranks of a group that run one program (a version-2 trace's tensor-parallel
 /// peers) start in lockstep and stay so while each of their operators takes the same time on
@@ -46,9 +47,10 @@ class FusedGroups {
  public:
   /// `placement` and `sharing` (per accelerator, the ranks it runs) as Simulation keeps them;
   /// `speed`: the accelerator's FLOP/s (a time is finite when its work is).
-  FusedGroups(Simulation& sim, const trace::Trace& trace, const std::vector<int>& placement,
+  FusedGroups(Simulation& sim, StreamLanes& lanes, const trace::Trace& trace, const std::vector<int>& placement,
               const std::vector<int>& sharing, CollectivePlanner& planner, CollectiveShortcuts& shortcuts, double speed)
       : sim_(sim),
+        lanes_(lanes),
         trace_(trace),
         placement_(placement),
         sharing_(sharing),
@@ -133,6 +135,7 @@ class FusedGroups {
   void settle_fork_record(const Group& fusion, int rank, const Fork& fork);
 
   Simulation& sim_;
+  StreamLanes& lanes_;
   const trace::Trace& trace_;
   const std::vector<int>& placement_;
   const std::vector<int>& sharing_;

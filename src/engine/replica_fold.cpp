@@ -270,10 +270,8 @@ void Simulation::unfold() {
     const int image = at(folding_.image, r);
     result_.ops.share(static_cast<std::size_t>(r), static_cast<std::size_t>(image));
     if (options_.wait_spans) at(result_.waits, r) = at(result_.waits, image);
-    for (int k = 0; k < lanes(r); ++k) {
-      states_[static_cast<std::size_t>(at(lane_first_, r) + k)] =
-          states_[static_cast<std::size_t>(at(lane_first_, image) + k)];
-    }
+    const std::span<const RankState> copied = std::as_const(*lanes_).of_rank(image);
+    std::copy(copied.begin(), copied.end(), lanes_->of_rank(r).begin());
   }
   const auto world = static_cast<std::size_t>(trace_.world_size);
   const auto copies = static_cast<std::size_t>(

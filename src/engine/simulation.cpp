@@ -467,25 +467,43 @@ void Simulation::run_individually(int rank, std::size_t first) {
   st.done = true;
 }
 
+bool Simulation::alone(int rank, std::size_t i) const {
+  const auto& table = shortcuts_->alone(at(trace_.program_of, rank));
+  return table.empty() || table[i] != 0;
+}
+
+void Simulation::rank_main(int rank) {
+  const int stream = state(rank).stream;
+  std::size_t first = 0;
+  if (stream == 0 && fusions_->fused(rank)) {
+    first = fusions_->run(rank);
+    for (int k = 1; k < lanes_->lanes(rank); ++k) lanes_->start_lane(rank, k, first);
+    // The leader ran the whole program for all and marked them done.
+    if (fusions_->ran_whole_program(rank)) return;
+  }
+  if (lanes_->lanes(rank) > 1) {
+    lanes_->run_stream(rank, stream, first);
+    return;
+  }
+  run_individually(rank, first);
+}
+
 std::string Simulation::describe_position(int rank) const {
   std::vector<std::string> blocked;
-  for (int lane = at(lane_first_, rank); lane < lane_first_[static_cast<std::size_t>(rank) + 1]; ++lane) {
-    const RankState& st = at(states_, lane);
+  for (const RankState& st : std::as_const(*lanes_).of_rank(rank)) {
     if (st.done) continue;
     const Op& op = trace_.program_ops(rank)[st.op];
     blocked.push_back(fmt::format("operator #{} '{}'{}", st.op, trace_.op_name(op),
-                                  lanes(rank) > 1 ? fmt::format(" (stream {})", st.stream) : std::string()));
+                                  lanes_->lanes(rank) > 1 ? fmt::format(" (stream {})", st.stream) : std::string()));
   }
   if (blocked.empty()) return fmt::format("rank {} has finished all its operators", rank);
   return fmt::format("rank {} is blocked in {}", rank, fmt::join(blocked, " and "));
 }
 
-std::string Simulation::describe_wait(int lane) const {
-  const int rank = rank_of_lane(lane);
-  const RankState& st = at(states_, lane);
+std::string Simulation::describe_wait(int rank, const RankState& st) const {
   const Op op = trace_.op(rank, st.op);
   std::string head = fmt::format("rank {}{}: operator #{} '{}' (line {})", rank,
-                                 lanes(rank) > 1 ? fmt::format(" stream {}", st.stream) : std::string(), st.op,
+                                 lanes_->lanes(rank) > 1 ? fmt::format(" stream {}", st.stream) : std::string(), st.op,
                                  trace_.op_name(op), op.line);
   if (st.after >= 0) {
     const auto d = static_cast<std::size_t>(st.after);
@@ -531,13 +549,13 @@ std::string Simulation::describe_wait(int lane) const {
 }
 
 std::string Simulation::explain_deadlock() const {
-  std::vector<int> blocked;  // lanes
+  std::vector<std::pair<int, const RankState*>> blocked;  // lanes, with their rank
   int ranks = 0;
   for (int r = 0; r < trace_.world_size; ++r) {
     bool any = false;
-    for (int lane = at(lane_first_, r); lane < lane_first_[static_cast<std::size_t>(r) + 1]; ++lane) {
-      if (at(states_, lane).done) continue;
-      if (!folded(r)) blocked.push_back(lane);  // a folded rank is where its image is
+    for (const RankState& st : std::as_const(*lanes_).of_rank(r)) {
+      if (st.done) continue;
+      if (!folded(r)) blocked.emplace_back(r, &st);  // a folded rank is where its image is
       any = true;
     }
     ranks += any ? 1 : 0;
@@ -551,7 +569,8 @@ std::string Simulation::explain_deadlock() const {
         folding_.simulated, folding_.replicas);
   }
   constexpr std::size_t kShown = 8;
-  for (std::size_t i = 0; i < blocked.size() && i < kShown; ++i) out += "\n  " + describe_wait(blocked[i]);
+  for (std::size_t i = 0; i < blocked.size() && i < kShown; ++i)
+    out += "\n  " + describe_wait(blocked[i].first, *blocked[i].second);
   if (blocked.size() > kShown) {
     out += fmt::format("\n  ... and {} more blocked {}", blocked.size() - kShown,
                        blocked.size() == static_cast<std::size_t>(ranks) ? "ranks" : "ranks or streams");
@@ -567,21 +586,6 @@ Result Simulation::run() {
     check_fit();
   }
   prepare_result();
-  // One lane (actor) per stream of each rank's program.
-  {
-    std::vector<int> streams_of_program(trace_.programs.size());
-    for (std::size_t p = 0; p < trace_.programs.size(); ++p) streams_of_program[p] = trace_.programs[p].stream_count();
-    lane_first_.assign(static_cast<std::size_t>(trace_.world_size) + 1, 0);
-    for (int r = 0; r < trace_.world_size; ++r) {
-      const int n = streams_of_program[static_cast<std::size_t>(at(trace_.program_of, r))];
-      lane_first_[static_cast<std::size_t>(r) + 1] = at(lane_first_, r) + n;
-    }
-    states_.assign(static_cast<std::size_t>(lane_first_.back()), RankState{});
-    for (int r = 0; r < trace_.world_size; ++r) {
-      for (int k = 0; k < lanes(r); ++k) states_[static_cast<std::size_t>(at(lane_first_, r) + k)].stream = k;
-    }
-  }
-
   std::unique_ptr<sg4::Engine> engine = make_engine(options_.stack_kib, options_.simgrid_log);
 
   GraphZoneOptions zone_options;
@@ -613,9 +617,11 @@ Result Simulation::run() {
     leave_out_links();
     fold();
   }
+  lanes_ = std::make_unique<StreamLanes>(*this, trace_, *zone_);  // one lane (actor) per stream of a rank's program
   speed_ = net.accelerator().flops;
   seconds_per_reduced_byte_ = 1.0 / net.accelerator().reduce_Bps;
-  fusions_ = std::make_unique<FusedGroups>(*this, trace_, placement_, sharing_, *planner_, *shortcuts_, speed_);
+  fusions_ =
+      std::make_unique<FusedGroups>(*this, *lanes_, trace_, placement_, sharing_, *planner_, *shortcuts_, speed_);
   // Compute on a node's shared cores (CPU ranks) is time-shared operator by operator.
   if (options_.fast && !net.accelerator().cpu_core) fusions_->plan(folding_, factors_.get());
   allocate_records();
@@ -638,26 +644,8 @@ Result Simulation::run() {
       if (!folded(r)) actors += 1 + streams_with_ops[static_cast<std::size_t>(at(trace_.program_of, r))];
     }
     set_actor_stacks(*engine, actors);
-    dependencies_ = std::make_unique<StreamDependencies>(trace_);
     for (int r = 0; r < trace_.world_size; ++r) {
-      if (folded(r)) continue;
-      if (lanes(r) == 1) {
-        sg4::Actor::create(fmt::format("rank{}", r), zone_->host_of_rank(r), [this, r] { rank_main(r); });
-        continue;
-      }
-      dependencies_->add_rank(r, lanes(r));
-      // The first lane (rank_main: the fusion, then its stream); the others now, or when the
-      // rank leaves its fusion (start_lane).
-      sg4::ActorPtr actor =
-          sg4::Actor::create(fmt::format("rank{}.stream0", r), zone_->host_of_rank(r), [this, r] { rank_main(r); });
-      const auto pid = static_cast<std::size_t>(actor->get_pid());
-      if (lane_of_actor_.size() <= pid) lane_of_actor_.resize(pid + 1, -1);
-      lane_of_actor_[pid] = at(lane_first_, r);
-      if (fusions_->fused(r)) {
-        park_lanes(r);
-      } else {
-        for (int k = 1; k < lanes(r); ++k) start_lane(r, k, 0);
-      }
+      if (!folded(r)) lanes_->start_rank(r, fusions_->fused(r), [this, r] { rank_main(r); });
     }
     if (options_.progress) {
       for (int r = 0; r < trace_.world_size; ++r) total_ops_ += trace_.program_ops(r).size();
@@ -674,9 +662,7 @@ Result Simulation::run() {
   }
   if (std::string note = coarse_rings_->note(); !note.empty()) result_.notes.push_back(std::move(note));
   check_finite();
-  for (const RankState& st : states_) {
-    if (!st.done) throw SimulationError(explain_deadlock());
-  }
+  if (!lanes_->all_done()) throw SimulationError(explain_deadlock());
   for (int r = 0; r < trace_.world_size; ++r) {
     if (r > 0 && result_.ops.shared(static_cast<std::size_t>(r), static_cast<std::size_t>(r) - 1))
       continue;  // the same end

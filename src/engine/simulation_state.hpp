@@ -1,10 +1,10 @@
 #pragma once
 
 // The shared state of one SimGrid simulation of a trace (engine-internal: simulation.cpp runs
-// the ranks' programs, collective_runner.cpp their collectives, stream_runner.cpp and
-// replica_fold.cpp the --fast techniques that share its state; coarse_rings.cpp,
-// critical_path_meetings.cpp, fused_groups.cpp and stream_dependencies.cpp use only its public
-// interface and RankState). Only those eight include it.
+// the ranks' programs, collective_runner.cpp their collectives, replica_fold.cpp the --fast
+// technique that shares its state; coarse_rings.cpp, critical_path_meetings.cpp,
+// fused_groups.cpp and stream_lanes.cpp use only its public interface). Only those seven
+// include it.
 
 #include <cstdint>
 #include <initializer_list>
@@ -32,7 +32,7 @@
 #include "engine/graph_zone.hpp"
 #include "engine/network_factors.hpp"
 #include "engine/replica_fold.hpp"
-#include "engine/stream_dependencies.hpp"
+#include "engine/stream_lanes.hpp"
 #include "engine/replay.hpp"
 #include "topology/compute_cost.hpp"
 #include "core/index.hpp"
@@ -42,26 +42,6 @@ namespace ccsim::engine::detail {
 namespace sg4 = simgrid::s4u;
 using trace::Op;
 using trace::OpKind;
-
-/// Where a rank is, kept up to date before every blocking call so that a deadlock can be
-/// explained (which operator, which step, waiting for whom).
-struct RankState {
-  std::size_t op = 0;
-  bool done = false;
-  int stream = 0;                        ///< the stream this state is of (a rank runs one actor per stream)
-  std::int64_t after = -1;               ///< an operator of another stream that op waits for, -1 for none
-  bool woken = false;                    ///< the end of `after` released this lane's semaphore
-  int step = -1;                         ///< collective step in progress, -1 outside collectives
-  const CollectivePlan* plan = nullptr;  ///< collective in progress (its steps are counted on demand)
-  int group_rank = -1;                   ///< the rank's index in the collective's group
-  int send_peer = -1;                    ///< global ranks involved in the blocking call
-  int recv_peer = -1;
-  int sequence = 0;  ///< collective: its 1-based number among this rank's calls on the group
-  /// What the rank's accelerator is busy with ("computing", "compressing", ...), nullptr when
-  /// it is not busy; with the amount of time, for a stall inside a busy period.
-  const char* busy_with = nullptr;
-  double busy_s = 0;
-};
 
 /// The first amount of work whose simulated time is not finite (a rate too small for the
 /// amount, or an amount too large for a double): the simulation skips it and reports it.
@@ -87,7 +67,7 @@ class Simulation {
   // What the techniques (CoarseRings, ...) and the StepRunner use: the calling lane's state, messages, busy time
   // and waits, all recorded on the rank's current operator.
   /// The state of the calling actor's lane of `rank` (its only one for a rank without streams).
-  RankState& state(int rank);
+  RankState& state(int rank) { return lanes_->state(rank); }
   /// Adds [from_s, to_s) (when not empty) to the wait of `rank`'s current operator.
   void waited(int rank, double from_s, double to_s);
   /// The waits of a blocking exchange posted at `posted_s` and complete now: the parts of
@@ -138,11 +118,6 @@ class Simulation {
   Membership& enter(int rank, int group);
   /// The algorithm and error fields of a collective's record, from its plan.
   void label(OpRecord& record, const CollectivePlan& plan);
-  /// The state of `rank`'s first lane (stream 0, the lane a fusion runs), from any actor.
-  RankState& main_lane(int rank) { return states_[static_cast<std::size_t>(at(lane_first_, rank))]; }
-  /// Marks operators [first, end) of `rank` ended and resumes its lanes that waited for one
-  /// of them (StreamDependencies; nothing for a rank without streams).
-  void end_ops(int rank, std::size_t first, std::size_t end);
 
  private:
   void check_fit();
@@ -152,15 +127,7 @@ class Simulation {
   void allocate_records();
   std::vector<std::uint32_t> kind_name_;  ///< per OpKind: its name's index in result_.names
   void rank_main(int rank);
-  /// A rank whose program has several streams runs one actor per stream (a lane); each runs
-  /// its stream's operators in program order, each after the operators it is `after`.
-  void run_stream(int rank, int stream, std::size_t first = 0);
-  /// Lanes of `rank`: states_[lane_first_[rank] .. lane_first_[rank + 1]).
-  int lanes(int rank) const { return lane_first_[static_cast<std::size_t>(rank) + 1] - at(lane_first_, rank); }
-  std::vector<int> lane_first_;
-  std::vector<int>
-      lane_of_actor_;  ///< by actor pid (SimGrid numbers actors densely): its lane (ranks with streams only)
-  std::unique_ptr<StreamDependencies> dependencies_;  ///< when the actors start
+  std::unique_ptr<StreamLanes> lanes_;  ///< once the zone is built
   /// Whether operator `i` of `rank` runs alone on the rank (no other stream can run meanwhile).
   bool alone(int rank, std::size_t i) const;
   /// Runs `rank`'s operators from `first` on, each as the rank's own.
@@ -212,20 +179,9 @@ class Simulation {
   void install_factors();
   int membership_slot(int rank, int group) const;
   std::string explain_deadlock() const;
-  std::string describe_wait(int lane) const;
+  std::string describe_wait(int rank, const RankState& lane) const;
   std::string describe_position(int rank) const;
-  /// The rank of lane `lane`.
-  int rank_of_lane(int lane) const;
 
-  /// Starts the actor of lane `stream` of `rank` at operator `first` (run_stream), or marks
-  /// the lane done when it has no operator from there. A rank of a fusion starts its lanes
-  /// other than the first when its first lane leaves the fusion (the fusion runs their p2p
-  /// calls before): until then they name their first operator and what it waits for. An
-  /// actor is two memory mappings, and a process has about 65,530: 10,240 ranks of 5 streams
-  /// would not start.
-  void start_lane(int rank, int stream, std::size_t first);
-  /// Lanes of `rank` other than the first: first operator and dependency, before they start.
-  void park_lanes(int rank);
   std::unique_ptr<FusedGroups> fusions_;  ///< before the records are allocated
 
   const trace::Trace& trace_;
@@ -236,7 +192,6 @@ class Simulation {
   std::vector<int> placement_;
   std::vector<int> sharing_;  ///< per accelerator (core): how many ranks it runs
   std::string placement_policy_;
-  std::vector<RankState> states_;  ///< per lane (lane_first_)
   std::vector<std::vector<Membership>> memberships_;
   GraphZone* zone_ = nullptr;
   std::unique_ptr<NetworkFactors> factors_;  ///< the calibrated model, nullptr without one

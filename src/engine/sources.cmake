@@ -16,6 +16,6 @@ target_sources(ccsim_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/sg_engine.cpp
   ${CMAKE_CURRENT_LIST_DIR}/simulation.cpp
   ${CMAKE_CURRENT_LIST_DIR}/stream_dependencies.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/stream_runner.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/stream_lanes.cpp
   ${CMAKE_CURRENT_LIST_DIR}/xml_check.cpp
 )

@@ -2,10 +2,15 @@
 
 #include <algorithm>
 
-#include "engine/simulation_state.hpp"
+#include <simgrid/s4u/Semaphore.hpp>
+
+#include "engine/stream_lanes.hpp"
 #include "core/index.hpp"
 
 namespace ccsim::engine::detail {
+
+namespace sg4 = simgrid::s4u;
+using trace::Op;
 
 StreamDependencies::StreamDependencies(const trace::Trace& trace) : trace_(trace) {
   ranks_.resize(static_cast<std::size_t>(trace.world_size));
