@@ -160,10 +160,9 @@ void Simulation::run_collective(int rank, const Op& op, std::size_t index) {
 void Simulation::run_shortcut(int rank, const Op& op, const CollectivePlan& plan, int group_rank, int sequence) {
   // Members of folded replicas (ReplicaFolding) are not simulated: each starts when the
   // simulated member that stands for it does.
-  const std::vector<int>* stand_in =
-      stand_ins_.empty() || at(stand_ins_, op.group).empty() ? nullptr : &at(stand_ins_, op.group);
+  const std::vector<int>* stand_in = replicas_.stand_ins(op.group);
   const CriticalPathMeetings::End end = meetings_->meet(rank, op.group, sequence, plan, group_rank, stand_in);
-  if (stand_in != nullptr) fold_lag_s_ = std::max(fold_lag_s_, end.end_s - end.own_s);
+  if (stand_in != nullptr) replicas_.ended(end.own_s, end.end_s);
   const double end_s = end.end_s;
   // Reported once the simulation is over, as busy() does: the full replay would have run into
   // an amount of work too large for SimGrid (busy periods are part of the rank's time).

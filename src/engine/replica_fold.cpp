@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <span>
 #include <unordered_map>
 #include <utility>
 
@@ -10,7 +11,10 @@
 #include "engine/collective_plan.hpp"
 #include "engine/collective_shortcuts.hpp"
 #include "engine/graph_zone.hpp"
-#include "engine/simulation_state.hpp"
+#include "engine/network_factors.hpp"
+#include "engine/replay.hpp"
+#include "engine/result.hpp"
+#include "engine/stream_lanes.hpp"
 #include "core/index.hpp"
 
 namespace ccsim::engine {
@@ -233,27 +237,26 @@ ReplicaFolding fold_replicas(const trace::Trace& trace, const topology::Network&
   return out;
 }
 
-// The simulation's side: which ranks it runs (fold), and the folded ranks' records after it
-// ran (unfold).
 namespace detail {
 
-void Simulation::fold() {
-  const topology::Network& net = platform_.network;
-  if (!options_.fast || !options_.fold_replicas || net.accelerator().cpu_core) return;
+std::string FoldedReplicas::decide(const trace::Trace& trace, const topology::Network& network,
+                                   const std::vector<int>& placement, const std::vector<int>& sharing,
+                                   const ReplayOptions& options, const NetworkFactors* factors,
+                                   CollectivePlanner& planner, CollectiveShortcuts& shortcuts, GraphZone& zone) {
+  if (!options.fast || !options.fold_replicas || network.accelerator().cpu_core) return "";
   // The messages of copied replicas are not counted for the note on a calibrated model's
   // extrapolation (NetworkFactors::count).
-  if (factors_ != nullptr && factors_->has_floor()) return;
-  if (std::any_of(sharing_.begin(), sharing_.end(), [](int ranks) { return ranks > 1; })) return;
-  folding_ = fold_replicas(trace_, net, placement_, *planner_, *shortcuts_, *zone_);
+  if (factors != nullptr && factors->has_floor()) return "";
+  if (std::any_of(sharing.begin(), sharing.end(), [](int ranks) { return ranks > 1; })) return "";
+  folding_ = fold_replicas(trace, network, placement, planner, shortcuts, zone);
   if (!folding_.refusal.empty()) {
-    result_.notes.push_back(fmt::format("shortcuts: the {} data-parallel replicas were simulated one by one: {}",
-                                        folding_.replicas, folding_.refusal));
-    return;
+    return fmt::format("shortcuts: the {} data-parallel replicas were simulated one by one: {}", folding_.replicas,
+                       folding_.refusal);
   }
-  if (folding_.image.empty()) return;
-  stand_ins_.assign(trace_.groups.size(), {});
-  for (std::size_t g = 0; g < trace_.groups.size(); ++g) {
-    const trace::Group& group = trace_.groups[g];
+  if (folding_.image.empty()) return "";
+  stand_ins_.assign(trace.groups.size(), {});
+  for (std::size_t g = 0; g < trace.groups.size(); ++g) {
+    const trace::Group& group = trace.groups[g];
     if (group.kind != trace::GroupKind::kData) continue;
     std::vector<int>& stand_in = stand_ins_[g];
     for (std::size_t i = 0; i < group.ranks.size(); ++i) {
@@ -261,19 +264,20 @@ void Simulation::fold() {
       stand_in.push_back(folded(m) ? group.index_of(at(folding_.image, m)) : static_cast<int>(i));
     }
   }
+  return "";
 }
 
-void Simulation::unfold() {
-  if (folding_.image.empty()) return;
-  for (int r = 0; r < trace_.world_size; ++r) {
+std::string FoldedReplicas::unfold(const trace::Trace& trace, Result& result, StreamLanes& lanes) const {
+  if (folding_.image.empty()) return "";
+  for (int r = 0; r < trace.world_size; ++r) {
     if (!folded(r)) continue;
     const int image = at(folding_.image, r);
-    result_.ops.share(static_cast<std::size_t>(r), static_cast<std::size_t>(image));
-    if (options_.wait_spans) at(result_.waits, r) = at(result_.waits, image);
-    const std::span<const RankState> copied = std::as_const(*lanes_).of_rank(image);
-    std::copy(copied.begin(), copied.end(), lanes_->of_rank(r).begin());
+    result.ops.share(as_index(r), as_index(image));
+    if (!result.waits.empty()) at(result.waits, r) = at(result.waits, image);  // recorded (wait_spans)
+    const std::span<const RankState> copied = std::as_const(lanes).of_rank(image);
+    std::copy(copied.begin(), copied.end(), lanes.of_rank(r).begin());
   }
-  const auto world = static_cast<std::size_t>(trace_.world_size);
+  const auto world = as_index(trace.world_size);
   const auto copies = static_cast<std::size_t>(
       std::count_if(folding_.image.begin(), folding_.image.end(), [](int i) { return i >= 0; }));
   std::string note = fmt::format(
@@ -282,13 +286,13 @@ void Simulation::unfold() {
       "routes of the same latencies and rates, sharing links with no other replica, as those of the replica they "
       "copy, whose times they took (--every-replica simulates each)",
       folding_.replicas, folding_.simulated, folding_.simulated == 1 ? "one" : "ones", world - copies, world);
-  if (fold_lag_s_ > 0) {
+  if (lag_s_ > 0) {
     note += fmt::format(
         "; members of a data-parallel collective that started it together ended up to {:.3g} us apart, "
         "and a simulated rank ended it with the latest of the ranks it stood for",
-        fold_lag_s_ * 1e6);
+        lag_s_ * 1e6);
   }
-  result_.notes.push_back(std::move(note));
+  return note;
 }
 
 }  // namespace detail

@@ -562,11 +562,11 @@ std::string Simulation::explain_deadlock() const {
   }
   std::string out = fmt::format("simulation cannot progress at t={:.6f} s: {} of {} ranks are blocked",
                                 sg4::Engine::get_clock(), ranks, trace_.world_size);
-  if (!folding_.image.empty()) {
+  if (!replicas_.folding().image.empty()) {
     out += fmt::format(
         " (the shortcuts simulated {} of the {} data-parallel replicas: the ranks of the others are where their "
         "copies are, and are not listed)",
-        folding_.simulated, folding_.replicas);
+        replicas_.folding().simulated, replicas_.folding().replicas);
   }
   constexpr std::size_t kShown = 8;
   for (std::size_t i = 0; i < blocked.size() && i < kShown; ++i)
@@ -615,7 +615,10 @@ Result Simulation::run() {
     zone_ = new GraphZone(net, placement_, zone_options);
     if (factors_ != nullptr) install_factors();
     leave_out_links();
-    fold();
+    if (std::string note = replicas_.decide(trace_, net, placement_, sharing_, options_, factors_.get(), *planner_,
+                                            *shortcuts_, *zone_);
+        !note.empty())
+      result_.notes.push_back(std::move(note));
   }
   lanes_ = std::make_unique<StreamLanes>(*this, trace_, *zone_);  // one lane (actor) per stream of a rank's program
   speed_ = net.accelerator().flops;
@@ -623,13 +626,14 @@ Result Simulation::run() {
   fusions_ =
       std::make_unique<FusedGroups>(*this, *lanes_, trace_, placement_, sharing_, *planner_, *shortcuts_, speed_);
   // Compute on a node's shared cores (CPU ranks) is time-shared operator by operator.
-  if (options_.fast && !net.accelerator().cpu_core) fusions_->plan(folding_, factors_.get());
+  if (options_.fast && !net.accelerator().cpu_core) fusions_->plan(replicas_.folding(), factors_.get());
   allocate_records();
 
   {
-    Phase phase(folding_.image.empty() ? fmt::format("simulating {} ranks", trace_.world_size)
-                                       : fmt::format("simulating {} ranks ({} of {} data-parallel replicas)",
-                                                     trace_.world_size, folding_.simulated, folding_.replicas),
+    Phase phase(replicas_.folding().image.empty()
+                    ? fmt::format("simulating {} ranks", trace_.world_size)
+                    : fmt::format("simulating {} ranks ({} of {} data-parallel replicas)", trace_.world_size,
+                                  replicas_.folding().simulated, replicas_.folding().replicas),
                 "reduce the trace's ranks or operators");
     // The most actors the replay can have: a lane per simulated rank and its rank's other
     // streams that hold operators (a fused rank starts those when its group parts, start_lane).
@@ -654,7 +658,8 @@ Result Simulation::run() {
     engine->run();
     progress_.reset();
   }
-  unfold();
+  if (std::string note = replicas_.unfold(trace_, result_, *lanes_); !note.empty())
+    result_.notes.push_back(std::move(note));
 
   if (std::string note = fusions_->note(); !note.empty()) result_.notes.push_back(std::move(note));
   if (factors_ != nullptr) {

@@ -1,10 +1,9 @@
 #pragma once
 
 // The shared state of one SimGrid simulation of a trace (engine-internal: simulation.cpp runs
-// the ranks' programs, collective_runner.cpp their collectives, replica_fold.cpp the --fast
-// technique that shares its state; coarse_rings.cpp, critical_path_meetings.cpp,
-// fused_groups.cpp and stream_lanes.cpp use only its public interface). Only those seven
-// include it.
+// the ranks' programs, collective_runner.cpp their collectives; coarse_rings.cpp,
+// critical_path_meetings.cpp, fused_groups.cpp and stream_lanes.cpp use only its public
+// interface). Only those six include it.
 
 #include <cstdint>
 #include <initializer_list>
@@ -162,19 +161,8 @@ class Simulation {
   /// (55 % of an interleaved 10,240-accelerator replay was that solve). Not with a calibrated
   /// model (its factors read a route's links) nor with ranks that share an accelerator.
   void leave_out_links();
-  /// --fast: decides which data-parallel replicas run as copies of another (ReplicaFolding)
-  /// and notes it; after leave_out_links().
-  void fold();
-  ReplicaFolding folding_;
-  /// Per group with folded members (data-parallel groups): for each position, the position of
-  /// the simulated member that stands for it (its own for a simulated one); empty otherwise.
-  std::vector<std::vector<int>> stand_ins_;
-  /// The most a simulated rank's end of a data-parallel collective came after its own (the
-  /// latest of the ranks it stands for, run_shortcut).
-  double fold_lag_s_ = 0;
-  bool folded(int rank) const { return folding_.folded(rank); }
-  /// After the simulation: every folded rank takes its image's records, waits and state.
-  void unfold();
+  FoldedReplicas replicas_;  ///< --fast: the data-parallel replicas simulated once
+  bool folded(int rank) const { return replicas_.folded(rank); }
   /// Installs the calibrated model's latency and bandwidth factor callbacks on SimGrid's network model.
   void install_factors();
   int membership_slot(int rank, int group) const;
