@@ -382,7 +382,7 @@ bool FusedGroups::run_fused_collective(Group& fusion, const Op& op, std::size_t 
   std::vector<OpRecord*> records;
   for (int m : fusion.members) {
     const auto mm = static_cast<std::size_t>(m);
-    sim_.enter(m, op.group);
+    collectives_.enter(m, op.group);
     if (m != lead && lists.shared(mm, static_cast<std::size_t>(lead))) continue;
     OpRecord& record = lists.writable(mm)[i];
     sim_.label(record, plan);

@@ -25,6 +25,7 @@ namespace detail {
 
 class Simulation;
 class StreamLanes;
+class CollectiveRunner;
 
 /// --fast: the ranks of a group that run one program (a version-2 trace's tensor-parallel
 /// peers) start in lockstep and stay so while each of their operators takes the same time on
@@ -47,10 +48,12 @@ class FusedGroups {
  public:
   /// `placement` and `sharing` (per accelerator, the ranks it runs) as Simulation keeps them;
   /// `speed`: the accelerator's FLOP/s (a time is finite when its work is).
-  FusedGroups(Simulation& sim, StreamLanes& lanes, const trace::Trace& trace, const std::vector<int>& placement,
-              const std::vector<int>& sharing, CollectivePlanner& planner, CollectiveShortcuts& shortcuts, double speed)
+  FusedGroups(Simulation& sim, StreamLanes& lanes, CollectiveRunner& collectives, const trace::Trace& trace,
+              const std::vector<int>& placement, const std::vector<int>& sharing, CollectivePlanner& planner,
+              CollectiveShortcuts& shortcuts, double speed)
       : sim_(sim),
         lanes_(lanes),
+        collectives_(collectives),
         trace_(trace),
         placement_(placement),
         sharing_(sharing),
@@ -136,6 +139,7 @@ class FusedGroups {
 
   Simulation& sim_;
   StreamLanes& lanes_;
+  CollectiveRunner& collectives_;
   const trace::Trace& trace_;
   const std::vector<int>& placement_;
   const std::vector<int>& sharing_;

@@ -40,7 +40,7 @@ struct Result;
 /// the messages below their data (floor_bytes) are not folded (the caller's conditions). The one difference from the
 /// full --fast replay: members of a data-parallel collective that start together may end apart (their ring's hops
 /// differ in latency); a simulated rank then ends it with the latest of the ranks it stands for
-/// (Simulation::run_shortcut), and the note says by how much.
+/// (CollectiveRunner::run_shortcut), and the note says by how much.
 struct ReplicaFolding {
   /// Per rank: the simulated rank whose times it takes, -1 for a simulated rank; empty when
   /// no replica is folded.

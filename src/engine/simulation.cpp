@@ -56,9 +56,9 @@ void Simulation::check_fit() {
   planner_ = std::make_unique<CollectivePlanner>(trace_, net, placement_, options_, target_hardware(platform_));
   planner_->plan_all();
   shortcuts_ = std::make_unique<CollectiveShortcuts>(trace_, net, placement_, options_, planner_.get());
-  coarse_rings_ = std::make_unique<CoarseRings>(*this, trace_, placement_, sharing_, net.accelerator().cpu_core);
-  coarse_rings_->use(*shortcuts_);
-  meetings_ = std::make_unique<CriticalPathMeetings>(*this, *shortcuts_);
+  collectives_ =
+      std::make_unique<CollectiveRunner>(*this, trace_, options_, placement_, sharing_, net.accelerator().cpu_core,
+                                         *planner_, *shortcuts_, replicas_, net.accelerator().flops);
 }
 
 void Simulation::prepare_result() {
@@ -122,13 +122,6 @@ void Simulation::prepare_result() {
   }
   result_.ops.resize(static_cast<std::size_t>(trace_.world_size));
   if (options_.wait_spans) result_.waits.resize(static_cast<std::size_t>(trace_.world_size));
-  memberships_.resize(static_cast<std::size_t>(trace_.world_size));
-  for (std::size_t g = 0; g < trace_.groups.size(); ++g) {
-    const auto& ranks = trace_.groups[g].ranks;
-    for (std::size_t i = 0; i < ranks.size(); ++i) {
-      memberships_[static_cast<std::size_t>(ranks[i])].push_back({static_cast<int>(g), static_cast<int>(i), 0});
-    }
-  }
 }
 
 void Simulation::allocate_records() {
@@ -174,14 +167,6 @@ OpRecord& Simulation::record(int rank, std::size_t i) {
   return result_.ops.writable(static_cast<std::size_t>(rank))[i];
 }
 
-int Simulation::membership_slot(int rank, int group) const {
-  const auto& list = at(memberships_, rank);
-  for (std::size_t i = 0; i < list.size(); ++i) {
-    if (list[i].group == group) return static_cast<int>(i);
-  }
-  return -1;
-}
-
 double Simulation::compute_s(const Op& op) const {
   topology::ComputeOp view{trace_.op_name(op), trace_.op_label(op),           trace_.gemm_of(op),
                            op.flops,           static_cast<double>(op.bytes), op.duration_s};
@@ -215,7 +200,8 @@ std::size_t Simulation::run_compute(int rank, std::size_t first) {
     // a rank with streams, only operators that no other stream can overlap are undisturbed.)
     const int stream = ops[first].stream;
     while (end < ops.size() && ops[end].kind == OpKind::kCompute && shared_cores(rank, ops[end]) == nullptr &&
-           ops[end].stream == stream && (end == first || ops[end].after_count == 0) && alone(rank, end)) {
+           ops[end].stream == stream && (end == first || ops[end].after_count == 0) &&
+           shortcuts_->runs_alone(rank, end)) {
       const double seconds = compute_s(ops[end]);
       if (!std::isfinite(seconds * speed_) || !std::isfinite((total_s + std::max(seconds, 0.0)) * speed_)) break;
       records[end].start_s = start_s + total_s;
@@ -276,6 +262,16 @@ std::uint32_t Simulation::algorithm_name(const std::string& name) {
   return id;
 }
 
+void Simulation::label(OpRecord& record, const CollectivePlan& plan) {
+  record.algorithm = algorithm_name(plan.algorithm);
+  record.error_worst_eb = plan.error_worst_eb;
+  record.error_expected_eb = plan.error_expected_eb;
+}
+
+void Simulation::not_finite(int rank, std::string what) {
+  if (!non_finite_) non_finite_ = NonFiniteWork{rank, state(rank).op, std::move(what)};
+}
+
 void Simulation::waited(int rank, double from_s, double to_s) {
   if (!(to_s > from_s)) return;
   const std::size_t op = state(rank).op;
@@ -307,7 +303,7 @@ void Simulation::busy(int rank, double seconds, const char* what, sg4::Host* on,
   if (!std::isfinite(seconds * speed_)) {
     // SimGrid cannot execute an infinite amount (it crashes or never ends): skip it and fail
     // once the simulation is over, naming the operator.
-    if (!non_finite_) non_finite_ = NonFiniteWork{rank, st.op, fmt::format("{} for {:g} s", what, seconds)};
+    not_finite(rank, fmt::format("{} for {:g} s", what, seconds));
     return;
   }
   st.busy_with = what;
@@ -445,7 +441,7 @@ void Simulation::run_op(int rank, std::size_t i) {
       run_recv(rank, op);
       break;
     default:
-      run_collective(rank, op, i);
+      collectives_->run(rank, op, i);
       break;
   }
   record(rank, i).end_s = sg4::Engine::get_clock();
@@ -465,11 +461,6 @@ void Simulation::run_individually(int rank, std::size_t first) {
   }
   st.op = ops.size();
   st.done = true;
-}
-
-bool Simulation::alone(int rank, std::size_t i) const {
-  const auto& table = shortcuts_->alone(at(trace_.program_of, rank));
-  return table.empty() || table[i] != 0;
 }
 
 void Simulation::rank_main(int rank) {
@@ -528,8 +519,7 @@ std::string Simulation::describe_wait(int rank, const RankState& st) const {
   std::vector<std::string> absent;
   for (int member : group.ranks) {
     if (folded(member)) continue;  // stood for by a simulated member
-    int slot = membership_slot(member, op.group);
-    if (at(memberships_, member)[static_cast<std::size_t>(slot)].entered < st.sequence) {
+    if (collectives_->entered(member, op.group) < st.sequence) {
       absent.push_back(describe_position(member));
     }
   }
@@ -623,8 +613,8 @@ Result Simulation::run() {
   lanes_ = std::make_unique<StreamLanes>(*this, trace_, *zone_);  // one lane (actor) per stream of a rank's program
   speed_ = net.accelerator().flops;
   seconds_per_reduced_byte_ = 1.0 / net.accelerator().reduce_Bps;
-  fusions_ =
-      std::make_unique<FusedGroups>(*this, *lanes_, trace_, placement_, sharing_, *planner_, *shortcuts_, speed_);
+  fusions_ = std::make_unique<FusedGroups>(*this, *lanes_, *collectives_, trace_, placement_, sharing_, *planner_,
+                                           *shortcuts_, speed_);
   // Compute on a node's shared cores (CPU ranks) is time-shared operator by operator.
   if (options_.fast && !net.accelerator().cpu_core) fusions_->plan(replicas_.folding(), factors_.get());
   allocate_records();
@@ -665,7 +655,7 @@ Result Simulation::run() {
   if (factors_ != nullptr) {
     if (std::string note = factors_->extrapolation_note(); !note.empty()) result_.notes.push_back(std::move(note));
   }
-  if (std::string note = coarse_rings_->note(); !note.empty()) result_.notes.push_back(std::move(note));
+  if (std::string note = collectives_->note(); !note.empty()) result_.notes.push_back(std::move(note));
   check_finite();
   if (!lanes_->all_done()) throw SimulationError(explain_deadlock());
   for (int r = 0; r < trace_.world_size; ++r) {

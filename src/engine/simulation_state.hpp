@@ -23,10 +23,9 @@
 
 #include "collective/step_driver.hpp"
 #include "core/progress.hpp"
-#include "engine/coarse_rings.hpp"
 #include "engine/collective_plan.hpp"
+#include "engine/collective_runner.hpp"
 #include "engine/collective_shortcuts.hpp"
-#include "engine/critical_path_meetings.hpp"
 #include "engine/fused_groups.hpp"
 #include "engine/graph_zone.hpp"
 #include "engine/network_factors.hpp"
@@ -107,16 +106,11 @@ class Simulation {
   /// Where operator `i` of `rank` records its times: the rank's list, or, for a follower that
   /// reads its leader's list, its record of the fork in progress (FusedGroups::fork_record).
   OpRecord& record(int rank, std::size_t i);
-  /// Per rank: (group, index in group, collectives entered on it so far).
-  struct Membership {
-    int group;
-    int index;
-    int entered;
-  };
-  /// A rank entering a collective of `group`: its membership, with the call counted.
-  Membership& enter(int rank, int group);
   /// The algorithm and error fields of a collective's record, from its plan.
   void label(OpRecord& record, const CollectivePlan& plan);
+  /// Work of `rank` whose simulated time is not finite (`what`: "ends at inf s", ...): skipped,
+  /// and the first such reported once the simulation is over.
+  void not_finite(int rank, std::string what);
 
  private:
   void check_fit();
@@ -127,8 +121,6 @@ class Simulation {
   std::vector<std::uint32_t> kind_name_;  ///< per OpKind: its name's index in result_.names
   void rank_main(int rank);
   std::unique_ptr<StreamLanes> lanes_;  ///< once the zone is built
-  /// Whether operator `i` of `rank` runs alone on the rank (no other stream can run meanwhile).
-  bool alone(int rank, std::size_t i) const;
   /// Runs `rank`'s operators from `first` on, each as the rank's own.
   void run_individually(int rank, std::size_t first);
   /// The time compute operator `op` takes on an accelerator (a core) of its own.
@@ -138,15 +130,7 @@ class Simulation {
   sg4::Host* shared_cores(int rank, const Op& op) const;
   void run_send(int rank, const Op& op);
   void run_recv(int rank, const Op& op);
-  void run_collective(int rank, const Op& op, std::size_t index);
-  /// Runs a collective whose messages cannot slow one another down as its critical path
-  /// (CollectiveShortcuts): meets the group (CriticalPathMeetings), then waits until the rank's end.
-  void run_shortcut(int rank, const Op& op, const CollectivePlan& plan, int group_rank, int sequence);
-  std::unique_ptr<CoarseRings> coarse_rings_;  ///< after check_fit()
-  /// The steps of group rank `group_rank` of `plan`'s schedule, kept for the rest of the
-  /// simulation from the second call of that rank of the schedule on (by any group that runs
-  /// it); empty before (the caller generates them).
-  std::span<const collective::Step> kept_steps(const CollectivePlan& plan, int group_rank);
+  std::unique_ptr<CollectiveRunner> collectives_;  ///< after check_fit()
   /// The id of an algorithm name in result_.names.
   std::uint32_t algorithm_name(const std::string& name);
   /// Throws an InputError naming the operator whose simulated time is not finite, if any.
@@ -165,7 +149,6 @@ class Simulation {
   bool folded(int rank) const { return replicas_.folded(rank); }
   /// Installs the calibrated model's latency and bandwidth factor callbacks on SimGrid's network model.
   void install_factors();
-  int membership_slot(int rank, int group) const;
   std::string explain_deadlock() const;
   std::string describe_wait(int rank, const RankState& lane) const;
   std::string describe_position(int rank) const;
@@ -180,7 +163,6 @@ class Simulation {
   std::vector<int> placement_;
   std::vector<int> sharing_;  ///< per accelerator (core): how many ranks it runs
   std::string placement_policy_;
-  std::vector<std::vector<Membership>> memberships_;
   GraphZone* zone_ = nullptr;
   std::unique_ptr<NetworkFactors> factors_;  ///< the calibrated model, nullptr without one
   /// The progress line (ReplayOptions::progress): every kProgressEvery operators started,
@@ -194,7 +176,6 @@ class Simulation {
   double seconds_per_reduced_byte_ = 0;
   std::unique_ptr<CollectivePlanner> planner_;
   std::unique_ptr<CollectiveShortcuts> shortcuts_;
-  std::unique_ptr<CriticalPathMeetings> meetings_;  ///< after check_fit()
   std::map<std::string, std::uint32_t> algorithm_ids_;
   struct ChannelHash {
     std::size_t operator()(const std::tuple<int, int, int, int>& k) const {
@@ -205,16 +186,6 @@ class Simulation {
     }
   };
   std::unordered_map<std::tuple<int, int, int, int>, sg4::Mailbox*, ChannelHash> channels_;
-  /// Per schedule (shared by the groups that run the same collective) and group rank: the
-  /// steps kept by kept_steps().
-  struct PlanSteps {
-    struct Rank {
-      int calls = 0;  ///< calls so far, up to 2
-      std::vector<collective::Step> steps;
-    };
-    std::vector<Rank> ranks;
-  };
-  std::unordered_map<const collective::Schedule*, PlanSteps> steps_;
 };
 
 /// The payload of every simulated message; only sizes matter.
