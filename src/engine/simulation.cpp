@@ -21,6 +21,7 @@
 #include "collective/step_driver.hpp"
 #include "engine/child_process.hpp"
 #include "engine/collective_plan.hpp"
+#include "engine/deadlock.hpp"
 #include "core/input_error.hpp"
 #include "core/phase.hpp"
 #include "engine/graph_zone.hpp"
@@ -479,95 +480,6 @@ void Simulation::rank_main(int rank) {
   run_individually(rank, first);
 }
 
-std::string Simulation::describe_position(int rank) const {
-  std::vector<std::string> blocked;
-  for (const RankState& st : std::as_const(*lanes_).of_rank(rank)) {
-    if (st.done) continue;
-    const Op& op = trace_.program_ops(rank)[st.op];
-    blocked.push_back(fmt::format("operator #{} '{}'{}", st.op, trace_.op_name(op),
-                                  lanes_->lanes(rank) > 1 ? fmt::format(" (stream {})", st.stream) : std::string()));
-  }
-  if (blocked.empty()) return fmt::format("rank {} has finished all its operators", rank);
-  return fmt::format("rank {} is blocked in {}", rank, fmt::join(blocked, " and "));
-}
-
-std::string Simulation::describe_wait(int rank, const RankState& st) const {
-  const Op op = trace_.op(rank, st.op);
-  std::string head = fmt::format("rank {}{}: operator #{} '{}' (line {})", rank,
-                                 lanes_->lanes(rank) > 1 ? fmt::format(" stream {}", st.stream) : std::string(), st.op,
-                                 trace_.op_name(op), op.line);
-  if (st.after >= 0) {
-    const auto d = static_cast<std::size_t>(st.after);
-    const Op& dep = trace_.program_ops(rank)[d];
-    return fmt::format("{} waits for operator #{} '{}' (line {}, stream {}) to end", head, d, trace_.op_name(dep),
-                       dep.line, dep.stream);
-  }
-  if (op.kind == OpKind::kCompute) {
-    // Not a wait: the simulation ended while the rank computed (a stall elsewhere, or work
-    // that SimGrid could not finish).
-    return fmt::format("{} was still computing ({:g} s)", head, st.busy_with != nullptr ? st.busy_s : 0.0);
-  }
-  if (op.kind == OpKind::kRecv) {
-    return fmt::format("{} waits for a send from rank {} (tag \"{}\", {} bytes); {}", head, op.peer,
-                       trace_.names[op.tag], op.bytes, describe_position(op.peer));
-  }
-  if (op.kind == OpKind::kSend) {
-    return fmt::format("{} waits for rank {} to receive (tag \"{}\", {} bytes); {}", head, op.peer,
-                       trace_.names[op.tag], op.bytes, describe_position(op.peer));
-  }
-  const trace::Group& group = at(trace_.groups, op.group);
-  std::vector<std::string> absent;
-  for (int member : group.ranks) {
-    if (folded(member)) continue;  // stood for by a simulated member
-    if (collectives_->entered(member, op.group) < st.sequence) {
-      absent.push_back(describe_position(member));
-    }
-  }
-  std::string where =
-      fmt::format("{} on group \"{}\" (its collective #{} on this group)", head, group.name, st.sequence);
-  if (!absent.empty()) {
-    return fmt::format("{} waits for members that never reached it: {}", where, fmt::join(absent, "; "));
-  }
-  const int peer = st.recv_peer >= 0 ? st.recv_peer : st.send_peer;
-  const std::size_t steps = st.plan->schedule->steps(st.group_rank).size();
-  if (peer < 0) {  // inside a compress, decompress or reduce step: busy, waiting for no one
-    return fmt::format("{} was still {} in step {} of {} ({:g} s)", where,
-                       st.busy_with != nullptr ? st.busy_with : "busy", st.step + 1, steps, st.busy_s);
-  }
-  return fmt::format("{} waits in step {} of {} for rank {}; {}", where, st.step + 1, steps, peer,
-                     describe_position(peer));
-}
-
-std::string Simulation::explain_deadlock() const {
-  std::vector<std::pair<int, const RankState*>> blocked;  // lanes, with their rank
-  int ranks = 0;
-  for (int r = 0; r < trace_.world_size; ++r) {
-    bool any = false;
-    for (const RankState& st : std::as_const(*lanes_).of_rank(r)) {
-      if (st.done) continue;
-      if (!folded(r)) blocked.emplace_back(r, &st);  // a folded rank is where its image is
-      any = true;
-    }
-    ranks += any ? 1 : 0;
-  }
-  std::string out = fmt::format("simulation cannot progress at t={:.6f} s: {} of {} ranks are blocked",
-                                sg4::Engine::get_clock(), ranks, trace_.world_size);
-  if (!replicas_.folding().image.empty()) {
-    out += fmt::format(
-        " (the shortcuts simulated {} of the {} data-parallel replicas: the ranks of the others are where their "
-        "copies are, and are not listed)",
-        replicas_.folding().simulated, replicas_.folding().replicas);
-  }
-  constexpr std::size_t kShown = 8;
-  for (std::size_t i = 0; i < blocked.size() && i < kShown; ++i)
-    out += "\n  " + describe_wait(blocked[i].first, *blocked[i].second);
-  if (blocked.size() > kShown) {
-    out += fmt::format("\n  ... and {} more blocked {}", blocked.size() - kShown,
-                       blocked.size() == static_cast<std::size_t>(ranks) ? "ranks" : "ranks or streams");
-  }
-  return out;
-}
-
 Result Simulation::run() {
   const topology::Network& net = platform_.network;
   {
@@ -657,7 +569,7 @@ Result Simulation::run() {
   }
   if (std::string note = collectives_->note(); !note.empty()) result_.notes.push_back(std::move(note));
   check_finite();
-  if (!lanes_->all_done()) throw SimulationError(explain_deadlock());
+  if (!lanes_->all_done()) throw SimulationError(explain_deadlock(trace_, *lanes_, *collectives_, replicas_.folding()));
   for (int r = 0; r < trace_.world_size; ++r) {
     if (r > 0 && result_.ops.shared(static_cast<std::size_t>(r), static_cast<std::size_t>(r) - 1))
       continue;  // the same end

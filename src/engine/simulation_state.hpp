@@ -149,9 +149,6 @@ class Simulation {
   bool folded(int rank) const { return replicas_.folded(rank); }
   /// Installs the calibrated model's latency and bandwidth factor callbacks on SimGrid's network model.
   void install_factors();
-  std::string explain_deadlock() const;
-  std::string describe_wait(int rank, const RankState& lane) const;
-  std::string describe_position(int rank) const;
 
   std::unique_ptr<FusedGroups> fusions_;  ///< before the records are allocated
 
