@@ -1,11 +1,15 @@
 #include "engine/graph_zone.hpp"
 #include "core/index.hpp"
+#include "engine/network_factors.hpp"
 
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <unordered_set>
+#include <vector>
 
 #include <fmt/format.h>
+#include <simgrid/kernel/resource/NetworkModelIntf.hpp>
 
 namespace ccsim::engine {
 
@@ -183,6 +187,35 @@ void GraphZone::get_local_route(const simgrid::kernel::routing::NetPoint* src,
     if (!d.left_out) into->link_list_.push_back(d.link);
     if (latency != nullptr && !unit_latency_) *latency += d.latency_s;
   }
+}
+
+void GraphZone::price_with(NetworkFactors& factors) {
+  // Every route reports a latency of 1 s (GraphZoneOptions::unit_latency), which the latency
+  // factor turns into the tier's latency; the bandwidth factor turns the route's bottleneck
+  // into the tier's bandwidth (an upper bound of the flow: links still share their capacity).
+  simgrid::kernel::resource::NetworkModelIntf* model = get_iface()->get_network_model();
+  model->set_lat_factor_cb([this, &factors](double size, const sg4::Host* src, const sg4::Host* dst,
+                                            const std::vector<sg4::Link*>& links,
+                                            const std::unordered_set<sg4::NetZone*>&) {
+    const bool same_node = node_of(src) == node_of(dst);
+    factors.count(same_node, size);  // once per message: SimGrid asks the latency factor once
+    const topology::TierModel* tier = factors.tier(same_node);
+    if (tier == nullptr) {  // a tier the model leaves to the platform: its links' own latencies
+      double nominal_s = 0;
+      for (const sg4::Link* link : links) nominal_s += link->get_latency();
+      return nominal_s;
+    }
+    return NetworkFactors::segment(*tier, size).latency_s;
+  });
+  model->set_bw_factor_cb([this, &factors](double size, const sg4::Host* src, const sg4::Host* dst,
+                                           const std::vector<sg4::Link*>& links,
+                                           const std::unordered_set<sg4::NetZone*>&) {
+    const topology::TierModel* tier = factors.tier(node_of(src) == node_of(dst));
+    if (tier == nullptr || links.empty()) return 1.0;
+    double bottleneck_Bps = links.front()->get_bandwidth();
+    for (const sg4::Link* link : links) bottleneck_Bps = std::min(bottleneck_Bps, link->get_bandwidth());
+    return NetworkFactors::segment(*tier, size).bandwidth_Bps / bottleneck_Bps;
+  });
 }
 
 }  // namespace ccsim::engine

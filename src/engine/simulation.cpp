@@ -34,6 +34,91 @@
 namespace ccsim::engine {
 namespace detail {
 
+namespace {
+
+/// Whether ranks `a` and `b` of `placement` are on one node (their messages use a calibrated
+/// model's intra tier).
+bool same_node(const topology::Network& net, const std::vector<int>& placement, int a, int b) {
+  return net.node_of(at(placement, a)) == net.node_of(at(placement, b));
+}
+
+/// --fast: leaves the fabric's link directions (not an accelerator's or a NIC's) that no set
+/// of the job's messages in flight at once can fill (CollectiveShortcuts::never_binds) out of
+/// the zone's routes (GraphZone::leave_out): they cannot bind a max-min share, so the shares,
+/// and the times, are the same, and SimGrid solves many small systems instead of one that ties
+/// every message of the job together. Not with a calibrated model that leaves a tier to the
+/// platform (its latencies are summed over a route's links) nor with ranks that share an
+/// accelerator (`sharing`). Returns the note, "" when no link was left out.
+std::string leave_out_links(const topology::Network& net, const ReplayOptions& options, const NetworkFactors* factors,
+                            const std::vector<int>& sharing, CollectiveShortcuts& shortcuts, GraphZone& zone) {
+  if (!options.fast || net.accelerator().cpu_core) return "";
+  // A tier that a calibrated model leaves to the platform sums the latencies of the links that
+  // SimGrid sees (GraphZone::price_with), which would lose those left out.
+  if (factors != nullptr && (factors->tier(true) == nullptr || factors->tier(false) == nullptr)) return "";
+  if (std::any_of(sharing.begin(), sharing.end(), [](int ranks) { return ranks > 1; })) return "";
+  // A message's own ends stay (the links of its accelerators and NICs): a SimGrid flow on an
+  // empty route would not be bounded by its rate, and the ends do not tie a job together.
+  std::vector<char> out(2 * static_cast<std::size_t>(net.link_count()), 0);
+  for (std::uint32_t link = 0; link < net.link_count(); ++link) {
+    if (!shortcuts.fabric_link(link)) continue;
+    const bool split = net.link(link).sharing == topology::Sharing::kSplitDuplex;
+    for (std::uint32_t d = 0; d < 2; ++d) out[2 * link + d] = shortcuts.never_binds(2 * link + (split ? d : 0)) ? 1 : 0;
+  }
+  const auto [left, links] = zone.leave_out(out);
+  if (left == 0) return "";
+  return fmt::format(
+      "shortcuts: {} of the {} simulated links could never be filled by the messages the job can have in flight across "
+      "each at once, and were left out of SimGrid's sharing (a message keeps their latency and is bounded by their "
+      "bandwidth): the same max-min shares, from smaller systems to solve",
+      left, links);
+}
+
+/// The most actors a replay can have: a lane per simulated rank (not of a folded replica) and
+/// its rank's other streams that hold operators (a fused rank starts those when its group
+/// parts, StreamLanes::start_lane).
+std::size_t most_actors(const trace::Trace& trace, const FoldedReplicas& replicas) {
+  std::vector<std::size_t> streams_with_ops(trace.programs.size(), 0);
+  for (std::size_t p = 0; p < trace.programs.size(); ++p) {
+    std::vector<char> has(as_index(trace.programs[p].stream_count()), 0);
+    for (const Op& op : trace.programs[p].ops) has[op.stream] = 1;
+    streams_with_ops[p] = static_cast<std::size_t>(std::count(has.begin() + 1, has.end(), 1));
+  }
+  std::size_t actors = 0;
+  for (int r = 0; r < trace.world_size; ++r) {
+    if (!replicas.folded(r)) actors += 1 + at(streams_with_ops, at(trace.program_of, r));
+  }
+  return actors;
+}
+
+/// Throws an InputError naming the operator whose simulated time is not finite, if any: the
+/// first work the simulation skipped (`skipped`), else the first record of `result` that does
+/// not end at a finite time.
+void check_finite(const std::optional<NonFiniteWork>& skipped, const Result& result, const trace::Trace& trace,
+                  const topology::Platform& platform) {
+  std::optional<NonFiniteWork> bad = skipped;
+  if (!bad) {
+    // Work is finite, but a time may still overflow (a message too large for its bandwidth).
+    for (int r = 0; r < trace.world_size && !bad; ++r) {
+      if (r > 0 && result.ops.shared(static_cast<std::size_t>(r), static_cast<std::size_t>(r) - 1))
+        continue;  // read already
+      const auto& records = at(result.ops, r);
+      for (std::size_t i = 0; i < records.size() && !bad; ++i) {
+        if (!std::isfinite(records[i].start_s) || !std::isfinite(records[i].end_s)) {
+          bad = NonFiniteWork{r, i, fmt::format("ends at {:g} s", records[i].end_s)};
+        }
+      }
+    }
+  }
+  if (!bad) return;
+  const Op& op = trace.program_ops(bad->rank)[bad->op];
+  throw InputError(trace.source, op.line, "",
+                   fmt::format("rank {}, operator #{} '{}': its simulated time is not finite ({} on platform \"{}\"): "
+                               "the trace's amounts are too large for the platform's rates",
+                               bad->rank, bad->op, trace.op_name(op), bad->what, platform.name));
+}
+
+}  // namespace
+
 void Simulation::check_fit() {
   const topology::Network& net = platform_.network;
   const bool cpu_ranks = net.accelerator().cpu_core;  // CPU ranks share cores by nature
@@ -146,7 +231,7 @@ void Simulation::allocate_records() {
   // fusion runs).
   for (int r = 0; r < trace_.world_size; ++r) {
     const auto rr = static_cast<std::size_t>(r);
-    if (folded(r)) continue;  // its image's list, once the simulation is over (unfold)
+    if (replicas_.folded(r)) continue;  // its image's list, once the simulation is over (unfold)
     if (const int lead = fusions_->reads_records_of(r); lead >= 0) {
       result_.ops.share(rr, static_cast<std::size_t>(lead));
       continue;
@@ -232,26 +317,24 @@ sg4::CommPtr Simulation::post_p2p(int rank, const Op& op, int** received) {
   return channel(kPointToPoint, static_cast<int>(op.tag), op.peer, rank)->get_async<int>(received);
 }
 
-void Simulation::run_send(int rank, const Op& op) {
+void Simulation::run_p2p(int rank, const Op& op) {
   RankState& st = state(rank);
-  st.send_peer = op.peer;  // named while the overhead is paid
-  send_overhead(rank, op.peer);
-  const double posted_s = sg4::Engine::get_clock();
-  sg4::CommPtr comm = post_p2p(rank, op, nullptr);
-  comm->wait();
-  waited_for(rank, posted_s, {comm.get()});
-  st.send_peer = -1;
-}
-
-void Simulation::run_recv(int rank, const Op& op) {
-  RankState& st = state(rank);
+  const bool send = op.kind == OpKind::kSend;
+  if (send) {
+    st.send_peer = op.peer;  // named while the overhead is paid
+    send_overhead(rank, op.peer);
+  }
   const double posted_s = sg4::Engine::get_clock();
   int* received = nullptr;
-  sg4::CommPtr comm = post_p2p(rank, op, &received);
+  sg4::CommPtr comm = post_p2p(rank, op, send ? nullptr : &received);
   comm->wait();
   waited_for(rank, posted_s, {comm.get()});
-  st.recv_peer = -1;
-  recv_overhead(rank, op.peer);
+  if (send) {
+    st.send_peer = -1;
+  } else {
+    st.recv_peer = -1;
+    recv_overhead(rank, op.peer);
+  }
 }
 
 std::uint32_t Simulation::algorithm_name(const std::string& name) {
@@ -322,92 +405,14 @@ void Simulation::busy(int rank, double seconds, const char* what, sg4::Host* on,
   st.busy_with = nullptr;
 }
 
-void Simulation::check_finite() const {
-  std::optional<NonFiniteWork> bad = non_finite_;
-  if (!bad) {
-    // Work is finite, but a time may still overflow (a message too large for its bandwidth).
-    for (int r = 0; r < trace_.world_size && !bad; ++r) {
-      if (r > 0 && result_.ops.shared(static_cast<std::size_t>(r), static_cast<std::size_t>(r) - 1))
-        continue;  // read already
-      const auto& records = at(result_.ops, r);
-      for (std::size_t i = 0; i < records.size() && !bad; ++i) {
-        if (!std::isfinite(records[i].start_s) || !std::isfinite(records[i].end_s)) {
-          bad = NonFiniteWork{r, i, fmt::format("ends at {:g} s", records[i].end_s)};
-        }
-      }
-    }
-  }
-  if (!bad) return;
-  const Op& op = trace_.program_ops(bad->rank)[bad->op];
-  throw InputError(trace_.source, op.line, "",
-                   fmt::format("rank {}, operator #{} '{}': its simulated time is not finite ({} on platform \"{}\"): "
-                               "the trace's amounts are too large for the platform's rates",
-                               bad->rank, bad->op, trace_.op_name(op), bad->what, platform_.name));
-}
-
-bool Simulation::same_node(int a, int b) const {
-  const topology::Network& net = platform_.network;
-  return net.node_of(at(placement_, a)) == net.node_of(at(placement_, b));
-}
-
 void Simulation::send_overhead(int rank, int peer) {
-  if (factors_ != nullptr) busy(rank, factors_->send_overhead_s(same_node(rank, peer)), "sending");
+  if (factors_ != nullptr)
+    busy(rank, factors_->send_overhead_s(same_node(platform_.network, placement_, rank, peer)), "sending");
 }
 
 void Simulation::recv_overhead(int rank, int peer) {
-  if (factors_ != nullptr) busy(rank, factors_->recv_overhead_s(same_node(rank, peer)), "receiving");
-}
-
-void Simulation::leave_out_links() {
-  const topology::Network& net = platform_.network;
-  if (!options_.fast || net.accelerator().cpu_core) return;
-  // A tier that a calibrated model leaves to the platform sums the latencies of the links that
-  // SimGrid sees (install_factors), which would lose those left out.
-  if (factors_ != nullptr && (factors_->tier(true) == nullptr || factors_->tier(false) == nullptr)) return;
-  if (std::any_of(sharing_.begin(), sharing_.end(), [](int ranks) { return ranks > 1; })) return;
-  // A message's own ends stay (the links of its accelerators and NICs): a SimGrid flow on an
-  // empty route would not be bounded by its rate, and the ends do not tie a job together.
-  std::vector<char> out(2 * static_cast<std::size_t>(net.link_count()), 0);
-  for (std::uint32_t link = 0; link < net.link_count(); ++link) {
-    if (!shortcuts_->fabric_link(link)) continue;
-    const bool split = net.link(link).sharing == topology::Sharing::kSplitDuplex;
-    for (std::uint32_t d = 0; d < 2; ++d)
-      out[2 * link + d] = shortcuts_->never_binds(2 * link + (split ? d : 0)) ? 1 : 0;
-  }
-  const auto [left, links] = zone_->leave_out(out);
-  if (left == 0) return;
-  result_.notes.push_back(fmt::format(
-      "shortcuts: {} of the {} simulated links could never be filled by the messages the job can have in flight across "
-      "each at once, and were left out of SimGrid's sharing (a message keeps their latency and is bounded by their "
-      "bandwidth): the same max-min shares, from smaller systems to solve",
-      left, links));
-}
-
-void Simulation::install_factors() {
-  // Every route reports a latency of 1 s (GraphZoneOptions::unit_latency), which the latency
-  // factor turns into the tier's latency; the bandwidth factor turns the route's bottleneck
-  // into the tier's bandwidth (an upper bound of the flow: links still share their capacity).
-  simgrid::kernel::resource::NetworkModelIntf* model = zone_->get_iface()->get_network_model();
-  model->set_lat_factor_cb([this](double size, const sg4::Host* src, const sg4::Host* dst,
-                                  const std::vector<sg4::Link*>& links, const std::unordered_set<sg4::NetZone*>&) {
-    const bool same_node = zone_->node_of(src) == zone_->node_of(dst);
-    factors_->count(same_node, size);  // once per message: SimGrid asks the latency factor once
-    const topology::TierModel* tier = factors_->tier(same_node);
-    if (tier == nullptr) {  // a tier the model leaves to the platform: its links' own latencies
-      double nominal_s = 0;
-      for (const sg4::Link* link : links) nominal_s += link->get_latency();
-      return nominal_s;
-    }
-    return NetworkFactors::segment(*tier, size).latency_s;
-  });
-  model->set_bw_factor_cb([this](double size, const sg4::Host* src, const sg4::Host* dst,
-                                 const std::vector<sg4::Link*>& links, const std::unordered_set<sg4::NetZone*>&) {
-    const topology::TierModel* tier = factors_->tier(zone_->node_of(src) == zone_->node_of(dst));
-    if (tier == nullptr || links.empty()) return 1.0;
-    double bottleneck_Bps = links.front()->get_bandwidth();
-    for (const sg4::Link* link : links) bottleneck_Bps = std::min(bottleneck_Bps, link->get_bandwidth());
-    return NetworkFactors::segment(*tier, size).bandwidth_Bps / bottleneck_Bps;
-  });
+  if (factors_ != nullptr)
+    busy(rank, factors_->recv_overhead_s(same_node(platform_.network, placement_, rank, peer)), "receiving");
 }
 
 sg4::CommPtr Simulation::post_send(sg4::Mailbox* box, int rank, int peer, std::uint64_t bytes) {
@@ -436,10 +441,8 @@ void Simulation::run_op(int rank, std::size_t i) {
   record(rank, i).start_s = sg4::Engine::get_clock();
   switch (op.kind) {
     case OpKind::kSend:
-      run_send(rank, op);
-      break;
     case OpKind::kRecv:
-      run_recv(rank, op);
+      run_p2p(rank, op);
       break;
     default:
       collectives_->run(rank, op, i);
@@ -480,16 +483,8 @@ void Simulation::rank_main(int rank) {
   run_individually(rank, first);
 }
 
-Result Simulation::run() {
+void Simulation::build_zone() {
   const topology::Network& net = platform_.network;
-  {
-    Phase phase(fmt::format("placing {} ranks and planning their collectives", trace_.world_size),
-                "reduce the trace's ranks or operators");
-    check_fit();
-  }
-  prepare_result();
-  std::unique_ptr<sg4::Engine> engine = make_engine(options_.stack_kib, options_.simgrid_log);
-
   GraphZoneOptions zone_options;
   zone_options.bandwidth_factor = options_.network.bandwidth_factor;
   zone_options.latency_factor = options_.network.latency_factor;
@@ -515,13 +510,27 @@ Result Simulation::run() {
                             net.node_count(), net.accelerator_count()),
                 "reduce the platform's size (nodes, levels, groups, routers)");
     zone_ = new GraphZone(net, placement_, zone_options);
-    if (factors_ != nullptr) install_factors();
-    leave_out_links();
+    if (factors_ != nullptr) zone_->price_with(*factors_);
+    if (std::string note = leave_out_links(net, options_, factors_.get(), sharing_, *shortcuts_, *zone_); !note.empty())
+      result_.notes.push_back(std::move(note));
     if (std::string note = replicas_.decide(trace_, net, placement_, sharing_, options_, factors_.get(), *planner_,
                                             *shortcuts_, *zone_);
         !note.empty())
       result_.notes.push_back(std::move(note));
   }
+}
+
+Result Simulation::run() {
+  const topology::Network& net = platform_.network;
+  {
+    Phase phase(fmt::format("placing {} ranks and planning their collectives", trace_.world_size),
+                "reduce the trace's ranks or operators");
+    check_fit();
+  }
+  prepare_result();
+  std::unique_ptr<sg4::Engine> engine = make_engine(options_.stack_kib, options_.simgrid_log);
+
+  build_zone();
   lanes_ = std::make_unique<StreamLanes>(*this, trace_, *zone_);  // one lane (actor) per stream of a rank's program
   speed_ = net.accelerator().flops;
   seconds_per_reduced_byte_ = 1.0 / net.accelerator().reduce_Bps;
@@ -537,21 +546,9 @@ Result Simulation::run() {
                     : fmt::format("simulating {} ranks ({} of {} data-parallel replicas)", trace_.world_size,
                                   replicas_.folding().simulated, replicas_.folding().replicas),
                 "reduce the trace's ranks or operators");
-    // The most actors the replay can have: a lane per simulated rank and its rank's other
-    // streams that hold operators (a fused rank starts those when its group parts, start_lane).
-    std::vector<std::size_t> streams_with_ops(trace_.programs.size(), 0);
-    for (std::size_t p = 0; p < trace_.programs.size(); ++p) {
-      std::vector<char> has(static_cast<std::size_t>(trace_.programs[p].stream_count()), 0);
-      for (const Op& op : trace_.programs[p].ops) has[op.stream] = 1;
-      streams_with_ops[p] = static_cast<std::size_t>(std::count(has.begin() + 1, has.end(), 1));
-    }
-    std::size_t actors = 0;
+    set_actor_stacks(*engine, most_actors(trace_, replicas_));
     for (int r = 0; r < trace_.world_size; ++r) {
-      if (!folded(r)) actors += 1 + streams_with_ops[static_cast<std::size_t>(at(trace_.program_of, r))];
-    }
-    set_actor_stacks(*engine, actors);
-    for (int r = 0; r < trace_.world_size; ++r) {
-      if (!folded(r)) lanes_->start_rank(r, fusions_->fused(r), [this, r] { rank_main(r); });
+      if (!replicas_.folded(r)) lanes_->start_rank(r, fusions_->fused(r), [this, r] { rank_main(r); });
     }
     if (options_.progress) {
       for (int r = 0; r < trace_.world_size; ++r) total_ops_ += trace_.program_ops(r).size();
@@ -568,7 +565,7 @@ Result Simulation::run() {
     if (std::string note = factors_->extrapolation_note(); !note.empty()) result_.notes.push_back(std::move(note));
   }
   if (std::string note = collectives_->note(); !note.empty()) result_.notes.push_back(std::move(note));
-  check_finite();
+  check_finite(non_finite_, result_, trace_, platform_);
   if (!lanes_->all_done()) throw SimulationError(explain_deadlock(trace_, *lanes_, *collectives_, replicas_.folding()));
   for (int r = 0; r < trace_.world_size; ++r) {
     if (r > 0 && result_.ops.shared(static_cast<std::size_t>(r), static_cast<std::size_t>(r) - 1))

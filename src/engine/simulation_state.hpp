@@ -128,27 +128,15 @@ class Simulation {
   /// The host of the node's cores where `op` of `rank` executes, time-shared with the node's
   /// other ranks (ReplayOptions::dedicated_durations), or nullptr: on the rank's own host.
   sg4::Host* shared_cores(int rank, const Op& op) const;
-  void run_send(int rank, const Op& op);
-  void run_recv(int rank, const Op& op);
+  /// Runs send or receive `op` of `rank`, with the calibrated model's overheads around it.
+  void run_p2p(int rank, const Op& op);
   std::unique_ptr<CollectiveRunner> collectives_;  ///< after check_fit()
   /// The id of an algorithm name in result_.names.
   std::uint32_t algorithm_name(const std::string& name);
-  /// Throws an InputError naming the operator whose simulated time is not finite, if any.
-  void check_finite() const;
-  /// Whether two ranks are on one node (their messages use the model's intra tier).
-  bool same_node(int a, int b) const;
-  /// --fast: leaves the fabric's link directions (not an accelerator's or a NIC's) that no set
-  /// of the job's messages in flight at once can fill (CollectiveShortcuts::never_binds) out
-  /// of SimGrid's routes (GraphZone::leave_out):
-  /// they cannot bind a max-min share, so the shares, and the times, are the same, and SimGrid
-  /// solves many small systems instead of one that ties every message of the job together
-  /// (55 % of an interleaved 10,240-accelerator replay was that solve). Not with a calibrated
-  /// model (its factors read a route's links) nor with ranks that share an accelerator.
-  void leave_out_links();
+  /// Builds the SimGrid zone of the platform for the placement, with the calibrated model's
+  /// factors; under --fast, leaves out the links that cannot bind and folds the replicas.
+  void build_zone();
   FoldedReplicas replicas_;  ///< --fast: the data-parallel replicas simulated once
-  bool folded(int rank) const { return replicas_.folded(rank); }
-  /// Installs the calibrated model's latency and bandwidth factor callbacks on SimGrid's network model.
-  void install_factors();
 
   std::unique_ptr<FusedGroups> fusions_;  ///< before the records are allocated
 
