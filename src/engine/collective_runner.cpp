@@ -221,7 +221,7 @@ std::span<const collective::Step> CollectiveRunner::kept_steps(const CollectiveP
   // gradient all_reduce) would only hold memory, one called in every micro-batch (tensor
   // parallelism's) is generated once instead of at every call.
   PlanSteps& cache = steps_[plan.schedule.get()];
-  if (cache.ranks.empty()) cache.ranks.resize(static_cast<std::size_t>(plan.request.size));
+  if (cache.ranks.empty()) cache.ranks.resize(as_index(plan.request.size));
   PlanSteps::Rank& mine = at(cache.ranks, group_rank);
   if (mine.calls < 2 && ++mine.calls == 2) mine.steps = plan.schedule->steps(group_rank);
   return mine.steps;  // empty on the first call

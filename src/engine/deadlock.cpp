@@ -51,7 +51,7 @@ std::string Explainer::describe_wait(int rank, const RankState& st) const {
                                  lanes_.lanes(rank) > 1 ? fmt::format(" stream {}", st.stream) : std::string(), st.op,
                                  trace_.op_name(op), op.line);
   if (st.after >= 0) {
-    const auto d = static_cast<std::size_t>(st.after);
+    const auto d = as_index(st.after);
     const Op& dep = trace_.program_ops(rank)[d];
     return fmt::format("{} waits for operator #{} '{}' (line {}, stream {}) to end", head, d, trace_.op_name(dep),
                        dep.line, dep.stream);
@@ -122,7 +122,7 @@ std::string explain_deadlock(const trace::Trace& trace, const StreamLanes& lanes
     out += "\n  " + explainer.describe_wait(blocked[i].first, *blocked[i].second);
   if (blocked.size() > kShown) {
     out += fmt::format("\n  ... and {} more blocked {}", blocked.size() - kShown,
-                       blocked.size() == static_cast<std::size_t>(ranks) ? "ranks" : "ranks or streams");
+                       blocked.size() == as_index(ranks) ? "ranks" : "ranks or streams");
   }
   return out;
 }

@@ -42,7 +42,7 @@ std::vector<std::uint32_t> p2p_calls(const trace::Program& program) {
     // those off it after the main stream's latest operator; the next operator of the main
     // stream waits for them and nothing else.
     std::size_t j = i;
-    std::vector<char> seen(static_cast<std::size_t>(program.stream_count()), 0);
+    std::vector<char> seen(as_index(program.stream_count()), 0);
     bool ok = true, off_main = false;
     for (; j < ops.size() && is_p2p(ops[j]); ++j) {
       const Op& op = ops[j];
@@ -154,10 +154,10 @@ void FusedGroups::plan(const ReplicaFolding& folding, const NetworkFactors* fact
   find_p2p_calls(factors);
   const std::vector<std::size_t> until = fusable_until();
   const std::vector<std::size_t> anchor = anchors(until);
-  const auto world = static_cast<std::size_t>(trace_.world_size);
+  const auto world = as_index(trace_.world_size);
   std::vector<int> group_of(world, -1);
   for (int r = 0; r < trace_.world_size; ++r) {
-    const std::size_t p = static_cast<std::size_t>(at(trace_.program_of, r));
+    const std::size_t p = as_index(at(trace_.program_of, r));
     if (anchor[p] != kNone) at(group_of, r) = trace_.op(r, anchor[p]).group;
   }
   group_of_.assign(world, -1);
@@ -201,12 +201,11 @@ int FusedGroups::reads_records_of(int rank) const {
 OpRecord* FusedGroups::fork_record(int rank, std::size_t i) {
   // A follower that reads its leader's records runs only forks, into a record of its own.
   Group* fusion = followed_group(rank);
-  if (fusion == nullptr ||
-      !sim_.records().shared(static_cast<std::size_t>(rank), static_cast<std::size_t>(fusion->members.front()))) {
+  if (fusion == nullptr || !sim_.records().shared(as_index(rank), as_index(fusion->members.front()))) {
     return nullptr;
   }
   const Fork& fork = *fusion->fork;
-  return &fusion->fork->records[static_cast<std::size_t>(at(slot_, rank)) * fork.width() + (i - fork.op)];
+  return &fusion->fork->records[as_index(at(slot_, rank)) * fork.width() + (i - fork.op)];
 }
 
 std::size_t FusedGroups::run(int rank) {
@@ -231,8 +230,8 @@ std::size_t FusedGroups::run_leader(Group& fusion) {
       const std::size_t next = sim_.run_compute(lead, i);
       for (int m : fusion.members) lanes_.end_ops(m, i, next);
       for (std::size_t k = 1; k < fusion.members.size(); ++k) {
-        const auto mk = static_cast<std::size_t>(fusion.members[k]);
-        if (records.shared(mk, static_cast<std::size_t>(lead))) continue;
+        const auto mk = as_index(fusion.members[k]);
+        if (records.shared(mk, as_index(lead))) continue;
         auto& mine = records.writable(mk);
         for (std::size_t j = i; j < next; ++j) {
           mine[j].start_s = lead_records[j].start_s;
@@ -341,13 +340,13 @@ bool FusedGroups::join(Group& fusion, int rank, const std::shared_ptr<Fork>& for
 
 void FusedGroups::settle_fork_record(const Group& fusion, int rank, const Fork& fork) {
   RankRecords& records = sim_.records();
-  const auto r = static_cast<std::size_t>(rank);
-  const auto lead = static_cast<std::size_t>(fusion.members.front());
+  const auto r = as_index(rank);
+  const auto lead = as_index(fusion.members.front());
   if (r == lead || !records.shared(r, lead)) return;
   // The fork's own operators and records: after a fork that ended together the leader may have
   // begun the next one before this member runs again.
   const std::size_t w = fork.width();
-  const OpRecord* mine = &fork.records[static_cast<std::size_t>(at(slot_, rank)) * w];
+  const OpRecord* mine = &fork.records[as_index(at(slot_, rank)) * w];
   // Ended with the others and recorded as the leader did: it goes on reading the leader's list.
   if (fork.together && std::memcmp(mine, &records[lead][fork.op], w * sizeof(OpRecord)) == 0) return;
   // Otherwise a copy of its own: the leader's records up to the fork (which it ran in lockstep),
@@ -367,7 +366,7 @@ bool FusedGroups::run_fused_collective(Group& fusion, const Op& op, std::size_t 
   const CollectivePlan& plan = planner_.plan(op, lead, i);
   if (!shortcuts_.refusal(plan, op.group).empty()) return false;
   const double now = sg4::Engine::get_clock();
-  const std::vector<double> starts(static_cast<std::size_t>(plan.request.size), now);
+  const std::vector<double> starts(as_index(plan.request.size), now);
   const collective::CriticalPathTimes times = shortcuts_.times(plan, op.group, starts);
   const double end_s = times.ends_s.front();
   // One record for all: equal ends, and no waits (a rank waiting inside a collective started
@@ -381,9 +380,9 @@ bool FusedGroups::run_fused_collective(Group& fusion, const Op& op, std::size_t 
   RankRecords& lists = sim_.records();
   std::vector<OpRecord*> records;
   for (int m : fusion.members) {
-    const auto mm = static_cast<std::size_t>(m);
+    const auto mm = as_index(m);
     collectives_.enter(m, op.group);
-    if (m != lead && lists.shared(mm, static_cast<std::size_t>(lead))) continue;
+    if (m != lead && lists.shared(mm, as_index(lead))) continue;
     OpRecord& record = lists.writable(mm)[i];
     sim_.label(record, plan);
     record.start_s = now;

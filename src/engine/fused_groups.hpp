@@ -66,7 +66,7 @@ class FusedGroups {
   /// Once, before the simulation; without it no rank is fused.
   void plan(const ReplicaFolding& folding, const NetworkFactors* factors);
   /// Whether `rank` is a member of a fused group.
-  bool fused(int rank) const { return !group_of_.empty() && group_of_[static_cast<std::size_t>(rank)] >= 0; }
+  bool fused(int rank) const { return !group_of_.empty() && at(group_of_, rank) >= 0; }
   /// The leader whose records `rank` reads from the start (a follower of a group fused over
   /// its whole program), -1 for any other rank.
   int reads_records_of(int rank) const;

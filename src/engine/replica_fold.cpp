@@ -59,7 +59,7 @@ ReplicaFolding fold_replicas(const trace::Trace& trace, const topology::Network&
                              const std::vector<int>& placement, CollectivePlanner& planner,
                              CollectiveShortcuts& shortcuts, GraphZone& zone) {
   ReplicaFolding out;
-  const auto world = static_cast<std::size_t>(trace.world_size);
+  const auto world = as_index(trace.world_size);
   const auto& groups = trace.groups;
   if (std::none_of(groups.begin(), groups.end(), [](const trace::Group& g) { return g.kind == GroupKind::kData; })) {
     return out;
@@ -93,9 +93,7 @@ ReplicaFolding fold_replicas(const trace::Trace& trace, const topology::Network&
     }
   }
   // The rank at position e of r's data-parallel group: its counterpart in replica e.
-  const auto counterpart = [&](int r, int e) {
-    return groups[static_cast<std::size_t>(at(data_of, r))].ranks[static_cast<std::size_t>(e)];
-  };
+  const auto counterpart = [&](int r, int e) { return at(at(groups, at(data_of, r)).ranks, e); };
   const auto rep = [&](int r) { return at(replica, r); };
 
   // The operators with partners, per program, and the first of each form (Program::partner_forms).
@@ -115,7 +113,7 @@ ReplicaFolding fold_replicas(const trace::Trace& trace, const topology::Network&
     const int d = rep(x);
     if (d == 0) continue;
     const int y = counterpart(x, 0);
-    const auto p = static_cast<std::size_t>(at(trace.program_of, x));
+    const auto p = as_index(at(trace.program_of, x));
     if (at(trace.program_of, y) != static_cast<int>(p)) {
       out.refusal = fmt::format("rank {} (replica {}) does not run the program of rank {} (replica 0)", x, d, y);
       return out;
@@ -158,12 +156,12 @@ ReplicaFolding fold_replicas(const trace::Trace& trace, const topology::Network&
   std::vector<char> group_seen(groups.size(), 0);
   for (int y = 0; y < trace.world_size; ++y) {
     if (rep(y) != 0) continue;
-    const auto p = static_cast<std::size_t>(at(trace.program_of, y));
+    const auto p = as_index(at(trace.program_of, y));
     for (std::uint32_t k : talks[p]) {
       const Op op = trace.op(y, k);
       if (op.kind == OpKind::kSend) pairs.emplace_back(y, op.peer);
       if (!trace::is_collective(op.kind)) continue;
-      const auto g = static_cast<std::size_t>(op.group);
+      const auto g = as_index(op.group);
       if (op.group == at(data_of, y)) {
         const std::vector<char>& alone = shortcuts.alone(static_cast<int>(p));
         const std::string& refusal = shortcuts.refusal(planner.plan(op, y, k), op.group);
@@ -188,7 +186,7 @@ ReplicaFolding fold_replicas(const trace::Trace& trace, const topology::Network&
   pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
 
   // Each replica's routes, and the replica whose messages each shared link carries.
-  std::vector<std::vector<Route>> routes(static_cast<std::size_t>(out.replicas), std::vector<Route>(pairs.size()));
+  std::vector<std::vector<Route>> routes(as_index(out.replicas), std::vector<Route>(pairs.size()));
   std::unordered_map<std::uint32_t, int> owner;
   for (int d = 0; d < out.replicas; ++d) {
     for (std::size_t i = 0; i < pairs.size(); ++i) {
@@ -213,7 +211,7 @@ ReplicaFolding fold_replicas(const trace::Trace& trace, const topology::Network&
     }
   }
   // Each replica folds onto the first simulated one whose messages meet as its own.
-  std::vector<int> simulated, onto(static_cast<std::size_t>(out.replicas));
+  std::vector<int> simulated, onto(as_index(out.replicas));
   for (int d = 0; d < out.replicas; ++d) {
     at(onto, d) = d;
     for (int e : simulated) {
@@ -231,7 +229,7 @@ ReplicaFolding fold_replicas(const trace::Trace& trace, const topology::Network&
   }
   out.image.assign(world, -1);
   for (int x = 0; x < trace.world_size; ++x) {
-    const int e = onto[static_cast<std::size_t>(rep(x))];
+    const int e = at(onto, rep(x));
     if (e != rep(x)) at(out.image, x) = counterpart(x, e);
   }
   return out;

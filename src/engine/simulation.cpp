@@ -58,7 +58,7 @@ std::string leave_out_links(const topology::Network& net, const ReplayOptions& o
   if (std::any_of(sharing.begin(), sharing.end(), [](int ranks) { return ranks > 1; })) return "";
   // A message's own ends stay (the links of its accelerators and NICs): a SimGrid flow on an
   // empty route would not be bounded by its rate, and the ends do not tie a job together.
-  std::vector<char> out(2 * static_cast<std::size_t>(net.link_count()), 0);
+  std::vector<char> out(2 * as_index(net.link_count()), 0);
   for (std::uint32_t link = 0; link < net.link_count(); ++link) {
     if (!shortcuts.fabric_link(link)) continue;
     const bool split = net.link(link).sharing == topology::Sharing::kSplitDuplex;
@@ -99,8 +99,7 @@ void check_finite(const std::optional<NonFiniteWork>& skipped, const Result& res
   if (!bad) {
     // Work is finite, but a time may still overflow (a message too large for its bandwidth).
     for (int r = 0; r < trace.world_size && !bad; ++r) {
-      if (r > 0 && result.ops.shared(static_cast<std::size_t>(r), static_cast<std::size_t>(r) - 1))
-        continue;  // read already
+      if (r > 0 && result.ops.shared(as_index(r), as_index(r) - 1)) continue;  // read already
       const auto& records = at(result.ops, r);
       for (std::size_t i = 0; i < records.size() && !bad; ++i) {
         if (!std::isfinite(records[i].start_s) || !std::isfinite(records[i].end_s)) {
@@ -137,7 +136,7 @@ void Simulation::check_fit() {
     throw InputError(trace_.source, trace_.placement_line, "placement",
                      e.detail());  // the trace's own placement is wrong
   }
-  sharing_.assign(static_cast<std::size_t>(net.accelerator_count()), 0);
+  sharing_.assign(as_index(net.accelerator_count()), 0);
   for (int a : placement_) ++at(sharing_, a);
   planner_ = std::make_unique<CollectivePlanner>(trace_, net, placement_, options_, target_hardware(platform_));
   planner_->plan_all();
@@ -206,8 +205,8 @@ void Simulation::prepare_result() {
     at(kind_name_, k) = static_cast<std::uint32_t>(result_.names.size());
     result_.names.emplace_back(trace::op_kind_name(static_cast<OpKind>(k)));
   }
-  result_.ops.resize(static_cast<std::size_t>(trace_.world_size));
-  if (options_.wait_spans) result_.waits.resize(static_cast<std::size_t>(trace_.world_size));
+  result_.ops.resize(as_index(trace_.world_size));
+  if (options_.wait_spans) result_.waits.resize(as_index(trace_.world_size));
 }
 
 void Simulation::allocate_records() {
@@ -223,17 +222,17 @@ void Simulation::allocate_records() {
   }
   if (any) {
     for (int r = 0; r < trace_.world_size; ++r) {
-      result_.streams.push_back(streams[static_cast<std::size_t>(at(trace_.program_of, r))]);
+      result_.streams.push_back(at(streams, at(trace_.program_of, r)));
     }
   }
   // The followers of a fusion read their leader's records until their own differ
   // (FusedGroups); those of ranks with streams hold their own (their other lanes record as the
   // fusion runs).
   for (int r = 0; r < trace_.world_size; ++r) {
-    const auto rr = static_cast<std::size_t>(r);
+    const auto rr = as_index(r);
     if (replicas_.folded(r)) continue;  // its image's list, once the simulation is over (unfold)
     if (const int lead = fusions_->reads_records_of(r); lead >= 0) {
-      result_.ops.share(rr, static_cast<std::size_t>(lead));
+      result_.ops.share(rr, as_index(lead));
       continue;
     }
     const auto& ops = trace_.program_ops(r);
@@ -250,7 +249,7 @@ void Simulation::allocate_records() {
 
 OpRecord& Simulation::record(int rank, std::size_t i) {
   if (OpRecord* fork = fusions_->fork_record(rank, i)) return *fork;
-  return result_.ops.writable(static_cast<std::size_t>(rank))[i];
+  return result_.ops.writable(as_index(rank))[i];
 }
 
 double Simulation::compute_s(const Op& op) const {
@@ -270,7 +269,7 @@ sg4::Host* Simulation::shared_cores(int rank, const Op& op) const {
 std::size_t Simulation::run_compute(int rank, std::size_t first) {
   tick_progress();
   const auto& ops = trace_.program_ops(rank);
-  auto& records = result_.ops.writable(static_cast<std::size_t>(rank));  // the leader's or a rank's own
+  auto& records = result_.ops.writable(as_index(rank));  // the leader's or a rank's own
   const double start_s = sg4::Engine::get_clock();
   // --fast: a rank alone on its accelerator computes undisturbed: its consecutive compute
   // operators are one busy period, each operator's times follow by addition, and SimGrid
@@ -281,7 +280,7 @@ std::size_t Simulation::run_compute(int rank, std::size_t first) {
   // operator: those run one by one.
   double total_s = 0;
   std::size_t end = first;
-  if (options_.fast && sharing_[static_cast<std::size_t>(at(placement_, rank))] == 1) {
+  if (options_.fast && at(sharing_, at(placement_, rank)) == 1) {
     // (Work on the node's shared cores runs one operator at a time: others may join them. On
     // a rank with streams, only operators that no other stream can overlap are undisturbed.)
     const int stream = ops[first].stream;
@@ -568,8 +567,7 @@ Result Simulation::run() {
   check_finite(non_finite_, result_, trace_, platform_);
   if (!lanes_->all_done()) throw SimulationError(explain_deadlock(trace_, *lanes_, *collectives_, replicas_.folding()));
   for (int r = 0; r < trace_.world_size; ++r) {
-    if (r > 0 && result_.ops.shared(static_cast<std::size_t>(r), static_cast<std::size_t>(r) - 1))
-      continue;  // the same end
+    if (r > 0 && result_.ops.shared(as_index(r), as_index(r) - 1)) continue;  // the same end
     result_.makespan_s = std::max(result_.makespan_s, result_.rank_end_s(r));
   }
   return std::move(result_);
