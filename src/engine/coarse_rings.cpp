@@ -6,6 +6,7 @@
 #include <simgrid/s4u.hpp>
 
 #include "engine/collective_plan.hpp"
+#include "engine/collective_runner.hpp"
 #include "engine/collective_shortcuts.hpp"
 #include "engine/simulation_state.hpp"
 #include "core/index.hpp"
@@ -35,8 +36,8 @@ std::optional<CoarseRings::Ring> CoarseRings::ring(const CollectivePlan& plan,
   for (std::size_t x = 0; x < steps.size(); ++x) {  // exchange x in coarse step x * coarse / exchanges
     Ring::Step& step = ring.steps[x * static_cast<std::size_t>(coarse) / steps.size()];
     ++step.exchanges;
-    step.bytes += Simulation::wire_bytes(plan, steps[x]);
-    step.reduce_s += sim_.step_busy_s(plan, steps[x]);
+    step.bytes += wire_bytes(plan, steps[x]);
+    step.reduce_s += step_busy_s(plan, steps[x], seconds_per_reduced_byte_);
   }
   return ring;
 }

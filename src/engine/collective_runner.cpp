@@ -21,9 +21,9 @@
 #include "engine/simulation_state.hpp"
 #include "core/index.hpp"
 
-// The collective operators of a simulation: CollectiveRunner, and the engine's StepExecutor,
-// which carries out a rank's steps of a schedule in simulated time; with Simulation's costs of
-// a step (step_busy_s, wire_bytes) and its mailboxes (channel).
+// The collective operators of a simulation: CollectiveRunner, the engine's StepExecutor, which
+// carries out a rank's steps of a schedule in simulated time, and what a step costs
+// (step_busy_s, wire_bytes); with Simulation's mailboxes (channel).
 
 namespace ccsim::engine::detail {
 
@@ -32,8 +32,15 @@ namespace ccsim::engine::detail {
 /// the rank's RankState current for explain_deadlock().
 class StepRunner final : public collective::StepExecutor {
  public:
-  StepRunner(Simulation& sim, int rank, int group_index, const trace::Group& group, const CollectivePlan& plan)
-      : sim_(sim), rank_(rank), group_index_(group_index), group_(group), plan_(plan), state_(sim.state(rank)) {}
+  StepRunner(Simulation& sim, int rank, int group_index, const trace::Group& group, const CollectivePlan& plan,
+             double seconds_per_reduced_byte)
+      : sim_(sim),
+        rank_(rank),
+        group_index_(group_index),
+        group_(group),
+        plan_(plan),
+        seconds_per_reduced_byte_(seconds_per_reduced_byte),
+        state_(sim.state(rank)) {}
 
   void start_exchange(int, const collective::Step& step) override {
     ++state_.step;
@@ -44,7 +51,7 @@ class StepRunner final : public collective::StepExecutor {
       sim_.send_overhead(rank_, state_.send_peer);
       posted_s_ = sg4::Engine::get_clock();
       send_ = sim_.post_send(sim_.channel(Simulation::kCollective, group_index_, rank_, state_.send_peer), rank_,
-                             state_.send_peer, Simulation::wire_bytes(plan_, step));
+                             state_.send_peer, wire_bytes(plan_, step));
     }
     if (step.recv_peer >= 0) {
       state_.recv_peer = at(group_.ranks, step.recv_peer);
@@ -64,17 +71,17 @@ class StepRunner final : public collective::StepExecutor {
   }
 
   void reduce(int, const collective::Step& step) override {
-    sim_.busy(rank_, sim_.step_busy_s(plan_, step), "reducing");
+    sim_.busy(rank_, step_busy_s(plan_, step, seconds_per_reduced_byte_), "reducing");
   }
 
   void compress(int, const collective::Step& step) override {
     ++state_.step;
-    sim_.busy(rank_, sim_.step_busy_s(plan_, step), "compressing");
+    sim_.busy(rank_, step_busy_s(plan_, step, seconds_per_reduced_byte_), "compressing");
   }
 
   void decompress(int, const collective::Step& step) override {
     ++state_.step;
-    sim_.busy(rank_, sim_.step_busy_s(plan_, step), "decompressing");
+    sim_.busy(rank_, step_busy_s(plan_, step, seconds_per_reduced_byte_), "decompressing");
   }
 
  private:
@@ -83,6 +90,7 @@ class StepRunner final : public collective::StepExecutor {
   int group_index_;
   const trace::Group& group_;
   const CollectivePlan& plan_;
+  double seconds_per_reduced_byte_;
   RankState& state_;
   sg4::CommPtr send_;
   sg4::CommPtr recv_;
@@ -90,7 +98,7 @@ class StepRunner final : public collective::StepExecutor {
   double posted_s_ = 0;  ///< when the exchange in progress was posted
 };
 
-double Simulation::step_busy_s(const CollectivePlan& plan, const collective::Step& step) const {
+double step_busy_s(const CollectivePlan& plan, const collective::Step& step, double seconds_per_reduced_byte) {
   const auto raw = [&](const collective::Block& block) {
     return static_cast<double>(block.count * static_cast<std::uint64_t>(plan.request.element_bytes));
   };
@@ -100,15 +108,15 @@ double Simulation::step_busy_s(const CollectivePlan& plan, const collective::Ste
     case collective::StepKind::kCompress:
       return codec.compress_s(raw(step.local));
     case collective::StepKind::kDecompress:
-      return codec.decompress_s(raw(step.local)) + (reduces ? raw(step.local) * seconds_per_reduced_byte_ : 0.0);
+      return codec.decompress_s(raw(step.local)) + (reduces ? raw(step.local) * seconds_per_reduced_byte : 0.0);
     case collective::StepKind::kExchange:
       if (step.recv_peer < 0 || !reduces) return 0;
-      return step.compressed ? codec.add_s(raw(step.recv)) : raw(step.recv) * seconds_per_reduced_byte_;
+      return step.compressed ? codec.add_s(raw(step.recv)) : raw(step.recv) * seconds_per_reduced_byte;
   }
   return 0;
 }
 
-std::uint64_t Simulation::wire_bytes(const CollectivePlan& plan, const collective::Step& step) {
+std::uint64_t wire_bytes(const CollectivePlan& plan, const collective::Step& step) {
   const std::uint64_t raw = step.send.count * static_cast<std::uint64_t>(plan.request.element_bytes);
   return step.compressed ? plan.cost.wire_bytes(raw) : raw;
 }
@@ -116,7 +124,7 @@ std::uint64_t Simulation::wire_bytes(const CollectivePlan& plan, const collectiv
 CollectiveRunner::CollectiveRunner(Simulation& sim, const trace::Trace& trace, const ReplayOptions& options,
                                    const std::vector<int>& placement, const std::vector<int>& sharing, bool cpu_core,
                                    CollectivePlanner& planner, CollectiveShortcuts& shortcuts, FoldedReplicas& replicas,
-                                   double speed)
+                                   double speed, double seconds_per_reduced_byte)
     : sim_(sim),
       trace_(trace),
       options_(options),
@@ -124,7 +132,8 @@ CollectiveRunner::CollectiveRunner(Simulation& sim, const trace::Trace& trace, c
       shortcuts_(shortcuts),
       replicas_(replicas),
       speed_(speed),
-      coarse_rings_(std::make_unique<CoarseRings>(sim, trace, placement, sharing, cpu_core)),
+      seconds_per_reduced_byte_(seconds_per_reduced_byte),
+      coarse_rings_(std::make_unique<CoarseRings>(sim, trace, placement, sharing, cpu_core, seconds_per_reduced_byte)),
       meetings_(std::make_unique<CriticalPathMeetings>(sim, shortcuts)) {
   coarse_rings_->use(shortcuts);
   memberships_.resize(as_index(trace.world_size));
@@ -190,7 +199,7 @@ void CollectiveRunner::run(int rank, const Op& op, std::size_t index) {
       return;
     }
   }
-  StepRunner runner(sim_, rank, op.group, at(trace_.groups, op.group), plan);
+  StepRunner runner(sim_, rank, op.group, at(trace_.groups, op.group), plan, seconds_per_reduced_byte_);
   collective::run_rank(*plan.schedule, steps, member.index, runner);
   st.step = -1;
   st.plan = nullptr;

@@ -3,6 +3,7 @@
 // Engine-internal (Simulation): the collective operators of a simulation, member by member.
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
@@ -26,6 +27,13 @@ class CriticalPathMeetings;
 class FoldedReplicas;
 class Simulation;
 
+/// The time a rank is busy after exchange or codec step `step` of `plan` (its reduction of
+/// what it received, at `seconds_per_reduced_byte` or the codec's homomorphic sum, its
+/// compression or decompression); 0 for an exchange that copies.
+double step_busy_s(const CollectivePlan& plan, const collective::Step& step, double seconds_per_reduced_byte);
+/// The bytes a block takes on the wire in an exchange of `plan` (compressed or not).
+std::uint64_t wire_bytes(const CollectivePlan& plan, const collective::Step& step);
+
 /// Runs each member's call of a collective operator in simulated time, the way that gives the
 /// full replay's times where it applies: as its critical path when its messages cannot slow
 /// one another down (--fast, CollectiveShortcuts; the members meet, CriticalPathMeetings), in
@@ -38,10 +46,12 @@ class Simulation;
 class CollectiveRunner {
  public:
   /// `placement` and `sharing` (per accelerator, the ranks it runs) as Simulation keeps them;
-  /// `speed`: the accelerator's FLOP/s (a time is finite when its work is).
+  /// `speed`: the accelerator's FLOP/s (a time is finite when its work is);
+  /// `seconds_per_reduced_byte`: its time to reduce a byte received (step_busy_s).
   CollectiveRunner(Simulation& sim, const trace::Trace& trace, const ReplayOptions& options,
                    const std::vector<int>& placement, const std::vector<int>& sharing, bool cpu_core,
-                   CollectivePlanner& planner, CollectiveShortcuts& shortcuts, FoldedReplicas& replicas, double speed);
+                   CollectivePlanner& planner, CollectiveShortcuts& shortcuts, FoldedReplicas& replicas, double speed,
+                   double seconds_per_reduced_byte);
   ~CollectiveRunner();
 
   /// Runs `rank`'s call of collective `op` (operator `index` of its program) and labels its
@@ -77,6 +87,7 @@ class CollectiveRunner {
   CollectiveShortcuts& shortcuts_;
   FoldedReplicas& replicas_;
   double speed_;
+  double seconds_per_reduced_byte_;
   std::unique_ptr<CoarseRings> coarse_rings_;
   std::unique_ptr<CriticalPathMeetings> meetings_;
   std::vector<std::vector<Membership>> memberships_;  ///< per rank, its groups

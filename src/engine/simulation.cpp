@@ -116,6 +116,15 @@ void check_finite(const std::optional<NonFiniteWork>& skipped, const Result& res
                                bad->rank, bad->op, trace.op_name(op), bad->what, platform.name));
 }
 
+/// The time compute operator `op` of `trace` takes on an `accelerator` (a core) of its own
+/// under the compute cost model `cost`.
+double compute_s(const topology::ComputeCost& cost, const trace::Trace& trace,
+                 const topology::AcceleratorSpec& accelerator, const Op& op) {
+  topology::ComputeOp view{
+      trace.op_name(op), trace.op_label(op), trace.gemm_of(op), op.flops, static_cast<double>(op.bytes), op.duration_s};
+  return cost.seconds(view, accelerator);
+}
+
 }  // namespace
 
 void Simulation::check_fit() {
@@ -141,9 +150,9 @@ void Simulation::check_fit() {
   planner_ = std::make_unique<CollectivePlanner>(trace_, net, placement_, options_, target_hardware(platform_));
   planner_->plan_all();
   shortcuts_ = std::make_unique<CollectiveShortcuts>(trace_, net, placement_, options_, planner_.get());
-  collectives_ =
-      std::make_unique<CollectiveRunner>(*this, trace_, options_, placement_, sharing_, net.accelerator().cpu_core,
-                                         *planner_, *shortcuts_, replicas_, net.accelerator().flops);
+  collectives_ = std::make_unique<CollectiveRunner>(*this, trace_, options_, placement_, sharing_,
+                                                    net.accelerator().cpu_core, *planner_, *shortcuts_, replicas_,
+                                                    net.accelerator().flops, 1.0 / net.accelerator().reduce_Bps);
 }
 
 void Simulation::prepare_result() {
@@ -252,12 +261,6 @@ OpRecord& Simulation::record(int rank, std::size_t i) {
   return result_.ops.writable(as_index(rank))[i];
 }
 
-double Simulation::compute_s(const Op& op) const {
-  topology::ComputeOp view{trace_.op_name(op), trace_.op_label(op),           trace_.gemm_of(op),
-                           op.flops,           static_cast<double>(op.bytes), op.duration_s};
-  return cost_->seconds(view, platform_.network.accelerator());
-}
-
 sg4::Host* Simulation::shared_cores(int rank, const Op& op) const {
   // Durations measured under the traced run's own sharing are not shared again (they run on
   // the rank's own host); work of a rank with a core of its own shares its node's cores.
@@ -287,7 +290,7 @@ std::size_t Simulation::run_compute(int rank, std::size_t first) {
     while (end < ops.size() && ops[end].kind == OpKind::kCompute && shared_cores(rank, ops[end]) == nullptr &&
            ops[end].stream == stream && (end == first || ops[end].after_count == 0) &&
            shortcuts_->runs_alone(rank, end)) {
-      const double seconds = compute_s(ops[end]);
+      const double seconds = compute_s(*cost_, trace_, platform_.network.accelerator(), ops[end]);
       if (!std::isfinite(seconds * speed_) || !std::isfinite((total_s + std::max(seconds, 0.0)) * speed_)) break;
       records[end].start_s = start_s + total_s;
       if (seconds > 0) total_s += seconds;  // NaN or negative work takes no time, as in busy()
@@ -297,7 +300,8 @@ std::size_t Simulation::run_compute(int rank, std::size_t first) {
   }
   if (end == first) {  // one operator, executed on its own
     records[first].start_s = start_s;
-    busy(rank, compute_s(ops[first]), "computing", shared_cores(rank, ops[first]));
+    busy(rank, compute_s(*cost_, trace_, platform_.network.accelerator(), ops[first]), "computing",
+         shared_cores(rank, ops[first]));
     records[first].end_s = sg4::Engine::get_clock();
     return first + 1;
   }
@@ -532,7 +536,6 @@ Result Simulation::run() {
   build_zone();
   lanes_ = std::make_unique<StreamLanes>(*this, trace_, *zone_);  // one lane (actor) per stream of a rank's program
   speed_ = net.accelerator().flops;
-  seconds_per_reduced_byte_ = 1.0 / net.accelerator().reduce_Bps;
   fusions_ = std::make_unique<FusedGroups>(*this, *lanes_, *collectives_, trace_, placement_, sharing_, *planner_,
                                            *shortcuts_, speed_);
   // Compute on a node's shared cores (CPU ranks) is time-shared operator by operator.

@@ -71,11 +71,6 @@ class Simulation {
   /// The waits of a blocking exchange posted at `posted_s` and complete now: the parts of
   /// [posted_s, now) during which none of `comms` (started transfers) was in progress.
   void waited_for(int rank, double posted_s, std::initializer_list<const sg4::Comm*> comms);
-  /// The time `rank` is busy after exchange or codec step `step` of `plan` (its reduction of
-  /// what it received, its compression or decompression); 0 for an exchange that copies.
-  double step_busy_s(const CollectivePlan& plan, const collective::Step& step) const;
-  /// The bytes a block takes on the wire in an exchange of `plan` (compressed or not).
-  static std::uint64_t wire_bytes(const CollectivePlan& plan, const collective::Step& step);
   /// The mailbox of messages from `src` to `dst` on one channel: a process group's collectives
   /// (context = group) or point-to-point messages with one tag (context = tag). Mailboxes exist
   /// only for pairs that talk; messages on one are matched in order (MPI's non-overtaking).
@@ -123,8 +118,6 @@ class Simulation {
   std::unique_ptr<StreamLanes> lanes_;  ///< once the zone is built
   /// Runs `rank`'s operators from `first` on, each as the rank's own.
   void run_individually(int rank, std::size_t first);
-  /// The time compute operator `op` takes on an accelerator (a core) of its own.
-  double compute_s(const Op& op) const;
   /// The host of the node's cores where `op` of `rank` executes, time-shared with the node's
   /// other ranks (ReplayOptions::dedicated_durations), or nullptr: on the rank's own host.
   sg4::Host* shared_cores(int rank, const Op& op) const;
@@ -158,7 +151,6 @@ class Simulation {
   void tick_progress();
   std::optional<NonFiniteWork> non_finite_;
   double speed_ = 0;
-  double seconds_per_reduced_byte_ = 0;
   std::unique_ptr<CollectivePlanner> planner_;
   std::unique_ptr<CollectiveShortcuts> shortcuts_;
   std::map<std::string, std::uint32_t> algorithm_ids_;
