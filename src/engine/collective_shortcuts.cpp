@@ -118,7 +118,7 @@ CollectiveShortcuts::Path CollectiveShortcuts::path(int src_accelerator, int dst
   // times a lone flow: its links' latencies added in route order, and the smallest of their
   // bandwidths (a trunk's per-cable limit is a link of the route too). Under a calibrated
   // model, links are no slower than its floors, and a tier it describes sets the latency and
-  // the flow's rate by message size (Simulation::install_factors), within the cables' limits:
+  // the flow's rate by message size (GraphZone::price_with), within the cables' limits:
   // SimGrid's CM02 scales the rate of a flow by its bandwidth factor, so that a message at its
   // lone rate takes its route's bottleneck, which is no more than the smallest of the links of
   // its ends (those stay in every route, GraphZone::leave_out).

@@ -33,7 +33,7 @@ struct Result;
 ///  - its messages meet in SimGrid as e's do: each message's route has the latency, the lone
 ///    rate, the per-flow bound and the calibrated model's tier of its counterpart's in e (so
 ///    that its cost by size and the CPU overheads around it are the same), and the links SimGrid shares
-///    (those not left out, Simulation::leave_out_links) correspond one to one, with equal
+///    (those not left out, leave_out_links in simulation.cpp) correspond one to one, with equal
 ///    capacities, to e's, and carry messages of this replica only.
 /// Then the max-min sharing of the replica's messages is e's at every instant, and so is every
 /// time. Ranks that share an accelerator, CPU ranks and calibrated network models that count

@@ -1,27 +1,22 @@
 #pragma once
 
-// The shared state of one SimGrid simulation of a trace (engine-internal: simulation.cpp runs
-// the ranks' programs, collective_runner.cpp their collectives; coarse_rings.cpp,
-// critical_path_meetings.cpp, fused_groups.cpp and stream_lanes.cpp use only its public
-// interface). Only those six include it.
+// Engine-internal: one SimGrid simulation of a trace (Simulation, implemented in simulation.cpp)
+// and the interface its parts use. Only the parts that run in a simulation include it:
+// collective_runner.cpp, coarse_rings.cpp, critical_path_meetings.cpp, fused_groups.cpp,
+// stream_lanes.cpp.
 
 #include <cstdint>
 #include <initializer_list>
 #include <map>
 #include <memory>
 #include <optional>
-#include <span>
 #include <string>
 #include <tuple>
 #include <unordered_map>
-#include <utility>
 #include <vector>
 
 #include <simgrid/s4u.hpp>
-#include <simgrid/s4u/Barrier.hpp>
-#include <simgrid/s4u/Semaphore.hpp>
 
-#include "collective/step_driver.hpp"
 #include "core/progress.hpp"
 #include "engine/collective_plan.hpp"
 #include "engine/collective_runner.hpp"
@@ -49,7 +44,13 @@ struct NonFiniteWork {
   std::string what;  ///< "computing for inf s", "ends at inf s"
 };
 
-/// Shared state of one simulation.
+/// One simulation of a trace on a platform: places the ranks and plans their collectives
+/// (check_fit), builds the platform as a SimGrid zone, starts an actor per lane (StreamLanes)
+/// and runs each rank's program in simulated time, operator by operator (rank_main), keeping
+/// every operator's record (start, end, wait) in the Result. Its parts are classes of their own
+/// that use only the public interface below: StreamLanes (the actors and their states),
+/// CollectiveRunner (collectives, with CoarseRings and CriticalPathMeetings), FusedGroups and
+/// FoldedReplicas.
 class Simulation {
  public:
   Simulation(const trace::Trace& trace, const topology::Platform& platform, const ReplayOptions& options)
@@ -62,8 +63,8 @@ class Simulation {
 
   Result run();
 
-  // What the techniques (CoarseRings, ...) and the StepRunner use: the calling lane's state, messages, busy time
-  // and waits, all recorded on the rank's current operator.
+  // What the parts use: the calling lane's state, messages, busy time and waits, all recorded
+  // on the rank's current operator.
   /// The state of the calling actor's lane of `rank` (its only one for a rank without streams).
   RankState& state(int rank) { return lanes_->state(rank); }
   /// Adds [from_s, to_s) (when not empty) to the wait of `rank`'s current operator.
@@ -87,7 +88,7 @@ class Simulation {
   void send_overhead(int rank, int peer);
   void recv_overhead(int rank, int peer);
 
-  // What FusedGroups uses besides: running and recording operators, and the lanes.
+  // And to run and record operators (StreamLanes, FusedGroups, CollectiveRunner).
   /// Runs rank's compute operators from `first` on (one, or a run of them: see the
   /// definition) and records their times; returns the index of the next operator.
   std::size_t run_compute(int rank, std::size_t first);
