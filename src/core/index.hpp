@@ -17,4 +17,14 @@ constexpr decltype(auto) at(Container& c, Index i) {
   return c[static_cast<std::size_t>(i)];
 }
 
+/// `i`, a count that the code keeps signed or narrow (a rank, a group, a lane, an actor's
+/// pid), as the std::size_t that indexes a container or sizes one: the conversion in one
+/// place, checked non-negative where assertions are on, for the calls that take an index
+/// rather than a container (RankRecords::share, a span's subspan, std::vector::assign).
+template <std::integral Index>
+constexpr std::size_t as_index(Index i) {
+  if constexpr (std::signed_integral<Index>) assert(i >= 0);
+  return static_cast<std::size_t>(i);
+}
+
 }  // namespace ccsim

@@ -6,6 +6,7 @@
 #include <simgrid/s4u.hpp>
 
 #include "engine/collective_plan.hpp"
+#include "engine/collective_runner.hpp"
 #include "engine/collective_shortcuts.hpp"
 #include "engine/simulation_state.hpp"
 #include "core/index.hpp"
@@ -35,8 +36,8 @@ std::optional<CoarseRings::Ring> CoarseRings::ring(const CollectivePlan& plan,
   for (std::size_t x = 0; x < steps.size(); ++x) {  // exchange x in coarse step x * coarse / exchanges
     Ring::Step& step = ring.steps[x * static_cast<std::size_t>(coarse) / steps.size()];
     ++step.exchanges;
-    step.bytes += Simulation::wire_bytes(plan, steps[x]);
-    step.reduce_s += sim_.step_busy_s(plan, steps[x]);
+    step.bytes += wire_bytes(plan, steps[x]);
+    step.reduce_s += step_busy_s(plan, steps[x], seconds_per_reduced_byte_);
   }
   return ring;
 }
@@ -45,9 +46,9 @@ bool CoarseRings::applies(const CollectivePlan& plan, int group) {
   auto [it, fresh] = schedules_.try_emplace(std::make_pair(plan.schedule.get(), group), false);
   if (fresh) {
     const std::vector<int>& members = at(trace_.groups, group).ranks;
-    bool coarse = !cpu_core_ && shortcuts_->stream_disagreement(group).empty() &&
-                  std::all_of(members.begin(), members.end(),
-                              [&](int m) { return sharing_[static_cast<std::size_t>(at(placement_, m))] == 1; });
+    bool coarse =
+        !cpu_core_ && shortcuts_->stream_disagreement(group).empty() &&
+        std::all_of(members.begin(), members.end(), [&](int m) { return at(sharing_, at(placement_, m)) == 1; });
     int exchanges = -1;
     for (int r = 0; r < plan.request.size && coarse; ++r) {
       const std::optional<Ring> mine = ring(plan, plan.schedule->steps(r));
@@ -99,7 +100,7 @@ bool CoarseRings::arrive_together(int rank, const Ring& ring, const trace::Op& o
     call.left = size;
     call.last = sg4::Semaphore::create(0);
     // The first member's ring alone: its bytes at its send path's lone rate, and its steps' latencies.
-    const int to = at(trace_.groups, op.group).ranks[static_cast<std::size_t>(ring.send_peer)];
+    const int to = at(at(trace_.groups, op.group).ranks, ring.send_peer);
     const CollectiveShortcuts::Path alone = shortcuts_->path(at(placement_, rank), at(placement_, to));
     double bytes = 0;
     for (const Ring::Step& step : ring.steps) bytes += static_cast<double>(step.bytes);

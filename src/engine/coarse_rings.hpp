@@ -57,10 +57,16 @@ class CoarseRings {
   };
 
   /// `cpu_core`: ranks are CPU cores (their work is time-shared step by step: never coarse);
-  /// `sharing`: per accelerator, the ranks it runs.
+  /// `sharing`: per accelerator, the ranks it runs; `seconds_per_reduced_byte`: an
+  /// accelerator's time to reduce a byte received (step_busy_s).
   CoarseRings(Simulation& sim, const trace::Trace& trace, const std::vector<int>& placement,
-              const std::vector<int>& sharing, bool cpu_core)
-      : sim_(sim), trace_(trace), placement_(placement), sharing_(sharing), cpu_core_(cpu_core) {}
+              const std::vector<int>& sharing, bool cpu_core, double seconds_per_reduced_byte)
+      : sim_(sim),
+        trace_(trace),
+        placement_(placement),
+        sharing_(sharing),
+        cpu_core_(cpu_core),
+        seconds_per_reduced_byte_(seconds_per_reduced_byte) {}
 
   /// The shortcuts' paths and stream checks; before any other call.
   void use(CollectiveShortcuts& shortcuts) { shortcuts_ = &shortcuts; }
@@ -107,6 +113,7 @@ class CoarseRings {
   const std::vector<int>& placement_;
   const std::vector<int>& sharing_;
   bool cpu_core_;
+  double seconds_per_reduced_byte_;
   CollectiveShortcuts* shortcuts_ = nullptr;
   std::map<std::pair<const collective::Schedule*, int>, bool> schedules_;  ///< applies(), by (schedule, group)
   std::map<std::pair<int, int>, Arrivals> arrivals_;                       ///< by (group, call number)

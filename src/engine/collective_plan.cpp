@@ -331,7 +331,7 @@ void CollectivePlanner::plan_all() {
     }
   }
   for (int rank = 0; rank < trace_.world_size; ++rank) {
-    for (std::uint32_t i : collectives[static_cast<std::size_t>(at(trace_.program_of, rank))]) {
+    for (std::uint32_t i : at(collectives, at(trace_.program_of, rank))) {
       plan(trace_.op(rank, i), rank, i);
     }
   }

@@ -1,3 +1,5 @@
+#include "engine/collective_runner.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -11,13 +13,17 @@
 #include <simgrid/s4u/Barrier.hpp>
 
 #include "collective/step_driver.hpp"
+#include "engine/coarse_rings.hpp"
 #include "engine/collective_plan.hpp"
+#include "engine/collective_shortcuts.hpp"
+#include "engine/critical_path_meetings.hpp"
+#include "engine/replica_fold.hpp"
 #include "engine/simulation_state.hpp"
 #include "core/index.hpp"
 
-// The collective operators of a simulation: the engine's StepExecutor, which carries out a
-// rank's steps of a schedule in simulated time, and the critical-path shortcut of --fast
-// (coarse rings: coarse_rings.cpp).
+// The collective operators of a simulation: CollectiveRunner, the engine's StepExecutor, which
+// carries out a rank's steps of a schedule in simulated time, and what a step costs
+// (step_busy_s, wire_bytes); with Simulation's mailboxes (channel).
 
 namespace ccsim::engine::detail {
 
@@ -26,8 +32,15 @@ namespace ccsim::engine::detail {
 /// the rank's RankState current for explain_deadlock().
 class StepRunner final : public collective::StepExecutor {
  public:
-  StepRunner(Simulation& sim, int rank, int group_index, const trace::Group& group, const CollectivePlan& plan)
-      : sim_(sim), rank_(rank), group_index_(group_index), group_(group), plan_(plan), state_(sim.state(rank)) {}
+  StepRunner(Simulation& sim, int rank, int group_index, const trace::Group& group, const CollectivePlan& plan,
+             double seconds_per_reduced_byte)
+      : sim_(sim),
+        rank_(rank),
+        group_index_(group_index),
+        group_(group),
+        plan_(plan),
+        seconds_per_reduced_byte_(seconds_per_reduced_byte),
+        state_(sim.state(rank)) {}
 
   void start_exchange(int, const collective::Step& step) override {
     ++state_.step;
@@ -38,7 +51,7 @@ class StepRunner final : public collective::StepExecutor {
       sim_.send_overhead(rank_, state_.send_peer);
       posted_s_ = sg4::Engine::get_clock();
       send_ = sim_.post_send(sim_.channel(Simulation::kCollective, group_index_, rank_, state_.send_peer), rank_,
-                             state_.send_peer, Simulation::wire_bytes(plan_, step));
+                             state_.send_peer, wire_bytes(plan_, step));
     }
     if (step.recv_peer >= 0) {
       state_.recv_peer = at(group_.ranks, step.recv_peer);
@@ -58,17 +71,17 @@ class StepRunner final : public collective::StepExecutor {
   }
 
   void reduce(int, const collective::Step& step) override {
-    sim_.busy(rank_, sim_.step_busy_s(plan_, step), "reducing");
+    sim_.busy(rank_, step_busy_s(plan_, step, seconds_per_reduced_byte_), "reducing");
   }
 
   void compress(int, const collective::Step& step) override {
     ++state_.step;
-    sim_.busy(rank_, sim_.step_busy_s(plan_, step), "compressing");
+    sim_.busy(rank_, step_busy_s(plan_, step, seconds_per_reduced_byte_), "compressing");
   }
 
   void decompress(int, const collective::Step& step) override {
     ++state_.step;
-    sim_.busy(rank_, sim_.step_busy_s(plan_, step), "decompressing");
+    sim_.busy(rank_, step_busy_s(plan_, step, seconds_per_reduced_byte_), "decompressing");
   }
 
  private:
@@ -77,6 +90,7 @@ class StepRunner final : public collective::StepExecutor {
   int group_index_;
   const trace::Group& group_;
   const CollectivePlan& plan_;
+  double seconds_per_reduced_byte_;
   RankState& state_;
   sg4::CommPtr send_;
   sg4::CommPtr recv_;
@@ -84,7 +98,7 @@ class StepRunner final : public collective::StepExecutor {
   double posted_s_ = 0;  ///< when the exchange in progress was posted
 };
 
-double Simulation::step_busy_s(const CollectivePlan& plan, const collective::Step& step) const {
+double step_busy_s(const CollectivePlan& plan, const collective::Step& step, double seconds_per_reduced_byte) {
   const auto raw = [&](const collective::Block& block) {
     return static_cast<double>(block.count * static_cast<std::uint64_t>(plan.request.element_bytes));
   };
@@ -94,43 +108,77 @@ double Simulation::step_busy_s(const CollectivePlan& plan, const collective::Ste
     case collective::StepKind::kCompress:
       return codec.compress_s(raw(step.local));
     case collective::StepKind::kDecompress:
-      return codec.decompress_s(raw(step.local)) + (reduces ? raw(step.local) * seconds_per_reduced_byte_ : 0.0);
+      return codec.decompress_s(raw(step.local)) + (reduces ? raw(step.local) * seconds_per_reduced_byte : 0.0);
     case collective::StepKind::kExchange:
       if (step.recv_peer < 0 || !reduces) return 0;
-      return step.compressed ? codec.add_s(raw(step.recv)) : raw(step.recv) * seconds_per_reduced_byte_;
+      return step.compressed ? codec.add_s(raw(step.recv)) : raw(step.recv) * seconds_per_reduced_byte;
   }
   return 0;
 }
 
-std::uint64_t Simulation::wire_bytes(const CollectivePlan& plan, const collective::Step& step) {
+std::uint64_t wire_bytes(const CollectivePlan& plan, const collective::Step& step) {
   const std::uint64_t raw = step.send.count * static_cast<std::uint64_t>(plan.request.element_bytes);
   return step.compressed ? plan.cost.wire_bytes(raw) : raw;
 }
 
-Simulation::Membership& Simulation::enter(int rank, int group) {
-  Membership& member = at(memberships_, rank)[static_cast<std::size_t>(membership_slot(rank, group))];
+CollectiveRunner::CollectiveRunner(Simulation& sim, const trace::Trace& trace, const ReplayOptions& options,
+                                   const std::vector<int>& placement, const std::vector<int>& sharing, bool cpu_core,
+                                   CollectivePlanner& planner, CollectiveShortcuts& shortcuts, FoldedReplicas& replicas,
+                                   double speed, double seconds_per_reduced_byte)
+    : sim_(sim),
+      trace_(trace),
+      options_(options),
+      planner_(planner),
+      shortcuts_(shortcuts),
+      replicas_(replicas),
+      speed_(speed),
+      seconds_per_reduced_byte_(seconds_per_reduced_byte),
+      coarse_rings_(std::make_unique<CoarseRings>(sim, trace, placement, sharing, cpu_core, seconds_per_reduced_byte)),
+      meetings_(std::make_unique<CriticalPathMeetings>(sim, shortcuts)) {
+  coarse_rings_->use(shortcuts);
+  memberships_.resize(as_index(trace.world_size));
+  for (std::size_t g = 0; g < trace.groups.size(); ++g) {
+    const auto& ranks = trace.groups[g].ranks;
+    for (std::size_t i = 0; i < ranks.size(); ++i) {
+      at(memberships_, ranks[i]).push_back({static_cast<int>(g), static_cast<int>(i), 0});
+    }
+  }
+}
+
+CollectiveRunner::~CollectiveRunner() = default;
+
+int CollectiveRunner::slot(int rank, int group) const {
+  const auto& list = at(memberships_, rank);
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    if (list[i].group == group) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+CollectiveRunner::Membership& CollectiveRunner::enter(int rank, int group) {
+  Membership& member = at(at(memberships_, rank), slot(rank, group));
   ++member.entered;
   return member;
 }
 
-void Simulation::label(OpRecord& record, const CollectivePlan& plan) {
-  record.algorithm = algorithm_name(plan.algorithm);
-  record.error_worst_eb = plan.error_worst_eb;
-  record.error_expected_eb = plan.error_expected_eb;
+int CollectiveRunner::entered(int rank, int group) const {
+  return at(at(memberships_, rank), slot(rank, group)).entered;
 }
 
-void Simulation::run_collective(int rank, const Op& op, std::size_t index) {
-  RankState& st = state(rank);
+std::string CollectiveRunner::note() const { return coarse_rings_->note(); }
+
+void CollectiveRunner::run(int rank, const Op& op, std::size_t index) {
+  RankState& st = sim_.state(rank);
   Membership& member = enter(rank, op.group);
   st.sequence = member.entered;
-  const CollectivePlan& plan = planner_->plan(op, rank, index);  // planned in check_fit(): cannot throw here
-  label(record(rank, index), plan);
+  const CollectivePlan& plan = planner_.plan(op, rank, index);  // planned in check_fit(): cannot throw here
+  sim_.label(sim_.record(rank, index), plan);
   st.plan = &plan;
   st.group_rank = member.index;
   st.step = -1;
   // With streams, only a collective that no other stream of the rank can overlap (the same
   // for all its members: CollectiveShortcuts::stream_disagreement).
-  if (options_.fast && alone(rank, index) && shortcuts_->refusal(plan, op.group).empty()) {
+  if (options_.fast && shortcuts_.runs_alone(rank, index) && shortcuts_.refusal(plan, op.group).empty()) {
     run_shortcut(rank, op, plan, member.index, member.entered);
     st.plan = nullptr;
     return;
@@ -141,8 +189,8 @@ void Simulation::run_collective(int rank, const Op& op, std::size_t index) {
     generated = plan.schedule->steps(member.index);
     steps = generated;
   }
-  if (options_.fast && options_.coarse_rings && factors_ == nullptr && alone(rank, index) &&
-      coarse_rings_->applies(plan, op.group)) {
+  if (options_.fast && options_.coarse_rings && options_.network.calibrated == nullptr &&
+      shortcuts_.runs_alone(rank, index) && coarse_rings_->applies(plan, op.group)) {
     const CoarseRings::Ring ring = *coarse_rings_->ring(plan, steps);
     if (coarse_rings_->arrive_together(rank, ring, op, member.entered)) {
       coarse_rings_->run(rank, op, ring);
@@ -151,26 +199,23 @@ void Simulation::run_collective(int rank, const Op& op, std::size_t index) {
       return;
     }
   }
-  StepRunner runner(*this, rank, op.group, at(trace_.groups, op.group), plan);
+  StepRunner runner(sim_, rank, op.group, at(trace_.groups, op.group), plan, seconds_per_reduced_byte_);
   collective::run_rank(*plan.schedule, steps, member.index, runner);
   st.step = -1;
   st.plan = nullptr;
 }
 
-void Simulation::run_shortcut(int rank, const Op& op, const CollectivePlan& plan, int group_rank, int sequence) {
+void CollectiveRunner::run_shortcut(int rank, const Op& op, const CollectivePlan& plan, int group_rank, int sequence) {
   // Members of folded replicas (ReplicaFolding) are not simulated: each starts when the
   // simulated member that stands for it does.
-  const std::vector<int>* stand_in =
-      stand_ins_.empty() || at(stand_ins_, op.group).empty() ? nullptr : &at(stand_ins_, op.group);
+  const std::vector<int>* stand_in = replicas_.stand_ins(op.group);
   const CriticalPathMeetings::End end = meetings_->meet(rank, op.group, sequence, plan, group_rank, stand_in);
-  if (stand_in != nullptr) fold_lag_s_ = std::max(fold_lag_s_, end.end_s - end.own_s);
+  if (stand_in != nullptr) replicas_.ended(end.own_s, end.end_s);
   const double end_s = end.end_s;
   // Reported once the simulation is over, as busy() does: the full replay would have run into
   // an amount of work too large for SimGrid (busy periods are part of the rank's time).
   if (!std::isfinite(end_s * speed_)) {
-    if (!non_finite_) {
-      non_finite_ = NonFiniteWork{rank, state(rank).op, fmt::format("ends at {:g} s", end_s)};
-    }
+    sim_.not_finite(rank, fmt::format("ends at {:g} s", end_s));
     return;
   }
   if (end_s < sg4::Engine::get_clock()) {
@@ -180,12 +225,12 @@ void Simulation::run_shortcut(int rank, const Op& op, const CollectivePlan& plan
   sg4::this_actor::sleep_until(end_s);
 }
 
-std::span<const collective::Step> Simulation::kept_steps(const CollectivePlan& plan, int group_rank) {
+std::span<const collective::Step> CollectiveRunner::kept_steps(const CollectivePlan& plan, int group_rank) {
   // Kept from a rank's second call of the collective on: a collective called once (a large
   // gradient all_reduce) would only hold memory, one called in every micro-batch (tensor
   // parallelism's) is generated once instead of at every call.
   PlanSteps& cache = steps_[plan.schedule.get()];
-  if (cache.ranks.empty()) cache.ranks.resize(static_cast<std::size_t>(plan.request.size));
+  if (cache.ranks.empty()) cache.ranks.resize(as_index(plan.request.size));
   PlanSteps::Rank& mine = at(cache.ranks, group_rank);
   if (mine.calls < 2 && ++mine.calls == 2) mine.steps = plan.schedule->steps(group_rank);
   return mine.steps;  // empty on the first call

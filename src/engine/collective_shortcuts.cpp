@@ -41,7 +41,7 @@ CollectiveShortcuts::CollectiveShortcuts(const trace::Trace& trace, const topolo
                                          CollectivePlanner* planner)
     : trace_(trace), network_(network), placement_(placement), options_(options), planner_(planner) {
   if (options.network.calibrated != nullptr) model_.emplace(options.network.calibrated);
-  ranks_on_accelerator_.assign(static_cast<std::size_t>(network.accelerator_count()), 0);
+  ranks_on_accelerator_.assign(as_index(network.accelerator_count()), 0);
   for (int a : placement) {
     ++at(ranks_on_accelerator_, a);
   }
@@ -77,7 +77,7 @@ const std::string& CollectiveShortcuts::stream_disagreement(int group_index) {
   if (!fresh) return it->second;
   const trace::Group& group = at(trace_.groups, group_index);
   const auto program_of = [&](int rank) { return at(trace_.program_of, rank); };
-  const auto has_streams = [&](int rank) { return comm_streams_[static_cast<std::size_t>(program_of(rank))] < 0; };
+  const auto has_streams = [&](int rank) { return at(comm_streams_, program_of(rank)) < 0; };
   const int first = group.ranks.front();
   if (std::none_of(group.ranks.begin(), group.ranks.end(), has_streams) ||
       std::all_of(group.ranks.begin(), group.ranks.end(), [&](int r) { return program_of(r) == program_of(first); })) {
@@ -86,7 +86,7 @@ const std::string& CollectiveShortcuts::stream_disagreement(int group_index) {
   // Per member, its calls of the group in order: whether each runs alone on the rank.
   const auto calls = [&](int rank) {
     std::vector<char> out;
-    const trace::Program& program = trace_.programs[static_cast<std::size_t>(program_of(rank))];
+    const trace::Program& program = at(trace_.programs, program_of(rank));
     const std::vector<char>& table = alone(program_of(rank));
     for (std::size_t i = 0; i < program.ops.size(); ++i) {
       if (!trace::is_collective(program.ops[i].kind) || trace_.op(rank, i).group != group_index) continue;
@@ -110,7 +110,7 @@ const std::string& CollectiveShortcuts::stream_disagreement(int group_index) {
 }
 
 int CollectiveShortcuts::communicating_streams(int rank) const {
-  return std::abs(comm_streams_[static_cast<std::size_t>(at(trace_.program_of, rank))]);
+  return std::abs(at(comm_streams_, at(trace_.program_of, rank)));
 }
 
 CollectiveShortcuts::Path CollectiveShortcuts::path(int src_accelerator, int dst_accelerator) const {
@@ -118,7 +118,7 @@ CollectiveShortcuts::Path CollectiveShortcuts::path(int src_accelerator, int dst
   // times a lone flow: its links' latencies added in route order, and the smallest of their
   // bandwidths (a trunk's per-cable limit is a link of the route too). Under a calibrated
   // model, links are no slower than its floors, and a tier it describes sets the latency and
-  // the flow's rate by message size (Simulation::install_factors), within the cables' limits:
+  // the flow's rate by message size (GraphZone::price_with), within the cables' limits:
   // SimGrid's CM02 scales the rate of a flow by its bandwidth factor, so that a message at its
   // lone rate takes its route's bottleneck, which is no more than the smallest of the links of
   // its ends (those stay in every route, GraphZone::leave_out).
@@ -180,7 +180,7 @@ void CollectiveShortcuts::bound_world_load() {
   }
   std::set<std::pair<int, int>> pairs;  // (sender, receiver), global ranks
   for (int r = 0; r < trace_.world_size; ++r) {
-    for (std::size_t i : senders[static_cast<std::size_t>(at(trace_.program_of, r))]) {
+    for (std::size_t i : at(senders, at(trace_.program_of, r))) {
       const trace::Op op = trace_.op(r, i);
       if (op.kind == trace::OpKind::kSend) {
         pairs.emplace(r, op.peer);
@@ -316,8 +316,8 @@ std::string CollectiveShortcuts::decide(const CollectivePlan& plan, int group_in
     for (int peer : schedule.send_peers(r)) {
       auto key = std::make_pair(r, peer);
       if (entry.paths.count(key) != 0) continue;
-      const int src = placement_[static_cast<std::size_t>(at(group.ranks, r))];
-      const int dst = placement_[static_cast<std::size_t>(at(group.ranks, peer))];
+      const int src = at(placement_, at(group.ranks, r));
+      const int dst = at(placement_, at(group.ranks, peer));
       entry.paths.emplace(key, path(src, dst));
       if (entry.paths.size() > most_paths)
         return fmt::format("its {} ranks have more than {} sender-receiver pairs", schedule.size(), most_paths);

@@ -63,6 +63,11 @@ class CollectiveShortcuts {
   /// Per operator of `program`, whether no other stream of its rank can run while it does
   /// (trace::Program::alone()); empty for a program without streams (all alone).
   const std::vector<char>& alone(int program) const { return at(alone_, program); }
+  /// Whether operator `i` of `rank` runs alone on the rank (no other stream can run meanwhile).
+  bool runs_alone(int rank, std::size_t i) const {
+    const std::vector<char>& table = alone(at(trace_.program_of, rank));
+    return table.empty() || table[i] != 0;
+  }
 
   /// Why the ranks of `group` may take different paths through one of its collectives ("" when
   /// they cannot): a rank with streams runs a collective as its critical path only where no

@@ -16,7 +16,7 @@ CriticalPathMeetings::End CriticalPathMeetings::meet(int rank, int group, int se
                                                      int group_rank, const std::vector<int>* stand_in) {
   auto [it, fresh] = meetings_.try_emplace(std::make_pair(group, sequence));
   Meeting& meeting = it->second;
-  const auto size = static_cast<std::size_t>(plan.request.size);
+  const auto size = as_index(plan.request.size);
   if (fresh) {
     std::size_t simulated = size;
     if (stand_in != nullptr) {
@@ -31,8 +31,7 @@ CriticalPathMeetings::End CriticalPathMeetings::meet(int rank, int group, int se
   meeting.barrier->wait();
   if (meeting.times.ends_s.empty()) {
     if (stand_in != nullptr) {
-      for (std::size_t i = 0; i < size; ++i)
-        meeting.starts_s[i] = meeting.starts_s[static_cast<std::size_t>((*stand_in)[i])];
+      for (std::size_t i = 0; i < size; ++i) meeting.starts_s[i] = at(meeting.starts_s, (*stand_in)[i]);
     }
     meeting.times = shortcuts_.times(plan, group, meeting.starts_s);
   }

@@ -1,11 +1,15 @@
 #include "engine/graph_zone.hpp"
 #include "core/index.hpp"
+#include "engine/network_factors.hpp"
 
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <unordered_set>
+#include <vector>
 
 #include <fmt/format.h>
+#include <simgrid/kernel/resource/NetworkModelIntf.hpp>
 
 namespace ccsim::engine {
 
@@ -21,7 +25,7 @@ GraphZone::GraphZone(const topology::Network& network, const std::vector<int>& p
       unit_latency_(options.unit_latency) {
   sg4::NetZone* zone = get_iface();
   const double speed = network.accelerator().flops;
-  const auto accelerators = static_cast<std::size_t>(network.accelerator_count());
+  const auto accelerators = as_index(network.accelerator_count());
   hosts_.assign(host_per_rank_ ? placement.size() : accelerators, nullptr);
   loopback_.assign(accelerators, nullptr);
   const topology::AcceleratorSpec& spec = network.accelerator();
@@ -32,7 +36,7 @@ GraphZone::GraphZone(const topology::Network& network, const std::vector<int>& p
   for (std::size_t r = 0; r < placement.size(); ++r) {
     const int a = placement[r];
     const int sharing = at(ranks_on, a)++;
-    const std::size_t slot = host_per_rank_ ? r : static_cast<std::size_t>(a);
+    const std::size_t slot = host_per_rank_ ? r : as_index(a);
     if (!host_per_rank_ && sharing > 0) {
       if (at(loopback_, a) == nullptr) {
         at(loopback_, a) = zone->create_link(fmt::format("loopback:{}", hosts_[slot]->get_name()),
@@ -46,20 +50,20 @@ GraphZone::GraphZone(const topology::Network& network, const std::vector<int>& p
     std::string name = fmt::format("node{}.acc{}", info.node, info.index);
     if (sharing > 0) name += fmt::format(".rank{}", r);
     sg4::Host* host = zone->create_host(name, speed);
-    auto id = static_cast<std::size_t>(host->get_netpoint()->id());
+    auto id = as_index(host->get_netpoint()->id());
     if (accelerator_of_netpoint_.size() <= id) accelerator_of_netpoint_.resize(id + 1, -1);
     accelerator_of_netpoint_[id] = a;
     hosts_[slot] = host;
   }
   if (options.cores_per_node > 0) {
     // Hosts of computation only: no route leads to them (accelerator_of_netpoint_ is -1).
-    cores_.assign(static_cast<std::size_t>(network.node_count()), nullptr);
+    cores_.assign(as_index(network.node_count()), nullptr);
     for (int a : placement) {
-      sg4::Host*& cores = cores_[static_cast<std::size_t>(network.node_of(a))];
+      sg4::Host*& cores = at(cores_, network.node_of(a));
       if (cores != nullptr) continue;
       cores = zone->create_host(fmt::format("node{}.cores", network.node_of(a)), speed)
                   ->set_core_count(options.cores_per_node);
-      auto id = static_cast<std::size_t>(cores->get_netpoint()->id());
+      auto id = as_index(cores->get_netpoint()->id());
       if (accelerator_of_netpoint_.size() <= id) accelerator_of_netpoint_.resize(id + 1, -1);
     }
   }
@@ -99,22 +103,22 @@ GraphZone::GraphZone(const topology::Network& network, const std::vector<int>& p
 }
 
 sg4::Host* GraphZone::host_of_rank(int rank) const {
-  const auto r = static_cast<std::size_t>(rank);
-  return hosts_[host_per_rank_ ? r : static_cast<std::size_t>(placement_[r])];
+  const auto r = as_index(rank);
+  return hosts_[host_per_rank_ ? r : as_index(placement_[r])];
 }
 
 sg4::Host* GraphZone::cores_of_rank(int rank) const {
   if (cores_.empty()) return nullptr;
-  return cores_[static_cast<std::size_t>(network_.node_of(at(placement_, rank)))];
+  return at(cores_, network_.node_of(at(placement_, rank)));
 }
 
 int GraphZone::node_of(const sg4::Host* host) const {
-  return network_.node_of(accelerator_of_netpoint_[static_cast<std::size_t>(host->get_netpoint()->id())]);
+  return network_.node_of(at(accelerator_of_netpoint_, host->get_netpoint()->id()));
 }
 
 double GraphZone::flow_cap_Bps(const sg4::Host* src, const sg4::Host* dst) {
-  const int a = accelerator_of_netpoint_[static_cast<std::size_t>(src->get_netpoint()->id())];
-  const int b = accelerator_of_netpoint_[static_cast<std::size_t>(dst->get_netpoint()->id())];
+  const int a = at(accelerator_of_netpoint_, src->get_netpoint()->id());
+  const int b = at(accelerator_of_netpoint_, dst->get_netpoint()->id());
   double cap_Bps = std::numeric_limits<double>::infinity();
   if (a == b || !has_caps_) return cap_Bps;
   // Asked once per message: the pairs of a job repeat (a pipeline's neighbours, a ring's).
@@ -124,7 +128,7 @@ double GraphZone::flow_cap_Bps(const sg4::Host* src, const sg4::Host* dst) {
   cap_hops_.clear();
   network_.route(a, b, cap_hops_);
   for (const topology::Hop& hop : cap_hops_) {
-    const Direction& d = directions_[2 * static_cast<std::size_t>(hop.link) + (hop.forward ? 0 : 1)];
+    const Direction& d = directions_[2 * as_index(hop.link) + (hop.forward ? 0 : 1)];
     cap_Bps = std::min(cap_Bps, d.cable_Bps);
     if (d.left_out) cap_Bps = std::min(cap_Bps, d.bandwidth_Bps);
   }
@@ -153,7 +157,7 @@ void GraphZone::shared_links(int src, int dst, std::vector<std::uint32_t>& into)
   std::vector<topology::Hop> hops;
   network_.route(src, dst, hops);
   for (const topology::Hop& hop : hops) {
-    std::size_t i = 2 * static_cast<std::size_t>(hop.link) + (hop.forward ? 0 : 1);
+    std::size_t i = 2 * as_index(hop.link) + (hop.forward ? 0 : 1);
     if (directions_[i].left_out || directions_[i].link == nullptr) continue;
     if (i % 2 == 1 && directions_[i - 1].link == directions_[i].link) --i;  // one link for both directions
     into.push_back(static_cast<std::uint32_t>(i));
@@ -163,8 +167,8 @@ void GraphZone::shared_links(int src, int dst, std::vector<std::uint32_t>& into)
 void GraphZone::get_local_route(const simgrid::kernel::routing::NetPoint* src,
                                 const simgrid::kernel::routing::NetPoint* dst, simgrid::kernel::routing::Route* into,
                                 double* latency) {
-  int a = accelerator_of_netpoint_[static_cast<std::size_t>(src->id())];
-  int b = accelerator_of_netpoint_[static_cast<std::size_t>(dst->id())];
+  int a = at(accelerator_of_netpoint_, src->id());
+  int b = at(accelerator_of_netpoint_, dst->id());
   if (unit_latency_ && latency != nullptr) *latency += 1.0;  // replaced by the model's latency (factor callback)
   hops_.clear();
   if (a == b) {
@@ -179,10 +183,39 @@ void GraphZone::get_local_route(const simgrid::kernel::routing::NetPoint* src,
     network_.route(a, b, hops_);
   }
   for (const topology::Hop& hop : hops_) {
-    const Direction& d = directions_[2 * static_cast<std::size_t>(hop.link) + (hop.forward ? 0 : 1)];
+    const Direction& d = directions_[2 * as_index(hop.link) + (hop.forward ? 0 : 1)];
     if (!d.left_out) into->link_list_.push_back(d.link);
     if (latency != nullptr && !unit_latency_) *latency += d.latency_s;
   }
+}
+
+void GraphZone::price_with(NetworkFactors& factors) {
+  // Every route reports a latency of 1 s (GraphZoneOptions::unit_latency), which the latency
+  // factor turns into the tier's latency; the bandwidth factor turns the route's bottleneck
+  // into the tier's bandwidth (an upper bound of the flow: links still share their capacity).
+  simgrid::kernel::resource::NetworkModelIntf* model = get_iface()->get_network_model();
+  model->set_lat_factor_cb([this, &factors](double size, const sg4::Host* src, const sg4::Host* dst,
+                                            const std::vector<sg4::Link*>& links,
+                                            const std::unordered_set<sg4::NetZone*>&) {
+    const bool same_node = node_of(src) == node_of(dst);
+    factors.count(same_node, size);  // once per message: SimGrid asks the latency factor once
+    const topology::TierModel* tier = factors.tier(same_node);
+    if (tier == nullptr) {  // a tier the model leaves to the platform: its links' own latencies
+      double nominal_s = 0;
+      for (const sg4::Link* link : links) nominal_s += link->get_latency();
+      return nominal_s;
+    }
+    return NetworkFactors::segment(*tier, size).latency_s;
+  });
+  model->set_bw_factor_cb([this, &factors](double size, const sg4::Host* src, const sg4::Host* dst,
+                                           const std::vector<sg4::Link*>& links,
+                                           const std::unordered_set<sg4::NetZone*>&) {
+    const topology::TierModel* tier = factors.tier(node_of(src) == node_of(dst));
+    if (tier == nullptr || links.empty()) return 1.0;
+    double bottleneck_Bps = links.front()->get_bandwidth();
+    for (const sg4::Link* link : links) bottleneck_Bps = std::min(bottleneck_Bps, link->get_bandwidth());
+    return NetworkFactors::segment(*tier, size).bandwidth_Bps / bottleneck_Bps;
+  });
 }
 
 }  // namespace ccsim::engine

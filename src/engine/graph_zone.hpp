@@ -14,6 +14,8 @@
 
 namespace ccsim::engine {
 
+class NetworkFactors;
+
 /// How GraphZone turns the graph into SimGrid resources.
 struct GraphZoneOptions {
   double bandwidth_factor = 1.0;  ///< scales every link's bandwidth (flow model without a calibration)
@@ -58,6 +60,11 @@ class GraphZone final : public simgrid::kernel::routing::NetZoneImpl {
   simgrid::s4u::Host* cores_of_rank(int rank) const;
   /// The node of a host of this zone.
   int node_of(const simgrid::s4u::Host* host) const;
+  /// Prices every message with the calibrated model `factors` (GraphZoneOptions::unit_latency):
+  /// installs latency and bandwidth factor callbacks on SimGrid's network model that turn
+  /// each route's latency of 1 s into its tier's latency and its bottleneck into its tier's
+  /// bandwidth, and count each message (NetworkFactors::count). `factors` outlives the zone.
+  void price_with(NetworkFactors& factors);
   /// The most a message from `src` to `dst` may take: the smallest cable of the trunks on its
   /// route and the bandwidth of the link directions left out of it (leave_out), infinity
   /// where it crosses none.

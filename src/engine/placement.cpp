@@ -17,13 +17,12 @@ namespace {
 
 /// Per rank: its index in its group of `kind` (0 without one); and the groups' size.
 std::vector<int> coordinate(const trace::Trace& trace, trace::GroupKind kind, int& size) {
-  std::vector<int> index(static_cast<std::size_t>(trace.world_size), 0);
+  std::vector<int> index(as_index(trace.world_size), 0);
   size = 1;
   for (const trace::Group& group : trace.groups) {
     if (group.kind != kind) continue;
     size = std::max(size, static_cast<int>(group.ranks.size()));
-    for (std::size_t i = 0; i < group.ranks.size(); ++i)
-      index[static_cast<std::size_t>(group.ranks[i])] = static_cast<int>(i);
+    for (std::size_t i = 0; i < group.ranks.size(); ++i) at(index, group.ranks[i]) = static_cast<int>(i);
   }
   return index;
 }
@@ -45,7 +44,7 @@ std::vector<int> explicit_map(const trace::Trace& trace, const topology::Network
     if (comma == std::string_view::npos) break;
     start = comma + 1;
   }
-  if (map.size() != static_cast<std::size_t>(trace.world_size)) {
+  if (map.size() != as_index(trace.world_size)) {
     fail(fmt::format("the map places {} ranks but the trace has {}", map.size(), trace.world_size));
   }
   std::vector<int> sorted = map;
@@ -96,7 +95,7 @@ std::vector<int> place_ranks(const trace::Trace& trace, const topology::Network&
   }
   if (policy.starts_with("map:"))
     return explicit_map(trace, network, std::string_view(policy).substr(4), oversubscribe);
-  std::vector<int> order(static_cast<std::size_t>(world));
+  std::vector<int> order(as_index(world));
   std::iota(order.begin(), order.end(), 0);
   const int accelerators = network.accelerator_count();
   if (policy == "rank-order") {
@@ -128,7 +127,7 @@ std::vector<int> place_ranks(const trace::Trace& trace, const topology::Network&
   std::vector<int> pp = coordinate(trace, trace::GroupKind::kPipeline, pp_size);
   std::vector<int> dp = coordinate(trace, trace::GroupKind::kData, dp_size);
   auto coord = [&](const std::string& name, int rank) {
-    const auto r = static_cast<std::size_t>(rank);
+    const auto r = as_index(rank);
     return name == "tp" ? tp[r] : name == "pp" ? pp[r] : dp[r];
   };
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
@@ -139,9 +138,9 @@ std::vector<int> place_ranks(const trace::Trace& trace, const topology::Network&
     }
     return a < b;
   });
-  std::vector<int> accelerator(static_cast<std::size_t>(world));
+  std::vector<int> accelerator(as_index(world));
   for (int slot = 0; slot < world; ++slot) {
-    accelerator[static_cast<std::size_t>(at(order, slot))] = slot % accelerators;
+    at(accelerator, at(order, slot)) = slot % accelerators;
   }
   // Tensor-parallel groups innermost stay inside nodes where the nodes hold whole groups, else
   // on neighbouring nodes under one switch (one-accelerator nodes in a supernode).
@@ -160,8 +159,8 @@ std::vector<int> place_ranks(const trace::Trace& trace, const topology::Network&
 
 double cpu_core_sharing(const topology::Network& network, const std::vector<int>& placement) {
   if (!network.accelerator().cpu_core || placement.empty()) return 1;
-  std::vector<int> ranks_on(static_cast<std::size_t>(network.node_count()), 0);
-  for (int a : placement) ++ranks_on[static_cast<std::size_t>(network.node_of(a))];
+  std::vector<int> ranks_on(as_index(network.node_count()), 0);
+  for (int a : placement) ++at(ranks_on, network.node_of(a));
   const int most = *std::max_element(ranks_on.begin(), ranks_on.end());
   return std::max(1.0, static_cast<double>(most) / network.accelerators_per_node());
 }

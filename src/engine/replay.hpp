@@ -94,7 +94,7 @@ struct ReplayOptions {
   /// critical path (CollectiveShortcuts, engine/collective_shortcuts.hpp). The times are those of
   /// the full replay up to floating-point rounding and SimGrid's timing precision (the last
   /// digits of a printed time may differ). Fabric links that the job cannot fill are left out
-  /// of SimGrid's sharing (Simulation::leave_out_links: same times, smaller systems to solve).
+  /// of SimGrid's sharing (leave_out_links in engine/simulation.cpp: same times, smaller systems to solve).
   bool fast = false;
   /// With `fast`, the one shortcut that is not exact (the CLI's `--fast`): an uncompressed ring
   /// of more than 16 steps whose messages may share links, reached by its members together,

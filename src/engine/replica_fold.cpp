@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <span>
 #include <unordered_map>
 #include <utility>
 
@@ -10,7 +11,10 @@
 #include "engine/collective_plan.hpp"
 #include "engine/collective_shortcuts.hpp"
 #include "engine/graph_zone.hpp"
-#include "engine/simulation_state.hpp"
+#include "engine/network_factors.hpp"
+#include "engine/replay.hpp"
+#include "engine/result.hpp"
+#include "engine/stream_lanes.hpp"
 #include "core/index.hpp"
 
 namespace ccsim::engine {
@@ -55,7 +59,7 @@ ReplicaFolding fold_replicas(const trace::Trace& trace, const topology::Network&
                              const std::vector<int>& placement, CollectivePlanner& planner,
                              CollectiveShortcuts& shortcuts, GraphZone& zone) {
   ReplicaFolding out;
-  const auto world = static_cast<std::size_t>(trace.world_size);
+  const auto world = as_index(trace.world_size);
   const auto& groups = trace.groups;
   if (std::none_of(groups.begin(), groups.end(), [](const trace::Group& g) { return g.kind == GroupKind::kData; })) {
     return out;
@@ -89,9 +93,7 @@ ReplicaFolding fold_replicas(const trace::Trace& trace, const topology::Network&
     }
   }
   // The rank at position e of r's data-parallel group: its counterpart in replica e.
-  const auto counterpart = [&](int r, int e) {
-    return groups[static_cast<std::size_t>(at(data_of, r))].ranks[static_cast<std::size_t>(e)];
-  };
+  const auto counterpart = [&](int r, int e) { return at(at(groups, at(data_of, r)).ranks, e); };
   const auto rep = [&](int r) { return at(replica, r); };
 
   // The operators with partners, per program, and the first of each form (Program::partner_forms).
@@ -111,7 +113,7 @@ ReplicaFolding fold_replicas(const trace::Trace& trace, const topology::Network&
     const int d = rep(x);
     if (d == 0) continue;
     const int y = counterpart(x, 0);
-    const auto p = static_cast<std::size_t>(at(trace.program_of, x));
+    const auto p = as_index(at(trace.program_of, x));
     if (at(trace.program_of, y) != static_cast<int>(p)) {
       out.refusal = fmt::format("rank {} (replica {}) does not run the program of rank {} (replica 0)", x, d, y);
       return out;
@@ -154,12 +156,12 @@ ReplicaFolding fold_replicas(const trace::Trace& trace, const topology::Network&
   std::vector<char> group_seen(groups.size(), 0);
   for (int y = 0; y < trace.world_size; ++y) {
     if (rep(y) != 0) continue;
-    const auto p = static_cast<std::size_t>(at(trace.program_of, y));
+    const auto p = as_index(at(trace.program_of, y));
     for (std::uint32_t k : talks[p]) {
       const Op op = trace.op(y, k);
       if (op.kind == OpKind::kSend) pairs.emplace_back(y, op.peer);
       if (!trace::is_collective(op.kind)) continue;
-      const auto g = static_cast<std::size_t>(op.group);
+      const auto g = as_index(op.group);
       if (op.group == at(data_of, y)) {
         const std::vector<char>& alone = shortcuts.alone(static_cast<int>(p));
         const std::string& refusal = shortcuts.refusal(planner.plan(op, y, k), op.group);
@@ -184,7 +186,7 @@ ReplicaFolding fold_replicas(const trace::Trace& trace, const topology::Network&
   pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
 
   // Each replica's routes, and the replica whose messages each shared link carries.
-  std::vector<std::vector<Route>> routes(static_cast<std::size_t>(out.replicas), std::vector<Route>(pairs.size()));
+  std::vector<std::vector<Route>> routes(as_index(out.replicas), std::vector<Route>(pairs.size()));
   std::unordered_map<std::uint32_t, int> owner;
   for (int d = 0; d < out.replicas; ++d) {
     for (std::size_t i = 0; i < pairs.size(); ++i) {
@@ -209,7 +211,7 @@ ReplicaFolding fold_replicas(const trace::Trace& trace, const topology::Network&
     }
   }
   // Each replica folds onto the first simulated one whose messages meet as its own.
-  std::vector<int> simulated, onto(static_cast<std::size_t>(out.replicas));
+  std::vector<int> simulated, onto(as_index(out.replicas));
   for (int d = 0; d < out.replicas; ++d) {
     at(onto, d) = d;
     for (int e : simulated) {
@@ -227,33 +229,32 @@ ReplicaFolding fold_replicas(const trace::Trace& trace, const topology::Network&
   }
   out.image.assign(world, -1);
   for (int x = 0; x < trace.world_size; ++x) {
-    const int e = onto[static_cast<std::size_t>(rep(x))];
+    const int e = at(onto, rep(x));
     if (e != rep(x)) at(out.image, x) = counterpart(x, e);
   }
   return out;
 }
 
-// The simulation's side: which ranks it runs (fold), and the folded ranks' records after it
-// ran (unfold).
 namespace detail {
 
-void Simulation::fold() {
-  const topology::Network& net = platform_.network;
-  if (!options_.fast || !options_.fold_replicas || net.accelerator().cpu_core) return;
+std::string FoldedReplicas::decide(const trace::Trace& trace, const topology::Network& network,
+                                   const std::vector<int>& placement, const std::vector<int>& sharing,
+                                   const ReplayOptions& options, const NetworkFactors* factors,
+                                   CollectivePlanner& planner, CollectiveShortcuts& shortcuts, GraphZone& zone) {
+  if (!options.fast || !options.fold_replicas || network.accelerator().cpu_core) return "";
   // The messages of copied replicas are not counted for the note on a calibrated model's
   // extrapolation (NetworkFactors::count).
-  if (factors_ != nullptr && factors_->has_floor()) return;
-  if (std::any_of(sharing_.begin(), sharing_.end(), [](int ranks) { return ranks > 1; })) return;
-  folding_ = fold_replicas(trace_, net, placement_, *planner_, *shortcuts_, *zone_);
+  if (factors != nullptr && factors->has_floor()) return "";
+  if (std::any_of(sharing.begin(), sharing.end(), [](int ranks) { return ranks > 1; })) return "";
+  folding_ = fold_replicas(trace, network, placement, planner, shortcuts, zone);
   if (!folding_.refusal.empty()) {
-    result_.notes.push_back(fmt::format("shortcuts: the {} data-parallel replicas were simulated one by one: {}",
-                                        folding_.replicas, folding_.refusal));
-    return;
+    return fmt::format("shortcuts: the {} data-parallel replicas were simulated one by one: {}", folding_.replicas,
+                       folding_.refusal);
   }
-  if (folding_.image.empty()) return;
-  stand_ins_.assign(trace_.groups.size(), {});
-  for (std::size_t g = 0; g < trace_.groups.size(); ++g) {
-    const trace::Group& group = trace_.groups[g];
+  if (folding_.image.empty()) return "";
+  stand_ins_.assign(trace.groups.size(), {});
+  for (std::size_t g = 0; g < trace.groups.size(); ++g) {
+    const trace::Group& group = trace.groups[g];
     if (group.kind != trace::GroupKind::kData) continue;
     std::vector<int>& stand_in = stand_ins_[g];
     for (std::size_t i = 0; i < group.ranks.size(); ++i) {
@@ -261,21 +262,20 @@ void Simulation::fold() {
       stand_in.push_back(folded(m) ? group.index_of(at(folding_.image, m)) : static_cast<int>(i));
     }
   }
+  return "";
 }
 
-void Simulation::unfold() {
-  if (folding_.image.empty()) return;
-  for (int r = 0; r < trace_.world_size; ++r) {
+std::string FoldedReplicas::unfold(const trace::Trace& trace, Result& result, StreamLanes& lanes) const {
+  if (folding_.image.empty()) return "";
+  for (int r = 0; r < trace.world_size; ++r) {
     if (!folded(r)) continue;
     const int image = at(folding_.image, r);
-    result_.ops.share(static_cast<std::size_t>(r), static_cast<std::size_t>(image));
-    if (options_.wait_spans) at(result_.waits, r) = at(result_.waits, image);
-    for (int k = 0; k < lanes(r); ++k) {
-      states_[static_cast<std::size_t>(at(lane_first_, r) + k)] =
-          states_[static_cast<std::size_t>(at(lane_first_, image) + k)];
-    }
+    result.ops.share(as_index(r), as_index(image));
+    if (!result.waits.empty()) at(result.waits, r) = at(result.waits, image);  // recorded (wait_spans)
+    const std::span<const RankState> copied = std::as_const(lanes).of_rank(image);
+    std::copy(copied.begin(), copied.end(), lanes.of_rank(r).begin());
   }
-  const auto world = static_cast<std::size_t>(trace_.world_size);
+  const auto world = as_index(trace.world_size);
   const auto copies = static_cast<std::size_t>(
       std::count_if(folding_.image.begin(), folding_.image.end(), [](int i) { return i >= 0; }));
   std::string note = fmt::format(
@@ -284,13 +284,13 @@ void Simulation::unfold() {
       "routes of the same latencies and rates, sharing links with no other replica, as those of the replica they "
       "copy, whose times they took (--every-replica simulates each)",
       folding_.replicas, folding_.simulated, folding_.simulated == 1 ? "one" : "ones", world - copies, world);
-  if (fold_lag_s_ > 0) {
+  if (lag_s_ > 0) {
     note += fmt::format(
         "; members of a data-parallel collective that started it together ended up to {:.3g} us apart, "
         "and a simulated rank ended it with the latest of the ranks it stood for",
-        fold_lag_s_ * 1e6);
+        lag_s_ * 1e6);
   }
-  result_.notes.push_back(std::move(note));
+  return note;
 }
 
 }  // namespace detail

@@ -2,6 +2,7 @@
 
 // Engine-internal: which data-parallel replicas a --fast replay simulates once (Simulation).
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,9 @@ namespace ccsim::engine {
 class CollectivePlanner;
 class CollectiveShortcuts;
 class GraphZone;
+class NetworkFactors;
+struct ReplayOptions;
+struct Result;
 
 /// --fast: the data-parallel replicas of a job that run as copies of another replica, and
 /// which replica each copies. Replica d of a job is the set of ranks at position d of their
@@ -29,14 +33,14 @@ class GraphZone;
 ///  - its messages meet in SimGrid as e's do: each message's route has the latency, the lone
 ///    rate, the per-flow bound and the calibrated model's tier of its counterpart's in e (so
 ///    that its cost by size and the CPU overheads around it are the same), and the links SimGrid shares
-///    (those not left out, Simulation::leave_out_links) correspond one to one, with equal
+///    (those not left out, leave_out_links in simulation.cpp) correspond one to one, with equal
 ///    capacities, to e's, and carry messages of this replica only.
 /// Then the max-min sharing of the replica's messages is e's at every instant, and so is every
 /// time. Ranks that share an accelerator, CPU ranks and calibrated network models that count
 /// the messages below their data (floor_bytes) are not folded (the caller's conditions). The one difference from the
 /// full --fast replay: members of a data-parallel collective that start together may end apart (their ring's hops
 /// differ in latency); a simulated rank then ends it with the latest of the ranks it stands for
-/// (Simulation::run_shortcut), and the note says by how much.
+/// (CollectiveRunner::run_shortcut), and the note says by how much.
 struct ReplicaFolding {
   /// Per rank: the simulated rank whose times it takes, -1 for a simulated rank; empty when
   /// no replica is folded.
@@ -52,4 +56,46 @@ ReplicaFolding fold_replicas(const trace::Trace& trace, const topology::Network&
                              const std::vector<int>& placement, CollectivePlanner& planner,
                              CollectiveShortcuts& shortcuts, GraphZone& zone);
 
+namespace detail {
+
+class StreamLanes;
+
+/// The simulation's side of the folding (Simulation): it runs the ranks of the simulated
+/// replicas only. A member of a folded replica starts a data-parallel collective when the
+/// simulated member that stands for it does (stand_ins, CriticalPathMeetings), and once the
+/// simulation is over every folded rank takes its image's records, waits and lanes' states
+/// (unfold), which are its own by ReplicaFolding's premises. State: the folding, the stand-ins
+/// per data-parallel group, and how far apart stood-for members ended.
+class FoldedReplicas {
+ public:
+  /// Decides the folding of `trace`'s replicas where --fast allows it (not for CPU ranks,
+  /// ranks that share an accelerator, nor a calibrated model that counts messages below
+  /// their data, `factors`); after GraphZone::leave_out. Returns the note on a refusal, "" when
+  /// some replicas fold or there is nothing to fold.
+  std::string decide(const trace::Trace& trace, const topology::Network& network, const std::vector<int>& placement,
+                     const std::vector<int>& sharing, const ReplayOptions& options, const NetworkFactors* factors,
+                     CollectivePlanner& planner, CollectiveShortcuts& shortcuts, GraphZone& zone);
+  const ReplicaFolding& folding() const { return folding_; }
+  bool folded(int rank) const { return folding_.folded(rank); }
+  /// Per position of `group`'s members, the position of the simulated member that stands for
+  /// it (its own for a simulated one); nullptr when every member is simulated.
+  const std::vector<int>* stand_ins(int group) const {
+    return stand_ins_.empty() || at(stand_ins_, group).empty() ? nullptr : &at(stand_ins_, group);
+  }
+  /// A simulated rank ended a collective of a group with stand-ins at `end_s`, the latest of
+  /// those it stands for, its own end being `own_s`.
+  void ended(double own_s, double end_s) { lag_s_ = std::max(lag_s_, end_s - own_s); }
+  /// After the simulation: every folded rank takes its image's records, waits and lanes'
+  /// states. Returns the note on the folding, "" without any.
+  std::string unfold(const trace::Trace& trace, Result& result, StreamLanes& lanes) const;
+
+ private:
+  ReplicaFolding folding_;
+  /// Per group with folded members (data-parallel groups): stand_ins(); empty otherwise.
+  std::vector<std::vector<int>> stand_ins_;
+  /// The most a simulated rank's end of a data-parallel collective came after its own.
+  double lag_s_ = 0;
+};
+
+}  // namespace detail
 }  // namespace ccsim::engine

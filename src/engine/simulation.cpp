@@ -21,6 +21,7 @@
 #include "collective/step_driver.hpp"
 #include "engine/child_process.hpp"
 #include "engine/collective_plan.hpp"
+#include "engine/deadlock.hpp"
 #include "core/input_error.hpp"
 #include "core/phase.hpp"
 #include "engine/graph_zone.hpp"
@@ -32,6 +33,99 @@
 
 namespace ccsim::engine {
 namespace detail {
+
+namespace {
+
+/// Whether ranks `a` and `b` of `placement` are on one node (their messages use a calibrated
+/// model's intra tier).
+bool same_node(const topology::Network& net, const std::vector<int>& placement, int a, int b) {
+  return net.node_of(at(placement, a)) == net.node_of(at(placement, b));
+}
+
+/// --fast: leaves the fabric's link directions (not an accelerator's or a NIC's) that no set
+/// of the job's messages in flight at once can fill (CollectiveShortcuts::never_binds) out of
+/// the zone's routes (GraphZone::leave_out): they cannot bind a max-min share, so the shares,
+/// and the times, are the same, and SimGrid solves many small systems instead of one that ties
+/// every message of the job together. Not with a calibrated model that leaves a tier to the
+/// platform (its latencies are summed over a route's links) nor with ranks that share an
+/// accelerator (`sharing`). Returns the note, "" when no link was left out.
+std::string leave_out_links(const topology::Network& net, const ReplayOptions& options, const NetworkFactors* factors,
+                            const std::vector<int>& sharing, CollectiveShortcuts& shortcuts, GraphZone& zone) {
+  if (!options.fast || net.accelerator().cpu_core) return "";
+  // A tier that a calibrated model leaves to the platform sums the latencies of the links that
+  // SimGrid sees (GraphZone::price_with), which would lose those left out.
+  if (factors != nullptr && (factors->tier(true) == nullptr || factors->tier(false) == nullptr)) return "";
+  if (std::any_of(sharing.begin(), sharing.end(), [](int ranks) { return ranks > 1; })) return "";
+  // A message's own ends stay (the links of its accelerators and NICs): a SimGrid flow on an
+  // empty route would not be bounded by its rate, and the ends do not tie a job together.
+  std::vector<char> out(2 * as_index(net.link_count()), 0);
+  for (std::uint32_t link = 0; link < net.link_count(); ++link) {
+    if (!shortcuts.fabric_link(link)) continue;
+    const bool split = net.link(link).sharing == topology::Sharing::kSplitDuplex;
+    for (std::uint32_t d = 0; d < 2; ++d) out[2 * link + d] = shortcuts.never_binds(2 * link + (split ? d : 0)) ? 1 : 0;
+  }
+  const auto [left, links] = zone.leave_out(out);
+  if (left == 0) return "";
+  return fmt::format(
+      "shortcuts: {} of the {} simulated links could never be filled by the messages the job can have in flight across "
+      "each at once, and were left out of SimGrid's sharing (a message keeps their latency and is bounded by their "
+      "bandwidth): the same max-min shares, from smaller systems to solve",
+      left, links);
+}
+
+/// The most actors a replay can have: a lane per simulated rank (not of a folded replica) and
+/// its rank's other streams that hold operators (a fused rank starts those when its group
+/// parts, StreamLanes::start_lane).
+std::size_t most_actors(const trace::Trace& trace, const FoldedReplicas& replicas) {
+  std::vector<std::size_t> streams_with_ops(trace.programs.size(), 0);
+  for (std::size_t p = 0; p < trace.programs.size(); ++p) {
+    std::vector<char> has(as_index(trace.programs[p].stream_count()), 0);
+    for (const Op& op : trace.programs[p].ops) has[op.stream] = 1;
+    streams_with_ops[p] = static_cast<std::size_t>(std::count(has.begin() + 1, has.end(), 1));
+  }
+  std::size_t actors = 0;
+  for (int r = 0; r < trace.world_size; ++r) {
+    if (!replicas.folded(r)) actors += 1 + at(streams_with_ops, at(trace.program_of, r));
+  }
+  return actors;
+}
+
+/// Throws an InputError naming the operator whose simulated time is not finite, if any: the
+/// first work the simulation skipped (`skipped`), else the first record of `result` that does
+/// not end at a finite time.
+void check_finite(const std::optional<NonFiniteWork>& skipped, const Result& result, const trace::Trace& trace,
+                  const topology::Platform& platform) {
+  std::optional<NonFiniteWork> bad = skipped;
+  if (!bad) {
+    // Work is finite, but a time may still overflow (a message too large for its bandwidth).
+    for (int r = 0; r < trace.world_size && !bad; ++r) {
+      if (r > 0 && result.ops.shared(as_index(r), as_index(r) - 1)) continue;  // read already
+      const auto& records = at(result.ops, r);
+      for (std::size_t i = 0; i < records.size() && !bad; ++i) {
+        if (!std::isfinite(records[i].start_s) || !std::isfinite(records[i].end_s)) {
+          bad = NonFiniteWork{r, i, fmt::format("ends at {:g} s", records[i].end_s)};
+        }
+      }
+    }
+  }
+  if (!bad) return;
+  const Op& op = trace.program_ops(bad->rank)[bad->op];
+  throw InputError(trace.source, op.line, "",
+                   fmt::format("rank {}, operator #{} '{}': its simulated time is not finite ({} on platform \"{}\"): "
+                               "the trace's amounts are too large for the platform's rates",
+                               bad->rank, bad->op, trace.op_name(op), bad->what, platform.name));
+}
+
+/// The time compute operator `op` of `trace` takes on an `accelerator` (a core) of its own
+/// under the compute cost model `cost`.
+double compute_s(const topology::ComputeCost& cost, const trace::Trace& trace,
+                 const topology::AcceleratorSpec& accelerator, const Op& op) {
+  topology::ComputeOp view{
+      trace.op_name(op), trace.op_label(op), trace.gemm_of(op), op.flops, static_cast<double>(op.bytes), op.duration_s};
+  return cost.seconds(view, accelerator);
+}
+
+}  // namespace
 
 void Simulation::check_fit() {
   const topology::Network& net = platform_.network;
@@ -51,14 +145,14 @@ void Simulation::check_fit() {
     throw InputError(trace_.source, trace_.placement_line, "placement",
                      e.detail());  // the trace's own placement is wrong
   }
-  sharing_.assign(static_cast<std::size_t>(net.accelerator_count()), 0);
+  sharing_.assign(as_index(net.accelerator_count()), 0);
   for (int a : placement_) ++at(sharing_, a);
   planner_ = std::make_unique<CollectivePlanner>(trace_, net, placement_, options_, target_hardware(platform_));
   planner_->plan_all();
   shortcuts_ = std::make_unique<CollectiveShortcuts>(trace_, net, placement_, options_, planner_.get());
-  coarse_rings_ = std::make_unique<CoarseRings>(*this, trace_, placement_, sharing_, net.accelerator().cpu_core);
-  coarse_rings_->use(*shortcuts_);
-  meetings_ = std::make_unique<CriticalPathMeetings>(*this, *shortcuts_);
+  collectives_ = std::make_unique<CollectiveRunner>(*this, trace_, options_, placement_, sharing_,
+                                                    net.accelerator().cpu_core, *planner_, *shortcuts_, replicas_,
+                                                    net.accelerator().flops, 1.0 / net.accelerator().reduce_Bps);
 }
 
 void Simulation::prepare_result() {
@@ -120,15 +214,8 @@ void Simulation::prepare_result() {
     at(kind_name_, k) = static_cast<std::uint32_t>(result_.names.size());
     result_.names.emplace_back(trace::op_kind_name(static_cast<OpKind>(k)));
   }
-  result_.ops.resize(static_cast<std::size_t>(trace_.world_size));
-  if (options_.wait_spans) result_.waits.resize(static_cast<std::size_t>(trace_.world_size));
-  memberships_.resize(static_cast<std::size_t>(trace_.world_size));
-  for (std::size_t g = 0; g < trace_.groups.size(); ++g) {
-    const auto& ranks = trace_.groups[g].ranks;
-    for (std::size_t i = 0; i < ranks.size(); ++i) {
-      memberships_[static_cast<std::size_t>(ranks[i])].push_back({static_cast<int>(g), static_cast<int>(i), 0});
-    }
-  }
+  result_.ops.resize(as_index(trace_.world_size));
+  if (options_.wait_spans) result_.waits.resize(as_index(trace_.world_size));
 }
 
 void Simulation::allocate_records() {
@@ -144,17 +231,17 @@ void Simulation::allocate_records() {
   }
   if (any) {
     for (int r = 0; r < trace_.world_size; ++r) {
-      result_.streams.push_back(streams[static_cast<std::size_t>(at(trace_.program_of, r))]);
+      result_.streams.push_back(at(streams, at(trace_.program_of, r)));
     }
   }
-  // The followers of a fusion read their leader's records until their own differ (FusedGroup);
-  // those of ranks with streams hold their own (their other lanes record as the fusion runs).
+  // The followers of a fusion read their leader's records until their own differ
+  // (FusedGroups); those of ranks with streams hold their own (their other lanes record as the
+  // fusion runs).
   for (int r = 0; r < trace_.world_size; ++r) {
-    const auto rr = static_cast<std::size_t>(r);
-    if (folded(r)) continue;  // its image's list, once the simulation is over (unfold)
-    if (const FusedGroup* fusion = followed_group(r);
-        fusion != nullptr && fusion->until == trace_.program_ops(r).size()) {
-      result_.ops.share(rr, static_cast<std::size_t>(fusion->members.front()));
+    const auto rr = as_index(r);
+    if (replicas_.folded(r)) continue;  // its image's list, once the simulation is over (unfold)
+    if (const int lead = fusions_->reads_records_of(r); lead >= 0) {
+      result_.ops.share(rr, as_index(lead));
       continue;
     }
     const auto& ops = trace_.program_ops(r);
@@ -169,18 +256,9 @@ void Simulation::allocate_records() {
   }
 }
 
-int Simulation::membership_slot(int rank, int group) const {
-  const auto& list = at(memberships_, rank);
-  for (std::size_t i = 0; i < list.size(); ++i) {
-    if (list[i].group == group) return static_cast<int>(i);
-  }
-  return -1;
-}
-
-double Simulation::compute_s(const Op& op) const {
-  topology::ComputeOp view{trace_.op_name(op), trace_.op_label(op),           trace_.gemm_of(op),
-                           op.flops,           static_cast<double>(op.bytes), op.duration_s};
-  return cost_->seconds(view, platform_.network.accelerator());
+OpRecord& Simulation::record(int rank, std::size_t i) {
+  if (OpRecord* fork = fusions_->fork_record(rank, i)) return *fork;
+  return result_.ops.writable(as_index(rank))[i];
 }
 
 sg4::Host* Simulation::shared_cores(int rank, const Op& op) const {
@@ -194,7 +272,7 @@ sg4::Host* Simulation::shared_cores(int rank, const Op& op) const {
 std::size_t Simulation::run_compute(int rank, std::size_t first) {
   tick_progress();
   const auto& ops = trace_.program_ops(rank);
-  auto& records = result_.ops.writable(static_cast<std::size_t>(rank));  // the leader's or a rank's own
+  auto& records = result_.ops.writable(as_index(rank));  // the leader's or a rank's own
   const double start_s = sg4::Engine::get_clock();
   // --fast: a rank alone on its accelerator computes undisturbed: its consecutive compute
   // operators are one busy period, each operator's times follow by addition, and SimGrid
@@ -205,13 +283,14 @@ std::size_t Simulation::run_compute(int rank, std::size_t first) {
   // operator: those run one by one.
   double total_s = 0;
   std::size_t end = first;
-  if (options_.fast && sharing_[static_cast<std::size_t>(at(placement_, rank))] == 1) {
+  if (options_.fast && at(sharing_, at(placement_, rank)) == 1) {
     // (Work on the node's shared cores runs one operator at a time: others may join them. On
     // a rank with streams, only operators that no other stream can overlap are undisturbed.)
     const int stream = ops[first].stream;
     while (end < ops.size() && ops[end].kind == OpKind::kCompute && shared_cores(rank, ops[end]) == nullptr &&
-           ops[end].stream == stream && (end == first || ops[end].after_count == 0) && alone(rank, end)) {
-      const double seconds = compute_s(ops[end]);
+           ops[end].stream == stream && (end == first || ops[end].after_count == 0) &&
+           shortcuts_->runs_alone(rank, end)) {
+      const double seconds = compute_s(*cost_, trace_, platform_.network.accelerator(), ops[end]);
       if (!std::isfinite(seconds * speed_) || !std::isfinite((total_s + std::max(seconds, 0.0)) * speed_)) break;
       records[end].start_s = start_s + total_s;
       if (seconds > 0) total_s += seconds;  // NaN or negative work takes no time, as in busy()
@@ -221,7 +300,8 @@ std::size_t Simulation::run_compute(int rank, std::size_t first) {
   }
   if (end == first) {  // one operator, executed on its own
     records[first].start_s = start_s;
-    busy(rank, compute_s(ops[first]), "computing", shared_cores(rank, ops[first]));
+    busy(rank, compute_s(*cost_, trace_, platform_.network.accelerator(), ops[first]), "computing",
+         shared_cores(rank, ops[first]));
     records[first].end_s = sg4::Engine::get_clock();
     return first + 1;
   }
@@ -240,26 +320,24 @@ sg4::CommPtr Simulation::post_p2p(int rank, const Op& op, int** received) {
   return channel(kPointToPoint, static_cast<int>(op.tag), op.peer, rank)->get_async<int>(received);
 }
 
-void Simulation::run_send(int rank, const Op& op) {
+void Simulation::run_p2p(int rank, const Op& op) {
   RankState& st = state(rank);
-  st.send_peer = op.peer;  // named while the overhead is paid
-  send_overhead(rank, op.peer);
-  const double posted_s = sg4::Engine::get_clock();
-  sg4::CommPtr comm = post_p2p(rank, op, nullptr);
-  comm->wait();
-  waited_for(rank, posted_s, {comm.get()});
-  st.send_peer = -1;
-}
-
-void Simulation::run_recv(int rank, const Op& op) {
-  RankState& st = state(rank);
+  const bool send = op.kind == OpKind::kSend;
+  if (send) {
+    st.send_peer = op.peer;  // named while the overhead is paid
+    send_overhead(rank, op.peer);
+  }
   const double posted_s = sg4::Engine::get_clock();
   int* received = nullptr;
-  sg4::CommPtr comm = post_p2p(rank, op, &received);
+  sg4::CommPtr comm = post_p2p(rank, op, send ? nullptr : &received);
   comm->wait();
   waited_for(rank, posted_s, {comm.get()});
-  st.recv_peer = -1;
-  recv_overhead(rank, op.peer);
+  if (send) {
+    st.send_peer = -1;
+  } else {
+    st.recv_peer = -1;
+    recv_overhead(rank, op.peer);
+  }
 }
 
 std::uint32_t Simulation::algorithm_name(const std::string& name) {
@@ -269,6 +347,16 @@ std::uint32_t Simulation::algorithm_name(const std::string& name) {
   result_.names.push_back(name);
   algorithm_ids_.emplace(name, id);
   return id;
+}
+
+void Simulation::label(OpRecord& record, const CollectivePlan& plan) {
+  record.algorithm = algorithm_name(plan.algorithm);
+  record.error_worst_eb = plan.error_worst_eb;
+  record.error_expected_eb = plan.error_expected_eb;
+}
+
+void Simulation::not_finite(int rank, std::string what) {
+  if (!non_finite_) non_finite_ = NonFiniteWork{rank, state(rank).op, std::move(what)};
 }
 
 void Simulation::waited(int rank, double from_s, double to_s) {
@@ -302,7 +390,7 @@ void Simulation::busy(int rank, double seconds, const char* what, sg4::Host* on,
   if (!std::isfinite(seconds * speed_)) {
     // SimGrid cannot execute an infinite amount (it crashes or never ends): skip it and fail
     // once the simulation is over, naming the operator.
-    if (!non_finite_) non_finite_ = NonFiniteWork{rank, st.op, fmt::format("{} for {:g} s", what, seconds)};
+    not_finite(rank, fmt::format("{} for {:g} s", what, seconds));
     return;
   }
   st.busy_with = what;
@@ -320,92 +408,14 @@ void Simulation::busy(int rank, double seconds, const char* what, sg4::Host* on,
   st.busy_with = nullptr;
 }
 
-void Simulation::check_finite() const {
-  std::optional<NonFiniteWork> bad = non_finite_;
-  if (!bad) {
-    // Work is finite, but a time may still overflow (a message too large for its bandwidth).
-    for (int r = 0; r < trace_.world_size && !bad; ++r) {
-      if (r > 0 && result_.ops.shared(static_cast<std::size_t>(r), static_cast<std::size_t>(r) - 1))
-        continue;  // read already
-      const auto& records = at(result_.ops, r);
-      for (std::size_t i = 0; i < records.size() && !bad; ++i) {
-        if (!std::isfinite(records[i].start_s) || !std::isfinite(records[i].end_s)) {
-          bad = NonFiniteWork{r, i, fmt::format("ends at {:g} s", records[i].end_s)};
-        }
-      }
-    }
-  }
-  if (!bad) return;
-  const Op& op = trace_.program_ops(bad->rank)[bad->op];
-  throw InputError(trace_.source, op.line, "",
-                   fmt::format("rank {}, operator #{} '{}': its simulated time is not finite ({} on platform \"{}\"): "
-                               "the trace's amounts are too large for the platform's rates",
-                               bad->rank, bad->op, trace_.op_name(op), bad->what, platform_.name));
-}
-
-bool Simulation::same_node(int a, int b) const {
-  const topology::Network& net = platform_.network;
-  return net.node_of(at(placement_, a)) == net.node_of(at(placement_, b));
-}
-
 void Simulation::send_overhead(int rank, int peer) {
-  if (factors_ != nullptr) busy(rank, factors_->send_overhead_s(same_node(rank, peer)), "sending");
+  if (factors_ != nullptr)
+    busy(rank, factors_->send_overhead_s(same_node(platform_.network, placement_, rank, peer)), "sending");
 }
 
 void Simulation::recv_overhead(int rank, int peer) {
-  if (factors_ != nullptr) busy(rank, factors_->recv_overhead_s(same_node(rank, peer)), "receiving");
-}
-
-void Simulation::leave_out_links() {
-  const topology::Network& net = platform_.network;
-  if (!options_.fast || net.accelerator().cpu_core) return;
-  // A tier that a calibrated model leaves to the platform sums the latencies of the links that
-  // SimGrid sees (install_factors), which would lose those left out.
-  if (factors_ != nullptr && (factors_->tier(true) == nullptr || factors_->tier(false) == nullptr)) return;
-  if (std::any_of(sharing_.begin(), sharing_.end(), [](int ranks) { return ranks > 1; })) return;
-  // A message's own ends stay (the links of its accelerators and NICs): a SimGrid flow on an
-  // empty route would not be bounded by its rate, and the ends do not tie a job together.
-  std::vector<char> out(2 * static_cast<std::size_t>(net.link_count()), 0);
-  for (std::uint32_t link = 0; link < net.link_count(); ++link) {
-    if (!shortcuts_->fabric_link(link)) continue;
-    const bool split = net.link(link).sharing == topology::Sharing::kSplitDuplex;
-    for (std::uint32_t d = 0; d < 2; ++d)
-      out[2 * link + d] = shortcuts_->never_binds(2 * link + (split ? d : 0)) ? 1 : 0;
-  }
-  const auto [left, links] = zone_->leave_out(out);
-  if (left == 0) return;
-  result_.notes.push_back(fmt::format(
-      "shortcuts: {} of the {} simulated links could never be filled by the messages the job can have in flight across "
-      "each at once, and were left out of SimGrid's sharing (a message keeps their latency and is bounded by their "
-      "bandwidth): the same max-min shares, from smaller systems to solve",
-      left, links));
-}
-
-void Simulation::install_factors() {
-  // Every route reports a latency of 1 s (GraphZoneOptions::unit_latency), which the latency
-  // factor turns into the tier's latency; the bandwidth factor turns the route's bottleneck
-  // into the tier's bandwidth (an upper bound of the flow: links still share their capacity).
-  simgrid::kernel::resource::NetworkModelIntf* model = zone_->get_iface()->get_network_model();
-  model->set_lat_factor_cb([this](double size, const sg4::Host* src, const sg4::Host* dst,
-                                  const std::vector<sg4::Link*>& links, const std::unordered_set<sg4::NetZone*>&) {
-    const bool same_node = zone_->node_of(src) == zone_->node_of(dst);
-    factors_->count(same_node, size);  // once per message: SimGrid asks the latency factor once
-    const topology::TierModel* tier = factors_->tier(same_node);
-    if (tier == nullptr) {  // a tier the model leaves to the platform: its links' own latencies
-      double nominal_s = 0;
-      for (const sg4::Link* link : links) nominal_s += link->get_latency();
-      return nominal_s;
-    }
-    return NetworkFactors::segment(*tier, size).latency_s;
-  });
-  model->set_bw_factor_cb([this](double size, const sg4::Host* src, const sg4::Host* dst,
-                                 const std::vector<sg4::Link*>& links, const std::unordered_set<sg4::NetZone*>&) {
-    const topology::TierModel* tier = factors_->tier(zone_->node_of(src) == zone_->node_of(dst));
-    if (tier == nullptr || links.empty()) return 1.0;
-    double bottleneck_Bps = links.front()->get_bandwidth();
-    for (const sg4::Link* link : links) bottleneck_Bps = std::min(bottleneck_Bps, link->get_bandwidth());
-    return NetworkFactors::segment(*tier, size).bandwidth_Bps / bottleneck_Bps;
-  });
+  if (factors_ != nullptr)
+    busy(rank, factors_->recv_overhead_s(same_node(platform_.network, placement_, rank, peer)), "receiving");
 }
 
 sg4::CommPtr Simulation::post_send(sg4::Mailbox* box, int rank, int peer, std::uint64_t bytes) {
@@ -434,13 +444,11 @@ void Simulation::run_op(int rank, std::size_t i) {
   record(rank, i).start_s = sg4::Engine::get_clock();
   switch (op.kind) {
     case OpKind::kSend:
-      run_send(rank, op);
-      break;
     case OpKind::kRecv:
-      run_recv(rank, op);
+      run_p2p(rank, op);
       break;
     default:
-      run_collective(rank, op, i);
+      collectives_->run(rank, op, i);
       break;
   }
   record(rank, i).end_s = sg4::Engine::get_clock();
@@ -462,123 +470,24 @@ void Simulation::run_individually(int rank, std::size_t first) {
   st.done = true;
 }
 
-std::string Simulation::describe_position(int rank) const {
-  std::vector<std::string> blocked;
-  for (int lane = at(lane_first_, rank); lane < lane_first_[static_cast<std::size_t>(rank) + 1]; ++lane) {
-    const RankState& st = at(states_, lane);
-    if (st.done) continue;
-    const Op& op = trace_.program_ops(rank)[st.op];
-    blocked.push_back(fmt::format("operator #{} '{}'{}", st.op, trace_.op_name(op),
-                                  lanes(rank) > 1 ? fmt::format(" (stream {})", st.stream) : std::string()));
+void Simulation::rank_main(int rank) {
+  const int stream = state(rank).stream;
+  std::size_t first = 0;
+  if (stream == 0 && fusions_->fused(rank)) {
+    first = fusions_->run(rank);
+    for (int k = 1; k < lanes_->lanes(rank); ++k) lanes_->start_lane(rank, k, first);
+    // The leader ran the whole program for all and marked them done.
+    if (fusions_->ran_whole_program(rank)) return;
   }
-  if (blocked.empty()) return fmt::format("rank {} has finished all its operators", rank);
-  return fmt::format("rank {} is blocked in {}", rank, fmt::join(blocked, " and "));
+  if (lanes_->lanes(rank) > 1) {
+    lanes_->run_stream(rank, stream, first);
+    return;
+  }
+  run_individually(rank, first);
 }
 
-std::string Simulation::describe_wait(int lane) const {
-  const int rank = rank_of_lane(lane);
-  const RankState& st = at(states_, lane);
-  const Op op = trace_.op(rank, st.op);
-  std::string head = fmt::format("rank {}{}: operator #{} '{}' (line {})", rank,
-                                 lanes(rank) > 1 ? fmt::format(" stream {}", st.stream) : std::string(), st.op,
-                                 trace_.op_name(op), op.line);
-  if (st.after >= 0) {
-    const auto d = static_cast<std::size_t>(st.after);
-    const Op& dep = trace_.program_ops(rank)[d];
-    return fmt::format("{} waits for operator #{} '{}' (line {}, stream {}) to end", head, d, trace_.op_name(dep),
-                       dep.line, dep.stream);
-  }
-  if (op.kind == OpKind::kCompute) {
-    // Not a wait: the simulation ended while the rank computed (a stall elsewhere, or work
-    // that SimGrid could not finish).
-    return fmt::format("{} was still computing ({:g} s)", head, st.busy_with != nullptr ? st.busy_s : 0.0);
-  }
-  if (op.kind == OpKind::kRecv) {
-    return fmt::format("{} waits for a send from rank {} (tag \"{}\", {} bytes); {}", head, op.peer,
-                       trace_.names[op.tag], op.bytes, describe_position(op.peer));
-  }
-  if (op.kind == OpKind::kSend) {
-    return fmt::format("{} waits for rank {} to receive (tag \"{}\", {} bytes); {}", head, op.peer,
-                       trace_.names[op.tag], op.bytes, describe_position(op.peer));
-  }
-  const trace::Group& group = at(trace_.groups, op.group);
-  std::vector<std::string> absent;
-  for (int member : group.ranks) {
-    if (folded(member)) continue;  // stood for by a simulated member
-    int slot = membership_slot(member, op.group);
-    if (at(memberships_, member)[static_cast<std::size_t>(slot)].entered < st.sequence) {
-      absent.push_back(describe_position(member));
-    }
-  }
-  std::string where =
-      fmt::format("{} on group \"{}\" (its collective #{} on this group)", head, group.name, st.sequence);
-  if (!absent.empty()) {
-    return fmt::format("{} waits for members that never reached it: {}", where, fmt::join(absent, "; "));
-  }
-  const int peer = st.recv_peer >= 0 ? st.recv_peer : st.send_peer;
-  const std::size_t steps = st.plan->schedule->steps(st.group_rank).size();
-  if (peer < 0) {  // inside a compress, decompress or reduce step: busy, waiting for no one
-    return fmt::format("{} was still {} in step {} of {} ({:g} s)", where,
-                       st.busy_with != nullptr ? st.busy_with : "busy", st.step + 1, steps, st.busy_s);
-  }
-  return fmt::format("{} waits in step {} of {} for rank {}; {}", where, st.step + 1, steps, peer,
-                     describe_position(peer));
-}
-
-std::string Simulation::explain_deadlock() const {
-  std::vector<int> blocked;  // lanes
-  int ranks = 0;
-  for (int r = 0; r < trace_.world_size; ++r) {
-    bool any = false;
-    for (int lane = at(lane_first_, r); lane < lane_first_[static_cast<std::size_t>(r) + 1]; ++lane) {
-      if (at(states_, lane).done) continue;
-      if (!folded(r)) blocked.push_back(lane);  // a folded rank is where its image is
-      any = true;
-    }
-    ranks += any ? 1 : 0;
-  }
-  std::string out = fmt::format("simulation cannot progress at t={:.6f} s: {} of {} ranks are blocked",
-                                sg4::Engine::get_clock(), ranks, trace_.world_size);
-  if (!folding_.image.empty()) {
-    out += fmt::format(
-        " (the shortcuts simulated {} of the {} data-parallel replicas: the ranks of the others are where their "
-        "copies are, and are not listed)",
-        folding_.simulated, folding_.replicas);
-  }
-  constexpr std::size_t kShown = 8;
-  for (std::size_t i = 0; i < blocked.size() && i < kShown; ++i) out += "\n  " + describe_wait(blocked[i]);
-  if (blocked.size() > kShown) {
-    out += fmt::format("\n  ... and {} more blocked {}", blocked.size() - kShown,
-                       blocked.size() == static_cast<std::size_t>(ranks) ? "ranks" : "ranks or streams");
-  }
-  return out;
-}
-
-Result Simulation::run() {
+void Simulation::build_zone() {
   const topology::Network& net = platform_.network;
-  {
-    Phase phase(fmt::format("placing {} ranks and planning their collectives", trace_.world_size),
-                "reduce the trace's ranks or operators");
-    check_fit();
-  }
-  prepare_result();
-  // One lane (actor) per stream of each rank's program.
-  {
-    std::vector<int> streams_of_program(trace_.programs.size());
-    for (std::size_t p = 0; p < trace_.programs.size(); ++p) streams_of_program[p] = trace_.programs[p].stream_count();
-    lane_first_.assign(static_cast<std::size_t>(trace_.world_size) + 1, 0);
-    for (int r = 0; r < trace_.world_size; ++r) {
-      const int n = streams_of_program[static_cast<std::size_t>(at(trace_.program_of, r))];
-      lane_first_[static_cast<std::size_t>(r) + 1] = at(lane_first_, r) + n;
-    }
-    states_.assign(static_cast<std::size_t>(lane_first_.back()), RankState{});
-    for (int r = 0; r < trace_.world_size; ++r) {
-      for (int k = 0; k < lanes(r); ++k) states_[static_cast<std::size_t>(at(lane_first_, r) + k)].stream = k;
-    }
-  }
-
-  std::unique_ptr<sg4::Engine> engine = make_engine(options_.stack_kib, options_.simgrid_log);
-
   GraphZoneOptions zone_options;
   zone_options.bandwidth_factor = options_.network.bandwidth_factor;
   zone_options.latency_factor = options_.network.latency_factor;
@@ -604,53 +513,44 @@ Result Simulation::run() {
                             net.node_count(), net.accelerator_count()),
                 "reduce the platform's size (nodes, levels, groups, routers)");
     zone_ = new GraphZone(net, placement_, zone_options);
-    if (factors_ != nullptr) install_factors();
-    leave_out_links();
-    fold();
+    if (factors_ != nullptr) zone_->price_with(*factors_);
+    if (std::string note = leave_out_links(net, options_, factors_.get(), sharing_, *shortcuts_, *zone_); !note.empty())
+      result_.notes.push_back(std::move(note));
+    if (std::string note = replicas_.decide(trace_, net, placement_, sharing_, options_, factors_.get(), *planner_,
+                                            *shortcuts_, *zone_);
+        !note.empty())
+      result_.notes.push_back(std::move(note));
   }
+}
+
+Result Simulation::run() {
+  const topology::Network& net = platform_.network;
+  {
+    Phase phase(fmt::format("placing {} ranks and planning their collectives", trace_.world_size),
+                "reduce the trace's ranks or operators");
+    check_fit();
+  }
+  prepare_result();
+  std::unique_ptr<sg4::Engine> engine = make_engine(options_.stack_kib, options_.simgrid_log);
+
+  build_zone();
+  lanes_ = std::make_unique<StreamLanes>(*this, trace_, *zone_);  // one lane (actor) per stream of a rank's program
   speed_ = net.accelerator().flops;
-  seconds_per_reduced_byte_ = 1.0 / net.accelerator().reduce_Bps;
-  plan_fused_groups();
+  fusions_ = std::make_unique<FusedGroups>(*this, *lanes_, *collectives_, trace_, placement_, sharing_, *planner_,
+                                           *shortcuts_, speed_);
+  // Compute on a node's shared cores (CPU ranks) is time-shared operator by operator.
+  if (options_.fast && !net.accelerator().cpu_core) fusions_->plan(replicas_.folding(), factors_.get());
   allocate_records();
 
   {
-    Phase phase(folding_.image.empty() ? fmt::format("simulating {} ranks", trace_.world_size)
-                                       : fmt::format("simulating {} ranks ({} of {} data-parallel replicas)",
-                                                     trace_.world_size, folding_.simulated, folding_.replicas),
+    Phase phase(replicas_.folding().image.empty()
+                    ? fmt::format("simulating {} ranks", trace_.world_size)
+                    : fmt::format("simulating {} ranks ({} of {} data-parallel replicas)", trace_.world_size,
+                                  replicas_.folding().simulated, replicas_.folding().replicas),
                 "reduce the trace's ranks or operators");
-    // The most actors the replay can have: a lane per simulated rank and its rank's other
-    // streams that hold operators (a fused rank starts those when its group parts, start_lane).
-    std::vector<std::size_t> streams_with_ops(trace_.programs.size(), 0);
-    for (std::size_t p = 0; p < trace_.programs.size(); ++p) {
-      std::vector<char> has(static_cast<std::size_t>(trace_.programs[p].stream_count()), 0);
-      for (const Op& op : trace_.programs[p].ops) has[op.stream] = 1;
-      streams_with_ops[p] = static_cast<std::size_t>(std::count(has.begin() + 1, has.end(), 1));
-    }
-    std::size_t actors = 0;
+    set_actor_stacks(*engine, most_actors(trace_, replicas_));
     for (int r = 0; r < trace_.world_size; ++r) {
-      if (!folded(r)) actors += 1 + streams_with_ops[static_cast<std::size_t>(at(trace_.program_of, r))];
-    }
-    set_actor_stacks(*engine, actors);
-    dependencies_ = std::make_unique<StreamDependencies>(trace_);
-    for (int r = 0; r < trace_.world_size; ++r) {
-      if (folded(r)) continue;
-      if (lanes(r) == 1) {
-        sg4::Actor::create(fmt::format("rank{}", r), zone_->host_of_rank(r), [this, r] { rank_main(r); });
-        continue;
-      }
-      dependencies_->add_rank(r, lanes(r));
-      // The first lane (rank_main: the fusion, then its stream); the others now, or when the
-      // rank leaves its fusion (start_lane).
-      sg4::ActorPtr actor =
-          sg4::Actor::create(fmt::format("rank{}.stream0", r), zone_->host_of_rank(r), [this, r] { rank_main(r); });
-      const auto pid = static_cast<std::size_t>(actor->get_pid());
-      if (lane_of_actor_.size() <= pid) lane_of_actor_.resize(pid + 1, -1);
-      lane_of_actor_[pid] = at(lane_first_, r);
-      if (!fused_group_of_.empty() && at(fused_group_of_, r) >= 0) {
-        park_lanes(r);
-      } else {
-        for (int k = 1; k < lanes(r); ++k) start_lane(r, k, 0);
-      }
+      if (!replicas_.folded(r)) lanes_->start_rank(r, fusions_->fused(r), [this, r] { rank_main(r); });
     }
     if (options_.progress) {
       for (int r = 0; r < trace_.world_size; ++r) total_ops_ += trace_.program_ops(r).size();
@@ -659,20 +559,18 @@ Result Simulation::run() {
     engine->run();
     progress_.reset();
   }
-  unfold();
+  if (std::string note = replicas_.unfold(trace_, result_, *lanes_); !note.empty())
+    result_.notes.push_back(std::move(note));
 
-  if (std::string note = fused_groups_note(); !note.empty()) result_.notes.push_back(std::move(note));
+  if (std::string note = fusions_->note(); !note.empty()) result_.notes.push_back(std::move(note));
   if (factors_ != nullptr) {
     if (std::string note = factors_->extrapolation_note(); !note.empty()) result_.notes.push_back(std::move(note));
   }
-  if (std::string note = coarse_rings_->note(); !note.empty()) result_.notes.push_back(std::move(note));
-  check_finite();
-  for (const RankState& st : states_) {
-    if (!st.done) throw SimulationError(explain_deadlock());
-  }
+  if (std::string note = collectives_->note(); !note.empty()) result_.notes.push_back(std::move(note));
+  check_finite(non_finite_, result_, trace_, platform_);
+  if (!lanes_->all_done()) throw SimulationError(explain_deadlock(trace_, *lanes_, *collectives_, replicas_.folding()));
   for (int r = 0; r < trace_.world_size; ++r) {
-    if (r > 0 && result_.ops.shared(static_cast<std::size_t>(r), static_cast<std::size_t>(r) - 1))
-      continue;  // the same end
+    if (r > 0 && result_.ops.shared(as_index(r), as_index(r) - 1)) continue;  // the same end
     result_.makespan_s = std::max(result_.makespan_s, result_.rank_end_s(r));
   }
   return std::move(result_);

@@ -1,37 +1,31 @@
 #pragma once
 
-// The shared state of one SimGrid simulation of a trace (engine-internal: simulation.cpp runs
-// the ranks' programs, collective_runner.cpp their collectives, fusion_runner.cpp,
-// stream_runner.cpp and replica_fold.cpp the --fast techniques that share its state;
-// coarse_rings.cpp, critical_path_meetings.cpp and stream_dependencies.cpp use only its public
-// interface and RankState). Only those eight include it.
+// Engine-internal: one SimGrid simulation of a trace (Simulation, implemented in simulation.cpp)
+// and the interface its parts use. Only the parts that run in a simulation include it:
+// collective_runner.cpp, coarse_rings.cpp, critical_path_meetings.cpp, fused_groups.cpp,
+// stream_lanes.cpp.
 
 #include <cstdint>
 #include <initializer_list>
 #include <map>
 #include <memory>
 #include <optional>
-#include <span>
 #include <string>
 #include <tuple>
 #include <unordered_map>
-#include <utility>
 #include <vector>
 
 #include <simgrid/s4u.hpp>
-#include <simgrid/s4u/Barrier.hpp>
-#include <simgrid/s4u/Semaphore.hpp>
 
-#include "collective/step_driver.hpp"
 #include "core/progress.hpp"
-#include "engine/coarse_rings.hpp"
 #include "engine/collective_plan.hpp"
+#include "engine/collective_runner.hpp"
 #include "engine/collective_shortcuts.hpp"
-#include "engine/critical_path_meetings.hpp"
+#include "engine/fused_groups.hpp"
 #include "engine/graph_zone.hpp"
 #include "engine/network_factors.hpp"
 #include "engine/replica_fold.hpp"
-#include "engine/stream_dependencies.hpp"
+#include "engine/stream_lanes.hpp"
 #include "engine/replay.hpp"
 #include "topology/compute_cost.hpp"
 #include "core/index.hpp"
@@ -42,26 +36,6 @@ namespace sg4 = simgrid::s4u;
 using trace::Op;
 using trace::OpKind;
 
-/// Where a rank is, kept up to date before every blocking call so that a deadlock can be
-/// explained (which operator, which step, waiting for whom).
-struct RankState {
-  std::size_t op = 0;
-  bool done = false;
-  int stream = 0;                        ///< the stream this state is of (a rank runs one actor per stream)
-  std::int64_t after = -1;               ///< an operator of another stream that op waits for, -1 for none
-  bool woken = false;                    ///< the end of `after` released this lane's semaphore
-  int step = -1;                         ///< collective step in progress, -1 outside collectives
-  const CollectivePlan* plan = nullptr;  ///< collective in progress (its steps are counted on demand)
-  int group_rank = -1;                   ///< the rank's index in the collective's group
-  int send_peer = -1;                    ///< global ranks involved in the blocking call
-  int recv_peer = -1;
-  int sequence = 0;  ///< collective: its 1-based number among this rank's calls on the group
-  /// What the rank's accelerator is busy with ("computing", "compressing", ...), nullptr when
-  /// it is not busy; with the amount of time, for a stall inside a busy period.
-  const char* busy_with = nullptr;
-  double busy_s = 0;
-};
-
 /// The first amount of work whose simulated time is not finite (a rate too small for the
 /// amount, or an amount too large for a double): the simulation skips it and reports it.
 struct NonFiniteWork {
@@ -70,7 +44,13 @@ struct NonFiniteWork {
   std::string what;  ///< "computing for inf s", "ends at inf s"
 };
 
-/// Shared state of one simulation.
+/// One simulation of a trace on a platform: places the ranks and plans their collectives
+/// (check_fit), builds the platform as a SimGrid zone, starts an actor per lane (StreamLanes)
+/// and runs each rank's program in simulated time, operator by operator (rank_main), keeping
+/// every operator's record (start, end, wait) in the Result. Its parts are classes of their own
+/// that use only the public interface below: StreamLanes (the actors and their states),
+/// CollectiveRunner (collectives, with CoarseRings and CriticalPathMeetings), FusedGroups and
+/// FoldedReplicas.
 class Simulation {
  public:
   Simulation(const trace::Trace& trace, const topology::Platform& platform, const ReplayOptions& options)
@@ -83,20 +63,15 @@ class Simulation {
 
   Result run();
 
-  // What the techniques (CoarseRings, ...) and the StepRunner use: the calling lane's state, messages, busy time
-  // and waits, all recorded on the rank's current operator.
+  // What the parts use: the calling lane's state, messages, busy time and waits, all recorded
+  // on the rank's current operator.
   /// The state of the calling actor's lane of `rank` (its only one for a rank without streams).
-  RankState& state(int rank);
+  RankState& state(int rank) { return lanes_->state(rank); }
   /// Adds [from_s, to_s) (when not empty) to the wait of `rank`'s current operator.
   void waited(int rank, double from_s, double to_s);
   /// The waits of a blocking exchange posted at `posted_s` and complete now: the parts of
   /// [posted_s, now) during which none of `comms` (started transfers) was in progress.
   void waited_for(int rank, double posted_s, std::initializer_list<const sg4::Comm*> comms);
-  /// The time `rank` is busy after exchange or codec step `step` of `plan` (its reduction of
-  /// what it received, its compression or decompression); 0 for an exchange that copies.
-  double step_busy_s(const CollectivePlan& plan, const collective::Step& step) const;
-  /// The bytes a block takes on the wire in an exchange of `plan` (compressed or not).
-  static std::uint64_t wire_bytes(const CollectivePlan& plan, const collective::Step& step);
   /// The mailbox of messages from `src` to `dst` on one channel: a process group's collectives
   /// (context = group) or point-to-point messages with one tag (context = tag). Mailboxes exist
   /// only for pairs that talk; messages on one are matched in order (MPI's non-overtaking).
@@ -113,174 +88,51 @@ class Simulation {
   void send_overhead(int rank, int peer);
   void recv_overhead(int rank, int peer);
 
- private:
-  void check_fit();
-  void prepare_result();
-  /// Every rank's records, named and sized from its program (after plan_fused_groups(): a
-  /// fusion's followers read their leader's list instead of holding one).
-  void allocate_records();
-  /// Where operator `i` of `rank` records its times: the rank's list, or, for a follower that
-  /// reads its leader's list, the record of the fork in progress (FusedGroup::Fork::records).
-  OpRecord& record(int rank, std::size_t i);
-  std::vector<std::uint32_t> kind_name_;  ///< per OpKind: its name's index in result_.names
-  void rank_main(int rank);
-  /// A rank whose program has several streams runs one actor per stream (a lane); each runs
-  /// its stream's operators in program order, each after the operators it is `after`.
-  void run_stream(int rank, int stream, std::size_t first = 0);
-  /// The state of `rank`'s first lane (stream 0, the lane a fusion runs), from any actor.
-  RankState& main_lane(int rank) { return states_[static_cast<std::size_t>(at(lane_first_, rank))]; }
-  /// Lanes of `rank`: states_[lane_first_[rank] .. lane_first_[rank + 1]).
-  int lanes(int rank) const { return lane_first_[static_cast<std::size_t>(rank) + 1] - at(lane_first_, rank); }
-  std::vector<int> lane_first_;
-  std::vector<int>
-      lane_of_actor_;  ///< by actor pid (SimGrid numbers actors densely): its lane (ranks with streams only)
-  /// Marks operators [first, end) of `rank` ended and resumes its lanes that waited for one
-  /// of them (StreamDependencies; nothing for a rank without streams).
-  void end_ops(int rank, std::size_t first, std::size_t end);
-  std::unique_ptr<StreamDependencies> dependencies_;  ///< when the actors start
-  /// Whether operator `i` of `rank` runs alone on the rank (no other stream can run meanwhile).
-  bool alone(int rank, std::size_t i) const;
-  /// Runs `rank`'s operators from `first` on, each as the rank's own.
-  void run_individually(int rank, std::size_t first);
-  /// Runs operator `i` of `rank` (not a compute operator) and records its times.
-  void run_op(int rank, std::size_t i);
+  // And to run and record operators (StreamLanes, FusedGroups, CollectiveRunner).
   /// Runs rank's compute operators from `first` on (one, or a run of them: see the
   /// definition) and records their times; returns the index of the next operator.
   std::size_t run_compute(int rank, std::size_t first);
-  /// The time compute operator `op` takes on an accelerator (a core) of its own.
-  double compute_s(const Op& op) const;
-  /// The host of the node's cores where `op` of `rank` executes, time-shared with the node's
-  /// other ranks (ReplayOptions::dedicated_durations), or nullptr: on the rank's own host.
-  sg4::Host* shared_cores(int rank, const Op& op) const;
-  void run_send(int rank, const Op& op);
-  void run_recv(int rank, const Op& op);
-  void run_collective(int rank, const Op& op, std::size_t index);
-  /// Runs a collective whose messages cannot slow one another down as its critical path
-  /// (CollectiveShortcuts): meets the group (CriticalPathMeetings), then waits until the rank's end.
-  void run_shortcut(int rank, const Op& op, const CollectivePlan& plan, int group_rank, int sequence);
-  std::unique_ptr<CoarseRings> coarse_rings_;  ///< after check_fit()
-  /// The steps of group rank `group_rank` of `plan`'s schedule, kept for the rest of the
-  /// simulation from the second call of that rank of the schedule on (by any group that runs
-  /// it); empty before (the caller generates them).
-  std::span<const collective::Step> kept_steps(const CollectivePlan& plan, int group_rank);
-  /// The id of an algorithm name in result_.names.
-  std::uint32_t algorithm_name(const std::string& name);
-  /// Throws an InputError naming the operator whose simulated time is not finite, if any.
-  void check_finite() const;
-  /// Whether two ranks are on one node (their messages use the model's intra tier).
-  bool same_node(int a, int b) const;
-  /// --fast: leaves the fabric's link directions (not an accelerator's or a NIC's) that no set
-  /// of the job's messages in flight at once can fill (CollectiveShortcuts::never_binds) out
-  /// of SimGrid's routes (GraphZone::leave_out):
-  /// they cannot bind a max-min share, so the shares, and the times, are the same, and SimGrid
-  /// solves many small systems instead of one that ties every message of the job together
-  /// (55 % of an interleaved 10,240-accelerator replay was that solve). Not with a calibrated
-  /// model (its factors read a route's links) nor with ranks that share an accelerator.
-  void leave_out_links();
-  /// --fast: decides which data-parallel replicas run as copies of another (ReplicaFolding)
-  /// and notes it; after leave_out_links().
-  void fold();
-  ReplicaFolding folding_;
-  /// Per group with folded members (data-parallel groups): for each position, the position of
-  /// the simulated member that stands for it (its own for a simulated one); empty otherwise.
-  std::vector<std::vector<int>> stand_ins_;
-  /// The most a simulated rank's end of a data-parallel collective came after its own (the
-  /// latest of the ranks it stands for, run_shortcut).
-  double fold_lag_s_ = 0;
-  bool folded(int rank) const { return folding_.folded(rank); }
-  /// After the simulation: every folded rank takes its image's records, waits and state.
-  void unfold();
-  /// Installs the calibrated model's latency and bandwidth factor callbacks on SimGrid's network model.
-  void install_factors();
+  /// Runs operator `i` of `rank` (not a compute operator) and records its times.
+  void run_op(int rank, std::size_t i);
   /// Posts the message of send or receive `op` of `rank` on its point-to-point channel (a
   /// receive's payload lands in *received) and names the peer in the rank's state.
   sg4::CommPtr post_p2p(int rank, const Op& op, int** received);
-  int membership_slot(int rank, int group) const;
-  std::string explain_deadlock() const;
-  std::string describe_wait(int lane) const;
-  std::string describe_position(int rank) const;
-  /// The rank of lane `lane`.
-  int rank_of_lane(int lane) const;
+  /// Every rank's records (RankRecords: a fusion's followers may read their leader's).
+  RankRecords& records() { return result_.ops; }
+  /// Where operator `i` of `rank` records its times: the rank's list, or, for a follower that
+  /// reads its leader's list, its record of the fork in progress (FusedGroups::fork_record).
+  OpRecord& record(int rank, std::size_t i);
+  /// The algorithm and error fields of a collective's record, from its plan.
+  void label(OpRecord& record, const CollectivePlan& plan);
+  /// Work of `rank` whose simulated time is not finite (`what`: "ends at inf s", ...): skipped,
+  /// and the first such reported once the simulation is over.
+  void not_finite(int rank, std::string what);
 
-  /// --fast: the ranks of a group that run one program (a version-2 trace's tensor-parallel
-  /// peers) start in lockstep and stay so while each of their operators takes the same time on
-  /// each of them: compute (each alone on its accelerator), and the group's own collectives run
-  /// as their critical path with equal ends. While they do, the group runs as one simulated
-  /// rank, its first member's (the leader's), and the others' records are copies. Any other
-  /// operator (a send, a receive, a collective on another group) is a fork: every member runs
-  /// it as its own, and if all end at the same instant they go on as one again; otherwise each
-  /// goes on alone (as the full --fast replay would have them from there). Ranks with
-  /// streams run as one on their first stream up to the first operator that another stream
-  /// may overlap (trace::Program::alone()), except for p2p calls (p2p_calls_), which are forks,
-  /// and each on its own from there; their other lanes start where the first leaves the fusion.
-  struct FusedGroup {
-    std::vector<int> members;  ///< the group's ranks in group order; members[0] leads
-    int group = -1;
-    std::size_t until = 0;              ///< the operators [0, until) may run fused (the program's size without streams)
-    std::vector<sg4::SemaphorePtr> go;  ///< per member (not the leader): released for a fork or the end
-    bool done = false;  ///< the leader ran operators [0, until) fused: the followers end or go on from there
-    /// One fork: who finished it, and whether all did at one instant.
-    struct Fork {
-      int finished = 0;
-      double first_end_s = 0;
-      bool ends_equal = true;
-      bool decided = false;
-      bool together = false;
-      std::size_t op = 0;   ///< the fork's (first) operator
-      std::size_t end = 0;  ///< one past its last: op + 1, or the end of a p2p call (p2p_calls_)
-      std::size_t width() const { return end - op; }
-      /// Per member (width() each): its records of the fork while it reads the leader's records.
-      std::vector<OpRecord> records;
-    };
-    std::shared_ptr<Fork> fork;
-    int forks = 0;        ///< forks that ended together
-    bool parted = false;  ///< a fork ended apart: the members went on alone
-  };
-  std::vector<FusedGroup> fused_groups_;
-  /// --fast, per program: at the first operator of a p2p call (a run of sends and receives
-  /// posted together, each on a stream of its own, that the next operator of the main stream
-  /// waits for: the interleaved schedule's Megatron calls), one past its last; 0 elsewhere.
-  /// A fused group runs a call as one fork in which each member posts all of it at once and
-  /// waits for all (run_call), as its lanes would.
-  std::vector<std::vector<std::uint32_t>> p2p_calls_;
-  void find_p2p_calls();
-  /// Runs the p2p call [first, end) of `rank` in the calling actor: every operator posted now,
-  /// each recorded with its own end and waits (the times its own lane would record).
-  void run_call(int rank, std::size_t first, std::size_t end);
-  /// Starts the actor of lane `stream` of `rank` at operator `first` (run_stream), or marks
-  /// the lane done when it has no operator from there. A rank of a fusion starts its lanes
-  /// other than the first when its first lane leaves the fusion (the fusion runs their p2p
-  /// calls before): until then they name their first operator and what it waits for. An
-  /// actor is two memory mappings, and a process has about 65,530: 10,240 ranks of 5 streams
-  /// would not start.
-  void start_lane(int rank, int stream, std::size_t first);
-  /// Lanes of `rank` other than the first: first operator and dependency, before they start.
-  void park_lanes(int rank);
-  std::vector<int> fused_group_of_;  ///< per rank: index in fused_groups_, -1 for none (empty without --fast)
-  std::vector<int> fused_slot_;      ///< per rank: its index in its fused group's members
-  /// The fused group `rank` follows (not leads), nullptr for none.
-  FusedGroup* followed_group(int rank);
-  /// Finds the groups of identical ranks that run fused (FusedGroup).
-  void plan_fused_groups();
-  /// The leader's loop: returns the operator from which the leader goes on alone (the op
-  /// count when the fusion ran to the end).
-  std::size_t run_leader(FusedGroup& fusion);
-  /// A follower's loop: the operator from which it goes on alone, or the op count (done).
-  std::size_t run_follower(FusedGroup& fusion, int slot);
-  /// Runs a fork's operator or call as `rank`'s own and marks them ended.
-  void run_fork(int rank, const FusedGroup::Fork& fork);
-  /// Runs the fusion's collective `op` (operator `i`) as its critical path for all members at
-  /// once; false (nothing done) when it must run as a fork (the shortcut does not apply, or
-  /// the members' ends differ).
-  bool run_fused_collective(FusedGroup& fusion, const Op& op, std::size_t i);
-  /// A member that finished the fork in progress: whether all members finished it at this
-  /// instant (they go on fused).
-  bool join(FusedGroup& fusion, int rank, const std::shared_ptr<FusedGroup::Fork>& fork);
-  /// After a fork: a follower that reads the leader's records takes a copy of its own unless
-  /// it ended with the others and its record of the fork is the leader's.
-  void settle_fork_record(const FusedGroup& fusion, int rank, const FusedGroup::Fork& fork);
-  /// A note on the fusions, "" without any.
-  std::string fused_groups_note() const;
+ private:
+  void check_fit();
+  void prepare_result();
+  /// Every rank's records, named and sized from its program (after FusedGroups::plan: a
+  /// fusion's followers read their leader's list instead of holding one).
+  void allocate_records();
+  std::vector<std::uint32_t> kind_name_;  ///< per OpKind: its name's index in result_.names
+  void rank_main(int rank);
+  std::unique_ptr<StreamLanes> lanes_;  ///< once the zone is built
+  /// Runs `rank`'s operators from `first` on, each as the rank's own.
+  void run_individually(int rank, std::size_t first);
+  /// The host of the node's cores where `op` of `rank` executes, time-shared with the node's
+  /// other ranks (ReplayOptions::dedicated_durations), or nullptr: on the rank's own host.
+  sg4::Host* shared_cores(int rank, const Op& op) const;
+  /// Runs send or receive `op` of `rank`, with the calibrated model's overheads around it.
+  void run_p2p(int rank, const Op& op);
+  std::unique_ptr<CollectiveRunner> collectives_;  ///< after check_fit()
+  /// The id of an algorithm name in result_.names.
+  std::uint32_t algorithm_name(const std::string& name);
+  /// Builds the SimGrid zone of the platform for the placement, with the calibrated model's
+  /// factors; under --fast, leaves out the links that cannot bind and folds the replicas.
+  void build_zone();
+  FoldedReplicas replicas_;  ///< --fast: the data-parallel replicas simulated once
+
+  std::unique_ptr<FusedGroups> fusions_;  ///< before the records are allocated
 
   const trace::Trace& trace_;
   const topology::Platform& platform_;
@@ -290,18 +142,6 @@ class Simulation {
   std::vector<int> placement_;
   std::vector<int> sharing_;  ///< per accelerator (core): how many ranks it runs
   std::string placement_policy_;
-  std::vector<RankState> states_;  ///< per lane (lane_first_)
-  /// Per rank: (group, index in group, collectives entered on it so far).
-  struct Membership {
-    int group;
-    int index;
-    int entered;
-  };
-  std::vector<std::vector<Membership>> memberships_;
-  /// A rank entering a collective of `group`: its membership, with the call counted.
-  Membership& enter(int rank, int group);
-  /// The algorithm and error fields of a collective's record, from its plan.
-  void label(OpRecord& record, const CollectivePlan& plan);
   GraphZone* zone_ = nullptr;
   std::unique_ptr<NetworkFactors> factors_;  ///< the calibrated model, nullptr without one
   /// The progress line (ReplayOptions::progress): every kProgressEvery operators started,
@@ -312,10 +152,8 @@ class Simulation {
   void tick_progress();
   std::optional<NonFiniteWork> non_finite_;
   double speed_ = 0;
-  double seconds_per_reduced_byte_ = 0;
   std::unique_ptr<CollectivePlanner> planner_;
   std::unique_ptr<CollectiveShortcuts> shortcuts_;
-  std::unique_ptr<CriticalPathMeetings> meetings_;  ///< after check_fit()
   std::map<std::string, std::uint32_t> algorithm_ids_;
   struct ChannelHash {
     std::size_t operator()(const std::tuple<int, int, int, int>& k) const {
@@ -326,16 +164,6 @@ class Simulation {
     }
   };
   std::unordered_map<std::tuple<int, int, int, int>, sg4::Mailbox*, ChannelHash> channels_;
-  /// Per schedule (shared by the groups that run the same collective) and group rank: the
-  /// steps kept by kept_steps().
-  struct PlanSteps {
-    struct Rank {
-      int calls = 0;  ///< calls so far, up to 2
-      std::vector<collective::Step> steps;
-    };
-    std::vector<Rank> ranks;
-  };
-  std::unordered_map<const collective::Schedule*, PlanSteps> steps_;
 };
 
 /// The payload of every simulated message; only sizes matter.

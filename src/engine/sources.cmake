@@ -6,7 +6,8 @@ target_sources(ccsim_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/collective_runner.cpp
   ${CMAKE_CURRENT_LIST_DIR}/collective_shortcuts.cpp
   ${CMAKE_CURRENT_LIST_DIR}/critical_path_meetings.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/fusion_runner.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/deadlock.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/fused_groups.cpp
   ${CMAKE_CURRENT_LIST_DIR}/graph_zone.cpp
   ${CMAKE_CURRENT_LIST_DIR}/network_factors.cpp
   ${CMAKE_CURRENT_LIST_DIR}/placement.cpp
@@ -16,6 +17,6 @@ target_sources(ccsim_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/sg_engine.cpp
   ${CMAKE_CURRENT_LIST_DIR}/simulation.cpp
   ${CMAKE_CURRENT_LIST_DIR}/stream_dependencies.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/stream_runner.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/stream_lanes.cpp
   ${CMAKE_CURRENT_LIST_DIR}/xml_check.cpp
 )
