@@ -17,7 +17,6 @@
 #include "compress/compress_spec.hpp"
 #include "core/input_error.hpp"
 #include "core/parse.hpp"
-#include "engine/collective_plan.hpp"
 #include "engine/replay.hpp"
 #include "report/comparison.hpp"
 #include "report/timeline.hpp"
@@ -119,30 +118,6 @@ nlohmann::ordered_json auto_json(const study::AutoChoice& c) {
   return j;
 }
 
-/// The notes of the collective mode: settings with nothing to act on, and bandwidth settings
-/// that leave the messages bound by another link (`shown`: the what-if's platform, or the
-/// baseline's without --set; `nodes`: the group's).
-std::vector<std::string> collective_notes(const WhatIfCommand& cmd, const topology::Platform& baseline,
-                                          const topology::Platform& shown, int nodes) {
-  study::RunFacts facts;  // of one all_reduce, every algorithm predicted, no compute
-  facts.platform = shown.name;
-  facts.ranks = cmd.ranks;
-  facts.nodes_used = nodes;
-  facts.upper_levels = study::has_upper_levels(shown);
-  facts.topology = shown.topology;
-  facts.compute_ops = facts.rate_timed = facts.reduce_scatters = 0;
-  facts.all_reduces = 1;
-  facts.compressed = !with_settings(cmd.flags).compress.empty();
-  facts.every_algorithm = true;
-  std::vector<std::string> notes = study::idle_settings(cmd.flags.settings, facts);
-  const bool within_nodes = std::min(cmd.ranks, shown.network.accelerators_per_node()) > 1;
-  for (std::string& bound :
-       study::bottleneck_notes(cmd.flags.settings, baseline.network, shown.network, nodes, within_nodes)) {
-    notes.push_back(std::move(bound));
-  }
-  return notes;
-}
-
 void run_collective(const WhatIfCommand& cmd) {
   if (cmd.flags.platform.empty())
     throw InputError("command line", 0, "--platform", "the collective mode needs --platform NAME|FILE");
@@ -180,32 +155,10 @@ void run_collective(const WhatIfCommand& cmd) {
   const int nodes = shown.study.nodes;
   auto bus_bandwidth = [&](double time_s) { return study::all_reduce_bus_bandwidth_Bps(bytes, time_s, cmd.ranks); };
   const study::AutoChoice choice = study::auto_choice(shown.study.predictions);
-  const std::vector<std::string> notes = collective_notes(cmd, base.platform, shown.platform, nodes);
-  // The rows of both runs, paired by algorithm (a compressor changes the list): the what-if's
-  // algorithms in its order, then those only the baseline has.
-  struct Row {
-    std::string algorithm;
-    const collective::Prediction* base = nullptr;
-    const collective::Prediction* changed = nullptr;
-    const collective::Prediction& shown() const { return changed != nullptr ? *changed : *base; }
-  };
-  std::vector<Row> rows;
-  for (const collective::Prediction& pr : shown.study.predictions) {
-    Row row{pr.algorithm, what_if ? nullptr : &pr, what_if ? &pr : nullptr};
-    if (what_if) {
-      for (const collective::Prediction& b : base.study.predictions) {
-        if (b.algorithm == pr.algorithm) row.base = &b;
-      }
-    }
-    rows.push_back(row);
-  }
-  if (what_if) {
-    for (const collective::Prediction& b : base.study.predictions) {
-      const bool paired =
-          std::any_of(rows.begin(), rows.end(), [&](const Row& r) { return r.algorithm == b.algorithm; });
-      if (!paired) rows.push_back(Row{b.algorithm, &b, nullptr});
-    }
-  }
+  const std::vector<std::string> notes = study::collective_notes(
+      cmd.flags.settings, cmd.ranks, !with_settings(cmd.flags).compress.empty(), base.platform, shown.platform, nodes);
+  const std::vector<study::PairedPrediction> rows =
+      study::pair_predictions(base.study, what_if ? &changed.study : nullptr);
 
   std::ostringstream out;
   if (cmd.format == "json") {
@@ -221,15 +174,15 @@ void run_collective(const WhatIfCommand& cmd) {
     doc["model"] = study::describe_model(shown.study);
     doc["auto"] = auto_json(choice);
     doc["algorithms"] = nlohmann::ordered_json::array();
-    for (const Row& r : rows) {
+    for (const study::PairedPrediction& r : rows) {
       const collective::Prediction& pr = r.shown();
       nlohmann::ordered_json row;
       row["algorithm"] = r.algorithm;
       if (what_if) {  // null where one run has no such algorithm
-        row["baseline_ms"] = r.base != nullptr ? nlohmann::ordered_json(r.base->time_s * 1e3) : nullptr;
-        row["what_if_ms"] = r.changed != nullptr ? nlohmann::ordered_json(r.changed->time_s * 1e3) : nullptr;
-        row["change_percent"] = r.base != nullptr && r.changed != nullptr
-                                    ? nlohmann::ordered_json((r.changed->time_s / r.base->time_s - 1) * 100)
+        row["baseline_ms"] = r.baseline != nullptr ? nlohmann::ordered_json(r.baseline->time_s * 1e3) : nullptr;
+        row["what_if_ms"] = r.what_if != nullptr ? nlohmann::ordered_json(r.what_if->time_s * 1e3) : nullptr;
+        row["change_percent"] = r.baseline != nullptr && r.what_if != nullptr
+                                    ? nlohmann::ordered_json((r.what_if->time_s / r.baseline->time_s - 1) * 100)
                                     : nullptr;
       } else {
         row["time_ms"] = pr.time_s * 1e3;
@@ -266,20 +219,20 @@ void run_collective(const WhatIfCommand& cmd) {
       fmt::print(out, "{:<22}  {:>12}  {:>11}  {:>11}  {}\n", "algorithm", "time ms", "algbw GB/s", "busbw GB/s",
                  "NIC shared by");
     }
-    for (const Row& r : rows) {
+    for (const study::PairedPrediction& r : rows) {
       const collective::Prediction& pr = r.shown();
       const std::string name =
-          r.algorithm + (r.changed != nullptr || !what_if ? choice.mark(r.algorithm) : std::string());
+          r.algorithm + (r.what_if != nullptr || !what_if ? choice.mark(r.algorithm) : std::string());
       const double algbw = static_cast<double>(bytes) / pr.time_s / 1e9;
       if (what_if) {
         auto ms = [](const collective::Prediction* p) {
           return p != nullptr ? fmt::format("{:.3f}", p->time_s * 1e3) : "-";
         };
-        const std::string change = r.base != nullptr && r.changed != nullptr
-                                       ? fmt::format("{:+.2f}", (r.changed->time_s / r.base->time_s - 1) * 100)
+        const std::string change = r.baseline != nullptr && r.what_if != nullptr
+                                       ? fmt::format("{:+.2f}", (r.what_if->time_s / r.baseline->time_s - 1) * 100)
                                        : "-";
-        fmt::print(out, "{:<22}  {:>12}  {:>12}  {:>9}  {:>11.3f}  {:>11.3f}  {}\n", name, ms(r.base), ms(r.changed),
-                   change, algbw, bus_bandwidth(pr.time_s) / 1e9, pr.nic_sharing);
+        fmt::print(out, "{:<22}  {:>12}  {:>12}  {:>9}  {:>11.3f}  {:>11.3f}  {}\n", name, ms(r.baseline),
+                   ms(r.what_if), change, algbw, bus_bandwidth(pr.time_s) / 1e9, pr.nic_sharing);
       } else {
         fmt::print(out, "{:<22}  {:>12.3f}  {:>11.3f}  {:>11.3f}  {}\n", name, pr.time_s * 1e3, algbw,
                    bus_bandwidth(pr.time_s) / 1e9, pr.nic_sharing);
