@@ -8,6 +8,7 @@
 
 #include "calibrate/benchmark_output.hpp"
 #include "calibrate/measurement_file.hpp"
+#include "calibrate/network_calibration.hpp"
 #include "calibrate/network_fit.hpp"
 #include "cli/commands.hpp"
 #include "cli/option_values.hpp"
@@ -49,7 +50,7 @@ void run_validate(ValidateCommand cmd) {
   if (cmd.tier.empty() && model.has_intra != model.has_inter && !(model.has_intra && file.nodes > 1)) {
     cmd.tier = model.has_inter ? "inter" : "intra";
   }
-  cmd.tier = measurement_tier(file, cmd.tier);
+  cmd.tier = calibrate::measurement_tier(file, cmd.tier);
   const bool inter = cmd.tier == "inter";
   if (!(inter ? model.has_inter : model.has_intra)) {
     throw InputError("command line", 0, "--tier",
