@@ -11,5 +11,6 @@ target_sources(ccsim_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/measurement_file.cpp
   ${CMAKE_CURRENT_LIST_DIR}/network_calibration.cpp
   ${CMAKE_CURRENT_LIST_DIR}/network_fit.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/network_validation.cpp
   ${CMAKE_CURRENT_LIST_DIR}/series.cpp
 )
