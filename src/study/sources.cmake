@@ -1,5 +1,6 @@
 # Sources of src/study/, listed explicitly (no GLOB).
 target_sources(ccsim_lib PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/breakeven_study.cpp
   ${CMAKE_CURRENT_LIST_DIR}/collective_study.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cost_study.cpp
   ${CMAKE_CURRENT_LIST_DIR}/job_facts.cpp

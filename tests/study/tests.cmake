@@ -1,5 +1,6 @@
 # Unit tests of src/study/, listed explicitly.
 target_sources(ccsim_tests PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/breakeven_study_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/collective_study_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cost_study_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/measured_result_test.cpp
