@@ -1,11 +1,4 @@
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -23,13 +16,12 @@
 #include "report/breakdown.hpp"
 #include "report/comparison.hpp"
 #include "report/document.hpp"
+#include "report/figures.hpp"
 #include "report/report_document.hpp"
 #include "study/cost_study.hpp"
 #include "study/job_facts.hpp"
 #include "topology/platform.hpp"
 #include "trace/native_reader.hpp"
-
-extern char** environ;
 
 namespace ccsim::cli {
 namespace {
@@ -45,9 +37,8 @@ struct ReportCommand {
   SimulationFlags flags;
 };
 
-// The figures script, its outputs and the interpreter that runs it ($CCSIM_PYTHON, else Debian's).
+// The figures script and the interpreter that runs it ($CCSIM_PYTHON, else Debian's).
 constexpr const char* kFigureScript = CCSIM_SOURCE_DIR "/scripts/report_figures.py";
-constexpr int kFiguresMissingModule = 3;  // report_figures.py: matplotlib cannot be imported
 
 std::string python_interpreter() {
   const char* env = std::getenv("CCSIM_PYTHON");
@@ -74,61 +65,6 @@ std::string command_line() {
   std::string out = "ccsim";
   for (std::size_t i = 1; i < words.size(); ++i) out += " " + shell_word(words[i]);
   return out;
-}
-
-struct Figures {
-  std::vector<std::pair<std::string, std::string>> images;  ///< file name, caption
-  std::string skipped;                                      ///< why not, when there are none
-};
-
-// Runs report_figures.py on DIR/report.json; it writes PNGs into DIR and prints "FILE<TAB>caption" per figure.
-Figures make_figures(const std::filesystem::path& dir) {
-  Figures figures;
-  const std::string python = python_interpreter();
-  const std::filesystem::path log = dir / ".figures.log";
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  const std::string json = (dir / "report.json").string();
-  const std::string out_dir = dir.string();
-  std::vector<char*> argv{const_cast<char*>(python.c_str()), const_cast<char*>(kFigureScript),
-                          const_cast<char*>(json.c_str()), const_cast<char*>(out_dir.c_str()), nullptr};
-  pid_t pid = 0;
-  const int spawn_error = posix_spawn(&pid, python.c_str(), &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  int status = 0;
-  if (spawn_error == 0) {
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-  }
-  std::ifstream in(log);
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  in.close();
-  std::error_code ignored;
-  std::filesystem::remove(log, ignored);
-  const std::string last = lines.empty() ? std::string() : lines.back();
-  if (spawn_error != 0) {
-    figures.skipped = fmt::format("figures skipped: cannot run {}: {}", python, std::strerror(spawn_error));
-  } else if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
-    figures.skipped = fmt::format("figures skipped: cannot run {} (not found)", python);
-  } else if (WIFEXITED(status) && WEXITSTATUS(status) == kFiguresMissingModule) {
-    figures.skipped = fmt::format("figures skipped: {}", last);
-  } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    figures.skipped =
-        fmt::format("figures skipped: {} {} failed ({}){}", python, kFigureScript,
-                    WIFEXITED(status) ? fmt::format("exit {}", WEXITSTATUS(status)) : std::string("killed by a signal"),
-                    last.empty() ? std::string() : ": " + last);
-  } else {
-    for (const std::string& line : lines) {
-      const auto tab = line.find('\t');
-      if (tab != std::string::npos) figures.images.emplace_back(line.substr(0, tab), line.substr(tab + 1));
-    }
-    if (figures.images.empty()) figures.skipped = "figures skipped: report_figures.py made none";
-  }
-  return figures;
 }
 
 void run_report(const ReportCommand& cmd) {
@@ -192,11 +128,11 @@ void run_report(const ReportCommand& cmd) {
   if (cost) data["cost"] = nlohmann::ordered_json::parse(study::cost_json(*cost));
   write_output((dir / "report.json").string(), data.dump(2) + "\n");
 
-  Figures figures;
+  report::Figures figures;
   if (cmd.no_figures) {
     figures.skipped = "figures skipped: --no-figures";
   } else {
-    figures = make_figures(dir);
+    figures = report::make_figures(dir, python_interpreter(), kFigureScript);
   }
 
   report::ReportContent content;
