@@ -94,19 +94,6 @@ void run_trace(const WhatIfCommand& cmd) {
   write_timeline_file(cmd.timeline, cmd.timeline_ranks, {{"baseline", &baseline}, {"what_if", &changed}});
 }
 
-/// One platform's predictions for the collective-only mode.
-struct Predicted {
-  topology::Platform platform;
-  study::CollectiveStudy study;
-};
-
-Predicted predict(const WhatIfCommand& cmd, const SimulationFlags& flags, std::uint64_t bytes, DType dtype) {
-  const SimulationFlags given = with_settings(flags);
-  Predicted out{read_named_platform(given.platform, study::parse_what_if(given.settings).platform), {}};
-  out.study = study::study_collective(out.platform, given.compress, cmd.ranks, bytes, dtype, data_lookup());
-  return out;
-}
-
 /// The JSON of the choice: {"algorithm", "time_ms", "next_best", "next_best_ms", "speedup"}.
 nlohmann::ordered_json auto_json(const study::AutoChoice& c) {
   nlohmann::ordered_json j;
@@ -148,9 +135,11 @@ void run_collective(const WhatIfCommand& cmd) {
   SimulationFlags baseline_flags = cmd.flags;
   baseline_flags.settings.clear();
   const bool what_if = !cmd.flags.settings.empty();
-  Predicted base = predict(cmd, baseline_flags, bytes, *dtype);
-  Predicted changed = what_if ? predict(cmd, cmd.flags, bytes, *dtype) : Predicted{};
-  const Predicted& shown = what_if ? changed : base;
+  const study::DataLookup lookup = data_lookup();
+  const study::CollectivePlatform base = study::study_collective(baseline_flags, cmd.ranks, bytes, *dtype, lookup);
+  const study::CollectivePlatform changed =
+      what_if ? study::study_collective(cmd.flags, cmd.ranks, bytes, *dtype, lookup) : study::CollectivePlatform{};
+  const study::CollectivePlatform& shown = what_if ? changed : base;
   const topology::Network& net = shown.platform.network;
   const int nodes = shown.study.nodes;
   auto bus_bandwidth = [&](double time_s) { return study::all_reduce_bus_bandwidth_Bps(bytes, time_s, cmd.ranks); };

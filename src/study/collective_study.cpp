@@ -57,6 +57,14 @@ CollectiveStudy study_collective(const topology::Platform& platform, const std::
   return out;
 }
 
+CollectivePlatform study_collective(const ReplaySettings& settings, int ranks, std::uint64_t bytes, DType dtype,
+                                    const DataLookup& lookup) {
+  const ReplaySettings given = with_settings(settings);
+  CollectivePlatform out{lookup.platform(given.platform, parse_what_if(given.settings).platform), {}};
+  out.study = study_collective(out.platform, given.compress, ranks, bytes, dtype, lookup);
+  return out;
+}
+
 std::string describe_model(const CollectiveStudy& study) {
   std::string out = "closed form of each schedule; no contention except NICs shared by the ranks of a node";
   if (!study.network_model.empty()) {

@@ -7,6 +7,7 @@
 #include "collective/algorithm_choice.hpp"
 #include "core/units.hpp"
 #include "study/data_lookup.hpp"
+#include "study/replay_setup.hpp"
 #include "topology/platform.hpp"
 
 namespace ccsim::study {
@@ -34,6 +35,17 @@ std::string describe_model(const CollectiveStudy& study);
 /// network model and the compressor model.
 CollectiveStudy study_collective(const topology::Platform& platform, const std::string& compress, int ranks,
                                  std::uint64_t bytes, DType dtype, const DataLookup& lookup);
+
+/// A platform and its collective study, as `whatif --collective` makes one per run.
+struct CollectivePlatform {
+  topology::Platform platform;
+  CollectiveStudy study;
+};
+
+/// The study of one all_reduce under `settings` (with_settings applied): its platform with the
+/// --set overrides (lookup.platform) and its compressor (--compress, or --set compress=).
+CollectivePlatform study_collective(const ReplaySettings& settings, int ranks, std::uint64_t bytes, DType dtype,
+                                    const DataLookup& lookup);
 
 /// What --algo auto chooses among `predictions` and by how much: the fastest prediction, and
 /// the next best one (none when only one algorithm applies). Points into the predictions.

@@ -160,3 +160,25 @@ TEST_CASE("whatif --collective notes the settings that cannot act on one all_red
   // Compressed, the threshold can act.
   CHECK(study::collective_notes({"compress.min_bytes=1MiB"}, 2, true, tiny, tiny, 1).empty());
 }
+
+TEST_CASE("a collective study under --set reads the platform changed and takes the compressor set", "[study]") {
+  study::DataLookup l = lookup();
+  int platforms = 0;
+  l.platform = [&platforms](const std::string& name, const topology::PlatformOverrides& overrides) {
+    ++platforms;
+    return topology::read_platform(name, overrides);
+  };
+  study::ReplaySettings settings;
+  settings.platform = kTiny;
+  const study::CollectivePlatform base = study::study_collective(settings, 4, k64MiB, DType::kF32, l);
+  settings.settings = {"inter.bandwidth=x2"};
+  const study::CollectivePlatform faster = study::study_collective(settings, 4, k64MiB, DType::kF32, l);
+  CHECK(platforms == 2);
+  CHECK(base.study.nodes == 2);
+  CHECK(faster.study.links.inter_beta_s_per_byte == Approx(base.study.links.inter_beta_s_per_byte / 2));
+  CHECK(time_of(faster.study, "ring") < time_of(base.study, "ring"));
+  CHECK(time_of(base.study, "compressed-ring") == -1);
+  settings.settings = {"compress=cuszp:eb=1e-3"};
+  const study::CollectivePlatform packed = study::study_collective(settings, 4, k64MiB, DType::kF32, l);
+  CHECK(time_of(packed.study, "compressed-ring") > 0);
+}
