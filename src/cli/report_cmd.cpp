@@ -67,6 +67,38 @@ std::string command_line() {
   return out;
 }
 
+/// report.json, the data of the figures: the same JSON documents replay, compare and cost print.
+std::string figures_data(const report::Breakdown& breakdown, const report::Comparison* comparison,
+                         const study::CostStudy* cost) {
+  nlohmann::ordered_json data;
+  {
+    std::ostringstream text;
+    report::write_json(breakdown, text);
+    data["breakdown"] = nlohmann::ordered_json::parse(text.str());
+  }
+  if (comparison) {
+    std::ostringstream text;
+    report::write_json(*comparison, text);
+    data["comparison"] = nlohmann::ordered_json::parse(text.str());
+  }
+  if (cost) data["cost"] = nlohmann::ordered_json::parse(study::cost_json(*cost));
+  return data.dump(2) + "\n";
+}
+
+/// The assumptions of the job: the trace, the platform, the --set settings and `setting_notes`.
+std::vector<std::string> job_assumptions(const ReportCommand& cmd, const trace::Trace& trace,
+                                         const topology::Platform& platform, const report::Breakdown& breakdown,
+                                         const std::vector<std::string>& setting_notes) {
+  std::vector<std::string> assumptions;
+  assumptions.push_back(fmt::format("trace: {} ({}), {} ranks{}, {} pipeline stage(s)", trace.name, cmd.trace,
+                                    breakdown.world_size, report::on_nodes(breakdown.nodes_used),
+                                    breakdown.stage_count));
+  assumptions.push_back(fmt::format("platform: {}: {}", platform.name, platform.description));
+  for (const std::string& setting : cmd.flags.settings) assumptions.push_back(fmt::format("set: {} (--set)", setting));
+  for (const std::string& idle : setting_notes) assumptions.push_back("set: " + idle);
+  return assumptions;
+}
+
 void run_report(const ReportCommand& cmd) {
   const bool with_cost = cmd.cost.iterations > 0 || cmd.cost.tokens > 0;
   if (with_cost) study::check_cost_options(cmd.cost);
@@ -113,20 +145,7 @@ void run_report(const ReportCommand& cmd) {
   std::unique_ptr<study::CostStudy> cost;
   if (with_cost) cost = std::make_unique<study::CostStudy>(study::study_cost(cmd.cost, trace, platform, runs));
 
-  // The data of the figures: the same JSON documents replay, compare and cost print.
-  nlohmann::ordered_json data;
-  {
-    std::ostringstream text;
-    report::write_json(breakdown, text);
-    data["breakdown"] = nlohmann::ordered_json::parse(text.str());
-  }
-  if (comparison) {
-    std::ostringstream text;
-    report::write_json(*comparison, text);
-    data["comparison"] = nlohmann::ordered_json::parse(text.str());
-  }
-  if (cost) data["cost"] = nlohmann::ordered_json::parse(study::cost_json(*cost));
-  write_output((dir / "report.json").string(), data.dump(2) + "\n");
+  write_output((dir / "report.json").string(), figures_data(breakdown, comparison.get(), cost.get()));
 
   report::Figures figures;
   if (cmd.no_figures) {
@@ -140,15 +159,8 @@ void run_report(const ReportCommand& cmd) {
   content.command = command_line();
   content.breakdown = &breakdown;
   content.comparison = comparison.get();
-  std::vector<std::string>& assumptions = content.job_assumptions;
-  assumptions.push_back(fmt::format("trace: {} ({}), {} ranks{}, {} pipeline stage(s)", trace.name, cmd.trace,
-                                    breakdown.world_size, report::on_nodes(breakdown.nodes_used),
-                                    breakdown.stage_count));
-  assumptions.push_back(fmt::format("platform: {}: {}", platform.name, platform.description));
-  for (const std::string& setting : cmd.flags.settings) assumptions.push_back(fmt::format("set: {} (--set)", setting));
-  for (const std::string& idle : setting_notes(cmd.flags, trace, platform, compressed ? packed : plain, compute)) {
-    assumptions.push_back("set: " + idle);
-  }
+  content.job_assumptions = job_assumptions(
+      cmd, trace, platform, breakdown, setting_notes(cmd.flags, trace, platform, compressed ? packed : plain, compute));
   if (cost) {
     content.cost_assumptions = cost->assumptions;
     content.cost_sentence = fmt::format("{} ranks on {} node(s), {} iterations.", cost->ranks, cost->nodes,
