@@ -127,4 +127,21 @@ BackendFit fit_backend(const std::vector<CallSample>& calls, double reduce_s_per
   return fit;
 }
 
+double model_call_s(const topology::NetworkModel& model, const CallModel& call, std::uint64_t bytes) {
+  const topology::TierModel& tier = model.has_intra ? model.intra : model.inter;
+  if (call.kind == trace::OpKind::kSend) return tier.message_s(bytes);
+  if (call.kind != trace::OpKind::kAllReduce) return std::nan("");
+  SeriesPoint point;
+  point.op = "all_reduce";
+  point.implementation = "mpi-library";
+  point.algorithm = "MPI_Allreduce";
+  point.transport = "mpi";
+  point.group_size = call.ranks;
+  point.bytes = bytes;
+  SeriesChoice choice;
+  choice.algorithm = "MPI_Allreduce";
+  auto schedule = schedule_for(point, choice);
+  return predict_s(*schedule, tier, model.reduce_s_per_byte);
+}
+
 }  // namespace ccsim::calibrate

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -34,5 +35,10 @@ struct BackendFit {
 /// network model's bandwidth is what `ccsim predict` passes; said in notes).
 BackendFit fit_backend(const std::vector<CallSample>& calls, double reduce_s_per_byte, double fallback_bandwidth_Bps,
                        const std::string& hardware, const std::string& source, const std::string& what);
+
+/// What a calibrated network model of an MPI series predicts for one call of `call`'s kind and
+/// group at `bytes`, on its intra tier (else its inter tier): the critical path of the schedule
+/// ccsim chooses for MPI_Allreduce, or one message for send/recv; NaN for the other kinds.
+double model_call_s(const topology::NetworkModel& model, const CallModel& call, std::uint64_t bytes);
 
 }  // namespace ccsim::calibrate

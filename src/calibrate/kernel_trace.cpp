@@ -7,6 +7,7 @@
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -237,6 +238,32 @@ KernelTrace read_kernel_trace(const std::string& path, Skipped& skipped) {
     out.memory.push_back(MemoryPoint{key.first, key.second, median(seconds), path, 0});
   out.summary = summary_line(path, kernels, unlinked, c, out, skipped);
   return out;
+}
+
+ProfileFit fit_profile_files(const ProfileFiles& files, ProfileFitOptions options) {
+  std::string names;
+  for (const auto* list : {&files.gemm, &files.memory, &files.traces}) {
+    for (const std::string& f : *list) names += (names.empty() ? "" : ", ") + f;
+  }
+  if (!files.launch.empty()) names += ", " + files.launch;
+  options.sources.push_back(
+      fmt::format("fitted by ccsim calibrate compute to {} (the command is in \"command\")", names));
+  Skipped skipped;
+  std::vector<std::vector<GemmPoint>> gemm;
+  for (const std::string& f : files.gemm) gemm.push_back(read_gemm_csv(f, skipped));
+  std::vector<std::vector<MemoryPoint>> memory;
+  for (const std::string& f : files.memory) memory.push_back(read_memory_csv(f));
+  std::string summaries;
+  for (const std::string& f : files.traces) {
+    KernelTrace kt = read_kernel_trace(f, skipped);
+    gemm.push_back(std::move(kt.gemm));
+    memory.push_back(std::move(kt.memory));
+    summaries += kt.summary + "\n";
+  }
+  const LaunchData launch = files.launch.empty() ? LaunchData{} : read_launch_csv(files.launch);
+  ProfileFit fit = fit_profile(gemm, memory, launch, skipped, options);
+  fit.report = summaries + fit.report;
+  return fit;
 }
 
 }  // namespace ccsim::calibrate

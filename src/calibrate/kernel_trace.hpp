@@ -30,4 +30,19 @@ struct KernelTrace {
 /// is an InputError saying how to record one.
 KernelTrace read_kernel_trace(const std::string& path, Skipped& skipped);
 
+/// The measurements `calibrate compute` fits a profile to, by file: GEMM sweeps, memory-bound
+/// kernels, profiler traces (read after the CSVs: their timing of a product replaces theirs)
+/// and the launch overheads ("": none).
+struct ProfileFiles {
+  std::vector<std::string> gemm;
+  std::vector<std::string> memory;
+  std::vector<std::string> traces;
+  std::string launch;
+};
+
+/// Reads `files` (read_gemm_csv, read_memory_csv, read_kernel_trace, read_launch_csv) and fits
+/// a profile to them (fit_profile); the report starts with each trace's summary, and the
+/// profile's sources end with the files it was fitted to.
+ProfileFit fit_profile_files(const ProfileFiles& files, ProfileFitOptions options);
+
 }  // namespace ccsim::calibrate

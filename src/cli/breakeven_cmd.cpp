@@ -14,10 +14,8 @@
 #include "core/input_error.hpp"
 #include "core/parse.hpp"
 #include "core/units.hpp"
-#include "engine/collective_plan.hpp"
-#include "study/collective_study.hpp"
+#include "study/breakeven_study.hpp"
 #include "topology/platform.hpp"
-#include "trace/native_reader.hpp"
 
 namespace ccsim::cli {
 namespace {
@@ -40,34 +38,19 @@ std::string bytes_or_never(double bytes) {
   return format_bytes(bytes);
 }
 
-constexpr int kMaxBreakevenRanks = 1024;
-
 void run_breakeven(const BreakevenCommand& cmd) {
   topology::Platform platform = topology::read_platform(topology::find_platform(cmd.platform, platform_dirs()));
-  const topology::Network& net = platform.network;
   compress::CompressSpec spec = compress::parse_compress_spec(cmd.compress);
   compress::CompressorModel model = compress::load_compressor(spec, compressor_dirs());
   auto dtype = parse_dtype(cmd.dtype);
   if (!dtype)
     throw InputError("command line", 0, "--dtype",
                      fmt::format("expected one of {}, got \"{}\"", dtype_choices(), cmd.dtype));
-  compress::Evaluation evaluation = model.evaluate(spec.query, *dtype, engine::target_hardware(platform));
-  const std::uint64_t at = parse_bytes_or_throw(cmd.at, "command line", "--at");
-  // One element to the largest buffer a trace may hold, whole elements (6 bytes of fp32 was
-  // reported as 6 and computed as 4).
-  study::check_collective_bytes(at, cmd.at, *dtype, "command line", 0, "--at");
-
-  // The group's links: one rank per node (between nodes) or all ranks in one node.
-  int peer = cmd.intra ? 1 : net.accelerators_per_node();
-  if (peer >= net.accelerator_count() || (cmd.intra && net.accelerators_per_node() < 2)) {
-    throw InputError("command line", 0, cmd.intra ? "--intra" : "--platform",
-                     fmt::format("platform \"{}\" has no two accelerators {}", platform.name,
-                                 cmd.intra ? "in one node" : "in different nodes"));
-  }
-  topology::Network::PathCost path = net.path_cost(0, peer);
-  collective::CostParams params = collective::cost_params(path.latency_s, 1.0 / path.bandwidth_Bps,
-                                                          1.0 / net.accelerator().reduce_Bps, evaluation.cost);
+  const study::BreakevenRequest request{cmd.plain_algorithm, cmd.algorithm, *dtype, cmd.at, cmd.sizes, cmd.intra};
+  const study::BreakevenStudy s = study::study_breakeven(platform, model, spec.query, request);
+  const compress::Evaluation& evaluation = s.evaluation;
   const compress::CompressorCost& c = evaluation.cost;
+  const std::string ranks = cmd.intra ? "all in one node" : "one per node";
 
   nlohmann::ordered_json doc;
   doc["command"] = "breakeven";
@@ -80,14 +63,14 @@ void run_breakeven(const BreakevenCommand& cmd) {
                        {"compress_t0_s", c.compress_t0_s},
                        {"decompress_Bps", c.decompress_Bps},
                        {"decompress_t0_s", c.decompress_t0_s},
-                       {"homomorphic", model.homomorphic()}};
-  if (model.homomorphic()) doc["compressor"]["add_Bps"] = c.add_Bps;
+                       {"homomorphic", s.homomorphic}};
+  if (s.homomorphic) doc["compressor"]["add_Bps"] = c.add_Bps;
   doc["notes"] = evaluation.notes;
-  doc["links"] = {{"ranks", cmd.intra ? "all in one node" : "one per node"},
-                  {"latency_s", path.latency_s},
-                  {"bandwidth_Bps", path.bandwidth_Bps},
-                  {"reduce_Bps", net.accelerator().reduce_Bps}};
-  doc["at_bytes"] = at;
+  doc["links"] = {{"ranks", ranks},
+                  {"latency_s", s.path.latency_s},
+                  {"bandwidth_Bps", s.path.bandwidth_Bps},
+                  {"reduce_Bps", s.reduce_Bps}};
+  doc["at_bytes"] = s.at_bytes;
   doc["rows"] = nlohmann::ordered_json::array();
   std::string out;
   out += fmt::format("break-even of compressed all_reduce on {}: {} ({}), {}\n", platform.name, cmd.compress,
@@ -95,60 +78,26 @@ void run_breakeven(const BreakevenCommand& cmd) {
   out += fmt::format("compressor: ratio {:.4g}, compress {} + {:.3g} us, decompress {} + {:.3g} us{}\n", c.ratio,
                      format_rate(c.compress_Bps), c.compress_t0_s * 1e6, format_rate(c.decompress_Bps),
                      c.decompress_t0_s * 1e6,
-                     model.homomorphic() ? fmt::format(", homomorphic add {}", format_rate(c.add_Bps)) : std::string());
+                     s.homomorphic ? fmt::format(", homomorphic add {}", format_rate(c.add_Bps)) : std::string());
   for (const std::string& note : evaluation.notes) out += fmt::format("note: {}\n", note);
   out += fmt::format(
-      "links: ranks {}, alpha {:.3g} us, bandwidth {} per flow, reduction {}; closed forms, no contention\n",
-      cmd.intra ? "all in one node" : "one per node", path.latency_s * 1e6, format_rate(path.bandwidth_Bps),
-      format_rate(net.accelerator().reduce_Bps));
+      "links: ranks {}, alpha {:.3g} us, bandwidth {} per flow, reduction {}; closed forms, no contention\n", ranks,
+      s.path.latency_s * 1e6, format_rate(s.path.bandwidth_Bps), format_rate(s.reduce_Bps));
   out += fmt::format("{:>7}  {:<14}  {:<20}  {:>12}  {:>14}  {:>9}\n", "ranks", "plain", "compressed", "pays above",
                      fmt::format("speedup@{}", cmd.at), "ceiling");
-  std::vector<int> sizes = cmd.sizes;
-  // The ranks the platform has for a group: its nodes (one rank each), or one node's accelerators.
-  const int room = cmd.intra ? net.accelerators_per_node() : net.node_count();
-  if (sizes.empty()) {
-    for (int p = 2; p <= std::min(1024, room); p *= 2) sizes.push_back(p);
-  }
-  for (int p : sizes) {
-    // A schedule holds O(p^2) steps: beyond the default's 1024 it would exhaust memory.
-    if (p < 2 || p > kMaxBreakevenRanks) {
-      throw InputError("command line", 0, "--sizes",
-                       fmt::format("expected group sizes from 2 to {}, got \"{}\"", kMaxBreakevenRanks, p));
-    }
-    if (p > room) {
-      throw InputError("command line", 0, "--sizes",
-                       cmd.intra
-                           ? fmt::format("a group of {} ranks in one node (--intra), but a node of platform \"{}\" "
-                                         "has {} accelerators",
-                                         p, platform.name, room)
-                           : fmt::format("a group of {} ranks, one per node, but platform \"{}\" has {} nodes "
-                                         "(--intra: ranks in one node)",
-                                         p, platform.name, room));
-    }
-    collective::Request plain;
-    plain.size = p;
-    plain.count = 1 << 20;
-    plain.element_bytes = dtype_bytes(*dtype);
-    plain.algorithm = cmd.plain_algorithm;
-    collective::Request compressed = plain;
-    compressed.compression = collective::compression_of(model);
-    compressed.algorithm = cmd.algorithm;
-    compressed.algorithm = collective::choose_algorithm(compressed);
-    collective::BreakEven even = collective::break_even(plain, compressed, params);
-    plain.count = compressed.count = at / static_cast<std::uint64_t>(plain.element_bytes);
-    double speedup =
-        collective::make_schedule(plain)->cost(params) / collective::make_schedule(compressed)->cost(params);
-    out += fmt::format("{:>7}  {:<14}  {:<20}  {:>12}  {:>13.3f}x  {:>8.3f}x\n", p, plain.algorithm,
-                       compressed.algorithm, bytes_or_never(even.bytes), speedup, even.speedup_limit);
+  for (const study::BreakevenRow& r : s.rows) {
+    const collective::BreakEven& even = r.even;
+    out += fmt::format("{:>7}  {:<14}  {:<20}  {:>12}  {:>13.3f}x  {:>8.3f}x\n", r.ranks, r.plain_algorithm,
+                       r.compressed_algorithm, bytes_or_never(even.bytes), r.speedup_at, even.speedup_limit);
     nlohmann::ordered_json row;
-    row["ranks"] = p;
-    row["plain_algorithm"] = plain.algorithm;
-    row["compressed_algorithm"] = compressed.algorithm;
+    row["ranks"] = r.ranks;
+    row["plain_algorithm"] = r.plain_algorithm;
+    row["compressed_algorithm"] = r.compressed_algorithm;
     // JSON has no infinity: "pays" says never / always / above, and pays_above_bytes is null unless above.
     row["pays"] = std::isinf(even.bytes) ? "never" : even.bytes <= 0 ? "always" : "above";
     row["pays_above_bytes"] =
         std::isinf(even.bytes) || even.bytes <= 0 ? nlohmann::ordered_json() : nlohmann::ordered_json(even.bytes);
-    row["speedup_at"] = speedup;
+    row["speedup_at"] = r.speedup_at;
     row["speedup_ceiling"] = even.speedup_limit;
     doc["rows"].push_back(std::move(row));
   }

@@ -10,6 +10,7 @@
 
 #include "calibrate/benchmark_output.hpp"
 #include "calibrate/measurement_file.hpp"
+#include "calibrate/network_calibration.hpp"
 #include "calibrate/network_fit.hpp"
 #include "cli/commands.hpp"
 #include "cli/option_values.hpp"
@@ -121,17 +122,6 @@ void add_measurement_input(CLI::App* sub, std::string& measurements, std::string
                   "(default: any, when that leaves one point per size)");
 }
 
-std::string measurement_tier(const calibrate::MeasurementFile& file, const std::string& tier) {
-  if (tier.empty()) return file.nodes > 1 ? "inter" : "intra";
-  if (tier == "intra" && file.nodes > 1) {
-    throw InputError("command line", 0, "--tier",
-                     fmt::format("{} was measured on {} nodes (machine.nodes), so its messages crossed nodes: they are "
-                                 "the inter-node tier's (--tier inter, the default for such a file), not intra",
-                                 file.file, file.nodes));
-  }
-  return tier;
-}
-
 namespace {
 
 struct CalibrateNetworkCommand {
@@ -149,62 +139,6 @@ struct CalibrateNetworkCommand {
   std::string format = "text";
   std::string shared_core;  ///< measurements of processes sharing cores, for the hand-off
 };
-
-/// The warning of a poor fit (calibrate::judge_fit), naming the points it is poor at; "" for a
-/// fit within twice the measurement's noise.
-std::string poor_fit_warning(const std::vector<calibrate::PointFit>& points) {
-  const calibrate::FitQuality q = calibrate::judge_fit(points);
-  if (!q.poor) return "";
-  std::vector<std::string> errors;  // "held-out points 28.7%"
-  for (bool fitted : {true, false}) {
-    const calibrate::ErrorSummary e = calibrate::summarize(points, fitted);
-    if (e.points > 0 && e.gmean > q.limit) {
-      errors.push_back(fmt::format("{} points {:.1f}%", fitted ? "fitted" : "held-out", e.gmean * 100));
-    }
-  }
-  std::vector<std::string> beyond;
-  for (const calibrate::PointFit& p : q.beyond) {
-    beyond.push_back(fmt::format("{} {:+.1f}% ({})", format_bytes(static_cast<double>(p.bytes)),
-                                 p.relative_error() * 100, p.fitted ? "fitted" : "held-out"));
-  }
-  return fmt::format(
-      "a poor fit: gmean error of the {} is more than {:g} times the measurement's noise (+-{:.1f}%{}); {} of {} "
-      "points are off by more than {:.1f}%: {}",
-      fmt::join(errors, ", of the "), calibrate::kPoorFitFactor, q.noise * 100,
-      q.noise_measured ? ", the spread of its repetitions" : ", assumed: the file records no spread of repetitions",
-      beyond.size(), points.size(), q.limit * 100, fmt::join(beyond, ", "));
-}
-
-/// A model name without the slash of a series name, which is no file name:
-/// "MPI_Allreduce/mpi" -> "fit-MPI_Allreduce-mpi".
-std::string default_model_name(const std::string& series) {
-  std::string name = "fit-" + series;
-  std::replace(name.begin(), name.end(), '/', '-');
-  return name;
-}
-
-/// The network model of `fit` (and of the hand-off, when fitted), with where it comes from.
-topology::NetworkModel fitted_model(const CalibrateNetworkCommand& cmd, const calibrate::MeasurementFile& file,
-                                    const calibrate::NetworkFit& fit,
-                                    const std::optional<calibrate::HandoffFit>& handoff) {
-  topology::NetworkModel model;
-  model.name = !cmd.name.empty() ? cmd.name : default_model_name(cmd.series);
-  model.description = fmt::format("all_reduce {} on {} ranks fitted on the critical path of schedule {}", cmd.series,
-                                  fit.points.front().ranks, fit.schedule);
-  model.hardware = fmt::format("{}, {} process(es) on {}", file.cpu.empty() ? "unknown CPU" : file.cpu, file.processes,
-                               file.nodes > 0 ? fmt::format("{} node(s)", file.nodes) : std::string("unknown nodes"));
-  model.source = fmt::format("measured: {}{}; ccsim calibrate network {} --series {}{} --fit {} --tier {}{}",
-                             cmd.measurements, handoff ? " and " + cmd.shared_core : std::string(), cmd.measurements,
-                             cmd.series, cmd.group.empty() ? std::string() : " --group " + cmd.group, cmd.fit, cmd.tier,
-                             handoff ? " --shared-core " + cmd.shared_core : std::string());
-  (cmd.tier == "inter" ? model.has_inter : model.has_intra) = true;
-  (cmd.tier == "inter" ? model.inter : model.intra) = fit.tier;
-  model.reduce_s_per_byte = fit.reduce_s_per_byte;
-  model.fitted_on = topology::FitRecord{
-      cmd.measurements, file_fingerprint(cmd.measurements), cmd.series, cmd.group, fit.points.front().ranks,
-      fit.fitted_on,    calibrate::affinity_summary(file)};
-  return model;
-}
 
 /// The fitted tier as --format json shows it ("model").
 nlohmann::ordered_json tier_json(const calibrate::NetworkFit& fit,
@@ -225,43 +159,37 @@ nlohmann::ordered_json tier_json(const calibrate::NetworkFit& fit,
   return tier;
 }
 
-void run_calibrate_network(CalibrateNetworkCommand cmd) {
-  calibrate::MeasurementFile file =
-      calibrate::read_any_measurements(cmd.measurements, cmd.ranks > 0 ? std::optional<int>(cmd.ranks) : std::nullopt);
-  if (cmd.series.empty()) cmd.series = calibrate::default_series(file);
-  cmd.tier = measurement_tier(file, cmd.tier);
-  calibrate::SeriesChoice choice = calibrate::parse_series_choice(cmd.series, "command line", "--series");
-  choice.library_schedule = cmd.library_schedule;
-  choice.group = cmd.group;
-  const calibrate::FitMode mode = cmd.fit == "all" ? calibrate::FitMode::kAll : calibrate::FitMode::kAlternate;
-  calibrate::NetworkFit fit = calibrate::fit_network(file, choice, mode, cmd.max_segments);
+void run_calibrate_network(const CalibrateNetworkCommand& cmd) {
+  calibrate::NetworkCalibrationRequest request;
+  request.measurements = cmd.measurements;
+  if (cmd.ranks > 0) request.ranks = cmd.ranks;
+  request.series = cmd.series;
+  request.group = cmd.group;
+  request.library_schedule = cmd.library_schedule;
+  request.fit = cmd.fit;
+  request.tier = cmd.tier;
+  request.max_segments = cmd.max_segments;
+  request.shared_core = cmd.shared_core;
+  request.name = cmd.name;
+  const calibrate::NetworkCalibration c = calibrate::calibrate_network(request);
+  const calibrate::NetworkFit& fit = c.fit;
+  const std::optional<calibrate::HandoffFit>& handoff = c.handoff;
 
   std::string out = fmt::format("calibrate network: {}, all_reduce {} on {} ranks (schedule {}), fitted on {} sizes\n",
-                                cmd.measurements, cmd.series, fit.points.front().ranks, fit.schedule,
-                                mode == calibrate::FitMode::kAll ? "all" : "alternate");
+                                cmd.measurements, c.series, fit.points.front().ranks, fit.schedule,
+                                cmd.fit == "all" ? "all" : "alternate");
   out += "error = predicted / measured - 1; gmean error = exp(mean |ln(predicted / measured)|) - 1\n";
   out += calibration_report(fit.points);
-  const std::string warning = poor_fit_warning(fit.points);
-  if (!warning.empty()) out += fmt::format("warning: {}\n", warning);
+  if (!c.warning.empty()) out += fmt::format("warning: {}\n", c.warning);
   out += fmt::format("model, tier {}: per message send overhead + latency + bytes / bandwidth + receive overhead\n",
-                     cmd.tier);
+                     c.tier);
   out += tier_report(fit.tier, fit.reduce_s_per_byte);
-  if (cmd.tier == "inter" && file.nodes > 1 && file.processes > file.nodes) {
-    fit.notes.push_back(
-        fmt::format("{} processes on {} nodes: the messages between processes of one node are fitted "
-                    "into the inter tier too; measure one process per node for an inter tier alone",
-                    file.processes, file.nodes));
-  }
   for (const std::string& note : fit.notes) out += fmt::format("note: {}\n", note);
-  std::optional<calibrate::HandoffFit> handoff;
-  if (!cmd.shared_core.empty()) {
-    const calibrate::MeasurementFile shared = calibrate::read_any_measurements(cmd.shared_core, std::nullopt);
-    handoff = calibrate::fit_handoff(shared, choice, fit.tier, fit.reduce_s_per_byte);
-    fit.tier.handoff_s = handoff->handoff_s;
+  if (handoff) {
     out += fmt::format(
         "shared cores: {}, {} on {} processes, {} per core: every cost x {:g} plus a hand-off of {:.3f} us "
         "per message on the critical path (least squares, every point fitted)\n",
-        cmd.shared_core, cmd.series, handoff->points.front().ranks, handoff->sharing, handoff->sharing,
+        cmd.shared_core, c.series, handoff->points.front().ranks, handoff->sharing, handoff->sharing,
         handoff->handoff_s * 1e6);
     out += calibration_report(handoff->points);
     out += fmt::format("without the hand-off: gmean error {:.1f}%, worst {:.1f}%\n", handoff->without.gmean * 100,
@@ -269,23 +197,23 @@ void run_calibrate_network(CalibrateNetworkCommand cmd) {
   }
 
   if (cmd.output_given) {
-    write_output(cmd.output, topology::write_network_model(fitted_model(cmd, file, fit, handoff)));
+    write_output(cmd.output, topology::write_network_model(c.model));
     out += fmt::format("wrote {}\n", cmd.output);
   }
   if (cmd.format == "json") {
     nlohmann::ordered_json j;
     j["command"] = "calibrate network";
     j["measurements"] = cmd.measurements;
-    j["series"] = cmd.series;
+    j["series"] = c.series;
     j["ranks"] = fit.points.front().ranks;
     j["schedule"] = fit.schedule;
     j["fit"] = cmd.fit;
-    j["tier"] = cmd.tier;
+    j["tier"] = c.tier;
     const nlohmann::ordered_json errors = calibration_json(fit.points);  // named: items() of a temporary would dangle
     for (const auto& [key, value] : errors.items()) j[key] = value;
     j["model"] = tier_json(fit, handoff);
     j["notes"] = fit.notes;
-    j["warning"] = warning.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(warning);
+    j["warning"] = c.warning.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(c.warning);
     if (handoff) {
       nlohmann::ordered_json h = calibration_json(handoff->points);
       h["measurements"] = cmd.shared_core;

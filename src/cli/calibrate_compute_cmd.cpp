@@ -72,31 +72,10 @@ void run_calibrate_compute(const CalibrateComputeCommand& cmd) {
   }
   options.default_dtype = *dtype;
   options.sources = cmd.sources;
-  std::string files;
-  for (const auto* list : {&cmd.gemm, &cmd.memory, &cmd.profiles}) {
-    for (const std::string& f : *list) files += (files.empty() ? "" : ", ") + f;
-  }
-  if (!cmd.launch.empty()) files += ", " + cmd.launch;
-  options.sources.push_back(
-      fmt::format("fitted by ccsim calibrate compute to {} (the command is in \"command\")", files));
   options.description = cmd.description;
   options.command = command_line(cmd);
-  calibrate::Skipped skipped;
-  std::vector<std::vector<calibrate::GemmPoint>> gemm;
-  for (const std::string& f : cmd.gemm) gemm.push_back(calibrate::read_gemm_csv(f, skipped));
-  std::vector<std::vector<calibrate::MemoryPoint>> memory;
-  for (const std::string& f : cmd.memory) memory.push_back(calibrate::read_memory_csv(f));
-  std::string traces;
-  for (const std::string& f : cmd.profiles) {
-    calibrate::KernelTrace kt = calibrate::read_kernel_trace(f, skipped);
-    gemm.push_back(std::move(kt.gemm));
-    memory.push_back(std::move(kt.memory));
-    traces += kt.summary + "\n";
-  }
-  const calibrate::LaunchData launch =
-      cmd.launch.empty() ? calibrate::LaunchData{} : calibrate::read_launch_csv(cmd.launch);
-  calibrate::ProfileFit fit = calibrate::fit_profile(gemm, memory, launch, skipped, options);
-  fit.report = traces + fit.report;
+  const calibrate::ProfileFit fit =
+      calibrate::fit_profile_files({cmd.gemm, cmd.memory, cmd.profiles, cmd.launch}, options);
   const std::string json = topology::write_accelerator_profile(fit.profile);
   if (!cmd.output_given || cmd.output == "-") {
     fmt::print(stderr, "{}", fit.report);  // the profile is the result, on stdout

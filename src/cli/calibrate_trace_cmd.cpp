@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "calibrate/compute_backend.hpp"
 #include "calibrate/compute_fit.hpp"
 #include "calibrate/compute_model.hpp"
 #include "calibrate/network_fit.hpp"
@@ -53,26 +54,6 @@ void add_flop_exponent_option(CLI::App* sub, std::string& value) {
 
 calibrate::FlopExponent flop_exponent_choice(const std::string& value) {
   return value == "1" ? calibrate::FlopExponent::kOne : calibrate::FlopExponent::kFit;
-}
-
-/// What the calibrated network model (an MPI series) predicts for one call of `c` at `bytes`
-/// on its intra tier: the critical path of the schedule ccsim would choose for MPI_Allreduce,
-/// or one message for send/recv; NaN for the other kinds.
-double mpi_call_s(const topology::NetworkModel& model, const calibrate::CallModel& c, std::uint64_t bytes) {
-  const topology::TierModel& tier = model.has_intra ? model.intra : model.inter;
-  if (c.kind == trace::OpKind::kSend) return tier.message_s(bytes);
-  if (c.kind != trace::OpKind::kAllReduce) return std::nan("");
-  calibrate::SeriesPoint point;
-  point.op = "all_reduce";
-  point.implementation = "mpi-library";
-  point.algorithm = "MPI_Allreduce";
-  point.transport = "mpi";
-  point.group_size = c.ranks;
-  point.bytes = bytes;
-  calibrate::SeriesChoice choice;
-  choice.algorithm = "MPI_Allreduce";
-  auto schedule = calibrate::schedule_for(point, choice);
-  return calibrate::predict_s(*schedule, tier, model.reduce_s_per_byte);
 }
 
 std::string compute_fit_report(const calibrate::ComputeFit& fit, const topology::NetworkModel* mpi) {
@@ -132,7 +113,7 @@ std::string compute_fit_report(const calibrate::ComputeFit& fit, const topology:
       if (mpi != nullptr) {
         const std::uint64_t bytes = fit.call_bytes[i];
         const double traced = c.predict_s(static_cast<double>(bytes));
-        const double model_s = mpi_call_s(*mpi, c, bytes);
+        const double model_s = calibrate::model_call_s(*mpi, c, bytes);
         out += std::isfinite(model_s)
                    ? fmt::format("  {:>10}  {:>12.3f}  {:>12.3f}  {:>6.1f}x", format_bytes(static_cast<double>(bytes)),
                                  traced * 1e6, model_s * 1e6, traced / model_s)

@@ -66,9 +66,6 @@ topology::Platform read_named_platform(const std::string& name, const topology::
 /// calibrate::read_any_measurements), --series and --ranks.
 void add_measurement_input(CLI::App* sub, std::string& measurements, std::string& series, int& ranks,
                            std::string& group);
-/// The tier a measurement's series describes: `tier` (--tier) or, when empty, inter for a file
-/// measured on several nodes, else intra; intra for such a file is refused.
-std::string measurement_tier(const calibrate::MeasurementFile& file, const std::string& tier);
 
 /// Shared by calibrate trace and predict: --flop-exponent fit|1 (calibrate::FlopExponent),
 /// bound to `value` ("fit" or "1"), and its meaning.

@@ -1,15 +1,6 @@
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cmath>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <memory>
 #include <sstream>
 
@@ -25,12 +16,12 @@
 #include "report/breakdown.hpp"
 #include "report/comparison.hpp"
 #include "report/document.hpp"
+#include "report/figures.hpp"
+#include "report/report_document.hpp"
 #include "study/cost_study.hpp"
 #include "study/job_facts.hpp"
 #include "topology/platform.hpp"
 #include "trace/native_reader.hpp"
-
-extern char** environ;
 
 namespace ccsim::cli {
 namespace {
@@ -46,9 +37,8 @@ struct ReportCommand {
   SimulationFlags flags;
 };
 
-// The figures script, its outputs and the interpreter that runs it ($CCSIM_PYTHON, else Debian's).
+// The figures script and the interpreter that runs it ($CCSIM_PYTHON, else Debian's).
 constexpr const char* kFigureScript = CCSIM_SOURCE_DIR "/scripts/report_figures.py";
-constexpr int kFiguresMissingModule = 3;  // report_figures.py: matplotlib cannot be imported
 
 std::string python_interpreter() {
   const char* env = std::getenv("CCSIM_PYTHON");
@@ -77,140 +67,36 @@ std::string command_line() {
   return out;
 }
 
-std::string ms(double s) { return fmt::format("{:.3f}", s * 1e3); }
-std::string ratio(double plain_s, double compressed_s) {
-  return compressed_s > 0 ? fmt::format("{:.3f}x", plain_s / compressed_s) : std::string("-");
+/// report.json, the data of the figures: the same JSON documents replay, compare and cost print.
+std::string figures_data(const report::Breakdown& breakdown, const report::Comparison* comparison,
+                         const study::CostStudy* cost) {
+  nlohmann::ordered_json data;
+  {
+    std::ostringstream text;
+    report::write_json(breakdown, text);
+    data["breakdown"] = nlohmann::ordered_json::parse(text.str());
+  }
+  if (comparison) {
+    std::ostringstream text;
+    report::write_json(*comparison, text);
+    data["comparison"] = nlohmann::ordered_json::parse(text.str());
+  }
+  if (cost) data["cost"] = nlohmann::ordered_json::parse(study::cost_json(*cost));
+  return data.dump(2) + "\n";
 }
 
-struct Figures {
-  std::vector<std::pair<std::string, std::string>> images;  ///< file name, caption
-  std::string skipped;                                      ///< why not, when there are none
-};
-
-// Runs report_figures.py on DIR/report.json; it writes PNGs into DIR and prints "FILE<TAB>caption" per figure.
-Figures make_figures(const std::filesystem::path& dir) {
-  Figures figures;
-  const std::string python = python_interpreter();
-  const std::filesystem::path log = dir / ".figures.log";
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  const std::string json = (dir / "report.json").string();
-  const std::string out_dir = dir.string();
-  std::vector<char*> argv{const_cast<char*>(python.c_str()), const_cast<char*>(kFigureScript),
-                          const_cast<char*>(json.c_str()), const_cast<char*>(out_dir.c_str()), nullptr};
-  pid_t pid = 0;
-  const int spawn_error = posix_spawn(&pid, python.c_str(), &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  int status = 0;
-  if (spawn_error == 0) {
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-  }
-  std::ifstream in(log);
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  in.close();
-  std::error_code ignored;
-  std::filesystem::remove(log, ignored);
-  const std::string last = lines.empty() ? std::string() : lines.back();
-  if (spawn_error != 0) {
-    figures.skipped = fmt::format("figures skipped: cannot run {}: {}", python, std::strerror(spawn_error));
-  } else if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
-    figures.skipped = fmt::format("figures skipped: cannot run {} (not found)", python);
-  } else if (WIFEXITED(status) && WEXITSTATUS(status) == kFiguresMissingModule) {
-    figures.skipped = fmt::format("figures skipped: {}", last);
-  } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    figures.skipped =
-        fmt::format("figures skipped: {} {} failed ({}){}", python, kFigureScript,
-                    WIFEXITED(status) ? fmt::format("exit {}", WEXITSTATUS(status)) : std::string("killed by a signal"),
-                    last.empty() ? std::string() : ": " + last);
-  } else {
-    for (const std::string& line : lines) {
-      const auto tab = line.find('\t');
-      if (tab != std::string::npos) figures.images.emplace_back(line.substr(0, tab), line.substr(tab + 1));
-    }
-    if (figures.images.empty()) figures.skipped = "figures skipped: report_figures.py made none";
-  }
-  return figures;
-}
-
-void add_plain_tables(report::Document& doc, const report::Breakdown& b) {
-  for (const report::Table& t : b.tables) {
-    doc.heading(3, t.scope == "stage" ? fmt::format("Pipeline stage {} (ranks {})", t.id, report::format_ranks(t.ranks))
-                                      : fmt::format("Rank {}", t.id));
-    std::vector<std::vector<std::string>> rows;
-    for (std::size_t i = 0; i < t.rows.size(); ++i) {
-      const report::Row& r = t.rows[i];
-      rows.push_back(
-          {std::to_string(i + 1), r.name, r.label, ms(r.time_s), fmt::format("{:.2f}", r.share * 100), r.algorithm});
-    }
-    rows.push_back({"", "total", "", ms(t.total_s), "100.00", ""});
-    doc.table({"#", "operator", "label", "time ms", "share %", "algorithm"}, std::move(rows),
-              {true, false, false, true, true, false});
-  }
-}
-
-void add_compared_tables(report::Document& doc, const report::Comparison& c) {
-  for (const report::ComparedTable& t : c.tables) {
-    doc.heading(3, t.scope == "stage" ? fmt::format("Pipeline stage {} (ranks {})", t.id, report::format_ranks(t.ranks))
-                                      : fmt::format("Rank {}", t.id));
-    std::vector<std::vector<std::string>> rows;
-    for (std::size_t i = 0; i < t.rows.size(); ++i) {
-      const report::ComparedRow& r = t.rows[i];
-      rows.push_back({std::to_string(i + 1), r.name, r.label, ms(r.plain_s), ms(r.compressed_s),
-                      r.is_collective() ? ratio(r.plain_s, r.compressed_s) : "", r.plain_algorithm,
-                      r.compressed_algorithm,
-                      report::format_error(r.error_worst_eb, r.error_expected_eb, c.error_bound_abs)});
-    }
-    rows.push_back({"", "total", "", ms(t.plain_total_s), ms(t.compressed_total_s),
-                    ratio(t.plain_total_s, t.compressed_total_s), "", "", ""});
-    doc.table({"#", "operator", "label", "plain ms", "compressed ms", "speedup", "plain algorithm",
-               "compressed algorithm", "error"},
-              std::move(rows), {true, false, false, true, true, true, false, false, false});
-  }
-}
-
-// Time per operator kind (name), summed over a stage's rows: what the stacked-bar figure shows
-// (scripts/report_figures.py). A send, receive or collective counts its transfer under its kind
-// and its wait for peers (the pipeline bubble, a late member) under kWaiting.
-constexpr const char* kWaiting = "waiting for peers";
-
-void add_kind_table(report::Document& doc, const report::Comparison* c, const report::Breakdown& b) {
-  doc.paragraph(
-      "Summed over each stage's operators, mean over its ranks. Sends, receives and collectives count their "
-      "transfers; the time they wait for peers (the pipeline bubble, a late member) is \"waiting for peers\". "
-      "Operators of streams that overlap count once each.");
-  std::vector<std::vector<std::string>> rows;
-  if (c) {
-    for (const report::ComparedTable& t : c->tables) {
-      std::map<std::string, std::pair<double, double>> kinds;
-      for (const report::ComparedRow& r : t.rows) {
-        kinds[r.name].first += r.plain_s - r.plain_wait_s;
-        kinds[r.name].second += r.compressed_s - r.compressed_wait_s;
-        if (r.plain_wait_s > 0 || r.compressed_wait_s > 0) {
-          kinds[kWaiting].first += r.plain_wait_s;
-          kinds[kWaiting].second += r.compressed_wait_s;
-        }
-      }
-      for (const auto& [kind, s] : kinds) {
-        rows.push_back({fmt::format("{} {}", t.scope, t.id), kind, ms(s.first), ms(s.second)});
-      }
-    }
-    doc.table({"scope", "operator kind", "plain ms", "compressed ms"}, std::move(rows), {false, false, true, true});
-  } else {
-    for (const report::Table& t : b.tables) {
-      std::map<std::string, double> kinds;
-      for (const report::Row& r : t.rows) {
-        kinds[r.name] += r.time_s - r.wait_s;
-        if (r.wait_s > 0) kinds[kWaiting] += r.wait_s;
-      }
-      for (const auto& [kind, s] : kinds) rows.push_back({fmt::format("{} {}", t.scope, t.id), kind, ms(s)});
-    }
-    doc.table({"scope", "operator kind", "time ms"}, std::move(rows), {false, false, true});
-  }
+/// The assumptions of the job: the trace, the platform, the --set settings and `setting_notes`.
+std::vector<std::string> job_assumptions(const ReportCommand& cmd, const trace::Trace& trace,
+                                         const topology::Platform& platform, const report::Breakdown& breakdown,
+                                         const std::vector<std::string>& setting_notes) {
+  std::vector<std::string> assumptions;
+  assumptions.push_back(fmt::format("trace: {} ({}), {} ranks{}, {} pipeline stage(s)", trace.name, cmd.trace,
+                                    breakdown.world_size, report::on_nodes(breakdown.nodes_used),
+                                    breakdown.stage_count));
+  assumptions.push_back(fmt::format("platform: {}: {}", platform.name, platform.description));
+  for (const std::string& setting : cmd.flags.settings) assumptions.push_back(fmt::format("set: {} (--set)", setting));
+  for (const std::string& idle : setting_notes) assumptions.push_back("set: " + idle);
+  return assumptions;
 }
 
 void run_report(const ReportCommand& cmd) {
@@ -259,135 +145,31 @@ void run_report(const ReportCommand& cmd) {
   std::unique_ptr<study::CostStudy> cost;
   if (with_cost) cost = std::make_unique<study::CostStudy>(study::study_cost(cmd.cost, trace, platform, runs));
 
-  // The data of the figures: the same JSON documents replay, compare and cost print.
-  nlohmann::ordered_json data;
-  {
-    std::ostringstream text;
-    report::write_json(breakdown, text);
-    data["breakdown"] = nlohmann::ordered_json::parse(text.str());
-  }
-  if (comparison) {
-    std::ostringstream text;
-    report::write_json(*comparison, text);
-    data["comparison"] = nlohmann::ordered_json::parse(text.str());
-  }
-  if (cost) data["cost"] = nlohmann::ordered_json::parse(study::cost_json(*cost));
-  write_output((dir / "report.json").string(), data.dump(2) + "\n");
+  write_output((dir / "report.json").string(), figures_data(breakdown, comparison.get(), cost.get()));
 
-  Figures figures;
+  report::Figures figures;
   if (cmd.no_figures) {
     figures.skipped = "figures skipped: --no-figures";
   } else {
-    figures = make_figures(dir);
+    figures = report::make_figures(dir, python_interpreter(), kFigureScript);
   }
 
-  report::Document doc(fmt::format("ccsim report: {} on {}", trace.name, platform.name));
-  doc.paragraph("Made by this command (from the directory it ran in):");
-  doc.code(command_line());
-
-  doc.heading(2, "Summary");
-  {
-    // The block replay, compare and cost print first (docs/summary.md defines each figure).
-    std::ostringstream block;
-    std::vector<std::pair<std::string, const report::Summary*>> runs{{comparison ? "plain" : "", &*breakdown.summary}};
-    if (comparison) runs.emplace_back("compressed", &*comparison->b_summary);
-    report::write_summary_text(runs, block);
-    std::string text = block.str();
-    while (!text.empty() && text.back() == '\n') text.pop_back();
-    doc.code(text);
-  }
-  std::vector<std::vector<std::string>> summary;
-  if (comparison) {
-    summary.push_back({"whole trace", ms(comparison->plain_makespan_s), ms(comparison->compressed_makespan_s),
-                       ratio(comparison->plain_makespan_s, comparison->compressed_makespan_s)});
-    for (const report::ComparedTable& t : comparison->tables) {
-      summary.push_back({fmt::format("{} {} (mean over its ranks)", t.scope, t.id), ms(t.plain_total_s),
-                         ms(t.compressed_total_s), ratio(t.plain_total_s, t.compressed_total_s)});
-    }
-    doc.table({"", "plain ms", "compressed ms", "speedup"}, std::move(summary), {false, true, true, true});
-  } else {
-    summary.push_back({"whole trace", ms(breakdown.makespan_s)});
-    for (const report::Table& t : breakdown.tables) {
-      summary.push_back({fmt::format("{} {} (mean over its ranks)", t.scope, t.id), ms(t.total_s)});
-    }
-    doc.table({"", "plain ms"}, std::move(summary), {false, true});
-    doc.paragraph("No compressor given (--compress NAME[:key=value,...]): the plain run only.");
-  }
-  doc.paragraph(
-      fmt::format("The whole trace: {}. The whole trace is the slowest rank's end; a stage's time is the mean "
-                  "over its ranks.",
-                  report::format_span(breakdown.makespan_s, breakdown.iterations)));
-
-  doc.heading(2, "Assumptions");
-  std::vector<std::string> assumptions;
-  assumptions.push_back(fmt::format("trace: {} ({}), {} ranks{}, {} pipeline stage(s)", trace.name, cmd.trace,
-                                    breakdown.world_size, report::on_nodes(breakdown.nodes_used),
-                                    breakdown.stage_count));
-  assumptions.push_back(fmt::format("platform: {}: {}", platform.name, platform.description));
-  for (const std::string& setting : cmd.flags.settings) assumptions.push_back(fmt::format("set: {} (--set)", setting));
-  for (const std::string& idle : setting_notes(cmd.flags, trace, platform, compressed ? packed : plain, compute)) {
-    assumptions.push_back("set: " + idle);
-  }
-  assumptions.push_back(fmt::format("network: {}", breakdown.network_model));
-  if (!plain.compute.empty()) assumptions.push_back(fmt::format("compute: {}", plain.compute));
-  if (!breakdown.placement.empty()) assumptions.push_back(fmt::format("placement: {}", breakdown.placement));
-  assumptions.push_back(fmt::format("plain collectives: {}", breakdown.algorithm));
-  if (comparison) {
-    assumptions.push_back(fmt::format("compressed collectives: {}; compression: {}", comparison->compressed_algorithms,
-                                      comparison->compression));
-    if (std::isfinite(comparison->error_bound_abs)) {
-      assumptions.push_back(
-          fmt::format("error: worst / expected absolute error of a result (eb = {:.3g})", comparison->error_bound_abs));
-    } else if (std::isnan(comparison->error_bound_abs)) {
-      assumptions.push_back("error: worst / expected in units of eb, the error bound of one compression");
-    } else {
-      assumptions.push_back("error: the compressor has no error bound");
-    }
-    for (const std::string& note : comparison->notes) assumptions.push_back(fmt::format("note: {}", note));
-  } else {
-    for (const std::string& note : breakdown.notes) assumptions.push_back(fmt::format("note: {}", note));
-  }
-  assumptions.push_back("times: simulated by SimGrid (contention, overlap, topology), deterministic");
+  report::ReportContent content;
+  content.title = fmt::format("ccsim report: {} on {}", trace.name, platform.name);
+  content.command = command_line();
+  content.breakdown = &breakdown;
+  content.comparison = comparison.get();
+  content.job_assumptions = job_assumptions(
+      cmd, trace, platform, breakdown, setting_notes(cmd.flags, trace, platform, compressed ? packed : plain, compute));
   if (cost) {
-    for (const std::string& a : cost->assumptions) {
-      if (!a.starts_with("network:") && !a.starts_with("compute:")) assumptions.push_back("cost: " + a);  // said above
-    }
+    content.cost_assumptions = cost->assumptions;
+    content.cost_sentence = fmt::format("{} ranks on {} node(s), {} iterations.", cost->ranks, cost->nodes,
+                                        report::format_thousands(cost->iterations, 0));
+    content.cost_rows = study::cost_rows(*cost);
   }
-  doc.list(std::move(assumptions));
-
-  doc.heading(2, "Time per operator kind");
-  add_kind_table(doc, comparison.get(), breakdown);
-
-  doc.heading(2, comparison ? "Breakdown, plain and compressed" : "Breakdown");
-  if (comparison) {
-    add_compared_tables(doc, *comparison);
-  } else {
-    add_plain_tables(doc, breakdown);
-  }
-
-  doc.heading(2, "Cost");
-  if (cost) {
-    doc.paragraph(fmt::format("{} ranks on {} node(s), {} iterations.", cost->ranks, cost->nodes,
-                              report::format_thousands(cost->iterations, 0)));
-    std::vector<std::string> header{"", "plain"};
-    std::vector<bool> numeric{false, true};
-    if (comparison) {
-      header.insert(header.end(), {"compressed", "saving"});
-      numeric.insert(numeric.end(), {true, true});
-    }
-    doc.table(std::move(header), study::cost_rows(*cost), std::move(numeric));
-  } else {
-    doc.paragraph(
-        "Not computed: give --iterations N, or --tokens N with --tokens-per-iteration (and --price, --power).");
-  }
-
-  doc.heading(2, "Figures");
-  if (figures.images.empty()) {
-    doc.paragraph(figures.skipped);
-  } else {
-    for (const auto& [file, caption] : figures.images) doc.image(file, caption);
-  }
-  doc.paragraph("The figures' data: report.json (the JSON of replay, compare and cost).");
+  content.figures = figures.images;
+  content.figures_skipped = figures.skipped;
+  const report::Document doc = report::report_document(content);
 
   write_output((dir / "report.md").string(), doc.markdown());
   write_output((dir / "report.html").string(), doc.html());

@@ -46,16 +46,12 @@ std::shared_ptr<const topology::NetworkModel> read_model(const std::string& path
   return std::make_shared<const topology::NetworkModel>(std::move(model));
 }
 
-/// The calibrated network model of --network-model, else the platform's, else none
-/// (--network-model nominal: the links' own figures, whatever the platform names).
-std::shared_ptr<const topology::NetworkModel> load_network_model(const SimulationFlags& flags,
-                                                                 const topology::Platform& platform) {
-  if (flags.network_model == "nominal") return nullptr;
-  if (!flags.network_model.empty()) {
-    return read_model(find_data_file(flags.network_model, network_model_dirs(), "--network-model", "network model",
-                                     "network models"));
-  }
-  return load_platform_network_model(platform);
+/// Reads an accelerator profile; one shipped in this source tree is named relative to it.
+std::shared_ptr<const topology::AcceleratorProfile> read_profile(const std::string& path) {
+  topology::AcceleratorProfile profile = topology::read_accelerator_profile(path);
+  const std::string_view source_dir = CCSIM_SOURCE_DIR "/";
+  if (profile.file.rfind(source_dir, 0) == 0) profile.file.erase(0, source_dir.size());
+  return std::make_shared<const topology::AcceleratorProfile>(std::move(profile));
 }
 
 }  // namespace
@@ -78,11 +74,16 @@ std::shared_ptr<const topology::NetworkModel> load_platform_network_model(const 
 
 study::DataLookup data_lookup() {
   study::DataLookup lookup;
-  lookup.platform = [](const std::string& name) { return read_named_platform(name); };
+  lookup.platform = read_named_platform;
   lookup.network_model = load_platform_network_model;
+  lookup.named_network_model = [](const std::string& name) {
+    return read_model(find_data_file(name, network_model_dirs(), "--network-model", "network model", "network models"));
+  };
   lookup.compressor = [](const compress::CompressSpec& spec) {
     return compress::load_compressor(spec, compressor_dirs());
   };
+  lookup.compute_profile = load_platform_profile;
+  lookup.accelerator_profile = read_profile;
   return lookup;
 }
 
@@ -178,41 +179,12 @@ void add_set_flag(CLI::App* sub, std::vector<std::string>& settings) {
 std::vector<std::string> setting_notes(const SimulationFlags& flags, const trace::Trace& trace,
                                        const topology::Platform& platform, const engine::Result& result,
                                        const calibrate::ComputeAdjustment& compute) {
-  std::vector<std::string> notes = study::idle_settings(
-      flags.settings, study::run_facts(trace, platform, result, compute.flop_bound + compute.memory_bound));
-  const bool bandwidth = std::any_of(flags.settings.begin(), flags.settings.end(), [](const std::string& s) {
-    return s.starts_with("intra.bandwidth=") || s.starts_with("inter.bandwidth=");
-  });
-  if (bandwidth) {  // against the platform without --set (read again: a bandwidth setting is rare)
-    SimulationFlags unset = flags;
-    unset.settings.clear();
-    const topology::Platform baseline = load_platform(unset, trace);
-    const int nodes = result.nodes_used > 0 ? result.nodes_used : platform.network.node_count();
-    for (std::string& bound :
-         study::bottleneck_notes(flags.settings, baseline.network, platform.network, nodes, trace.world_size > nodes)) {
-      notes.push_back(std::move(bound));
-    }
-  }
-  return notes;
+  return study::setting_notes(flags, trace, platform, result, compute, data_lookup());
 }
 
 void note_settings(const SimulationFlags& flags, const trace::Trace& trace, const topology::Platform& platform,
                    const calibrate::ComputeAdjustment& compute, engine::Result& result) {
-  std::vector<std::string> notes;
-  for (const std::string& setting : flags.settings) notes.push_back("set: " + setting);
-  for (const std::string& idle : setting_notes(flags, trace, platform, result, compute)) {
-    notes.push_back("set: " + idle);
-  }
-  result.notes.insert(result.notes.begin(), notes.begin(), notes.end());
-}
-
-SimulationFlags with_settings(const SimulationFlags& flags) {
-  study::WhatIf what_if = study::parse_what_if(flags.settings);
-  SimulationFlags out = flags;
-  if (what_if.compress) out.compress = *what_if.compress == "none" ? std::string() : *what_if.compress;
-  if (what_if.compress_min_bytes) out.compress_min_bytes = std::to_string(*what_if.compress_min_bytes);
-  if (what_if.algorithm) out.algorithm = *what_if.algorithm;
-  return out;
+  study::note_settings(flags, trace, platform, compute, result, data_lookup());
 }
 
 std::vector<std::string> algorithm_choices(const std::vector<std::string_view>& names, bool with_auto) {
@@ -223,34 +195,12 @@ std::vector<std::string> algorithm_choices(const std::vector<std::string_view>& 
 }
 
 topology::Platform load_platform(const SimulationFlags& flags, const trace::Trace& trace) {
-  std::string name = flags.platform.empty() ? trace.platform : flags.platform;
-  if (name.empty())
-    throw InputError(trace.source, 0, "platform", "the trace names no platform; pass --platform NAME|FILE");
-  return read_named_platform(name, study::parse_what_if(flags.settings).platform);
+  return study::replay_platform(flags, trace, data_lookup());
 }
 
 std::vector<std::string> compute_profile_dirs() {
   return data_dirs("CCSIM_COMPUTE_MODELS", CCSIM_SOURCE_DIR "/models/compute");
 }
-
-namespace {
-
-/// Reads an accelerator profile; one shipped in this source tree is named relative to it.
-std::shared_ptr<const topology::AcceleratorProfile> read_profile(const std::string& path) {
-  topology::AcceleratorProfile profile = topology::read_accelerator_profile(path);
-  const std::string_view source_dir = CCSIM_SOURCE_DIR "/";
-  if (profile.file.rfind(source_dir, 0) == 0) profile.file.erase(0, source_dir.size());
-  return std::make_shared<const topology::AcceleratorProfile>(std::move(profile));
-}
-
-/// True when the JSON file at `path` says it is an accelerator profile ("format").
-bool is_profile_file(const std::string& path) {
-  const json::Value root = json::parse_file(path);
-  const json::Value* format = root.is_object() ? root.find("format") : nullptr;
-  return format != nullptr && format->is_string() && format->text() == topology::kAcceleratorProfileFormat;
-}
-
-}  // namespace
 
 std::shared_ptr<const topology::AcceleratorProfile> load_platform_profile(const topology::Platform& platform) {
   if (platform.compute_profile.empty()) return nullptr;
@@ -266,68 +216,11 @@ std::shared_ptr<const topology::AcceleratorProfile> load_platform_profile(const 
 
 calibrate::ComputeAdjustment apply_compute_flag(const SimulationFlags& flags, trace::Trace& trace,
                                                 const topology::Platform& platform, engine::ReplayOptions& options) {
-  calibrate::ComputeMode mode = calibrate::ComputeMode::kAuto;
-  std::optional<calibrate::ComputeModel> model;
-  std::shared_ptr<const topology::AcceleratorProfile> profile;
-  bool peak = false;
-  if (flags.compute == "keep") {
-    mode = calibrate::ComputeMode::kKeep;
-  } else if (flags.compute == "rescale") {
-    mode = calibrate::ComputeMode::kRescale;
-  } else if (flags.compute == "peak") {
-    peak = true;
-  } else if (flags.compute.rfind("model:", 0) == 0 && flags.compute.size() > 6) {
-    const std::string file = flags.compute.substr(6);
-    if (is_profile_file(file)) {
-      profile = read_profile(file);
-    } else {
-      mode = calibrate::ComputeMode::kModel;
-      model = calibrate::read_compute_model(file);
-    }
-  } else if (flags.compute != "auto") {
-    throw InputError("command line", 0, "--compute",
-                     fmt::format("expected auto, keep, rescale, peak or model:FILE, got \"{}\"", flags.compute));
-  }
-  if (!peak && !profile) profile = load_platform_profile(platform);
-  const std::string no_profile =
-      peak ? "--compute peak" : fmt::format("platform {} names no compute_profile", platform.name);
-  // compute.scale acts once, in the replay (measured durations / F, and the platform's FLOP rate
-  // x F for operators timed by it): durations rescaled here are for the FLOP rate without it.
-  const double speedup = study::parse_what_if(flags.settings).compute_scale;
-  topology::AcceleratorSpec accelerator = platform.network.accelerator();
-  accelerator.flops /= speedup;
-  calibrate::ComputePricing pricing = calibrate::price_compute(trace, accelerator, platform.name, mode,
-                                                               model ? &*model : nullptr, profile, speedup, no_profile);
-  options.compute = pricing.adjustment.summary;
-  options.compute_cost = std::move(pricing.cost);
-  return pricing.adjustment;
+  return study::apply_compute(flags, trace, platform, options, data_lookup());
 }
 
-engine::ReplayOptions replay_options(const SimulationFlags& given, const topology::Platform& platform) {
-  const SimulationFlags flags = with_settings(given);
-  engine::ReplayOptions options;
-  options.compute_scale = study::parse_what_if(flags.settings).compute_scale;
-  options.network.calibrated = load_network_model(flags, platform);
-  options.all_reduce_algorithm = flags.algorithm;
-  options.placement = flags.placement;
-  options.oversubscribe = flags.oversubscribe;
-  options.simgrid_log = flags.simgrid_log;
-  options.fast = !flags.full;
-  options.coarse_rings = flags.fast;
-  options.progress = progress_wanted();
-  options.fold_replicas = !flags.every_replica;
-  if (!flags.compress.empty()) {
-    compress::CompressSpec spec = compress::parse_compress_spec(flags.compress);
-    options.compression.model =
-        std::make_shared<const compress::CompressorModel>(compress::load_compressor(spec, compressor_dirs()));
-    options.compression.query = spec.query;
-    options.compression.min_bytes =
-        parse_bytes_or_throw(flags.compress_min_bytes, "command line", "--compress-min-bytes");
-    options.compression.all = flags.compress_all;
-  } else if (flags.compress_all) {
-    throw InputError("command line", 0, "--compress-all", "expected a compressor too (--compress NAME), got none");
-  }
-  return options;
+engine::ReplayOptions replay_options(const SimulationFlags& flags, const topology::Platform& platform) {
+  return study::replay_options(flags, platform, data_lookup());
 }
 
 }  // namespace ccsim::cli

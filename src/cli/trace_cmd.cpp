@@ -15,14 +15,14 @@
 #include "core/input_error.hpp"
 #include "core/parse.hpp"
 #include "engine/result.hpp"
-#include "import/kineto.hpp"
+#include "import/kineto_run.hpp"
 #include "report/breakdown.hpp"
+#include "study/measured_result.hpp"
 #include "study/what_if.hpp"
-#include "synth/megatron.hpp"
+#include "synth/job.hpp"
 #include "topology/platform.hpp"
 #include "trace/native_reader.hpp"
 #include "trace/native_writer.hpp"
-#include "trace/validate.hpp"
 
 namespace ccsim::cli {
 namespace {
@@ -77,36 +77,27 @@ void run_synth(SynthCommand cmd) {
                      "compression and algorithm settings belong to the replay");
   }
   const topology::Platform platform = read_named_platform(cmd.platform, what_if.platform);
-  synth::check_parallelism(model, cmd.par);
   const topology::Network& net = platform.network;
+  const topology::AcceleratorSpec& acc = net.accelerator();
+  const synth::Machine machine{platform.name, net.node_count(), net.accelerators_per_node(),
+                               acc.cpu_core,  acc.memory_bytes, acc.model};
+  const synth::Job job = synth::synthesize_job(model, cmd.par, machine, cmd.platform, cmd.allow_oversize);
+  const trace::Trace& trace = job.trace;
   std::string notes;
   if (!what_if.empty()) {
     notes += fmt::format("  platform {} with --set {}: replay the trace with the same settings\n", platform.name,
                          fmt::join(what_if.settings, " --set "));
   }
-  // One rank per accelerator (CPU ranks share cores by nature, as the engine lets them).
-  if (!net.accelerator().cpu_core) {
-    synth::check_ranks_fit(cmd.par, platform.name, net.node_count(), net.accelerators_per_node());
-  }
-  if (net.accelerator().memory_bytes <= 0) {
+  if (!job.memory) {
     notes +=
         fmt::format("  note: platform \"{}\" gives no accelerator memory (memory_bytes): the memory check is skipped\n",
                     platform.name);
+  } else if (!job.memory->fits) {
+    notes += "  warning: " + job.memory->message + "; written anyway (--allow-oversize)\n";
   } else {
-    const synth::MemoryFit fit =
-        synth::check_memory(model, cmd.par, net.accelerator().memory_bytes, net.accelerator().model);
-    if (!fit.fits && !cmd.allow_oversize) {
-      throw InputError("command line", 0, "--allow-oversize",
-                       fit.message + " (--allow-oversize writes the trace anyway)");
-    }
-    if (!fit.fits) notes += "  warning: " + fit.message + "; written anyway (--allow-oversize)\n";
-    if (fit.fits) {
-      notes += fmt::format("  fits the accelerator: {} of {} ({})\n", gib(fit.memory.total()),
-                           gib(net.accelerator().memory_bytes), net.accelerator().model);
-    }
+    notes += fmt::format("  fits the accelerator: {} of {} ({})\n", gib(job.memory->memory.total()),
+                         gib(acc.memory_bytes), acc.model);
   }
-  const trace::Trace trace = synth::synthesize(model, cmd.par, cmd.platform);
-  trace::validate(trace);
 
   std::ostringstream text;
   trace::write_native(trace, text, cmd.format_version);
@@ -162,55 +153,18 @@ std::string join_counts(const std::map<std::string, std::uint64_t>& counts) {
 }
 
 void run_import(const ImportCommand& cmd) {
-  namespace fs = std::filesystem;
-  const std::vector<std::string> files = import::kineto_rank_files(cmd.inputs);
-  std::vector<import::RankProfile> profiles;
-  profiles.reserve(files.size());
-  // Only the imported iteration's events are kept: a profile of many steps needs the memory of one.
-  for (const std::string& f : files)
-    profiles.push_back(import::read_rank_profile_file(f, import::ProfileWindow::iteration(cmd.iteration)));
-
-  import::KinetoOptions options;
-  options.iteration = cmd.iteration;
-  const fs::path first(cmd.inputs.front());
-  const std::string stem = fs::is_directory(first) ? fs::path(first).lexically_normal().filename().string()
-                                                   : first.parent_path().filename().string();
-  options.name = !cmd.name.empty()   ? cmd.name
-                 : cmd.output != "-" ? fs::path(cmd.output).stem().string()
-                                     : (stem.empty() ? std::string("kineto") : stem);
-  options.source = "PyTorch profiler traces: " + [&] {
-    std::string s;
-    for (const auto& in : cmd.inputs) s += (s.empty() ? "" : " ") + in;
-    return s;
-  }();
-  // summary.json: given, or next to the rank files.
-  std::string summary_path = cmd.summary;
-  if (summary_path.empty()) {
-    const fs::path dir = fs::is_directory(first) ? first : first.parent_path();
-    if (fs::is_regular_file(dir / "summary.json")) summary_path = (dir / "summary.json").string();
-  }
-  std::optional<import::RunSummary> summary;
-  if (!summary_path.empty()) summary = import::read_run_summary(summary_path);
-
+  import::KinetoRequest request{cmd.inputs, cmd.output, cmd.name, cmd.summary, cmd.iteration, {}};
   if (!cmd.hardware.empty()) {
-    const topology::Platform platform = read_named_platform(cmd.hardware);
-    const topology::AcceleratorSpec& acc = platform.network.accelerator();
-    options.hardware =
-        trace::Hardware{acc.model, acc.flops, acc.memory_Bps,
-                        fmt::format("--hardware {}: the accelerator of platform {}", cmd.hardware, platform.name)};
-  } else if (summary && !summary->hardware.empty()) {
-    options.hardware = trace::Hardware{summary->hardware, 0, 0, fmt::format("{}: environment", summary_path)};
+    request.hardware = [&cmd] {
+      const topology::Platform platform = read_named_platform(cmd.hardware);
+      const topology::AcceleratorSpec& acc = platform.network.accelerator();
+      return trace::Hardware{acc.model, acc.flops, acc.memory_Bps,
+                             fmt::format("--hardware {}: the accelerator of platform {}", cmd.hardware, platform.name)};
+    };
   }
-  import::KinetoImport imported = import::import_kineto(profiles, options);
-  // A mismatch found across ranks (a transfer's size, a collective's sequence) names the rank
-  // file and event it came from.
-  trace::validate(imported.trace, [&](int rank, std::size_t index) -> std::optional<SourceRef> {
-    for (const import::RankImport& r : imported.ranks) {
-      if (r.rank != rank || index >= r.op_event.size() || r.op_event[index] < 0) continue;
-      return SourceRef{r.file, 0, fmt::format("traceEvents[{}]", r.op_event[index])};
-    }
-    return std::nullopt;
-  });
+  const import::KinetoRun run = import::import_kineto_run(request);
+  const import::KinetoImport& imported = run.imported;
+  const std::optional<import::RunSummary>& summary = run.summary;
 
   std::ostringstream text;
   trace::write_native(imported.trace, text, 1);  // one program per rank: version 2 would not be smaller
@@ -234,21 +188,9 @@ void run_import(const ImportCommand& cmd) {
                                                  : std::string("-");
     };
     std::string rows = "-";
-    if (summary && r.rank < static_cast<int>(summary->rows.size()) &&
-        !summary->rows[static_cast<std::size_t>(r.rank)].empty()) {
-      std::map<std::string, double> mine;
-      for (std::size_t i = 0; i < t.op_count(r.rank); ++i)
-        mine[import::breakdown_row(t, t.op(r.rank, i))] += r.op_ms[i];
-      double worst = 0;  // imported minus the summary's, the row farthest apart (signed)
-      std::string worst_row;
-      int matched = 0;
-      for (const auto& [row, ms] : summary->rows[static_cast<std::size_t>(r.rank)]) {
-        if (mine.count(row)) ++matched;
-        const double diff = mine[row] - ms;
-        if (std::abs(diff) > std::abs(worst)) worst = diff, worst_row = row;
-      }
-      rows = fmt::format("{}/{} rows, worst {} {:+.3f}", matched,
-                         summary->rows[static_cast<std::size_t>(r.rank)].size(), worst_row, worst);
+    if (const std::optional<import::RowCheck> check = import::check_rows(run, r)) {
+      rows =
+          fmt::format("{}/{} rows, worst {} {:+.3f}", check->matched, check->rows, check->worst_row, check->worst_ms);
     }
     report += fmt::format("  {:>4}  {:>12.3f}  {:>12.3f}  {:>7.3f}  {:>14}  {:>12}  {}\n", r.rank, r.iteration_ms,
                           r.ops_ms, 100 * (r.ops_ms - r.iteration_ms) / r.iteration_ms,
@@ -259,7 +201,7 @@ void run_import(const ImportCommand& cmd) {
     report += fmt::format(
         "  {}: iteration time without the profiler {:.3f} ms, with it {:.3f} ms (median, max over ranks); "
         "summary rows are means over the profiled steps\n",
-        summary_path, summary->unprofiled_ms, summary->profiled_ms);
+        run.summary_path, summary->unprofiled_ms, summary->profiled_ms);
   for (const auto& r : imported.ranks) {
     for (const auto& s : r.streams) {
       if (s.main || s.events == 0) continue;
@@ -285,97 +227,6 @@ void run_import(const ImportCommand& cmd) {
   std::cerr << report;
 }
 
-/// The trace's own durations as a "result": operators back to back per rank (per stream, each
-/// after the operators it names), compute for its measured duration_ms, collectives and
-/// transfers for their measured_ms where the trace records one (an import does), else 0 (the
-/// replay simulates them).
-engine::Result measured_result(const trace::Trace& t, std::vector<std::string>& notes) {
-  engine::Result r;
-  r.trace_name = t.name;
-  r.iterations = t.iterations;
-  r.trace_file = t.source;
-  r.platform_name = "the measurement in the file";
-  r.network_model = "none: nothing simulated, durations as recorded in the trace";
-  std::uint64_t comm = 0, comm_measured = 0;  // collective and transfer operators (each program once)
-  for (const trace::Program& p : t.programs) {
-    for (const trace::Op& op : p.ops) {
-      if (op.kind == trace::OpKind::kCompute) continue;
-      ++comm;
-      if (op.measured_s >= 0) ++comm_measured;
-    }
-  }
-  r.algorithm =
-      comm == 0               ? std::string("none: the trace has no collective or transfer")
-      : comm_measured == comm ? std::string("as measured: each call's measured_ms")
-      : comm_measured == 0
-          ? std::string("none: the trace records no measured time for its collectives and transfers (0 ms here)")
-          : fmt::format("{} of {} calls as measured (measured_ms), the others 0 ms", comm_measured, comm);
-  r.world_size = t.world_size;
-  r.stage = t.pipeline_stages();
-  r.stage_count = t.pipeline_stage_count();
-  r.names.push_back("");
-  std::map<std::string, std::uint32_t> ids{{"", 0}};
-  auto id = [&](std::string_view s) {
-    auto [it, inserted] = ids.try_emplace(std::string(s), static_cast<std::uint32_t>(r.names.size()));
-    if (inserted) r.names.emplace_back(s);
-    return it->second;
-  };
-  std::uint64_t untimed = 0;
-  r.ops.resize(static_cast<std::size_t>(t.world_size));
-  bool streams = false;
-  for (const trace::Program& p : t.programs) streams = streams || p.stream_count() > 1;
-  if (streams) r.streams.resize(static_cast<std::size_t>(t.world_size));
-  // The records depend on the program alone: the ranks of one program (a class of identical
-  // ranks, traces/README.md) read its first rank's list, so that a trace of 10,240 ranks and
-  // 16 programs costs 16 programs, not 10,240 copies.
-  std::vector<int> first_of(t.programs.size(), -1);
-  std::vector<std::uint64_t> program_ranks(t.programs.size(), 0);
-  for (const int p : t.program_of) ++program_ranks[static_cast<std::size_t>(p)];
-  for (int rank = 0; rank < t.world_size; ++rank) {
-    const auto program_index = static_cast<std::size_t>(t.program_of[static_cast<std::size_t>(rank)]);
-    const trace::Program& program = t.programs[program_index];
-    const auto ri = static_cast<std::size_t>(rank);
-    if (const int first = first_of[program_index]; first >= 0) {
-      const auto fi = static_cast<std::size_t>(first);
-      r.ops.share(ri, fi);
-      if (streams) r.streams[ri] = r.streams[fi];
-      continue;
-    }
-    first_of[program_index] = rank;
-    // Each stream's operators back to back, each after the operators it names (streams).
-    std::vector<double> stream_now(static_cast<std::size_t>(program.stream_count()), 0.0);
-    if (program.stream_count() > 1) {
-      auto table = std::make_shared<std::vector<std::uint8_t>>();
-      for (const trace::Op& op : program.ops) table->push_back(op.stream);
-      r.streams[ri] = std::move(table);
-    }
-    engine::RankRecords::List& records = r.ops.writable(ri);
-    records.reserve(program.ops.size());
-    for (const trace::Op& op : program.ops) {
-      double& now = stream_now[op.stream];
-      for (std::uint32_t d : program.after_of(op)) now = std::max(now, records[d].end_s);
-      engine::OpRecord rec;
-      rec.name = id(t.op_name(op).empty() ? trace::op_kind_name(op.kind) : t.op_name(op));
-      rec.label = id(t.op_label(op));
-      rec.kind = id(trace::op_kind_name(op.kind));
-      rec.bytes = op.kind == trace::OpKind::kCompute ? 0 : op.bytes;
-      rec.start_s = now;
-      if (op.kind == trace::OpKind::kCompute && op.duration_s >= 0)
-        now += op.duration_s;
-      else if (op.kind == trace::OpKind::kCompute)
-        untimed += program_ranks[program_index];
-      else if (op.measured_s >= 0)
-        now += op.measured_s;
-      rec.end_s = now;
-      records.push_back(rec);
-    }
-    r.makespan_s = std::max(r.makespan_s, r.rank_end_s(rank));  // the program's other ranks end alike
-  }
-  if (untimed > 0)
-    notes.push_back(fmt::format("{} compute operators have no duration_ms (FLOPs only): 0 ms here", untimed));
-  return r;
-}
-
 struct InspectCommand {
   std::string trace;
   std::string format = "text";
@@ -385,9 +236,7 @@ struct InspectCommand {
 
 void run_inspect(const InspectCommand& cmd) {
   const trace::Trace t = trace::read_native(cmd.trace);
-  std::vector<std::string> notes;
-  engine::Result result = measured_result(t, notes);
-  result.notes = notes;
+  const engine::Result result = study::measured_result(t);
   report::BreakdownOptions view;
   view.key = cmd.rows == "name" ? report::RowKey::kName : report::RowKey::kOperator;
   view.per_rank = cmd.per_rank;

@@ -17,7 +17,6 @@
 #include "compress/compress_spec.hpp"
 #include "core/input_error.hpp"
 #include "core/parse.hpp"
-#include "engine/collective_plan.hpp"
 #include "engine/replay.hpp"
 #include "report/comparison.hpp"
 #include "report/timeline.hpp"
@@ -95,19 +94,6 @@ void run_trace(const WhatIfCommand& cmd) {
   write_timeline_file(cmd.timeline, cmd.timeline_ranks, {{"baseline", &baseline}, {"what_if", &changed}});
 }
 
-/// One platform's predictions for the collective-only mode.
-struct Predicted {
-  topology::Platform platform;
-  study::CollectiveStudy study;
-};
-
-Predicted predict(const WhatIfCommand& cmd, const SimulationFlags& flags, std::uint64_t bytes, DType dtype) {
-  const SimulationFlags given = with_settings(flags);
-  Predicted out{read_named_platform(given.platform, study::parse_what_if(given.settings).platform), {}};
-  out.study = study::study_collective(out.platform, given.compress, cmd.ranks, bytes, dtype, data_lookup());
-  return out;
-}
-
 /// The JSON of the choice: {"algorithm", "time_ms", "next_best", "next_best_ms", "speedup"}.
 nlohmann::ordered_json auto_json(const study::AutoChoice& c) {
   nlohmann::ordered_json j;
@@ -119,28 +105,118 @@ nlohmann::ordered_json auto_json(const study::AutoChoice& c) {
   return j;
 }
 
-/// The notes of the collective mode: settings with nothing to act on, and bandwidth settings
-/// that leave the messages bound by another link (`shown`: the what-if's platform, or the
-/// baseline's without --set; `nodes`: the group's).
-std::vector<std::string> collective_notes(const WhatIfCommand& cmd, const topology::Platform& baseline,
-                                          const topology::Platform& shown, int nodes) {
-  study::RunFacts facts;  // of one all_reduce, every algorithm predicted, no compute
-  facts.platform = shown.name;
-  facts.ranks = cmd.ranks;
-  facts.nodes_used = nodes;
-  facts.upper_levels = study::has_upper_levels(shown);
-  facts.topology = shown.topology;
-  facts.compute_ops = facts.rate_timed = facts.reduce_scatters = 0;
-  facts.all_reduces = 1;
-  facts.compressed = !with_settings(cmd.flags).compress.empty();
-  facts.every_algorithm = true;
-  std::vector<std::string> notes = study::idle_settings(cmd.flags.settings, facts);
-  const bool within_nodes = std::min(cmd.ranks, shown.network.accelerators_per_node()) > 1;
-  for (std::string& bound :
-       study::bottleneck_notes(cmd.flags.settings, baseline.network, shown.network, nodes, within_nodes)) {
-    notes.push_back(std::move(bound));
+/// What the collective mode prints, for its renderings.
+struct CollectiveView {
+  const WhatIfCommand& cmd;
+  std::uint64_t bytes;
+  DType dtype;
+  const study::CollectivePlatform& shown;  ///< the what-if's run, or the baseline's without --set
+  bool what_if;
+  const std::vector<std::string>& notes;
+  const std::vector<study::PairedPrediction>& rows;
+  const study::AutoChoice& choice;
+};
+
+/// The JSON of the collective mode (--format json).
+std::string collective_json(const CollectiveView& v) {
+  const WhatIfCommand& cmd = v.cmd;
+  const std::uint64_t bytes = v.bytes;
+  const study::CollectivePlatform& shown = v.shown;
+  const bool what_if = v.what_if;
+  const int nodes = shown.study.nodes;
+  auto bus_bandwidth = [&](double time_s) { return study::all_reduce_bus_bandwidth_Bps(bytes, time_s, cmd.ranks); };
+  nlohmann::ordered_json doc;
+  doc["collective"] = cmd.collective;
+  doc["bytes"] = bytes;
+  doc["dtype"] = dtype_name(v.dtype);
+  doc["ranks"] = cmd.ranks;
+  doc["nodes"] = nodes;
+  doc["platform"] = shown.platform.name;
+  doc["assumptions"] = cmd.flags.settings;
+  doc["notes"] = v.notes;
+  doc["model"] = study::describe_model(shown.study);
+  doc["auto"] = auto_json(v.choice);
+  doc["algorithms"] = nlohmann::ordered_json::array();
+  for (const study::PairedPrediction& r : v.rows) {
+    const collective::Prediction& pr = r.shown();
+    nlohmann::ordered_json row;
+    row["algorithm"] = r.algorithm;
+    if (what_if) {  // null where one run has no such algorithm
+      row["baseline_ms"] = r.baseline != nullptr ? nlohmann::ordered_json(r.baseline->time_s * 1e3) : nullptr;
+      row["what_if_ms"] = r.what_if != nullptr ? nlohmann::ordered_json(r.what_if->time_s * 1e3) : nullptr;
+      row["change_percent"] = r.baseline != nullptr && r.what_if != nullptr
+                                  ? nlohmann::ordered_json((r.what_if->time_s / r.baseline->time_s - 1) * 100)
+                                  : nullptr;
+    } else {
+      row["time_ms"] = pr.time_s * 1e3;
+    }
+    row["algbw_GBps"] = static_cast<double>(bytes) / pr.time_s / 1e9;
+    row["busbw_GBps"] = bus_bandwidth(pr.time_s) / 1e9;
+    row["nic_sharing"] = pr.nic_sharing;
+    doc["algorithms"].push_back(std::move(row));
   }
-  return notes;
+  return doc.dump(2) + "\n";
+}
+
+/// The text of the collective mode: the run, the links, the model and a row per algorithm.
+std::string collective_text(const CollectiveView& v) {
+  const WhatIfCommand& cmd = v.cmd;
+  const std::uint64_t bytes = v.bytes;
+  const study::CollectivePlatform& shown = v.shown;
+  const bool what_if = v.what_if;
+  const int nodes = shown.study.nodes;
+  auto bus_bandwidth = [&](double time_s) { return study::all_reduce_bus_bandwidth_Bps(bytes, time_s, cmd.ranks); };
+  const topology::Network& net = shown.platform.network;
+  std::ostringstream out;
+  fmt::print(out, "{} of {} ({}) on {} ranks of {} ({} node{} x {}, ranks node-major)\n", cmd.collective,
+             format_bytes(static_cast<double>(bytes)), dtype_name(v.dtype), cmd.ranks, shown.platform.name, nodes,
+             nodes == 1 ? "" : "s", std::min(cmd.ranks, net.accelerators_per_node()));
+  for (const std::string& setting : cmd.flags.settings) fmt::print(out, "assumption: {}\n", setting);
+  for (const std::string& idle : v.notes) fmt::print(out, "note: {}\n", idle);
+  const collective::GroupLinks& l = shown.study.links;
+  const std::string intra =
+      nodes > 1 && std::min(cmd.ranks, net.accelerators_per_node()) == 1
+          ? std::string("none (one rank per node)")
+          : fmt::format("{:.3g} us, {}", l.intra_alpha_s * 1e6,
+                        format_rate(l.intra_beta_s_per_byte > 0 ? 1 / l.intra_beta_s_per_byte : 0));
+  const std::string inter =
+      nodes == 1 ? std::string("none (one node)")
+                 : fmt::format("{:.3g} us, {} per flow", l.inter_alpha_s * 1e6,
+                               format_rate(l.inter_beta_s_per_byte > 0 ? 1 / l.inter_beta_s_per_byte : 0));
+  fmt::print(out, "links: intra {}; inter {}; NIC {} x {}; reduction {}\n", intra, inter, format_rate(l.nic_Bps),
+             l.nics_per_node, format_rate(1 / l.gamma_s_per_byte));
+  fmt::print(out, "model: {}\n", study::describe_model(shown.study));
+  if (what_if) {
+    fmt::print(out, "{:<22}  {:>12}  {:>12}  {:>9}  {:>11}  {:>11}  {}\n", "algorithm", "baseline ms", "what_if ms",
+               "change %", "algbw GB/s", "busbw GB/s", "NIC shared by");
+  } else {
+    fmt::print(out, "{:<22}  {:>12}  {:>11}  {:>11}  {}\n", "algorithm", "time ms", "algbw GB/s", "busbw GB/s",
+               "NIC shared by");
+  }
+  for (const study::PairedPrediction& r : v.rows) {
+    const collective::Prediction& pr = r.shown();
+    const std::string name =
+        r.algorithm + (r.what_if != nullptr || !what_if ? v.choice.mark(r.algorithm) : std::string());
+    const double algbw = static_cast<double>(bytes) / pr.time_s / 1e9;
+    if (what_if) {
+      auto ms = [](const collective::Prediction* p) {
+        return p != nullptr ? fmt::format("{:.3f}", p->time_s * 1e3) : "-";
+      };
+      const std::string change = r.baseline != nullptr && r.what_if != nullptr
+                                     ? fmt::format("{:+.2f}", (r.what_if->time_s / r.baseline->time_s - 1) * 100)
+                                     : "-";
+      fmt::print(out, "{:<22}  {:>12}  {:>12}  {:>9}  {:>11.3f}  {:>11.3f}  {}\n", name, ms(r.baseline), ms(r.what_if),
+                 change, algbw, bus_bandwidth(pr.time_s) / 1e9, pr.nic_sharing);
+    } else {
+      fmt::print(out, "{:<22}  {:>12.3f}  {:>11.3f}  {:>11.3f}  {}\n", name, pr.time_s * 1e3, algbw,
+                 bus_bandwidth(pr.time_s) / 1e9, pr.nic_sharing);
+    }
+  }
+  if (what_if && v.rows.size() > shown.study.predictions.size()) {
+    fmt::print(out, "-: the algorithm does not apply to that run (a compressor changes the algorithms)\n");
+  }
+  fmt::print(out, "{}\n", v.choice.line());
+  return out.str();
 }
 
 void run_collective(const WhatIfCommand& cmd) {
@@ -173,124 +249,20 @@ void run_collective(const WhatIfCommand& cmd) {
   SimulationFlags baseline_flags = cmd.flags;
   baseline_flags.settings.clear();
   const bool what_if = !cmd.flags.settings.empty();
-  Predicted base = predict(cmd, baseline_flags, bytes, *dtype);
-  Predicted changed = what_if ? predict(cmd, cmd.flags, bytes, *dtype) : Predicted{};
-  const Predicted& shown = what_if ? changed : base;
-  const topology::Network& net = shown.platform.network;
+  const study::DataLookup lookup = data_lookup();
+  const study::CollectivePlatform base = study::study_collective(baseline_flags, cmd.ranks, bytes, *dtype, lookup);
+  const study::CollectivePlatform changed =
+      what_if ? study::study_collective(cmd.flags, cmd.ranks, bytes, *dtype, lookup) : study::CollectivePlatform{};
+  const study::CollectivePlatform& shown = what_if ? changed : base;
   const int nodes = shown.study.nodes;
-  auto bus_bandwidth = [&](double time_s) { return study::all_reduce_bus_bandwidth_Bps(bytes, time_s, cmd.ranks); };
   const study::AutoChoice choice = study::auto_choice(shown.study.predictions);
-  const std::vector<std::string> notes = collective_notes(cmd, base.platform, shown.platform, nodes);
-  // The rows of both runs, paired by algorithm (a compressor changes the list): the what-if's
-  // algorithms in its order, then those only the baseline has.
-  struct Row {
-    std::string algorithm;
-    const collective::Prediction* base = nullptr;
-    const collective::Prediction* changed = nullptr;
-    const collective::Prediction& shown() const { return changed != nullptr ? *changed : *base; }
-  };
-  std::vector<Row> rows;
-  for (const collective::Prediction& pr : shown.study.predictions) {
-    Row row{pr.algorithm, what_if ? nullptr : &pr, what_if ? &pr : nullptr};
-    if (what_if) {
-      for (const collective::Prediction& b : base.study.predictions) {
-        if (b.algorithm == pr.algorithm) row.base = &b;
-      }
-    }
-    rows.push_back(row);
-  }
-  if (what_if) {
-    for (const collective::Prediction& b : base.study.predictions) {
-      const bool paired =
-          std::any_of(rows.begin(), rows.end(), [&](const Row& r) { return r.algorithm == b.algorithm; });
-      if (!paired) rows.push_back(Row{b.algorithm, &b, nullptr});
-    }
-  }
+  const std::vector<std::string> notes = study::collective_notes(
+      cmd.flags.settings, cmd.ranks, !with_settings(cmd.flags).compress.empty(), base.platform, shown.platform, nodes);
+  const std::vector<study::PairedPrediction> rows =
+      study::pair_predictions(base.study, what_if ? &changed.study : nullptr);
 
-  std::ostringstream out;
-  if (cmd.format == "json") {
-    nlohmann::ordered_json doc;
-    doc["collective"] = cmd.collective;
-    doc["bytes"] = bytes;
-    doc["dtype"] = dtype_name(*dtype);
-    doc["ranks"] = cmd.ranks;
-    doc["nodes"] = nodes;
-    doc["platform"] = shown.platform.name;
-    doc["assumptions"] = cmd.flags.settings;
-    doc["notes"] = notes;
-    doc["model"] = study::describe_model(shown.study);
-    doc["auto"] = auto_json(choice);
-    doc["algorithms"] = nlohmann::ordered_json::array();
-    for (const Row& r : rows) {
-      const collective::Prediction& pr = r.shown();
-      nlohmann::ordered_json row;
-      row["algorithm"] = r.algorithm;
-      if (what_if) {  // null where one run has no such algorithm
-        row["baseline_ms"] = r.base != nullptr ? nlohmann::ordered_json(r.base->time_s * 1e3) : nullptr;
-        row["what_if_ms"] = r.changed != nullptr ? nlohmann::ordered_json(r.changed->time_s * 1e3) : nullptr;
-        row["change_percent"] = r.base != nullptr && r.changed != nullptr
-                                    ? nlohmann::ordered_json((r.changed->time_s / r.base->time_s - 1) * 100)
-                                    : nullptr;
-      } else {
-        row["time_ms"] = pr.time_s * 1e3;
-      }
-      row["algbw_GBps"] = static_cast<double>(bytes) / pr.time_s / 1e9;
-      row["busbw_GBps"] = bus_bandwidth(pr.time_s) / 1e9;
-      row["nic_sharing"] = pr.nic_sharing;
-      doc["algorithms"].push_back(std::move(row));
-    }
-    out << doc.dump(2) << "\n";
-  } else {
-    fmt::print(out, "{} of {} ({}) on {} ranks of {} ({} node{} x {}, ranks node-major)\n", cmd.collective,
-               format_bytes(static_cast<double>(bytes)), dtype_name(*dtype), cmd.ranks, shown.platform.name, nodes,
-               nodes == 1 ? "" : "s", std::min(cmd.ranks, net.accelerators_per_node()));
-    for (const std::string& setting : cmd.flags.settings) fmt::print(out, "assumption: {}\n", setting);
-    for (const std::string& idle : notes) fmt::print(out, "note: {}\n", idle);
-    const collective::GroupLinks& l = shown.study.links;
-    const std::string intra =
-        nodes > 1 && std::min(cmd.ranks, net.accelerators_per_node()) == 1
-            ? std::string("none (one rank per node)")
-            : fmt::format("{:.3g} us, {}", l.intra_alpha_s * 1e6,
-                          format_rate(l.intra_beta_s_per_byte > 0 ? 1 / l.intra_beta_s_per_byte : 0));
-    const std::string inter =
-        nodes == 1 ? std::string("none (one node)")
-                   : fmt::format("{:.3g} us, {} per flow", l.inter_alpha_s * 1e6,
-                                 format_rate(l.inter_beta_s_per_byte > 0 ? 1 / l.inter_beta_s_per_byte : 0));
-    fmt::print(out, "links: intra {}; inter {}; NIC {} x {}; reduction {}\n", intra, inter, format_rate(l.nic_Bps),
-               l.nics_per_node, format_rate(1 / l.gamma_s_per_byte));
-    fmt::print(out, "model: {}\n", study::describe_model(shown.study));
-    if (what_if) {
-      fmt::print(out, "{:<22}  {:>12}  {:>12}  {:>9}  {:>11}  {:>11}  {}\n", "algorithm", "baseline ms", "what_if ms",
-                 "change %", "algbw GB/s", "busbw GB/s", "NIC shared by");
-    } else {
-      fmt::print(out, "{:<22}  {:>12}  {:>11}  {:>11}  {}\n", "algorithm", "time ms", "algbw GB/s", "busbw GB/s",
-                 "NIC shared by");
-    }
-    for (const Row& r : rows) {
-      const collective::Prediction& pr = r.shown();
-      const std::string name =
-          r.algorithm + (r.changed != nullptr || !what_if ? choice.mark(r.algorithm) : std::string());
-      const double algbw = static_cast<double>(bytes) / pr.time_s / 1e9;
-      if (what_if) {
-        auto ms = [](const collective::Prediction* p) {
-          return p != nullptr ? fmt::format("{:.3f}", p->time_s * 1e3) : "-";
-        };
-        const std::string change = r.base != nullptr && r.changed != nullptr
-                                       ? fmt::format("{:+.2f}", (r.changed->time_s / r.base->time_s - 1) * 100)
-                                       : "-";
-        fmt::print(out, "{:<22}  {:>12}  {:>12}  {:>9}  {:>11.3f}  {:>11.3f}  {}\n", name, ms(r.base), ms(r.changed),
-                   change, algbw, bus_bandwidth(pr.time_s) / 1e9, pr.nic_sharing);
-      } else {
-        fmt::print(out, "{:<22}  {:>12.3f}  {:>11.3f}  {:>11.3f}  {}\n", name, pr.time_s * 1e3, algbw,
-                   bus_bandwidth(pr.time_s) / 1e9, pr.nic_sharing);
-      }
-    }
-    if (what_if && rows.size() > shown.study.predictions.size()) {
-      fmt::print(out, "-: the algorithm does not apply to that run (a compressor changes the algorithms)\n");
-    }
-    fmt::print(out, "{}\n", choice.line());
-  }
-  write_output(cmd.output, out.str());
+  const CollectiveView view{cmd, bytes, *dtype, shown, what_if, notes, rows, choice};
+  write_output(cmd.output, cmd.format == "json" ? collective_json(view) : collective_text(view));
 }
 
 void run_whatif(const WhatIfCommand& cmd) {

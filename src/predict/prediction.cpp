@@ -231,7 +231,7 @@ void choose_measurement(const PredictOptions& options, const TargetRuns& targets
 
 Prediction predict(const PredictOptions& options, const study::DataLookup& lookup) {
   check_options(options);
-  const topology::Platform platform = lookup.platform(options.platform);
+  const topology::Platform platform = lookup.platform(options.platform, {});
   const TargetRuns targets = read_targets(options.config);
   const std::optional<import::RunSummary>& target = targets.first;
   check_outputs(options.outputs);

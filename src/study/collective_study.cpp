@@ -1,5 +1,8 @@
 #include "study/collective_study.hpp"
 
+#include <algorithm>
+#include <utility>
+
 #include <fmt/format.h>
 
 #include "compress/compress_spec.hpp"
@@ -7,6 +10,7 @@
 #include "core/parse.hpp"
 #include "engine/collective_plan.hpp"
 #include "engine/network_factors.hpp"
+#include "study/what_if.hpp"
 #include "trace/native_reader.hpp"
 
 namespace ccsim::study {
@@ -53,6 +57,14 @@ CollectiveStudy study_collective(const topology::Platform& platform, const std::
   return out;
 }
 
+CollectivePlatform study_collective(const ReplaySettings& settings, int ranks, std::uint64_t bytes, DType dtype,
+                                    const DataLookup& lookup) {
+  const ReplaySettings given = with_settings(settings);
+  CollectivePlatform out{lookup.platform(given.platform, parse_what_if(given.settings).platform), {}};
+  out.study = study_collective(out.platform, given.compress, ranks, bytes, dtype, lookup);
+  return out;
+}
+
 std::string describe_model(const CollectiveStudy& study) {
   std::string out = "closed form of each schedule; no contention except NICs shared by the ranks of a node";
   if (!study.network_model.empty()) {
@@ -96,6 +108,49 @@ AutoChoice auto_choice(const std::vector<collective::Prediction>& predictions) {
     if (&p != c.chosen && (c.next == nullptr || p.time_s < c.next->time_s)) c.next = &p;
   }
   return c;
+}
+
+std::vector<PairedPrediction> pair_predictions(const CollectiveStudy& baseline, const CollectiveStudy* what_if) {
+  std::vector<PairedPrediction> rows;
+  const CollectiveStudy& shown = what_if != nullptr ? *what_if : baseline;
+  for (const collective::Prediction& pr : shown.predictions) {
+    PairedPrediction row{pr.algorithm, what_if != nullptr ? nullptr : &pr, what_if != nullptr ? &pr : nullptr};
+    if (what_if != nullptr) {
+      for (const collective::Prediction& b : baseline.predictions) {
+        if (b.algorithm == pr.algorithm) row.baseline = &b;
+      }
+    }
+    rows.push_back(row);
+  }
+  if (what_if != nullptr) {
+    for (const collective::Prediction& b : baseline.predictions) {
+      const bool paired =
+          std::any_of(rows.begin(), rows.end(), [&](const PairedPrediction& r) { return r.algorithm == b.algorithm; });
+      if (!paired) rows.push_back(PairedPrediction{b.algorithm, &b, nullptr});
+    }
+  }
+  return rows;
+}
+
+std::vector<std::string> collective_notes(const std::vector<std::string>& settings, int ranks, bool compressed,
+                                          const topology::Platform& baseline, const topology::Platform& shown,
+                                          int nodes) {
+  RunFacts facts;  // of one all_reduce, every algorithm predicted, no compute
+  facts.platform = shown.name;
+  facts.ranks = ranks;
+  facts.nodes_used = nodes;
+  facts.upper_levels = has_upper_levels(shown);
+  facts.topology = shown.topology;
+  facts.compute_ops = facts.rate_timed = facts.reduce_scatters = 0;
+  facts.all_reduces = 1;
+  facts.compressed = compressed;
+  facts.every_algorithm = true;
+  std::vector<std::string> notes = idle_settings(settings, facts);
+  const bool within_nodes = std::min(ranks, shown.network.accelerators_per_node()) > 1;
+  for (std::string& bound : bottleneck_notes(settings, baseline.network, shown.network, nodes, within_nodes)) {
+    notes.push_back(std::move(bound));
+  }
+  return notes;
 }
 
 }  // namespace ccsim::study

@@ -7,6 +7,7 @@
 #include "collective/algorithm_choice.hpp"
 #include "core/units.hpp"
 #include "study/data_lookup.hpp"
+#include "study/replay_setup.hpp"
 #include "topology/platform.hpp"
 
 namespace ccsim::study {
@@ -35,6 +36,17 @@ std::string describe_model(const CollectiveStudy& study);
 CollectiveStudy study_collective(const topology::Platform& platform, const std::string& compress, int ranks,
                                  std::uint64_t bytes, DType dtype, const DataLookup& lookup);
 
+/// A platform and its collective study, as `whatif --collective` makes one per run.
+struct CollectivePlatform {
+  topology::Platform platform;
+  CollectiveStudy study;
+};
+
+/// The study of one all_reduce under `settings` (with_settings applied): its platform with the
+/// --set overrides (lookup.platform) and its compressor (--compress, or --set compress=).
+CollectivePlatform study_collective(const ReplaySettings& settings, int ranks, std::uint64_t bytes, DType dtype,
+                                    const DataLookup& lookup);
+
 /// What --algo auto chooses among `predictions` and by how much: the fastest prediction, and
 /// the next best one (none when only one algorithm applies). Points into the predictions.
 struct AutoChoice {
@@ -48,6 +60,28 @@ struct AutoChoice {
 };
 /// `predictions` must not be empty.
 AutoChoice auto_choice(const std::vector<collective::Prediction>& predictions);
+
+/// One algorithm of `whatif --collective` in both of its runs: the baseline's prediction and
+/// the what-if's, nullptr in a run without that algorithm (a compressor changes the list).
+/// Points into the studies.
+struct PairedPrediction {
+  std::string algorithm;
+  const collective::Prediction* baseline = nullptr;
+  const collective::Prediction* what_if = nullptr;
+  /// The prediction a table shows: the what-if's, else the baseline's.
+  const collective::Prediction& shown() const { return what_if != nullptr ? *what_if : *baseline; }
+};
+/// The algorithms of both runs paired by name: the what-if's in its order, then those only
+/// the baseline has; without a what-if (nullptr) the baseline's alone.
+std::vector<PairedPrediction> pair_predictions(const CollectiveStudy& baseline, const CollectiveStudy* what_if);
+
+/// The notes of `whatif --collective` on `ranks` ranks: the `settings` (--set) with nothing to
+/// act on in one all_reduce of which every algorithm is predicted (idle_settings; `compressed`:
+/// a compressor applies), then the bandwidth settings that leave the messages bound by another
+/// link (bottleneck_notes, `baseline` against `shown`, on the `nodes` the group spans).
+std::vector<std::string> collective_notes(const std::vector<std::string>& settings, int ranks, bool compressed,
+                                          const topology::Platform& baseline, const topology::Platform& shown,
+                                          int nodes);
 
 /// Checks a collective's buffer for its element type: one element to 1 PiB, a whole number of
 /// elements. Throws InputError(file, line, field, ...).

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -120,4 +121,24 @@ TEST_CASE("a backward operator is its own kind, timed by the forward curve when 
   calibrate::adjust_compute(t, acc, "p", calibrate::ComputeMode::kModel, &model);
   CHECK(t.programs[0].ops[0].duration_s == Approx(1.0));
   CHECK(t.programs[0].ops[1].duration_s == Approx(0.5));
+}
+
+TEST_CASE("an MPI network model prices a traced call as one message or as its all_reduce schedule",
+          "[calibrate][predict]") {
+  const topology::NetworkModel model = topology::read_network_model(CCSIM_SOURCE_DIR "/models/network/local-tcp.json");
+  calibrate::CallModel send;
+  send.kind = trace::OpKind::kSend;
+  // 64 KiB lies in the intra tier's second segment (from 65,472 B): 74.164 us + 65,536 B at 1.433 GB/s.
+  CHECK(calibrate::model_call_s(model, send, 65536) ==
+        Approx(7.41639408318188e-05 + 65536 / 1433347908.4596982).epsilon(1e-9));
+  // MPI_Allreduce of 2 ranks is a ring of two steps of half the buffer each (32 KiB, the first
+  // segment), one of them reduced.
+  calibrate::CallModel all_reduce;
+  all_reduce.ranks = 2;
+  CHECK(
+      calibrate::model_call_s(model, all_reduce, 65536) ==
+      Approx(2 * (2.086387718662266e-05 + 32768 / 1218918804.7808278) + 32768 * model.reduce_s_per_byte).epsilon(1e-9));
+  calibrate::CallModel gather;
+  gather.kind = trace::OpKind::kAllGather;
+  CHECK(std::isnan(calibrate::model_call_s(model, gather, 65536)));
 }

@@ -112,3 +112,27 @@ TEST_CASE("calibrate compute: a trace without kernels or shapes says how to reco
             ": field 'traceEvents': the operators that launched kernels have no args \"Input Dims\": record "
             "the trace with torch.profiler's record_shapes=True");
 }
+
+TEST_CASE("calibrate compute: a profile fitted to files names them, a trace's summary first", "[calibrate][profile]") {
+  const std::string h200 = CCSIM_SOURCE_DIR "/tests/data/h200/";
+  calibrate::ProfileFitOptions options;
+  options.name = "h200";
+  options.accelerator = "H200";
+  options.multiprocessors = 132;
+  options.peaks = {{DType::kBF16, 9.894e14}, {DType::kF16, 9.894e14}, {DType::kF32, 6.69e13}};
+  options.sources = {"given"};
+  const calibrate::ProfileFiles files{
+      {h200 + "gemm.csv"}, {}, {kLayers + "gpt-7b-tp1-s4096.trace.json.gz"}, h200 + "launch.csv"};
+  const calibrate::ProfileFit fit = calibrate::fit_profile_files(files, options);
+  REQUIRE(fit.profile.sources.size() == 2);
+  CHECK(fit.profile.sources[0] == "given");
+  CHECK(fit.profile.sources[1] == "fitted by ccsim calibrate compute to " + h200 + "gemm.csv, " + kLayers +
+                                      "gpt-7b-tp1-s4096.trace.json.gz, " + h200 +
+                                      "launch.csv (the command is in \"command\")");
+  calibrate::Skipped skipped;
+  const calibrate::KernelTrace trace =
+      calibrate::read_kernel_trace(kLayers + "gpt-7b-tp1-s4096.trace.json.gz", skipped);
+  CHECK(fit.report.starts_with(trace.summary + "\n"));
+  CHECK(fit.profile.launch_s == calibrate::read_launch_csv(h200 + "launch.csv").eager_s);
+  CHECK(fit.profile.launch_s > 0);
+}

@@ -5,7 +5,9 @@ target_sources(ccsim_tests PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/compute_backend_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compute_fit_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/measurement_file_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/network_calibration_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/network_fit_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/network_validation_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernel_trace_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/profile_fit_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/targets_test.cpp

@@ -27,9 +27,9 @@ const std::string kRuns = CCSIM_SOURCE_DIR "/tests/data/compute/";
 /// The shipped platforms and network models; `platforms` counts the platforms read.
 study::DataLookup shipped(int* platforms = nullptr) {
   study::DataLookup lookup;
-  lookup.platform = [platforms](const std::string& name) {
+  lookup.platform = [platforms](const std::string& name, const topology::PlatformOverrides& overrides) {
     if (platforms) ++*platforms;
-    return topology::read_platform(topology::find_platform(name, {CCSIM_SOURCE_DIR "/platforms"}));
+    return topology::read_platform(topology::find_platform(name, {CCSIM_SOURCE_DIR "/platforms"}), overrides);
   };
   lookup.network_model = [](const topology::Platform& platform) -> std::shared_ptr<const topology::NetworkModel> {
     if (platform.network_model.empty()) return nullptr;

@@ -113,3 +113,72 @@ TEST_CASE("auto's choice names the fastest algorithm and its margin over the nex
   CHECK(study::auto_choice(predictions).line() ==
         "auto chooses ring: the lowest predicted time, 52.777 ms (the only algorithm that applies)");
 }
+
+TEST_CASE("whatif --collective pairs the algorithms of both runs, the what-if's first", "[study]") {
+  const topology::Platform tiny = topology::read_platform(kTiny);
+  const study::CollectiveStudy plain = study::study_collective(tiny, "", 4, k64MiB, DType::kF32, lookup());
+  const study::CollectiveStudy packed =
+      study::study_collective(tiny, "cuszp:eb=1e-3", 4, k64MiB, DType::kF32, lookup());
+  // Alone, the baseline's algorithms in its order, each its own prediction.
+  const std::vector<study::PairedPrediction> alone = study::pair_predictions(plain, nullptr);
+  REQUIRE(alone.size() == plain.predictions.size());
+  for (std::size_t i = 0; i < alone.size(); ++i) {
+    CHECK(alone[i].algorithm == plain.predictions[i].algorithm);
+    CHECK(&alone[i].shown() == &plain.predictions[i]);
+    CHECK(alone[i].what_if == nullptr);
+  }
+  // Paired: the what-if's algorithms in its order, then the baseline's others; each prediction once.
+  const std::vector<study::PairedPrediction> rows = study::pair_predictions(plain, &packed);
+  std::size_t only_plain = 0;
+  for (const collective::Prediction& p : plain.predictions) only_plain += time_of(packed, p.algorithm) < 0;
+  REQUIRE(rows.size() == packed.predictions.size() + only_plain);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const study::PairedPrediction& r = rows[i];
+    if (i < packed.predictions.size()) {
+      CHECK(r.what_if == &packed.predictions[i]);
+      CHECK(&r.shown() == r.what_if);
+    } else {
+      CHECK(r.what_if == nullptr);
+    }
+    const double base = time_of(plain, r.algorithm);
+    CHECK((r.baseline == nullptr ? -1 : r.baseline->time_s) == base);
+  }
+  CHECK(rows.size() > packed.predictions.size());  // the compressor's list lacks some plain algorithm
+}
+
+TEST_CASE("whatif --collective notes the settings that cannot act on one all_reduce", "[study]") {
+  const topology::Platform tiny = topology::read_platform(kTiny);
+  // Two ranks of one node: nothing crosses the network between nodes, every algorithm is
+  // predicted, and nothing is compressed.
+  const std::vector<std::string> notes =
+      study::collective_notes({"inter.bandwidth=x2", "algo=ring", "compress.min_bytes=1MiB"}, 2, false, tiny, tiny, 1);
+  REQUIRE(notes.size() == 3);
+  CHECK(notes[0].starts_with("inter.bandwidth=x2: no effect: it changes the network between nodes"));
+  CHECK(notes[1] == "algo=ring: no effect: every algorithm is predicted, and auto's choice is said");
+  CHECK(notes[2] ==
+        "compress.min_bytes=1MiB: no effect: no all_reduce was compressed (--compress NAME, or --set compress=NAME)");
+  // Compressed, the threshold can act.
+  CHECK(study::collective_notes({"compress.min_bytes=1MiB"}, 2, true, tiny, tiny, 1).empty());
+}
+
+TEST_CASE("a collective study under --set reads the platform changed and takes the compressor set", "[study]") {
+  study::DataLookup l = lookup();
+  int platforms = 0;
+  l.platform = [&platforms](const std::string& name, const topology::PlatformOverrides& overrides) {
+    ++platforms;
+    return topology::read_platform(name, overrides);
+  };
+  study::ReplaySettings settings;
+  settings.platform = kTiny;
+  const study::CollectivePlatform base = study::study_collective(settings, 4, k64MiB, DType::kF32, l);
+  settings.settings = {"inter.bandwidth=x2"};
+  const study::CollectivePlatform faster = study::study_collective(settings, 4, k64MiB, DType::kF32, l);
+  CHECK(platforms == 2);
+  CHECK(base.study.nodes == 2);
+  CHECK(faster.study.links.inter_beta_s_per_byte == Approx(base.study.links.inter_beta_s_per_byte / 2));
+  CHECK(time_of(faster.study, "ring") < time_of(base.study, "ring"));
+  CHECK(time_of(base.study, "compressed-ring") == -1);
+  settings.settings = {"compress=cuszp:eb=1e-3"};
+  const study::CollectivePlatform packed = study::study_collective(settings, 4, k64MiB, DType::kF32, l);
+  CHECK(time_of(packed.study, "compressed-ring") > 0);
+}

@@ -1,0 +1,89 @@
+#include "study/breakeven_study.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "collective/algorithm.hpp"
+#include "collective/registry.hpp"
+#include "core/input_error.hpp"
+#include "core/parse.hpp"
+#include "engine/collective_plan.hpp"
+#include "study/collective_study.hpp"
+
+namespace ccsim::study {
+namespace {
+
+/// Refuses a group of `p` ranks out of range, or beyond the `room` the platform has: its nodes
+/// (one rank each), or one node's accelerators (`intra`).
+void check_size(int p, int room, const topology::Platform& platform, bool intra) {
+  if (p < 2 || p > kMaxBreakevenRanks) {
+    throw InputError("command line", 0, "--sizes",
+                     fmt::format("expected group sizes from 2 to {}, got \"{}\"", kMaxBreakevenRanks, p));
+  }
+  if (p > room) {
+    throw InputError("command line", 0, "--sizes",
+                     intra ? fmt::format("a group of {} ranks in one node (--intra), but a node of platform \"{}\" "
+                                         "has {} accelerators",
+                                         p, platform.name, room)
+                           : fmt::format("a group of {} ranks, one per node, but platform \"{}\" has {} nodes "
+                                         "(--intra: ranks in one node)",
+                                         p, platform.name, room));
+  }
+}
+
+}  // namespace
+
+BreakevenStudy study_breakeven(const topology::Platform& platform, const compress::CompressorModel& compressor,
+                               const compress::Query& query, const BreakevenRequest& request) {
+  const topology::Network& net = platform.network;
+  BreakevenStudy s;
+  s.evaluation = compressor.evaluate(query, request.dtype, engine::target_hardware(platform));
+  s.homomorphic = compressor.homomorphic();
+  s.at_bytes = parse_bytes_or_throw(request.at, "command line", "--at");
+  // One element to the largest buffer a trace may hold, whole elements (6 bytes of fp32 was
+  // reported as 6 and computed as 4).
+  check_collective_bytes(s.at_bytes, request.at, request.dtype, "command line", 0, "--at");
+
+  // The group's links: one rank per node (between nodes) or all ranks in one node.
+  const int peer = request.intra ? 1 : net.accelerators_per_node();
+  if (peer >= net.accelerator_count() || (request.intra && net.accelerators_per_node() < 2)) {
+    throw InputError("command line", 0, request.intra ? "--intra" : "--platform",
+                     fmt::format("platform \"{}\" has no two accelerators {}", platform.name,
+                                 request.intra ? "in one node" : "in different nodes"));
+  }
+  s.path = net.path_cost(0, peer);
+  s.reduce_Bps = net.accelerator().reduce_Bps;
+  const collective::CostParams params =
+      collective::cost_params(s.path.latency_s, 1.0 / s.path.bandwidth_Bps, 1.0 / s.reduce_Bps, s.evaluation.cost);
+  std::vector<int> sizes = request.sizes;
+  // The ranks the platform has for a group: its nodes (one rank each), or one node's accelerators.
+  const int room = request.intra ? net.accelerators_per_node() : net.node_count();
+  if (sizes.empty()) {
+    for (int p = 2; p <= std::min(kMaxBreakevenRanks, room); p *= 2) sizes.push_back(p);
+  }
+  for (int p : sizes) {
+    check_size(p, room, platform, request.intra);
+    collective::Request plain;
+    plain.size = p;
+    plain.count = 1 << 20;
+    plain.element_bytes = dtype_bytes(request.dtype);
+    plain.algorithm = request.plain_algorithm;
+    collective::Request compressed = plain;
+    compressed.compression = collective::compression_of(compressor);
+    compressed.algorithm = request.algorithm;
+    compressed.algorithm = collective::choose_algorithm(compressed);
+    BreakevenRow row;
+    row.ranks = p;
+    row.even = collective::break_even(plain, compressed, params);
+    plain.count = compressed.count = s.at_bytes / static_cast<std::uint64_t>(plain.element_bytes);
+    row.speedup_at =
+        collective::make_schedule(plain)->cost(params) / collective::make_schedule(compressed)->cost(params);
+    row.plain_algorithm = plain.algorithm;
+    row.compressed_algorithm = compressed.algorithm;
+    s.rows.push_back(std::move(row));
+  }
+  return s;
+}
+
+}  // namespace ccsim::study

@@ -1,0 +1,58 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "collective/breakeven.hpp"
+#include "compress/compress_spec.hpp"
+#include "compress/compressor_model.hpp"
+#include "core/units.hpp"
+#include "topology/platform.hpp"
+
+namespace ccsim::study {
+
+/// What `ccsim breakeven` asks of a platform and a compressor.
+struct BreakevenRequest {
+  std::string plain_algorithm = "ring";  ///< the plain all_reduce to beat
+  std::string algorithm = "auto";        ///< the compressed one; auto follows the compressor's kind
+  DType dtype = DType::kF32;
+  std::string at = "64MiB";  ///< the buffer the speedup is given at, as typed (--at)
+  /// Group sizes, 2 to kMaxBreakevenRanks; empty: 2, 4, ... up to what the platform holds, at most 1024.
+  std::vector<int> sizes;
+  bool intra = false;  ///< ranks inside one node; else one rank per node
+};
+
+/// The largest group a break-even is computed for: a schedule holds O(p^2) steps.
+inline constexpr int kMaxBreakevenRanks = 1024;
+
+/// One group size: the algorithms, where compression starts to pay and what it gains.
+struct BreakevenRow {
+  int ranks = 0;
+  std::string plain_algorithm;
+  std::string compressed_algorithm;  ///< auto resolved
+  collective::BreakEven even;        ///< bytes: +inf never, <= 0 always
+  double speedup_at = 0;             ///< plain over compressed time at `at` bytes
+};
+
+/// The break-even of compressed all_reduce on a platform's links, by the closed forms of the
+/// schedules (alpha-beta-gamma plus compression terms, no contention).
+struct BreakevenStudy {
+  compress::Evaluation evaluation;  ///< the compressor on the platform's accelerator
+  bool homomorphic = false;
+  std::uint64_t at_bytes = 0;
+  /// The links of the group: between accelerator 0 and one of the next node (one rank per
+  /// node) or of its own node (--intra).
+  topology::Network::PathCost path;
+  double reduce_Bps = 0;  ///< the accelerator's reduction rate
+  std::vector<BreakevenRow> rows;
+};
+
+/// `compressor` with `query`: the compressor model and its settings (--compress). Throws
+/// InputError naming the option: `at` not whole elements of 1 B to 1 PiB (--at), a platform
+/// without two accelerators in different nodes (--platform) or in one node (--intra), a
+/// group size out of range or beyond what the platform holds (--sizes).
+BreakevenStudy study_breakeven(const topology::Platform& platform, const compress::CompressorModel& compressor,
+                               const compress::Query& query, const BreakevenRequest& request);
+
+}  // namespace ccsim::study
