@@ -72,7 +72,8 @@ int run(CLI::App& app, int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+/// The whole program but for a last guard: what run() does not turn into an exit code.
+int run_main(int argc, char** argv) {
   CLI::App app{"ccsim: simulate the communication of LLM training on supercomputers", "ccsim"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "ccsim 0.1");
@@ -103,4 +104,13 @@ int main(int argc, char** argv) {
     if (code == 0) code = kBadInput;
   }
   return code;
+}
+
+int main(int argc, char** argv) {
+  try {
+    return run_main(argc, argv);
+  } catch (const std::exception& e) {  // setting up the options, or printing, failed
+    std::fprintf(stderr, "ccsim: internal error: %s\n", e.what());
+    return ccsim::cli::kInternal;
+  }
 }

@@ -21,7 +21,7 @@
 using namespace ccsim::cli;  // exit codes
 
 /// Long: the MPI program's life in order: parse, initialise MPI, run, write, finalise on every path.
-int main(int argc, char** argv) {
+int run_main(int argc, char** argv) {
   ccsim::cli::MeasureCommand command;
   CLI::App app{
       "ccsim-measure: run ccsim's collective schedules for real over MPI or UCX, with the MPI library's "
@@ -105,6 +105,15 @@ int main(int argc, char** argv) {
     return static_cast<int>(world.max(static_cast<double>(code)));
   } catch (const std::exception& e) {
     fmt::print(stderr, "ccsim-measure: error: {}\n", e.what());
+    return kInternal;
+  }
+}
+
+int main(int argc, char** argv) {
+  try {
+    return run_main(argc, argv);
+  } catch (const std::exception& e) {  // setting up the options failed
+    std::fprintf(stderr, "ccsim-measure: internal error: %s\n", e.what());
     return kInternal;
   }
 }

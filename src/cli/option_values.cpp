@@ -107,7 +107,7 @@ std::string number_in_words(const std::string& text) {
 /// CLI11's message in the words of every other error of ccsim ("--iterations: expected a
 /// value", not "--iterations: 1 required FLOAT missing"); CLI11's own where none applies.
 std::string plain_words(const CLI::App& root, const CLI::Error& error) {
-  const std::string text = error.what();
+  std::string text = error.what();
   static const std::regex kMissing(R"(^(\S+): 1 required \S+ missing$)");
   static const std::regex kCount(R"(^(\S+): (\d+) required \S+ missing$)");
   static const std::regex kAtLeast(R"(^(\S+): At least (\d+) required but received (\d+)$)");
