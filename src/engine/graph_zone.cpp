@@ -92,11 +92,12 @@ GraphZone::GraphZone(const topology::Network& network, const std::vector<int>& p
     auto direction = [&](sg4::Link* l) {
       return Direction{l->get_impl(), cable_Bps, l->get_latency(), l->get_bandwidth(), false};
     };
+    const std::size_t forward = 2 * std::size_t{i};  // the link's two directions: forward, forward + 1
     if (link.sharing == topology::Sharing::kSplitDuplex) {
-      directions_[2 * i] = direction(make(name + ":fw"));
-      directions_[2 * i + 1] = direction(make(name + ":bw"));
+      directions_[forward] = direction(make(name + ":fw"));
+      directions_[forward + 1] = direction(make(name + ":bw"));
     } else {
-      directions_[2 * i] = directions_[2 * i + 1] = direction(make(name));
+      directions_[forward] = directions_[forward + 1] = direction(make(name));
     }
   }
   zone->seal();

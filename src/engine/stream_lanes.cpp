@@ -50,16 +50,15 @@ void StreamLanes::bind(std::size_t pid, int lane) {
   lane_of_actor_[pid] = lane;
 }
 
-void StreamLanes::start_rank(int rank, bool parked, std::function<void()> main) {
+void StreamLanes::start_rank(int rank, bool parked, const std::function<void()>& main) {
   if (lanes(rank) == 1) {
-    sg4::Actor::create(fmt::format("rank{}", rank), zone_.host_of_rank(rank), std::move(main));
+    sg4::Actor::create(fmt::format("rank{}", rank), zone_.host_of_rank(rank), main);
     return;
   }
   dependencies_.add_rank(rank, lanes(rank));
   // The first lane (`main`: the fusion, then its stream); the others now, or when the rank
   // leaves its fusion (start_lane).
-  sg4::ActorPtr actor =
-      sg4::Actor::create(fmt::format("rank{}.stream0", rank), zone_.host_of_rank(rank), std::move(main));
+  sg4::ActorPtr actor = sg4::Actor::create(fmt::format("rank{}.stream0", rank), zone_.host_of_rank(rank), main);
   bind(as_index(actor->get_pid()), at(first_, rank));
   if (parked) {
     park(rank);

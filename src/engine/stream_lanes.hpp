@@ -73,7 +73,7 @@ class StreamLanes {
   /// Creates `rank`'s actors: its first lane runs `main` (Simulation's loop, which runs stream
   /// 0 from where it chooses); with `parked` (a rank of a fusion) the others wait for
   /// start_lane, otherwise they start at the first operator.
-  void start_rank(int rank, bool parked, std::function<void()> main);
+  void start_rank(int rank, bool parked, const std::function<void()>& main);
   /// Starts the actor of lane `stream` of `rank` at operator `first` (run_stream), or marks
   /// the lane done when it has no operator from there.
   void start_lane(int rank, int stream, std::size_t first);
