@@ -75,7 +75,7 @@ struct Group {
   std::vector<const BenchMeasurement*> ms;
 };
 
-std::string percent(double x) { return fmt::format("{:+.1f}%", 100 * x); }
+std::string residual_text(double x) { return fmt::format("{:+.1f}%", 100 * x); }
 
 }  // namespace
 
@@ -293,7 +293,7 @@ AffineFit fit_operation(const CompressorBench& bench, const CompressorFitOptions
   for (std::size_t i = 0; i < points.size(); ++i) {
     report += fmt::format("    {:<20} {:>10} {:>8} {:>14.4f} {:>14.4f} {:>9}\n", of[i]->data,
                           format_bytes(points[i].bytes), of[i]->calls, points[i].seconds * 1e6,
-                          fit.seconds(points[i].bytes) * 1e6, percent(fit.residuals[i]));
+                          fit.seconds(points[i].bytes) * 1e6, residual_text(fit.residuals[i]));
   }
   quality.push_back(
       fmt::format("{} {:.2f}%{}", key, 100 * fit.geomean_error, fit.t0_clamped ? " (t0 clamped to 0)" : ""));

@@ -128,7 +128,7 @@ std::pair<double, double> fit_line(const std::vector<double>& w, const std::vect
   return {c, a};
 }
 
-std::string percent(double error) { return fmt::format("{:+.1f} %", 100 * error); }
+std::string signed_error(double error) { return fmt::format("{:+.1f} %", 100 * error); }
 
 /// The points of all files, a later file's replacing an earlier one's of the same key
 /// (CUDA-graph re-timings of small kernels); `note` says how many were replaced.
@@ -239,7 +239,7 @@ std::string report_fit(topology::AcceleratorProfile& p, const std::vector<GemmPo
     const topology::FitResidual& r = p.residuals.back();
     report +=
         fmt::format("  {}: {} points, geometric-mean error {:.1f} %, worst {} ({} x {} x {} x {}, {}{})\n",
-                    dtype_name(peak.dtype), r.points, 100 * r.gmean_error, percent(r.worst_error), worst->m, worst->n,
+                    dtype_name(peak.dtype), r.points, 100 * r.gmean_error, signed_error(r.worst_error), worst->m, worst->n,
                     worst->k, worst->batch, worst->file, worst->line > 0 ? fmt::format(":{}", worst->line) : "");
   }
   if (!all_memory.empty()) {
@@ -256,7 +256,7 @@ std::string report_fit(topology::AcceleratorProfile& p, const std::vector<GemmPo
       const topology::FitResidual& r = p.residuals.back();
       report += fmt::format("  {}: {:.3g} us + bytes / {}, {} points, geometric-mean error {:.1f} %, worst {}\n",
                             c.kind, c.overhead_s * 1e6, format_rate(c.bandwidth_Bps), r.points, 100 * r.gmean_error,
-                            percent(r.worst_error));
+                            signed_error(r.worst_error));
     }
   }
   report += fmt::format(

@@ -66,8 +66,8 @@ void CoarseRings::run(int rank, const trace::Op& op, const Ring& ring) {
   const int from = at(group.ranks, ring.recv_peer);
   // The receive path's latency, paid once per step (CM02 without TCP-gamma).
   const double latency_s = shortcuts_->path(at(placement_, from), at(placement_, rank)).latency_s;
-  sg4::Mailbox* out = sim_.channel(Simulation::kCollective, op.group, rank, to);
-  sg4::Mailbox* in = sim_.channel(Simulation::kCollective, op.group, from, rank);
+  sg4::Mailbox* out = sim_.channels().get(Channels::kCollective, op.group, rank, to);
+  sg4::Mailbox* in = sim_.channels().get(Channels::kCollective, op.group, from, rank);
   RankState& st = sim_.state(rank);
   st.step = -1;
   for (const Ring::Step& step : ring.steps) {

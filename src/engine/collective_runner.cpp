@@ -50,12 +50,13 @@ class StepRunner final : public collective::StepExecutor {
       state_.send_peer = at(group_.ranks, step.send_peer);
       sim_.send_overhead(rank_, state_.send_peer);
       posted_s_ = sg4::Engine::get_clock();
-      send_ = sim_.post_send(sim_.channel(Simulation::kCollective, group_index_, rank_, state_.send_peer), rank_,
+      send_ = sim_.post_send(sim_.channels().get(Channels::kCollective, group_index_, rank_, state_.send_peer), rank_,
                              state_.send_peer, wire_bytes(plan_, step));
     }
     if (step.recv_peer >= 0) {
       state_.recv_peer = at(group_.ranks, step.recv_peer);
-      recv_ = sim_.channel(Simulation::kCollective, group_index_, state_.recv_peer, rank_)->get_async<int>(&received_);
+      recv_ =
+          sim_.channels().get(Channels::kCollective, group_index_, state_.recv_peer, rank_)->get_async<int>(&received_);
     }
   }
 
@@ -234,16 +235,6 @@ std::span<const collective::Step> CollectiveRunner::kept_steps(const CollectiveP
   PlanSteps::Rank& mine = at(cache.ranks, group_rank);
   if (mine.calls < 2 && ++mine.calls == 2) mine.steps = plan.schedule->steps(group_rank);
   return mine.steps;  // empty on the first call
-}
-
-sg4::Mailbox* Simulation::channel(ChannelKind kind, int context, int src, int dst) {
-  auto key = std::make_tuple(static_cast<int>(kind), context, src, dst);
-  auto it = channels_.find(key);
-  if (it != channels_.end()) return it->second;
-  sg4::Mailbox* box =
-      sg4::Mailbox::by_name(fmt::format("{}{}:{}>{}", kind == kCollective ? 'c' : 'p', context, src, dst));
-  channels_.emplace(key, box);
-  return box;
 }
 
 }  // namespace ccsim::engine::detail

@@ -90,32 +90,6 @@ std::size_t most_actors(const trace::Trace& trace, const FoldedReplicas& replica
   return actors;
 }
 
-/// Throws an InputError naming the operator whose simulated time is not finite, if any: the
-/// first work the simulation skipped (`skipped`), else the first record of `result` that does
-/// not end at a finite time.
-void check_finite(const std::optional<NonFiniteWork>& skipped, const Result& result, const trace::Trace& trace,
-                  const topology::Platform& platform) {
-  std::optional<NonFiniteWork> bad = skipped;
-  if (!bad) {
-    // Work is finite, but a time may still overflow (a message too large for its bandwidth).
-    for (int r = 0; r < trace.world_size && !bad; ++r) {
-      if (r > 0 && result.ops.shared(as_index(r), as_index(r) - 1)) continue;  // read already
-      const auto& records = at(result.ops, r);
-      for (std::size_t i = 0; i < records.size() && !bad; ++i) {
-        if (!std::isfinite(records[i].start_s) || !std::isfinite(records[i].end_s)) {
-          bad = NonFiniteWork{r, i, fmt::format("ends at {:g} s", records[i].end_s)};
-        }
-      }
-    }
-  }
-  if (!bad) return;
-  const Op& op = trace.program_ops(bad->rank)[bad->op];
-  throw InputError(trace.source, op.line, "",
-                   fmt::format("rank {}, operator #{} '{}': its simulated time is not finite ({} on platform \"{}\"): "
-                               "the trace's amounts are too large for the platform's rates",
-                               bad->rank, bad->op, trace.op_name(op), bad->what, platform.name));
-}
-
 /// The time compute operator `op` of `trace` takes on an `accelerator` (a core) of its own
 /// under the compute cost model `cost`.
 double compute_s(const topology::ComputeCost& cost, const trace::Trace& trace,
@@ -270,7 +244,7 @@ sg4::Host* Simulation::shared_cores(int rank, const Op& op) const {
 }
 
 std::size_t Simulation::run_compute(int rank, std::size_t first) {
-  tick_progress();
+  if (progress_ != nullptr) progress_->tick();
   const auto& ops = trace_.program_ops(rank);
   auto& records = result_.ops.writable(as_index(rank));  // the leader's or a rank's own
   const double start_s = sg4::Engine::get_clock();
@@ -314,10 +288,11 @@ sg4::CommPtr Simulation::post_p2p(int rank, const Op& op, int** received) {
   RankState& st = state(rank);
   if (op.kind == OpKind::kSend) {
     st.send_peer = op.peer;
-    return post_send(channel(kPointToPoint, static_cast<int>(op.tag), rank, op.peer), rank, op.peer, op.bytes);
+    return post_send(channels_.get(Channels::kPointToPoint, static_cast<int>(op.tag), rank, op.peer), rank, op.peer,
+                     op.bytes);
   }
   st.recv_peer = op.peer;
-  return channel(kPointToPoint, static_cast<int>(op.tag), op.peer, rank)->get_async<int>(received);
+  return channels_.get(Channels::kPointToPoint, static_cast<int>(op.tag), op.peer, rank)->get_async<int>(received);
 }
 
 void Simulation::run_p2p(int rank, const Op& op) {
@@ -340,24 +315,15 @@ void Simulation::run_p2p(int rank, const Op& op) {
   }
 }
 
-std::uint32_t Simulation::algorithm_name(const std::string& name) {
-  auto it = algorithm_ids_.find(name);
-  if (it != algorithm_ids_.end()) return it->second;
-  auto id = static_cast<std::uint32_t>(result_.names.size());
-  result_.names.push_back(name);
-  algorithm_ids_.emplace(name, id);
-  return id;
-}
-
 void Simulation::label(OpRecord& record, const CollectivePlan& plan) {
-  record.algorithm = algorithm_name(plan.algorithm);
+  auto [it, added] = algorithm_ids_.try_emplace(plan.algorithm, static_cast<std::uint32_t>(result_.names.size()));
+  if (added) result_.names.push_back(plan.algorithm);
+  record.algorithm = it->second;
   record.error_worst_eb = plan.error_worst_eb;
   record.error_expected_eb = plan.error_expected_eb;
 }
 
-void Simulation::not_finite(int rank, std::string what) {
-  if (!non_finite_) non_finite_ = NonFiniteWork{rank, state(rank).op, std::move(what)};
-}
+void Simulation::not_finite(int rank, std::string what) { non_finite_.skipped(rank, state(rank).op, std::move(what)); }
 
 void Simulation::waited(int rank, double from_s, double to_s) {
   if (!(to_s > from_s)) return;
@@ -428,18 +394,8 @@ sg4::CommPtr Simulation::post_send(sg4::Mailbox* box, int rank, int peer, std::u
   return comm;
 }
 
-void Simulation::tick_progress() {
-  constexpr std::uint64_t kProgressEvery = 4096;
-  if (progress_ == nullptr || ++progress_tick_ % kProgressEvery != 0 || total_ops_ == 0) return;
-  std::uint64_t passed = 0;
-  for (int r = 0; r < trace_.world_size; ++r) {
-    passed += state(r).done ? trace_.program_ops(r).size() : state(r).op;
-  }
-  progress_->update(static_cast<double>(passed) / static_cast<double>(total_ops_));
-}
-
 void Simulation::run_op(int rank, std::size_t i) {
-  tick_progress();
+  if (progress_ != nullptr) progress_->tick();
   const Op op = trace_.op(rank, i);  // its group or peer as this rank's
   record(rank, i).start_s = sg4::Engine::get_clock();
   switch (op.kind) {
@@ -552,10 +508,7 @@ Result Simulation::run() {
     for (int r = 0; r < trace_.world_size; ++r) {
       if (!replicas_.folded(r)) lanes_->start_rank(r, fusions_->fused(r), [this, r] { rank_main(r); });
     }
-    if (options_.progress) {
-      for (int r = 0; r < trace_.world_size; ++r) total_ops_ += trace_.program_ops(r).size();
-      progress_ = std::make_unique<Progress>("replay", true);
-    }
+    if (options_.progress) progress_ = std::make_unique<ReplayProgress>(trace_, *lanes_);
     engine->run();
     progress_.reset();
   }
@@ -567,7 +520,7 @@ Result Simulation::run() {
     if (std::string note = factors_->extrapolation_note(); !note.empty()) result_.notes.push_back(std::move(note));
   }
   if (std::string note = collectives_->note(); !note.empty()) result_.notes.push_back(std::move(note));
-  check_finite(non_finite_, result_, trace_, platform_);
+  non_finite_.check(result_, trace_, platform_);
   if (!lanes_->all_done()) throw SimulationError(explain_deadlock(trace_, *lanes_, *collectives_, replicas_.folding()));
   for (int r = 0; r < trace_.world_size; ++r) {
     if (r > 0 && result_.ops.shared(as_index(r), as_index(r) - 1)) continue;  // the same end

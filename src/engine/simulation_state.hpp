@@ -9,21 +9,20 @@
 #include <initializer_list>
 #include <map>
 #include <memory>
-#include <optional>
 #include <string>
-#include <tuple>
-#include <unordered_map>
 #include <vector>
 
 #include <simgrid/s4u.hpp>
 
-#include "core/progress.hpp"
+#include "engine/channels.hpp"
 #include "engine/collective_plan.hpp"
 #include "engine/collective_runner.hpp"
 #include "engine/collective_shortcuts.hpp"
 #include "engine/fused_groups.hpp"
 #include "engine/graph_zone.hpp"
 #include "engine/network_factors.hpp"
+#include "engine/non_finite.hpp"
+#include "engine/replay_progress.hpp"
 #include "engine/replica_fold.hpp"
 #include "engine/stream_lanes.hpp"
 #include "engine/replay.hpp"
@@ -35,14 +34,6 @@ namespace ccsim::engine::detail {
 namespace sg4 = simgrid::s4u;
 using trace::Op;
 using trace::OpKind;
-
-/// The first amount of work whose simulated time is not finite (a rate too small for the
-/// amount, or an amount too large for a double): the simulation skips it and reports it.
-struct NonFiniteWork {
-  int rank = -1;
-  std::size_t op = 0;
-  std::string what;  ///< "computing for inf s", "ends at inf s"
-};
 
 /// One simulation of a trace on a platform: places the ranks and plans their collectives
 /// (check_fit), builds the platform as a SimGrid zone, starts an actor per lane (StreamLanes)
@@ -72,11 +63,8 @@ class Simulation {
   /// The waits of a blocking exchange posted at `posted_s` and complete now: the parts of
   /// [posted_s, now) during which none of `comms` (started transfers) was in progress.
   void waited_for(int rank, double posted_s, std::initializer_list<const sg4::Comm*> comms);
-  /// The mailbox of messages from `src` to `dst` on one channel: a process group's collectives
-  /// (context = group) or point-to-point messages with one tag (context = tag). Mailboxes exist
-  /// only for pairs that talk; messages on one are matched in order (MPI's non-overtaking).
-  enum ChannelKind : int { kPointToPoint = 0, kCollective = 1 };
-  sg4::Mailbox* channel(ChannelKind kind, int context, int src, int dst);
+  /// The mailboxes of messages (Channels).
+  Channels& channels() { return channels_; }
   /// Occupies the rank's accelerator (or `on`, a node's shared cores) for `seconds` of work
   /// at the accelerator's speed (compute, reduction, compression); `what` says with what
   /// ("computing", ...), for stall explanations and non-finite times. `alone`: nobody else can
@@ -125,8 +113,6 @@ class Simulation {
   /// Runs send or receive `op` of `rank`, with the calibrated model's overheads around it.
   void run_p2p(int rank, const Op& op);
   std::unique_ptr<CollectiveRunner> collectives_;  ///< after check_fit()
-  /// The id of an algorithm name in result_.names.
-  std::uint32_t algorithm_name(const std::string& name);
   /// Builds the SimGrid zone of the platform for the placement, with the calibrated model's
   /// factors; under --fast, leaves out the links that cannot bind and folds the replicas.
   void build_zone();
@@ -143,27 +129,14 @@ class Simulation {
   std::vector<int> sharing_;  ///< per accelerator (core): how many ranks it runs
   std::string placement_policy_;
   GraphZone* zone_ = nullptr;
-  std::unique_ptr<NetworkFactors> factors_;  ///< the calibrated model, nullptr without one
-  /// The progress line (ReplayOptions::progress): every kProgressEvery operators started,
-  /// the share of all ranks' operators that their lanes have passed.
-  std::unique_ptr<Progress> progress_;
-  std::uint64_t progress_tick_ = 0;
-  std::uint64_t total_ops_ = 0;
-  void tick_progress();
-  std::optional<NonFiniteWork> non_finite_;
+  std::unique_ptr<NetworkFactors> factors_;   ///< the calibrated model, nullptr without one
+  std::unique_ptr<ReplayProgress> progress_;  ///< ReplayOptions::progress: while the engine runs
+  NonFiniteWork non_finite_;
   double speed_ = 0;
   std::unique_ptr<CollectivePlanner> planner_;
   std::unique_ptr<CollectiveShortcuts> shortcuts_;
-  std::map<std::string, std::uint32_t> algorithm_ids_;
-  struct ChannelHash {
-    std::size_t operator()(const std::tuple<int, int, int, int>& k) const {
-      std::uint64_t h = static_cast<std::uint32_t>(std::get<0>(k));
-      for (int v : {std::get<1>(k), std::get<2>(k), std::get<3>(k)})
-        h = h * 0x9E3779B97F4A7C15ull ^ static_cast<std::uint32_t>(v);
-      return static_cast<std::size_t>(h ^ (h >> 31));
-    }
-  };
-  std::unordered_map<std::tuple<int, int, int, int>, sg4::Mailbox*, ChannelHash> channels_;
+  std::map<std::string, std::uint32_t> algorithm_ids_;  ///< by name: its index in result_.names
+  Channels channels_;
 };
 
 /// The payload of every simulated message; only sizes matter.

@@ -1,5 +1,6 @@
 # Sources of src/engine/, listed explicitly (no GLOB).
 target_sources(ccsim_lib PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/channels.cpp
   ${CMAKE_CURRENT_LIST_DIR}/child_process.cpp
   ${CMAKE_CURRENT_LIST_DIR}/coarse_rings.cpp
   ${CMAKE_CURRENT_LIST_DIR}/collective_plan.cpp
@@ -10,8 +11,10 @@ target_sources(ccsim_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/fused_groups.cpp
   ${CMAKE_CURRENT_LIST_DIR}/graph_zone.cpp
   ${CMAKE_CURRENT_LIST_DIR}/network_factors.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/non_finite.cpp
   ${CMAKE_CURRENT_LIST_DIR}/placement.cpp
   ${CMAKE_CURRENT_LIST_DIR}/replay.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/replay_progress.cpp
   ${CMAKE_CURRENT_LIST_DIR}/replica_fold.cpp
   ${CMAKE_CURRENT_LIST_DIR}/result.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sg_engine.cpp

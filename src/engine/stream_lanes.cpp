@@ -45,6 +45,14 @@ bool StreamLanes::all_done() const {
   return std::all_of(states_.begin(), states_.end(), [](const RankState& st) { return st.done; });
 }
 
+std::size_t StreamLanes::passed(int rank) const {
+  std::size_t first_open = trace_.program_ops(rank).size();
+  for (const RankState& st : of_rank(rank)) {
+    if (!st.done) first_open = std::min(first_open, st.op);
+  }
+  return first_open;
+}
+
 void StreamLanes::bind(std::size_t pid, int lane) {
   if (lane_of_actor_.size() <= pid) lane_of_actor_.resize(pid + 1, -1);
   lane_of_actor_[pid] = lane;

@@ -70,6 +70,9 @@ class StreamLanes {
   std::span<const RankState> of_rank(int rank) const;
   /// Whether every lane of every rank ran its last operator.
   bool all_done() const;
+  /// How many of `rank`'s operators its lanes have passed: all once every lane is done, else
+  /// the first operator that a lane not done is at (program order interleaves the streams).
+  std::size_t passed(int rank) const;
   /// Creates `rank`'s actors: its first lane runs `main` (Simulation's loop, which runs stream
   /// 0 from where it chooses); with `parked` (a rank of a fusion) the others wait for
   /// start_lane, otherwise they start at the first operator.

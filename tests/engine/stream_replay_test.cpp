@@ -312,3 +312,22 @@ TEST_CASE("a group of ranks with streams that runs as one and then waits for its
     }
   }
 }
+
+TEST_CASE("the progress line counts the operators of ranks with streams", "[engine][streams]") {
+  // Enough operators for several progress updates (one per 4,096 started): each reads every
+  // rank's lanes from whichever actor starts the operator, not only its own rank's.
+  std::string steps;
+  for (int i = 0; i < 1500; ++i) steps += (i > 0 ? ",\n" : "") + training_step(false);
+  // Rank 0 has two streams, rank 1 one.
+  const std::string tail = R"(, {"kind": "compute", "name": "tail", "flops": 1e9, "stream": 1, "after": [5999]})";
+  const trace::Trace t = make_trace(2, kGroup, {steps + tail, steps});
+  for (bool fast : {false, true}) {
+    INFO("fast " << fast);
+    engine::ReplayOptions quiet = ring(fast);
+    engine::ReplayOptions shown = ring(fast);
+    shown.progress = true;
+    const engine::Result a = engine::replay(t, one_node(), quiet);
+    const engine::Result b = engine::replay(t, one_node(), shown);
+    CHECK(b.makespan_s == a.makespan_s);
+  }
+}

@@ -1,0 +1,36 @@
+#include "engine/non_finite.hpp"
+
+#include <cmath>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "core/input_error.hpp"
+#include "core/index.hpp"
+
+namespace ccsim::engine::detail {
+
+void NonFiniteWork::skipped(int rank, std::size_t op, std::string what) {
+  if (!first_) first_ = Work{rank, op, std::move(what)};
+}
+
+void NonFiniteWork::check(const Result& result, const trace::Trace& trace, const topology::Platform& platform) const {
+  std::optional<Work> bad = first_;
+  for (int r = 0; r < trace.world_size && !bad; ++r) {
+    if (r > 0 && result.ops.shared(as_index(r), as_index(r) - 1)) continue;  // read already
+    const auto& records = at(result.ops, r);
+    for (std::size_t i = 0; i < records.size() && !bad; ++i) {
+      if (!std::isfinite(records[i].start_s) || !std::isfinite(records[i].end_s)) {
+        bad = Work{r, i, fmt::format("ends at {:g} s", records[i].end_s)};
+      }
+    }
+  }
+  if (!bad) return;
+  const trace::Op& op = trace.program_ops(bad->rank)[bad->op];
+  throw InputError(trace.source, op.line, "",
+                   fmt::format("rank {}, operator #{} '{}': its simulated time is not finite ({} on platform \"{}\"): "
+                               "the trace's amounts are too large for the platform's rates",
+                               bad->rank, bad->op, trace.op_name(op), bad->what, platform.name));
+}
+
+}  // namespace ccsim::engine::detail
