@@ -237,10 +237,10 @@ std::string report_fit(topology::AcceleratorProfile& p, const std::vector<GemmPo
     if (predicted.empty()) continue;
     p.residuals.push_back(residual_of(fmt::format("gemm {}", dtype_name(peak.dtype)), predicted, measured));
     const topology::FitResidual& r = p.residuals.back();
-    report +=
-        fmt::format("  {}: {} points, geometric-mean error {:.1f} %, worst {} ({} x {} x {} x {}, {}{})\n",
-                    dtype_name(peak.dtype), r.points, 100 * r.gmean_error, signed_error(r.worst_error), worst->m, worst->n,
-                    worst->k, worst->batch, worst->file, worst->line > 0 ? fmt::format(":{}", worst->line) : "");
+    report += fmt::format("  {}: {} points, geometric-mean error {:.1f} %, worst {} ({} x {} x {} x {}, {}{})\n",
+                          dtype_name(peak.dtype), r.points, 100 * r.gmean_error, signed_error(r.worst_error), worst->m,
+                          worst->n, worst->k, worst->batch, worst->file,
+                          worst->line > 0 ? fmt::format(":{}", worst->line) : "");
   }
   if (!all_memory.empty()) {
     report += fmt::format("memory: {} kernels{}, overhead + bytes / bandwidth per kind\n", all_memory.size(),

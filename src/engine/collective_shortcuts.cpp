@@ -166,9 +166,7 @@ double CollectiveShortcuts::capacity_Bps(std::uint32_t link) const {
   return model_ ? std::max(nominal_Bps, model_->link_floor_Bps(accelerator_link_[link])) : nominal_Bps;
 }
 
-void CollectiveShortcuts::bound_world_load() {
-  world_bounded_ = true;
-  if (planner_ == nullptr) return;
+std::set<std::pair<int, int>> CollectiveShortcuts::world_pairs() const {
   // The operators that send, once per distinct form per program (a version-2 program holds
   // a stage's thousands of operators but a handful of forms), resolved for each of its ranks.
   std::vector<std::vector<std::uint32_t>> senders(trace_.programs.size());
@@ -178,7 +176,7 @@ void CollectiveShortcuts::bound_world_load() {
       if (kind == trace::OpKind::kSend || trace::is_collective(kind)) senders[p].push_back(i);
     }
   }
-  std::set<std::pair<int, int>> pairs;  // (sender, receiver), global ranks
+  std::set<std::pair<int, int>> pairs;
   for (int r = 0; r < trace_.world_size; ++r) {
     for (std::size_t i : at(senders, at(trace_.program_of, r))) {
       const trace::Op op = trace_.op(r, i);
@@ -191,14 +189,20 @@ void CollectiveShortcuts::bound_world_load() {
       for (int peer : plan.schedule->send_peers(group.index_of(r))) pairs.emplace(r, at(group.ranks, peer));
     }
   }
+  return pairs;
+}
+
+void CollectiveShortcuts::bound_world_load() {
+  world_bounded_ = true;
+  if (planner_ == nullptr) return;
   // Three bounds per direction, the least applies: the senders that can cross it, each at its
   // largest rate there (one send in flight each); the receivers likewise (one receive in
   // flight each); and on the links of an accelerator or a NIC, whose every message has an end
   // on the accelerators it serves, those ends, each with one send and one receive at most.
-  std::vector<std::tuple<std::uint32_t, int, double>> by_sender;    // (direction, sender, lone rate)
-  std::vector<std::tuple<std::uint32_t, int, double>> by_receiver;  // (direction, receiver, lone rate)
-  std::vector<std::tuple<std::uint32_t, int, double>> by_end;       // (direction, 2 * end rank + receiving, lone rate)
-  for (const auto& [src, dst] : pairs) {
+  std::vector<LoadRow> by_sender;    // (direction, sender, lone rate)
+  std::vector<LoadRow> by_receiver;  // (direction, receiver, lone rate)
+  std::vector<LoadRow> by_end;       // (direction, 2 * end rank + receiving, lone rate)
+  for (const auto& [src, dst] : world_pairs()) {
     const int a = at(placement_, src);
     const int b = at(placement_, dst);
     const Path p = path(a, b);
@@ -212,43 +216,6 @@ void CollectiveShortcuts::bound_world_load() {
         by_end.emplace_back(direction, 2 * dst + 1, p.rate_Bps);
     }
   }
-  // Sums over the distinct second members of each direction's largest rates, each times the
-  // streams of its rank that communicate (each has its own message in flight). On a fabric
-  // link (not an accelerator's or a NIC's) the messages of a rank together take no more than
-  // its accelerator's link carries, and those of the ranks behind one NIC no more than the
-  // NIC: they all go through both.
-  const auto sum_of_largest = [this](std::vector<std::tuple<std::uint32_t, int, double>>& rows, bool ends) {
-    std::unordered_map<std::uint32_t, double> sums;
-    std::map<std::pair<std::uint32_t, std::uint32_t>, double> behind_nic;  // (fabric direction, NIC link) -> load
-    std::sort(rows.begin(), rows.end());
-    for (std::size_t k = 0; k < rows.size();) {
-      const auto [direction, who, rate] = rows[k];
-      double largest = rate;
-      std::size_t next = k + 1;
-      while (next < rows.size() && std::get<0>(rows[next]) == direction && std::get<1>(rows[next]) == who) {
-        largest = std::max(largest, std::get<2>(rows[next]));
-        ++next;
-      }
-      const int rank = ends ? who / 2 : who;
-      const std::uint32_t link = direction / 2;
-      double load = largest * communicating_streams(rank);
-      if (!ends && fabric_link(link)) {
-        const int a = at(placement_, rank);
-        load = std::min(load, capacity_Bps(network_.intra_link(a)));
-        const std::uint32_t nic = nic_link_of(network_, a);
-        if (nic < network_.link_count()) {
-          behind_nic[{direction, nic}] += load;
-          load = 0;
-        }
-      }
-      sums[direction] += load;
-      k = next;
-    }
-    for (const auto& [key, load] : behind_nic) {
-      sums[key.first] += std::min(load, capacity_Bps(key.second));
-    }
-    return sums;
-  };
   world_load_ = sum_of_largest(by_sender, false);
   for (const auto& bound : {sum_of_largest(by_receiver, false), sum_of_largest(by_end, true)}) {
     for (auto& [direction, load] : world_load_) {
@@ -256,6 +223,45 @@ void CollectiveShortcuts::bound_world_load() {
       if (it != bound.end() && it->second < load) load = it->second;
     }
   }
+}
+
+std::unordered_map<std::uint32_t, double> CollectiveShortcuts::sum_of_largest(std::vector<LoadRow>& rows,
+                                                                              bool ends) const {
+  // Sums over the distinct second members of each direction's largest rates, each times the
+  // streams of its rank that communicate (each has its own message in flight). On a fabric
+  // link (not an accelerator's or a NIC's) the messages of a rank together take no more than
+  // its accelerator's link carries, and those of the ranks behind one NIC no more than the
+  // NIC: they all go through both.
+  std::unordered_map<std::uint32_t, double> sums;
+  std::map<std::pair<std::uint32_t, std::uint32_t>, double> behind_nic;  // (fabric direction, NIC link) -> load
+  std::sort(rows.begin(), rows.end());
+  for (std::size_t k = 0; k < rows.size();) {
+    const auto [direction, who, rate] = rows[k];
+    double largest = rate;
+    std::size_t next = k + 1;
+    while (next < rows.size() && std::get<0>(rows[next]) == direction && std::get<1>(rows[next]) == who) {
+      largest = std::max(largest, std::get<2>(rows[next]));
+      ++next;
+    }
+    const int rank = ends ? who / 2 : who;
+    const std::uint32_t link = direction / 2;
+    double load = largest * communicating_streams(rank);
+    if (!ends && fabric_link(link)) {
+      const int a = at(placement_, rank);
+      load = std::min(load, capacity_Bps(network_.intra_link(a)));
+      const std::uint32_t nic = nic_link_of(network_, a);
+      if (nic < network_.link_count()) {
+        behind_nic[{direction, nic}] += load;
+        load = 0;
+      }
+    }
+    sums[direction] += load;
+    k = next;
+  }
+  for (const auto& [key, load] : behind_nic) {
+    sums[key.first] += std::min(load, capacity_Bps(key.second));
+  }
+  return sums;
 }
 
 bool CollectiveShortcuts::world_fits(std::uint32_t direction) {
@@ -283,6 +289,13 @@ std::string CollectiveShortcuts::below_model_data(const CollectivePlan& plan, co
 }
 
 std::string CollectiveShortcuts::decide(const CollectivePlan& plan, int group_index, Entry& entry) {
+  if (std::string why = ineligible(plan, group_index); !why.empty()) return why;
+  if (std::string why = collect_paths(plan, group_index, entry); !why.empty()) return why;
+  if (std::string why = below_model_data(plan, entry); !why.empty()) return why;
+  return crossings_refusal(group_index, entry);
+}
+
+std::string CollectiveShortcuts::ineligible(const CollectivePlan& plan, int group_index) {
   if (!options_.fast) return "the full replay (--full)";
   if (model_ && model_->has_overheads()) return "the calibrated network model charges per-message CPU overheads";
   switch (plan.request.op) {
@@ -295,21 +308,17 @@ std::string CollectiveShortcuts::decide(const CollectivePlan& plan, int group_in
       return "a rank may end before another one starts";
   }
   if (network_.accelerator().cpu_core) return "CPU ranks may share a core";
-  const trace::Group& group = at(trace_.groups, group_index);
-  const bool whole_world = static_cast<int>(group.ranks.size()) == trace_.world_size;
-  // A NIC link carries only messages with an end on an accelerator it serves: when those
-  // accelerators run only ranks of the group, it carries only the group's messages while the
-  // group's ranks there are in the collective (before and after, none of the group's).
-  std::unordered_map<std::uint32_t, int> group_ranks_behind_nic;
-  for (int rank : group.ranks) {
-    const int a = at(placement_, rank);
-    if (at(ranks_on_accelerator_, a) != 1) return "ranks share an accelerator";
-    ++group_ranks_behind_nic[nic_link_of(network_, a)];
+  for (int rank : at(trace_.groups, group_index).ranks) {
+    if (at(ranks_on_accelerator_, at(placement_, rank)) != 1) return "ranks share an accelerator";
   }
-  if (const std::string& why = stream_disagreement(group_index); !why.empty()) return why;
-  // The messages: one path per (sender, receiver) pair of the schedule. Schedules where every
-  // rank talks to every other (pairwise all_to_all) would hold p^2 paths: past 64 per rank the
-  // check would cost more than it saves, and they run message by message.
+  return stream_disagreement(group_index);
+}
+
+std::string CollectiveShortcuts::collect_paths(const CollectivePlan& plan, int group_index, Entry& entry) const {
+  // One path per (sender, receiver) pair of the schedule. Schedules where every rank talks to
+  // every other (pairwise all_to_all) would hold p^2 paths: past 64 per rank the check would
+  // cost more than it saves, and they run message by message.
+  const trace::Group& group = at(trace_.groups, group_index);
   const collective::Schedule& schedule = *plan.schedule;
   const std::size_t most_paths = 64 * static_cast<std::size_t>(schedule.size()) + 1024;
   for (int r = 0; r < schedule.size(); ++r) {
@@ -323,11 +332,21 @@ std::string CollectiveShortcuts::decide(const CollectivePlan& plan, int group_in
         return fmt::format("its {} ranks have more than {} sender-receiver pairs", schedule.size(), most_paths);
     }
   }
-  if (std::string why = below_model_data(plan, entry); !why.empty()) return why;
+  return "";
+}
+
+std::string CollectiveShortcuts::crossings_refusal(int group_index, const Entry& entry) {
   // Nobody else on the paths; and per link direction, the messages that can be in flight on it
   // at once fit in its capacity. Each rank has at most one send and one receive in flight (a
   // step has one of each), so no more messages cross a direction than the smaller of its
   // distinct senders and receivers: the largest that many of its senders' rates must fit.
+  const trace::Group& group = at(trace_.groups, group_index);
+  const bool whole_world = static_cast<int>(group.ranks.size()) == trace_.world_size;
+  // A NIC link carries only messages with an end on an accelerator it serves: when those
+  // accelerators run only ranks of the group, it carries only the group's messages while the
+  // group's ranks there are in the collective (before and after, none of the group's).
+  std::unordered_map<std::uint32_t, int> group_ranks_behind_nic;
+  for (int rank : group.ranks) ++group_ranks_behind_nic[nic_link_of(network_, at(placement_, rank))];
   struct Crossing {
     std::map<int, double> sender_Bps;  // each sender's largest rate across it
     std::set<int> receivers;

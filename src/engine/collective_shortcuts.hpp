@@ -4,8 +4,10 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -111,7 +113,16 @@ class CollectiveShortcuts {
   /// Whether `schedule` is a uniform ring whose every message to the right neighbour takes a
   /// path of the same latency and rate as rank 0's.
   static bool uniform_ring_links(const collective::Schedule& schedule, const Entry& e);
+  /// Why `plan` on `group` runs message by message; "" for its critical path. In order:
+  /// ineligible, collect_paths, below_model_data, crossings_refusal.
   std::string decide(const CollectivePlan& plan, int group, Entry& entry);
+  /// Why the collective, its platform or its ranks bar the shortcut whatever the paths.
+  std::string ineligible(const CollectivePlan& plan, int group);
+  /// Fills `entry`'s paths, one per sender-receiver pair of the schedule; refuses too many.
+  std::string collect_paths(const CollectivePlan& plan, int group, Entry& entry) const;
+  /// Why messages of `entry`'s paths could slow one another or others' (ranks outside the
+  /// group on a link whose world load does not fit, a direction whose own load does not fit).
+  std::string crossings_refusal(int group, const Entry& entry);
   /// Why a calibrated model's note needs the schedule's messages counted one by one
   /// (NetworkFactors::count, of SimGrid's messages only): "" when no message of `entry`'s paths
   /// lies below the data of its tier.
@@ -128,6 +139,13 @@ class CollectiveShortcuts {
   /// first use (needs the planner).
   bool world_fits(std::uint32_t direction);
   void bound_world_load();
+  /// Every (sender, receiver) pair of global ranks that the job's sends and collectives' schedules hold.
+  std::set<std::pair<int, int>> world_pairs() const;
+  /// A bound's row: (link direction, a rank or 2 * rank + receiving, a lone rate across it).
+  using LoadRow = std::tuple<std::uint32_t, int, double>;
+  /// Per direction, the sum over the rows' distinct second members of their largest rates
+  /// (`ends`: the members are ends, 2 * rank + receiving); sorts `rows`.
+  std::unordered_map<std::uint32_t, double> sum_of_largest(std::vector<LoadRow>& rows, bool ends) const;
   /// A link's capacity as the engine's platform has it (bandwidth factor, and a calibrated
   /// model's floor: GraphZoneOptions).
   double capacity_Bps(std::uint32_t link) const;

@@ -53,186 +53,239 @@ bool same_sharing(const std::vector<Route>& a, const std::vector<Route>& b, cons
   return true;
 }
 
+/// fold_replicas, stage by stage; each stage returns false with the refusal set on the result.
+class ReplicaFolder {
+ public:
+  ReplicaFolder(const trace::Trace& trace, const topology::Network& network, const std::vector<int>& placement,
+                CollectivePlanner& planner, CollectiveShortcuts& shortcuts, GraphZone& zone)
+      : trace_(trace),
+        groups_(trace.groups),
+        network_(network),
+        placement_(placement),
+        planner_(planner),
+        shortcuts_(shortcuts),
+        zone_(zone) {}
+
+  ReplicaFolding fold() {
+    if (std::none_of(groups_.begin(), groups_.end(), [](const trace::Group& g) { return g.kind == GroupKind::kData; }))
+      return out_;
+    if (!find_replicas() || out_.replicas < 2 || !data_groups_disjoint() || !check_copies()) return out_;
+    std::vector<std::vector<Route>> routes;
+    if (!route_replicas(replica_zero_pairs(), routes)) return out_;
+    fold_alike(routes);
+    return out_;
+  }
+
+ private:
+  const trace::Trace& trace_;
+  const std::vector<trace::Group>& groups_;
+  const topology::Network& network_;
+  const std::vector<int>& placement_;
+  CollectivePlanner& planner_;
+  CollectiveShortcuts& shortcuts_;
+  GraphZone& zone_;
+  ReplicaFolding out_;
+  std::vector<int> data_of_;  ///< per rank: its data-parallel group
+  std::vector<int> replica_;  ///< per rank: its position there, its replica
+
+  /// The rank at position e of r's data-parallel group: its counterpart in replica e.
+  int counterpart(int r, int e) const { return at(at(groups_, at(data_of_, r)).ranks, e); }
+  int rep(int r) const { return at(replica_, r); }
+  bool refuse(std::string why) {
+    out_.refusal = std::move(why);
+    return false;
+  }
+
+  /// Replicas: positions in the data-parallel groups, which must all be of one size.
+  bool find_replicas() {
+    const auto world = as_index(trace_.world_size);
+    data_of_.resize(world);
+    replica_.resize(world);
+    for (int r = 0; r < trace_.world_size; ++r) {
+      const int g = trace_.group_of_kind(r, GroupKind::kData);
+      if (g < 0) return refuse(fmt::format("rank {} has no data-parallel group", r));
+      at(data_of_, r) = g;
+      const trace::Group& group = at(groups_, g);
+      const auto size = static_cast<int>(group.ranks.size());
+      if (out_.replicas == 0) out_.replicas = size;
+      if (size != out_.replicas) {
+        return refuse(fmt::format("data-parallel groups of {} and {} ranks (\"{}\")", out_.replicas, size, group.name));
+      }
+      at(replica_, r) = group.index_of(r);
+    }
+    return true;
+  }
+
+  /// Every rank is in one data-parallel group only.
+  bool data_groups_disjoint() {
+    for (std::size_t g = 0; g < groups_.size(); ++g) {
+      if (groups_[g].kind != GroupKind::kData) continue;
+      for (int m : groups_[g].ranks) {
+        if (at(data_of_, m) != static_cast<int>(g)) {
+          return refuse(fmt::format("rank {} is in more than one data-parallel group (\"{}\")", m, groups_[g].name));
+        }
+      }
+    }
+    return true;
+  }
+
+  /// Every rank runs its counterpart's program in replica 0, with the counterparts' partners
+  /// (operators of one form have the same partners: Program::partner_forms).
+  bool check_copies() {
+    std::vector<std::vector<std::uint32_t>> forms(trace_.programs.size());
+    for (std::size_t p = 0; p < trace_.programs.size(); ++p) forms[p] = trace_.programs[p].partner_forms(false);
+    std::vector<char> group_copies(groups_.size(), 0);
+    for (int x = 0; x < trace_.world_size; ++x) {
+      const int d = rep(x);
+      if (d == 0) continue;
+      const int y = counterpart(x, 0);
+      const auto p = as_index(at(trace_.program_of, x));
+      if (at(trace_.program_of, y) != static_cast<int>(p)) {
+        return refuse(fmt::format("rank {} (replica {}) does not run the program of rank {} (replica 0)", x, d, y));
+      }
+      for (std::uint32_t k : forms[p]) {
+        if (!copies(x, y, k, group_copies)) return false;
+      }
+    }
+    return true;
+  }
+
+  /// Whether operator `k` of rank `x` talks to the counterparts of the partners of rank `y`'s
+  /// (replica 0); `group_copies` marks the groups found to be copies.
+  bool copies(int x, int y, std::uint32_t k, std::vector<char>& group_copies) {
+    const int d = rep(x);
+    const Op ox = trace_.op(x, k);
+    const Op oy = trace_.op(y, k);
+    if (ox.kind == OpKind::kSend || ox.kind == OpKind::kRecv) {
+      if (rep(ox.peer) == d && counterpart(ox.peer, 0) == oy.peer) return true;
+      return refuse(fmt::format("operator #{} of rank {} ({} rank {}) is no copy of rank {}'s in replica 0", k, x,
+                                trace::op_kind_name(ox.kind), ox.peer, y));
+    }
+    if (ox.group == at(data_of_, x)) {
+      if (oy.group == ox.group) return true;
+    } else if (at(group_copies, ox.group) != 0) {
+      return true;
+    } else {
+      const auto& gx = at(groups_, ox.group).ranks;
+      const auto& gy = at(groups_, oy.group).ranks;
+      bool copy = gx.size() == gy.size() && (ox.root < 0 || counterpart(ox.root, 0) == oy.root);
+      for (std::size_t i = 0; i < gx.size() && copy; ++i) copy = rep(gx[i]) == d && counterpart(gx[i], 0) == gy[i];
+      if (copy) {
+        at(group_copies, ox.group) = 1;
+        return true;
+      }
+    }
+    return refuse(fmt::format("operator #{} of rank {} (a {} on \"{}\") is no copy of rank {}'s in replica 0", k, x,
+                              trace::op_kind_name(ox.kind), at(groups_, ox.group).name, y));
+  }
+
+  /// Replica 0's messages (each replica's are their counterparts), sorted and unique: its
+  /// sends, and every ordered pair of the members of its collectives other than the
+  /// data-parallel ones. Its data-parallel collectives must run as their critical path
+  /// (refused otherwise: an empty list and the refusal set).
+  std::vector<std::pair<int, int>> replica_zero_pairs() {
+    std::vector<std::pair<int, int>> pairs;
+    std::vector<char> group_seen(groups_.size(), 0);
+    for (int y = 0; y < trace_.world_size; ++y) {
+      if (rep(y) != 0) continue;
+      const auto p = as_index(at(trace_.program_of, y));
+      const auto& ops = trace_.programs[p].ops;
+      for (std::size_t k = 0; k < ops.size(); ++k) {
+        if (ops[k].kind == OpKind::kCompute) continue;
+        const Op op = trace_.op(y, k);
+        if (op.kind == OpKind::kSend) pairs.emplace_back(y, op.peer);
+        if (!trace::is_collective(op.kind)) continue;
+        if (op.group == at(data_of_, y)) {
+          if (!critical_path(op, y, k, static_cast<int>(p))) return {};
+          continue;
+        }
+        const auto g = as_index(op.group);
+        if (group_seen[g] != 0) continue;
+        group_seen[g] = 1;
+        for (int a : groups_[g].ranks) {
+          for (int b : groups_[g].ranks) {
+            if (a != b) pairs.emplace_back(a, b);
+          }
+        }
+      }
+    }
+    std::sort(pairs.begin(), pairs.end());
+    pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+    return pairs;
+  }
+
+  /// Whether data-parallel collective `op` (operator `k` of rank `y`, program `p`) runs as its
+  /// critical path.
+  bool critical_path(const Op& op, int y, std::size_t k, int p) {
+    const std::vector<char>& alone = shortcuts_.alone(p);
+    const std::string& refusal = shortcuts_.refusal(planner_.plan(op, y, k), op.group);
+    if (refusal.empty() && (alone.empty() || alone[k] != 0)) return true;
+    return refuse(fmt::format("the {} on \"{}\" (operator #{} of rank {}) runs message by message: {}",
+                              trace::op_kind_name(op.kind), at(groups_, op.group).name, k, y,
+                              refusal.empty() ? "another stream of its rank may overlap it" : refusal));
+  }
+
+  /// Each replica's routes of `pairs` (as its counterparts), refused when a shared link
+  /// carries messages of two replicas.
+  bool route_replicas(const std::vector<std::pair<int, int>>& pairs, std::vector<std::vector<Route>>& routes) {
+    if (!out_.refusal.empty()) return false;
+    routes.assign(as_index(out_.replicas), std::vector<Route>(pairs.size()));
+    std::unordered_map<std::uint32_t, int> owner;  ///< by shared link: the replica whose messages it carries
+    for (int d = 0; d < out_.replicas; ++d) {
+      for (std::size_t i = 0; i < pairs.size(); ++i) {
+        const int a = counterpart(pairs[i].first, d), b = counterpart(pairs[i].second, d);
+        const int pa = at(placement_, a), pb = at(placement_, b);
+        Route& route = at(routes, d)[i];
+        const CollectiveShortcuts::Path lone = shortcuts_.path(pa, pb);
+        const double cap_Bps = zone_.flow_cap_Bps(zone_.host_of_rank(a), zone_.host_of_rank(b));
+        route = Route{lone.latency_s, lone.rate_Bps, cap_Bps, lone.tier_index, {}};
+        zone_.shared_links(pa, pb, route.links);
+        for (std::uint32_t link : route.links) {
+          const int first = owner.try_emplace(link, d).first->second;
+          if (first == d) continue;
+          const topology::Link& l = network_.link(link / 2);
+          return refuse(fmt::format(
+              "a {} link on the route from rank {} to rank {} (replica {}) carries messages of replica {} too, and "
+              "their sharing of it can bind",
+              network_.tiers()[l.tier].name, a, b, d, first));
+        }
+      }
+    }
+    return true;
+  }
+
+  /// Each replica folds onto the first simulated one whose messages meet as its own.
+  void fold_alike(const std::vector<std::vector<Route>>& routes) {
+    std::vector<int> simulated, onto(as_index(out_.replicas));
+    for (int d = 0; d < out_.replicas; ++d) {
+      at(onto, d) = d;
+      for (int e : simulated) {
+        if (same_sharing(at(routes, d), at(routes, e), zone_)) {
+          at(onto, d) = e;
+          break;
+        }
+      }
+      if (at(onto, d) == d) simulated.push_back(d);
+    }
+    out_.simulated = static_cast<int>(simulated.size());
+    if (out_.simulated == out_.replicas) {
+      out_.refusal = "no two replicas' messages take routes of the same latencies, rates and links";
+      return;
+    }
+    out_.image.assign(as_index(trace_.world_size), -1);
+    for (int x = 0; x < trace_.world_size; ++x) {
+      const int e = at(onto, rep(x));
+      if (e != rep(x)) at(out_.image, x) = counterpart(x, e);
+    }
+  }
+};
+
 }  // namespace
 
 ReplicaFolding fold_replicas(const trace::Trace& trace, const topology::Network& network,
                              const std::vector<int>& placement, CollectivePlanner& planner,
                              CollectiveShortcuts& shortcuts, GraphZone& zone) {
-  ReplicaFolding out;
-  const auto world = as_index(trace.world_size);
-  const auto& groups = trace.groups;
-  if (std::none_of(groups.begin(), groups.end(), [](const trace::Group& g) { return g.kind == GroupKind::kData; })) {
-    return out;
-  }
-  // Replicas: positions in the data-parallel groups, which must all be of one size.
-  std::vector<int> data_of(world), replica(world);
-  for (std::size_t r = 0; r < world; ++r) {
-    const int g = trace.group_of_kind(static_cast<int>(r), GroupKind::kData);
-    if (g < 0) {
-      out.refusal = fmt::format("rank {} has no data-parallel group", r);
-      return out;
-    }
-    data_of[r] = g;
-    const trace::Group& group = at(groups, g);
-    const auto size = static_cast<int>(group.ranks.size());
-    if (out.replicas == 0) out.replicas = size;
-    if (size != out.replicas) {
-      out.refusal = fmt::format("data-parallel groups of {} and {} ranks (\"{}\")", out.replicas, size, group.name);
-      return out;
-    }
-    replica[r] = group.index_of(static_cast<int>(r));
-  }
-  if (out.replicas < 2) return out;
-  for (std::size_t g = 0; g < groups.size(); ++g) {
-    if (groups[g].kind != GroupKind::kData) continue;
-    for (int m : groups[g].ranks) {
-      if (at(data_of, m) != static_cast<int>(g)) {
-        out.refusal = fmt::format("rank {} is in more than one data-parallel group (\"{}\")", m, groups[g].name);
-        return out;
-      }
-    }
-  }
-  // The rank at position e of r's data-parallel group: its counterpart in replica e.
-  const auto counterpart = [&](int r, int e) { return at(at(groups, at(data_of, r)).ranks, e); };
-  const auto rep = [&](int r) { return at(replica, r); };
-
-  // The operators with partners, per program, and the first of each form (Program::partner_forms).
-  std::vector<std::vector<std::uint32_t>> talks(trace.programs.size()), forms(trace.programs.size());
-  for (std::size_t p = 0; p < trace.programs.size(); ++p) {
-    const auto& ops = trace.programs[p].ops;
-    for (std::size_t k = 0; k < ops.size(); ++k) {
-      if (ops[k].kind != OpKind::kCompute) talks[p].push_back(static_cast<std::uint32_t>(k));
-    }
-    forms[p] = trace.programs[p].partner_forms(false);
-  }
-
-  // Every rank runs its counterpart's program in replica 0, with the counterparts' partners
-  // (operators of one form have the same partners).
-  std::vector<char> group_copies(groups.size(), 0);
-  for (int x = 0; x < trace.world_size; ++x) {
-    const int d = rep(x);
-    if (d == 0) continue;
-    const int y = counterpart(x, 0);
-    const auto p = as_index(at(trace.program_of, x));
-    if (at(trace.program_of, y) != static_cast<int>(p)) {
-      out.refusal = fmt::format("rank {} (replica {}) does not run the program of rank {} (replica 0)", x, d, y);
-      return out;
-    }
-    for (std::uint32_t k : forms[p]) {
-      const Op ox = trace.op(x, k);
-      const Op oy = trace.op(y, k);
-      if (ox.kind == OpKind::kSend || ox.kind == OpKind::kRecv) {
-        if (rep(ox.peer) != d || counterpart(ox.peer, 0) != oy.peer) {
-          out.refusal = fmt::format("operator #{} of rank {} ({} rank {}) is no copy of rank {}'s in replica 0", k, x,
-                                    trace::op_kind_name(ox.kind), ox.peer, y);
-          return out;
-        }
-        continue;
-      }
-      if (ox.group == at(data_of, x)) {
-        if (oy.group == ox.group) continue;
-      } else if (at(group_copies, ox.group) != 0) {
-        continue;
-      } else {
-        const auto& gx = at(groups, ox.group).ranks;
-        const auto& gy = at(groups, oy.group).ranks;
-        bool copy = gx.size() == gy.size() && (ox.root < 0 || counterpart(ox.root, 0) == oy.root);
-        for (std::size_t i = 0; i < gx.size() && copy; ++i) copy = rep(gx[i]) == d && counterpart(gx[i], 0) == gy[i];
-        if (copy) {
-          at(group_copies, ox.group) = 1;
-          continue;
-        }
-      }
-      out.refusal = fmt::format("operator #{} of rank {} (a {} on \"{}\") is no copy of rank {}'s in replica 0", k, x,
-                                trace::op_kind_name(ox.kind), at(groups, ox.group).name, y);
-      return out;
-    }
-  }
-
-  // Replica 0's messages (each replica's are their counterparts): its sends, and every ordered
-  // pair of the members of its collectives other than the data-parallel ones. Its
-  // data-parallel collectives must run as their critical path.
-  std::vector<std::pair<int, int>> pairs;
-  std::vector<char> group_seen(groups.size(), 0);
-  for (int y = 0; y < trace.world_size; ++y) {
-    if (rep(y) != 0) continue;
-    const auto p = as_index(at(trace.program_of, y));
-    for (std::uint32_t k : talks[p]) {
-      const Op op = trace.op(y, k);
-      if (op.kind == OpKind::kSend) pairs.emplace_back(y, op.peer);
-      if (!trace::is_collective(op.kind)) continue;
-      const auto g = as_index(op.group);
-      if (op.group == at(data_of, y)) {
-        const std::vector<char>& alone = shortcuts.alone(static_cast<int>(p));
-        const std::string& refusal = shortcuts.refusal(planner.plan(op, y, k), op.group);
-        if (!refusal.empty() || (!alone.empty() && alone[k] == 0)) {
-          out.refusal = fmt::format("the {} on \"{}\" (operator #{} of rank {}) runs message by message: {}",
-                                    trace::op_kind_name(op.kind), groups[g].name, k, y,
-                                    refusal.empty() ? "another stream of its rank may overlap it" : refusal);
-          return out;
-        }
-        continue;
-      }
-      if (group_seen[g] != 0) continue;
-      group_seen[g] = 1;
-      for (int a : groups[g].ranks) {
-        for (int b : groups[g].ranks) {
-          if (a != b) pairs.emplace_back(a, b);
-        }
-      }
-    }
-  }
-  std::sort(pairs.begin(), pairs.end());
-  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
-
-  // Each replica's routes, and the replica whose messages each shared link carries.
-  std::vector<std::vector<Route>> routes(as_index(out.replicas), std::vector<Route>(pairs.size()));
-  std::unordered_map<std::uint32_t, int> owner;
-  for (int d = 0; d < out.replicas; ++d) {
-    for (std::size_t i = 0; i < pairs.size(); ++i) {
-      const int a = counterpart(pairs[i].first, d), b = counterpart(pairs[i].second, d);
-      const int pa = at(placement, a), pb = at(placement, b);
-      Route& route = at(routes, d)[i];
-      const CollectiveShortcuts::Path lone = shortcuts.path(pa, pb);
-      const double cap_Bps = zone.flow_cap_Bps(zone.host_of_rank(a), zone.host_of_rank(b));
-      route = Route{lone.latency_s, lone.rate_Bps, cap_Bps, lone.tier_index, {}};
-      zone.shared_links(pa, pb, route.links);
-      for (std::uint32_t link : route.links) {
-        const int first = owner.try_emplace(link, d).first->second;
-        if (first != d) {
-          const topology::Link& l = network.link(link / 2);
-          out.refusal = fmt::format(
-              "a {} link on the route from rank {} to rank {} (replica {}) carries messages of replica {} too, and "
-              "their sharing of it can bind",
-              network.tiers()[l.tier].name, a, b, d, first);
-          return out;
-        }
-      }
-    }
-  }
-  // Each replica folds onto the first simulated one whose messages meet as its own.
-  std::vector<int> simulated, onto(as_index(out.replicas));
-  for (int d = 0; d < out.replicas; ++d) {
-    at(onto, d) = d;
-    for (int e : simulated) {
-      if (same_sharing(at(routes, d), at(routes, e), zone)) {
-        at(onto, d) = e;
-        break;
-      }
-    }
-    if (at(onto, d) == d) simulated.push_back(d);
-  }
-  out.simulated = static_cast<int>(simulated.size());
-  if (out.simulated == out.replicas) {
-    out.refusal = "no two replicas' messages take routes of the same latencies, rates and links";
-    return out;
-  }
-  out.image.assign(world, -1);
-  for (int x = 0; x < trace.world_size; ++x) {
-    const int e = at(onto, rep(x));
-    if (e != rep(x)) at(out.image, x) = counterpart(x, e);
-  }
-  return out;
+  return ReplicaFolder(trace, network, placement, planner, shortcuts, zone).fold();
 }
 
 namespace detail {
