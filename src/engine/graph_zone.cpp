@@ -124,8 +124,8 @@ double GraphZone::flow_cap_Bps(const sg4::Host* src, const sg4::Host* dst) {
   if (a == b || !has_caps_) return cap_Bps;
   // Asked once per message: the pairs of a job repeat (a pipeline's neighbours, a ring's).
   const auto key = static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)) << 32 | static_cast<std::uint32_t>(b);
-  auto [it, fresh] = flow_caps_.try_emplace(key, cap_Bps);
-  if (!fresh) return it->second;
+  auto [cached, fresh] = flow_caps_.try_emplace(key, cap_Bps);
+  if (!fresh) return *cached;
   cap_hops_.clear();
   network_.route(a, b, cap_hops_);
   for (const topology::Hop& hop : cap_hops_) {
@@ -133,7 +133,7 @@ double GraphZone::flow_cap_Bps(const sg4::Host* src, const sg4::Host* dst) {
     cap_Bps = std::min(cap_Bps, d.cable_Bps);
     if (d.left_out) cap_Bps = std::min(cap_Bps, d.bandwidth_Bps);
   }
-  it->second = cap_Bps;
+  *cached = cap_Bps;  // the route above inserted nothing: `cached` is still valid
   return cap_Bps;
 }
 

@@ -10,6 +10,7 @@
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
 
+#include "core/flat_map.hpp"
 #include "topology/network.hpp"
 
 namespace ccsim::engine {
@@ -104,12 +105,12 @@ class GraphZone final : public simgrid::kernel::routing::NetZoneImpl {
     double bandwidth_Bps = 0;  ///< the link's capacity
     bool left_out = false;     ///< leave_out()
   };
-  std::vector<Direction> directions_;                    ///< 2 per network link: [2i] forward, [2i+1] backward
-  std::vector<simgrid::s4u::Link*> loopback_;            ///< per accelerator shared by several ranks, nullptr otherwise
-  std::vector<topology::Hop> hops_;                      ///< scratch of get_local_route
-  std::vector<topology::Hop> cap_hops_;                  ///< scratch of flow_cap_Bps
-  bool has_caps_ = false;                                ///< some link in use is a trunk, or left out
-  std::unordered_map<std::uint64_t, double> flow_caps_;  ///< flow_cap_Bps by (src << 32 | dst accelerator)
+  std::vector<Direction> directions_;          ///< 2 per network link: [2i] forward, [2i+1] backward
+  std::vector<simgrid::s4u::Link*> loopback_;  ///< per accelerator shared by several ranks, nullptr otherwise
+  std::vector<topology::Hop> hops_;            ///< scratch of get_local_route
+  std::vector<topology::Hop> cap_hops_;        ///< scratch of flow_cap_Bps
+  bool has_caps_ = false;                      ///< some link in use is a trunk, or left out
+  FlatMap64<double> flow_caps_;                ///< flow_cap_Bps by (src << 32 | dst accelerator)
 };
 
 }  // namespace ccsim::engine
