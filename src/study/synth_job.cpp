@@ -9,6 +9,7 @@
 #include "core/input_error.hpp"
 #include "core/parse.hpp"
 #include "core/spelling.hpp"
+#include "synth/job.hpp"
 
 namespace ccsim::study {
 namespace {
@@ -167,24 +168,26 @@ SynthJobFit resolve_synth_job(const SynthJobSpec& job, const synth::ModelSpec& m
     par.micro_batches = static_cast<int>(*job.global_batch / per_step);
   }
   const topology::Network& net = platform.network;
+  const synth::Machine machine{platform.name,
+                               net.node_count(),
+                               net.accelerators_per_node(),
+                               net.accelerator().cpu_core,
+                               net.accelerator().memory_bytes,
+                               net.accelerator().model};
+  std::optional<synth::MemoryFit> fit;
   try {
-    synth::check_parallelism(model, par);
+    synth::check_parallelism(model, par);  // the memory is known (and shown) once the split is valid
     out.memory = synth::memory_per_accelerator(model, par);
-    if (!net.accelerator().cpu_core)
-      synth::check_ranks_fit(par, platform.name, net.node_count(), net.accelerators_per_node());
+    fit = synth::check_job(model, par, machine);
   } catch (const InputError& e) {
     // trace synth's errors name its option ("--pp"); the sweep's key is the same without dashes.
     const std::string_view key = std::string_view(e.field()).substr(e.field().rfind("--", 0) == 0 ? 2 : 0);
     out.refusal = key.empty() ? e.detail() : fmt::format("{}: {}", key, e.detail());
     return out;
   }
-  if (net.accelerator().memory_bytes > 0) {
-    const synth::MemoryFit fit =
-        synth::check_memory(model, par, net.accelerator().memory_bytes, net.accelerator().model);
-    if (!fit.fits) {
-      out.refusal = fit.message;
-      return out;
-    }
+  if (fit && !fit->fits) {
+    out.refusal = fit->message;
+    return out;
   }
   out.runs = true;
   return out;

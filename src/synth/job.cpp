@@ -5,13 +5,18 @@
 
 namespace ccsim::synth {
 
-Job synthesize_job(const ModelSpec& model, const Parallelism& par, const Machine& machine, const std::string& platform,
-                   bool allow_oversize) {
+std::optional<MemoryFit> check_job(const ModelSpec& model, const Parallelism& par, const Machine& machine) {
   check_parallelism(model, par);
   if (!machine.cpu_core) check_ranks_fit(par, machine.name, machine.nodes, machine.accelerators_per_node);
+  if (machine.memory_bytes <= 0) return std::nullopt;
+  return check_memory(model, par, machine.memory_bytes, machine.accelerator);
+}
+
+Job synthesize_job(const ModelSpec& model, const Parallelism& par, const Machine& machine, const std::string& platform,
+                   bool allow_oversize) {
   Job job;
-  if (machine.memory_bytes > 0) {
-    job.memory = check_memory(model, par, machine.memory_bytes, machine.accelerator);
+  job.memory = check_job(model, par, machine);
+  if (job.memory) {
     if (!job.memory->fits && !allow_oversize) {
       throw InputError("command line", 0, "--allow-oversize",
                        job.memory->message + " (--allow-oversize writes the trace anyway)");

@@ -26,9 +26,14 @@ struct Job {
   std::optional<MemoryFit> memory;
 };
 
-/// `trace synth`'s checks and trace: the split against the model (check_parallelism), the
-/// ranks against `machine`'s accelerators, one each (check_ranks_fit, unless its ranks are CPU
-/// cores), the memory against one accelerator's (check_memory: a job that does not fit is an
+/// `trace synth`'s checks of a job, before its trace: the split against the model
+/// (check_parallelism) and the ranks against `machine`'s accelerators, one each
+/// (check_ranks_fit, unless its ranks are CPU cores), each an InputError naming its option;
+/// then the memory against one accelerator's (check_memory), returned for the caller to
+/// decide on; none when the machine gives no memory.
+std::optional<MemoryFit> check_job(const ModelSpec& model, const Parallelism& par, const Machine& machine);
+
+/// `trace synth`'s checks and trace: check_job (a job whose memory does not fit is an
 /// InputError naming --allow-oversize unless `allow_oversize`), then the trace of one
 /// iteration (synthesize, recording `platform` as given) and trace::validate.
 Job synthesize_job(const ModelSpec& model, const Parallelism& par, const Machine& machine, const std::string& platform,
