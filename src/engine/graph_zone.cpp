@@ -90,7 +90,7 @@ GraphZone::GraphZone(const topology::Network& network, const std::vector<int>& p
     has_caps_ = has_caps_ || trunk;
     std::string name = network.link_name(i);
     auto direction = [&](sg4::Link* l) {
-      return Direction{l->get_impl(), cable_Bps, l->get_latency(), l->get_bandwidth(), false};
+      return Direction{l->get_impl(), l, cable_Bps, l->get_latency(), l->get_bandwidth(), false};
     };
     const std::size_t forward = 2 * std::size_t{i};  // the link's two directions: forward, forward + 1
     if (link.sharing == topology::Sharing::kSplitDuplex) {
@@ -151,6 +151,11 @@ std::pair<std::size_t, std::size_t> GraphZone::leave_out(const std::vector<char>
   }
   flow_caps_.clear();
   return {left, links};
+}
+
+void GraphZone::share_capacity(std::uint32_t index, double share) {
+  const Direction& d = directions_[index];
+  d.s4u_link->set_bandwidth(d.bandwidth_Bps * share);
 }
 
 void GraphZone::shared_links(int src, int dst, std::vector<std::uint32_t>& into) const {

@@ -82,6 +82,10 @@ class GraphZone final : public simgrid::kernel::routing::NetZoneImpl {
   /// route order, the link directions of the route that are not left out, each as the index of
   /// its SimGrid link (2 * link + d; 2 * link for both directions of a shared link).
   void shared_links(int src, int dst, std::vector<std::uint32_t>& into) const;
+  /// Gives SimGrid link `index` of shared_links() `share` of its capacity (the replicas a
+  /// simulation runs, of those that cross it: ReplicaFolding::link_shares); before any
+  /// message. capacity_Bps() stays the whole.
+  void share_capacity(std::uint32_t index, double share);
   /// A SimGrid link of shared_links(): its capacity and its per-flow (cable) limit.
   double capacity_Bps(std::uint32_t index) const { return directions_[index].bandwidth_Bps; }
   double cable_Bps(std::uint32_t index) const { return directions_[index].cable_Bps; }
@@ -100,7 +104,8 @@ class GraphZone final : public simgrid::kernel::routing::NetZoneImpl {
   /// A link direction as routes use it (kernel pointers cached: routing runs once per message).
   struct Direction {
     simgrid::kernel::resource::StandardLinkImpl* link = nullptr;
-    double cable_Bps = 0;  ///< per-flow limit of one cable (trunks), infinity elsewhere
+    simgrid::s4u::Link* s4u_link = nullptr;  ///< the same, to set its bandwidth
+    double cable_Bps = 0;                    ///< per-flow limit of one cable (trunks), infinity elsewhere
     double latency_s = 0;
     double bandwidth_Bps = 0;  ///< the link's capacity
     bool left_out = false;     ///< leave_out()

@@ -34,9 +34,13 @@ struct Route {
 };
 
 /// Whether the messages of `a` meet as those of `b` do: pair by pair equal latencies, rates and
-/// bounds, and shared links that correspond one to one with equal capacities.
-bool same_sharing(const std::vector<Route>& a, const std::vector<Route>& b, const GraphZone& zone) {
+/// bounds, and shared links that correspond one to one with equal capacities per replica that
+/// crosses them (`replicas_on`: by link, how many replicas' messages it carries) and equal
+/// cables.
+bool same_sharing(const std::vector<Route>& a, const std::vector<Route>& b, const GraphZone& zone,
+                  const std::unordered_map<std::uint32_t, int>& replicas_on) {
   std::unordered_map<std::uint32_t, std::uint32_t> to, from;
+  const auto share_Bps = [&](std::uint32_t link) { return zone.capacity_Bps(link) / replicas_on.at(link); };
   for (std::size_t i = 0; i < a.size(); ++i) {
     const Route& x = a[i];
     const Route& y = b[i];
@@ -46,12 +50,22 @@ bool same_sharing(const std::vector<Route>& a, const std::vector<Route>& b, cons
     }
     for (std::size_t j = 0; j < x.links.size(); ++j) {
       const std::uint32_t la = x.links[j], lb = y.links[j];
-      if (zone.capacity_Bps(la) != zone.capacity_Bps(lb) || zone.cable_Bps(la) != zone.cable_Bps(lb)) return false;
+      if (share_Bps(la) != share_Bps(lb) || zone.cable_Bps(la) != zone.cable_Bps(lb)) return false;
       if (to.try_emplace(la, lb).first->second != lb || from.try_emplace(lb, la).first->second != la) return false;
     }
   }
   return true;
 }
+
+/// The replicas whose messages one shared link carries, as route_replicas meets them (replica
+/// by replica, each replica's pairs in order): each must send the same pairs across it.
+struct LinkUse {
+  int first = -1;                    ///< the first replica on the link
+  int current = -1;                  ///< the replica being compared with the first
+  int replicas = 0;                  ///< how many replicas' messages it carries
+  std::size_t matched = 0;           ///< of the first's pairs, how many the current one sent
+  std::vector<std::uint32_t> pairs;  ///< the first replica's pairs across it
+};
 
 /// fold_replicas, stage by stage; each stage returns false with the refusal set on the result.
 class ReplicaFolder {
@@ -85,8 +99,9 @@ class ReplicaFolder {
   CollectiveShortcuts& shortcuts_;
   GraphZone& zone_;
   ReplicaFolding out_;
-  std::vector<int> data_of_;  ///< per rank: its data-parallel group
-  std::vector<int> replica_;  ///< per rank: its position there, its replica
+  std::vector<int> data_of_;                            ///< per rank: its data-parallel group
+  std::vector<int> replica_;                            ///< per rank: its position there, its replica
+  std::unordered_map<std::uint32_t, int> replicas_on_;  ///< by shared link: the replicas whose messages it carries
 
   /// The rank at position e of r's data-parallel group: its counterpart in replica e.
   int counterpart(int r, int e) const { return at(at(groups_, at(data_of_, r)).ranks, e); }
@@ -225,12 +240,14 @@ class ReplicaFolder {
                               refusal.empty() ? "another stream of its rank may overlap it" : refusal));
   }
 
-  /// Each replica's routes of `pairs` (as its counterparts), refused when a shared link
-  /// carries messages of two replicas.
+  /// Each replica's routes of `pairs` (as its counterparts), and by shared link how many
+  /// replicas' messages it carries (replicas_on_). Replicas may share a link when each sends
+  /// the same pairs across it: lockstep copies then take equal max-min shares of it, each
+  /// its capacity over their number (fold_alike). Refused otherwise.
   bool route_replicas(const std::vector<std::pair<int, int>>& pairs, std::vector<std::vector<Route>>& routes) {
     if (!out_.refusal.empty()) return false;
     routes.assign(as_index(out_.replicas), std::vector<Route>(pairs.size()));
-    std::unordered_map<std::uint32_t, int> owner;  ///< by shared link: the replica whose messages it carries
+    std::unordered_map<std::uint32_t, LinkUse> uses;
     for (int d = 0; d < out_.replicas; ++d) {
       for (std::size_t i = 0; i < pairs.size(); ++i) {
         const int a = counterpart(pairs[i].first, d), b = counterpart(pairs[i].second, d);
@@ -241,17 +258,46 @@ class ReplicaFolder {
         route = Route{lone.latency_s, lone.rate_Bps, cap_Bps, lone.tier_index, {}};
         zone_.shared_links(pa, pb, route.links);
         for (std::uint32_t link : route.links) {
-          const int first = owner.try_emplace(link, d).first->second;
-          if (first == d) continue;
-          const topology::Link& l = network_.link(link / 2);
-          return refuse(fmt::format(
-              "a {} link on the route from rank {} to rank {} (replica {}) carries messages of replica {} too, and "
-              "their sharing of it can bind",
-              network_.tiers()[l.tier].name, a, b, d, first));
+          if (!use_link(uses[link], d, static_cast<std::uint32_t>(i))) return refuse_sharing(link, a, b, d, uses[link]);
         }
       }
     }
+    for (auto& [link, use] : uses) {
+      if (use.matched != use.pairs.size() && use.current != use.first) return refuse_sharing(link, -1, -1, -1, use);
+      replicas_on_.emplace(link, use.replicas);
+    }
     return true;
+  }
+
+  /// Records that replica `d` sends pair `i` across a link; false when it does not send the
+  /// pairs that the link's first replica does.
+  static bool use_link(LinkUse& use, int d, std::uint32_t i) {
+    if (use.first < 0 || use.first == d) {
+      use.first = d;
+      use.current = d;
+      use.replicas = 1;
+      use.pairs.push_back(i);
+      return true;
+    }
+    if (use.current != d) {  // the next replica on the link: the previous one sent all the pairs
+      if (use.current != use.first && use.matched != use.pairs.size()) return false;
+      use.current = d;
+      use.matched = 0;
+      ++use.replicas;
+    }
+    return use.matched < use.pairs.size() && use.pairs[use.matched++] == i;
+  }
+
+  bool refuse_sharing(std::uint32_t link, int a, int b, int d, const LinkUse& use) {
+    const topology::Link& l = network_.link(link / 2);
+    if (d < 0) {
+      return refuse(fmt::format("a {} link carries messages of replicas {} and {} between different pairs of ranks",
+                                network_.tiers()[l.tier].name, use.first, use.current));
+    }
+    return refuse(
+        fmt::format("a {} link on the route from rank {} to rank {} (replica {}) carries messages of replica {} too, "
+                    "between other pairs of ranks, and their sharing of it can bind",
+                    network_.tiers()[l.tier].name, a, b, d, use.first));
   }
 
   /// Each replica folds onto the first simulated one whose messages meet as its own.
@@ -260,7 +306,7 @@ class ReplicaFolder {
     for (int d = 0; d < out_.replicas; ++d) {
       at(onto, d) = d;
       for (int e : simulated) {
-        if (same_sharing(at(routes, d), at(routes, e), zone_)) {
+        if (same_sharing(at(routes, d), at(routes, e), zone_, replicas_on_)) {
           at(onto, d) = e;
           break;
         }
@@ -272,11 +318,44 @@ class ReplicaFolder {
       out_.refusal = "no two replicas' messages take routes of the same latencies, rates and links";
       return;
     }
+    // Replicas that share a link take equal shares of it only when all are copies of one:
+    // copies of two replicas whose times differ would load it differently.
+    const bool shared =
+        std::any_of(replicas_on_.begin(), replicas_on_.end(), [](const auto& u) { return u.second > 1; });
+    if (shared && out_.simulated > 1) {
+      out_.simulated = out_.replicas;
+      out_.refusal = fmt::format(
+          "replicas share links, and their messages meet in {} different ways (only copies of one replica share a link "
+          "alike)",
+          simulated.size());
+      return;
+    }
     out_.image.assign(as_index(trace_.world_size), -1);
     for (int x = 0; x < trace_.world_size; ++x) {
       const int e = at(onto, rep(x));
       if (e != rep(x)) at(out_.image, x) = counterpart(x, e);
     }
+    share_links(routes, simulated);
+  }
+
+  /// The share of each link that several replicas' messages cross: the simulated replicas
+  /// among them (one: fold_alike) over all of them (ReplicaFolding::link_shares).
+  void share_links(const std::vector<std::vector<Route>>& routes, const std::vector<int>& simulated) {
+    std::unordered_map<std::uint32_t, int> simulated_on, last;
+    for (int d : simulated) {
+      for (const Route& route : at(routes, d)) {
+        for (std::uint32_t link : route.links) {
+          if (last.try_emplace(link, -1).first->second == d) continue;
+          last[link] = d;
+          ++simulated_on[link];
+        }
+      }
+    }
+    for (const auto& [link, on] : simulated_on) {
+      const int replicas = replicas_on_.at(link);
+      if (on != replicas) out_.link_shares.emplace_back(link, static_cast<double>(on) / replicas);
+    }
+    std::sort(out_.link_shares.begin(), out_.link_shares.end());
   }
 };
 
@@ -305,6 +384,7 @@ std::string FoldedReplicas::decide(const trace::Trace& trace, const topology::Ne
                        folding_.refusal);
   }
   if (folding_.image.empty()) return "";
+  for (const auto& [link, share] : folding_.link_shares) zone.share_capacity(link, share);
   stand_ins_.assign(trace.groups.size(), {});
   for (std::size_t g = 0; g < trace.groups.size(); ++g) {
     const trace::Group& group = trace.groups[g];
@@ -334,9 +414,14 @@ std::string FoldedReplicas::unfold(const trace::Trace& trace, Result& result, St
   std::string note = fmt::format(
       "shortcuts: the {} data-parallel replicas ran as {} simulated {} ({} of {} ranks): the others talk only to "
       "themselves but for their data-parallel collectives (which ran as their critical path), and their messages take "
-      "routes of the same latencies and rates, sharing links with no other replica, as those of the replica they "
-      "copy, whose times they took (--every-replica simulates each)",
-      folding_.replicas, folding_.simulated, folding_.simulated == 1 ? "one" : "ones", world - copies, world);
+      "routes of the same latencies and rates, {}, as those of the replica they copy, whose times they took "
+      "(--every-replica simulates each)",
+      folding_.replicas, folding_.simulated, folding_.simulated == 1 ? "one" : "ones", world - copies, world,
+      folding_.link_shares.empty()
+          ? std::string("sharing links with no other replica")
+          : fmt::format("sharing {} links with other replicas symmetrically (the simulated ones took their share of "
+                        "each)",
+                        folding_.link_shares.size()));
   if (lag_s_ > 0) {
     note += fmt::format(
         "; members of a data-parallel collective that started it together ended up to {:.3g} us apart, "

@@ -3,7 +3,9 @@
 // Engine-internal: which data-parallel replicas a --fast replay simulates once (Simulation).
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "topology/network.hpp"
@@ -33,13 +35,18 @@ struct Result;
 ///  - its messages meet in SimGrid as e's do: each message's route has the latency, the lone
 ///    rate, the per-flow bound and the calibrated model's tier of its counterpart's in e (so
 ///    that its cost by size and the CPU overheads around it are the same), and the links SimGrid shares
-///    (those not left out, leave_out_links in simulation.cpp) correspond one to one, with equal
-///    capacities, to e's, and carry messages of this replica only.
+///    (those not left out, leave_out_links in simulation.cpp) correspond one to one to e's, with
+///    equal cables and equal capacities per replica that crosses them;
+///  - a link that several replicas' messages cross carries the same pairs (counterparts) of
+///    each of them, and then every replica is a copy of one.
 /// Then the max-min sharing of the replica's messages is e's at every instant, and so is every
-/// time. Ranks that share an accelerator, CPU ranks and calibrated network models that count
-/// the messages below their data (floor_bytes) are not folded (the caller's conditions). The one difference from the
-/// full --fast replay: members of a data-parallel collective that start together may end apart (their ring's hops
-/// differ in latency); a simulated rank then ends it with the latest of the ranks it stands for
+/// time: replicas in lockstep put equal loads on a link they share, so each takes an equal
+/// share (progressive filling raises counterparts alike and freezes them at once). The
+/// simulated replicas alone, on each shared link at the share of its capacity that is theirs
+/// (link_shares), take the same max-min rates. Ranks that share an accelerator, CPU ranks and calibrated network models
+/// that count the messages below their data (floor_bytes) are not folded (the caller's conditions). The one difference
+/// from the full --fast replay: members of a data-parallel collective that start together may end apart (their ring's
+/// hops differ in latency); a simulated rank then ends it with the latest of the ranks it stands for
 /// (CollectiveRunner::run_shortcut), and the note says by how much.
 struct ReplicaFolding {
   /// Per rank: the simulated rank whose times it takes, -1 for a simulated rank; empty when
@@ -48,6 +55,9 @@ struct ReplicaFolding {
   int replicas = 0;     ///< data-parallel replicas (the size of the data groups); 0 without data groups
   int simulated = 0;    ///< replicas simulated
   std::string refusal;  ///< why no replica was folded; "" when some were, or there are none to fold
+  /// By shared link (GraphZone::shared_links) that replicas not simulated cross too: the share
+  /// of its capacity the simulated ones take (their number over all that cross it).
+  std::vector<std::pair<std::uint32_t, double>> link_shares;
   bool folded(int rank) const { return !image.empty() && at(image, rank) >= 0; }
 };
 

@@ -85,6 +85,20 @@ TEST_CASE(
     CHECK(test::largest_difference(r.folded, r.every) <= 1e-12);
     CHECK(test::largest_difference(r.folded, r.full) <= 1e-6);
   }
+  SECTION("replicas that share oversubscribed links symmetrically: one simulated, at its share of them") {
+    // Leaves of 8 ports (4 nodes) under a 4:1 oversubscribed level: every replica's pipeline
+    // messages go from leaf 0 to leaf 1, and the 4 replicas share the leaves' uplinks, each
+    // with the same pairs of ranks. The simulated replica takes a quarter of each.
+    const Runs r = run_three(t, eight_nodes(8, "4"));
+    CHECK_THAT(replica_note(r.folded),
+               Catch::StartsWith("shortcuts: the 4 data-parallel replicas ran as 1 simulated one (4 of 16 ranks)") &&
+                   Catch::Contains("sharing 4 links with other replicas symmetrically"));
+    CAPTURE(r.folded.makespan_s, r.every.makespan_s, r.full.makespan_s);
+    // The sharing binds: the same job on a non-blocking fabric ends sooner.
+    CHECK(r.every.makespan_s > engine::replay(t, eight_nodes(8), fast()).makespan_s);
+    CHECK(test::largest_difference(r.folded, r.every) <= 1e-9);
+    CHECK(test::largest_difference(r.folded, r.full) <= 1e-6);
+  }
   SECTION("replicas on one leaf and across two: two simulated, and ends of the gradients' ring apart") {
     // Leaves of 10 ports (5 nodes): replica 0 (nodes 0 and 4) on one leaf, the others across
     // two, whose routes take the root's latency too. A data-parallel group spans both leaves:
@@ -165,17 +179,31 @@ TEST_CASE(
     "replicas that could slow one another down or that are no copies of one another are each simulated, and "
     "the note says why",
     "[engine][fold]") {
-  SECTION("an oversubscribed fabric: a link two replicas' messages share can bind") {
+  SECTION("replicas of two kinds that share an oversubscribed link") {
+    // Two domains of 4 nodes (leaves of 2 nodes under a non-blocking switch) under a 4:1
+    // oversubscribed root: stage 0 in one, stage 1 in the other, so every replica's pipeline
+    // messages share the domains' uplinks. Replicas 2 and 3 have their tensor-parallel peers
+    // on two nodes (the others on one): their times differ from replicas 0 and 1's, and so
+    // would their loads on the shared links.
+    const std::string network = R"({"topology": "fat-tree", "source": "test", "levels": [
+        {"down": 4, "source": "test"},
+        {"down": 2, "bandwidth_Bps": 1e10, "latency_s": 3e-6, "oversubscription": 1, "source": "test"},
+        {"down": 2, "bandwidth_Bps": 1e10, "latency_s": 3e-6, "oversubscription": 4, "source": "test"}]})";
+    const topology::Platform platform = test::platform(8, 2, 2, network);
     const trace::Trace t = small_job();
     engine::ReplayOptions options = fast();
-    const topology::Platform platform = eight_nodes(8, "4");
+    options.placement = "map:0,1,2,3,4,6,5,7,8,9,10,11,12,13,14,15";
     const engine::Result r = engine::replay(t, platform, options);
-    CHECK(
-        replica_note(r) ==
-        "shortcuts: the 4 data-parallel replicas were simulated one by one: a level2 link on the route from rank 2 to "
-        "rank 10 (replica 1) carries messages of replica 0 too, and their sharing of it can bind");
+    CHECK(replica_note(r) ==
+          "shortcuts: the 4 data-parallel replicas were simulated one by one: replicas share links, and their "
+          "messages meet in 2 different ways (only copies of one replica share a link alike)");
     options.fold_replicas = false;
     CHECK(test::largest_difference(r, engine::replay(t, platform, options)) == 0);
+    // With every replica's peers on one node, all are copies of one, simulated at its share.
+    options.placement = "auto";
+    options.fold_replicas = true;
+    CHECK_THAT(replica_note(engine::replay(t, platform, options)),
+               Catch::StartsWith("shortcuts: the 4 data-parallel replicas ran as 1 simulated one"));
   }
   SECTION("gradients that run message by message") {
     const engine::Result r = engine::replay(small_job(), eight_nodes(2, "4"), fast());
