@@ -158,8 +158,8 @@ void run_calibrate_trace(const CalibrateTraceCommand& cmd) {
   std::string out = fmt::format("calibrate trace: {}\n", fmt::join(cmd.traces, ", "));
   std::optional<topology::NetworkModel> mpi;
   if (!cmd.network_model.empty()) {
-    mpi = topology::read_network_model(
-        find_data_file(cmd.network_model, network_model_dirs(), "--network-model", "network model", "network models"));
+    mpi = topology::read_network_model(find_data_file(cmd.network_model, data_folders().network_models,
+                                                      "--network-model", "network model", "network models"));
   }
   out += compute_fit_report(fit, mpi ? &*mpi : nullptr);
   if (cmd.output_given) {

@@ -54,14 +54,6 @@ void setup_sweep(CLI::App& app);
 /// Whether an MPI launcher (mpirun, srun) started this process (measure_launch_cmd.cpp).
 bool under_mpi_launcher();
 
-/// Directories searched for platform presets: $CCSIM_PLATFORMS (colon-separated), then the
-/// platforms/ folder of the source tree this binary was built from.
-std::vector<std::string> platform_dirs();
-
-/// The platform preset NAME (in platform_dirs()) or platform FILE, read and built (with
-/// `overrides` applied: --set).
-topology::Platform read_named_platform(const std::string& name, const topology::PlatformOverrides& overrides = {});
-
 /// Shared by calibrate network and validate: the measurement file (any format of
 /// calibrate::read_any_measurements), --series and --ranks.
 void add_measurement_input(CLI::App* sub, std::string& measurements, std::string& series, int& ranks,

@@ -105,14 +105,14 @@ class Sweep {
     for (const Scenario& s : spec_.scenarios) {
       if (s.platform && seen.insert("p:" + s.platform->text).second) {
         try {
-          topology::find_platform(platform_value(spec_.file, s.platform->text), platform_dirs());
+          topology::find_platform(platform_value(spec_.file, s.platform->text), data_folders().platforms);
         } catch (const InputError& e) {
           s.platform->at.fail(e.detail());
         }
       }
       if (s.compress && s.compress->text != "none" && seen.insert("c:" + s.compress->text).second) {
         try {
-          compress::load_compressor(compress::parse_compress_spec(s.compress->text), compressor_dirs());
+          compress::load_compressor(compress::parse_compress_spec(s.compress->text), data_folders().compressors);
         } catch (const InputError& e) {
           s.compress->at.fail(e.detail());
         }

@@ -12,6 +12,7 @@
 #include "cli/commands.hpp"
 #include "cli/option_values.hpp"
 #include "cli/render.hpp"
+#include "cli/simulation_flags.hpp"
 #include "core/input_error.hpp"
 #include "core/parse.hpp"
 #include "engine/result.hpp"

@@ -38,12 +38,12 @@ void run_validate(ValidateCommand cmd) {
       calibrate::read_any_measurements(cmd.measurements, cmd.ranks > 0 ? std::optional<int>(cmd.ranks) : std::nullopt);
   if (cmd.series.empty()) cmd.series = calibrate::default_series(file);
   topology::NetworkModel model = topology::read_network_model(
-      find_data_file(cmd.model, network_model_dirs(), "--model", "network model", "network models"));
+      find_data_file(cmd.model, data_folders().network_models, "--model", "network model", "network models"));
   const calibrate::ValidationRequest request{cmd.measurements, cmd.series,   cmd.group,         cmd.library_schedule,
                                              cmd.tier,         cmd.compress, cmd.measured_ratio};
   const calibrate::NetworkValidation v = calibrate::validate_network(
       file, model, request,
-      [](const compress::CompressSpec& spec) { return compress::load_compressor(spec, compressor_dirs()); });
+      [](const compress::CompressSpec& spec) { return compress::load_compressor(spec, data_folders().compressors); });
   const topology::TierModel& tier = v.tier == "inter" ? model.inter : model.intra;
   std::string out = fmt::format("validate: network model \"{}\" (tier {}) against {}, all_reduce {} (schedule {})\n",
                                 model.name, v.tier, cmd.measurements, cmd.series, v.schedules);
