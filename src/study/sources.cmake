@@ -8,6 +8,7 @@ target_sources(ccsim_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/measured_result.cpp
   ${CMAKE_CURRENT_LIST_DIR}/replay_setup.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sweep.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/sweep_runner.cpp
   ${CMAKE_CURRENT_LIST_DIR}/synth_job.cpp
   ${CMAKE_CURRENT_LIST_DIR}/what_if.cpp
 )
