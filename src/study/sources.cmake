@@ -2,6 +2,7 @@
 target_sources(ccsim_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/breakeven_study.cpp
   ${CMAKE_CURRENT_LIST_DIR}/collective_study.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/collective_whatif.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cost_study.cpp
   ${CMAKE_CURRENT_LIST_DIR}/data_folders.cpp
   ${CMAKE_CURRENT_LIST_DIR}/job_facts.cpp

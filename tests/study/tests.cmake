@@ -2,6 +2,7 @@
 target_sources(ccsim_tests PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/breakeven_study_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/collective_study_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/collective_whatif_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cost_study_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/data_folders_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/measured_result_test.cpp
