@@ -68,14 +68,6 @@ calibrate::FlopExponent flop_exponent_choice(const std::string& value);
 /// --power, bound to `options` (study::check_cost_options checks them).
 void add_cost_options(CLI::App* sub, study::CostOptions& options);
 
-/// Shared by calibrate and validate: the point table with fitted / held-out errors, and a tier.
-std::string calibration_report(const std::vector<calibrate::PointFit>& points);
-/// The same as JSON (--format json): "points" (ranks, bytes, measured_s, predicted_s, error,
-/// set, p10_s and p90_s when measured), "fitted" and "held_out" (points, gmean, worst), and
-/// "measurement_spread" (the geometric-mean half-width of p10..p90, null when not measured).
-nlohmann::ordered_json calibration_json(const std::vector<calibrate::PointFit>& points);
-std::string tier_report(const topology::TierModel& tier, double reduce_s_per_byte);
-
 /// Writes `text` to `path`, or to stdout for "-" ("" is an error): never half-way, never over an input
 /// of the command, and a write error is an InputError (see write_output_file, core/output_file.hpp).
 void write_output(const std::string& path, const std::string& text);
