@@ -39,9 +39,10 @@ std::string bytes_or_never(double bytes) {
 }
 
 void run_breakeven(const BreakevenCommand& cmd) {
-  topology::Platform platform = topology::read_platform(topology::find_platform(cmd.platform, platform_dirs()));
+  topology::Platform platform =
+      topology::read_platform(topology::find_platform(cmd.platform, data_folders().platforms));
   compress::CompressSpec spec = compress::parse_compress_spec(cmd.compress);
-  compress::CompressorModel model = compress::load_compressor(spec, compressor_dirs());
+  compress::CompressorModel model = compress::load_compressor(spec, data_folders().compressors);
   auto dtype = parse_dtype(cmd.dtype);
   if (!dtype)
     throw InputError("command line", 0, "--dtype",

@@ -54,14 +54,6 @@ void setup_sweep(CLI::App& app);
 /// Whether an MPI launcher (mpirun, srun) started this process (measure_launch_cmd.cpp).
 bool under_mpi_launcher();
 
-/// Directories searched for platform presets: $CCSIM_PLATFORMS (colon-separated), then the
-/// platforms/ folder of the source tree this binary was built from.
-std::vector<std::string> platform_dirs();
-
-/// The platform preset NAME (in platform_dirs()) or platform FILE, read and built (with
-/// `overrides` applied: --set).
-topology::Platform read_named_platform(const std::string& name, const topology::PlatformOverrides& overrides = {});
-
 /// Shared by calibrate network and validate: the measurement file (any format of
 /// calibrate::read_any_measurements), --series and --ranks.
 void add_measurement_input(CLI::App* sub, std::string& measurements, std::string& series, int& ranks,
@@ -75,14 +67,6 @@ calibrate::FlopExponent flop_exponent_choice(const std::string& value);
 /// Shared by cost and report: --iterations, --tokens, --tokens-per-iteration, --price and
 /// --power, bound to `options` (study::check_cost_options checks them).
 void add_cost_options(CLI::App* sub, study::CostOptions& options);
-
-/// Shared by calibrate and validate: the point table with fitted / held-out errors, and a tier.
-std::string calibration_report(const std::vector<calibrate::PointFit>& points);
-/// The same as JSON (--format json): "points" (ranks, bytes, measured_s, predicted_s, error,
-/// set, p10_s and p90_s when measured), "fitted" and "held_out" (points, gmean, worst), and
-/// "measurement_spread" (the geometric-mean half-width of p10..p90, null when not measured).
-nlohmann::ordered_json calibration_json(const std::vector<calibrate::PointFit>& points);
-std::string tier_report(const topology::TierModel& tier, double reduce_s_per_byte);
 
 /// Writes `text` to `path`, or to stdout for "-" ("" is an error): never half-way, never over an input
 /// of the command, and a write error is an InputError (see write_output_file, core/output_file.hpp).

@@ -1,33 +1,10 @@
-#include <cstdlib>
-#include <sstream>
-
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
 #include "core/input_error.hpp"
 #include "core/output_file.hpp"
-#include "core/phase.hpp"
 
 namespace ccsim::cli {
-
-std::vector<std::string> platform_dirs() {
-  std::vector<std::string> dirs;
-  if (const char* env = std::getenv("CCSIM_PLATFORMS")) {
-    std::stringstream list(env);
-    for (std::string dir; std::getline(list, dir, ':');) {
-      if (!dir.empty()) dirs.push_back(dir);
-    }
-  }
-  dirs.emplace_back(CCSIM_SOURCE_DIR "/platforms");
-  return dirs;
-}
-
-topology::Platform read_named_platform(const std::string& name, const topology::PlatformOverrides& overrides) {
-  const std::string path = topology::find_platform(name, platform_dirs());
-  Phase phase(fmt::format("building the platform {}", path),
-              "reduce the platform's size (nodes, levels, groups, routers)");
-  return topology::read_platform(path, overrides);
-}
 
 void check_output_path(const std::string& path) {
   if (path.empty()) {

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "measure/measurement.hpp"
+#include "measure/selection.hpp"
 
 namespace ccsim::cli {
 
@@ -15,12 +16,7 @@ namespace ccsim::cli {
 struct MeasureCommand {
   measure::MeasureOptions options;
   std::string output = "-";
-  std::string ops = "all_reduce";
-  std::string algorithms = "mpi,ring";
-  std::string transports = "mpi";
-  std::string sizes = "1KiB:64MiB:x4";
-  std::string layout;
-  std::string groups = "world";
+  measure::Selection selection;  ///< checked into `options` by finish_measure_options()
 };
 
 /// Bounds of --reps and --warmup, and of --np (ccsim measure's launcher checks it too).
@@ -30,9 +26,5 @@ inline constexpr std::int64_t kMaxProcesses = 1 << 20;
 void setup_measure_options(CLI::App& app, MeasureCommand& command);
 /// Turns the textual options into MeasureOptions; throws InputError naming the option.
 void finish_measure_options(MeasureCommand& command);
-
-/// "1KiB:256MiB" (powers of two), "1KiB:256MiB:x4" (every factor of 4), or a list
-/// "4KiB,1MiB,3MB"; throws InputError (field `field`).
-std::vector<std::uint64_t> parse_size_list(const std::string& text, const std::string& field);
 
 }  // namespace ccsim::cli

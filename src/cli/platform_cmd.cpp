@@ -28,7 +28,7 @@ struct PlatformCommand {
 
 void run_list() {
   std::string out;
-  for (const std::string& name : topology::list_platforms(platform_dirs())) {
+  for (const std::string& name : topology::list_platforms(data_folders().platforms)) {
     topology::Platform p = read_named_platform(name);
     const topology::Network& net = p.network;
     out += fmt::format("{:<22} {:>7} nodes x {:<2} {:<11} {}\n", name, net.node_count(), net.accelerators_per_node(),
@@ -40,7 +40,7 @@ void run_list() {
 void run_show(const PlatformCommand& cmd) {
   topology::Platform p = read_named_platform(cmd.name);
   std::string out = topology::format_summary(p, topology::summarize(p));
-  if (auto model = load_platform_network_model(p)) {
+  if (auto model = study::platform_network_model(data_folders(), p)) {
     out += fmt::format(
         "network model: {}\n  (the link figures above are nominal: with a network model, a lone "
         "message costs the model's figure for its tier and size)\n",
@@ -70,7 +70,7 @@ void run_export(const PlatformCommand& cmd) {
   if (const std::string caveat = topology::dijkstra_caveat(net, routing); !caveat.empty()) {
     fmt::print(stderr, "note: {}\n", caveat);
   }
-  if (auto model = load_platform_network_model(p)) {
+  if (auto model = study::platform_network_model(data_folders(), p)) {
     fmt::print(stderr,
                "note: the platform's network model {} is not in the XML (SimGrid files have no size-dependent "
                "message costs): SimGrid gets the links' nominal figures, while ccsim's replay gives each message the "
@@ -98,7 +98,7 @@ void run_route(const PlatformCommand& cmd) {
                        link.latency_s * 1e6);
   }
   topology::Network::PathCost cost = net.path_cost(cmd.src, cmd.dst);
-  const auto model = load_platform_network_model(p);
+  const auto model = study::platform_network_model(data_folders(), p);
   const bool same_node = net.node_of(cmd.src) == net.node_of(cmd.dst);
   const bool modelled = model && (same_node ? model->has_intra : model->has_inter);
   out += fmt::format("{} links, latency {:.3g} us, bottleneck {} per flow: 1 MiB takes {:.3f} us alone{}\n", cost.hops,

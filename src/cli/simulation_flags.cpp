@@ -14,7 +14,7 @@
 #include "cli/commands.hpp"
 #include "collective/registry.hpp"
 #include "compress/compress_spec.hpp"
-#include "core/data_files.hpp"
+#include "study/data_folders.hpp"
 #include "core/input_error.hpp"
 #include "core/json.hpp"
 #include "core/parse.hpp"
@@ -22,73 +22,15 @@
 
 namespace ccsim::cli {
 
-namespace {
-
-/// The folders of $`env` (':'-separated), then `fallback`.
-std::vector<std::string> data_dirs(const char* env, const char* fallback) {
-  std::vector<std::string> dirs;
-  if (const char* value = std::getenv(env)) {
-    std::stringstream list(value);
-    for (std::string dir; std::getline(list, dir, ':');) {
-      if (!dir.empty()) dirs.push_back(dir);
-    }
-  }
-  dirs.emplace_back(fallback);
-  return dirs;
+const study::DataFolders& data_folders() {
+  static const study::DataFolders folders = study::data_folders(CCSIM_SOURCE_DIR);
+  return folders;
 }
 
-/// Reads a network model; one shipped in this source tree is named relative to it in reports
-/// (models/network/NAME.json), so that output does not depend on where the tree lies.
-std::shared_ptr<const topology::NetworkModel> read_model(const std::string& path) {
-  topology::NetworkModel model = topology::read_network_model(path);
-  const std::string_view source_dir = CCSIM_SOURCE_DIR "/";
-  if (model.file.rfind(source_dir, 0) == 0) model.file.erase(0, source_dir.size());
-  return std::make_shared<const topology::NetworkModel>(std::move(model));
-}
+study::DataLookup data_lookup() { return study::folder_lookup(data_folders()); }
 
-/// Reads an accelerator profile; one shipped in this source tree is named relative to it.
-std::shared_ptr<const topology::AcceleratorProfile> read_profile(const std::string& path) {
-  topology::AcceleratorProfile profile = topology::read_accelerator_profile(path);
-  const std::string_view source_dir = CCSIM_SOURCE_DIR "/";
-  if (profile.file.rfind(source_dir, 0) == 0) profile.file.erase(0, source_dir.size());
-  return std::make_shared<const topology::AcceleratorProfile>(std::move(profile));
-}
-
-}  // namespace
-
-std::vector<std::string> compressor_dirs() {
-  return data_dirs("CCSIM_COMPRESSORS", CCSIM_SOURCE_DIR "/models/compressors");
-}
-
-std::shared_ptr<const topology::NetworkModel> load_platform_network_model(const topology::Platform& platform) {
-  if (platform.network_model.empty()) return nullptr;
-  std::string path;
-  try {
-    path = find_data_file(platform.network_model, network_model_dirs(), "network_model", "network model",
-                          "network models");
-  } catch (const InputError& e) {
-    platform.network_model_at.fail(e.detail());  // name the platform file and line
-  }
-  return read_model(path);
-}
-
-study::DataLookup data_lookup() {
-  study::DataLookup lookup;
-  lookup.platform = read_named_platform;
-  lookup.network_model = load_platform_network_model;
-  lookup.named_network_model = [](const std::string& name) {
-    return read_model(find_data_file(name, network_model_dirs(), "--network-model", "network model", "network models"));
-  };
-  lookup.compressor = [](const compress::CompressSpec& spec) {
-    return compress::load_compressor(spec, compressor_dirs());
-  };
-  lookup.compute_profile = load_platform_profile;
-  lookup.accelerator_profile = read_profile;
-  return lookup;
-}
-
-std::vector<std::string> network_model_dirs() {
-  return data_dirs("CCSIM_NETWORK_MODELS", CCSIM_SOURCE_DIR "/models/network");
+topology::Platform read_named_platform(const std::string& name, const topology::PlatformOverrides& overrides) {
+  return study::read_platform_in(data_folders(), name, overrides);
 }
 
 void add_simulation_flags(CLI::App* sub, SimulationFlags& flags, bool compress) {
@@ -196,22 +138,6 @@ std::vector<std::string> algorithm_choices(const std::vector<std::string_view>& 
 
 topology::Platform load_platform(const SimulationFlags& flags, const trace::Trace& trace) {
   return study::replay_platform(flags, trace, data_lookup());
-}
-
-std::vector<std::string> compute_profile_dirs() {
-  return data_dirs("CCSIM_COMPUTE_MODELS", CCSIM_SOURCE_DIR "/models/compute");
-}
-
-std::shared_ptr<const topology::AcceleratorProfile> load_platform_profile(const topology::Platform& platform) {
-  if (platform.compute_profile.empty()) return nullptr;
-  std::string path;
-  try {
-    path = find_data_file(platform.compute_profile, compute_profile_dirs(), "compute_profile", "accelerator profile",
-                          "accelerator profiles");
-  } catch (const InputError& e) {
-    platform.compute_profile_at.fail(e.detail());  // name the platform file and line
-  }
-  return read_profile(path);
 }
 
 calibrate::ComputeAdjustment apply_compute_flag(const SimulationFlags& flags, trace::Trace& trace,

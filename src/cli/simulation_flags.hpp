@@ -10,6 +10,7 @@
 #include "engine/replay.hpp"
 #include "report/breakdown.hpp"
 #include "report/summary.hpp"
+#include "study/data_folders.hpp"
 #include "study/data_lookup.hpp"
 #include "study/replay_setup.hpp"
 #include "study/what_if.hpp"
@@ -48,11 +49,6 @@ calibrate::ComputeAdjustment apply_compute_flag(const SimulationFlags& flags, tr
 /// Choices for one_of (cli/option_values.hpp): `names` (algorithms of the registry), after "auto" when `with_auto`.
 std::vector<std::string> algorithm_choices(const std::vector<std::string_view>& names, bool with_auto);
 
-/// Folders searched for accelerator profiles: $CCSIM_COMPUTE_MODELS, then models/compute/.
-std::vector<std::string> compute_profile_dirs();
-/// The accelerator profile a platform names (`compute_profile`), nullptr when none.
-std::shared_ptr<const topology::AcceleratorProfile> load_platform_profile(const topology::Platform& platform);
-
 /// --rows of replay, compare and whatif: "operator", "name" or "kind".
 report::RowKey rows_key(const std::string& rows);
 /// --rows of replay, compare and whatif: the choices, and the default's help.
@@ -63,16 +59,15 @@ inline constexpr const char* kRowsKindHelp =
     "'kind': where each rank's time goes, compute, exposed communication by kind, pipeline bubble, collective wait "
     "and idle, adding up to the iteration (docs/summary.md)";
 
-/// Folders searched for compressor models: $CCSIM_COMPRESSORS, then models/compressors/.
-std::vector<std::string> compressor_dirs();
+/// The data folders of every command: those of the environment variables, then the source
+/// tree's (study/data_folders.hpp), read once.
+const study::DataFolders& data_folders();
 
-/// Folders searched for network models: $CCSIM_NETWORK_MODELS, then models/network/.
-std::vector<std::string> network_model_dirs();
-/// The calibrated network model a platform names (`network_model`), nullptr when none.
-std::shared_ptr<const topology::NetworkModel> load_platform_network_model(const topology::Platform& platform);
-
-/// The data files of study/ and predict/ analyses, found as every command finds them:
-/// read_named_platform, load_platform_network_model and compressor_dirs().
+/// The data files of study/ and predict/ analyses, found in data_folders().
 study::DataLookup data_lookup();
+
+/// The platform preset NAME (in data_folders()) or platform FILE, read and built (with
+/// `overrides` applied: --set).
+topology::Platform read_named_platform(const std::string& name, const topology::PlatformOverrides& overrides = {});
 
 }  // namespace ccsim::cli

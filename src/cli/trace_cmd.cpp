@@ -12,9 +12,11 @@
 #include "cli/commands.hpp"
 #include "cli/option_values.hpp"
 #include "cli/render.hpp"
+#include "cli/simulation_flags.hpp"
 #include "core/input_error.hpp"
 #include "core/parse.hpp"
 #include "engine/result.hpp"
+#include "import/kineto_report.hpp"
 #include "import/kineto_run.hpp"
 #include "report/breakdown.hpp"
 #include "study/measured_result.hpp"
@@ -41,8 +43,6 @@ struct SynthCommand {
   std::string output = "-";
   int format_version = trace::kNativeVersion;
 };
-
-std::string gib(double bytes) { return fmt::format("{:.2f} GiB", bytes / (1024.0 * 1024 * 1024)); }
 
 void run_synth(SynthCommand cmd) {
   if (cmd.model.empty()) throw InputError("command line", 0, "--model", "expected a model preset or file, got \"\"");
@@ -82,57 +82,16 @@ void run_synth(SynthCommand cmd) {
   const synth::Machine machine{platform.name, net.node_count(), net.accelerators_per_node(),
                                acc.cpu_core,  acc.memory_bytes, acc.model};
   const synth::Job job = synth::synthesize_job(model, cmd.par, machine, cmd.platform, cmd.allow_oversize);
-  const trace::Trace& trace = job.trace;
-  std::string notes;
-  if (!what_if.empty()) {
-    notes += fmt::format("  platform {} with --set {}: replay the trace with the same settings\n", platform.name,
-                         fmt::join(what_if.settings, " --set "));
-  }
-  if (!job.memory) {
-    notes +=
-        fmt::format("  note: platform \"{}\" gives no accelerator memory (memory_bytes): the memory check is skipped\n",
-                    platform.name);
-  } else if (!job.memory->fits) {
-    notes += "  warning: " + job.memory->message + "; written anyway (--allow-oversize)\n";
-  } else {
-    notes += fmt::format("  fits the accelerator: {} of {} ({})\n", gib(job.memory->memory.total()),
-                         gib(acc.memory_bytes), acc.model);
-  }
-
   std::ostringstream text;
-  trace::write_native(trace, text, cmd.format_version);
+  trace::write_native(job.trace, text, cmd.format_version);
   write_output(cmd.output, text.str());
 
-  const synth::Memory memory = synth::memory_per_accelerator(model, cmd.par);
-  const synth::MessageSizes sizes = synth::message_sizes(model, cmd.par);
-  std::string report = fmt::format("trace synth: {} ({:.3f} B parameters), {} ranks = TP {} x PP {} x DP {}{} on {}\n",
-                                   model.name, model.total_params() / 1e9, trace.world_size, cmd.par.tp, cmd.par.pp,
-                                   cmd.par.dp, cmd.par.sp ? " (sequence parallel)" : "", cmd.platform);
-  const std::vector<int> layers = synth::stage_layers(model, cmd.par);
-  if (model.layers % cmd.par.pp != 0 || cmd.par.first_stage_layers > 0 || cmd.par.last_stage_layers > 0) {
-    report += fmt::format("  layers per stage: {}\n", synth::format_stage_layers(layers));
+  std::string report = synth::describe_job(model, cmd.par, job, cmd.platform);
+  if (!what_if.empty()) {
+    report += fmt::format("  platform {} with --set {}: replay the trace with the same settings\n", platform.name,
+                          fmt::join(what_if.settings, " --set "));
   }
-  report += fmt::format(
-      "  per accelerator (stage {} of {} layers, the fullest): {:.3f} B parameters; model states {} "
-      "(mixed-precision Adam, ZeRO {}), activations {} ({:.4g} micro-batches in flight, {}): {}\n",
-      memory.stage, memory.layers, memory.params_per_rank / 1e9, gib(memory.model_states), cmd.par.zero,
-      gib(memory.activations), synth::micro_batches_in_flight(cmd.par, memory.stage),
-      cmd.par.recompute == synth::Recompute::kNone
-          ? std::string("no recomputation")
-          : fmt::format("{} recomputation", synth::recompute_name(cmd.par.recompute)),
-      gib(memory.total()));
-  report +=
-      fmt::format("  messages: TP collective {}, pipeline {}, DP gradients {} ({}){}\n", format_bytes(sizes.tp),
-                  format_bytes(sizes.pp), format_bytes(sizes.dp_grads), dtype_name(sizes.grad_dtype),
-                  cmd.par.overlap_grad_reduce && cmd.par.dp > 1
-                      ? fmt::format(" in buckets of {:.4g} M parameters on stream 1, overlapping the last backward",
-                                    cmd.par.bucket() / 1e6)
-                      : "");
-  report += fmt::format(
-      "  {} operators ({} in {} programs shared by identical ranks); compute has FLOPs and bytes, no "
-      "durations: the platform's rates time it\n",
-      trace.op_count(), trace.program_op_count(), trace.programs.size());
-  report += notes;
+  report += synth::memory_note(job, machine);
   if (cmd.output != "-") report += fmt::format("wrote {}\n", cmd.output);
   std::cerr << report;
 }
@@ -146,12 +105,6 @@ struct ImportCommand {
   std::string hardware;  ///< PLATFORM|FILE whose accelerator measured the profile; empty: from summary.json
 };
 
-std::string join_counts(const std::map<std::string, std::uint64_t>& counts) {
-  std::string out;
-  for (const auto& [name, n] : counts) out += fmt::format("{}{} x{}", out.empty() ? "" : ", ", name, n);
-  return out;
-}
-
 void run_import(const ImportCommand& cmd) {
   import::KinetoRequest request{cmd.inputs, cmd.output, cmd.name, cmd.summary, cmd.iteration, {}};
   if (!cmd.hardware.empty()) {
@@ -164,7 +117,6 @@ void run_import(const ImportCommand& cmd) {
   }
   const import::KinetoRun run = import::import_kineto_run(request);
   const import::KinetoImport& imported = run.imported;
-  const std::optional<import::RunSummary>& summary = run.summary;
 
   std::ostringstream text;
   trace::write_native(imported.trace, text, 1);  // one program per rank: version 2 would not be smaller
@@ -175,54 +127,7 @@ void run_import(const ImportCommand& cmd) {
                                    imported.ranks.front().iteration, t.op_count());
   for (const auto& g : t.groups)
     report += fmt::format(" {} ({} {})", g.name, trace::group_kind_name(g.kind), report::format_ranks(g.ranks));
-  report += t.hardware ? fmt::format("\n  hardware: \"{}\" ({})", t.hardware->name, t.hardware->source)
-                       : std::string(
-                             "\n  hardware: not recorded (no --hardware, no summary.json): replays keep the compute "
-                             "durations and say so");
-  report += "\n  check against the measurement, per rank (ms):\n";
-  report += fmt::format("  {:>4}  {:>12}  {:>12}  {:>7}  {:>14}  {:>12}  {:>16}\n", "rank", "Iteration#", "operators",
-                        "diff %", "unprofiled", "profiled", "summary rows");
-  for (const auto& r : imported.ranks) {
-    const auto per_rank = [&](const std::vector<double>& v) {
-      return r.rank < static_cast<int>(v.size()) ? fmt::format("{:.3f}", v[static_cast<std::size_t>(r.rank)])
-                                                 : std::string("-");
-    };
-    std::string rows = "-";
-    if (const std::optional<import::RowCheck> check = import::check_rows(run, r)) {
-      rows =
-          fmt::format("{}/{} rows, worst {} {:+.3f}", check->matched, check->rows, check->worst_row, check->worst_ms);
-    }
-    report += fmt::format("  {:>4}  {:>12.3f}  {:>12.3f}  {:>7.3f}  {:>14}  {:>12}  {}\n", r.rank, r.iteration_ms,
-                          r.ops_ms, 100 * (r.ops_ms - r.iteration_ms) / r.iteration_ms,
-                          summary ? per_rank(summary->unprofiled_rank_ms) : "-",
-                          summary ? per_rank(summary->profiled_rank_ms) : "-", rows);
-  }
-  if (summary)
-    report += fmt::format(
-        "  {}: iteration time without the profiler {:.3f} ms, with it {:.3f} ms (median, max over ranks); "
-        "summary rows are means over the profiled steps\n",
-        run.summary_path, summary->unprofiled_ms, summary->profiled_ms);
-  for (const auto& r : imported.ranks) {
-    for (const auto& s : r.streams) {
-      if (s.main || s.events == 0) continue;
-      report += fmt::format("  rank {}: {} {} not imported (summarised): {} events, {:.3f} ms: {}\n", r.rank,
-                            import::stream_kind_name(s.kind), s.id, s.events, s.busy_ms, join_counts(s.by_name));
-    }
-    if (!r.unknown.empty())
-      report += fmt::format("  rank {}: events not understood (their time stays in the enclosing operator): {}\n",
-                            r.rank, join_counts(r.unknown));
-    if (r.not_nested > 0)
-      report += fmt::format(
-          "  rank {}: {} main-thread events overlap an enclosing event's end (treated as siblings, "
-          "counted from that end)\n",
-          r.rank, r.not_nested);
-    if (r.crossing_iteration_end > 0)
-      report += fmt::format("  rank {}: {} main-thread events end after {} (counted up to its end)\n", r.rank,
-                            r.crossing_iteration_end, r.iteration);
-    if (!r.nested_calls.empty())
-      report += fmt::format("  rank {}: calls inside another call (the outer one counts for the whole time): {}\n",
-                            r.rank, join_counts(r.nested_calls));
-  }
+  report += "\n" + import::check_report(run);
   if (cmd.output != "-") report += fmt::format("wrote {}\n", cmd.output);
   std::cerr << report;
 }

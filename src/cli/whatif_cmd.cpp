@@ -1,29 +1,21 @@
-#include <algorithm>
 #include <array>
-#include <cmath>
 #include <memory>
-#include <set>
-#include <sstream>
 
 #include <fmt/format.h>
-#include <fmt/ostream.h>
-#include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
 #include "cli/option_values.hpp"
 #include "cli/render.hpp"
 #include "cli/simulation_flags.hpp"
-#include "collective/algorithm_choice.hpp"
-#include "compress/compress_spec.hpp"
 #include "core/input_error.hpp"
 #include "core/parse.hpp"
 #include "engine/replay.hpp"
 #include "report/comparison.hpp"
 #include "report/timeline.hpp"
 #include "study/collective_study.hpp"
+#include "study/collective_whatif.hpp"
 #include "study/job_facts.hpp"
 #include "study/sweep.hpp"
-#include "study/what_if.hpp"
 #include "trace/native_reader.hpp"
 
 namespace ccsim::cli {
@@ -94,131 +86,6 @@ void run_trace(const WhatIfCommand& cmd) {
   write_timeline_file(cmd.timeline, cmd.timeline_ranks, {{"baseline", &baseline}, {"what_if", &changed}});
 }
 
-/// The JSON of the choice: {"algorithm", "time_ms", "next_best", "next_best_ms", "speedup"}.
-nlohmann::ordered_json auto_json(const study::AutoChoice& c) {
-  nlohmann::ordered_json j;
-  j["algorithm"] = c.chosen->algorithm;
-  j["time_ms"] = c.chosen->time_s * 1e3;
-  j["next_best"] = c.next != nullptr ? nlohmann::ordered_json(c.next->algorithm) : nullptr;
-  j["next_best_ms"] = c.next != nullptr ? nlohmann::ordered_json(c.next->time_s * 1e3) : nullptr;
-  j["speedup"] = c.next != nullptr ? nlohmann::ordered_json(c.next->time_s / c.chosen->time_s) : nullptr;
-  return j;
-}
-
-/// What the collective mode prints, for its renderings.
-struct CollectiveView {
-  const WhatIfCommand& cmd;
-  std::uint64_t bytes;
-  DType dtype;
-  const study::CollectivePlatform& shown;  ///< the what-if's run, or the baseline's without --set
-  bool what_if;
-  const std::vector<std::string>& notes;
-  const std::vector<study::PairedPrediction>& rows;
-  const study::AutoChoice& choice;
-};
-
-/// The JSON of the collective mode (--format json).
-std::string collective_json(const CollectiveView& v) {
-  const WhatIfCommand& cmd = v.cmd;
-  const std::uint64_t bytes = v.bytes;
-  const study::CollectivePlatform& shown = v.shown;
-  const bool what_if = v.what_if;
-  const int nodes = shown.study.nodes;
-  auto bus_bandwidth = [&](double time_s) { return study::all_reduce_bus_bandwidth_Bps(bytes, time_s, cmd.ranks); };
-  nlohmann::ordered_json doc;
-  doc["collective"] = cmd.collective;
-  doc["bytes"] = bytes;
-  doc["dtype"] = dtype_name(v.dtype);
-  doc["ranks"] = cmd.ranks;
-  doc["nodes"] = nodes;
-  doc["platform"] = shown.platform.name;
-  doc["assumptions"] = cmd.flags.settings;
-  doc["notes"] = v.notes;
-  doc["model"] = study::describe_model(shown.study);
-  doc["auto"] = auto_json(v.choice);
-  doc["algorithms"] = nlohmann::ordered_json::array();
-  for (const study::PairedPrediction& r : v.rows) {
-    const collective::Prediction& pr = r.shown();
-    nlohmann::ordered_json row;
-    row["algorithm"] = r.algorithm;
-    if (what_if) {  // null where one run has no such algorithm
-      row["baseline_ms"] = r.baseline != nullptr ? nlohmann::ordered_json(r.baseline->time_s * 1e3) : nullptr;
-      row["what_if_ms"] = r.what_if != nullptr ? nlohmann::ordered_json(r.what_if->time_s * 1e3) : nullptr;
-      row["change_percent"] = r.baseline != nullptr && r.what_if != nullptr
-                                  ? nlohmann::ordered_json((r.what_if->time_s / r.baseline->time_s - 1) * 100)
-                                  : nullptr;
-    } else {
-      row["time_ms"] = pr.time_s * 1e3;
-    }
-    row["algbw_GBps"] = static_cast<double>(bytes) / pr.time_s / 1e9;
-    row["busbw_GBps"] = bus_bandwidth(pr.time_s) / 1e9;
-    row["nic_sharing"] = pr.nic_sharing;
-    doc["algorithms"].push_back(std::move(row));
-  }
-  return doc.dump(2) + "\n";
-}
-
-/// The text of the collective mode: the run, the links, the model and a row per algorithm.
-std::string collective_text(const CollectiveView& v) {
-  const WhatIfCommand& cmd = v.cmd;
-  const std::uint64_t bytes = v.bytes;
-  const study::CollectivePlatform& shown = v.shown;
-  const bool what_if = v.what_if;
-  const int nodes = shown.study.nodes;
-  auto bus_bandwidth = [&](double time_s) { return study::all_reduce_bus_bandwidth_Bps(bytes, time_s, cmd.ranks); };
-  const topology::Network& net = shown.platform.network;
-  std::ostringstream out;
-  fmt::print(out, "{} of {} ({}) on {} ranks of {} ({} node{} x {}, ranks node-major)\n", cmd.collective,
-             format_bytes(static_cast<double>(bytes)), dtype_name(v.dtype), cmd.ranks, shown.platform.name, nodes,
-             nodes == 1 ? "" : "s", std::min(cmd.ranks, net.accelerators_per_node()));
-  for (const std::string& setting : cmd.flags.settings) fmt::print(out, "assumption: {}\n", setting);
-  for (const std::string& idle : v.notes) fmt::print(out, "note: {}\n", idle);
-  const collective::GroupLinks& l = shown.study.links;
-  const std::string intra =
-      nodes > 1 && std::min(cmd.ranks, net.accelerators_per_node()) == 1
-          ? std::string("none (one rank per node)")
-          : fmt::format("{:.3g} us, {}", l.intra_alpha_s * 1e6,
-                        format_rate(l.intra_beta_s_per_byte > 0 ? 1 / l.intra_beta_s_per_byte : 0));
-  const std::string inter =
-      nodes == 1 ? std::string("none (one node)")
-                 : fmt::format("{:.3g} us, {} per flow", l.inter_alpha_s * 1e6,
-                               format_rate(l.inter_beta_s_per_byte > 0 ? 1 / l.inter_beta_s_per_byte : 0));
-  fmt::print(out, "links: intra {}; inter {}; NIC {} x {}; reduction {}\n", intra, inter, format_rate(l.nic_Bps),
-             l.nics_per_node, format_rate(1 / l.gamma_s_per_byte));
-  fmt::print(out, "model: {}\n", study::describe_model(shown.study));
-  if (what_if) {
-    fmt::print(out, "{:<22}  {:>12}  {:>12}  {:>9}  {:>11}  {:>11}  {}\n", "algorithm", "baseline ms", "what_if ms",
-               "change %", "algbw GB/s", "busbw GB/s", "NIC shared by");
-  } else {
-    fmt::print(out, "{:<22}  {:>12}  {:>11}  {:>11}  {}\n", "algorithm", "time ms", "algbw GB/s", "busbw GB/s",
-               "NIC shared by");
-  }
-  for (const study::PairedPrediction& r : v.rows) {
-    const collective::Prediction& pr = r.shown();
-    const std::string name =
-        r.algorithm + (r.what_if != nullptr || !what_if ? v.choice.mark(r.algorithm) : std::string());
-    const double algbw = static_cast<double>(bytes) / pr.time_s / 1e9;
-    if (what_if) {
-      auto ms = [](const collective::Prediction* p) {
-        return p != nullptr ? fmt::format("{:.3f}", p->time_s * 1e3) : "-";
-      };
-      const std::string change = r.baseline != nullptr && r.what_if != nullptr
-                                     ? fmt::format("{:+.2f}", (r.what_if->time_s / r.baseline->time_s - 1) * 100)
-                                     : "-";
-      fmt::print(out, "{:<22}  {:>12}  {:>12}  {:>9}  {:>11.3f}  {:>11.3f}  {}\n", name, ms(r.baseline), ms(r.what_if),
-                 change, algbw, bus_bandwidth(pr.time_s) / 1e9, pr.nic_sharing);
-    } else {
-      fmt::print(out, "{:<22}  {:>12.3f}  {:>11.3f}  {:>11.3f}  {}\n", name, pr.time_s * 1e3, algbw,
-                 bus_bandwidth(pr.time_s) / 1e9, pr.nic_sharing);
-    }
-  }
-  if (what_if && v.rows.size() > shown.study.predictions.size()) {
-    fmt::print(out, "-: the algorithm does not apply to that run (a compressor changes the algorithms)\n");
-  }
-  fmt::print(out, "{}\n", v.choice.line());
-  return out.str();
-}
-
 void run_collective(const WhatIfCommand& cmd) {
   if (cmd.flags.platform.empty())
     throw InputError("command line", 0, "--platform", "the collective mode needs --platform NAME|FILE");
@@ -246,23 +113,9 @@ void run_collective(const WhatIfCommand& cmd) {
   const std::uint64_t bytes = parse_bytes_or_throw(cmd.bytes, "command line", "--bytes");
   study::check_collective_bytes(bytes, cmd.bytes, *dtype, "command line", 0, "--bytes");
   check_output_path(cmd.output);
-  SimulationFlags baseline_flags = cmd.flags;
-  baseline_flags.settings.clear();
-  const bool what_if = !cmd.flags.settings.empty();
-  const study::DataLookup lookup = data_lookup();
-  const study::CollectivePlatform base = study::study_collective(baseline_flags, cmd.ranks, bytes, *dtype, lookup);
-  const study::CollectivePlatform changed =
-      what_if ? study::study_collective(cmd.flags, cmd.ranks, bytes, *dtype, lookup) : study::CollectivePlatform{};
-  const study::CollectivePlatform& shown = what_if ? changed : base;
-  const int nodes = shown.study.nodes;
-  const study::AutoChoice choice = study::auto_choice(shown.study.predictions);
-  const std::vector<std::string> notes = study::collective_notes(
-      cmd.flags.settings, cmd.ranks, !with_settings(cmd.flags).compress.empty(), base.platform, shown.platform, nodes);
-  const std::vector<study::PairedPrediction> rows =
-      study::pair_predictions(base.study, what_if ? &changed.study : nullptr);
-
-  const CollectiveView view{cmd, bytes, *dtype, shown, what_if, notes, rows, choice};
-  write_output(cmd.output, cmd.format == "json" ? collective_json(view) : collective_text(view));
+  study::CollectiveWhatIf w = study::whatif_collective(cmd.flags, cmd.ranks, bytes, *dtype, data_lookup());
+  w.collective = cmd.collective;
+  write_output(cmd.output, cmd.format == "json" ? study::collective_whatif_json(w) : study::collective_whatif_text(w));
 }
 
 void run_whatif(const WhatIfCommand& cmd) {

@@ -4,6 +4,7 @@ target_sources(ccsim_measure PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/communicator.cpp
   ${CMAKE_CURRENT_LIST_DIR}/measurement.cpp
   ${CMAKE_CURRENT_LIST_DIR}/real_executor.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/selection.cpp
   ${CMAKE_CURRENT_LIST_DIR}/statistics.cpp
 )
 if(CCSIM_HAVE_UCX)

@@ -19,6 +19,8 @@ namespace ccsim::study {
 struct DataLookup {
   /// The platform preset NAME or platform FILE, read and built with `overrides` (--set) applied.
   std::function<topology::Platform(const std::string& name, const topology::PlatformOverrides& overrides)> platform;
+  /// The file of the platform preset NAME or platform FILE, found but neither read nor built.
+  std::function<std::string(const std::string& name)> platform_file;
   /// The calibrated network model `platform` names (its `network_model`), nullptr when none.
   std::function<std::shared_ptr<const topology::NetworkModel>(const topology::Platform& platform)> network_model;
   /// The calibrated network model NAME (of the network models' folders) or FILE: --network-model.

@@ -39,4 +39,14 @@ std::optional<MemoryFit> check_job(const ModelSpec& model, const Parallelism& pa
 Job synthesize_job(const ModelSpec& model, const Parallelism& par, const Machine& machine, const std::string& platform,
                    bool allow_oversize);
 
+/// What `trace synth` says of a job it wrote for `platform` (as named): the model, the split
+/// and the ranks; the layers per stage where the stages are uneven; the fullest stage's
+/// parameters and memory per accelerator; the message sizes; the operators.
+std::string describe_job(const ModelSpec& model, const Parallelism& par, const Job& job, const std::string& platform);
+
+/// How `job`'s memory fits one accelerator of `machine`: a note when the machine gives no
+/// memory, a warning when the job was allowed not to fit, else the memory against the
+/// accelerator's.
+std::string memory_note(const Job& job, const Machine& machine);
+
 }  // namespace ccsim::synth

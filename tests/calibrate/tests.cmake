@@ -1,6 +1,7 @@
 # Unit tests of src/calibrate/, listed explicitly.
 target_sources(ccsim_tests PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/benchmark_output_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/calibration_report_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compressor_fit_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compute_backend_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compute_fit_test.cpp

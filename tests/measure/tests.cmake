@@ -5,6 +5,7 @@ add_executable(ccsim_measure_tests
   measure/thread_transport.cpp
   measure/real_executor_test.cpp
   measure/mpi_path_test.cpp
+  measure/selection_test.cpp
 )
 target_link_libraries(ccsim_measure_tests PRIVATE ccsim_measure ccsim_warnings Catch2::Catch2)
 catch_discover_tests(ccsim_measure_tests)

@@ -3,6 +3,7 @@
 #include <string>
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include "core/input_error.hpp"
 #include "synth/job.hpp"
@@ -72,4 +73,36 @@ TEST_CASE("CPU ranks may outnumber the cores, and a machine without memory is no
 TEST_CASE("a split that does not fit the model is refused first", "[synth]") {
   const synth::Machine h100 = machine_of("dgx-h100-superpod");
   CHECK_THROWS_AS(synth::synthesize_job(synth::load_model("llama2-7b"), split(3, 1, 1), h100, "x", false), InputError);
+}
+
+TEST_CASE("what trace synth says of a job: the split, the fullest stage's memory, messages and operators", "[synth]") {
+  const synth::Machine h100 = machine_of("dgx-h100-superpod");
+  const synth::ModelSpec model = synth::load_model("llama2-7b");
+  const synth::Parallelism par = split(8, 1, 2);
+  const synth::Job job = synth::synthesize_job(model, par, h100, "dgx-h100-superpod", false);
+  const std::string text = synth::describe_job(model, par, job, "dgx-h100-superpod");
+  CHECK_THAT(text, Catch::Matchers::StartsWith(
+                       fmt::format("trace synth: llama2-7b ({:.3f} B parameters), 16 ranks = TP 8 x PP 1 x DP 2 on "
+                                   "dgx-h100-superpod\n  per accelerator (stage 0 of 32 layers, the fullest): ",
+                                   model.total_params() / 1e9)));
+  CHECK_THAT(text, Contains("(mixed-precision Adam, ZeRO 0)"));
+  CHECK_THAT(text, Contains("no recomputation"));
+  CHECK_THAT(text, Contains("\n  messages: TP collective "));
+  CHECK_THAT(
+      text, Contains(fmt::format("\n  {} operators ({} in {} programs shared by identical ranks)", job.trace.op_count(),
+                                 job.trace.program_op_count(), job.trace.programs.size())));
+  CHECK(text.find("layers per stage") == std::string::npos);  // one stage holds all 32 layers
+  CHECK(synth::memory_note(job, h100) == fmt::format("  fits the accelerator: {:.2f} GiB of {:.2f} GiB ({})\n",
+                                                     job.memory->memory.total() / (1024.0 * 1024 * 1024),
+                                                     h100.memory_bytes / (1024.0 * 1024 * 1024), h100.accelerator));
+}
+
+TEST_CASE("the memory note of a machine without memory, and of a job allowed not to fit", "[synth]") {
+  const synth::Machine local = machine_of("local");
+  const synth::Job small = synth::synthesize_job(synth::load_model("small-gpt"), split(2, 2, 2), local, "local", false);
+  CHECK(synth::memory_note(small, local) ==
+        "  note: platform \"local\" gives no accelerator memory (memory_bytes): the memory check is skipped\n");
+  const synth::Machine h100 = machine_of("dgx-h100-superpod");
+  const synth::Job big = synth::synthesize_job(synth::load_model("gpt3-175b"), split(1, 1, 1), h100, "x", true);
+  CHECK(synth::memory_note(big, h100) == "  warning: " + big.memory->message + "; written anyway (--allow-oversize)\n");
 }
