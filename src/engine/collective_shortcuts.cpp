@@ -12,6 +12,7 @@
 
 #include "collective/critical_path_executor.hpp"
 #include "engine/network_factors.hpp"
+#include "engine/world_load.hpp"
 #include "core/index.hpp"
 
 namespace ccsim::engine {
@@ -27,14 +28,12 @@ std::uint64_t pair_key(int from, int to) {
 /// exactly included (checked against the full replay in tests/engine/collective_replay_test.cpp).
 bool fits(double load_Bps, double capacity_Bps) { return load_Bps <= capacity_Bps; }
 
-/// The NIC link that accelerator `a`'s messages to other nodes take (Network::route: local
-/// accelerator k uses NIC k mod nics); no link (the largest index) on a platform without NICs.
+}  // namespace
+
 std::uint32_t nic_link_of(const topology::Network& network, int a) {
   if (network.nics_per_node() <= 0) return std::numeric_limits<std::uint32_t>::max();
   return network.nic_link(network.node_of(a), (a % network.accelerators_per_node()) % network.nics_per_node());
 }
-
-}  // namespace
 
 CollectiveShortcuts::CollectiveShortcuts(const trace::Trace& trace, const topology::Network& network,
                                          const std::vector<int>& placement, const ReplayOptions& options,
@@ -109,6 +108,8 @@ const std::string& CollectiveShortcuts::stream_disagreement(int group_index) {
   return it->second;
 }
 
+CollectiveShortcuts::~CollectiveShortcuts() = default;
+
 int CollectiveShortcuts::communicating_streams(int rank) const {
   return std::abs(at(comm_streams_, at(trace_.program_of, rank)));
 }
@@ -166,110 +167,10 @@ double CollectiveShortcuts::capacity_Bps(std::uint32_t link) const {
   return model_ ? std::max(nominal_Bps, model_->link_floor_Bps(accelerator_link_[link])) : nominal_Bps;
 }
 
-std::set<std::pair<int, int>> CollectiveShortcuts::world_pairs() const {
-  // The operators that send, once per distinct form per program (a version-2 program holds
-  // a stage's thousands of operators but a handful of forms), resolved for each of its ranks.
-  std::vector<std::vector<std::uint32_t>> senders(trace_.programs.size());
-  for (std::size_t p = 0; p < trace_.programs.size(); ++p) {
-    for (std::uint32_t i : trace_.programs[p].partner_forms(true)) {
-      const trace::OpKind kind = trace_.programs[p].ops[i].kind;
-      if (kind == trace::OpKind::kSend || trace::is_collective(kind)) senders[p].push_back(i);
-    }
-  }
-  std::set<std::pair<int, int>> pairs;
-  for (int r = 0; r < trace_.world_size; ++r) {
-    for (std::size_t i : at(senders, at(trace_.program_of, r))) {
-      const trace::Op op = trace_.op(r, i);
-      if (op.kind == trace::OpKind::kSend) {
-        pairs.emplace(r, op.peer);
-        continue;
-      }
-      const CollectivePlan& plan = planner_->plan(op, r, i);
-      const trace::Group& group = at(trace_.groups, op.group);
-      for (int peer : plan.schedule->send_peers(group.index_of(r))) pairs.emplace(r, at(group.ranks, peer));
-    }
-  }
-  return pairs;
-}
-
-void CollectiveShortcuts::bound_world_load() {
-  world_bounded_ = true;
-  if (planner_ == nullptr) return;
-  // Three bounds per direction, the least applies: the senders that can cross it, each at its
-  // largest rate there (one send in flight each); the receivers likewise (one receive in
-  // flight each); and on the links of an accelerator or a NIC, whose every message has an end
-  // on the accelerators it serves, those ends, each with one send and one receive at most.
-  std::vector<LoadRow> by_sender;    // (direction, sender, lone rate)
-  std::vector<LoadRow> by_receiver;  // (direction, receiver, lone rate)
-  std::vector<LoadRow> by_end;       // (direction, 2 * end rank + receiving, lone rate)
-  for (const auto& [src, dst] : world_pairs()) {
-    const int a = at(placement_, src);
-    const int b = at(placement_, dst);
-    const Path p = path(a, b);
-    for (std::uint32_t direction : p.directions) {
-      by_sender.emplace_back(direction, src, p.rate_Bps);
-      by_receiver.emplace_back(direction, dst, p.rate_Bps);
-      const std::uint32_t link = direction / 2;
-      if (link == network_.intra_link(a) || link == nic_link_of(network_, a))
-        by_end.emplace_back(direction, 2 * src, p.rate_Bps);
-      else if (link == network_.intra_link(b) || link == nic_link_of(network_, b))
-        by_end.emplace_back(direction, 2 * dst + 1, p.rate_Bps);
-    }
-  }
-  world_load_ = sum_of_largest(by_sender, false);
-  for (const auto& bound : {sum_of_largest(by_receiver, false), sum_of_largest(by_end, true)}) {
-    for (auto& [direction, load] : world_load_) {
-      const auto it = bound.find(direction);
-      if (it != bound.end() && it->second < load) load = it->second;
-    }
-  }
-}
-
-std::unordered_map<std::uint32_t, double> CollectiveShortcuts::sum_of_largest(std::vector<LoadRow>& rows,
-                                                                              bool ends) const {
-  // Sums over the distinct second members of each direction's largest rates, each times the
-  // streams of its rank that communicate (each has its own message in flight). On a fabric
-  // link (not an accelerator's or a NIC's) the messages of a rank together take no more than
-  // its accelerator's link carries, and those of the ranks behind one NIC no more than the
-  // NIC: they all go through both.
-  std::unordered_map<std::uint32_t, double> sums;
-  std::map<std::pair<std::uint32_t, std::uint32_t>, double> behind_nic;  // (fabric direction, NIC link) -> load
-  std::sort(rows.begin(), rows.end());
-  for (std::size_t k = 0; k < rows.size();) {
-    const auto [direction, who, rate] = rows[k];
-    double largest = rate;
-    std::size_t next = k + 1;
-    while (next < rows.size() && std::get<0>(rows[next]) == direction && std::get<1>(rows[next]) == who) {
-      largest = std::max(largest, std::get<2>(rows[next]));
-      ++next;
-    }
-    const int rank = ends ? who / 2 : who;
-    const std::uint32_t link = direction / 2;
-    double load = largest * communicating_streams(rank);
-    if (!ends && fabric_link(link)) {
-      const int a = at(placement_, rank);
-      load = std::min(load, capacity_Bps(network_.intra_link(a)));
-      const std::uint32_t nic = nic_link_of(network_, a);
-      if (nic < network_.link_count()) {
-        behind_nic[{direction, nic}] += load;
-        load = 0;
-      }
-    }
-    sums[direction] += load;
-    k = next;
-  }
-  for (const auto& [key, load] : behind_nic) {
-    sums[key.first] += std::min(load, capacity_Bps(key.second));
-  }
-  return sums;
-}
-
 bool CollectiveShortcuts::world_fits(std::uint32_t direction) {
-  if (!world_bounded_) bound_world_load();
   if (planner_ == nullptr) return false;
-  const auto it = world_load_.find(direction);
-  if (it == world_load_.end()) return true;
-  return fits(it->second, capacity_Bps(direction / 2));
+  if (!world_load_) world_load_ = std::make_unique<WorldLoad>(*this, trace_, network_, placement_, *planner_);
+  return fits(world_load_->load_Bps(direction), capacity_Bps(direction / 2));
 }
 
 std::string CollectiveShortcuts::below_model_data(const CollectivePlan& plan, const Entry& entry) const {

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <span>
@@ -21,6 +22,12 @@
 #include "core/index.hpp"
 
 namespace ccsim::engine {
+
+class WorldLoad;
+
+/// The NIC link that accelerator `a`'s messages to other nodes take (Network::route: local
+/// accelerator k uses NIC k mod nics); no link (the largest index) on a platform without NICs.
+std::uint32_t nic_link_of(const topology::Network& network, int a);
 
 /// The engine's shortcut for collectives whose messages are independent flows: each message
 /// then takes what a lone message of its size takes on its path, whatever else is in flight,
@@ -51,6 +58,7 @@ class CollectiveShortcuts {
   /// such links refuse the shortcut.
   CollectiveShortcuts(const trace::Trace& trace, const topology::Network& network, const std::vector<int>& placement,
                       const ReplayOptions& options, CollectivePlanner* planner = nullptr);
+  ~CollectiveShortcuts();  // WorldLoad is complete in the .cpp
 
   /// Why `plan` on group `group` must run message by message; "" when the shortcut applies.
   /// Decided once per (schedule, group).
@@ -101,6 +109,12 @@ class CollectiveShortcuts {
   /// Whether `link` belongs to the fabric: neither an accelerator's link nor a NIC's (those
   /// carry only messages with an end on the accelerators they serve).
   bool fabric_link(std::uint32_t link) const { return !accelerator_link_[link] && node_of_nic_link_[link] < 0; }
+  /// A link's capacity as the engine's platform has it (bandwidth factor, and a calibrated
+  /// model's floor: GraphZoneOptions).
+  double capacity_Bps(std::uint32_t link) const;
+  /// How many messages `rank` can have in flight at once in each direction: its program's
+  /// streams that communicate (1 without streams).
+  int communicating_streams(int rank) const;
 
  private:
   struct Entry {
@@ -138,17 +152,6 @@ class CollectiveShortcuts {
   /// of their largest sending and receiving rates across it. Computed for every direction on
   /// first use (needs the planner).
   bool world_fits(std::uint32_t direction);
-  void bound_world_load();
-  /// Every (sender, receiver) pair of global ranks that the job's sends and collectives' schedules hold.
-  std::set<std::pair<int, int>> world_pairs() const;
-  /// A bound's row: (link direction, a rank or 2 * rank + receiving, a lone rate across it).
-  using LoadRow = std::tuple<std::uint32_t, int, double>;
-  /// Per direction, the sum over the rows' distinct second members of their largest rates
-  /// (`ends`: the members are ends, 2 * rank + receiving); sorts `rows`.
-  std::unordered_map<std::uint32_t, double> sum_of_largest(std::vector<LoadRow>& rows, bool ends) const;
-  /// A link's capacity as the engine's platform has it (bandwidth factor, and a calibrated
-  /// model's floor: GraphZoneOptions).
-  double capacity_Bps(std::uint32_t link) const;
 
   const trace::Trace& trace_;
   const topology::Network& network_;
@@ -161,7 +164,6 @@ class CollectiveShortcuts {
   /// Per program: the number of its streams that communicate, negative when it has several
   /// streams (its operators may overlap one another).
   std::vector<int> comm_streams_;
-  int communicating_streams(int rank) const;
   std::unordered_map<int, std::string> disagreement_;  ///< by group
   std::vector<std::vector<char>> alone_;               ///< by program: alone()
   std::map<std::pair<const collective::Schedule*, int>, Entry> entries_;
@@ -169,10 +171,8 @@ class CollectiveShortcuts {
   std::map<std::pair<const collective::Schedule*, std::vector<double>>, collective::CriticalPathTimes>
       from_zero_by_links_;
   CollectivePlanner* planner_ = nullptr;
-  std::optional<NetworkFactors> model_;  ///< the calibrated network model, if any
-  bool world_bounded_ = false;
-  /// By link direction: the least bound's load (world_fits).
-  std::unordered_map<std::uint32_t, double> world_load_;
+  std::optional<NetworkFactors> model_;    ///< the calibrated network model, if any
+  std::unique_ptr<WorldLoad> world_load_;  ///< world_fits, on first use
 };
 
 }  // namespace ccsim::engine

@@ -21,5 +21,6 @@ target_sources(ccsim_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/simulation.cpp
   ${CMAKE_CURRENT_LIST_DIR}/stream_dependencies.cpp
   ${CMAKE_CURRENT_LIST_DIR}/stream_lanes.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/world_load.cpp
   ${CMAKE_CURRENT_LIST_DIR}/xml_check.cpp
 )
