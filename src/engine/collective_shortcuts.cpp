@@ -253,19 +253,24 @@ std::string CollectiveShortcuts::crossings_refusal(int group_index, const Entry&
     std::set<int> receivers;
   };
   std::unordered_map<std::uint32_t, Crossing> crossings;
+  std::set<std::uint32_t> shared;  // directions that members' other messages may cross
   for (const auto& [pair, p] : entry.paths) {
     for (std::uint32_t direction : p.directions) {
       const std::uint32_t link = direction / 2;
       if (!accelerator_link_[link]) {
-        // Ranks outside the group may use the link: no bar when all that the job can send
-        // across it at once fits in its capacity (world_fits).
+        // Other messages may use the link: ranks outside the group, and members that have
+        // not reached the collective yet, whose own messages may cross it while early
+        // members' already do. No bar when all that the job can have in flight across it at
+        // once fits in its capacity (world_fits). Only a NIC link of one rank of the group,
+        // like an accelerator's, carries that rank's collective alone while it runs.
         const int node = node_of_nic_link_[link];
-        const bool others =
+        const bool outsiders =
             (node < 0 && !whole_world) || (node >= 0 && group_ranks_behind_nic[link] != ranks_behind_nic_[link]);
-        if (others && !world_fits(direction)) {
+        if (outsiders && !world_fits(direction)) {
           if (node < 0) return "its messages cross fabric links that other ranks' messages may use";
           return fmt::format("node {} has ranks outside the group that share its NIC", node);
         }
+        if (node < 0 || ranks_behind_nic_[link] > 1) shared.insert(direction);  // checked last
       }
       Crossing& crossing = crossings[direction];
       double& rate = crossing.sender_Bps[pair.first];
@@ -288,6 +293,13 @@ std::string CollectiveShortcuts::crossings_refusal(int group_index, const Entry&
       return fmt::format("its messages can share link {} (they need {:g} B/s of its {:g} B/s)",
                          network_.link_name(direction / 2), load, capacity_Bps(direction / 2));
     }
+  }
+  for (std::uint32_t direction : shared) {
+    if (world_fits(direction)) continue;
+    const int node = node_of_nic_link_[direction / 2];
+    if (node < 0) return "its messages cross fabric links that its members' other messages may use";
+    return fmt::format("members share node {}'s NIC, which their other messages may use while the collective runs",
+                       node);
   }
   return "";
 }

@@ -37,11 +37,13 @@ std::uint32_t nic_link_of(const topology::Network& network, int a);
 ///  - no link of its path can bind: on every link (per direction for full-duplex links), the
 ///    lone rates of the group's senders that cross it add up to at most its capacity (a
 ///    sender has one send in flight at a time); a lone rate is its path's bottleneck;
-///  - no rank outside the group can slow it down: accelerator links of the group's ranks, NIC
-///    links whose accelerators hold only ranks of the group (a message has an end there, and
-///    a rank moves data only in its own operators), fabric links when the group is the whole
-///    world; any other link only when everything the whole job can have in flight across it
-///    at once fits in its capacity (world_fits: each rank sends one message and receives one at a time);
+///  - no other message can slow it down: accelerator links of the group's ranks, and NIC
+///    links of one accelerator whose rank is in the group (a message has an end there, and a
+///    rank moves data only in its own operators); any other link only when everything the
+///    whole job can have in flight across it at once fits in its capacity (world_fits: each
+///    rank sends one message and receives one at a time). A link shared by several members
+///    is no exception: a member that has not reached the collective yet may still move its
+///    own messages across it while early members' already do;
 ///  - its ranks each have an accelerator of their own, and a calibrated network model charges
 ///    no per-message CPU overheads and has data for every message (its latency and bandwidth by
 ///    size are then the message's lone time, Path::seconds);

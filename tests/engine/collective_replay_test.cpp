@@ -673,6 +673,31 @@ TEST_CASE("the critical-path shortcut does not apply where messages share links,
     CHECK(shortcut_refusal(one_collective(4, "broadcast", n), platform, options) ==
           "a rank may end before another one starts");
   }
+  SECTION("a NIC that members share while one of them still sends before the collective") {
+    // Two nodes of 4 accelerators and one NIC each, every rank in the ring: rank 1 first sends
+    // 100 MB to rank 5, so ranks 3 and 4, already in the ring, send its first step across the
+    // same NICs meanwhile. The NICs carry only the group's ranks, but not only its collective.
+    const std::string ar = R"({"kind": "all_reduce", "group": "world", "bytes": 40000000, "dtype": "fp32"})";
+    const std::string world = R"({"name": "world", "kind": "data", "ranks": [0, 1, 2, 3, 4, 5, 6, 7]})";
+    std::vector<std::string> ops(8, ar);
+    ops[1] = R"({"kind": "send", "peer": 5, "bytes": 100000000}, )" + ar;
+    ops[5] = R"({"kind": "recv", "peer": 1, "bytes": 100000000}, )" + ar;
+    const trace::Trace t = test::make_trace(8, world, ops);
+    const topology::Platform platform = test::two_nodes_of_four();
+    engine::ReplayOptions options;
+    options.fast = true;
+    options.all_reduce_algorithm = "ring";
+    CHECK(shortcut_refusal(t, platform, options) ==
+          "members share node 0's NIC, which their other messages may use while the collective runs");
+    const engine::Result r = engine::replay(t, platform, options);
+    options.fast = false;
+    const engine::Result exact = engine::replay(t, platform, options);
+    CAPTURE(r.makespan_s, exact.makespan_s);
+    CHECK(largest_difference(r, exact) <= 1e-6);
+    // Without the send the NICs carry the collective alone: the shortcut applies.
+    options.fast = true;
+    CHECK(shortcut_refusal(test::make_trace(8, world, std::vector<std::string>(8, ar)), platform, options).empty());
+  }
 }
 
 namespace {
