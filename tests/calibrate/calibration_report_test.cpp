@@ -2,13 +2,13 @@
 // (calibrate/calibration_report.hpp, calibrate/compute_fit_report.hpp): a point table and its
 // error summary by hand, and the reports of fits on the repository's measurements.
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "support/lines_of.hpp"
 #include "calibrate/calibration_report.hpp"
 #include "calibrate/compute_fit.hpp"
 #include "calibrate/compute_fit_report.hpp"
@@ -20,6 +20,8 @@ using Catch::Matchers::Contains;
 using Catch::Matchers::StartsWith;
 
 namespace {
+
+using test::lines_of;
 
 const std::string kMeasure = CCSIM_SOURCE_DIR "/tests/data/measure/";
 
@@ -39,13 +41,6 @@ std::vector<calibrate::PointFit> two_points() {
   large.p10_s = 90e-6;
   large.p90_s = 110e-6;
   return {small, large};
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
 }
 
 }  // namespace

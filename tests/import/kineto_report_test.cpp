@@ -1,13 +1,13 @@
 // The report of `trace import kineto` (import/kineto_report.hpp) on the profiled run of
 // tests/data/kineto/tp2_pp2: the hardware, the check of each rank against its measured
 // iteration and against the run's summary.json, with and without that summary.
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include "support/lines_of.hpp"
 #include "import/kineto_report.hpp"
 #include "import/kineto_run.hpp"
 
@@ -17,14 +17,9 @@ using Catch::Matchers::StartsWith;
 
 namespace {
 
-const std::string kRun = CCSIM_SOURCE_DIR "/tests/data/kineto/tp2_pp2";
+using test::lines_of;
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
+const std::string kRun = CCSIM_SOURCE_DIR "/tests/data/kineto/tp2_pp2";
 
 }  // namespace
 

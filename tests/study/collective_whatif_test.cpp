@@ -2,7 +2,6 @@
 // tests/data (4 nodes of 2 accelerators: intra links 1 us and 10 GB/s to the node's hub, NICs
 // 5 us and 1 GB/s, reductions at 10 GB/s): the ring's time by the textbook alpha-beta-gamma
 // formula, the baseline against a what-if of twice the intra-node bandwidth, text and JSON.
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -10,6 +9,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "support/lines_of.hpp"
 #include "study/collective_whatif.hpp"
 #include "study/data_folders.hpp"
 
@@ -17,6 +17,8 @@ using namespace ccsim;
 using Catch::Matchers::Contains;
 
 namespace {
+
+using test::lines_of;
 
 const std::string kRoot = CCSIM_SOURCE_DIR;
 constexpr std::uint64_t k64MiB = 64ull << 20;
@@ -31,13 +33,6 @@ study::CollectiveWhatIf on_tiny(std::vector<std::string> settings) {
   s.platform = kRoot + "/tests/data/tiny.json";
   s.settings = std::move(settings);
   return study::whatif_collective(s, 2, k64MiB, DType::kF32, study::folder_lookup(study::data_folders(kRoot)));
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
 }
 
 }  // namespace
