@@ -8,7 +8,7 @@
 
 namespace ccsim::engine {
 
-std::set<std::pair<int, int>> WorldLoad::world_pairs() const {
+std::vector<std::pair<int, int>> WorldLoad::world_pairs() const {
   // The operators that send, once per distinct form per program (a version-2 program holds
   // a stage's thousands of operators but a handful of forms), resolved for each of its ranks.
   std::vector<std::vector<std::uint32_t>> senders(trace_.programs.size());
@@ -18,19 +18,21 @@ std::set<std::pair<int, int>> WorldLoad::world_pairs() const {
       if (kind == trace::OpKind::kSend || trace::is_collective(kind)) senders[p].push_back(i);
     }
   }
-  std::set<std::pair<int, int>> pairs;
+  std::vector<std::pair<int, int>> pairs;
   for (int r = 0; r < trace_.world_size; ++r) {
     for (std::size_t i : at(senders, at(trace_.program_of, r))) {
       const trace::Op op = trace_.op(r, i);
       if (op.kind == trace::OpKind::kSend) {
-        pairs.emplace(r, op.peer);
+        pairs.emplace_back(r, op.peer);
         continue;
       }
       const CollectivePlan& plan = planner_.plan(op, r, i);
       const trace::Group& group = at(trace_.groups, op.group);
-      for (int peer : plan.schedule->send_peers(group.index_of(r))) pairs.emplace(r, at(group.ranks, peer));
+      for (int peer : plan.schedule->send_peers(group.index_of(r))) pairs.emplace_back(r, at(group.ranks, peer));
     }
   }
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
   return pairs;
 }
 

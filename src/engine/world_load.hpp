@@ -3,7 +3,6 @@
 // Engine-internal (CollectiveShortcuts): what the whole job can have in flight across a link.
 
 #include <cstdint>
-#include <set>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -37,8 +36,8 @@ class WorldLoad {
 
  private:
   /// Every (sender, receiver) pair of global ranks that the job's sends and collectives'
-  /// schedules hold.
-  std::set<std::pair<int, int>> world_pairs() const;
+  /// schedules hold, sorted, each once.
+  std::vector<std::pair<int, int>> world_pairs() const;
   /// A bound's row: (link direction, a rank or 2 * rank + receiving, a lone rate across it).
   using LoadRow = std::tuple<std::uint32_t, int, double>;
   /// Per direction, the sum over the rows' distinct second members of their largest rates

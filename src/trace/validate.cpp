@@ -1,6 +1,7 @@
 #include "trace/validate.hpp"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <set>
 #include <span>
@@ -258,39 +259,65 @@ class Validator {
   /// receives; channels of equal (programs, forms) match alike. True when every channel's
   /// sends and receives pair up with equal sizes.
   bool messages_match_by_form() const {
-    struct Sides {
-      FormSet sends, recvs;
+    // Every send and receive form of every rank by its channel (sender, receiver, tag): the
+    // sends of a channel are its sender's and its receives its receiver's, each side sorted
+    // in form order.
+    struct Side {
+      int src = 0, dst = 0;
+      Names::Id tag = 0;
+      bool recv = false;
+      std::int32_t form = 0;
     };
-    std::map<std::tuple<int, int, Names::Id>, Sides> channels;
+    std::vector<Side> sides;
     for (int rank = 0; rank < trace_.world_size; ++rank) {
       const std::vector<std::uint32_t>& forms = forms_[program(rank)];
       for (std::size_t f = 0; f < forms.size(); ++f) {
         const OpKind kind = trace_.program_ops(rank)[forms[f]].kind;
         if (kind != OpKind::kSend && kind != OpKind::kRecv) continue;
         const Op o = trace_.op(rank, forms[f]);
+        const auto form = static_cast<std::int32_t>(f);
         if (kind == OpKind::kSend)
-          channels[{rank, o.peer, o.tag}].sends.push_back(static_cast<std::int32_t>(f));
+          sides.push_back({rank, o.peer, o.tag, false, form});
         else
-          channels[{o.peer, rank, o.tag}].recvs.push_back(static_cast<std::int32_t>(f));
+          sides.push_back({o.peer, rank, o.tag, true, form});
       }
     }
-    std::map<std::tuple<std::size_t, FormSet, std::size_t, FormSet>, bool> decided;
-    for (const auto& [key, sides] : channels) {
-      const int src = std::get<0>(key), dst = std::get<1>(key);
-      if (sides.sends.empty() || sides.recvs.empty()) return false;  // a message with no partner
+    const auto channel = [](const Side& x) { return std::tie(x.src, x.dst, x.tag); };
+    std::sort(sides.begin(), sides.end(), [](const Side& x, const Side& y) {
+      return std::tie(x.src, x.dst, x.tag, x.recv, x.form) < std::tie(y.src, y.dst, y.tag, y.recv, y.form);
+    });
+    // Channels of equal (programs, forms) match alike: decided once, by numbered form sets.
+    std::map<FormSet, std::size_t> form_set_ids;
+    const auto id_of = [&](const FormSet& set) {
+      return form_set_ids.try_emplace(set, form_set_ids.size()).first->second;
+    };
+    std::map<std::array<std::size_t, 4>, bool> decided;
+    FormSet sends, recvs;
+    for (std::size_t k = 0; k < sides.size();) {
+      sends.clear();
+      recvs.clear();
+      std::size_t end = k;
+      for (; end < sides.size() && channel(sides[end]) == channel(sides[k]); ++end)
+        (sides[end].recv ? recvs : sends).push_back(sides[end].form);
+      const int src = sides[k].src, dst = sides[k].dst;
+      k = end;
+      if (sends.empty() || recvs.empty()) return false;  // a message with no partner
       if (src < 0 || src >= trace_.world_size || dst < 0 || dst >= trace_.world_size) return false;
       const std::size_t ps = program(src), pr = program(dst);
-      auto [it, fresh] = decided.try_emplace({ps, sides.sends, pr, sides.recvs}, false);
-      if (fresh) {
-        const std::vector<std::uint32_t>& sends = select(ps, sides.sends);
-        const std::vector<std::uint32_t>& recvs = select(pr, sides.recvs);
-        bool match = sends.size() == recvs.size();
-        for (std::size_t k = 0; k < sends.size() && match; ++k) {
-          match = trace_.programs[ps].ops[sends[k]].bytes == trace_.programs[pr].ops[recvs[k]].bytes;
-        }
-        it->second = match;
-      }
+      auto [it, fresh] = decided.try_emplace({ps, id_of(sends), pr, id_of(recvs)}, false);
+      if (fresh) it->second = same_sizes(select(ps, sends), ps, select(pr, recvs), pr);
       if (!it->second) return false;
+    }
+    return true;
+  }
+
+  /// Whether operators `sends` of program `ps` and `recvs` of program `pr` pair up one to one
+  /// with equal sizes.
+  bool same_sizes(const std::vector<std::uint32_t>& sends, std::size_t ps, const std::vector<std::uint32_t>& recvs,
+                  std::size_t pr) const {
+    if (sends.size() != recvs.size()) return false;
+    for (std::size_t k = 0; k < sends.size(); ++k) {
+      if (trace_.programs[ps].ops[sends[k]].bytes != trace_.programs[pr].ops[recvs[k]].bytes) return false;
     }
     return true;
   }
