@@ -20,6 +20,15 @@ namespace ccsim::json {
 /// that is none of choice()'s, and a missing required key beside a not-yet-known member
 /// spelt like it ("field 'node.nics': missing (required); the object has "nic": did you
 /// mean nics?", at the member's line).
+///
+/// Its many methods are one concept, the schema of an object read key by key: each getter is
+/// one member's lookup (required: absence is an error; optional_*: absent or null is nullopt)
+/// followed by one check of the as_* family below, whose words the message quotes ("expected
+/// a positive integer"), so that a reader reads as the schema it checks
+/// (`positive_integer("nodes")`, `optional_number_in("ratio", 0, 1)`). A generic
+/// `get<Check>(key)` would have as many checks behind fewer names, at longer call sites, and
+/// the pieces it would be built from are already separate: has/required/optional (the
+/// lookup), as_* (the checks of a bare value, also used for array items), at/here (where).
 class ObjectReader {
  public:
   /// Throws unless `value` is an object. `path` is the field path of the object itself

@@ -68,7 +68,7 @@ using json = nlohmann::json;
 /// What a pass over the file does with the events it has checked.
 enum class Pass : std::uint8_t {
   kKeep,    ///< keep every event
-  kFind,    ///< keep the events of the iteration wanted, as found so far (see Handler::choose)
+  kFind,    ///< keep the events of the iteration wanted, as found so far (see EventWindow::choose)
   kWindow,  ///< keep the events that start within [from_us, to_us], and every Iteration#k
 };
 
@@ -88,14 +88,46 @@ int iteration_of(StreamKind kind, std::string_view name) {
   return kind == StreamKind::kHostThread ? iteration_number(name).value_or(-1) : -1;
 }
 
-/// The SAX handler: a stack of contexts, and the event being read. Only the fields the
-/// importer uses are kept; everything else is skipped without building a DOM.
-class Handler : public nlohmann::json_sax<json> {
+/// An event's Input Dims and Input type (interned), until EventWindow::keep() flattens them.
+struct EventInputs {
+  std::vector<std::vector<std::int64_t>> dims;
+  std::vector<trace::Names::Id> types;
+};
+
+/// Which of a pass's checked events go into the profile. kKeep keeps every one; kWindow those
+/// that start within [from_us, to_us] and every Iteration#k; kFind the events of the
+/// iteration wanted, as found so far in the file (choose()), holding back the events that a
+/// later Iteration#k may still take (hold()).
+class EventWindow {
  public:
-  /// kKeep; kFind with the iteration wanted (`want`, -1: the smallest k); kWindow with the
-  /// window [from_us, to_us] (`want` unused).
-  explicit Handler(RankProfile& out, Pass pass = Pass::kKeep, int want = -1, double from_us = 0, double to_us = 0)
+  /// kFind with the iteration wanted (`want`, -1: the smallest k); kWindow with the window
+  /// [from_us, to_us] (`want` unused).
+  EventWindow(RankProfile& out, Pass pass, int want, double from_us, double to_us)
       : out_(out), pass_(pass), want_(want), from_us_(from_us), to_us_(to_us) {}
+
+  /// Whether an event that starts at `ts` (an Iteration#k when k >= 0) may be kept; one that
+  /// may not is counted as dropped, before anything of it is interned.
+  bool admits(int k, double ts) {
+    if (pass_ == Pass::kWindow && k < 0 && !in_window(ts)) {
+      ++out_.dropped;
+      return false;
+    }
+    return true;
+  }
+  /// An admitted event, `k` as for admits().
+  void take(const Event& e, EventInputs inputs, int k) {
+    const double ts = e.ts_us;
+    if (pass_ == Pass::kFind) {
+      if (k >= 0 && (want_ >= 0 ? k == want_ && !chosen_ : !chosen_ || k < chosen_->k)) choose({k, ts, ts + e.dur_us});
+      if (k >= 0 || (chosen_ && in_window(ts)))
+        keep(e, inputs);
+      else
+        hold(e, std::move(inputs));
+      advance(ts);
+      return;
+    }
+    keep(e, inputs);
+  }
 
   /// Pass::kFind, once the file is read: the iteration chosen, and whether every event of its
   /// window was kept (false: an event that starts in it came before its Iteration#k in the
@@ -108,7 +140,135 @@ class Handler : public nlohmann::json_sax<json> {
     held_.clear();
   }
 
+ private:
+  struct Held {
+    Event event;
+    EventInputs inputs;
+  };
+
+  bool in_window(double ts) const { return ts >= from_us_ && ts <= to_us_; }
+
+  /// Adds an event to the profile (with its Input Dims and Input type).
+  void keep(Event e, const EventInputs& inputs) {
+    const auto& dims = inputs.dims;
+    if (!dims.empty()) {
+      e.dims = static_cast<std::uint32_t>(out_.dims.size());
+      out_.dims.push_back(static_cast<std::int64_t>(dims.size()));
+      for (const auto& shape : dims) {
+        out_.dims.push_back(static_cast<std::int64_t>(shape.size()));
+        out_.dims.insert(out_.dims.end(), shape.begin(), shape.end());
+      }
+    } else {
+      e.dims = 0;
+    }
+    e.types = 0;
+    if (!inputs.types.empty()) {
+      e.types = static_cast<std::uint32_t>(out_.types.size());
+      out_.types.push_back(static_cast<trace::Names::Id>(inputs.types.size()));
+      out_.types.insert(out_.types.end(), inputs.types.begin(), inputs.types.end());
+    }
+    out_.streams[e.stream].events.push_back(static_cast<std::uint32_t>(out_.events.size()));
+    out_.events.push_back(e);
+  }
+
+  /// Pass::kFind. A file lists its events in time order (torch.profiler's and Kineto's do), so
+  /// the events of an iteration come after its Iteration#k event, or at most a profiler tick
+  /// before it (an enclosing ProfilerStep#k). An event outside the current window is held
+  /// back while it starts within kMarginUs of the latest start seen, and let go after; the
+  /// latest start of an event let go is remembered, and when an Iteration#k is chosen, an
+  /// event let go before it that could lie in its window means the file is not in time order
+  /// there: it is read again (read_rank_profile).
+  void hold(const Event& e, EventInputs inputs) {
+    if (e.ts_us < latest_ - kMarginUs) {
+      let_go(e.ts_us);
+      return;
+    }
+    held_.push_back({e, std::move(inputs)});
+  }
+  void advance(double ts) {
+    if (!(ts > latest_)) return;
+    latest_ = ts;
+    // Letting go later than possible is harmless (a held event is kept if an iteration takes
+    // it): scan when the latest start has moved past the margin, or the held events have
+    // doubled, so that many events within a few microseconds cost linear time, not quadratic.
+    if (latest_ - scanned_at_ <= kMarginUs && held_.size() < 2 * held_after_scan_ + 64) return;
+    scanned_at_ = latest_;
+    std::erase_if(held_, [&](const Held& h) {
+      if (h.event.ts_us >= latest_ - kMarginUs) return false;
+      let_go(h.event.ts_us);
+      return true;
+    });
+    held_after_scan_ = held_.size();
+  }
+  void let_go(double ts) {
+    ++out_.dropped;
+    lost_ = std::max(lost_, ts);
+  }
+  /// The iteration wanted is `it` (as far as the file has been read): the events kept for an
+  /// earlier choice that lie outside its window are let go, the held ones inside it kept.
+  void choose(const IterationSpan& it) {
+    chosen_ = it;
+    from_us_ = it.ts_us - kMarginUs;
+    to_us_ = it.end_us + kMarginUs;
+    lost_at_choice_ = lost_;
+    std::vector<std::pair<Event, EventInputs>> kept;  // in file order
+    for (const Event& e : out_.events) {
+      if (iteration_of(out_.streams[e.stream].kind, out_.name(e)) >= 0 || in_window(e.ts_us))
+        kept.emplace_back(e, inputs_of(e));
+      else
+        let_go(e.ts_us);
+    }
+    std::erase_if(held_, [&](Held& h) {
+      if (!in_window(h.event.ts_us)) return false;
+      kept.emplace_back(h.event, std::move(h.inputs));
+      return true;
+    });
+    std::stable_sort(kept.begin(), kept.end(),
+                     [](const auto& a, const auto& b) { return a.first.ordinal < b.first.ordinal; });
+    out_.events.clear();
+    out_.dims.assign(1, 0);
+    out_.types.assign(1, 0);
+    for (Stream& st : out_.streams) st.events.clear();
+    for (const auto& [e, inputs] : kept) keep(e, inputs);
+  }
+
+  /// A kept event's inputs, as keep() takes them.
+  EventInputs inputs_of(const Event& e) const {
+    EventInputs inputs{out_.input_dims(e), {}};
+    if (e.types != 0) {
+      const auto first = out_.types.begin() + static_cast<std::ptrdiff_t>(e.types);
+      inputs.types.assign(first + 1, first + 1 + static_cast<std::ptrdiff_t>(*first));
+    }
+    return inputs;
+  }
+
+  RankProfile& out_;
+  Pass pass_;
+  int want_;
+  double from_us_, to_us_;
+  // Pass::kFind
+  std::optional<IterationSpan> chosen_;
+  std::vector<Held> held_;  ///< events outside the window that a later Iteration#k may still take
+  double latest_ = -std::numeric_limits<double>::infinity();      ///< the latest start seen
+  double scanned_at_ = -std::numeric_limits<double>::infinity();  ///< latest_ when held_ was last scanned
+  std::size_t held_after_scan_ = 0;
+  double lost_ = -std::numeric_limits<double>::infinity();  ///< the latest start of an event let go
+  double lost_at_choice_ = -std::numeric_limits<double>::infinity();
+};
+
+/// The SAX handler: a stack of contexts, and the event being read. Only the fields the
+/// importer uses are kept; everything else is skipped without building a DOM. Each complete
+/// event is checked, then goes to the pass's EventWindow, which decides whether it is kept.
+class Handler : public nlohmann::json_sax<json> {
+ public:
+  /// kKeep; kFind with the iteration wanted (`want`, -1: the smallest k); kWindow with the
+  /// window [from_us, to_us] (`want` unused).
+  explicit Handler(RankProfile& out, Pass pass = Pass::kKeep, int want = -1, double from_us = 0, double to_us = 0)
+      : out_(out), window_(out, pass, want, from_us, to_us) {}
+
+  EventWindow& window() { return window_; }
   bool saw_events() const { return saw_events_; }
+  int pid_rank() const { return pid_rank_; }
 
   bool null() override { return value(std::nullopt, std::nullopt, nullptr, std::nullopt); }
   bool boolean(bool v) override { return value(std::nullopt, std::nullopt, nullptr, v); }
@@ -195,12 +355,6 @@ class Handler : public nlohmann::json_sax<json> {
     kTypes,
     kDistInfo,
     kSkip
-  };
-
-  /// An event's Input Dims and Input type (interned), until keep() flattens them.
-  struct Inputs {
-    std::vector<std::vector<std::int64_t>> dims;
-    std::vector<trace::Names::Id> types;
   };
 
   struct Pending {
@@ -305,11 +459,7 @@ class Handler : public nlohmann::json_sax<json> {
     const std::uint32_t stream =
         stream_index(kind, gpu && event_.gpu_stream ? fmt::format("stream {}", *event_.gpu_stream) : event_.tid);
     const int k = iteration_of(kind, event_.name);
-    const double ts = *event_.ts;
-    if (pass_ == Pass::kWindow && k < 0 && !in_window(ts)) {
-      ++out_.dropped;
-      return;
-    }
+    if (!window_.admits(k, *event_.ts)) return;
     Event e;
     e.stream = stream;
     e.name = out_.names.intern(event_.name);
@@ -318,140 +468,16 @@ class Handler : public nlohmann::json_sax<json> {
     e.external_id = event_.external_id.value_or(-1);
     e.kernel = event_.cat == "kernel";
     e.runtime = event_.cat == "cuda_runtime" || event_.cat == "cuda_driver";
-    e.ts_us = ts;
+    e.ts_us = *event_.ts;
     e.dur_us = *event_.dur;
-    Inputs inputs;
+    EventInputs inputs;
     if (event_.has_dims) inputs.dims = std::move(event_.dims);
     for (const std::string& type : event_.types) inputs.types.push_back(out_.names.intern(type));
-    if (pass_ == Pass::kFind) {
-      if (k >= 0 && (want_ >= 0 ? k == want_ && !chosen_ : !chosen_ || k < chosen_->k)) choose({k, ts, ts + e.dur_us});
-      if (k >= 0 || (chosen_ && in_window(ts)))
-        keep(e, inputs);
-      else
-        hold(e, std::move(inputs));
-      advance(ts);
-      return;
-    }
-    keep(e, inputs);
+    window_.take(e, std::move(inputs), k);
   }
-
-  bool in_window(double ts) const { return ts >= from_us_ && ts <= to_us_; }
-
-  /// Adds an event to the profile (with its Input Dims and Input type).
-  void keep(Event e, const Inputs& inputs) {
-    const auto& dims = inputs.dims;
-    if (!dims.empty()) {
-      e.dims = static_cast<std::uint32_t>(out_.dims.size());
-      out_.dims.push_back(static_cast<std::int64_t>(dims.size()));
-      for (const auto& shape : dims) {
-        out_.dims.push_back(static_cast<std::int64_t>(shape.size()));
-        out_.dims.insert(out_.dims.end(), shape.begin(), shape.end());
-      }
-    } else {
-      e.dims = 0;
-    }
-    e.types = 0;
-    if (!inputs.types.empty()) {
-      e.types = static_cast<std::uint32_t>(out_.types.size());
-      out_.types.push_back(static_cast<trace::Names::Id>(inputs.types.size()));
-      out_.types.insert(out_.types.end(), inputs.types.begin(), inputs.types.end());
-    }
-    out_.streams[e.stream].events.push_back(static_cast<std::uint32_t>(out_.events.size()));
-    out_.events.push_back(e);
-  }
-
-  /// Pass::kFind. A file lists its events in time order (torch.profiler's and Kineto's do), so
-  /// the events of an iteration come after its Iteration#k event, or at most a profiler tick
-  /// before it (an enclosing ProfilerStep#k). An event outside the current window is held
-  /// back while it starts within kMarginUs of the latest start seen, and let go after; the
-  /// latest start of an event let go is remembered, and when an Iteration#k is chosen, an
-  /// event let go before it that could lie in its window means the file is not in time order
-  /// there: it is read again (read_rank_profile).
-  void hold(const Event& e, Inputs inputs) {
-    if (e.ts_us < latest_ - kMarginUs) {
-      let_go(e.ts_us);
-      return;
-    }
-    held_.push_back({e, std::move(inputs)});
-  }
-  void advance(double ts) {
-    if (!(ts > latest_)) return;
-    latest_ = ts;
-    // Letting go later than possible is harmless (a held event is kept if an iteration takes
-    // it): scan when the latest start has moved past the margin, or the held events have
-    // doubled, so that many events within a few microseconds cost linear time, not quadratic.
-    if (latest_ - scanned_at_ <= kMarginUs && held_.size() < 2 * held_after_scan_ + 64) return;
-    scanned_at_ = latest_;
-    std::erase_if(held_, [&](const Held& h) {
-      if (h.event.ts_us >= latest_ - kMarginUs) return false;
-      let_go(h.event.ts_us);
-      return true;
-    });
-    held_after_scan_ = held_.size();
-  }
-  void let_go(double ts) {
-    ++out_.dropped;
-    lost_ = std::max(lost_, ts);
-  }
-  /// The iteration wanted is `it` (as far as the file has been read): the events kept for an
-  /// earlier choice that lie outside its window are let go, the held ones inside it kept.
-  void choose(const IterationSpan& it) {
-    chosen_ = it;
-    from_us_ = it.ts_us - kMarginUs;
-    to_us_ = it.end_us + kMarginUs;
-    lost_at_choice_ = lost_;
-    std::vector<std::pair<Event, Inputs>> kept;  // in file order
-    for (const Event& e : out_.events) {
-      if (iteration_of(out_.streams[e.stream].kind, out_.name(e)) >= 0 || in_window(e.ts_us))
-        kept.emplace_back(e, inputs_of(e));
-      else
-        let_go(e.ts_us);
-    }
-    std::erase_if(held_, [&](Held& h) {
-      if (!in_window(h.event.ts_us)) return false;
-      kept.emplace_back(h.event, std::move(h.inputs));
-      return true;
-    });
-    std::stable_sort(kept.begin(), kept.end(),
-                     [](const auto& a, const auto& b) { return a.first.ordinal < b.first.ordinal; });
-    out_.events.clear();
-    out_.dims.assign(1, 0);
-    out_.types.assign(1, 0);
-    for (Stream& st : out_.streams) st.events.clear();
-    for (const auto& [e, inputs] : kept) keep(e, inputs);
-  }
-
-  /// A kept event's inputs, as keep() takes them.
-  Inputs inputs_of(const Event& e) const {
-    Inputs inputs{out_.input_dims(e), {}};
-    if (e.types != 0) {
-      const auto first = out_.types.begin() + static_cast<std::ptrdiff_t>(e.types);
-      inputs.types.assign(first + 1, first + 1 + static_cast<std::ptrdiff_t>(*first));
-    }
-    return inputs;
-  }
-
- public:
-  int pid_rank() const { return pid_rank_; }
-
- private:
-  struct Held {
-    Event event;
-    Inputs inputs;
-  };
 
   RankProfile& out_;
-  Pass pass_;
-  int want_;
-  double from_us_, to_us_;
-  // Pass::kFind
-  std::optional<IterationSpan> chosen_;
-  std::vector<Held> held_;  ///< events outside the window that a later Iteration#k may still take
-  double latest_ = -std::numeric_limits<double>::infinity();      ///< the latest start seen
-  double scanned_at_ = -std::numeric_limits<double>::infinity();  ///< latest_ when held_ was last scanned
-  std::size_t held_after_scan_ = 0;
-  double lost_ = -std::numeric_limits<double>::infinity();  ///< the latest start of an event let go
-  double lost_at_choice_ = -std::numeric_limits<double>::infinity();
+  EventWindow window_;
   std::vector<Ctx> stack_;
   std::string key_;
   Pending event_;
@@ -513,9 +539,9 @@ RankProfile read_rank_profile(std::istream& in, const std::string& file, Profile
   {
     Handler find(out, Pass::kFind, window.k);
     parse(in, file, find, out);
-    find.finish();
-    if (find.complete()) return out;
-    chosen = find.chosen();
+    find.window().finish();
+    if (find.window().complete()) return out;
+    chosen = find.window().chosen();
   }
   in.clear();
   in.seekg(start);

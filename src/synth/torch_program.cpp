@@ -22,10 +22,67 @@ Cost product(double batch, double m, double k, double n, double extra, double e)
 }
 Cost operator+(Cost a, Cost b) { return {a.flops + b.flops, a.bytes + b.bytes}; }
 
+/// The process groups of the program's job, named as gen_traces.py names them:
+/// tp{pp_rank*dp+dp_rank}, dp{pp_rank*tp+tp_rank}, pp{dp_rank*tp+tp_rank}, in Megatron's rank
+/// order; tensor and data groups only where they have more than one rank, pipeline groups
+/// where pp > 1.
+class TorchGroups {
+ public:
+  /// Adds the groups to `trace`.
+  TorchGroups(const Parallelism& par, trace::Trace& trace) : par_(par) {
+    for (int p = 0; p < par_.pp; ++p) {
+      for (int d = 0; d < par_.dp; ++d) {
+        if (par_.tp == 1) continue;
+        std::vector<int> ranks;
+        for (int t = 0; t < par_.tp; ++t) ranks.push_back(rank(p, d, t));
+        tensor_[{p, d}] = static_cast<int>(trace.groups.size());
+        add(trace, fmt::format("tp{}", p * par_.dp + d), trace::GroupKind::kTensor, std::move(ranks));
+      }
+    }
+    for (int p = 0; p < par_.pp; ++p) {
+      for (int t = 0; t < par_.tp; ++t) {
+        if (par_.dp == 1) continue;
+        std::vector<int> ranks;
+        for (int d = 0; d < par_.dp; ++d) ranks.push_back(rank(p, d, t));
+        data_[{p, t}] = static_cast<int>(trace.groups.size());
+        add(trace, fmt::format("dp{}", p * par_.tp + t), trace::GroupKind::kData, std::move(ranks));
+      }
+    }
+    if (par_.pp > 1) {
+      for (int d = 0; d < par_.dp; ++d) {
+        for (int t = 0; t < par_.tp; ++t) {
+          std::vector<int> ranks;
+          for (int p = 0; p < par_.pp; ++p) ranks.push_back(rank(p, d, t));
+          add(trace, fmt::format("pp{}", d * par_.tp + t), trace::GroupKind::kPipeline, std::move(ranks));
+        }
+      }
+    }
+  }
+
+  /// The rank of pipeline stage `p`, data-parallel replica `d`, tensor-parallel rank `t`.
+  int rank(int p, int d, int t) const { return p * par_.dp * par_.tp + d * par_.tp + t; }
+  /// The index of the tensor group of stage `p`, replica `d` (tp > 1), and of the data group of
+  /// stage `p`, tensor rank `t` (dp > 1).
+  int tensor(int p, int d) const { return tensor_.at({p, d}); }
+  int data(int p, int t) const { return data_.at({p, t}); }
+
+ private:
+  static void add(trace::Trace& trace, std::string name, trace::GroupKind kind, std::vector<int> ranks) {
+    trace::Group g;
+    g.name = std::move(name);
+    g.kind = kind;
+    g.ranks = std::move(ranks);
+    trace.groups.push_back(std::move(g));
+  }
+
+  const Parallelism& par_;
+  std::map<std::pair<int, int>, int> tensor_, data_;
+};
+
 class TorchBuilder {
  public:
   TorchBuilder(const ModelSpec& model, const Parallelism& par, trace::Trace& trace)
-      : model_(model), par_(par), trace_(trace) {
+      : model_(model), par_(par), trace_(trace), groups_(par, trace) {
     e_ = dtype_bytes(model.dtype);
     s_ = par.seq > 0 ? par.seq : model.seq;
     b_ = par.micro_batch_size;
@@ -37,53 +94,12 @@ class TorchBuilder {
     hn_ = static_cast<double>(model.head_dim());
   }
 
+  /// The groups are in the trace once constructed; build() writes every rank's program.
   void build() {
-    make_groups();
     for (int r = 0; r < par_.world(); ++r) build_rank(r);
   }
 
  private:
-  int rank_of(int p, int d, int t) const { return p * par_.dp * par_.tp + d * par_.tp + t; }
-
-  void add_group(std::string name, trace::GroupKind kind, std::vector<int> ranks) {
-    trace::Group g;
-    g.name = std::move(name);
-    g.kind = kind;
-    g.ranks = std::move(ranks);
-    trace_.groups.push_back(std::move(g));
-  }
-
-  // Group names as gen_traces.py gives them: tp{pp_rank*dp+dp_rank}, dp{pp_rank*tp+tp_rank}.
-  void make_groups() {
-    for (int p = 0; p < par_.pp; ++p) {
-      for (int d = 0; d < par_.dp; ++d) {
-        if (par_.tp == 1) continue;
-        std::vector<int> ranks;
-        for (int t = 0; t < par_.tp; ++t) ranks.push_back(rank_of(p, d, t));
-        tp_group_[{p, d}] = static_cast<int>(trace_.groups.size());
-        add_group(fmt::format("tp{}", p * par_.dp + d), trace::GroupKind::kTensor, std::move(ranks));
-      }
-    }
-    for (int p = 0; p < par_.pp; ++p) {
-      for (int t = 0; t < par_.tp; ++t) {
-        if (par_.dp == 1) continue;
-        std::vector<int> ranks;
-        for (int d = 0; d < par_.dp; ++d) ranks.push_back(rank_of(p, d, t));
-        dp_group_[{p, t}] = static_cast<int>(trace_.groups.size());
-        add_group(fmt::format("dp{}", p * par_.tp + t), trace::GroupKind::kData, std::move(ranks));
-      }
-    }
-    if (par_.pp > 1) {
-      for (int d = 0; d < par_.dp; ++d) {
-        for (int t = 0; t < par_.tp; ++t) {
-          std::vector<int> ranks;
-          for (int p = 0; p < par_.pp; ++p) ranks.push_back(rank_of(p, d, t));
-          add_group(fmt::format("pp{}", d * par_.tp + t), trace::GroupKind::kPipeline, std::move(ranks));
-        }
-      }
-    }
-  }
-
   // --- operators of the current rank; a cpu_gap (host time between operators) before each ---
   void push(trace::Op op) {
     if (!ops_->empty()) {
@@ -130,7 +146,7 @@ class TorchBuilder {
     push(op);
   }
   void tp_all_reduce(const char* label) {
-    if (par_.tp > 1) all_reduce(tp_group_.at({stage_, d_}), tokens_ * h_ * e_, label);
+    if (par_.tp > 1) all_reduce(groups_.tensor(stage_, d_), tokens_ * h_ * e_, label);
   }
 
   // Forward of a linear layer [tokens, in] -> [tokens, out] (aten::linear), and its backward
@@ -214,7 +230,7 @@ class TorchBuilder {
   bool last() const { return stage_ == par_.pp - 1; }
 
   void forward(int mb) {
-    if (!first()) p2p(trace::OpKind::kRecv, rank_of(stage_ - 1, d_, tt_), fmt::format("act.mb{}", mb), "pp:act");
+    if (!first()) p2p(trace::OpKind::kRecv, groups_.rank(stage_ - 1, d_, tt_), fmt::format("act.mb{}", mb), "pp:act");
     if (first()) compute("embedding", "embed");
     for (int l = 0; l < layers_; ++l) forward_layer();
     if (last()) {
@@ -222,11 +238,11 @@ class TorchBuilder {
       compute("linear", "lm_head", product(1, tokens_, h_, model_.vocab, 0, e_));
       compute("loss", "cross_entropy");
     }
-    if (!last()) p2p(trace::OpKind::kSend, rank_of(stage_ + 1, d_, tt_), fmt::format("act.mb{}", mb), "pp:act");
+    if (!last()) p2p(trace::OpKind::kSend, groups_.rank(stage_ + 1, d_, tt_), fmt::format("act.mb{}", mb), "pp:act");
   }
 
   void backward(int mb) {
-    if (!last()) p2p(trace::OpKind::kRecv, rank_of(stage_ + 1, d_, tt_), fmt::format("grad.mb{}", mb), "pp:grad");
+    if (!last()) p2p(trace::OpKind::kRecv, groups_.rank(stage_ + 1, d_, tt_), fmt::format("grad.mb{}", mb), "pp:grad");
     if (last()) {
       for (int i = 0; i < 3; ++i) backward_of("loss", "cross_entropy");
       backward_of("linear", "lm_head", linear_backward(h_, model_.vocab));
@@ -241,7 +257,7 @@ class TorchBuilder {
     }
     if (!first()) {
       host("grad_accum", "bwd-unlinked");  // the received activation, a leaf that requires its gradient
-      p2p(trace::OpKind::kSend, rank_of(stage_ - 1, d_, tt_), fmt::format("grad.mb{}", mb), "pp:grad");
+      p2p(trace::OpKind::kSend, groups_.rank(stage_ - 1, d_, tt_), fmt::format("grad.mb{}", mb), "pp:grad");
     }
   }
 
@@ -255,7 +271,7 @@ class TorchBuilder {
     for (int mb = 0; mb < par_.micro_batches; ++mb) forward(mb);
     for (int mb = par_.micro_batches - 1; mb >= 0; --mb) backward(mb);
     if (par_.dp > 1) {
-      all_reduce(dp_group_.at({stage_, tt_}), 4 * torch_stage_params(model_, par_, stage_), "dp:grads");
+      all_reduce(groups_.data(stage_, tt_), 4 * torch_stage_params(model_, par_, stage_), "dp:grads");
       compute("optimizer", "grad_scale");
     }
     compute("optimizer", "sgd");
@@ -264,9 +280,9 @@ class TorchBuilder {
   const ModelSpec& model_;
   const Parallelism& par_;
   trace::Trace& trace_;
+  TorchGroups groups_;
   double e_ = 4, tokens_ = 0, h_ = 0, f_ = 0, t_ = 1, heads_ = 0, hn_ = 0;
   int s_ = 0, b_ = 1;
-  std::map<std::pair<int, int>, int> tp_group_, dp_group_;
   std::vector<trace::Op>* ops_ = nullptr;
   int stage_ = 0, d_ = 0, tt_ = 0, layers_ = 0;
 };

@@ -3,5 +3,6 @@ target_sources(ccsim_tests PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/megatron_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/job_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/megatron_run_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/pipeline_order_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/torch_program_test.cpp
 )
