@@ -11,6 +11,7 @@
 #include "report/comparison.hpp"
 #include "report/timeline.hpp"
 #include "study/job_facts.hpp"
+#include "study/replay_job.hpp"
 #include "trace/native_reader.hpp"
 
 namespace ccsim::cli {
@@ -29,29 +30,27 @@ struct CompareCommand {
 };
 
 void run_compare(const CompareCommand& cmd) {
-  trace::Trace trace = trace::read_native(cmd.trace);
-  topology::Platform platform = load_platform(cmd.flags, trace);
-  engine::ReplayOptions compressed = replay_options(cmd.flags, platform);
-  // once: both replays share the adjusted trace
-  const calibrate::ComputeAdjustment compute = apply_compute_flag(cmd.flags, trace, platform, compressed);
-  compressed.wait_spans = !cmd.timeline.empty();
-  check_output_path(cmd.output);  // before the simulations, which may take long
-  if (!cmd.timeline.empty()) check_output_path(cmd.timeline);
-  check_timeline_ranks(cmd.timeline_ranks, trace.world_size);
-  check_distinct_outputs({{"--output", cmd.output}, {"--timeline", cmd.timeline}});
-  engine::ReplayOptions plain = compressed;
-  plain.compression = engine::CompressionOptions{};
-  plain.all_reduce_algorithm = cmd.plain_algorithm;
-  engine::Result plain_result = engine::replay(trace, platform, plain);
-  engine::Result compressed_result = engine::replay(trace, platform, compressed);
-  note_settings(cmd.flags, trace, platform, compute, compressed_result);
+  study::JobRequest request;
+  request.runs = study::JobRuns::kPlainThenCompressed;  // --compress is required
+  request.wait_spans = !cmd.timeline.empty();
+  request.plain_algorithm = cmd.plain_algorithm;
+  request.note_settings = true;
+  request.before_replays = [&cmd](const study::ReplayJob& job) {  // the simulations may take long
+    check_output_path(cmd.output);
+    if (!cmd.timeline.empty()) check_output_path(cmd.timeline);
+    check_timeline_ranks(cmd.timeline_ranks, job.trace.world_size);
+    check_distinct_outputs({{"--output", cmd.output}, {"--timeline", cmd.timeline}});
+  };
+  const study::JobReplays replays = study::replay_job(trace::read_native(cmd.trace), cmd.flags, request, data_lookup());
+  const engine::Result& plain_result = replays.results.front();
+  const engine::Result& compressed_result = replays.last();
 
   report::BreakdownOptions view;
   view.key = rows_key(cmd.rows);
   view.per_rank = cmd.per_rank;
   view.ranks_on_demand = true;  // each rank's tables paired as they are written: never all in memory
   report::Comparison comparison = report::compare(plain_result, compressed_result, view);
-  const report::JobFacts facts = study::job_facts(trace, platform);
+  const report::JobFacts facts = study::job_facts(replays.job.trace, replays.job.platform);
   comparison.a_summary = report::make_summary(plain_result, facts);
   comparison.b_summary = report::make_summary(compressed_result, facts);
   write_output(cmd.output, rendering(comparison, cmd.format));

@@ -13,6 +13,7 @@
 #include "report/breakdown.hpp"
 #include "report/timeline.hpp"
 #include "study/job_facts.hpp"
+#include "study/replay_job.hpp"
 #include "topology/platform.hpp"
 #include "trace/native_reader.hpp"
 
@@ -31,17 +32,17 @@ struct ReplayCommand {
 };
 
 void run_replay(const ReplayCommand& cmd) {
-  trace::Trace trace = trace::read_native(cmd.trace);
-  topology::Platform platform = load_platform(cmd.flags, trace);
-  engine::ReplayOptions options = replay_options(cmd.flags, platform);
-  const calibrate::ComputeAdjustment compute = apply_compute_flag(cmd.flags, trace, platform, options);
-  options.wait_spans = !cmd.timeline.empty();
-  check_output_path(cmd.output);  // before the simulation, which may take long
-  if (!cmd.timeline.empty()) check_output_path(cmd.timeline);
-  check_timeline_ranks(cmd.timeline_ranks, trace.world_size);
-  check_distinct_outputs({{"--output", cmd.output}, {"--timeline", cmd.timeline}});
-  engine::Result result = engine::replay(trace, platform, options);
-  note_settings(cmd.flags, trace, platform, compute, result);
+  study::JobRequest request;
+  request.wait_spans = !cmd.timeline.empty();
+  request.note_settings = true;
+  request.before_replays = [&cmd](const study::ReplayJob& job) {  // the simulation may take long
+    check_output_path(cmd.output);
+    if (!cmd.timeline.empty()) check_output_path(cmd.timeline);
+    check_timeline_ranks(cmd.timeline_ranks, job.trace.world_size);
+    check_distinct_outputs({{"--output", cmd.output}, {"--timeline", cmd.timeline}});
+  };
+  const study::JobReplays replays = study::replay_job(trace::read_native(cmd.trace), cmd.flags, request, data_lookup());
+  const engine::Result& result = replays.last();
 
   Phase phase("writing the report", "");
   report::BreakdownOptions view;
@@ -49,7 +50,7 @@ void run_replay(const ReplayCommand& cmd) {
   view.per_rank = cmd.per_rank;
   view.ranks_on_demand = true;  // each rank's table made as it is written: never all in memory
   report::Breakdown breakdown = report::make_breakdown(result, view);
-  breakdown.summary = report::make_summary(result, study::job_facts(trace, platform));
+  breakdown.summary = report::make_summary(result, study::job_facts(replays.job.trace, replays.job.platform));
   write_output(cmd.output, rendering(breakdown, cmd.format));
   write_timeline_file(cmd.timeline, cmd.timeline_ranks, {{"", &result}});
 }

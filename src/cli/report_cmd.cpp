@@ -20,6 +20,7 @@
 #include "report/report_document.hpp"
 #include "study/cost_study.hpp"
 #include "study/job_facts.hpp"
+#include "study/replay_job.hpp"
 #include "topology/platform.hpp"
 #include "trace/native_reader.hpp"
 
@@ -94,8 +95,9 @@ std::vector<std::string> job_assumptions(const ReportCommand& cmd, const trace::
                                     breakdown.world_size, report::on_nodes(breakdown.nodes_used),
                                     breakdown.stage_count));
   assumptions.push_back(fmt::format("platform: {}: {}", platform.name, platform.description));
-  for (const std::string& setting : cmd.flags.settings) assumptions.push_back(fmt::format("set: {} (--set)", setting));
-  for (const std::string& idle : setting_notes) assumptions.push_back("set: " + idle);
+  for (std::string& setting : study::setting_assumptions(cmd.flags, setting_notes)) {
+    assumptions.push_back(std::move(setting));
+  }
   return assumptions;
 }
 
@@ -111,23 +113,22 @@ void run_report(const ReportCommand& cmd) {
     throw InputError("command line", 0, "--output",
                      fmt::format("expected a directory, got \"{}\" (a file)", cmd.output));
   }
-  trace::Trace trace = trace::read_native(cmd.trace);
-  const topology::Platform platform = load_platform(cmd.flags, trace);
-  engine::ReplayOptions compressed_options = replay_options(cmd.flags, platform);
-  // both replays share the adjusted trace
-  const calibrate::ComputeAdjustment compute = apply_compute_flag(cmd.flags, trace, platform, compressed_options);
-  if (!std::filesystem::create_directories(dir, ec) && ec) {
-    throw InputError(cmd.output, 0, "--output", fmt::format("cannot create the directory: {}", ec.message()));
-  }
-  // After the directory exists (a report file that is an input lies in a directory that did).
-  for (const char* file : {"report.md", "report.html", "report.json"}) check_output_path((dir / file).string());
-
-  engine::ReplayOptions plain_options = compressed_options;
-  plain_options.compression = engine::CompressionOptions{};
-  const bool compressed = compressed_options.compression.enabled();
-  const engine::Result plain = engine::replay(trace, platform, plain_options);
-  engine::Result packed;
-  if (compressed) packed = engine::replay(trace, platform, compressed_options);
+  study::JobRequest request;
+  request.runs = study::JobRuns::kPlainThenCompressed;
+  request.before_replays = [&cmd, &dir](const study::ReplayJob&) {
+    std::error_code error;
+    if (!std::filesystem::create_directories(dir, error) && error) {
+      throw InputError(cmd.output, 0, "--output", fmt::format("cannot create the directory: {}", error.message()));
+    }
+    // After the directory exists (a report file that is an input lies in a directory that did).
+    for (const char* file : {"report.md", "report.html", "report.json"}) check_output_path((dir / file).string());
+  };
+  const study::JobReplays replays = study::replay_job(trace::read_native(cmd.trace), cmd.flags, request, data_lookup());
+  const trace::Trace& trace = replays.job.trace;
+  const topology::Platform& platform = replays.job.platform;
+  const engine::Result& plain = replays.results.front();
+  const bool compressed = replays.results.size() > 1;
+  const engine::Result& packed = replays.last();
 
   report::BreakdownOptions view;
   view.key = rows_key(cmd.rows);
@@ -140,10 +141,9 @@ void run_report(const ReportCommand& cmd) {
     comparison->a_summary = breakdown.summary;
     comparison->b_summary = report::make_summary(packed, facts);
   }
-  std::vector<std::pair<std::string, const engine::Result*>> runs{{"plain", &plain}};
-  if (compressed) runs.emplace_back("compressed", &packed);
   std::unique_ptr<study::CostStudy> cost;
-  if (with_cost) cost = std::make_unique<study::CostStudy>(study::study_cost(cmd.cost, trace, platform, runs));
+  if (with_cost)
+    cost = std::make_unique<study::CostStudy>(study::study_cost(cmd.cost, trace, platform, replays.runs()));
 
   write_output((dir / "report.json").string(), figures_data(breakdown, comparison.get(), cost.get()));
 
@@ -159,8 +159,7 @@ void run_report(const ReportCommand& cmd) {
   content.command = command_line();
   content.breakdown = &breakdown;
   content.comparison = comparison.get();
-  content.job_assumptions = job_assumptions(
-      cmd, trace, platform, breakdown, setting_notes(cmd.flags, trace, platform, compressed ? packed : plain, compute));
+  content.job_assumptions = job_assumptions(cmd, trace, platform, breakdown, replays.setting_notes);
   if (cost) {
     content.cost_assumptions = cost->assumptions;
     content.cost_sentence = fmt::format("{} ranks on {} node(s), {} iterations.", cost->ranks, cost->nodes,

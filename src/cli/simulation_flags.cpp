@@ -9,8 +9,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "calibrate/compute_model.hpp"
-#include "calibrate/compute_pricing.hpp"
 #include "cli/commands.hpp"
 #include "collective/registry.hpp"
 #include "compress/compress_spec.hpp"
@@ -118,40 +116,12 @@ void add_set_flag(CLI::App* sub, std::vector<std::string>& settings) {
       ->allow_extra_args(false);
 }
 
-std::vector<std::string> setting_notes(const SimulationFlags& flags, const trace::Trace& trace,
-                                       const topology::Platform& platform, const engine::Result& result,
-                                       const calibrate::ComputeAdjustment& compute) {
-  return study::setting_notes(flags, trace, platform, result, compute, data_lookup());
-}
-
-void note_settings(const SimulationFlags& flags, const trace::Trace& trace, const topology::Platform& platform,
-                   const calibrate::ComputeAdjustment& compute, engine::Result& result) {
-  study::note_settings(flags, trace, platform, compute, result, data_lookup());
-}
-
 std::vector<std::string> algorithm_choices(const std::vector<std::string_view>& names, bool with_auto) {
   std::vector<std::string> choices;
   if (with_auto) choices.emplace_back("auto");
   choices.insert(choices.end(), names.begin(), names.end());
   return choices;
 }
-
-topology::Platform load_platform(const SimulationFlags& flags, const trace::Trace& trace) {
-  return study::replay_platform(flags, trace, data_lookup());
-}
-
-calibrate::ComputeAdjustment apply_compute_flag(const SimulationFlags& flags, trace::Trace& trace,
-                                                const topology::Platform& platform, engine::ReplayOptions& options) {
-  return study::apply_compute(flags, trace, platform, options, data_lookup());
-}
-
-engine::ReplayOptions replay_options(const SimulationFlags& flags, const topology::Platform& platform) {
-  return study::replay_options(flags, platform, data_lookup());
-}
-
-}  // namespace ccsim::cli
-
-namespace ccsim::cli {
 
 report::RowKey rows_key(const std::string& rows) {
   if (rows == "auto") return report::RowKey::kAuto;

@@ -6,7 +6,6 @@
 
 #include <CLI/CLI.hpp>
 
-#include "calibrate/compute_model.hpp"
 #include "engine/replay.hpp"
 #include "report/breakdown.hpp"
 #include "report/summary.hpp"
@@ -31,20 +30,6 @@ void add_set_flag(CLI::App* sub, std::vector<std::string>& settings);
 
 /// `flags` with the compressor and algorithm settings of --set applied.
 using study::with_settings;
-
-// How a trace is replayed, from the flags, with the data folders of data_lookup(): the
-// functions of study/replay_setup.hpp, which say what each does.
-std::vector<std::string> setting_notes(const SimulationFlags& flags, const trace::Trace& trace,
-                                       const topology::Platform& platform, const engine::Result& result,
-                                       const calibrate::ComputeAdjustment& compute);
-void note_settings(const SimulationFlags& flags, const trace::Trace& trace, const topology::Platform& platform,
-                   const calibrate::ComputeAdjustment& compute, engine::Result& result);
-/// study::replay_platform.
-topology::Platform load_platform(const SimulationFlags& flags, const trace::Trace& trace);
-engine::ReplayOptions replay_options(const SimulationFlags& flags, const topology::Platform& platform);
-/// study::apply_compute.
-calibrate::ComputeAdjustment apply_compute_flag(const SimulationFlags& flags, trace::Trace& trace,
-                                                const topology::Platform& platform, engine::ReplayOptions& options);
 
 /// Choices for one_of (cli/option_values.hpp): `names` (algorithms of the registry), after "auto" when `with_auto`.
 std::vector<std::string> algorithm_choices(const std::vector<std::string_view>& names, bool with_auto);

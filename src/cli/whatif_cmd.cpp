@@ -9,12 +9,12 @@
 #include "cli/simulation_flags.hpp"
 #include "core/input_error.hpp"
 #include "core/parse.hpp"
-#include "engine/replay.hpp"
 #include "report/comparison.hpp"
 #include "report/timeline.hpp"
 #include "study/collective_study.hpp"
 #include "study/collective_whatif.hpp"
 #include "study/job_facts.hpp"
+#include "study/replay_job.hpp"
 #include "study/sweep.hpp"
 #include "trace/native_reader.hpp"
 
@@ -43,45 +43,33 @@ constexpr std::array<const char*, 12> kReplayOnlyOptions = {
     "--network-model", "--compute",  "--full",     "--fast", "--every-replica", "--simgrid-log"};
 
 void run_trace(const WhatIfCommand& cmd) {
-  trace::Trace trace = trace::read_native(cmd.trace);
-  SimulationFlags baseline_flags = cmd.flags;
-  baseline_flags.settings.clear();
-  topology::Platform baseline_platform = load_platform(baseline_flags, trace);
-  engine::ReplayOptions baseline_options = replay_options(baseline_flags, baseline_platform);
-  topology::Platform changed_platform = load_platform(cmd.flags, trace);
-  engine::ReplayOptions changed_options = replay_options(cmd.flags, changed_platform);
-  // --compute for each run's own accelerator, as replay does: the what_if run is `replay --set
-  // ...` (an accelerator.flops=x2 rescales compute measured elsewhere to the faster accelerator).
-  trace::Trace changed_trace = trace;
-  apply_compute_flag(baseline_flags, trace, baseline_platform, baseline_options);
-  const calibrate::ComputeAdjustment changed_compute =
-      apply_compute_flag(cmd.flags, changed_trace, changed_platform, changed_options);
-  baseline_options.wait_spans = changed_options.wait_spans = !cmd.timeline.empty();
-  check_output_path(cmd.output);  // before the simulations, which may take long
-  if (!cmd.timeline.empty()) check_output_path(cmd.timeline);
-  check_timeline_ranks(cmd.timeline_ranks, trace.world_size);
-  check_distinct_outputs({{"--output", cmd.output}, {"--timeline", cmd.timeline}});
-  engine::Result baseline = engine::replay(trace, baseline_platform, baseline_options);
-  engine::Result changed = engine::replay(changed_trace, changed_platform, changed_options);
+  study::JobRequest request;
+  request.wait_spans = !cmd.timeline.empty();
+  request.before_replays = [&cmd](const study::ReplayJob& job) {  // the simulations may take long
+    check_output_path(cmd.output);
+    if (!cmd.timeline.empty()) check_output_path(cmd.timeline);
+    check_timeline_ranks(cmd.timeline_ranks, job.trace.world_size);
+    check_distinct_outputs({{"--output", cmd.output}, {"--timeline", cmd.timeline}});
+  };
+  const study::WhatIfReplays replays =
+      study::replay_what_if(trace::read_native(cmd.trace), cmd.flags, request, data_lookup());
+  const engine::Result& baseline = replays.baseline.last();
+  const engine::Result& changed = replays.what_if.last();
 
   report::BreakdownOptions view;
   view.key = rows_key(cmd.rows);
   view.per_rank = cmd.per_rank;
   view.ranks_on_demand = true;  // each rank's tables paired as they are written: never all in memory
   report::Comparison comparison = report::compare(baseline, changed, view);
-  comparison.a_summary = report::make_summary(baseline, study::job_facts(trace, baseline_platform));
-  comparison.b_summary = report::make_summary(changed, study::job_facts(changed_trace, changed_platform));
+  comparison.a_summary =
+      report::make_summary(baseline, study::job_facts(replays.baseline.job.trace, replays.baseline.job.platform));
+  comparison.b_summary =
+      report::make_summary(changed, study::job_facts(replays.what_if.job.trace, replays.what_if.job.platform));
   comparison.a_label = "baseline";
   comparison.b_label = "what_if";
   comparison.assumptions = cmd.flags.settings;
   // The notes of both runs (the baseline's auto choices may differ from the what-if's).
-  std::vector<std::string> notes;
-  for (const std::string& note : baseline.notes) notes.push_back("baseline: " + note);
-  for (const std::string& note : changed.notes) notes.push_back("what_if: " + note);
-  for (const std::string& idle : setting_notes(cmd.flags, changed_trace, changed_platform, changed, changed_compute)) {
-    notes.push_back("what_if: " + idle);
-  }
-  comparison.notes = notes;
+  comparison.notes = study::what_if_notes(replays);
   write_output(cmd.output, rendering(comparison, cmd.format));
   write_timeline_file(cmd.timeline, cmd.timeline_ranks, {{"baseline", &baseline}, {"what_if", &changed}});
 }
