@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 
 #include "cli/commands.hpp"
+#include "cli/render.hpp"
 #include "collective/registry.hpp"
 #include "compress/compress_spec.hpp"
 #include "study/data_folders.hpp"
@@ -128,6 +129,43 @@ report::RowKey rows_key(const std::string& rows) {
   return rows == "name" ? report::RowKey::kName : rows == "kind" ? report::RowKey::kKind : report::RowKey::kOperator;
 }
 
-std::vector<std::string> rows_choices() { return {"auto", "operator", "name", "kind"}; }
+void add_breakdown_flags(CLI::App* sub, BreakdownFlags& flags, const BreakdownHelp& help) {
+  const std::string rows =
+      !help.rows.empty()
+          ? help.rows
+          : std::string("'operator' (one row per operator in program order), 'name' (summed by name) or ") +
+                kRowsKindHelp;
+  sub->add_option("-f,--format", flags.format, help.format)
+      ->check(one_of({"text", "csv", "json"}))
+      ->capture_default_str();
+  sub->add_option("-o,--output", flags.output, help.output)->capture_default_str();
+  sub->add_option("--rows", flags.rows,
+                  "'auto' (the default): one row per operator for stages of at most 100 operators per rank, per name "
+                  "beyond; " +
+                      rows)
+      ->check(one_of({"auto", "operator", "name", "kind"}))
+      ->capture_default_str();
+  sub->add_flag("--per-rank", flags.per_rank, help.per_rank);
+}
+
+void add_timeline_flags(CLI::App* sub, BreakdownFlags& flags, const char* help) {
+  sub->add_option("--timeline", flags.timeline, help);
+  add_timeline_ranks_option(sub, flags.timeline_ranks);
+}
+
+void check_breakdown_outputs(const BreakdownFlags& flags, int world_size) {
+  check_output_path(flags.output);
+  if (!flags.timeline.empty()) check_output_path(flags.timeline);
+  check_timeline_ranks(flags.timeline_ranks, world_size);
+  check_distinct_outputs({{"--output", flags.output}, {"--timeline", flags.timeline}});
+}
+
+report::BreakdownOptions breakdown_view(const BreakdownFlags& flags) {
+  report::BreakdownOptions view;
+  view.key = rows_key(flags.rows);
+  view.per_rank = flags.per_rank;
+  view.ranks_on_demand = true;  // each rank's table made as it is written: never all in memory
+  return view;
+}
 
 }  // namespace ccsim::cli
