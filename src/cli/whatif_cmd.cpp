@@ -8,7 +8,6 @@
 #include "cli/render.hpp"
 #include "cli/simulation_flags.hpp"
 #include "core/input_error.hpp"
-#include "core/parse.hpp"
 #include "report/comparison.hpp"
 #include "report/timeline.hpp"
 #include "study/collective_study.hpp"
@@ -77,19 +76,9 @@ void run_collective(const WhatIfCommand& cmd) {
                     "algorithm of one collective by closed forms on --ranks ranks placed node-major{}",
                     option == "--network-model" ? " (with the calibrated network model the platform names)" : ""));
   }
-  if (cmd.ranks < 2 || cmd.ranks > study::kMaxCollectiveRanks) {
-    throw InputError("command line", 0, "--ranks",
-                     fmt::format("expected 2 to {} ranks, got \"{}\"", study::kMaxCollectiveRanks, cmd.ranks));
-  }
-  auto dtype = parse_dtype(cmd.dtype);
-  if (!dtype) {
-    throw InputError("command line", 0, "--dtype",
-                     fmt::format("expected one of {}, got \"{}\"", dtype_choices(), cmd.dtype));
-  }
-  const std::uint64_t bytes = parse_bytes_or_throw(cmd.bytes, "command line", "--bytes");
-  study::check_collective_bytes(bytes, cmd.bytes, *dtype, "command line", 0, "--bytes");
+  const study::CollectiveSize size = study::parse_collective_size(cmd.ranks, cmd.dtype, cmd.bytes);
   check_output_path(cmd.view.output);
-  study::CollectiveWhatIf w = study::whatif_collective(cmd.flags, cmd.ranks, bytes, *dtype, data_lookup());
+  study::CollectiveWhatIf w = study::whatif_collective(cmd.flags, size.ranks, size.bytes, size.dtype, data_lookup());
   w.collective = cmd.collective;
   write_output(cmd.view.output,
                cmd.view.format == "json" ? study::collective_whatif_json(w) : study::collective_whatif_text(w));
