@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "core/input_error.hpp"
+#include "core/parse.hpp"
 #include "import/kineto_reader.hpp"
 #include "import/shapes.hpp"
 
@@ -264,6 +265,57 @@ ProfileFit fit_profile_files(const ProfileFiles& files, ProfileFitOptions option
   ProfileFit fit = fit_profile(gemm, memory, launch, skipped, options);
   fit.report = summaries + fit.report;
   return fit;
+}
+
+namespace {
+
+/// "bf16=9.894e14" -> {bf16, 9.894e14}.
+topology::DTypePeak parse_peak(const std::string& text) {
+  const auto eq = text.find('=');
+  std::optional<DType> dtype = eq == std::string::npos ? std::nullopt : parse_dtype(text.substr(0, eq));
+  std::optional<double> flops = eq == std::string::npos ? std::nullopt : parse_double(text.substr(eq + 1));
+  if (!dtype || !flops || !(*flops > 0)) {
+    throw InputError(
+        "command line", 0, "--peak",
+        fmt::format("expected DTYPE=FLOPS with DTYPE one of {} and FLOPS positive, got \"{}\"", dtype_choices(), text));
+  }
+  return {*dtype, *flops};
+}
+
+std::string profile_command_line(const ProfileFitArgs& args) {
+  std::string out = "ccsim calibrate compute";
+  for (const std::string& f : args.files.gemm) out += " --gemm " + f;
+  for (const std::string& f : args.files.memory) out += " --memory " + f;
+  for (const std::string& f : args.files.traces) out += " --profile " + f;
+  if (!args.files.launch.empty()) out += " --launch " + args.files.launch;
+  out += fmt::format(" --name {} --accelerator \"{}\" --multiprocessors {}", args.name, args.accelerator,
+                     args.multiprocessors);
+  for (const std::string& p : args.peaks) out += " --peak " + p;
+  if (args.default_dtype != "bf16") out += " --default-dtype " + args.default_dtype;
+  if (!args.description.empty()) out += fmt::format(" --description \"{}\"", args.description);
+  for (const std::string& s : args.sources) out += fmt::format(" --source \"{}\"", s);
+  if (args.output_given) out += " -o " + args.output;
+  return out;
+}
+
+}  // namespace
+
+ProfileFitOptions profile_fit_options(const ProfileFitArgs& args) {
+  ProfileFitOptions options;
+  options.name = args.name;
+  options.accelerator = args.accelerator;
+  options.multiprocessors = args.multiprocessors;
+  for (const std::string& p : args.peaks) options.peaks.push_back(parse_peak(p));
+  std::optional<DType> dtype = parse_dtype(args.default_dtype);
+  if (!dtype) {
+    throw InputError("command line", 0, "--default-dtype",
+                     fmt::format("expected one of {}, got \"{}\"", dtype_choices(), args.default_dtype));
+  }
+  options.default_dtype = *dtype;
+  options.sources = args.sources;
+  options.description = args.description;
+  options.command = profile_command_line(args);
+  return options;
 }
 
 }  // namespace ccsim::calibrate

@@ -45,4 +45,22 @@ struct ProfileFiles {
 /// profile's sources end with the files it was fitted to.
 ProfileFit fit_profile_files(const ProfileFiles& files, ProfileFitOptions options);
 
+/// `ccsim calibrate compute`'s request as typed: the files, and the hardware in words.
+struct ProfileFitArgs {
+  ProfileFiles files;
+  std::string name;
+  std::string accelerator;
+  std::string description;
+  int multiprocessors = 0;
+  std::vector<std::string> peaks;  ///< DTYPE=FLOPS, e.g. bf16=9.894e14
+  std::string default_dtype = "bf16";
+  std::vector<std::string> sources;
+  std::string output;
+  bool output_given = false;  ///< -o was given (perhaps as "")
+};
+
+/// The fit's options of `args`: its peaks and default dtype parsed (InputError naming --peak or
+/// --default-dtype), and `command`, the command line that makes the profile again.
+ProfileFitOptions profile_fit_options(const ProfileFitArgs& args);
+
 }  // namespace ccsim::calibrate

@@ -1,19 +1,14 @@
-#include <cmath>
 #include <memory>
-#include <sstream>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
 #include "cli/option_values.hpp"
 #include "cli/simulation_flags.hpp"
-#include "collective/breakeven.hpp"
 #include "collective/registry.hpp"
 #include "compress/compress_spec.hpp"
 #include "core/input_error.hpp"
 #include "core/parse.hpp"
-#include "core/units.hpp"
 #include "study/breakeven_study.hpp"
 #include "topology/platform.hpp"
 
@@ -32,12 +27,6 @@ struct BreakevenCommand {
   std::string format = "text";
 };
 
-std::string bytes_or_never(double bytes) {
-  if (std::isinf(bytes)) return "never";
-  if (bytes <= 0) return "always";
-  return format_bytes(bytes);
-}
-
 void run_breakeven(const BreakevenCommand& cmd) {
   topology::Platform platform =
       topology::read_platform(topology::find_platform(cmd.platform, data_folders().platforms));
@@ -49,60 +38,8 @@ void run_breakeven(const BreakevenCommand& cmd) {
                      fmt::format("expected one of {}, got \"{}\"", dtype_choices(), cmd.dtype));
   const study::BreakevenRequest request{cmd.plain_algorithm, cmd.algorithm, *dtype, cmd.at, cmd.sizes, cmd.intra};
   const study::BreakevenStudy s = study::study_breakeven(platform, model, spec.query, request);
-  const compress::Evaluation& evaluation = s.evaluation;
-  const compress::CompressorCost& c = evaluation.cost;
-  const std::string ranks = cmd.intra ? "all in one node" : "one per node";
-
-  nlohmann::ordered_json doc;
-  doc["command"] = "breakeven";
-  doc["platform"] = platform.name;
-  doc["compress"] = cmd.compress;
-  doc["basis"] = evaluation.basis;
-  doc["dtype"] = dtype_name(*dtype);
-  doc["compressor"] = {{"ratio", c.ratio},
-                       {"compress_Bps", c.compress_Bps},
-                       {"compress_t0_s", c.compress_t0_s},
-                       {"decompress_Bps", c.decompress_Bps},
-                       {"decompress_t0_s", c.decompress_t0_s},
-                       {"homomorphic", s.homomorphic}};
-  if (s.homomorphic) doc["compressor"]["add_Bps"] = c.add_Bps;
-  doc["notes"] = evaluation.notes;
-  doc["links"] = {{"ranks", ranks},
-                  {"latency_s", s.path.latency_s},
-                  {"bandwidth_Bps", s.path.bandwidth_Bps},
-                  {"reduce_Bps", s.reduce_Bps}};
-  doc["at_bytes"] = s.at_bytes;
-  doc["rows"] = nlohmann::ordered_json::array();
-  std::string out;
-  out += fmt::format("break-even of compressed all_reduce on {}: {} ({}), {}\n", platform.name, cmd.compress,
-                     evaluation.basis, dtype_name(*dtype));
-  out += fmt::format("compressor: ratio {:.4g}, compress {} + {:.3g} us, decompress {} + {:.3g} us{}\n", c.ratio,
-                     format_rate(c.compress_Bps), c.compress_t0_s * 1e6, format_rate(c.decompress_Bps),
-                     c.decompress_t0_s * 1e6,
-                     s.homomorphic ? fmt::format(", homomorphic add {}", format_rate(c.add_Bps)) : std::string());
-  for (const std::string& note : evaluation.notes) out += fmt::format("note: {}\n", note);
-  out += fmt::format(
-      "links: ranks {}, alpha {:.3g} us, bandwidth {} per flow, reduction {}; closed forms, no contention\n", ranks,
-      s.path.latency_s * 1e6, format_rate(s.path.bandwidth_Bps), format_rate(s.reduce_Bps));
-  out += fmt::format("{:>7}  {:<14}  {:<20}  {:>12}  {:>14}  {:>9}\n", "ranks", "plain", "compressed", "pays above",
-                     fmt::format("speedup@{}", cmd.at), "ceiling");
-  for (const study::BreakevenRow& r : s.rows) {
-    const collective::BreakEven& even = r.even;
-    out += fmt::format("{:>7}  {:<14}  {:<20}  {:>12}  {:>13.3f}x  {:>8.3f}x\n", r.ranks, r.plain_algorithm,
-                       r.compressed_algorithm, bytes_or_never(even.bytes), r.speedup_at, even.speedup_limit);
-    nlohmann::ordered_json row;
-    row["ranks"] = r.ranks;
-    row["plain_algorithm"] = r.plain_algorithm;
-    row["compressed_algorithm"] = r.compressed_algorithm;
-    // JSON has no infinity: "pays" says never / always / above, and pays_above_bytes is null unless above.
-    row["pays"] = std::isinf(even.bytes) ? "never" : even.bytes <= 0 ? "always" : "above";
-    row["pays_above_bytes"] =
-        std::isinf(even.bytes) || even.bytes <= 0 ? nlohmann::ordered_json() : nlohmann::ordered_json(even.bytes);
-    row["speedup_at"] = r.speedup_at;
-    row["speedup_ceiling"] = even.speedup_limit;
-    doc["rows"].push_back(std::move(row));
-  }
-  write_output("-", cmd.format == "json" ? doc.dump(2) + "\n" : out);
+  write_output("-",
+               cmd.format == "json" ? study::breakeven_json(s, cmd.compress) : study::breakeven_text(s, cmd.compress));
 }
 
 }  // namespace

@@ -3,16 +3,10 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
-
 #include <CLI/CLI.hpp>
 
 #include "calibrate/compute_fit.hpp"
-#include "calibrate/measurement_file.hpp"
-#include "calibrate/network_fit.hpp"
 #include "core/output_file.hpp"
-#include "topology/network_model.hpp"
-#include "topology/platform.hpp"
 
 namespace ccsim::study {
 struct CostOptions;

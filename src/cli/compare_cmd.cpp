@@ -11,6 +11,7 @@
 #include "report/comparison.hpp"
 #include "report/timeline.hpp"
 #include "study/job_facts.hpp"
+#include "study/replay_job.hpp"
 #include "trace/native_reader.hpp"
 
 namespace ccsim::cli {
@@ -18,44 +19,31 @@ namespace {
 
 struct CompareCommand {
   std::string trace;
-  std::string format = "text";
-  std::string output = "-";
-  std::string rows = "auto";
+  BreakdownFlags view;
   std::string plain_algorithm = "auto";
-  bool per_rank = false;
-  std::string timeline;
-  std::string timeline_ranks = "auto";
   SimulationFlags flags;
 };
 
 void run_compare(const CompareCommand& cmd) {
-  trace::Trace trace = trace::read_native(cmd.trace);
-  topology::Platform platform = load_platform(cmd.flags, trace);
-  engine::ReplayOptions compressed = replay_options(cmd.flags, platform);
-  // once: both replays share the adjusted trace
-  const calibrate::ComputeAdjustment compute = apply_compute_flag(cmd.flags, trace, platform, compressed);
-  compressed.wait_spans = !cmd.timeline.empty();
-  check_output_path(cmd.output);  // before the simulations, which may take long
-  if (!cmd.timeline.empty()) check_output_path(cmd.timeline);
-  check_timeline_ranks(cmd.timeline_ranks, trace.world_size);
-  check_distinct_outputs({{"--output", cmd.output}, {"--timeline", cmd.timeline}});
-  engine::ReplayOptions plain = compressed;
-  plain.compression = engine::CompressionOptions{};
-  plain.all_reduce_algorithm = cmd.plain_algorithm;
-  engine::Result plain_result = engine::replay(trace, platform, plain);
-  engine::Result compressed_result = engine::replay(trace, platform, compressed);
-  note_settings(cmd.flags, trace, platform, compute, compressed_result);
+  study::JobRequest request;
+  request.runs = study::JobRuns::kPlainThenCompressed;  // --compress is required
+  request.wait_spans = !cmd.view.timeline.empty();
+  request.plain_algorithm = cmd.plain_algorithm;
+  request.note_settings = true;
+  request.before_replays = [&cmd](const study::ReplayJob& job) {
+    check_breakdown_outputs(cmd.view, job.trace.world_size);
+  };
+  const study::JobReplays replays = study::replay_job(trace::read_native(cmd.trace), cmd.flags, request, data_lookup());
+  const engine::Result& plain_result = replays.results.front();
+  const engine::Result& compressed_result = replays.last();
 
-  report::BreakdownOptions view;
-  view.key = rows_key(cmd.rows);
-  view.per_rank = cmd.per_rank;
-  view.ranks_on_demand = true;  // each rank's tables paired as they are written: never all in memory
-  report::Comparison comparison = report::compare(plain_result, compressed_result, view);
-  const report::JobFacts facts = study::job_facts(trace, platform);
+  report::Comparison comparison = report::compare(plain_result, compressed_result, breakdown_view(cmd.view));
+  const report::JobFacts facts = study::job_facts(replays.job.trace, replays.job.platform);
   comparison.a_summary = report::make_summary(plain_result, facts);
   comparison.b_summary = report::make_summary(compressed_result, facts);
-  write_output(cmd.output, rendering(comparison, cmd.format));
-  write_timeline_file(cmd.timeline, cmd.timeline_ranks, {{"plain", &plain_result}, {"compressed", &compressed_result}});
+  write_output(cmd.view.output, rendering(comparison, cmd.view.format));
+  write_timeline_file(cmd.view.timeline, cmd.view.timeline_ranks,
+                      {{"plain", &plain_result}, {"compressed", &compressed_result}});
 }
 
 }  // namespace
@@ -67,24 +55,15 @@ void setup_compare(CLI::App& app) {
       "Replay a trace twice, with plain and with compressed all_reduce, and print both breakdowns side by side "
       "with the speedup of each collective and of the iteration, and the error of the compressed results");
   sub->add_option("trace", cmd->trace, "Trace file in the native format (traces/README.md)")->required();
-  sub->add_option("-f,--format", cmd->format, "Output format: text table, csv or json")
-      ->check(one_of({"text", "csv", "json"}))
-      ->capture_default_str();
-  sub->add_option("-o,--output", cmd->output, "Write the comparison to this file instead of stdout ('-')")
-      ->capture_default_str();
-  sub->add_option("--rows", cmd->rows,
-                  std::string(kRowsAutoHelp) +
-                      "'operator' (one row per operator in program order), 'name' (summed by name) or " + kRowsKindHelp)
-      ->check(one_of(rows_choices()))
-      ->capture_default_str();
-  sub->add_flag("--per-rank", cmd->per_rank, "Also compare rank by rank");
+  add_breakdown_flags(sub, cmd->view,
+                      {"Output format: text table, csv or json",
+                       "Write the comparison to this file instead of stdout ('-')", "", "Also compare rank by rank"});
   sub->add_option("--plain-algo", cmd->plain_algorithm, "all_reduce algorithm of the plain run ('auto' chooses)")
       ->check(one_of(algorithm_choices(collective::plain_all_reduce_algorithms(), true)))
       ->capture_default_str();
-  sub->add_option("--timeline", cmd->timeline,
-                  "Also write Chrome/Perfetto trace events of both replays here (one process per rank and replay: "
-                  "operators and the waits for peers inside them; open in ui.perfetto.dev or chrome://tracing)");
-  add_timeline_ranks_option(sub, cmd->timeline_ranks);
+  add_timeline_flags(sub, cmd->view,
+                     "Also write Chrome/Perfetto trace events of both replays here (one process per rank and replay: "
+                     "operators and the waits for peers inside them; open in ui.perfetto.dev or chrome://tracing)");
   add_simulation_flags(sub, cmd->flags, true);
   sub->get_option("--compress")->required();
   sub->callback([cmd] { run_compare(*cmd); });

@@ -5,8 +5,8 @@
 #include "cli/commands.hpp"
 #include "cli/option_values.hpp"
 #include "cli/simulation_flags.hpp"
-#include "engine/replay.hpp"
 #include "study/cost_study.hpp"
+#include "study/replay_job.hpp"
 #include "topology/platform.hpp"
 #include "trace/native_reader.hpp"
 
@@ -23,28 +23,13 @@ struct CostCommand {
 
 void run_cost(const CostCommand& cmd) {
   study::check_cost_options(cmd.cost);
-  trace::Trace trace = trace::read_native(cmd.trace);
-  const topology::Platform platform = load_platform(cmd.flags, trace);
-  engine::ReplayOptions compressed = replay_options(cmd.flags, platform);
-  // once: both replays share the adjusted trace
-  const calibrate::ComputeAdjustment compute = apply_compute_flag(cmd.flags, trace, platform, compressed);
-  check_output_path(cmd.output);  // before the simulations, which may take long
-  engine::ReplayOptions plain = compressed;
-  plain.compression = engine::CompressionOptions{};
-  const engine::Result plain_result = engine::replay(trace, platform, plain);
-  std::vector<std::pair<std::string, const engine::Result*>> runs{{"plain", &plain_result}};
-  engine::Result compressed_result;
-  if (compressed.compression.enabled()) {
-    compressed_result = engine::replay(trace, platform, compressed);
-    runs.emplace_back("compressed", &compressed_result);
-  }
-  study::CostStudy study = study::study_cost(cmd.cost, trace, platform, runs);
-  std::vector<std::string> settings;
-  for (const std::string& setting : cmd.flags.settings) settings.push_back(fmt::format("set: {} (--set)", setting));
+  study::JobRequest request;
+  request.runs = study::JobRuns::kPlainThenCompressed;
+  request.before_replays = [&cmd](const study::ReplayJob&) { check_output_path(cmd.output); };
+  const study::JobReplays replays = study::replay_job(trace::read_native(cmd.trace), cmd.flags, request, data_lookup());
+  study::CostStudy study = study::study_cost(cmd.cost, replays.job.trace, replays.job.platform, replays.runs());
   // The settings are said of the last run (the compressed one, when there is one).
-  for (const std::string& idle : setting_notes(cmd.flags, trace, platform, *runs.back().second, compute)) {
-    settings.push_back("set: " + idle);
-  }
+  const std::vector<std::string> settings = study::setting_assumptions(cmd.flags, replays.setting_notes);
   study.assumptions.insert(study.assumptions.begin(), settings.begin(), settings.end());
   write_output(cmd.output, cmd.format == "json"  ? study::cost_json(study)
                            : cmd.format == "csv" ? study::cost_csv(study)

@@ -8,6 +8,7 @@
 #include "cli/commands.hpp"
 #include "core/input_error.hpp"
 #include "core/parse.hpp"
+#include "measure/launch.hpp"
 
 namespace ccsim::cli {
 namespace {
@@ -77,7 +78,7 @@ void setup_measure_options(CLI::App& app, MeasureCommand& c) {
          "--np", o.np,
          "processes: `ccsim measure` starts this many with mpirun (default 2); under an MPI launcher, the job's "
          "size (checked)")
-      ->check(whole_number(1, kMaxProcesses, "a whole number of processes"));
+      ->check(whole_number(1, measure::kMaxProcesses, "a whole number of processes"));
   app.add_option("--layout", c.selection.layout,
                  "cut the world into groups: tp=T,pp=P,dp=D (Megatron order: tp fastest)");
   app.add_option("--groups", c.selection.groups, "which groups to measure on: world, tp, pp, dp (comma-separated)")

@@ -19,9 +19,8 @@ struct MeasureCommand {
   measure::Selection selection;  ///< checked into `options` by finish_measure_options()
 };
 
-/// Bounds of --reps and --warmup, and of --np (ccsim measure's launcher checks it too).
+/// Bound of --reps and --warmup.
 inline constexpr std::int64_t kMaxRepetitions = 1000000;
-inline constexpr std::int64_t kMaxProcesses = 1 << 20;
 
 void setup_measure_options(CLI::App& app, MeasureCommand& command);
 /// Turns the textual options into MeasureOptions; throws InputError naming the option.

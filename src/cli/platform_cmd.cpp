@@ -29,10 +29,7 @@ struct PlatformCommand {
 void run_list() {
   std::string out;
   for (const std::string& name : topology::list_platforms(data_folders().platforms)) {
-    topology::Platform p = read_named_platform(name);
-    const topology::Network& net = p.network;
-    out += fmt::format("{:<22} {:>7} nodes x {:<2} {:<11} {}\n", name, net.node_count(), net.accelerators_per_node(),
-                       p.topology, net.accelerator().model);
+    out += topology::list_line(name, read_named_platform(name));
   }
   write_output("-", out);
 }
@@ -80,40 +77,10 @@ void run_export(const PlatformCommand& cmd) {
 }
 
 void run_route(const PlatformCommand& cmd) {
-  topology::Platform p = read_named_platform(cmd.name);
-  const topology::Network& net = p.network;
-  for (int a : {cmd.src, cmd.dst}) {
-    if (a < 0 || a >= net.accelerator_count()) {
-      throw InputError("command line", 0, "",
-                       fmt::format("expected an accelerator in 0..{}, got \"{}\"", net.accelerator_count() - 1, a));
-    }
-  }
-  std::string out = fmt::format("route from accelerator {} ({}) to {} ({}):\n", cmd.src,
-                                net.vertex_name(net.accelerator_vertex(cmd.src)), cmd.dst,
-                                net.vertex_name(net.accelerator_vertex(cmd.dst)));
-  for (const topology::Hop& hop : net.route(cmd.src, cmd.dst)) {
-    const topology::Link& link = net.link(hop.link);
-    out += fmt::format("  {:<40} {:<4} {:>12} per flow, {:>12} capacity, {:.3g} us\n", net.link_name(hop.link),
-                       hop.forward ? "up" : "down", format_rate(link.bandwidth_Bps), format_rate(link.capacity_Bps),
-                       link.latency_s * 1e6);
-  }
-  topology::Network::PathCost cost = net.path_cost(cmd.src, cmd.dst);
+  const topology::Platform p = read_named_platform(cmd.name);
+  topology::check_route_ends(p, cmd.src, cmd.dst);  // before the network model is read
   const auto model = study::platform_network_model(data_folders(), p);
-  const bool same_node = net.node_of(cmd.src) == net.node_of(cmd.dst);
-  const bool modelled = model && (same_node ? model->has_intra : model->has_inter);
-  out += fmt::format("{} links, latency {:.3g} us, bottleneck {} per flow: 1 MiB takes {:.3f} us alone{}\n", cost.hops,
-                     cost.latency_s * 1e6, format_rate(cost.bandwidth_Bps),
-                     (cost.latency_s + (1 << 20) / cost.bandwidth_Bps) * 1e6,
-                     modelled ? " on these links' nominal figures" : "");
-  if (modelled) {
-    // What a replay simulates: the calibrated model's cost of the tier, the links' sharing kept.
-    const topology::TierModel& tier = same_node ? model->intra : model->inter;
-    out += fmt::format(
-        "network model {} ({} tier): 1 MiB takes {:.3f} us alone (send overhead + latency + bytes / "
-        "bandwidth + receive overhead of its size segment), what a replay simulates\n",
-        model->name, same_node ? "intra" : "inter", tier.message_s(std::uint64_t{1} << 20) * 1e6);
-  }
-  write_output("-", out);
+  write_output("-", topology::describe_route(p, cmd.src, cmd.dst, model.get()));
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "report/breakdown.hpp"
 #include "report/timeline.hpp"
 #include "study/job_facts.hpp"
+#include "study/replay_job.hpp"
 #include "topology/platform.hpp"
 #include "trace/native_reader.hpp"
 
@@ -21,37 +22,25 @@ namespace {
 
 struct ReplayCommand {
   std::string trace;
-  std::string format = "text";
-  std::string output = "-";
-  std::string rows = "auto";
-  bool per_rank = false;
-  std::string timeline;
-  std::string timeline_ranks = "auto";
+  BreakdownFlags view;
   SimulationFlags flags;
 };
 
 void run_replay(const ReplayCommand& cmd) {
-  trace::Trace trace = trace::read_native(cmd.trace);
-  topology::Platform platform = load_platform(cmd.flags, trace);
-  engine::ReplayOptions options = replay_options(cmd.flags, platform);
-  const calibrate::ComputeAdjustment compute = apply_compute_flag(cmd.flags, trace, platform, options);
-  options.wait_spans = !cmd.timeline.empty();
-  check_output_path(cmd.output);  // before the simulation, which may take long
-  if (!cmd.timeline.empty()) check_output_path(cmd.timeline);
-  check_timeline_ranks(cmd.timeline_ranks, trace.world_size);
-  check_distinct_outputs({{"--output", cmd.output}, {"--timeline", cmd.timeline}});
-  engine::Result result = engine::replay(trace, platform, options);
-  note_settings(cmd.flags, trace, platform, compute, result);
+  study::JobRequest request;
+  request.wait_spans = !cmd.view.timeline.empty();
+  request.note_settings = true;
+  request.before_replays = [&cmd](const study::ReplayJob& job) {
+    check_breakdown_outputs(cmd.view, job.trace.world_size);
+  };
+  const study::JobReplays replays = study::replay_job(trace::read_native(cmd.trace), cmd.flags, request, data_lookup());
+  const engine::Result& result = replays.last();
 
   Phase phase("writing the report", "");
-  report::BreakdownOptions view;
-  view.key = rows_key(cmd.rows);
-  view.per_rank = cmd.per_rank;
-  view.ranks_on_demand = true;  // each rank's table made as it is written: never all in memory
-  report::Breakdown breakdown = report::make_breakdown(result, view);
-  breakdown.summary = report::make_summary(result, study::job_facts(trace, platform));
-  write_output(cmd.output, rendering(breakdown, cmd.format));
-  write_timeline_file(cmd.timeline, cmd.timeline_ranks, {{"", &result}});
+  report::Breakdown breakdown = report::make_breakdown(result, breakdown_view(cmd.view));
+  breakdown.summary = report::make_summary(result, study::job_facts(replays.job.trace, replays.job.platform));
+  write_output(cmd.view.output, rendering(breakdown, cmd.view.format));
+  write_timeline_file(cmd.view.timeline, cmd.view.timeline_ranks, {{"", &result}});
 }
 
 }  // namespace
@@ -65,23 +54,16 @@ void setup_replay(CLI::App& app) {
   sub->add_option("trace", cmd->trace,
                   "Trace file in the native format (traces/README.md), e.g. traces/qu2025-profile.json")
       ->required();
-  sub->add_option("-f,--format", cmd->format, "Output format: text table, csv or json")
-      ->check(one_of({"text", "csv", "json"}))
-      ->capture_default_str();
-  sub->add_option("-o,--output", cmd->output, "Write the breakdown to this file instead of stdout ('-')")
-      ->capture_default_str();
-  sub->add_option("--rows", cmd->rows,
-                  std::string(kRowsAutoHelp) +
-                      "'operator': one row per operator of the iteration in program order (the published form); "
-                      "'name': one row per operator name and label, summed; " +
-                      kRowsKindHelp)
-      ->check(one_of(rows_choices()))
-      ->capture_default_str();
-  sub->add_flag("--per-rank", cmd->per_rank, "Also print one table per rank (default: per pipeline stage only)");
-  sub->add_option("--timeline", cmd->timeline,
-                  "Also write Chrome/Perfetto trace events of the replay here (one process per rank: operators and the "
-                  "waits for peers inside them; open in ui.perfetto.dev or chrome://tracing)");
-  add_timeline_ranks_option(sub, cmd->timeline_ranks);
+  add_breakdown_flags(
+      sub, cmd->view,
+      {"Output format: text table, csv or json", "Write the breakdown to this file instead of stdout ('-')",
+       "'operator': one row per operator of the iteration in program order (the published form); "
+       "'name': one row per operator name and label, summed; " +
+           std::string(kRowsKindHelp),
+       "Also print one table per rank (default: per pipeline stage only)"});
+  add_timeline_flags(sub, cmd->view,
+                     "Also write Chrome/Perfetto trace events of the replay here (one process per rank: operators and "
+                     "the waits for peers inside them; open in ui.perfetto.dev or chrome://tracing)");
   add_simulation_flags(sub, cmd->flags, true);
   sub->callback([cmd] { run_replay(*cmd); });
 }

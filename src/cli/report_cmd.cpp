@@ -2,25 +2,18 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <sstream>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
 #include "cli/option_values.hpp"
 #include "cli/simulation_flags.hpp"
 #include "core/input_error.hpp"
 #include "core/output_file.hpp"
-#include "engine/replay.hpp"
-#include "report/breakdown.hpp"
-#include "report/comparison.hpp"
 #include "report/document.hpp"
 #include "report/figures.hpp"
-#include "report/report_document.hpp"
 #include "study/cost_study.hpp"
-#include "study/job_facts.hpp"
-#include "topology/platform.hpp"
+#include "study/job_report.hpp"
 #include "trace/native_reader.hpp"
 
 namespace ccsim::cli {
@@ -67,38 +60,6 @@ std::string command_line() {
   return out;
 }
 
-/// report.json, the data of the figures: the same JSON documents replay, compare and cost print.
-std::string figures_data(const report::Breakdown& breakdown, const report::Comparison* comparison,
-                         const study::CostStudy* cost) {
-  nlohmann::ordered_json data;
-  {
-    std::ostringstream text;
-    report::write_json(breakdown, text);
-    data["breakdown"] = nlohmann::ordered_json::parse(text.str());
-  }
-  if (comparison) {
-    std::ostringstream text;
-    report::write_json(*comparison, text);
-    data["comparison"] = nlohmann::ordered_json::parse(text.str());
-  }
-  if (cost) data["cost"] = nlohmann::ordered_json::parse(study::cost_json(*cost));
-  return data.dump(2) + "\n";
-}
-
-/// The assumptions of the job: the trace, the platform, the --set settings and `setting_notes`.
-std::vector<std::string> job_assumptions(const ReportCommand& cmd, const trace::Trace& trace,
-                                         const topology::Platform& platform, const report::Breakdown& breakdown,
-                                         const std::vector<std::string>& setting_notes) {
-  std::vector<std::string> assumptions;
-  assumptions.push_back(fmt::format("trace: {} ({}), {} ranks{}, {} pipeline stage(s)", trace.name, cmd.trace,
-                                    breakdown.world_size, report::on_nodes(breakdown.nodes_used),
-                                    breakdown.stage_count));
-  assumptions.push_back(fmt::format("platform: {}: {}", platform.name, platform.description));
-  for (const std::string& setting : cmd.flags.settings) assumptions.push_back(fmt::format("set: {} (--set)", setting));
-  for (const std::string& idle : setting_notes) assumptions.push_back("set: " + idle);
-  return assumptions;
-}
-
 void run_report(const ReportCommand& cmd) {
   const bool with_cost = cmd.cost.iterations > 0 || cmd.cost.tokens > 0;
   if (with_cost) study::check_cost_options(cmd.cost);
@@ -111,41 +72,23 @@ void run_report(const ReportCommand& cmd) {
     throw InputError("command line", 0, "--output",
                      fmt::format("expected a directory, got \"{}\" (a file)", cmd.output));
   }
-  trace::Trace trace = trace::read_native(cmd.trace);
-  const topology::Platform platform = load_platform(cmd.flags, trace);
-  engine::ReplayOptions compressed_options = replay_options(cmd.flags, platform);
-  // both replays share the adjusted trace
-  const calibrate::ComputeAdjustment compute = apply_compute_flag(cmd.flags, trace, platform, compressed_options);
-  if (!std::filesystem::create_directories(dir, ec) && ec) {
-    throw InputError(cmd.output, 0, "--output", fmt::format("cannot create the directory: {}", ec.message()));
-  }
-  // After the directory exists (a report file that is an input lies in a directory that did).
-  for (const char* file : {"report.md", "report.html", "report.json"}) check_output_path((dir / file).string());
-
-  engine::ReplayOptions plain_options = compressed_options;
-  plain_options.compression = engine::CompressionOptions{};
-  const bool compressed = compressed_options.compression.enabled();
-  const engine::Result plain = engine::replay(trace, platform, plain_options);
-  engine::Result packed;
-  if (compressed) packed = engine::replay(trace, platform, compressed_options);
-
-  report::BreakdownOptions view;
-  view.key = rows_key(cmd.rows);
-  const report::JobFacts facts = study::job_facts(trace, platform);
-  report::Breakdown breakdown = report::make_breakdown(plain, view);
-  breakdown.summary = report::make_summary(plain, facts);
-  std::unique_ptr<report::Comparison> comparison;
-  if (compressed) {
-    comparison = std::make_unique<report::Comparison>(report::compare(plain, packed, view));
-    comparison->a_summary = breakdown.summary;
-    comparison->b_summary = report::make_summary(packed, facts);
-  }
-  std::vector<std::pair<std::string, const engine::Result*>> runs{{"plain", &plain}};
-  if (compressed) runs.emplace_back("compressed", &packed);
-  std::unique_ptr<study::CostStudy> cost;
-  if (with_cost) cost = std::make_unique<study::CostStudy>(study::study_cost(cmd.cost, trace, platform, runs));
-
-  write_output((dir / "report.json").string(), figures_data(breakdown, comparison.get(), cost.get()));
+  study::JobRequest request;
+  request.runs = study::JobRuns::kPlainThenCompressed;
+  request.before_replays = [&cmd, &dir](const study::ReplayJob&) {
+    std::error_code error;
+    if (!std::filesystem::create_directories(dir, error) && error) {
+      throw InputError(cmd.output, 0, "--output", fmt::format("cannot create the directory: {}", error.message()));
+    }
+    // After the directory exists (a report file that is an input lies in a directory that did).
+    for (const char* file : {"report.md", "report.html", "report.json"}) check_output_path((dir / file).string());
+  };
+  const study::JobReplays replays = study::replay_job(trace::read_native(cmd.trace), cmd.flags, request, data_lookup());
+  study::JobReportOptions options;
+  options.trace_file = cmd.trace;
+  options.rows = rows_key(cmd.rows);
+  if (with_cost) options.cost = cmd.cost;
+  const study::JobReport job_report = study::job_report(replays, cmd.flags, options);
+  write_output((dir / "report.json").string(), study::job_report_json(job_report));
 
   report::Figures figures;
   if (cmd.no_figures) {
@@ -153,23 +96,7 @@ void run_report(const ReportCommand& cmd) {
   } else {
     figures = report::make_figures(dir, python_interpreter(), kFigureScript);
   }
-
-  report::ReportContent content;
-  content.title = fmt::format("ccsim report: {} on {}", trace.name, platform.name);
-  content.command = command_line();
-  content.breakdown = &breakdown;
-  content.comparison = comparison.get();
-  content.job_assumptions = job_assumptions(
-      cmd, trace, platform, breakdown, setting_notes(cmd.flags, trace, platform, compressed ? packed : plain, compute));
-  if (cost) {
-    content.cost_assumptions = cost->assumptions;
-    content.cost_sentence = fmt::format("{} ranks on {} node(s), {} iterations.", cost->ranks, cost->nodes,
-                                        report::format_thousands(cost->iterations, 0));
-    content.cost_rows = study::cost_rows(*cost);
-  }
-  content.figures = figures.images;
-  content.figures_skipped = figures.skipped;
-  const report::Document doc = report::report_document(content);
+  const report::Document doc = report::report_document(study::report_content(job_report, command_line(), figures));
 
   write_output((dir / "report.md").string(), doc.markdown());
   write_output((dir / "report.html").string(), doc.html());

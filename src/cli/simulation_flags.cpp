@@ -9,9 +9,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "calibrate/compute_model.hpp"
-#include "calibrate/compute_pricing.hpp"
 #include "cli/commands.hpp"
+#include "cli/render.hpp"
 #include "collective/registry.hpp"
 #include "compress/compress_spec.hpp"
 #include "study/data_folders.hpp"
@@ -118,17 +117,6 @@ void add_set_flag(CLI::App* sub, std::vector<std::string>& settings) {
       ->allow_extra_args(false);
 }
 
-std::vector<std::string> setting_notes(const SimulationFlags& flags, const trace::Trace& trace,
-                                       const topology::Platform& platform, const engine::Result& result,
-                                       const calibrate::ComputeAdjustment& compute) {
-  return study::setting_notes(flags, trace, platform, result, compute, data_lookup());
-}
-
-void note_settings(const SimulationFlags& flags, const trace::Trace& trace, const topology::Platform& platform,
-                   const calibrate::ComputeAdjustment& compute, engine::Result& result) {
-  study::note_settings(flags, trace, platform, compute, result, data_lookup());
-}
-
 std::vector<std::string> algorithm_choices(const std::vector<std::string_view>& names, bool with_auto) {
   std::vector<std::string> choices;
   if (with_auto) choices.emplace_back("auto");
@@ -136,28 +124,48 @@ std::vector<std::string> algorithm_choices(const std::vector<std::string_view>& 
   return choices;
 }
 
-topology::Platform load_platform(const SimulationFlags& flags, const trace::Trace& trace) {
-  return study::replay_platform(flags, trace, data_lookup());
-}
-
-calibrate::ComputeAdjustment apply_compute_flag(const SimulationFlags& flags, trace::Trace& trace,
-                                                const topology::Platform& platform, engine::ReplayOptions& options) {
-  return study::apply_compute(flags, trace, platform, options, data_lookup());
-}
-
-engine::ReplayOptions replay_options(const SimulationFlags& flags, const topology::Platform& platform) {
-  return study::replay_options(flags, platform, data_lookup());
-}
-
-}  // namespace ccsim::cli
-
-namespace ccsim::cli {
-
 report::RowKey rows_key(const std::string& rows) {
   if (rows == "auto") return report::RowKey::kAuto;
   return rows == "name" ? report::RowKey::kName : rows == "kind" ? report::RowKey::kKind : report::RowKey::kOperator;
 }
 
-std::vector<std::string> rows_choices() { return {"auto", "operator", "name", "kind"}; }
+void add_breakdown_flags(CLI::App* sub, BreakdownFlags& flags, const BreakdownHelp& help) {
+  const std::string rows =
+      !help.rows.empty()
+          ? help.rows
+          : std::string("'operator' (one row per operator in program order), 'name' (summed by name) or ") +
+                kRowsKindHelp;
+  sub->add_option("-f,--format", flags.format, help.format)
+      ->check(one_of({"text", "csv", "json"}))
+      ->capture_default_str();
+  sub->add_option("-o,--output", flags.output, help.output)->capture_default_str();
+  sub->add_option("--rows", flags.rows,
+                  "'auto' (the default): one row per operator for stages of at most 100 operators per rank, per name "
+                  "beyond; " +
+                      rows)
+      ->check(one_of({"auto", "operator", "name", "kind"}))
+      ->capture_default_str();
+  sub->add_flag("--per-rank", flags.per_rank, help.per_rank);
+}
+
+void add_timeline_flags(CLI::App* sub, BreakdownFlags& flags, const char* help) {
+  sub->add_option("--timeline", flags.timeline, help);
+  add_timeline_ranks_option(sub, flags.timeline_ranks);
+}
+
+void check_breakdown_outputs(const BreakdownFlags& flags, int world_size) {
+  check_output_path(flags.output);
+  if (!flags.timeline.empty()) check_output_path(flags.timeline);
+  check_timeline_ranks(flags.timeline_ranks, world_size);
+  check_distinct_outputs({{"--output", flags.output}, {"--timeline", flags.timeline}});
+}
+
+report::BreakdownOptions breakdown_view(const BreakdownFlags& flags) {
+  report::BreakdownOptions view;
+  view.key = rows_key(flags.rows);
+  view.per_rank = flags.per_rank;
+  view.ranks_on_demand = true;  // each rank's table made as it is written: never all in memory
+  return view;
+}
 
 }  // namespace ccsim::cli

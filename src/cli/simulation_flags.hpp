@@ -6,7 +6,6 @@
 
 #include <CLI/CLI.hpp>
 
-#include "calibrate/compute_model.hpp"
 #include "engine/replay.hpp"
 #include "report/breakdown.hpp"
 #include "report/summary.hpp"
@@ -32,32 +31,44 @@ void add_set_flag(CLI::App* sub, std::vector<std::string>& settings);
 /// `flags` with the compressor and algorithm settings of --set applied.
 using study::with_settings;
 
-// How a trace is replayed, from the flags, with the data folders of data_lookup(): the
-// functions of study/replay_setup.hpp, which say what each does.
-std::vector<std::string> setting_notes(const SimulationFlags& flags, const trace::Trace& trace,
-                                       const topology::Platform& platform, const engine::Result& result,
-                                       const calibrate::ComputeAdjustment& compute);
-void note_settings(const SimulationFlags& flags, const trace::Trace& trace, const topology::Platform& platform,
-                   const calibrate::ComputeAdjustment& compute, engine::Result& result);
-/// study::replay_platform.
-topology::Platform load_platform(const SimulationFlags& flags, const trace::Trace& trace);
-engine::ReplayOptions replay_options(const SimulationFlags& flags, const topology::Platform& platform);
-/// study::apply_compute.
-calibrate::ComputeAdjustment apply_compute_flag(const SimulationFlags& flags, trace::Trace& trace,
-                                                const topology::Platform& platform, engine::ReplayOptions& options);
-
 /// Choices for one_of (cli/option_values.hpp): `names` (algorithms of the registry), after "auto" when `with_auto`.
 std::vector<std::string> algorithm_choices(const std::vector<std::string_view>& names, bool with_auto);
 
-/// --rows of replay, compare and whatif: "operator", "name" or "kind".
+/// --rows of replay, compare, whatif and report: "operator", "name" or "kind".
 report::RowKey rows_key(const std::string& rows);
-/// --rows of replay, compare and whatif: the choices, and the default's help.
-inline constexpr const char* kRowsAutoHelp =
-    "'auto' (the default): one row per operator for stages of at most 100 operators per rank, per name beyond; ";
-std::vector<std::string> rows_choices();
+/// --rows of report: the help of 'kind'.
 inline constexpr const char* kRowsKindHelp =
     "'kind': where each rank's time goes, compute, exposed communication by kind, pipeline bubble, collective wait "
     "and idle, adding up to the iteration (docs/summary.md)";
+
+/// The output options of replay, compare and whatif, as given.
+struct BreakdownFlags {
+  std::string format = "text";
+  std::string output = "-";
+  std::string rows = "auto";
+  bool per_rank = false;
+  std::string timeline;
+  std::string timeline_ranks = "auto";
+};
+
+/// What --format, --output, --rows ("": the one of compare and whatif) and --per-rank say of
+/// a command's output, in --help.
+struct BreakdownHelp {
+  const char* format;
+  const char* output;
+  std::string rows;
+  const char* per_rank;
+};
+
+/// Registers -f/--format (text, csv, json), -o/--output, --rows and --per-rank on `sub`.
+void add_breakdown_flags(CLI::App* sub, BreakdownFlags& flags, const BreakdownHelp& help);
+/// Registers --timeline, with `help`, and --timeline-ranks on `sub`.
+void add_timeline_flags(CLI::App* sub, BreakdownFlags& flags, const char* help);
+/// The checks of the outputs before the simulations, which may take long: the files can be
+/// written and are distinct, the timeline's ranks are in a job of `world_size` ranks.
+void check_breakdown_outputs(const BreakdownFlags& flags, int world_size);
+/// The breakdown's rows and tables as the flags say, each rank's made as it is written.
+report::BreakdownOptions breakdown_view(const BreakdownFlags& flags);
 
 /// The data folders of every command: those of the environment variables, then the source
 /// tree's (study/data_folders.hpp), read once.

@@ -8,13 +8,12 @@
 #include "cli/render.hpp"
 #include "cli/simulation_flags.hpp"
 #include "core/input_error.hpp"
-#include "core/parse.hpp"
-#include "engine/replay.hpp"
 #include "report/comparison.hpp"
 #include "report/timeline.hpp"
 #include "study/collective_study.hpp"
 #include "study/collective_whatif.hpp"
 #include "study/job_facts.hpp"
+#include "study/replay_job.hpp"
 #include "study/sweep.hpp"
 #include "trace/native_reader.hpp"
 
@@ -23,12 +22,7 @@ namespace {
 
 struct WhatIfCommand {
   std::string trace;
-  std::string format = "text";
-  std::string output = "-";
-  std::string rows = "auto";
-  bool per_rank = false;
-  std::string timeline;
-  std::string timeline_ranks = "auto";
+  BreakdownFlags view;
   std::string collective;  ///< the collective-only mode: no trace
   std::string bytes;
   int ranks = 0;
@@ -43,53 +37,34 @@ constexpr std::array<const char*, 12> kReplayOnlyOptions = {
     "--network-model", "--compute",  "--full",     "--fast", "--every-replica", "--simgrid-log"};
 
 void run_trace(const WhatIfCommand& cmd) {
-  trace::Trace trace = trace::read_native(cmd.trace);
-  SimulationFlags baseline_flags = cmd.flags;
-  baseline_flags.settings.clear();
-  topology::Platform baseline_platform = load_platform(baseline_flags, trace);
-  engine::ReplayOptions baseline_options = replay_options(baseline_flags, baseline_platform);
-  topology::Platform changed_platform = load_platform(cmd.flags, trace);
-  engine::ReplayOptions changed_options = replay_options(cmd.flags, changed_platform);
-  // --compute for each run's own accelerator, as replay does: the what_if run is `replay --set
-  // ...` (an accelerator.flops=x2 rescales compute measured elsewhere to the faster accelerator).
-  trace::Trace changed_trace = trace;
-  apply_compute_flag(baseline_flags, trace, baseline_platform, baseline_options);
-  const calibrate::ComputeAdjustment changed_compute =
-      apply_compute_flag(cmd.flags, changed_trace, changed_platform, changed_options);
-  baseline_options.wait_spans = changed_options.wait_spans = !cmd.timeline.empty();
-  check_output_path(cmd.output);  // before the simulations, which may take long
-  if (!cmd.timeline.empty()) check_output_path(cmd.timeline);
-  check_timeline_ranks(cmd.timeline_ranks, trace.world_size);
-  check_distinct_outputs({{"--output", cmd.output}, {"--timeline", cmd.timeline}});
-  engine::Result baseline = engine::replay(trace, baseline_platform, baseline_options);
-  engine::Result changed = engine::replay(changed_trace, changed_platform, changed_options);
+  study::JobRequest request;
+  request.wait_spans = !cmd.view.timeline.empty();
+  request.before_replays = [&cmd](const study::ReplayJob& job) {
+    check_breakdown_outputs(cmd.view, job.trace.world_size);
+  };
+  const study::WhatIfReplays replays =
+      study::replay_what_if(trace::read_native(cmd.trace), cmd.flags, request, data_lookup());
+  const engine::Result& baseline = replays.baseline.last();
+  const engine::Result& changed = replays.what_if.last();
 
-  report::BreakdownOptions view;
-  view.key = rows_key(cmd.rows);
-  view.per_rank = cmd.per_rank;
-  view.ranks_on_demand = true;  // each rank's tables paired as they are written: never all in memory
-  report::Comparison comparison = report::compare(baseline, changed, view);
-  comparison.a_summary = report::make_summary(baseline, study::job_facts(trace, baseline_platform));
-  comparison.b_summary = report::make_summary(changed, study::job_facts(changed_trace, changed_platform));
+  report::Comparison comparison = report::compare(baseline, changed, breakdown_view(cmd.view));
+  comparison.a_summary =
+      report::make_summary(baseline, study::job_facts(replays.baseline.job.trace, replays.baseline.job.platform));
+  comparison.b_summary =
+      report::make_summary(changed, study::job_facts(replays.what_if.job.trace, replays.what_if.job.platform));
   comparison.a_label = "baseline";
   comparison.b_label = "what_if";
   comparison.assumptions = cmd.flags.settings;
   // The notes of both runs (the baseline's auto choices may differ from the what-if's).
-  std::vector<std::string> notes;
-  for (const std::string& note : baseline.notes) notes.push_back("baseline: " + note);
-  for (const std::string& note : changed.notes) notes.push_back("what_if: " + note);
-  for (const std::string& idle : setting_notes(cmd.flags, changed_trace, changed_platform, changed, changed_compute)) {
-    notes.push_back("what_if: " + idle);
-  }
-  comparison.notes = notes;
-  write_output(cmd.output, rendering(comparison, cmd.format));
-  write_timeline_file(cmd.timeline, cmd.timeline_ranks, {{"baseline", &baseline}, {"what_if", &changed}});
+  comparison.notes = study::what_if_notes(replays);
+  write_output(cmd.view.output, rendering(comparison, cmd.view.format));
+  write_timeline_file(cmd.view.timeline, cmd.view.timeline_ranks, {{"baseline", &baseline}, {"what_if", &changed}});
 }
 
 void run_collective(const WhatIfCommand& cmd) {
   if (cmd.flags.platform.empty())
     throw InputError("command line", 0, "--platform", "the collective mode needs --platform NAME|FILE");
-  if (cmd.format == "csv")
+  if (cmd.view.format == "csv")
     throw InputError("command line", 0, "--format", "the collective mode prints text or json, not csv");
   if (cmd.bytes.empty())
     throw InputError("command line", 0, "--bytes", "the collective mode needs --bytes SIZE, e.g. 256MiB");
@@ -101,21 +76,12 @@ void run_collective(const WhatIfCommand& cmd) {
                     "algorithm of one collective by closed forms on --ranks ranks placed node-major{}",
                     option == "--network-model" ? " (with the calibrated network model the platform names)" : ""));
   }
-  if (cmd.ranks < 2 || cmd.ranks > study::kMaxCollectiveRanks) {
-    throw InputError("command line", 0, "--ranks",
-                     fmt::format("expected 2 to {} ranks, got \"{}\"", study::kMaxCollectiveRanks, cmd.ranks));
-  }
-  auto dtype = parse_dtype(cmd.dtype);
-  if (!dtype) {
-    throw InputError("command line", 0, "--dtype",
-                     fmt::format("expected one of {}, got \"{}\"", dtype_choices(), cmd.dtype));
-  }
-  const std::uint64_t bytes = parse_bytes_or_throw(cmd.bytes, "command line", "--bytes");
-  study::check_collective_bytes(bytes, cmd.bytes, *dtype, "command line", 0, "--bytes");
-  check_output_path(cmd.output);
-  study::CollectiveWhatIf w = study::whatif_collective(cmd.flags, cmd.ranks, bytes, *dtype, data_lookup());
+  const study::CollectiveSize size = study::parse_collective_size(cmd.ranks, cmd.dtype, cmd.bytes);
+  check_output_path(cmd.view.output);
+  study::CollectiveWhatIf w = study::whatif_collective(cmd.flags, size.ranks, size.bytes, size.dtype, data_lookup());
   w.collective = cmd.collective;
-  write_output(cmd.output, cmd.format == "json" ? study::collective_whatif_json(w) : study::collective_whatif_text(w));
+  write_output(cmd.view.output,
+               cmd.view.format == "json" ? study::collective_whatif_json(w) : study::collective_whatif_text(w));
 }
 
 void run_whatif(const WhatIfCommand& cmd) {
@@ -147,21 +113,12 @@ void setup_whatif(CLI::App& app) {
       "breakdowns side by side with the change of the iteration time; or, with --collective, the predicted time of "
       "every algorithm of one collective on a platform");
   sub->add_option("trace", cmd->trace, "Trace file in the native format (traces/README.md)");
-  sub->add_option("-f,--format", cmd->format, "Output format: text table, csv or json (csv: traces only)")
-      ->check(one_of({"text", "csv", "json"}))
-      ->capture_default_str();
-  sub->add_option("-o,--output", cmd->output, "Write the result to this file instead of stdout ('-')")
-      ->capture_default_str();
-  sub->add_option("--rows", cmd->rows,
-                  std::string(kRowsAutoHelp) +
-                      "'operator' (one row per operator in program order), 'name' (summed by name) or " + kRowsKindHelp)
-      ->check(one_of(rows_choices()))
-      ->capture_default_str();
-  sub->add_flag("--per-rank", cmd->per_rank, "Also compare rank by rank");
-  sub->add_option("--timeline", cmd->timeline,
-                  "Also write Chrome/Perfetto trace events of both replays here (operators and the waits for peers "
-                  "inside them; open in ui.perfetto.dev or chrome://tracing)");
-  add_timeline_ranks_option(sub, cmd->timeline_ranks);
+  add_breakdown_flags(sub, cmd->view,
+                      {"Output format: text table, csv or json (csv: traces only)",
+                       "Write the result to this file instead of stdout ('-')", "", "Also compare rank by rank"});
+  add_timeline_flags(sub, cmd->view,
+                     "Also write Chrome/Perfetto trace events of both replays here (operators and the waits for peers "
+                     "inside them; open in ui.perfetto.dev or chrome://tracing)");
   sub->add_option("--collective", cmd->collective,
                   "Instead of a trace: one collective on --ranks ranks of --bytes, every algorithm's predicted time "
                   "and bus bandwidth (closed forms), nccl-tests style")

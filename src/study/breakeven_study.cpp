@@ -1,8 +1,10 @@
 #include "study/breakeven_study.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "collective/algorithm.hpp"
 #include "collective/registry.hpp"
@@ -32,12 +34,22 @@ void check_size(int p, int room, const topology::Platform& platform, bool intra)
   }
 }
 
+std::string bytes_or_never(double bytes) {
+  if (std::isinf(bytes)) return "never";
+  if (bytes <= 0) return "always";
+  return format_bytes(bytes);
+}
+
+const char* ranks_of(const BreakevenStudy& s) { return s.request.intra ? "all in one node" : "one per node"; }
+
 }  // namespace
 
 BreakevenStudy study_breakeven(const topology::Platform& platform, const compress::CompressorModel& compressor,
                                const compress::Query& query, const BreakevenRequest& request) {
   const topology::Network& net = platform.network;
   BreakevenStudy s;
+  s.platform = platform.name;
+  s.request = request;
   s.evaluation = compressor.evaluate(query, request.dtype, engine::target_hardware(platform));
   s.homomorphic = compressor.homomorphic();
   s.at_bytes = parse_bytes_or_throw(request.at, "command line", "--at");
@@ -84,6 +96,66 @@ BreakevenStudy study_breakeven(const topology::Platform& platform, const compres
     s.rows.push_back(std::move(row));
   }
   return s;
+}
+
+std::string breakeven_text(const BreakevenStudy& s, const std::string& compress) {
+  const compress::CompressorCost& c = s.evaluation.cost;
+  std::string out;
+  out += fmt::format("break-even of compressed all_reduce on {}: {} ({}), {}\n", s.platform, compress,
+                     s.evaluation.basis, dtype_name(s.request.dtype));
+  out += fmt::format("compressor: ratio {:.4g}, compress {} + {:.3g} us, decompress {} + {:.3g} us{}\n", c.ratio,
+                     format_rate(c.compress_Bps), c.compress_t0_s * 1e6, format_rate(c.decompress_Bps),
+                     c.decompress_t0_s * 1e6,
+                     s.homomorphic ? fmt::format(", homomorphic add {}", format_rate(c.add_Bps)) : std::string());
+  for (const std::string& note : s.evaluation.notes) out += fmt::format("note: {}\n", note);
+  out += fmt::format(
+      "links: ranks {}, alpha {:.3g} us, bandwidth {} per flow, reduction {}; closed forms, no contention\n",
+      ranks_of(s), s.path.latency_s * 1e6, format_rate(s.path.bandwidth_Bps), format_rate(s.reduce_Bps));
+  out += fmt::format("{:>7}  {:<14}  {:<20}  {:>12}  {:>14}  {:>9}\n", "ranks", "plain", "compressed", "pays above",
+                     fmt::format("speedup@{}", s.request.at), "ceiling");
+  for (const BreakevenRow& r : s.rows) {
+    out += fmt::format("{:>7}  {:<14}  {:<20}  {:>12}  {:>13.3f}x  {:>8.3f}x\n", r.ranks, r.plain_algorithm,
+                       r.compressed_algorithm, bytes_or_never(r.even.bytes), r.speedup_at, r.even.speedup_limit);
+  }
+  return out;
+}
+
+std::string breakeven_json(const BreakevenStudy& s, const std::string& compress) {
+  const compress::CompressorCost& c = s.evaluation.cost;
+  nlohmann::ordered_json doc;
+  doc["command"] = "breakeven";
+  doc["platform"] = s.platform;
+  doc["compress"] = compress;
+  doc["basis"] = s.evaluation.basis;
+  doc["dtype"] = dtype_name(s.request.dtype);
+  doc["compressor"] = {{"ratio", c.ratio},
+                       {"compress_Bps", c.compress_Bps},
+                       {"compress_t0_s", c.compress_t0_s},
+                       {"decompress_Bps", c.decompress_Bps},
+                       {"decompress_t0_s", c.decompress_t0_s},
+                       {"homomorphic", s.homomorphic}};
+  if (s.homomorphic) doc["compressor"]["add_Bps"] = c.add_Bps;
+  doc["notes"] = s.evaluation.notes;
+  doc["links"] = {{"ranks", ranks_of(s)},
+                  {"latency_s", s.path.latency_s},
+                  {"bandwidth_Bps", s.path.bandwidth_Bps},
+                  {"reduce_Bps", s.reduce_Bps}};
+  doc["at_bytes"] = s.at_bytes;
+  doc["rows"] = nlohmann::ordered_json::array();
+  for (const BreakevenRow& r : s.rows) {
+    const collective::BreakEven& even = r.even;
+    nlohmann::ordered_json row;
+    row["ranks"] = r.ranks;
+    row["plain_algorithm"] = r.plain_algorithm;
+    row["compressed_algorithm"] = r.compressed_algorithm;
+    row["pays"] = std::isinf(even.bytes) ? "never" : even.bytes <= 0 ? "always" : "above";
+    row["pays_above_bytes"] =
+        std::isinf(even.bytes) || even.bytes <= 0 ? nlohmann::ordered_json() : nlohmann::ordered_json(even.bytes);
+    row["speedup_at"] = r.speedup_at;
+    row["speedup_ceiling"] = even.speedup_limit;
+    doc["rows"].push_back(std::move(row));
+  }
+  return doc.dump(2) + "\n";
 }
 
 }  // namespace ccsim::study

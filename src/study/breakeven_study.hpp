@@ -38,6 +38,8 @@ struct BreakevenRow {
 /// The break-even of compressed all_reduce on a platform's links, by the closed forms of the
 /// schedules (alpha-beta-gamma plus compression terms, no contention).
 struct BreakevenStudy {
+  std::string platform;             ///< its name
+  BreakevenRequest request;         ///< as asked
   compress::Evaluation evaluation;  ///< the compressor on the platform's accelerator
   bool homomorphic = false;
   std::uint64_t at_bytes = 0;
@@ -54,5 +56,13 @@ struct BreakevenStudy {
 /// group size out of range or beyond what the platform holds (--sizes).
 BreakevenStudy study_breakeven(const topology::Platform& platform, const compress::CompressorModel& compressor,
                                const compress::Query& query, const BreakevenRequest& request);
+
+/// The text table of `s` for the compressor `compress` (as typed): the compressor, the links,
+/// then one row per group size (where compression pays: a size, "never" or "always").
+std::string breakeven_text(const BreakevenStudy& s, const std::string& compress);
+
+/// `s` as JSON; a row's "pays" says never, always or above, and "pays_above_bytes" is null
+/// unless above (JSON has no infinity).
+std::string breakeven_json(const BreakevenStudy& s, const std::string& compress);
 
 }  // namespace ccsim::study

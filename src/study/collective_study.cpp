@@ -1,6 +1,7 @@
 #include "study/collective_study.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 #include <fmt/format.h>
@@ -10,6 +11,7 @@
 #include "core/parse.hpp"
 #include "engine/collective_plan.hpp"
 #include "engine/network_factors.hpp"
+#include "study/sweep.hpp"
 #include "study/what_if.hpp"
 #include "trace/native_reader.hpp"
 
@@ -86,6 +88,24 @@ void check_collective_bytes(std::uint64_t bytes, const std::string& text, DType 
                      fmt::format("expected a whole number of {} elements ({} bytes each), got \"{}\"",
                                  dtype_name(dtype), dtype_bytes(dtype), text));
   }
+}
+
+CollectiveSize parse_collective_size(int ranks, const std::string& dtype, const std::string& bytes) {
+  if (ranks < 2 || ranks > kMaxCollectiveRanks) {
+    throw InputError("command line", 0, "--ranks",
+                     fmt::format("expected 2 to {} ranks, got \"{}\"", kMaxCollectiveRanks, ranks));
+  }
+  CollectiveSize size;
+  size.ranks = ranks;
+  const std::optional<DType> type = parse_dtype(dtype);
+  if (!type) {
+    throw InputError("command line", 0, "--dtype",
+                     fmt::format("expected one of {}, got \"{}\"", dtype_choices(), dtype));
+  }
+  size.dtype = *type;
+  size.bytes = parse_bytes_or_throw(bytes, "command line", "--bytes");
+  check_collective_bytes(size.bytes, bytes, size.dtype, "command line", 0, "--bytes");
+  return size;
 }
 
 double all_reduce_bus_bandwidth_Bps(std::uint64_t bytes, double time_s, int ranks) {

@@ -88,6 +88,18 @@ std::vector<std::string> collective_notes(const std::vector<std::string>& settin
 void check_collective_bytes(std::uint64_t bytes, const std::string& text, DType dtype, const std::string& file,
                             int line, const std::string& field);
 
+/// One collective as `whatif --collective` takes it: its group, element type and buffer.
+struct CollectiveSize {
+  int ranks = 0;
+  DType dtype = DType::kF32;
+  std::uint64_t bytes = 0;
+};
+
+/// `ranks`, `dtype` and `bytes` as given on the command line, checked in that order:
+/// InputError naming --ranks (2 to kMaxCollectiveRanks, study/sweep.hpp), --dtype or --bytes
+/// (check_collective_bytes).
+CollectiveSize parse_collective_size(int ranks, const std::string& dtype, const std::string& bytes);
+
 /// nccl-tests' bus bandwidth of all_reduce: algorithm bandwidth x 2(p-1)/p, bytes/s.
 double all_reduce_bus_bandwidth_Bps(std::uint64_t bytes, double time_s, int ranks);
 

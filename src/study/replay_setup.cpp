@@ -142,13 +142,11 @@ std::vector<std::string> setting_notes(const ReplaySettings& settings, const tra
   return notes;
 }
 
-void note_settings(const ReplaySettings& settings, const trace::Trace& trace, const topology::Platform& platform,
-                   const calibrate::ComputeAdjustment& compute, engine::Result& result, const DataLookup& lookup) {
+void note_settings(const ReplaySettings& settings, const std::vector<std::string>& setting_notes,
+                   engine::Result& result) {
   std::vector<std::string> notes;
   for (const std::string& setting : settings.settings) notes.push_back("set: " + setting);
-  for (const std::string& idle : setting_notes(settings, trace, platform, result, compute, lookup)) {
-    notes.push_back("set: " + idle);
-  }
+  for (const std::string& note : setting_notes) notes.push_back("set: " + note);
   result.notes.insert(result.notes.begin(), notes.begin(), notes.end());
 }
 

@@ -66,8 +66,8 @@ std::vector<std::string> setting_notes(const ReplaySettings& settings, const tra
                                        const calibrate::ComputeAdjustment& compute, const DataLookup& lookup);
 
 /// Lists the --set settings first among `result`'s notes ("set: KEY=VALUE"), so that a report
-/// says what it assumed, and then the notes of setting_notes on this replay of `trace`.
-void note_settings(const ReplaySettings& settings, const trace::Trace& trace, const topology::Platform& platform,
-                   const calibrate::ComputeAdjustment& compute, engine::Result& result, const DataLookup& lookup);
+/// says what it assumed, and then `setting_notes` (setting_notes of this replay), each "set: NOTE".
+void note_settings(const ReplaySettings& settings, const std::vector<std::string>& setting_notes,
+                   engine::Result& result);
 
 }  // namespace ccsim::study

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/input_error.hpp"
 #include "core/parse.hpp"
 #include "topology/analysis.hpp"
 
@@ -105,6 +106,52 @@ std::string format_summary(const Platform& platform, const PlatformSummary& s) {
     out += fmt::format("farthest route from accelerator 0: to {}, {} links, {:.3g} us, {} per flow\n",
                        s.farthest_accelerator, s.farthest.hops, s.farthest.latency_s * 1e6,
                        format_rate(s.farthest.bandwidth_Bps));
+  }
+  return out;
+}
+
+std::string list_line(const std::string& name, const Platform& platform) {
+  const Network& net = platform.network;
+  return fmt::format("{:<22} {:>7} nodes x {:<2} {:<11} {}\n", name, net.node_count(), net.accelerators_per_node(),
+                     platform.topology, net.accelerator().model);
+}
+
+void check_route_ends(const Platform& platform, int src, int dst) {
+  const Network& net = platform.network;
+  for (int a : {src, dst}) {
+    if (a < 0 || a >= net.accelerator_count()) {
+      throw InputError("command line", 0, "",
+                       fmt::format("expected an accelerator in 0..{}, got \"{}\"", net.accelerator_count() - 1, a));
+    }
+  }
+}
+
+std::string describe_route(const Platform& platform, int src, int dst, const NetworkModel* model) {
+  check_route_ends(platform, src, dst);
+  const Network& net = platform.network;
+  std::string out =
+      fmt::format("route from accelerator {} ({}) to {} ({}):\n", src, net.vertex_name(net.accelerator_vertex(src)),
+                  dst, net.vertex_name(net.accelerator_vertex(dst)));
+  for (const Hop& hop : net.route(src, dst)) {
+    const Link& link = net.link(hop.link);
+    out += fmt::format("  {:<40} {:<4} {:>12} per flow, {:>12} capacity, {:.3g} us\n", net.link_name(hop.link),
+                       hop.forward ? "up" : "down", format_rate(link.bandwidth_Bps), format_rate(link.capacity_Bps),
+                       link.latency_s * 1e6);
+  }
+  const Network::PathCost cost = net.path_cost(src, dst);
+  const bool same_node = net.node_of(src) == net.node_of(dst);
+  const bool modelled = model && (same_node ? model->has_intra : model->has_inter);
+  out += fmt::format("{} links, latency {:.3g} us, bottleneck {} per flow: 1 MiB takes {:.3f} us alone{}\n", cost.hops,
+                     cost.latency_s * 1e6, format_rate(cost.bandwidth_Bps),
+                     (cost.latency_s + (1 << 20) / cost.bandwidth_Bps) * 1e6,
+                     modelled ? " on these links' nominal figures" : "");
+  if (modelled) {
+    // What a replay simulates: the calibrated model's cost of the tier, the links' sharing kept.
+    const TierModel& tier = same_node ? model->intra : model->inter;
+    out += fmt::format(
+        "network model {} ({} tier): 1 MiB takes {:.3f} us alone (send overhead + latency + bytes / "
+        "bandwidth + receive overhead of its size segment), what a replay simulates\n",
+        model->name, same_node ? "intra" : "inter", tier.message_s(std::uint64_t{1} << 20) * 1e6);
   }
   return out;
 }

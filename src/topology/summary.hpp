@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "topology/network_model.hpp"
 #include "topology/platform.hpp"
 
 namespace ccsim::topology {
@@ -35,5 +36,18 @@ PlatformSummary summarize(const Platform& platform);
 
 /// The summary as text, for `ccsim platform show`.
 std::string format_summary(const Platform& platform, const PlatformSummary& summary);
+
+/// The line of `ccsim platform list` for the preset `name`: nodes, accelerators per node,
+/// topology, accelerator.
+std::string list_line(const std::string& name, const Platform& platform);
+
+/// Throws InputError unless `src` and `dst` are accelerators of `platform`.
+void check_route_ends(const Platform& platform, int src, int dst);
+
+/// The links a message from accelerator `src` to `dst` crosses, each with its figures; what
+/// 1 MiB takes alone on their nominal figures; and, where `model` (a calibrated network model,
+/// nullptr: none) has the pair's tier, what it takes in a replay. Checks the ends first
+/// (check_route_ends).
+std::string describe_route(const Platform& platform, int src, int dst, const NetworkModel* model);
 
 }  // namespace ccsim::topology

@@ -136,3 +136,49 @@ TEST_CASE("calibrate compute: a profile fitted to files names them, a trace's su
   CHECK(fit.profile.launch_s == calibrate::read_launch_csv(h200 + "launch.csv").eager_s);
   CHECK(fit.profile.launch_s > 0);
 }
+
+TEST_CASE("calibrate compute: the request as typed gives the fit's options and its command line") {
+  calibrate::ProfileFitArgs args;
+  args.files.gemm = {"gemm.csv", "gemm_graph.csv"};
+  args.files.traces = {"trace.json.gz"};
+  args.files.launch = "launch.csv";
+  args.name = "h200";
+  args.accelerator = "NVIDIA H200";
+  args.multiprocessors = 132;
+  args.peaks = {"bf16=9.894e14", "fp32=6.7e13"};
+  args.sources = {"measured"};
+  const calibrate::ProfileFitOptions o = calibrate::profile_fit_options(args);
+  REQUIRE(o.peaks.size() == 2);
+  CHECK(o.peaks[0].dtype == DType::kBF16);
+  CHECK(o.peaks[0].flops == 9.894e14);
+  CHECK(o.peaks[1].dtype == DType::kF32);
+  CHECK(o.default_dtype == DType::kBF16);
+  CHECK(o.multiprocessors == 132);
+  CHECK(o.sources == args.sources);
+  CHECK(o.command ==
+        "ccsim calibrate compute --gemm gemm.csv --gemm gemm_graph.csv --profile trace.json.gz --launch launch.csv "
+        "--name h200 --accelerator \"NVIDIA H200\" --multiprocessors 132 --peak bf16=9.894e14 --peak fp32=6.7e13 "
+        "--source \"measured\"");
+  args.default_dtype = "fp16";
+  args.description = "one GPU";
+  args.output = "models/compute/h200.json";
+  args.output_given = true;
+  CHECK_THAT(calibrate::profile_fit_options(args).command,
+             Catch::Matchers::EndsWith(" --default-dtype fp16 --description \"one GPU\" --source \"measured\" -o "
+                                       "models/compute/h200.json"));
+  CHECK(calibrate::profile_fit_options(args).default_dtype == DType::kF16);
+}
+
+TEST_CASE("calibrate compute: a peak or a default dtype that does not parse names its option") {
+  calibrate::ProfileFitArgs args;
+  args.peaks = {"bf16:1e15"};
+  CHECK_THROWS_WITH(calibrate::profile_fit_options(args),
+                    "command line: field '--peak': expected DTYPE=FLOPS with DTYPE one of " +
+                        std::string(dtype_choices()) + " and FLOPS positive, got \"bf16:1e15\"");
+  args.peaks = {"bf16=-1"};
+  CHECK_THROWS_WITH(calibrate::profile_fit_options(args), Catch::Matchers::Contains("got \"bf16=-1\""));
+  args.peaks = {"bf16=1e15"};
+  args.default_dtype = "bf17";
+  CHECK_THROWS_WITH(calibrate::profile_fit_options(args), "command line: field '--default-dtype': expected one of " +
+                                                              std::string(dtype_choices()) + ", got \"bf17\"");
+}

@@ -3,6 +3,7 @@
 add_executable(ccsim_measure_tests
   $<TARGET_OBJECTS:ccsim_catch_main>
   measure/thread_transport.cpp
+  measure/launch_test.cpp
   measure/real_executor_test.cpp
   measure/mpi_path_test.cpp
   measure/selection_test.cpp

@@ -1,16 +1,20 @@
 // The break-even of compressed all_reduce (study/breakeven_study.hpp) on the platforms of
 // platforms/ with the shipped compressor models: the links a group of one rank per node or
 // of one node takes, the sizes a platform holds, and where compression pays.
+#include <algorithm>
 #include <cmath>
 #include <string>
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "compress/compress_spec.hpp"
 #include "study/breakeven_study.hpp"
 
 using namespace ccsim;
 using Catch::Matchers::Contains;
+using Catch::Matchers::EndsWith;
+using Catch::Matchers::StartsWith;
 
 namespace {
 
@@ -72,4 +76,38 @@ TEST_CASE("a break-even refuses sizes and groups the platform does not hold", "[
   study::BreakevenRequest six_bytes;
   six_bytes.at = "6";  // not whole fp32 elements
   CHECK_THROWS_WITH(breakeven("hygon-dcu", "onebit", six_bytes), Contains("field '--at'"));
+}
+
+TEST_CASE("a break-even's table and JSON say where compression pays, never and always included", "[study]") {
+  study::BreakevenRequest request;
+  request.sizes = {2, 8, 64};
+  const study::BreakevenStudy s = breakeven("hygon-dcu", "onebit", request);
+  const std::string text = study::breakeven_text(s, "onebit");
+  CHECK_THAT(text, StartsWith("break-even of compressed all_reduce on hygon-dcu: onebit (measured setting bits=1), "
+                              "fp32\ncompressor: ratio "));
+  // The links of platforms/hygon-dcu.json between two nodes, as the first test finds them.
+  CHECK_THAT(text, Contains("\nlinks: ranks one per node, alpha 6 us, bandwidth 25 GB/s per flow, reduction 330 GB/s; "
+                            "closed forms, no contention\n"));
+  CHECK_THAT(text, Contains("speedup@64MiB"));
+  CHECK_THAT(text, EndsWith(" never          0.220x     0.201x\n"));
+  CHECK(std::count(text.begin(), text.end(), '\n') == 5 + 3);  // header, compressor, note, links, columns; rows
+
+  const nlohmann::json doc = nlohmann::json::parse(study::breakeven_json(s, "onebit"));
+  CHECK(doc["platform"] == "hygon-dcu");
+  CHECK(doc["compress"] == "onebit");
+  CHECK(doc["dtype"] == "fp32");
+  CHECK(doc["links"]["ranks"] == "one per node");
+  CHECK(doc["at_bytes"] == 64u << 20);
+  CHECK_FALSE(doc["compressor"].contains("add_Bps"));  // not homomorphic
+  REQUIRE(doc["rows"].size() == 3);
+  CHECK(doc["rows"][0]["pays"] == "above");
+  CHECK(doc["rows"][0]["pays_above_bytes"].get<double>() == s.rows[0].even.bytes);
+  CHECK(doc["rows"][2]["pays"] == "never");
+  CHECK(doc["rows"][2]["pays_above_bytes"].is_null());
+
+  study::BreakevenStudy always = s;
+  always.rows.resize(1);
+  always.rows[0].even.bytes = 0;
+  CHECK_THAT(study::breakeven_text(always, "onebit"), Contains("      always  "));
+  CHECK(nlohmann::json::parse(study::breakeven_json(always, "onebit"))["rows"][0]["pays"] == "always");
 }

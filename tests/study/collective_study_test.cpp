@@ -7,14 +7,17 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include "compress/compress_spec.hpp"
 #include "study/collective_study.hpp"
+#include "study/sweep.hpp"
 #include "support/error_of.hpp"
 #include "topology/network_model.hpp"
 #include "topology/platform.hpp"
 
 using namespace ccsim;
+using Catch::Matchers::StartsWith;
 
 namespace {
 
@@ -93,6 +96,23 @@ TEST_CASE("a collective's buffer is whole elements, one element to 1 PiB", "[stu
         "s.json:3: field 'bytes': expected 4 to 1125899906842624 bytes (one fp32 element "
         "to 1 PiB), got \"B\"");
   CHECK(error(6, DType::kF16) == "no error");
+}
+
+TEST_CASE("whatif --collective's size is checked ranks first, then the dtype, then the buffer", "[study]") {
+  const study::CollectiveSize size = study::parse_collective_size(512, "bf16", "256MiB");
+  CHECK(size.ranks == 512);
+  CHECK(size.dtype == DType::kBF16);
+  CHECK(size.bytes == 256u << 20);
+  auto error = [](int ranks, const std::string& dtype, const std::string& bytes) {
+    return test::message_of([&] { study::parse_collective_size(ranks, dtype, bytes); });
+  };
+  CHECK(error(1, "fp64", "x") ==
+        fmt::format("command line: field '--ranks': expected 2 to {} ranks, got \"1\"", study::kMaxCollectiveRanks));
+  CHECK(error(2, "fp65", "x") ==
+        fmt::format("command line: field '--dtype': expected one of {}, got \"fp65\"", dtype_choices()));
+  CHECK_THAT(error(2, "fp64", "x"), StartsWith("command line: field '--bytes': "));
+  CHECK(error(2, "fp64", "12") ==
+        "command line: field '--bytes': expected a whole number of fp64 elements (8 bytes each), got \"12\"");
 }
 
 TEST_CASE("auto's choice names the fastest algorithm and its margin over the next best", "[study]") {

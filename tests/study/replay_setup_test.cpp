@@ -164,7 +164,7 @@ TEST_CASE("the notes on --set name the settings that had nothing to act on", "[s
   const std::vector<std::string> notes = study::setting_notes(s, t, p, r, {}, lookup);
   REQUIRE(notes.size() == 1);
   CHECK_THAT(notes[0], Contains("compress.min_bytes=1MiB: no effect: no all_reduce was compressed"));
-  study::note_settings(s, t, p, {}, r, lookup);
+  study::note_settings(s, notes, r);
   REQUIRE(r.notes.size() >= 2);
   CHECK(r.notes[0] == "set: compress.min_bytes=1MiB");
   CHECK(r.notes[1] == "set: " + notes[0]);
