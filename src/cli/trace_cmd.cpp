@@ -20,6 +20,7 @@
 #include "import/kineto_run.hpp"
 #include "report/breakdown.hpp"
 #include "study/measured_result.hpp"
+#include "study/synth_job.hpp"
 #include "study/what_if.hpp"
 #include "synth/job.hpp"
 #include "topology/platform.hpp"
@@ -77,10 +78,7 @@ void run_synth(SynthCommand cmd) {
                      "compression and algorithm settings belong to the replay");
   }
   const topology::Platform platform = read_named_platform(cmd.platform, what_if.platform);
-  const topology::Network& net = platform.network;
-  const topology::AcceleratorSpec& acc = net.accelerator();
-  const synth::Machine machine{platform.name, net.node_count(), net.accelerators_per_node(),
-                               acc.cpu_core,  acc.memory_bytes, acc.model};
+  const synth::Machine machine = study::machine_of(platform);
   const synth::Job job = synth::synthesize_job(model, cmd.par, machine, cmd.platform, cmd.allow_oversize);
   std::ostringstream text;
   trace::write_native(job.trace, text, cmd.format_version);

@@ -142,6 +142,16 @@ SynthJobSpec parse_synth_job(std::span<const std::string> settings) {
   return job;
 }
 
+synth::Machine machine_of(const topology::Platform& platform) {
+  const topology::AcceleratorSpec& acc = platform.network.accelerator();
+  return {platform.name,
+          platform.network.node_count(),
+          platform.network.accelerators_per_node(),
+          acc.cpu_core,
+          acc.memory_bytes,
+          acc.model};
+}
+
 SynthJobFit resolve_synth_job(const SynthJobSpec& job, const synth::ModelSpec& model,
                               const topology::Platform& platform) {
   SynthJobFit out;
@@ -167,13 +177,7 @@ SynthJobFit resolve_synth_job(const SynthJobSpec& job, const synth::ModelSpec& m
     }
     par.micro_batches = static_cast<int>(*job.global_batch / per_step);
   }
-  const topology::Network& net = platform.network;
-  const synth::Machine machine{platform.name,
-                               net.node_count(),
-                               net.accelerators_per_node(),
-                               net.accelerator().cpu_core,
-                               net.accelerator().memory_bytes,
-                               net.accelerator().model};
+  const synth::Machine machine = machine_of(platform);
   std::optional<synth::MemoryFit> fit;
   try {
     synth::check_parallelism(model, par);  // the memory is known (and shown) once the split is valid

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "synth/job.hpp"
 #include "synth/megatron.hpp"
 #include "synth/model_spec.hpp"
 #include "topology/platform.hpp"
@@ -52,6 +53,10 @@ void check_synth_setting(std::string_view key, std::string_view value);
 /// required. A key given twice, or dp with gpus, micro-batches with global-batch, is an
 /// InputError naming the key.
 SynthJobSpec parse_synth_job(std::span<const std::string> settings);
+
+/// The machine `platform` gives a synthesized job (synth::check_job): its name, nodes,
+/// accelerators per node, and one accelerator's kind, memory and model.
+synth::Machine machine_of(const topology::Platform& platform);
 
 /// A job resolved against its model and a platform: the parallelism that runs, or why `trace
 /// synth` would refuse it (a derived size that does not divide, a split that does not fit the

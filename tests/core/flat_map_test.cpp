@@ -28,4 +28,10 @@ TEST_CASE("a flat map finds what it holds, through growth, as std::unordered_map
     CHECK(*found == value);
   }
   CHECK(flat.find(FlatMap64<int>::kEmpty - 1) == nullptr);
+  // Cleared, it holds nothing and takes keys again.
+  flat.clear();
+  CHECK(flat.size() == 0);
+  CHECK(flat.find(reference.begin()->first) == nullptr);
+  CHECK(flat.try_emplace(reference.begin()->first, -1).second);
+  CHECK(*flat.find(reference.begin()->first) == -1);
 }
