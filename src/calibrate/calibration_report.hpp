@@ -8,6 +8,7 @@
 
 #include "calibrate/measurement_file.hpp"
 #include "calibrate/network_calibration.hpp"
+#include "calibrate/handoff_fit.hpp"
 #include "calibrate/network_fit.hpp"
 #include "calibrate/network_validation.hpp"
 #include "topology/network_model.hpp"

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "calibrate/measurement_file.hpp"
+#include "calibrate/handoff_fit.hpp"
 #include "calibrate/network_fit.hpp"
 #include "calibrate/series.hpp"
 #include "topology/network_model.hpp"

@@ -10,6 +10,7 @@ target_sources(ccsim_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/compute_pricing.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernel_trace.cpp
   ${CMAKE_CURRENT_LIST_DIR}/profile_fit.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/handoff_fit.cpp
   ${CMAKE_CURRENT_LIST_DIR}/measurement_file.cpp
   ${CMAKE_CURRENT_LIST_DIR}/network_calibration.cpp
   ${CMAKE_CURRENT_LIST_DIR}/network_fit.cpp

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "calibrate/measurement_file.hpp"
+#include "calibrate/handoff_fit.hpp"
 #include "calibrate/network_fit.hpp"
 #include "collective/ring_all_reduce.hpp"
 #include "core/input_error.hpp"

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "calibrate/measurement_file.hpp"
+#include "calibrate/handoff_fit.hpp"
 #include "calibrate/network_fit.hpp"
 
 // The calibration issue's targets, on the measurements of three machines of this project
