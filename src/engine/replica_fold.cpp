@@ -263,7 +263,10 @@ class ReplicaFolder {
       }
     }
     for (auto& [link, use] : uses) {
-      if (use.matched != use.pairs.size() && use.current != use.first) return refuse_sharing(link, -1, -1, -1, use);
+      if (use.matched != use.pairs.size() && use.current != use.first) {
+        return refuse(fmt::format("a {} link carries messages of replicas {} and {} between different pairs of ranks",
+                                  network_.tiers()[network_.link(link / 2).tier].name, use.first, use.current));
+      }
       replicas_on_.emplace(link, use.replicas);
     }
     return true;
@@ -289,15 +292,10 @@ class ReplicaFolder {
   }
 
   bool refuse_sharing(std::uint32_t link, int a, int b, int d, const LinkUse& use) {
-    const topology::Link& l = network_.link(link / 2);
-    if (d < 0) {
-      return refuse(fmt::format("a {} link carries messages of replicas {} and {} between different pairs of ranks",
-                                network_.tiers()[l.tier].name, use.first, use.current));
-    }
     return refuse(
         fmt::format("a {} link on the route from rank {} to rank {} (replica {}) carries messages of replica {} too, "
                     "between other pairs of ranks, and their sharing of it can bind",
-                    network_.tiers()[l.tier].name, a, b, d, use.first));
+                    network_.tiers()[network_.link(link / 2).tier].name, a, b, d, use.first));
   }
 
   /// Each replica folds onto the first simulated one whose messages meet as its own.
