@@ -17,6 +17,7 @@
 #include "engine/collective_plan.hpp"
 #include "engine/collective_shortcuts.hpp"
 #include "engine/critical_path_meetings.hpp"
+#include "engine/mirror_collectives.hpp"
 #include "engine/replica_fold.hpp"
 #include "engine/simulation_state.hpp"
 #include "core/index.hpp"
@@ -32,14 +33,16 @@ namespace ccsim::engine::detail {
 /// the rank's RankState current for explain_deadlock().
 class StepRunner final : public collective::StepExecutor {
  public:
+  /// `mirror`: every message goes from the rank to itself (MirrorCollectives).
   StepRunner(Simulation& sim, int rank, int group_index, const trace::Group& group, const CollectivePlan& plan,
-             double seconds_per_reduced_byte)
+             double seconds_per_reduced_byte, bool mirror)
       : sim_(sim),
         rank_(rank),
         group_index_(group_index),
         group_(group),
         plan_(plan),
         seconds_per_reduced_byte_(seconds_per_reduced_byte),
+        mirror_(mirror),
         state_(sim.state(rank)) {}
 
   void start_exchange(int, const collective::Step& step) override {
@@ -47,14 +50,14 @@ class StepRunner final : public collective::StepExecutor {
     posted_s_ = sg4::Engine::get_clock();  // the send overhead below is busy time, not wait
 
     if (step.send_peer >= 0) {
-      state_.send_peer = at(group_.ranks, step.send_peer);
+      state_.send_peer = mirror_ ? rank_ : at(group_.ranks, step.send_peer);
       sim_.send_overhead(rank_, state_.send_peer);
       posted_s_ = sg4::Engine::get_clock();
       send_ = sim_.post_send(sim_.channels().get(Channels::kCollective, group_index_, rank_, state_.send_peer), rank_,
                              state_.send_peer, wire_bytes(plan_, step));
     }
     if (step.recv_peer >= 0) {
-      state_.recv_peer = at(group_.ranks, step.recv_peer);
+      state_.recv_peer = mirror_ ? rank_ : at(group_.ranks, step.recv_peer);
       recv_ =
           sim_.channels().get(Channels::kCollective, group_index_, state_.recv_peer, rank_)->get_async<int>(&received_);
     }
@@ -92,6 +95,7 @@ class StepRunner final : public collective::StepExecutor {
   const trace::Group& group_;
   const CollectivePlan& plan_;
   double seconds_per_reduced_byte_;
+  bool mirror_;
   RankState& state_;
   sg4::CommPtr send_;
   sg4::CommPtr recv_;
@@ -184,6 +188,16 @@ void CollectiveRunner::run(int rank, const Op& op, std::size_t index) {
     st.plan = nullptr;
     return;
   }
+  if (replicas_.mirrored(op.group)) {
+    // The rank stands for every member (ReplicaFolding): each step's message to itself.
+    auto [kept, fresh] = mirror_steps_.try_emplace({plan.schedule.get(), member.index});
+    if (fresh) kept->second = widest_steps(*plan.schedule, member.index);
+    StepRunner runner(sim_, rank, op.group, at(trace_.groups, op.group), plan, seconds_per_reduced_byte_, true);
+    collective::run_rank(*plan.schedule, kept->second, member.index, runner);
+    st.step = -1;
+    st.plan = nullptr;
+    return;
+  }
   std::span<const collective::Step> steps = kept_steps(plan, member.index);
   std::vector<collective::Step> generated;
   if (steps.empty()) {
@@ -200,7 +214,7 @@ void CollectiveRunner::run(int rank, const Op& op, std::size_t index) {
       return;
     }
   }
-  StepRunner runner(sim_, rank, op.group, at(trace_.groups, op.group), plan, seconds_per_reduced_byte_);
+  StepRunner runner(sim_, rank, op.group, at(trace_.groups, op.group), plan, seconds_per_reduced_byte_, false);
   collective::run_rank(*plan.schedule, steps, member.index, runner);
   st.step = -1;
   st.plan = nullptr;

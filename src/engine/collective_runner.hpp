@@ -4,10 +4,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "collective/schedule.hpp"
@@ -37,12 +39,12 @@ std::uint64_t wire_bytes(const CollectivePlan& plan, const collective::Step& ste
 /// Runs each member's call of a collective operator in simulated time, the way that gives the
 /// full replay's times where it applies: as its critical path when its messages cannot slow
 /// one another down (--fast, CollectiveShortcuts; the members meet, CriticalPathMeetings), in
-/// coarse steps for a ring under ReplayOptions::coarse_rings (CoarseRings, within 1 %), and
-/// otherwise message by message through its schedule's steps (collective::run_rank with the
-/// engine's StepExecutor), which is the full replay. Every way goes through Simulation's public
-/// interface (messages, busy time, waits, records). It also counts each rank's calls per group:
-/// a call's number is how members of one call meet, and how a deadlock names who never came.
-/// State: the memberships, and the steps kept per schedule.
+/// coarse steps for a ring under ReplayOptions::coarse_rings (CoarseRings, within 1 %), as a
+/// mirror where it stands for folded replicas (MirrorCollectives), and otherwise message by message through its
+/// schedule's steps (collective::run_rank with the engine's StepExecutor), which is the full replay. Every way goes
+/// through Simulation's public interface (messages, busy time, waits, records). It also counts each rank's calls per
+/// group: a call's number is how members of one call meet, and how a deadlock names who never came. State: the
+/// memberships, and the steps kept per schedule.
 class CollectiveRunner {
  public:
   /// `placement` and `sharing` (per accelerator, the ranks it runs) as Simulation keeps them;
@@ -101,6 +103,8 @@ class CollectiveRunner {
     std::vector<Rank> ranks;
   };
   std::unordered_map<const collective::Schedule*, PlanSteps> steps_;
+  /// Per schedule and group rank: the steps of its mirror (widest_steps).
+  std::map<std::pair<const collective::Schedule*, int>, std::vector<collective::Step>> mirror_steps_;
 };
 
 }  // namespace detail

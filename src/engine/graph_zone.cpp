@@ -121,13 +121,18 @@ double GraphZone::flow_cap_Bps(const sg4::Host* src, const sg4::Host* dst) {
   const int a = at(accelerator_of_netpoint_, src->get_netpoint()->id());
   const int b = at(accelerator_of_netpoint_, dst->get_netpoint()->id());
   double cap_Bps = std::numeric_limits<double>::infinity();
-  if (a == b || !has_caps_) return cap_Bps;
+  const bool mirror = a == b && !mirrors_.empty() && !at(mirrors_, a).empty();
+  if ((a == b && !mirror) || !has_caps_) return cap_Bps;
   // Asked once per message: the pairs of a job repeat (a pipeline's neighbours, a ring's).
   const auto key = static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)) << 32 | static_cast<std::uint32_t>(b);
   auto [cached, fresh] = flow_caps_.try_emplace(key, cap_Bps);
   if (!fresh) return *cached;
   cap_hops_.clear();
-  network_.route(a, b, cap_hops_);
+  if (mirror) {
+    cap_hops_ = at(mirrors_, a);
+  } else {
+    network_.route(a, b, cap_hops_);
+  }
   for (const topology::Hop& hop : cap_hops_) {
     const Direction& d = directions_[2 * as_index(hop.link) + (hop.forward ? 0 : 1)];
     cap_Bps = std::min(cap_Bps, d.cable_Bps);
@@ -158,6 +163,20 @@ void GraphZone::share_capacity(std::uint32_t index, double share) {
   d.s4u_link->set_bandwidth(d.bandwidth_Bps * share);
 }
 
+void GraphZone::set_mirror(int accelerator, std::vector<topology::Hop> hops) {
+  if (mirrors_.empty()) mirrors_.resize(loopback_.size());
+  at(mirrors_, accelerator) = std::move(hops);
+  flow_caps_.clear();
+}
+
+bool GraphZone::same_node(const sg4::Host* src, const sg4::Host* dst) const {
+  if (src == dst && !mirrors_.empty()) {
+    const int a = at(accelerator_of_netpoint_, src->get_netpoint()->id());
+    if (!at(mirrors_, a).empty()) return false;
+  }
+  return node_of(src) == node_of(dst);
+}
+
 void GraphZone::shared_links(int src, int dst, std::vector<std::uint32_t>& into) const {
   into.clear();
   std::vector<topology::Hop> hops;
@@ -177,7 +196,9 @@ void GraphZone::get_local_route(const simgrid::kernel::routing::NetPoint* src,
   int b = at(accelerator_of_netpoint_, dst->id());
   if (unit_latency_ && latency != nullptr) *latency += 1.0;  // replaced by the model's latency (factor callback)
   hops_.clear();
-  if (a == b) {
+  if (a == b && !mirrors_.empty() && !at(mirrors_, a).empty()) {
+    hops_ = at(mirrors_, a);
+  } else if (a == b) {
     if (!host_per_rank_) {
       into->link_list_.push_back(at(loopback_, a)->get_impl());
       return;
@@ -203,7 +224,7 @@ void GraphZone::price_with(NetworkFactors& factors) {
   model->set_lat_factor_cb([this, &factors](double size, const sg4::Host* src, const sg4::Host* dst,
                                             const std::vector<sg4::Link*>& links,
                                             const std::unordered_set<sg4::NetZone*>&) {
-    const bool same_node = node_of(src) == node_of(dst);
+    const bool same_node = this->same_node(src, dst);
     factors.count(same_node, size);  // once per message: SimGrid asks the latency factor once
     const topology::TierModel* tier = factors.tier(same_node);
     if (tier == nullptr) {  // a tier the model leaves to the platform: its links' own latencies
@@ -216,7 +237,7 @@ void GraphZone::price_with(NetworkFactors& factors) {
   model->set_bw_factor_cb([this, &factors](double size, const sg4::Host* src, const sg4::Host* dst,
                                            const std::vector<sg4::Link*>& links,
                                            const std::unordered_set<sg4::NetZone*>&) {
-    const topology::TierModel* tier = factors.tier(node_of(src) == node_of(dst));
+    const topology::TierModel* tier = factors.tier(same_node(src, dst));
     if (tier == nullptr || links.empty()) return 1.0;
     double bottleneck_Bps = links.front()->get_bandwidth();
     for (const sg4::Link* link : links) bottleneck_Bps = std::min(bottleneck_Bps, link->get_bandwidth());

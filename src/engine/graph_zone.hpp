@@ -86,6 +86,14 @@ class GraphZone final : public simgrid::kernel::routing::NetZoneImpl {
   /// simulation runs, of those that cross it: ReplicaFolding::link_shares); before any
   /// message. capacity_Bps() stays the whole.
   void share_capacity(std::uint32_t index, double share);
+  /// Routes a message from accelerator `accelerator` to itself along `hops` (a mirror,
+  /// MirrorCollectives: its own links out and in, with the fabric hops between); its latency,
+  /// its flow bound and the calibrated model's tier (not the same node) are those of the hops.
+  /// Only where no two ranks share the accelerator (no loopback); before any message.
+  void set_mirror(int accelerator, std::vector<topology::Hop> hops);
+  /// Whether a message from `src` to `dst` stays within one node (the calibrated model's tier):
+  /// a mirror does not.
+  bool same_node(const simgrid::s4u::Host* src, const simgrid::s4u::Host* dst) const;
   /// A SimGrid link of shared_links(): its capacity and its per-flow (cable) limit.
   double capacity_Bps(std::uint32_t index) const { return directions_[index].bandwidth_Bps; }
   double cable_Bps(std::uint32_t index) const { return directions_[index].cable_Bps; }
@@ -110,12 +118,13 @@ class GraphZone final : public simgrid::kernel::routing::NetZoneImpl {
     double bandwidth_Bps = 0;  ///< the link's capacity
     bool left_out = false;     ///< leave_out()
   };
-  std::vector<Direction> directions_;          ///< 2 per network link: [2i] forward, [2i+1] backward
-  std::vector<simgrid::s4u::Link*> loopback_;  ///< per accelerator shared by several ranks, nullptr otherwise
-  std::vector<topology::Hop> hops_;            ///< scratch of get_local_route
-  std::vector<topology::Hop> cap_hops_;        ///< scratch of flow_cap_Bps
-  bool has_caps_ = false;                      ///< some link in use is a trunk, or left out
-  FlatMap64<double> flow_caps_;                ///< flow_cap_Bps by (src << 32 | dst accelerator)
+  std::vector<Direction> directions_;                ///< 2 per network link: [2i] forward, [2i+1] backward
+  std::vector<simgrid::s4u::Link*> loopback_;        ///< per accelerator shared by several ranks, nullptr otherwise
+  std::vector<std::vector<topology::Hop>> mirrors_;  ///< per accelerator: set_mirror(), empty otherwise
+  std::vector<topology::Hop> hops_;                  ///< scratch of get_local_route
+  std::vector<topology::Hop> cap_hops_;              ///< scratch of flow_cap_Bps
+  bool has_caps_ = false;                            ///< some link in use is a trunk, or left out
+  FlatMap64<double> flow_caps_;                      ///< flow_cap_Bps by (src << 32 | dst accelerator)
 };
 
 }  // namespace ccsim::engine

@@ -11,6 +11,7 @@
 #include "engine/collective_plan.hpp"
 #include "engine/collective_shortcuts.hpp"
 #include "engine/graph_zone.hpp"
+#include "engine/mirror_collectives.hpp"
 #include "engine/network_factors.hpp"
 #include "engine/replay.hpp"
 #include "engine/result.hpp"
@@ -71,26 +72,45 @@ struct LinkUse {
 class ReplicaFolder {
  public:
   ReplicaFolder(const trace::Trace& trace, const topology::Network& network, const std::vector<int>& placement,
-                CollectivePlanner& planner, CollectiveShortcuts& shortcuts, GraphZone& zone)
+                CollectivePlanner& planner, CollectiveShortcuts& shortcuts, GraphZone& zone, MirrorCollectives* mirrors)
       : trace_(trace),
         groups_(trace.groups),
         network_(network),
         placement_(placement),
         planner_(planner),
         shortcuts_(shortcuts),
-        zone_(zone) {}
+        zone_(zone),
+        mirrors_(mirrors) {}
 
+  /// The folding; its mirrors only where some replica folds (otherwise each member runs).
   ReplicaFolding fold() {
-    if (std::none_of(groups_.begin(), groups_.end(), [](const trace::Group& g) { return g.kind == GroupKind::kData; }))
-      return out_;
-    if (!find_replicas() || out_.replicas < 2 || !data_groups_disjoint() || !check_copies()) return out_;
-    std::vector<std::vector<Route>> routes;
-    if (!route_replicas(replica_zero_pairs(), routes)) return out_;
-    fold_alike(routes);
+    decide();
+    if (out_.mirrored_ops > 0 && out_.simulated > 1 && !out_.image.empty()) {
+      out_.image.clear();
+      out_.link_shares.clear();
+      out_.simulated = out_.replicas;
+      out_.refusal = fmt::format(
+          "data-parallel collectives that no critical path times run as mirrors only when every replica copies one, "
+          "and the replicas' messages meet in {} ways",
+          simulated_);
+    }
+    if (out_.image.empty()) {
+      out_.mirrored.clear();
+      out_.mirrored_ops = 0;
+    }
     return out_;
   }
 
  private:
+  void decide() {
+    if (std::none_of(groups_.begin(), groups_.end(), [](const trace::Group& g) { return g.kind == GroupKind::kData; }))
+      return;
+    if (!find_replicas() || out_.replicas < 2 || !data_groups_disjoint() || !check_copies()) return;
+    std::vector<std::vector<Route>> routes;
+    if (!route_replicas(replica_zero_pairs(), routes) || !mirrors_fit()) return;
+    fold_alike(routes);
+  }
+
   const trace::Trace& trace_;
   const std::vector<trace::Group>& groups_;
   const topology::Network& network_;
@@ -98,7 +118,9 @@ class ReplicaFolder {
   CollectivePlanner& planner_;
   CollectiveShortcuts& shortcuts_;
   GraphZone& zone_;
+  MirrorCollectives* mirrors_;
   ReplicaFolding out_;
+  int simulated_ = 0;                                   ///< fold_alike's classes of replicas
   std::vector<int> data_of_;                            ///< per rank: its data-parallel group
   std::vector<int> replica_;                            ///< per rank: its position there, its replica
   std::unordered_map<std::uint32_t, int> replicas_on_;  ///< by shared link: the replicas whose messages it carries
@@ -233,11 +255,40 @@ class ReplicaFolder {
   /// critical path.
   bool critical_path(const Op& op, int y, std::size_t k, int p) {
     const std::vector<char>& alone = shortcuts_.alone(p);
-    const std::string& refusal = shortcuts_.refusal(planner_.plan(op, y, k), op.group);
+    const CollectivePlan& plan = planner_.plan(op, y, k);
+    const std::string& refusal = shortcuts_.refusal(plan, op.group);
     if (refusal.empty() && (alone.empty() || alone[k] != 0)) return true;
+    std::string why = refusal.empty() ? "another stream of its rank may overlap it" : refusal;
+    if (mirrors_ != nullptr) {
+      const std::string not_mirrored = mirrors_->check(plan, at(groups_, op.group), op.group);
+      if (not_mirrored.empty()) {
+        if (out_.mirrored.empty()) out_.mirrored.assign(groups_.size(), 0);
+        at(out_.mirrored, op.group) = 1;
+        ++out_.mirrored_ops;
+        return true;
+      }
+      why += "; nor can it run as a mirror: " + not_mirrored;
+    }
     return refuse(fmt::format("the {} on \"{}\" (operator #{} of rank {}) runs message by message: {}",
-                              trace::op_kind_name(op.kind), at(groups_, op.group).name, k, y,
-                              refusal.empty() ? "another stream of its rank may overlap it" : refusal));
+                              trace::op_kind_name(op.kind), at(groups_, op.group).name, k, y, why));
+  }
+
+  /// Mirrors (MirrorCollectives) need each node's ranks in one replica: a node's links then
+  /// carry one replica's messages, mirrored or not.
+  bool mirrors_fit() {
+    if (out_.mirrored_ops == 0) return true;
+    std::unordered_map<int, int> replica_of_node;
+    for (int r = 0; r < trace_.world_size; ++r) {
+      const int node = network_.node_of(at(placement_, r));
+      const int first = replica_of_node.try_emplace(node, rep(r)).first->second;
+      if (first != rep(r)) {
+        return refuse(fmt::format(
+            "data-parallel collectives that no critical path times run as mirrors only when each node holds ranks of "
+            "one replica, and node {} holds ranks of replicas {} and {}",
+            node, first, rep(r)));
+      }
+    }
+    return true;
   }
 
   /// Each replica's routes of `pairs` (as its counterparts), and by shared link how many
@@ -311,7 +362,7 @@ class ReplicaFolder {
       }
       if (at(onto, d) == d) simulated.push_back(d);
     }
-    out_.simulated = static_cast<int>(simulated.size());
+    out_.simulated = simulated_ = static_cast<int>(simulated.size());
     if (out_.simulated == out_.replicas) {
       out_.refusal = "no two replicas' messages take routes of the same latencies, rates and links";
       return;
@@ -361,8 +412,8 @@ class ReplicaFolder {
 
 ReplicaFolding fold_replicas(const trace::Trace& trace, const topology::Network& network,
                              const std::vector<int>& placement, CollectivePlanner& planner,
-                             CollectiveShortcuts& shortcuts, GraphZone& zone) {
-  return ReplicaFolder(trace, network, placement, planner, shortcuts, zone).fold();
+                             CollectiveShortcuts& shortcuts, GraphZone& zone, MirrorCollectives* mirrors) {
+  return ReplicaFolder(trace, network, placement, planner, shortcuts, zone, mirrors).fold();
 }
 
 namespace detail {
@@ -376,13 +427,18 @@ std::string FoldedReplicas::decide(const trace::Trace& trace, const topology::Ne
   // extrapolation (NetworkFactors::count).
   if (factors != nullptr && factors->has_floor()) return "";
   if (std::any_of(sharing.begin(), sharing.end(), [](int ranks) { return ranks > 1; })) return "";
-  folding_ = fold_replicas(trace, network, placement, planner, shortcuts, zone);
+  // A calibrated model's per-message overheads would be charged to the mirror's one message
+  // as to a message within the node.
+  MirrorCollectives mirrors(network, placement, shortcuts, zone);
+  const bool mirror = factors == nullptr || !factors->has_overheads();
+  folding_ = fold_replicas(trace, network, placement, planner, shortcuts, zone, mirror ? &mirrors : nullptr);
   if (!folding_.refusal.empty()) {
     return fmt::format("shortcuts: the {} data-parallel replicas were simulated one by one: {}", folding_.replicas,
                        folding_.refusal);
   }
   if (folding_.image.empty()) return "";
   for (const auto& [link, share] : folding_.link_shares) zone.share_capacity(link, share);
+  if (folding_.mirrored_ops > 0) mirrors.install([this](int rank) { return !folded(rank); });
   stand_ins_.assign(trace.groups.size(), {});
   for (std::size_t g = 0; g < trace.groups.size(); ++g) {
     const trace::Group& group = trace.groups[g];
@@ -411,10 +467,15 @@ std::string FoldedReplicas::unfold(const trace::Trace& trace, Result& result, St
       std::count_if(folding_.image.begin(), folding_.image.end(), [](int i) { return i >= 0; }));
   std::string note = fmt::format(
       "shortcuts: the {} data-parallel replicas ran as {} simulated {} ({} of {} ranks): the others talk only to "
-      "themselves but for their data-parallel collectives (which ran as their critical path), and their messages take "
-      "routes of the same latencies and rates, {}, as those of the replica they copy, whose times they took "
+      "themselves but for their data-parallel collectives (which ran as their critical path{}), and their messages "
+      "take routes of the same latencies and rates, {}, as those of the replica they copy, whose times they took "
       "(--every-replica simulates each)",
       folding_.replicas, folding_.simulated, folding_.simulated == 1 ? "one" : "ones", world - copies, world,
+      folding_.mirrored_ops == 0
+          ? std::string()
+          : fmt::format(", or as mirrors, {} operator{} of the simulated replica that no critical path times: each "
+                        "step one message through the member's own links",
+                        folding_.mirrored_ops, folding_.mirrored_ops == 1 ? "" : "s"),
       folding_.link_shares.empty()
           ? std::string("sharing links with no other replica")
           : fmt::format("sharing {} links with other replicas symmetrically (the simulated ones took their share of "

@@ -17,6 +17,7 @@ namespace ccsim::engine {
 class CollectivePlanner;
 class CollectiveShortcuts;
 class GraphZone;
+class MirrorCollectives;
 class NetworkFactors;
 struct ReplayOptions;
 struct Result;
@@ -31,7 +32,9 @@ struct Result;
 ///    data-parallel collectives;
 ///  - every data-parallel collective runs as its critical path (CollectiveShortcuts): its
 ///    messages are no SimGrid activity, and its members, which reach it at one instant, end
-///    at the times the critical path gives;
+///    at the times the critical path gives; or, where every replica folds onto one and each
+///    node holds ranks of one replica, as a mirror (MirrorCollectives: one message per step
+///    through the simulated member's own links);
 ///  - its messages meet in SimGrid as e's do: each message's route has the latency, the lone
 ///    rate, the per-flow bound and the calibrated model's tier of its counterpart's in e (so
 ///    that its cost by size and the CPU overheads around it are the same), and the links SimGrid shares
@@ -58,13 +61,19 @@ struct ReplicaFolding {
   /// By shared link (GraphZone::shared_links) that replicas not simulated cross too: the share
   /// of its capacity the simulated ones take (their number over all that cross it).
   std::vector<std::pair<std::uint32_t, double>> link_shares;
+  /// Per group: 1 where its collectives that no critical path times run as mirrors
+  /// (MirrorCollectives); empty when none do.
+  std::vector<char> mirrored;
+  int mirrored_ops = 0;  ///< replica 0's operators that run as mirrors
   bool folded(int rank) const { return !image.empty() && at(image, rank) >= 0; }
 };
 
-/// Decides the folding of `trace`'s replicas on the zone (after GraphZone::leave_out).
+/// Decides the folding of `trace`'s replicas on the zone (after GraphZone::leave_out);
+/// `mirrors` checks the data-parallel collectives that no critical path times (nullptr: none
+/// run as mirrors).
 ReplicaFolding fold_replicas(const trace::Trace& trace, const topology::Network& network,
                              const std::vector<int>& placement, CollectivePlanner& planner,
-                             CollectiveShortcuts& shortcuts, GraphZone& zone);
+                             CollectiveShortcuts& shortcuts, GraphZone& zone, MirrorCollectives* mirrors);
 
 namespace detail {
 
@@ -87,6 +96,8 @@ class FoldedReplicas {
                      CollectivePlanner& planner, CollectiveShortcuts& shortcuts, GraphZone& zone);
   const ReplicaFolding& folding() const { return folding_; }
   bool folded(int rank) const { return folding_.folded(rank); }
+  /// Whether the collectives of `group` that no critical path times run as mirrors.
+  bool mirrored(int group) const { return !folding_.mirrored.empty() && at(folding_.mirrored, group) != 0; }
   /// Per position of `group`'s members, the position of the simulated member that stands for
   /// it (its own for a simulated one); nullptr when every member is simulated.
   const std::vector<int>* stand_ins(int group) const {
