@@ -28,7 +28,7 @@ double round4(double x) {
 }
 
 std::string non_empty(ObjectReader& r, std::string_view key) {
-  std::string s = r.string(key);
+  std::string s = r.required(key).string();
   if (s.empty()) r.at(key).fail("expected a non-empty string, got \"\"");
   return s;
 }
@@ -41,31 +41,31 @@ BenchMeasurement read_measurement(const json::Value& value, const std::string& f
   m.path = path;
   m.codec = non_empty(r, "codec");
   m.spec = non_empty(r, "spec");
-  m.data = r.string("data");
+  m.data = r.required("data").string();
   if (std::none_of(data.begin(), data.end(), [&](const BenchDataFile& d) { return d.name == m.data; })) {
     std::vector<std::string> names;
     for (const BenchDataFile& d : data) names.push_back(d.name);
     r.at("data").fail(fmt::format("expected one of the data files ({}), got \"{}\"", fmt::join(names, ", "), m.data));
   }
-  m.rel = r.non_negative("rel");
+  m.rel = r.required("rel").non_negative();
   // A relative bound is a fraction of the value range (0 for quantizers, which have none): the
   // fitted model's setting must be one the model reader accepts.
   if (m.rel >= 1) r.at("rel").fail(fmt::format("expected a relative bound below 1, got \"{:g}\"", m.rel));
-  m.tolerance = r.non_negative("tolerance");
-  std::int64_t threads = r.positive_integer("threads");
+  m.tolerance = r.required("tolerance").non_negative();
+  std::int64_t threads = r.required("threads").positive_integer();
   if (threads > 4096) r.at("threads").fail(fmt::format("expected at most 4096, got \"{}\"", threads));
   m.threads = static_cast<int>(threads);
-  m.chunk_elements = static_cast<std::uint64_t>(r.positive_integer("chunk_elements"));
-  m.calls = static_cast<std::uint64_t>(r.positive_integer("calls"));
-  m.repetitions = static_cast<std::uint64_t>(r.positive_integer("repetitions"));
-  m.raw_bytes = r.positive("raw_bytes");
-  m.compressed_bytes = r.positive("compressed_bytes");
-  r.positive("ratio");  // raw_bytes / compressed_bytes, for readers; the fit uses the two
-  m.compress_s = r.positive("compress_s");
-  m.decompress_s = r.positive("decompress_s");
-  m.add_s = r.optional_positive("add_s").value_or(0.0);
-  m.small_call_s = r.non_negative("small_call_s");
-  m.max_error = r.non_negative("max_error");
+  m.chunk_elements = static_cast<std::uint64_t>(r.required("chunk_elements").positive_integer());
+  m.calls = static_cast<std::uint64_t>(r.required("calls").positive_integer());
+  m.repetitions = static_cast<std::uint64_t>(r.required("repetitions").positive_integer());
+  m.raw_bytes = r.required("raw_bytes").positive();
+  m.compressed_bytes = r.required("compressed_bytes").positive();
+  r.required("ratio").positive();  // raw_bytes / compressed_bytes, for readers; the fit uses the two
+  m.compress_s = r.required("compress_s").positive();
+  m.decompress_s = r.required("decompress_s").positive();
+  m.add_s = r.optional("add_s").positive().value_or(0.0);
+  m.small_call_s = r.required("small_call_s").non_negative();
+  m.max_error = r.required("max_error").non_negative();
   r.finish();
   return m;
 }
@@ -143,40 +143,40 @@ CompressorBench parse_compressor_bench(std::string_view text, const std::string&
   ObjectReader doc(root, source, "");
   CompressorBench bench;
   bench.file = source;
-  std::string format = doc.string("format");
+  std::string format = doc.required("format").string();
   if (format != compress::kBenchFormat) {
     doc.at("format").fail(fmt::format("expected \"{}\", got \"{}\"", compress::kBenchFormat, format));
   }
-  std::int64_t version = doc.integer("version");
+  std::int64_t version = doc.required("version").integer();
   if (version != compress::kBenchVersion) {
     doc.at("version").fail(fmt::format("expected {} (the only version this build reads), got \"{}\"",
-                                       compress::kBenchVersion, doc.required("version").text()));
+                                       compress::kBenchVersion, doc.required("version")->text()));
   }
-  bench.command = doc.string("command");
+  bench.command = doc.required("command").string();
   ObjectReader machine = doc.child("machine");
   bench.cpu = non_empty(machine, "cpu");
-  std::int64_t cores = machine.positive_integer("cores");
+  std::int64_t cores = machine.required("cores").positive_integer();
   if (cores > (1 << 20)) machine.at("cores").fail(fmt::format("expected at most 1048576, got \"{}\"", cores));
   bench.cores = static_cast<int>(cores);
-  bench.memory_Bps = machine.positive("memory_Bps");
+  bench.memory_Bps = machine.required("memory_Bps").positive();
   bench.memory_source = non_empty(machine, "memory_source");
   machine.finish();
-  bench.timing = doc.string("timing");
+  bench.timing = doc.required("timing").string();
 
-  const json::Value& files = doc.array("data");
+  const json::Value& files = doc.required("data").array();
   const std::string files_path = doc.member_path("data");
   for (std::size_t i = 0; i < files.items().size(); ++i) {
     ObjectReader f(files.items()[i], source, json::item_path(files_path, i));
     BenchDataFile d;
     d.name = non_empty(f, "name");
-    d.elements = static_cast<std::uint64_t>(f.positive_integer("elements"));
-    d.min = f.number("min");
-    d.max = f.number("max");
+    d.elements = static_cast<std::uint64_t>(f.required("elements").positive_integer());
+    d.min = f.required("min").number();
+    d.max = f.required("max").number();
     if (d.max < d.min) f.at("max").fail(fmt::format("expected at least min ({:g}), got \"{:g}\"", d.min, d.max));
     f.finish();
     bench.data.push_back(d);
   }
-  const json::Value& list = doc.array("measurements");
+  const json::Value& list = doc.required("measurements").array();
   const std::string list_path = doc.member_path("measurements");
   for (std::size_t i = 0; i < list.items().size(); ++i) {
     BenchMeasurement m = read_measurement(list.items()[i], source, json::item_path(list_path, i), bench.data);

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -29,52 +30,52 @@ constexpr double kMinRate = 1e3;  // per second: a rate below is a typo, and 1e2
 
 void read_hardware(ObjectReader& doc, trace::Hardware& hw) {
   ObjectReader h = doc.child("hardware");
-  hw.name = h.string("name");
+  hw.name = h.required("name").string();
   if (hw.name.empty()) h.at("name").fail("expected a non-empty name, got \"\"");
-  hw.peak_flops = h.optional_number_in("peak_flops", 0, trace::kMaxPeakFlops, true).value_or(0);
-  hw.memory_Bps = h.optional_number_in("memory_bandwidth", 0, trace::kMaxMemoryBps, true).value_or(0);
-  hw.source = h.optional_string("source").value_or("");
+  hw.peak_flops = h.optional("peak_flops").number_in(0, trace::kMaxPeakFlops, true).value_or(0);
+  hw.memory_Bps = h.optional("memory_bandwidth").number_in(0, trace::kMaxMemoryBps, true).value_or(0);
+  hw.source = h.optional("source").string().value_or("");
   h.finish();
 }
 
 /// A rate: 0 (no such term) or from kMinRate to `max`, so that no prediction is infinite.
 double rate(ObjectReader& o, std::string_view key, double max) {
-  const double value = o.number_in(key, 0, max);
+  const double value = o.required(key).number_in(0, max);
   if (value != 0 && value < kMinRate) {
     o.at(key).fail(fmt::format("expected 0 (no such term) or a rate from {:g} to {:g}, got \"{}\"", kMinRate, max,
-                               o.required(key).text()));
+                               o.required(key)->text()));
   }
   return value;
 }
 
 KindModel read_kind(ObjectReader& k) {
   KindModel m;
-  m.kind = k.string("kind");
+  m.kind = k.required("kind").string();
   if (m.kind.empty()) k.at("kind").fail("expected an operator name, got \"\"");
-  m.overhead_s = k.number_in("overhead_s", 0, kMaxSeconds);
+  m.overhead_s = k.required("overhead_s").number_in(0, kMaxSeconds);
   m.flop_rate = rate(k, "flop_rate", trace::kMaxPeakFlops);
   m.byte_rate = rate(k, "byte_rate", trace::kMaxMemoryBps);
-  if (k.optional("flop_exponent") != nullptr) {
-    m.flop_exponent = k.number_in("flop_exponent", kMinExponent, kMaxExponent);
+  if (const std::optional<double> exponent = k.optional("flop_exponent").number_in(kMinExponent, kMaxExponent)) {
+    m.flop_exponent = *exponent;
     if (m.flop_exponent != 1 && m.flop_rate == 0) {
       k.at("flop_exponent")
           .fail(fmt::format("is {} but flop_rate is 0: an exponent needs the FLOP term", m.flop_exponent));
     }
   }
   if (m.flop_exponent != 1) {
-    if (k.optional("flop_reference") == nullptr) {
+    if (!k.optional("flop_reference")) {
       k.here().fail(fmt::format("flop_exponent {} needs \"flop_reference\", the FLOPs at which flop_rate holds",
                                 m.flop_exponent));
     }
-    m.flop_reference = k.number_in("flop_reference", 1, trace::kMaxFlops);
-  } else if (k.optional("flop_reference") != nullptr) {
-    m.flop_reference = k.number_in("flop_reference", 0, trace::kMaxFlops);
+    m.flop_reference = k.required("flop_reference").number_in(1, trace::kMaxFlops);
+  } else if (k.optional("flop_reference")) {
+    m.flop_reference = k.required("flop_reference").number_in(0, trace::kMaxFlops);
   }
-  m.points = static_cast<int>(k.integer_in("points", 1, 1'000'000'000));
-  m.distinct = static_cast<int>(k.integer_in("distinct_points", 1, m.points));
-  m.form = k.optional_string("form").value_or("");
-  m.gmean_error = k.number_in("gmean_error", 0, kMaxError);
-  m.worst_error = k.number_in("worst_error", -1, kMaxError);  // signed: the farthest operator's error
+  m.points = static_cast<int>(k.required("points").integer_in(1, 1'000'000'000));
+  m.distinct = static_cast<int>(k.required("distinct_points").integer_in(1, m.points));
+  m.form = k.optional("form").string().value_or("");
+  m.gmean_error = k.required("gmean_error").number_in(0, kMaxError);
+  m.worst_error = k.required("worst_error").number_in(-1, kMaxError);  // signed: the farthest operator's error
   if (m.overhead_s == 0 && m.flop_rate == 0 && m.byte_rate == 0) {
     k.here().fail(fmt::format("kind \"{}\" has no non-zero parameter: it would take no time", m.kind));
   }
@@ -84,16 +85,16 @@ KindModel read_kind(ObjectReader& k) {
 
 CallModel read_call(ObjectReader& c) {
   CallModel m;
-  const std::string kind =
-      c.choice("kind", {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "all_to_all", "send", "recv"});
+  const std::string kind = c.required("kind").choice(
+      {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "all_to_all", "send", "recv"});
   m.kind = *trace::parse_op_kind(kind);
-  m.ranks = static_cast<int>(c.integer_in("ranks", 2, 1 << 24));
-  m.latency_s = c.number_in("latency_s", 0, kMaxSeconds);
+  m.ranks = static_cast<int>(c.required("ranks").integer_in(2, 1 << 24));
+  m.latency_s = c.required("latency_s").number_in(0, kMaxSeconds);
   m.bandwidth_Bps = rate(c, "bandwidth_Bps", trace::kMaxMemoryBps);
-  m.points = static_cast<int>(c.integer_in("points", 1, 1'000'000'000));
-  m.distinct = static_cast<int>(c.integer_in("distinct_sizes", 1, m.points));
-  m.gmean_error = c.number_in("gmean_error", 0, kMaxError);
-  m.worst_error = c.number_in("worst_error", -1, kMaxError);
+  m.points = static_cast<int>(c.required("points").integer_in(1, 1'000'000'000));
+  m.distinct = static_cast<int>(c.required("distinct_sizes").integer_in(1, m.points));
+  m.gmean_error = c.required("gmean_error").number_in(0, kMaxError);
+  m.worst_error = c.required("worst_error").number_in(-1, kMaxError);
   if (m.latency_s == 0 && m.bandwidth_Bps == 0)
     c.here().fail(fmt::format("{} has neither latency nor bandwidth", kind));
   c.finish();
@@ -138,21 +139,21 @@ std::string ComputeModel::kind_list() const {
 ComputeModel parse_compute_model(std::string_view text, const std::string& source) {
   Value root = json::parse(text, source);
   ObjectReader doc(root, source, "");
-  const std::string format = doc.string("format");
+  const std::string format = doc.required("format").string();
   if (format != kComputeModelFormat) {
     doc.at("format").fail(fmt::format("expected \"{}\", got \"{}\"", kComputeModelFormat, format));
   }
-  if (doc.integer("version") != kComputeModelVersion) {
+  if (doc.required("version").integer() != kComputeModelVersion) {
     doc.at("version").fail(fmt::format("expected {} (the only version this build reads), got \"{}\"",
-                                       kComputeModelVersion, doc.required("version").text()));
+                                       kComputeModelVersion, doc.required("version")->text()));
   }
   ComputeModel model;
   model.file = source;
-  model.name = doc.string("name");
-  model.description = doc.optional_string("description").value_or("");
+  model.name = doc.required("name").string();
+  model.description = doc.optional("description").string().value_or("");
   read_hardware(doc, model.hardware);
-  model.command = doc.optional_string("command").value_or("");
-  if (const Value* traces = doc.optional("traces")) {
+  model.command = doc.optional("command").string().value_or("");
+  if (const json::OptionalField traces = doc.optional("traces")) {
     if (!traces->is_array()) doc.at("traces").fail("expected an array of file names, " + json::got(*traces));
     for (std::size_t i = 0; i < traces->items().size(); ++i) {
       const Value& t = traces->items()[i];
@@ -162,15 +163,14 @@ ComputeModel parse_compute_model(std::string_view text, const std::string& sourc
       model.traces.push_back(t.text());
     }
   }
-  const Value& kinds = doc.array("kinds");
+  const Value& kinds = doc.required("kinds").array();
   for (std::size_t i = 0; i < kinds.items().size(); ++i) {
     ObjectReader k(kinds.items()[i], source, json::item_path("kinds", i));
     KindModel m = read_kind(k);
     if (model.find(m.kind) != nullptr) k.at("kind").fail(fmt::format("kind \"{}\" is defined twice", m.kind));
     model.kinds.push_back(std::move(m));
   }
-  if (const Value* calls = doc.optional("collectives")) {
-    if (!calls->is_array()) doc.at("collectives").fail("expected an array, " + json::got(*calls));
+  if (const Value* calls = doc.optional("collectives").array()) {
     for (std::size_t i = 0; i < calls->items().size(); ++i) {
       ObjectReader c(calls->items()[i], source, json::item_path("collectives", i));
       model.calls.push_back(read_call(c));

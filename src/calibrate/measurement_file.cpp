@@ -25,17 +25,17 @@ constexpr int kVersion = 1;
 /// repetitions, which a fit's error is compared with); the others are allowed, not used.
 double read_time(ObjectReader& parent, std::optional<double>* p10 = nullptr, std::optional<double>* p90 = nullptr) {
   ObjectReader time = parent.child("time_s");
-  double median = time.positive("median");
-  if (p10) *p10 = time.optional_positive("p10");
-  if (p90) *p90 = time.optional_positive("p90");
+  double median = time.required("median").positive();
+  if (p10) *p10 = time.optional("p10").positive();
+  if (p90) *p90 = time.optional("p90").positive();
   time.allow({"min", "max", "p10", "p90", "mean"});
   time.finish();
   return median;
 }
 
 int read_count(ObjectReader& r, std::string_view key) {
-  std::int64_t value = r.positive_integer(key);
-  if (value > 1 << 24) r.at(key).fail(fmt::format("expected at most {}, {}", 1 << 24, json::got(r.required(key))));
+  std::int64_t value = r.required(key).positive_integer();
+  if (value > 1 << 24) r.at(key).fail(fmt::format("expected at most {}, {}", 1 << 24, json::got(*r.required(key))));
   return static_cast<int>(value);
 }
 
@@ -44,42 +44,42 @@ SeriesPoint read_series(const json::Value& value, const std::string& file, const
   SeriesPoint s;
   s.line = value.line();
   s.field = path;
-  s.op = r.choice("op", {"all_reduce", "all_gather", "reduce_scatter"});
-  s.implementation = r.choice("implementation", {"mpi-library", "ccsim-schedule"});
-  s.algorithm = r.string("algorithm");
+  s.op = r.required("op").choice({"all_reduce", "all_gather", "reduce_scatter"});
+  s.implementation = r.required("implementation").choice({"mpi-library", "ccsim-schedule"});
+  s.algorithm = r.required("algorithm").string();
   if (s.algorithm.empty()) r.at("algorithm").fail("expected an algorithm name, got \"\"");
-  s.transport = r.choice("transport", {"mpi", "ucx"});
-  s.codec = r.optional_string("codec");
+  s.transport = r.required("transport").choice({"mpi", "ucx"});
+  s.codec = r.optional("codec").string();
   s.group_size = read_count(r, "group_size");
-  s.group = r.optional_string("group").value_or("");
-  s.bytes = r.non_negative_integer("bytes");
-  if (s.bytes == 0) r.at("bytes").fail("expected a positive integer, " + json::got(r.required("bytes")));
+  s.group = r.optional("group").string().value_or("");
+  s.bytes = r.required("bytes").non_negative_integer();
+  if (s.bytes == 0) r.at("bytes").fail("expected a positive integer, " + json::got(*r.required("bytes")));
   s.median_s = read_time(r, &s.p10_s, &s.p90_s);
   if ((s.p10_s && *s.p10_s > s.median_s) || (s.p90_s && *s.p90_s < s.median_s)) {
     r.at("time_s").fail(fmt::format("expected p10 <= median <= p90, got {} <= {} <= {}", s.p10_s.value_or(s.median_s),
                                     s.median_s, s.p90_s.value_or(s.median_s)));
   }
-  s.ratio = r.optional_positive("ratio");
+  s.ratio = r.optional("ratio").positive();
   if (r.has("check")) {
     ObjectReader check = r.child("check");
-    if (check.optional_boolean("passed") == false) {
+    if (check.optional("passed").boolean() == false) {
       const SourceRef where = check.at("passed");
       s.check_field = where.field;
       s.check_line = where.line;
-      const auto violations = check.optional_non_negative("violations");
+      const auto violations = check.optional("violations").non_negative();
       // ccsim-measure writes an error that is no finite number (an overflow) as "inf".
       std::optional<double> over;
-      if (check.has("max_error_over_bound") && check.required("max_error_over_bound").is_string()) {
-        if (check.string("max_error_over_bound") != "inf") {
+      if (check.has("max_error_over_bound") && check.required("max_error_over_bound")->is_string()) {
+        if (check.required("max_error_over_bound").string() != "inf") {
           check.at("max_error_over_bound")
-              .fail("expected a non-negative number or \"inf\", " + json::got(check.required("max_error_over_bound")));
+              .fail("expected a non-negative number or \"inf\", " + json::got(*check.required("max_error_over_bound")));
         }
         over = std::numeric_limits<double>::infinity();
       } else {
-        over = check.optional_non_negative("max_error_over_bound");
+        over = check.optional("max_error_over_bound").non_negative();
       }
       s.check_failure = fmt::format(
-          "its result check failed ({}{}{})", check.optional_string("kind").value_or("check"),
+          "its result check failed ({}{}{})", check.optional("kind").string().value_or("check"),
           violations ? fmt::format(", {:g} elements wrong", *violations) : std::string(),
           !over               ? std::string()
           : std::isinf(*over) ? std::string(", an error that is not a finite number: an overflow or a wrong result")
@@ -98,10 +98,10 @@ SeriesPoint read_series(const json::Value& value, const std::string& file, const
 P2pPoint read_p2p(const json::Value& value, const std::string& file, const std::string& path) {
   ObjectReader r(value, file, path);
   P2pPoint p;
-  p.pattern = r.choice("pattern", {"ping-pong", "pairs"});
-  p.transport = r.choice("transport", {"mpi", "ucx"});
+  p.pattern = r.required("pattern").choice({"ping-pong", "pairs"});
+  p.transport = r.required("transport").choice({"mpi", "ucx"});
   p.pairs = read_count(r, "pairs");
-  p.bytes = r.non_negative_integer("bytes");
+  p.bytes = r.required("bytes").non_negative_integer();
   p.median_s = read_time(r);
   r.allow({"reps", "samples_s"});
   r.finish();
@@ -114,32 +114,31 @@ P2pPoint read_p2p(const json::Value& value, const std::string& file, const std::
 MeasurementFile parse_measurements(std::string_view text, const std::string& source) {
   json::Value root = json::parse(text, source);
   ObjectReader doc(root, source, "");
-  std::string format = doc.string("format");
+  std::string format = doc.required("format").string();
   if (format != kFormat) doc.at("format").fail(fmt::format("expected \"{}\", got \"{}\"", kFormat, format));
-  std::int64_t version = doc.integer("version");
+  std::int64_t version = doc.required("version").integer();
   if (version != kVersion) {
     doc.at("version").fail(fmt::format("expected {} (the only version this build reads), got \"{}\"", kVersion,
-                                       doc.required("version").text()));
+                                       doc.required("version")->text()));
   }
   MeasurementFile m;
   m.file = source;
   ObjectReader machine = doc.child("machine");
   m.processes = read_count(machine, "processes");
   m.nodes = read_count(machine, "nodes");
-  m.cpu = machine.optional_string("cpu").value_or("");
-  m.cores_per_node = static_cast<int>(machine.optional_integer_in("cores_per_node", 1, 1 << 24).value_or(0));
-  m.memory_Bps = machine.optional_number_in("memory_Bps", 0, trace::kMaxMemoryBps, true).value_or(0);
-  if (const json::Value* limits = machine.optional("protocol_limits")) {
-    if (!limits->is_object()) machine.at("protocol_limits").fail("expected an object, " + json::got(*limits));
+  m.cpu = machine.optional("cpu").string().value_or("");
+  m.cores_per_node = static_cast<int>(machine.optional("cores_per_node").integer_in(1, 1 << 24).value_or(0));
+  m.memory_Bps = machine.optional("memory_Bps").number_in(0, trace::kMaxMemoryBps, true).value_or(0);
+  if (const json::Value* limits = machine.optional("protocol_limits").object()) {
     ObjectReader r(*limits, source, machine.member_path("protocol_limits"));
     for (const auto& member : limits->members()) {
       const std::string& name = member.first;
-      m.protocol_limits.emplace_back(name, static_cast<std::uint64_t>(r.integer_in(name, 1, std::int64_t{1} << 40)));
+      m.protocol_limits.emplace_back(name,
+                                     static_cast<std::uint64_t>(r.required(name).integer_in(1, std::int64_t{1} << 40)));
     }
     r.finish();
   }
-  if (const json::Value* affinity = machine.optional("affinity")) {
-    if (!affinity->is_array()) machine.at("affinity").fail("expected an array, " + json::got(*affinity));
+  if (const json::Value* affinity = machine.optional("affinity").array()) {
     const std::string path = machine.member_path("affinity");
     for (std::size_t i = 0; i < affinity->items().size(); ++i) {
       const json::Value& item = affinity->items()[i];
@@ -156,14 +155,14 @@ MeasurementFile parse_measurements(std::string_view text, const std::string& sou
                                    m.affinity.size(), m.processes));
     }
   }
-  if (const json::Value* link = machine.optional("emulated_link")) {
+  if (const json::OptionalField link = machine.optional("emulated_link")) {
     if (!link->is_object())
       machine.at("emulated_link").fail("expected an object of the link's settings, " + json::got(*link));
     ObjectReader r(*link, source, machine.member_path("emulated_link"));
     std::vector<std::string> settings;
     std::string rate, links;
     for (const auto& member : link->members()) {
-      const std::string value = r.string(member.first);
+      const std::string value = r.required(member.first).string();
       settings.push_back(member.first + " " + value);
       if (member.first == "rate") rate = value;
       if (member.first == "links") links = value;
@@ -180,7 +179,7 @@ MeasurementFile parse_measurements(std::string_view text, const std::string& sou
   machine.allow({"hosts", "mpi_library", "mpi_path", "transports", "environment", "ucx", "memory_source"});
   machine.finish();
 
-  const json::Value& series = doc.array("series");
+  const json::Value& series = doc.required("series").array();
   const std::string series_path = doc.member_path("series");
   for (std::size_t i = 0; i < series.items().size(); ++i) {
     m.series.push_back(read_series(series.items()[i], source, json::item_path(series_path, i)));
@@ -190,8 +189,7 @@ MeasurementFile parse_measurements(std::string_view text, const std::string& sou
           fmt::format("expected at most the {} processes of machine.processes, got \"{}\"", m.processes, s.group_size));
     }
   }
-  if (const json::Value* p2p = doc.optional("p2p")) {
-    if (!p2p->is_array()) doc.at("p2p").fail("expected an array, " + json::got(*p2p));
+  if (const json::Value* p2p = doc.optional("p2p").array()) {
     const std::string p2p_path = doc.member_path("p2p");
     for (std::size_t i = 0; i < p2p->items().size(); ++i) {
       m.p2p.push_back(read_p2p(p2p->items()[i], source, json::item_path(p2p_path, i)));

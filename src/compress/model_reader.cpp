@@ -13,16 +13,16 @@ using json::ObjectReader;
 
 /// A source must say something: a citation, "measured: ..." or "estimate: ...".
 std::string read_source(ObjectReader& r, std::string_view key) {
-  std::string source = r.string(key);
+  std::string source = r.required(key).string();
   if (source.empty()) r.at(key).fail("expected a citation or \"estimate: ...\", got \"\"");
   return source;
 }
 
 /// A throughput: within [kMinRate_Bps, kMaxRate_Bps], so that no time is 0 or infinite.
-double rate(ObjectReader& r, std::string_view key) { return r.number_in(key, kMinRate_Bps, kMaxRate_Bps); }
+double rate(ObjectReader& r, std::string_view key) { return r.required(key).number_in(kMinRate_Bps, kMaxRate_Bps); }
 
 int bounded_integer(ObjectReader& r, std::string_view key, std::int64_t max) {
-  std::int64_t value = r.positive_integer(key);
+  std::int64_t value = r.required(key).positive_integer();
   if (value > max) r.at(key).fail(fmt::format("expected at most {}, got \"{}\"", max, value));
   return static_cast<int>(value);
 }
@@ -59,23 +59,23 @@ Setting read_setting(const json::Value& value, const ModelInfo& info, const std:
   s.line = value.line();
   switch (info.kind) {
     case Kind::kErrorBounded:
-      s.error_bound = r.number_in("error_bound", kMinErrorBound, kMaxErrorBound);
+      s.error_bound = r.required("error_bound").number_in(kMinErrorBound, kMaxErrorBound);
       if (info.error_mode == ErrorMode::kRel && s.error_bound >= 1) {
         r.at("error_bound")
-            .fail("expected a relative bound below 1 (error_mode is REL), " + json::got(r.required("error_bound")));
+            .fail("expected a relative bound below 1 (error_mode is REL), " + json::got(*r.required("error_bound")));
       }
-      s.ratio = r.number_in("ratio", kMinRatio, kMaxRatio);
+      s.ratio = r.required("ratio").number_in(kMinRatio, kMaxRatio);
       break;
     case Kind::kQuantizer:
       s.bits = bounded_integer(r, "bits", 32);
-      s.block_elements = r.integer_in("block_elements", 1, kMaxBlockElements);
+      s.block_elements = r.required("block_elements").integer_in(1, kMaxBlockElements);
       s.scale_bytes = bounded_integer(r, "scale_bytes", 8);
       break;
     case Kind::kSparsifier:
-      s.density = r.number("density");
+      s.density = r.required("density").number();
       if (!(s.density >= kMinDensity && s.density <= 1)) {
         r.at("density").fail(
-            fmt::format("expected a fraction from {:g} to 1, {}", kMinDensity, json::got(r.required("density"))));
+            fmt::format("expected a fraction from {:g} to 1, {}", kMinDensity, json::got(*r.required("density"))));
       }
       break;
   }
@@ -86,54 +86,54 @@ Setting read_setting(const json::Value& value, const ModelInfo& info, const std:
   } else if (r.has("add_Bps")) {
     r.at("add_Bps").fail("only a homomorphic compressor has an add rate, and homomorphic is false");
   }
-  s.t0_s = r.optional_number_in("t0_s", 0, kMaxT0_s).value_or(0.0);
-  s.decompress_t0_s = r.optional_number_in("decompress_t0_s", 0, kMaxT0_s).value_or(s.t0_s);
+  s.t0_s = r.optional("t0_s").number_in(0, kMaxT0_s).value_or(0.0);
+  s.decompress_t0_s = r.optional("decompress_t0_s").number_in(0, kMaxT0_s).value_or(s.t0_s);
   if (info.homomorphic) {
-    s.add_t0_s = r.optional_number_in("add_t0_s", 0, kMaxT0_s).value_or(s.t0_s);
+    s.add_t0_s = r.optional("add_t0_s").number_in(0, kMaxT0_s).value_or(s.t0_s);
   } else if (r.has("add_t0_s")) {
     r.at("add_t0_s").fail("only a homomorphic compressor has an add cost, and homomorphic is false");
   }
   s.source = read_source(r, "source");
-  r.optional_string("note");
+  r.optional("note").string();
   r.finish();
   return s;
 }
 
 ModelInfo read_info(ObjectReader& doc, const std::string& source) {
-  std::string format = doc.string("format");
+  std::string format = doc.required("format").string();
   if (format != kCompressorFormat) {
     doc.at("format").fail(fmt::format("expected \"{}\", got \"{}\"", kCompressorFormat, format));
   }
-  std::int64_t version = doc.integer("version");
+  std::int64_t version = doc.required("version").integer();
   if (version != kCompressorVersion) {
     doc.at("version").fail(fmt::format("expected {} (the only version this build reads), got \"{}\"",
-                                       kCompressorVersion, doc.required("version").text()));
+                                       kCompressorVersion, doc.required("version")->text()));
   }
   ModelInfo info;
   info.file = source;
-  info.name = doc.string("name");
+  info.name = doc.required("name").string();
   if (info.name.empty()) doc.at("name").fail("expected a name, got \"\"");
-  info.description = doc.string("description");
-  std::string kind = doc.choice("kind", {"error-bounded", "quantizer", "sparsifier"});
+  info.description = doc.required("description").string();
+  std::string kind = doc.required("kind").choice({"error-bounded", "quantizer", "sparsifier"});
   info.kind = kind == "error-bounded" ? Kind::kErrorBounded
               : kind == "quantizer"   ? Kind::kQuantizer
                                       : Kind::kSparsifier;
-  info.homomorphic = doc.boolean("homomorphic");
-  info.summable = doc.boolean("summable");
-  info.hardware = doc.string("hardware");
+  info.homomorphic = doc.required("homomorphic").boolean();
+  info.summable = doc.required("summable").boolean();
+  info.hardware = doc.required("hardware").string();
   info.source = read_source(doc, "source");
 
   ObjectReader where = doc.child("where");
   info.placement =
-      where.choice("default", {"accelerator", "host"}) == "host" ? Placement::kHost : Placement::kAccelerator;
+      where.required("default").choice({"accelerator", "host"}) == "host" ? Placement::kHost : Placement::kAccelerator;
   info.staging_Bps = rate(where, "staging_Bps");
   info.staging_source = read_source(where, "source");
-  where.optional_string("note");
+  where.optional("note").string();
   where.finish();
 
   if (doc.has("measured_on")) {
     ObjectReader on = doc.child("measured_on");
-    info.measured_device = on.string("device");
+    info.measured_device = on.required("device").string();
     if (info.measured_device.empty()) on.at("device").fail("expected a CPU or accelerator model, got \"\"");
     if (on.has("cores")) info.measured_cores = bounded_integer(on, "cores", 1 << 20);
     info.measured_memory_Bps = rate(on, "memory_Bps");
@@ -142,8 +142,9 @@ ModelInfo read_info(ObjectReader& doc, const std::string& source) {
   }
   if (doc.has("transfer")) {
     ObjectReader transfer = doc.child("transfer");
-    info.transfer =
-        transfer.choice("kind", {"memory-bound", "none"}) == "memory-bound" ? Transfer::kMemoryBound : Transfer::kNone;
+    info.transfer = transfer.required("kind").choice({"memory-bound", "none"}) == "memory-bound"
+                        ? Transfer::kMemoryBound
+                        : Transfer::kNone;
     info.transfer_source = read_source(transfer, "source");
     transfer.finish();
     if (info.transfer == Transfer::kMemoryBound && info.measured_memory_Bps == 0) {
@@ -155,8 +156,8 @@ ModelInfo read_info(ObjectReader& doc, const std::string& source) {
 
   switch (info.kind) {
     case Kind::kErrorBounded: {
-      info.error_mode = doc.choice("error_mode", {"REL", "ABS"}) == "REL" ? ErrorMode::kRel : ErrorMode::kAbs;
-      std::string dtype = doc.string("dtype");
+      info.error_mode = doc.required("error_mode").choice({"REL", "ABS"}) == "REL" ? ErrorMode::kRel : ErrorMode::kAbs;
+      std::string dtype = doc.required("dtype").string();
       auto parsed = parse_dtype(dtype);
       if (!parsed ||
           !(*parsed == DType::kF32 || *parsed == DType::kF16 || *parsed == DType::kBF16 || *parsed == DType::kF64)) {
@@ -168,7 +169,7 @@ ModelInfo read_info(ObjectReader& doc, const std::string& source) {
     case Kind::kQuantizer:
       break;
     case Kind::kSparsifier:
-      info.index_bytes = doc.number_in("index_bytes", 0, kMaxIndexBytes, true);
+      info.index_bytes = doc.required("index_bytes").number_in(0, kMaxIndexBytes, true);
       break;
   }
   return info;
@@ -181,7 +182,7 @@ CompressorModel parse_compressor_model(std::string_view text, const std::string&
   ObjectReader doc(root, source, "");
   ModelInfo info = read_info(doc, source);
 
-  const json::Value& list = doc.array("settings");
+  const json::Value& list = doc.required("settings").array();
   if (list.items().empty()) doc.at("settings").fail("expected at least one setting, got []");
   std::vector<Setting> settings;
   const std::string list_path = doc.member_path("settings");
@@ -197,7 +198,7 @@ CompressorModel parse_compressor_model(std::string_view text, const std::string&
     }
     settings.push_back(std::move(s));
   }
-  doc.optional_string("notes");
+  doc.optional("notes").string();
   doc.finish();
   return CompressorModel(std::move(info), std::move(settings));
 }

@@ -16,20 +16,6 @@ namespace {
 /// or "16.0" converts without loss.
 constexpr double kExactIntegerLimit = 9.0e15;
 
-/// Runs `check` (one of the as_* checks below) on member `key` of `reader` without building the
-/// member's location (a copy of the file name and the field path): every field read paid for it,
-/// seconds for a large trace. The location is built only when the check fails, and the error is
-/// raised again there, word for word.
-template <class Check>
-decltype(auto) located(const ObjectReader& reader, std::string_view key, Check&& check) {
-  static const SourceRef kUnplaced;
-  try {
-    return check(kUnplaced);
-  } catch (const InputError& e) {
-    reader.at(key).fail(e.detail());
-  }
-}
-
 }  // namespace
 
 std::string got(const Value& value) {
@@ -126,6 +112,154 @@ const std::string& as_string(const Value& value, const SourceRef& where) {
   return value.text();
 }
 
+namespace {
+
+// The checks that only Field uses, on a bare value as the as_* family: Field::checked raises
+// their errors again at the member.
+
+double as_non_negative(const Value& value, const SourceRef& where) {
+  const double x = as_number(value, where);
+  if (x < 0) where.fail("expected a non-negative number, " + got(value));
+  return x;
+}
+
+double as_positive(const Value& value, const SourceRef& where) {
+  const double x = as_number(value, where);
+  if (!(x > 0)) where.fail("expected a positive number, " + got(value));
+  return x;
+}
+
+std::int64_t as_positive_integer(const Value& value, const SourceRef& where) {
+  // Integral values written with an exponent or ".0" count, as for every integer (integral).
+  const std::optional<std::int64_t> x = value.is_number() ? integral(value) : std::nullopt;
+  if (!x || *x <= 0) where.fail("expected a positive integer, " + got(value));
+  return *x;
+}
+
+bool as_boolean(const Value& value, const SourceRef& where) {
+  if (!value.is_bool()) where.fail("expected true or false, " + got(value));
+  return value.boolean();
+}
+
+const Value* as_array(const Value& value, const SourceRef& where) {
+  if (!value.is_array()) where.fail("expected an array, " + got(value));
+  return &value;
+}
+
+const Value* as_object(const Value& value, const SourceRef& where) {
+  if (!value.is_object()) where.fail("expected an object, " + got(value));
+  return &value;
+}
+
+/// An array or an object as Field::Node: the value of a required member, the pointer (nullptr
+/// for none) of an optional one.
+const Value& as_node(const Value* found) { return *found; }
+const Value* as_node(const std::optional<const Value*>& found) { return found.value_or(nullptr); }
+
+const std::string& as_choice(const Value& value, const SourceRef& where,
+                             std::initializer_list<std::string_view> choices) {
+  const std::string& text = as_string(value, where);
+  for (std::string_view c : choices) {
+    if (c == text) return text;
+  }
+  where.fail(fmt::format("expected one of {}, got \"{}\"{}", fmt::join(choices, ", "), text,
+                         did_you_mean(text, std::vector<std::string>(choices.begin(), choices.end()))));
+}
+
+}  // namespace
+
+template <Presence kPresence>
+template <class T, class Check>
+auto Field<kPresence>::checked(Check&& check) const -> Result<T> {
+  if constexpr (kPresence == Presence::kOptional) {
+    if (value_ == nullptr) return std::nullopt;
+  }
+  // The location (a copy of the file name and the field path) only on error: every field read
+  // paid for it, seconds for a large trace.
+  static const SourceRef kUnplaced;
+  try {
+    return check(*value_, kUnplaced);
+  } catch (const InputError& e) {
+    reader_->at(key_).fail(e.detail());
+  }
+}
+
+template <Presence kPresence>
+auto Field<kPresence>::string() const -> Result<std::string> {
+  return checked<std::string>(as_string);
+}
+
+template <Presence kPresence>
+auto Field<kPresence>::choice(std::initializer_list<std::string_view> choices) const -> Result<std::string> {
+  return checked<std::string>([&](const Value& v, const SourceRef& where) { return as_choice(v, where, choices); });
+}
+
+template <Presence kPresence>
+auto Field<kPresence>::number() const -> Result<double> {
+  return checked<double>(as_number);
+}
+
+template <Presence kPresence>
+auto Field<kPresence>::non_negative() const -> Result<double> {
+  return checked<double>(as_non_negative);
+}
+
+template <Presence kPresence>
+auto Field<kPresence>::positive() const -> Result<double> {
+  return checked<double>(as_positive);
+}
+
+template <Presence kPresence>
+auto Field<kPresence>::number_in(double min, double max, bool min_exclusive) const -> Result<double> {
+  return checked<double>(
+      [&](const Value& v, const SourceRef& where) { return as_number_in(v, where, min, max, min_exclusive); });
+}
+
+template <Presence kPresence>
+auto Field<kPresence>::integer() const -> Result<std::int64_t> {
+  return checked<std::int64_t>(as_integer);
+}
+
+template <Presence kPresence>
+auto Field<kPresence>::positive_integer() const -> Result<std::int64_t> {
+  return checked<std::int64_t>(as_positive_integer);
+}
+
+template <Presence kPresence>
+auto Field<kPresence>::integer_in(std::int64_t min, std::int64_t max) const -> Result<std::int64_t> {
+  return checked<std::int64_t>(
+      [&](const Value& v, const SourceRef& where) { return as_integer_in(v, where, min, max); });
+}
+
+template <Presence kPresence>
+auto Field<kPresence>::non_negative_integer() const -> Result<std::uint64_t> {
+  return checked<std::uint64_t>(as_non_negative_integer);
+}
+
+template <Presence kPresence>
+auto Field<kPresence>::non_negative_integer_at_most(std::uint64_t max) const -> Result<std::uint64_t> {
+  return checked<std::uint64_t>(
+      [&](const Value& v, const SourceRef& where) { return as_non_negative_integer_at_most(v, where, max); });
+}
+
+template <Presence kPresence>
+auto Field<kPresence>::boolean() const -> Result<bool> {
+  return checked<bool>(as_boolean);
+}
+
+template <Presence kPresence>
+auto Field<kPresence>::array() const -> Node {
+  return as_node(checked<const Value*>(as_array));
+}
+
+template <Presence kPresence>
+auto Field<kPresence>::object() const -> Node {
+  return as_node(checked<const Value*>(as_object));
+}
+
+template class Field<Presence::kRequired>;
+template class Field<Presence::kOptional>;
+
 ObjectReader::ObjectReader(const Value& value, std::string file, std::string path)
     : value_(value), file_(std::move(file)), path_(std::move(path)) {
   known_.reserve(8);  // one allocation for the keys of a typical object, not one per doubling
@@ -159,11 +293,11 @@ bool ObjectReader::has(std::string_view key) {
   return value_.find(key) != nullptr;
 }
 
-const Value& ObjectReader::required(std::string_view key) {
+RequiredField ObjectReader::required(std::string_view key) {
   note(key);
   const Value* member = value_.find(key);
   if (member == nullptr) missing(key);
-  return *member;
+  return RequiredField(*this, key, member);
 }
 
 void ObjectReader::missing(std::string_view key) const {
@@ -180,157 +314,15 @@ void ObjectReader::missing(std::string_view key) const {
   SourceRef{file_, value_.line(), member_path(key)}.fail("missing (required)");
 }
 
-const Value* ObjectReader::optional(std::string_view key) {
+OptionalField ObjectReader::optional(std::string_view key) {
   note(key);
   const Value* member = value_.find(key);
-  if (member != nullptr && member->is_null()) return nullptr;
-  return member;
+  return OptionalField(*this, key, member != nullptr && member->is_null() ? nullptr : member);
 }
 
-std::string ObjectReader::string(std::string_view key) {
-  const Value& member = required(key);
-  return located(*this, key, [&](const SourceRef& where) { return as_string(member, where); });
+ObjectReader ObjectReader::child(std::string_view key) {
+  return ObjectReader(required(key).object(), file_, member_path(key));
 }
-
-std::optional<std::string> ObjectReader::optional_string(std::string_view key) {
-  const Value* member = optional(key);
-  if (member == nullptr) return std::nullopt;
-  return located(*this, key, [&](const SourceRef& where) { return as_string(*member, where); });
-}
-
-std::string ObjectReader::choice(std::string_view key, std::initializer_list<std::string_view> choices) {
-  const Value& member = required(key);
-  const std::string& text = located(*this, key, [&](const SourceRef& where) { return as_string(member, where); });
-  for (std::string_view c : choices) {
-    if (c == text) return text;
-  }
-  at(key).fail(fmt::format("expected one of {}, got \"{}\"{}", fmt::join(choices, ", "), text,
-                           did_you_mean(text, std::vector<std::string>(choices.begin(), choices.end()))));
-}
-
-double ObjectReader::number(std::string_view key) {
-  const Value& member = required(key);
-  return located(*this, key, [&](const SourceRef& where) { return as_number(member, where); });
-}
-
-std::optional<double> ObjectReader::optional_number(std::string_view key) {
-  const Value* member = optional(key);
-  if (member == nullptr) return std::nullopt;
-  return located(*this, key, [&](const SourceRef& where) { return as_number(*member, where); });
-}
-
-double ObjectReader::non_negative(std::string_view key) {
-  const Value& member = required(key);
-  double value = located(*this, key, [&](const SourceRef& where) { return as_number(member, where); });
-  if (value < 0) at(key).fail("expected a non-negative number, " + got(member));
-  return value;
-}
-
-double ObjectReader::positive(std::string_view key) {
-  const Value& member = required(key);
-  double value = located(*this, key, [&](const SourceRef& where) { return as_number(member, where); });
-  if (!(value > 0)) at(key).fail("expected a positive number, " + got(member));
-  return value;
-}
-
-std::optional<double> ObjectReader::optional_non_negative(std::string_view key) {
-  if (optional(key) == nullptr) return std::nullopt;
-  return non_negative(key);
-}
-
-std::optional<double> ObjectReader::optional_positive(std::string_view key) {
-  if (optional(key) == nullptr) return std::nullopt;
-  return positive(key);
-}
-
-std::int64_t ObjectReader::integer(std::string_view key) {
-  const Value& member = required(key);
-  return located(*this, key, [&](const SourceRef& where) { return as_integer(member, where); });
-}
-
-std::int64_t ObjectReader::integer_in(std::string_view key, std::int64_t min, std::int64_t max) {
-  const Value& member = required(key);
-  return located(*this, key, [&](const SourceRef& where) { return as_integer_in(member, where, min, max); });
-}
-
-std::optional<std::int64_t> ObjectReader::optional_integer_in(std::string_view key, std::int64_t min,
-                                                              std::int64_t max) {
-  const Value* member = optional(key);
-  if (member == nullptr) return std::nullopt;
-  return located(*this, key, [&](const SourceRef& where) { return as_integer_in(*member, where, min, max); });
-}
-
-std::uint64_t ObjectReader::non_negative_integer_at_most(std::string_view key, std::uint64_t max) {
-  const Value& member = required(key);
-  return located(*this, key,
-                 [&](const SourceRef& where) { return as_non_negative_integer_at_most(member, where, max); });
-}
-
-std::optional<std::uint64_t> ObjectReader::optional_non_negative_integer_at_most(std::string_view key,
-                                                                                 std::uint64_t max) {
-  const Value* member = optional(key);
-  if (member == nullptr) return std::nullopt;
-  return located(*this, key,
-                 [&](const SourceRef& where) { return as_non_negative_integer_at_most(*member, where, max); });
-}
-
-double ObjectReader::number_in(std::string_view key, double min, double max, bool min_exclusive) {
-  const Value& member = required(key);
-  return located(*this, key,
-                 [&](const SourceRef& where) { return as_number_in(member, where, min, max, min_exclusive); });
-}
-
-std::optional<double> ObjectReader::optional_number_in(std::string_view key, double min, double max,
-                                                       bool min_exclusive) {
-  const Value* member = optional(key);
-  if (member == nullptr) return std::nullopt;
-  return located(*this, key,
-                 [&](const SourceRef& where) { return as_number_in(*member, where, min, max, min_exclusive); });
-}
-
-std::uint64_t ObjectReader::non_negative_integer(std::string_view key) {
-  const Value& member = required(key);
-  return located(*this, key, [&](const SourceRef& where) { return as_non_negative_integer(member, where); });
-}
-
-std::optional<std::uint64_t> ObjectReader::optional_non_negative_integer(std::string_view key) {
-  const Value* member = optional(key);
-  if (member == nullptr) return std::nullopt;
-  return located(*this, key, [&](const SourceRef& where) { return as_non_negative_integer(*member, where); });
-}
-
-std::int64_t ObjectReader::positive_integer(std::string_view key) {
-  const Value& member = required(key);
-  // Integral values written with an exponent or ".0" count, as for every integer (integral).
-  const std::optional<std::int64_t> value = member.is_number() ? integral(member) : std::nullopt;
-  if (!value || *value <= 0) at(key).fail("expected a positive integer, " + got(member));
-  return *value;
-}
-
-bool ObjectReader::boolean(std::string_view key) {
-  const Value& member = required(key);
-  if (!member.is_bool()) at(key).fail("expected true or false, " + got(member));
-  return member.boolean();
-}
-
-std::optional<bool> ObjectReader::optional_boolean(std::string_view key) {
-  if (optional(key) == nullptr) return std::nullopt;
-  return boolean(key);
-}
-
-const Value& ObjectReader::array(std::string_view key) {
-  const Value& member = required(key);
-  if (!member.is_array()) at(key).fail("expected an array, " + got(member));
-  return member;
-}
-
-const Value& ObjectReader::object(std::string_view key) {
-  const Value& member = required(key);
-  if (!member.is_object()) at(key).fail("expected an object, " + got(member));
-  return member;
-}
-
-ObjectReader ObjectReader::child(std::string_view key) { return ObjectReader(object(key), file_, member_path(key)); }
 
 void ObjectReader::finish() const {
   for (const Value::Member& member : value_.members()) {

@@ -5,12 +5,86 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "core/input_error.hpp"
 #include "core/json.hpp"
 
 namespace ccsim::json {
+
+class ObjectReader;
+
+/// What absence of a member means: an error (a required key), or none (an optional key, for
+/// which null reads as absent too).
+enum class Presence : std::uint8_t { kRequired, kOptional };
+
+/// One member of an object, as ObjectReader::required or ObjectReader::optional looked it up,
+/// and the checks of its value: its type and range, in the words that its error quotes
+/// ("expected a positive integer, got \"0\""). A check returns the value, or for an optional
+/// member a std::optional of it, empty where the member is absent or null; a value that fails
+/// is an InputError at the member's file, line and field path. array() and object() check the
+/// type only and return the Value itself, to read further.
+///
+/// A Field refers to its reader and to its key as a string_view does: use it while both live,
+/// as readers do within the statement that looks it up.
+template <Presence kPresence>
+class Field {
+ public:
+  /// What a check returns: the value, or for an optional member the value if there is one.
+  template <class T>
+  using Result = std::conditional_t<kPresence == Presence::kRequired, T, std::optional<T>>;
+
+  /// An optional member: whether it is there and not null.
+  explicit operator bool() const requires(kPresence == Presence::kOptional) { return value_ != nullptr; }
+  /// The member's value unchecked, for a check of its own (an optional member: once tested).
+  const Value& operator*() const { return *value_; }
+  const Value* operator->() const { return value_; }
+
+  Result<std::string> string() const;
+  /// One of `choices`; anything else is an error that lists them (and the closest).
+  Result<std::string> choice(std::initializer_list<std::string_view> choices) const;
+
+  Result<double> number() const;
+  Result<double> non_negative() const;
+  Result<double> positive() const;
+  /// A number in [min, max] (min excluded when `min_exclusive`): every model parameter has
+  /// finite, physically meaningful limits, and the message quotes them.
+  Result<double> number_in(double min, double max, bool min_exclusive = false) const;
+
+  Result<std::int64_t> integer() const;
+  Result<std::int64_t> positive_integer() const;
+  /// An integer in [min, max]: every integer field has a range, checked before anything
+  /// narrows it (a root of 4294967297 must not become rank 1).
+  Result<std::int64_t> integer_in(std::int64_t min, std::int64_t max) const;
+  Result<std::uint64_t> non_negative_integer() const;
+  Result<std::uint64_t> non_negative_integer_at_most(std::uint64_t max) const;
+
+  Result<bool> boolean() const;
+
+  /// An array or an object, unread: the value, or for an optional member a pointer to it
+  /// (nullptr where there is none).
+  using Node = std::conditional_t<kPresence == Presence::kRequired, const Value&, const Value*>;
+  Node array() const;
+  Node object() const;
+
+ private:
+  friend class ObjectReader;
+  Field(const ObjectReader& reader, std::string_view key, const Value* value)
+      : reader_(&reader), key_(key), value_(value) {}
+
+  /// Runs `check` on the value (not at all for an absent optional member) without building the
+  /// member's location, and raises its error again, word for word, at the member.
+  template <class T, class Check>
+  Result<T> checked(Check&& check) const;
+
+  const ObjectReader* reader_;
+  std::string_view key_;
+  const Value* value_;  ///< nullptr: an optional member that is absent or null
+};
+
+using RequiredField = Field<Presence::kRequired>;
+using OptionalField = Field<Presence::kOptional>;
 
 /// Strict, typed access to one JSON object of a data file. Every key read (required or
 /// optional) becomes a known key; finish() rejects any other key and lists the known ones,
@@ -21,14 +95,14 @@ namespace ccsim::json {
 /// spelt like it ("field 'node.nics': missing (required); the object has "nic": did you
 /// mean nics?", at the member's line).
 ///
-/// Its many methods are one concept, the schema of an object read key by key: each getter is
-/// one member's lookup (required: absence is an error; optional_*: absent or null is nullopt)
-/// followed by one check of the as_* family below, whose words the message quotes ("expected
-/// a positive integer"), so that a reader reads as the schema it checks
-/// (`positive_integer("nodes")`, `optional_number_in("ratio", 0, 1)`). A generic
-/// `get<Check>(key)` would have as many checks behind fewer names, at longer call sites, and
-/// the pieces it would be built from are already separate: has/required/optional (the
-/// lookup), as_* (the checks of a bare value, also used for array items), at/here (where).
+/// A reader reads as the schema it checks, each member in two words: the lookup, this class's,
+/// says whether the key must be there; the check, of the Field that the lookup returns, says
+/// what its value must be:
+///   spec.nodes = r.required("nodes").positive_integer();
+///   spec.ratio = r.optional("ratio").number_in(0, 1).value_or(1);
+/// The two combine freely: every check exists for both kinds of member and is written once,
+/// so no reader works around a pairing that is missing. at() and here() are where a reader's
+/// own checks fail; the as_* functions below check array items and other bare values.
 class ObjectReader {
  public:
   /// Throws unless `value` is an object. `path` is the field path of the object itself
@@ -42,45 +116,16 @@ class ObjectReader {
   SourceRef at(std::string_view key) const;
   /// Where the object itself is.
   SourceRef here() const;
+  /// Field path of a member: "a.b" + "c" -> "a.b.c".
+  std::string member_path(std::string_view key) const;
 
+  /// Whether member `key` is there, null included.
   bool has(std::string_view key);
-  const Value& required(std::string_view key);
-  const Value* optional(std::string_view key);
-
-  std::string string(std::string_view key);
-  std::optional<std::string> optional_string(std::string_view key);
-  /// One of `choices`; anything else is an error that lists them (and the closest).
-  std::string choice(std::string_view key, std::initializer_list<std::string_view> choices);
-
-  double number(std::string_view key);
-  std::optional<double> optional_number(std::string_view key);
-  double non_negative(std::string_view key);
-  double positive(std::string_view key);
-  std::optional<double> optional_non_negative(std::string_view key);
-  std::optional<double> optional_positive(std::string_view key);
-
-  std::int64_t integer(std::string_view key);
-  std::uint64_t non_negative_integer(std::string_view key);
-  std::optional<std::uint64_t> optional_non_negative_integer(std::string_view key);
-  std::int64_t positive_integer(std::string_view key);
-  /// Integers in [min, max]: every integer field has a range, checked before anything
-  /// narrows it (a root of 4294967297 must not become rank 1).
-  std::int64_t integer_in(std::string_view key, std::int64_t min, std::int64_t max);
-  std::optional<std::int64_t> optional_integer_in(std::string_view key, std::int64_t min, std::int64_t max);
-  std::uint64_t non_negative_integer_at_most(std::string_view key, std::uint64_t max);
-  std::optional<std::uint64_t> optional_non_negative_integer_at_most(std::string_view key, std::uint64_t max);
-  /// Numbers in [min, max] (min excluded when `min_exclusive`): every model parameter has
-  /// finite, physically meaningful limits, and the message quotes them.
-  double number_in(std::string_view key, double min, double max, bool min_exclusive = false);
-  std::optional<double> optional_number_in(std::string_view key, double min, double max, bool min_exclusive = false);
-
-  bool boolean(std::string_view key);
-  std::optional<bool> optional_boolean(std::string_view key);
-
-  const Value& array(std::string_view key);
-  const Value& object(std::string_view key);
-
-  /// A nested object reader for member `key`.
+  /// Member `key`, which must be there (null included): its absence is the error.
+  RequiredField required(std::string_view key);
+  /// Member `key`, which may be absent; null reads as absent.
+  OptionalField optional(std::string_view key);
+  /// A nested object reader for member `key`, a required object.
   ObjectReader child(std::string_view key);
 
   /// Marks keys as known without reading them (documented free-form members).
@@ -88,9 +133,6 @@ class ObjectReader {
 
   /// Rejects unknown keys (UnknownNameError). Call once all keys have been read.
   void finish() const;
-
-  /// Field path of a member: "a.b" + "c" -> "a.b.c".
-  std::string member_path(std::string_view key) const;
 
  private:
   const Value& value_;

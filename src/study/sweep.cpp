@@ -141,8 +141,8 @@ Axes read_axes(const json::Value& object, const std::string& file, const std::st
   ObjectReader r(object, file, path);
   Axes out;
   for (std::string_view axis : kAxes) {
-    const json::Value* value = r.optional(axis);
-    if (value == nullptr) continue;
+    const json::OptionalField value = r.optional(axis);
+    if (!value) continue;
     if (is_keyed(axis)) {
       ObjectReader set = r.child(axis);
       std::vector<std::string>& keys = axis == "set" ? spec.set_keys : spec.synth_keys;
@@ -240,7 +240,7 @@ void check_scenario(const SweepSpec& spec, const Scenario& s, const SourceRef& w
 /// value is checked once, before the grid is expanded: a bad value is an error at once, not
 /// after building up to kMaxSweepScenarios scenarios.
 void read_grid(ObjectReader& doc, SweepSpec& spec) {
-  Axes axes = read_axes(doc.object("grid"), spec.file, "grid", true, spec);
+  Axes axes = read_axes(doc.required("grid").object(), spec.file, "grid", true, spec);
   std::size_t count = 1;
   for (const auto& [axis, values] : axes.axes) {
     count *= values.size();
@@ -281,7 +281,7 @@ void read_grid(ObjectReader& doc, SweepSpec& spec) {
 
 /// The scenarios of "scenarios", in their order, each checked for its mode.
 void read_list(ObjectReader& doc, SweepSpec& spec) {
-  const json::Value& list = doc.array("scenarios");
+  const json::Value& list = doc.required("scenarios").array();
   if (list.items().empty()) doc.at("scenarios").fail("expected at least one scenario, got []");
   if (list.items().size() > kMaxSweepScenarios) {
     doc.at("scenarios").fail(fmt::format("expected at most {} scenarios", kMaxSweepScenarios));
@@ -311,22 +311,23 @@ std::string_view sweep_mode_name(SweepMode mode) {
 SweepSpec parse_sweep_spec(std::string_view text, const std::string& file) {
   json::Value root = json::parse(text, file);
   ObjectReader doc(root, file, "");
-  const std::string format = doc.string("format");
+  const std::string format = doc.required("format").string();
   if (format != kSweepFormat) doc.at("format").fail(fmt::format("expected \"{}\", got \"{}\"", kSweepFormat, format));
-  if (doc.integer("version") != kSweepVersion) {
+  if (doc.required("version").integer() != kSweepVersion) {
     doc.at("version").fail(fmt::format("expected {} (the only version this build reads), got \"{}\"", kSweepVersion,
-                                       doc.required("version").text()));
+                                       doc.required("version")->text()));
   }
   SweepSpec spec;
   spec.file = file;
-  spec.description = doc.optional_string("description").value_or("");
-  const std::string mode = doc.choice("mode", {"trace", "collective", "synth"});
+  spec.description = doc.optional("description").string().value_or("");
+  const std::string mode = doc.required("mode").choice({"trace", "collective", "synth"});
   spec.mode = mode == "trace" ? SweepMode::kTrace : mode == "synth" ? SweepMode::kSynth : SweepMode::kCollective;
   if (doc.has("engine")) {
-    spec.engine = doc.choice("engine", {"sim", "closed-form"}) == "sim" ? SweepEngine::kSim : SweepEngine::kClosedForm;
+    spec.engine =
+        doc.required("engine").choice({"sim", "closed-form"}) == "sim" ? SweepEngine::kSim : SweepEngine::kClosedForm;
     spec.engine_at = doc.at("engine");
   }
-  if (doc.has("collective")) spec.collective = doc.choice("collective", {"all_reduce"});
+  if (doc.has("collective")) spec.collective = doc.required("collective").choice({"all_reduce"});
   doc.allow({"note"});
   const bool grid = doc.has("grid");
   if (grid == doc.has("scenarios")) {

@@ -136,15 +136,15 @@ std::span<const ModelSpec> model_presets() { return presets(); }
 ModelSpec parse_model(std::string_view text, const std::string& source) {
   json::Value root = json::parse(text, source);
   json::ObjectReader doc(root, source, "");
-  const std::string format = doc.string("format");
+  const std::string format = doc.required("format").string();
   if (format != "ccsim-model") doc.at("format").fail(fmt::format("expected \"ccsim-model\", got \"{}\"", format));
-  if (doc.integer("version") != 1) doc.at("version").fail("expected 1 (the only version this build reads)");
+  if (doc.required("version").integer() != 1) doc.at("version").fail("expected 1 (the only version this build reads)");
   ModelSpec m;
-  m.name = doc.string("name");
-  m.source = doc.string("source");
+  m.name = doc.required("name").string();
+  m.source = doc.required("source").string();
   if (m.source.empty()) doc.at("source").fail("expected where the figures come from, got \"\"");
   auto count = [&](std::string_view key, std::int64_t max) {
-    const std::int64_t v = doc.positive_integer(key);
+    const std::int64_t v = doc.required(key).positive_integer();
     if (v > max) doc.at(key).fail(fmt::format("expected at most {}, got \"{}\"", max, v));
     return static_cast<int>(v);
   };
@@ -155,15 +155,15 @@ ModelSpec parse_model(std::string_view text, const std::string& source) {
   m.ffn = count("ffn", 1 << 22);
   m.vocab = count("vocab", 1 << 24);
   m.seq = count("seq", 1 << 24);
-  const std::string act = doc.choice("activation", {"relu", "gelu", "swiglu"});
+  const std::string act = doc.required("activation").choice({"relu", "gelu", "swiglu"});
   m.activation = act == "relu" ? Activation::kRelu : act == "gelu" ? Activation::kGelu : Activation::kSwiglu;
-  m.learned_positions = doc.optional_boolean("learned_positions").value_or(false);
-  m.untied_head = doc.optional_boolean("untied_head").value_or(false);
-  m.biases = doc.optional_boolean("biases").value_or(false);
-  const std::string dtype = doc.choice("dtype", {"fp32", "fp16", "bf16"});
+  m.learned_positions = doc.optional("learned_positions").boolean().value_or(false);
+  m.untied_head = doc.optional("untied_head").boolean().value_or(false);
+  m.biases = doc.optional("biases").boolean().value_or(false);
+  const std::string dtype = doc.required("dtype").choice({"fp32", "fp16", "bf16"});
   m.dtype = *parse_dtype(dtype);
   if (doc.has("dropout")) {
-    m.dropout = doc.non_negative("dropout");
+    m.dropout = doc.required("dropout").non_negative();
     if (m.dropout >= 1) doc.at("dropout").fail(fmt::format("expected a probability in [0, 1), got \"{}\"", m.dropout));
   }
   doc.allow({"description"});

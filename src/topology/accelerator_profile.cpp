@@ -34,12 +34,12 @@ DType read_dtype_value(const SourceRef& where, const std::string& text) {
 
 void read_gemm(ObjectReader& doc, GemmModel& g) {
   ObjectReader r = doc.child("gemm");
-  g.multiprocessors = static_cast<int>(r.integer_in("multiprocessors", 1, 1 << 20));
+  g.multiprocessors = static_cast<int>(r.required("multiprocessors").integer_in(1, 1 << 20));
   ObjectReader peaks = r.child("peak_flops");
-  const Value& peaks_value = r.object("peak_flops");
+  const Value& peaks_value = r.required("peak_flops").object();
   for (const auto& [key, value] : peaks_value.members()) {
     const SourceRef where{doc.file(), value.line(), r.path() + ".peak_flops." + key};
-    DTypePeak p{read_dtype_value(where, key), peaks.number_in(key, kMinFlops, kMaxFlops)};
+    DTypePeak p{read_dtype_value(where, key), peaks.required(key).number_in(kMinFlops, kMaxFlops)};
     for (const DTypePeak& q : g.peaks) {
       if (q.dtype == p.dtype) where.fail(fmt::format("{} is given twice (as another spelling)", dtype_name(p.dtype)));
     }
@@ -47,53 +47,53 @@ void read_gemm(ObjectReader& doc, GemmModel& g) {
   }
   peaks.finish();
   if (g.peaks.empty()) r.at("peak_flops").fail("expected the peak of at least one dtype, e.g. {\"bf16\": 9.894e14}");
-  g.default_dtype = read_dtype_value(r.at("default_dtype"), r.string("default_dtype"));
+  g.default_dtype = read_dtype_value(r.at("default_dtype"), r.required("default_dtype").string());
   if (g.peak(g.default_dtype) <= 0) {
     r.at("default_dtype").fail(fmt::format("{} has no peak_flops", dtype_name(g.default_dtype)));
   }
-  const Value& tiles = r.array("tiles");
+  const Value& tiles = r.required("tiles").array();
   for (std::size_t i = 0; i < tiles.items().size(); ++i) {
     ObjectReader t(tiles.items()[i], doc.file(), json::item_path(r.path() + ".tiles", i));
     GemmTile tile;
-    tile.m = static_cast<int>(t.integer_in("m", 1, kMaxTile));
-    tile.n = static_cast<int>(t.integer_in("n", 1, kMaxTile));
-    tile.efficiency = t.number_in("efficiency", kMinEfficiency, 1);
+    tile.m = static_cast<int>(t.required("m").integer_in(1, kMaxTile));
+    tile.n = static_cast<int>(t.required("n").integer_in(1, kMaxTile));
+    tile.efficiency = t.required("efficiency").number_in(kMinEfficiency, 1);
     t.finish();
     g.tiles.push_back(tile);
   }
   if (g.tiles.empty())
     r.at("tiles").fail("expected at least one tile, e.g. {\"m\": 128, \"n\": 128, \"efficiency\": 1}");
-  g.efficiency = r.number_in("efficiency", kMinEfficiency, 1);
-  g.k_fill = r.number_in("k_fill", 0, 1e6);
-  g.split_k_min = r.number_in("split_k_min", 0, 1e9);
-  g.overhead_s = r.number_in("overhead_s", 0, kMaxSeconds);
-  g.operand_Bps = r.number_in("operand_Bps", 0, kMaxBps);
+  g.efficiency = r.required("efficiency").number_in(kMinEfficiency, 1);
+  g.k_fill = r.required("k_fill").number_in(0, 1e6);
+  g.split_k_min = r.required("split_k_min").number_in(0, 1e9);
+  g.overhead_s = r.required("overhead_s").number_in(0, kMaxSeconds);
+  g.operand_Bps = r.required("operand_Bps").number_in(0, kMaxBps);
   r.finish();
 }
 
 MemoryCurve read_curve(ObjectReader& c) {
   MemoryCurve m;
-  m.kind = c.string("kind");
+  m.kind = c.required("kind").string();
   if (m.kind.empty()) c.at("kind").fail("expected an operator name or \"default\", got \"\"");
-  m.overhead_s = c.number_in("overhead_s", 0, kMaxSeconds);
-  m.bandwidth_Bps = c.number_in("bandwidth_Bps", 1e3, kMaxBps);
+  m.overhead_s = c.required("overhead_s").number_in(0, kMaxSeconds);
+  m.bandwidth_Bps = c.required("bandwidth_Bps").number_in(1e3, kMaxBps);
   c.finish();
   return m;
 }
 
 FitResidual read_residual(ObjectReader& r) {
   FitResidual f;
-  f.what = r.string("what");
-  f.points = static_cast<int>(r.integer_in("points", 1, 1'000'000'000));
-  f.gmean_error = r.number_in("gmean_error", 0, kMaxError);
-  f.worst_error = r.number_in("worst_error", -1, kMaxError);
+  f.what = r.required("what").string();
+  f.points = static_cast<int>(r.required("points").integer_in(1, 1'000'000'000));
+  f.gmean_error = r.required("gmean_error").number_in(0, kMaxError);
+  f.worst_error = r.required("worst_error").number_in(-1, kMaxError);
   r.finish();
   return f;
 }
 
 std::vector<std::string> read_strings(ObjectReader& doc, std::string_view key) {
   std::vector<std::string> out;
-  const Value& list = doc.array(key);
+  const Value& list = doc.required(key).array();
   for (std::size_t i = 0; i < list.items().size(); ++i) {
     const Value& v = list.items()[i];
     if (!v.is_string())
@@ -178,25 +178,25 @@ std::string AcceleratorProfile::describe() const {
 AcceleratorProfile parse_accelerator_profile(std::string_view text, const std::string& source) {
   Value root = json::parse(text, source);
   ObjectReader doc(root, source, "");
-  const std::string format = doc.string("format");
+  const std::string format = doc.required("format").string();
   if (format != kAcceleratorProfileFormat) {
     doc.at("format").fail(fmt::format("expected \"{}\", got \"{}\"", kAcceleratorProfileFormat, format));
   }
-  if (doc.integer("version") != kAcceleratorProfileVersion) {
+  if (doc.required("version").integer() != kAcceleratorProfileVersion) {
     doc.at("version").fail(fmt::format("expected {} (the only version this build reads), got \"{}\"",
-                                       kAcceleratorProfileVersion, doc.required("version").text()));
+                                       kAcceleratorProfileVersion, doc.required("version")->text()));
   }
   AcceleratorProfile p;
   p.file = source;
-  p.name = doc.string("name");
+  p.name = doc.required("name").string();
   if (p.name.empty()) doc.at("name").fail("expected a non-empty name, got \"\"");
-  p.accelerator = doc.string("accelerator");
-  p.description = doc.optional_string("description").value_or("");
-  p.command = doc.optional_string("command").value_or("");
+  p.accelerator = doc.required("accelerator").string();
+  p.description = doc.optional("description").string().value_or("");
+  p.command = doc.optional("command").string().value_or("");
   p.sources = read_strings(doc, "sources");
   if (p.sources.empty()) doc.at("sources").fail("expected where the figures come from, got an empty list");
   read_gemm(doc, p.gemm);
-  const Value& memory = doc.array("memory");
+  const Value& memory = doc.required("memory").array();
   for (std::size_t i = 0; i < memory.items().size(); ++i) {
     ObjectReader c(memory.items()[i], source, json::item_path("memory", i));
     MemoryCurve curve = read_curve(c);
@@ -208,9 +208,8 @@ AcceleratorProfile parse_accelerator_profile(std::string_view text, const std::s
   if (std::none_of(p.memory.begin(), p.memory.end(), [](const MemoryCurve& c) { return c.kind == "default"; })) {
     doc.at("memory").fail("expected a curve of kind \"default\" (for memory-bound operators of other kinds)");
   }
-  p.launch_s = doc.number_in("launch_s", 0, kMaxSeconds);
-  if (const Value* residuals = doc.optional("residuals")) {
-    if (!residuals->is_array()) doc.at("residuals").fail("expected an array, " + json::got(*residuals));
+  p.launch_s = doc.required("launch_s").number_in(0, kMaxSeconds);
+  if (const Value* residuals = doc.optional("residuals").array()) {
     for (std::size_t i = 0; i < residuals->items().size(); ++i) {
       ObjectReader r(residuals->items()[i], source, json::item_path("residuals", i));
       p.residuals.push_back(read_residual(r));

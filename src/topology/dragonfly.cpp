@@ -57,19 +57,19 @@ Network build_dragonfly(const NodeSpec& nodes, const DragonflySpec& df) {
   }
   if (df.routers * df.global_ports < df.groups - 1)
     throw std::invalid_argument("build_dragonfly: too few global ports");
-  Network network;
-  const std::size_t first = network.vertex_count();
+  NetworkBuilder builder;
+  const std::size_t first = builder.vertex_count();
   const int routers = df.groups * df.routers;
-  for (int r = 0; r < routers; ++r) network.add_vertex(VertexInfo{VertexKind::kSwitch, -1, r, 1});
-  Link local = make_link(network, "local", df.local);
-  Link global = make_link(network, "global", df.global);
+  for (int r = 0; r < routers; ++r) builder.add_vertex(VertexInfo{VertexKind::kSwitch, -1, r, 1});
+  Link local = make_link(builder, "local", df.local);
+  Link global = make_link(builder, "global", df.global);
   const auto r = static_cast<std::size_t>(df.routers);
   const auto g = static_cast<std::size_t>(df.groups);
   std::vector<std::uint32_t> local_links(g * r * r, UINT32_MAX);
   for (std::size_t group = 0; group < g; ++group) {
     for (std::size_t a = 0; a < r; ++a) {
       for (std::size_t b = a + 1; b < r; ++b) {
-        local_links[(group * r + a) * r + b] = network.add_link(first + group * r + a, first + group * r + b, local);
+        local_links[(group * r + a) * r + b] = builder.add_link(first + group * r + a, first + group * r + b, local);
       }
     }
   }
@@ -81,16 +81,16 @@ Network build_dragonfly(const NodeSpec& nodes, const DragonflySpec& df) {
           first + ga * r + static_cast<std::size_t>(probe.gateway(static_cast<int>(ga), static_cast<int>(gb)));
       std::size_t rb =
           first + gb * r + static_cast<std::size_t>(probe.gateway(static_cast<int>(gb), static_cast<int>(ga)));
-      global_links[ga * g + gb] = network.add_link(ra, rb, global);
+      global_links[ga * g + gb] = builder.add_link(ra, rb, global);
     }
   }
   std::vector<Network::VertexId> attach;
   for (int n = 0; n < nodes.nodes; ++n) {
     for (int k = 0; k < nodes.nics; ++k) attach.push_back(first + static_cast<std::size_t>(n / df.nodes_per_router));
   }
-  build_nodes(network, nodes, attach);
-  network.set_fabric(std::make_unique<DragonflyRouter>(df, first, std::move(local_links), std::move(global_links)));
-  return network;
+  build_nodes(builder, nodes, attach);
+  builder.set_fabric(std::make_unique<DragonflyRouter>(df, first, std::move(local_links), std::move(global_links)));
+  return std::move(builder).build();
 }
 
 double dragonfly_bisection_closed_form(const NodeSpec& nodes, const DragonflySpec& df) {

@@ -49,22 +49,22 @@ Network build_fat_tree(const NodeSpec& nodes, const FatTreeSpec& tree) {
   if (counts.empty() || counts.back() != 1)
     throw std::invalid_argument("build_fat_tree: the top level must be one root");
   std::vector<double> uplink = fat_tree_uplink_capacity(nodes, tree);
-  Network network;
+  NetworkBuilder builder;
   // Switches, level by level; level[k][i] is switch i of level k + 1.
   std::vector<std::vector<Network::VertexId>> level(counts.size());
   for (std::size_t k = 0; k < counts.size(); ++k) {
     for (int i = 0; i < counts[k]; ++i) {
-      level[k].push_back(network.add_vertex(VertexInfo{VertexKind::kSwitch, -1, i, static_cast<int>(k + 1)}));
+      level[k].push_back(builder.add_vertex(VertexInfo{VertexKind::kSwitch, -1, i, static_cast<int>(k + 1)}));
     }
   }
-  auto router = std::make_unique<TreeRouter>(network.vertex_count());  // routes only join switches
+  auto router = std::make_unique<TreeRouter>(builder.vertex_count());  // routes only join switches
   for (std::size_t k = 1; k < counts.size(); ++k) {
     const FatTreeLevel& spec = tree.levels[k];
-    Link trunk = make_link(network, fmt::format("level{}", k + 1), spec.link, uplink[k - 1], spec.oversubscription);
+    Link trunk = make_link(builder, fmt::format("level{}", k + 1), spec.link, uplink[k - 1], spec.oversubscription);
     for (int i = 0; i < counts[k - 1]; ++i) {
       Network::VertexId child = level[k - 1][static_cast<std::size_t>(i)];
       Network::VertexId parent = level[k][static_cast<std::size_t>(i / spec.down)];
-      router->set_parent(child, parent, network.add_link(child, parent, trunk));
+      router->set_parent(child, parent, builder.add_link(child, parent, trunk));
     }
   }
   // NIC k of node n: rail-optimised trees give every rail its own leaves, ordered so that
@@ -78,9 +78,9 @@ Network build_fat_tree(const NodeSpec& nodes, const FatTreeSpec& tree) {
       attach.push_back(level[0][static_cast<std::size_t>(leaf)]);
     }
   }
-  build_nodes(network, nodes, attach);
-  network.set_fabric(std::move(router));
-  return network;
+  build_nodes(builder, nodes, attach);
+  builder.set_fabric(std::move(router));
+  return std::move(builder).build();
 }
 
 double fat_tree_bisection_closed_form(const NodeSpec& nodes, const FatTreeSpec& tree) {

@@ -11,45 +11,6 @@ namespace ccsim::topology {
 
 std::string_view sharing_name(Sharing sharing) { return sharing == Sharing::kSplitDuplex ? "split-duplex" : "shared"; }
 
-std::uint16_t Network::add_tier(std::string name, std::string source, double oversubscription) {
-  tiers_.push_back(Tier{std::move(name), std::move(source), oversubscription});
-  return static_cast<std::uint16_t>(tiers_.size() - 1);
-}
-
-Network::VertexId Network::add_vertex(const VertexInfo& info) { return boost::add_vertex(info, graph_); }
-
-std::uint32_t Network::add_link(VertexId a, VertexId b, const Link& link) {
-  auto id = static_cast<std::uint32_t>(links_.size());
-  links_.push_back(link);
-  if (links_.back().capacity_Bps < links_.back().bandwidth_Bps)
-    links_.back().capacity_Bps = links_.back().bandwidth_Bps;
-  ends_.emplace_back(a, b);
-  boost::add_edge(a, b, id, graph_);
-  return id;
-}
-
-void Network::build_nodes(int nodes, int accelerators_per_node, const Link& intra, int nics, const Link& nic,
-                          const std::vector<VertexId>& nic_switch) {
-  if (nic_switch.size() != static_cast<std::size_t>(nodes) * static_cast<std::size_t>(nics)) {
-    throw std::logic_error("build_nodes: one fabric switch per node and NIC is needed");
-  }
-  nodes_ = nodes;
-  per_node_ = accelerators_per_node;
-  nics_ = nics;
-  for (int n = 0; n < nodes; ++n) {
-    VertexId hub = add_vertex(VertexInfo{VertexKind::kNodeHub, n, -1, 0});
-    hubs_.push_back(hub);
-    for (int a = 0; a < accelerators_per_node; ++a) {
-      VertexId acc = add_vertex(VertexInfo{VertexKind::kAccelerator, n, a, 0});
-      accelerators_.push_back(acc);
-      intra_link_.push_back(add_link(acc, hub, intra));
-    }
-    for (int k = 0; k < nics; ++k) {
-      nic_link_.push_back(add_link(hub, at(nic_switch, n * nics + k), nic));
-    }
-  }
-}
-
 void Network::route(int src, int dst, std::vector<Hop>& out) const {
   if (src == dst) return;
   int src_node = node_of(src);

@@ -91,7 +91,8 @@ class FabricRouter {
 
 /// The network of a platform as a Boost.Graph graph: accelerators, node hubs, switches and
 /// the links between them, with the routing that the engine simulates. Accelerators are
-/// numbered node-major (accelerator a is index a % G of node a / G).
+/// numbered node-major (accelerator a is index a % G of node a / G). A NetworkBuilder
+/// (network_builder.hpp) makes one; this class answers queries only.
 class Network {
  public:
   using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, VertexInfo,
@@ -102,20 +103,6 @@ class Network {
   Network(Network&&) = default;
   Network& operator=(Network&&) = default;
 
-  // --- building (topology builders) ---
-  std::uint16_t add_tier(std::string name, std::string source, double oversubscription = 0);
-  VertexId add_vertex(const VertexInfo& info);
-  /// Adds a link from `a` to `b` (its forward direction) and returns its id.
-  std::uint32_t add_link(VertexId a, VertexId b, const Link& link);
-  /// Declares the nodes: `nodes` x `accelerators_per_node` accelerators, each with a link to its
-  /// node hub, and `nics` NIC links per node from the hub to the fabric switch
-  /// nic_switch[node * nics + k]. Call once, after the fabric's switches exist.
-  void build_nodes(int nodes, int accelerators_per_node, const Link& intra, int nics, const Link& nic,
-                   const std::vector<VertexId>& nic_switch);
-  void set_fabric(std::unique_ptr<FabricRouter> router) { fabric_ = std::move(router); }
-  void set_accelerator(AcceleratorSpec spec) { accelerator_ = std::move(spec); }
-
-  // --- queries ---
   const Graph& graph() const { return graph_; }
   std::size_t vertex_count() const { return boost::num_vertices(graph_); }
   std::size_t link_count() const { return links_.size(); }
@@ -157,6 +144,7 @@ class Network {
   std::string link_name(std::uint32_t id) const;
 
  private:
+  friend class NetworkBuilder;
   Graph graph_;
   std::vector<Link> links_;
   std::vector<std::pair<VertexId, VertexId>> ends_;

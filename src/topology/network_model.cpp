@@ -93,29 +93,29 @@ constexpr double kMaxReduce_s_per_byte = kMaxModelReduce_s_per_byte;
 
 TierModel read_tier(ObjectReader tier) {
   TierModel model;
-  model.send_overhead_s = tier.number_in("send_overhead_s", 0, kMaxTime_s);
-  model.recv_overhead_s = tier.number_in("recv_overhead_s", 0, kMaxTime_s);
-  model.handoff_s = tier.optional_number_in("shared_core_handoff_s", 0, kMaxTime_s).value_or(0);
-  model.floor_bytes = tier.optional_non_negative_integer("floor_bytes").value_or(0);
-  model.link_Bps = tier.optional_number_in("link_bandwidth_Bps", kMinBandwidth_Bps, kMaxBandwidth_Bps).value_or(0);
-  const json::Value& list = tier.array("segments");
+  model.send_overhead_s = tier.required("send_overhead_s").number_in(0, kMaxTime_s);
+  model.recv_overhead_s = tier.required("recv_overhead_s").number_in(0, kMaxTime_s);
+  model.handoff_s = tier.optional("shared_core_handoff_s").number_in(0, kMaxTime_s).value_or(0);
+  model.floor_bytes = tier.optional("floor_bytes").non_negative_integer().value_or(0);
+  model.link_Bps = tier.optional("link_bandwidth_Bps").number_in(kMinBandwidth_Bps, kMaxBandwidth_Bps).value_or(0);
+  const json::Value& list = tier.required("segments").array();
   const std::string list_path = tier.member_path("segments");
   if (list.items().empty()) tier.at("segments").fail("expected at least one segment, got []");
   for (std::size_t i = 0; i < list.items().size(); ++i) {
     ObjectReader r(list.items()[i], tier.file(), json::item_path(list_path, i));
     CostSegment s;
-    s.min_bytes = r.non_negative_integer("min_bytes");
+    s.min_bytes = r.required("min_bytes").non_negative_integer();
     if (i == 0 && s.min_bytes != 0) {
-      r.at("min_bytes").fail("expected 0 (the first segment starts at 0), " + json::got(r.required("min_bytes")));
+      r.at("min_bytes").fail("expected 0 (the first segment starts at 0), " + json::got(*r.required("min_bytes")));
     }
     if (i > 0 && s.min_bytes <= model.segments.back().min_bytes) {
       r.at("min_bytes")
           .fail(fmt::format("expected more than the previous segment's {}, {}", model.segments.back().min_bytes,
-                            json::got(r.required("min_bytes"))));
+                            json::got(*r.required("min_bytes"))));
     }
-    s.latency_s = r.number_in("latency_s", 0, kMaxTime_s);
-    s.bandwidth_Bps = r.number_in("bandwidth_Bps", kMinBandwidth_Bps, kMaxBandwidth_Bps);
-    s.ramp = r.optional_boolean("ramp").value_or(false);
+    s.latency_s = r.required("latency_s").number_in(0, kMaxTime_s);
+    s.bandwidth_Bps = r.required("bandwidth_Bps").number_in(kMinBandwidth_Bps, kMaxBandwidth_Bps);
+    s.ramp = r.optional("ramp").boolean().value_or(false);
     if (s.ramp && i + 1 == list.items().size()) {
       r.at("ramp").fail(
           "expected false or no ramp on the last segment (a ramp goes to the next segment's values), got true");
@@ -156,53 +156,53 @@ nlohmann::ordered_json tier_json(const TierModel& tier) {
 NetworkModel parse_network_model(std::string_view text, const std::string& source) {
   json::Value root = json::parse(text, source);
   ObjectReader doc(root, source, "");
-  std::string format = doc.string("format");
+  std::string format = doc.required("format").string();
   if (format != kNetworkModelFormat) {
     doc.at("format").fail(fmt::format("expected \"{}\", got \"{}\"", kNetworkModelFormat, format));
   }
-  std::int64_t version = doc.integer("version");
+  std::int64_t version = doc.required("version").integer();
   if (version != kNetworkModelVersion) {
     doc.at("version").fail(fmt::format("expected {} (the only version this build reads), got \"{}\"",
-                                       kNetworkModelVersion, doc.required("version").text()));
+                                       kNetworkModelVersion, doc.required("version")->text()));
   }
   NetworkModel model;
   model.file = source;
-  model.name = doc.string("name");
+  model.name = doc.required("name").string();
   if (model.name.empty()) doc.at("name").fail("expected a name, got \"\"");
-  model.description = doc.string("description");
-  model.hardware = doc.string("hardware");
-  model.source = doc.string("source");
+  model.description = doc.required("description").string();
+  model.hardware = doc.required("hardware").string();
+  model.source = doc.required("source").string();
   if (model.source.empty()) doc.at("source").fail("expected the measurements and the command, got \"\"");
   ObjectReader tiers = doc.child("tiers");
-  if (tiers.optional("intra") != nullptr) {
+  if (tiers.optional("intra")) {
     model.has_intra = true;
     model.intra = read_tier(tiers.child("intra"));
   }
-  if (tiers.optional("inter") != nullptr) {
+  if (tiers.optional("inter")) {
     model.has_inter = true;
     model.inter = read_tier(tiers.child("inter"));
   }
   if (!model.has_intra && !model.has_inter) tiers.here().fail("expected at least one of intra, inter, got {}");
   tiers.finish();
-  model.reduce_s_per_byte = doc.optional_number_in("reduce_s_per_byte", 0, kMaxReduce_s_per_byte).value_or(0.0);
-  if (doc.optional("fitted_on") != nullptr) {
+  model.reduce_s_per_byte = doc.optional("reduce_s_per_byte").number_in(0, kMaxReduce_s_per_byte).value_or(0.0);
+  if (doc.optional("fitted_on")) {
     ObjectReader fit = doc.child("fitted_on");
     FitRecord record;
-    record.file = fit.string("file");
-    record.content = fit.optional_string("content").value_or("");
-    record.series = fit.string("series");
-    record.group = fit.optional_string("group").value_or("");
-    std::int64_t ranks = fit.positive_integer("ranks");
-    if (ranks > 1 << 24) fit.at("ranks").fail("expected at most 16777216, " + json::got(fit.required("ranks")));
+    record.file = fit.required("file").string();
+    record.content = fit.optional("content").string().value_or("");
+    record.series = fit.required("series").string();
+    record.group = fit.optional("group").string().value_or("");
+    std::int64_t ranks = fit.required("ranks").positive_integer();
+    if (ranks > 1 << 24) fit.at("ranks").fail("expected at most 16777216, " + json::got(*fit.required("ranks")));
     record.ranks = static_cast<int>(ranks);
-    const json::Value& list = fit.array("bytes");
+    const json::Value& list = fit.required("bytes").array();
     const std::string path = fit.member_path("bytes");
     for (std::size_t i = 0; i < list.items().size(); ++i) {
       const json::Value& item = list.items()[i];
       record.bytes.push_back(
           json::as_non_negative_integer(item, SourceRef{source, item.line(), json::item_path(path, i)}));
     }
-    record.affinity = fit.optional_string("affinity").value_or("");
+    record.affinity = fit.optional("affinity").string().value_or("");
     fit.finish();
     model.fitted_on = std::move(record);
   }

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string>
 
-#include "topology/network.hpp"
+#include "topology/network_builder.hpp"
 
 namespace ccsim::topology {
 
@@ -37,11 +37,11 @@ struct NetworkSize {
 /// The part of every network that the nodes make: accelerators and hubs, intra and NIC links.
 NetworkSize node_size(const NodeSpec& spec);
 
-/// Adds a tier for `spec` to `network` and returns the Link to build with it.
-Link make_link(Network& network, const std::string& tier, const LinkSpec& spec, double capacity_Bps = 0,
+/// Adds a tier for `spec` to `builder` and returns the Link to build with it.
+Link make_link(NetworkBuilder& builder, const std::string& tier, const LinkSpec& spec, double capacity_Bps = 0,
                double oversubscription = 0);
 
-/// Builds the nodes of `spec` in `network`, NIC k of node n attached to nic_switch[n * nics + k].
-void build_nodes(Network& network, const NodeSpec& spec, const std::vector<Network::VertexId>& nic_switch);
+/// Builds the nodes of `spec` with `builder`, NIC k of node n attached to nic_switch[n * nics + k].
+void build_nodes(NetworkBuilder& builder, const NodeSpec& spec, const std::vector<Network::VertexId>& nic_switch);
 
 }  // namespace ccsim::topology

@@ -24,9 +24,9 @@ using Limits = PlatformLimits;
 /// Member `key`, a number in [min, max] (a positive one when min > 0): the physically
 /// meaningful range of a platform parameter (platforms/README.md, "Limits").
 double ranged(ObjectReader& r, std::string_view key, double min, double max, std::string_view unit) {
-  const double value = min > 0 ? r.positive(key) : r.non_negative(key);
+  const double value = min > 0 ? r.required(key).positive() : r.required(key).non_negative();
   if (value < min || value > max) {
-    r.at(key).fail(fmt::format("expected {:g} to {:g} {}, {}", min, max, unit, json::got(r.required(key))));
+    r.at(key).fail(fmt::format("expected {:g} to {:g} {}, {}", min, max, unit, json::got(*r.required(key))));
   }
   return value;
 }
@@ -73,9 +73,9 @@ LinkSpec read_link(ObjectReader& r) {
   link.latency_s = read_latency(r, "latency_s");
   if (r.has("sharing")) {
     link.sharing =
-        r.choice("sharing", {"split-duplex", "shared"}) == "shared" ? Sharing::kShared : Sharing::kSplitDuplex;
+        r.required("sharing").choice({"split-duplex", "shared"}) == "shared" ? Sharing::kShared : Sharing::kSplitDuplex;
   }
-  link.source = r.string("source");
+  link.source = r.required("source").string();
   r.allow({"note"});
   r.finish();
   return link;
@@ -88,29 +88,29 @@ LinkSpec read_link(ObjectReader& parent, std::string_view key) {
 
 AcceleratorSpec read_accelerator(ObjectReader& r) {
   AcceleratorSpec spec;
-  spec.model = r.string("model");
+  spec.model = r.required("model").string();
   spec.flops = ranged(r, "flops", Limits::kMinFlops, Limits::kMaxFlops, "FLOP/s");
   spec.reduce_Bps = read_bandwidth(r, "reduce_Bps");
   spec.memory_Bps = r.has("memory_Bps") ? read_bandwidth(r, "memory_Bps") : 0.0;
   spec.memory_bytes = r.has("memory_bytes")
                           ? ranged(r, "memory_bytes", Limits::kMinMemoryBytes, Limits::kMaxMemoryBytes, "bytes")
                           : 0.0;
-  spec.source = r.string("source");
+  spec.source = r.required("source").string();
   r.allow({"note"});
   r.finish();
   return spec;
 }
 
 int bounded_count(ObjectReader& r, std::string_view key, std::int64_t max) {
-  std::int64_t value = r.positive_integer(key);
+  std::int64_t value = r.required(key).positive_integer();
   if (value > max) r.at(key).fail(fmt::format("expected at most {}, got \"{}\"", max, value));
   return static_cast<int>(value);
 }
 
 /// A ratio "16:3" or a number, from 1 to kMaxOversubscription.
 double read_oversubscription(ObjectReader& r, std::string_view key) {
-  const json::Value* value = r.optional(key);
-  if (value == nullptr) return 1.0;
+  const json::OptionalField value = r.optional(key);
+  if (!value) return 1.0;
   std::optional<double> ratio;
   if (value->is_number()) {
     ratio = parse_double(value->text());
@@ -135,7 +135,7 @@ void read_trunk(ObjectReader& r, FatTreeLevel& level, const PlatformOverrides& o
   level.oversubscription = adjust_oversubscription(read_oversubscription(r, "oversubscription"), o);
   level.link.bandwidth_Bps = read_bandwidth(r, "bandwidth_Bps");
   level.link.latency_s = read_latency(r, "latency_s");
-  level.link.source = r.string("source");
+  level.link.source = r.required("source").string();
   r.allow({"note"});
   adjust_inter(level.link, o);
 }
@@ -245,8 +245,8 @@ void finish_fat_tree(Platform& platform, const NodeSpec& nodes, FatTreeSpec tree
 
 void read_fat_tree(Platform& platform, const NodeSpec& nodes, ObjectReader& net, const PlatformOverrides& o) {
   FatTreeSpec tree;
-  tree.rails = net.optional_boolean("rails").value_or(false);
-  const json::Value& levels = net.array("levels");
+  tree.rails = net.optional("rails").boolean().value_or(false);
+  const json::Value& levels = net.required("levels").array();
   if (levels.items().empty()) net.at("levels").fail("expected at least one level, got []");
   if (levels.items().size() > static_cast<std::size_t>(Limits::kMaxFatTreeLevels)) {
     net.at("levels").fail(
@@ -257,7 +257,7 @@ void read_fat_tree(Platform& platform, const NodeSpec& nodes, ObjectReader& net,
     FatTreeLevel spec;
     spec.down = bounded_count(level, "down", 1 << 22);
     if (k == 0) {
-      level.string("source");
+      level.required("source").string();
       level.allow({"note"});
     } else {
       read_trunk(level, spec, o);
@@ -283,7 +283,7 @@ void read_supernodes(Platform& platform, const NodeSpec& nodes, ObjectReader& ne
 
 void read_torus(Platform& platform, const NodeSpec& nodes, ObjectReader& net, const PlatformOverrides& o) {
   TorusSpec torus;
-  const json::Value& dims = net.array("dims");
+  const json::Value& dims = net.required("dims").array();
   if (dims.items().size() != 2 && dims.items().size() != 3) {
     net.at("dims").fail(fmt::format("expected 2 or 3 dimensions, got {}", dims.items().size()));
   }
@@ -341,23 +341,24 @@ void read_dragonfly(Platform& platform, const NodeSpec& nodes, ObjectReader& net
 PlatformCost read_cost(ObjectReader& doc) {
   ObjectReader r = doc.child("cost");
   PlatformCost cost;
-  cost.price_per_node_hour = r.optional_number_in("price_per_node_hour", 0, kMaxPricePerNodeHour);
-  cost.power_kw_per_node = r.optional_number_in("power_kw_per_node", 0, kMaxPowerKwPerNode);
+  cost.price_per_node_hour = r.optional("price_per_node_hour").number_in(0, kMaxPricePerNodeHour);
+  cost.power_kw_per_node = r.optional("power_kw_per_node").number_in(0, kMaxPowerKwPerNode);
   if (cost.price_per_node_hour) {
-    cost.currency = r.string("currency");
+    cost.currency = r.required("currency").string();
     if (cost.currency.empty()) r.at("currency").fail("expected a currency such as \"USD\", got \"\"");
   } else if (r.has("currency")) {
     r.at("currency").fail("a currency without 'price_per_node_hour'");
   }
   if (r.has("power_kind")) {
     if (!cost.power_kw_per_node) r.at("power_kind").fail("a power kind without 'power_kw_per_node'");
-    cost.power_kind = r.choice("power_kind", {"maximum", "average"}) == "average" ? PlatformCost::PowerKind::kAverage
-                                                                                  : PlatformCost::PowerKind::kMaximum;
+    cost.power_kind = r.required("power_kind").choice({"maximum", "average"}) == "average"
+                          ? PlatformCost::PowerKind::kAverage
+                          : PlatformCost::PowerKind::kMaximum;
   }
   if (!cost.price_per_node_hour && !cost.power_kw_per_node) {
     r.here().fail("expected 'price_per_node_hour' (with 'currency'), 'power_kw_per_node' or both");
   }
-  cost.source = r.string("source");
+  cost.source = r.required("source").string();
   if (cost.source.empty())
     r.at("source").fail("expected where the figures come from (or why they are estimates), got \"\"");
   r.allow({"note"});
@@ -372,25 +373,25 @@ namespace {
 Platform parse_adjusted(std::string_view text, const std::string& source, const PlatformOverrides& overrides) {
   json::Value root = json::parse(text, source);
   ObjectReader doc(root, source, "");
-  std::string format = doc.string("format");
+  std::string format = doc.required("format").string();
   if (format != kPlatformFormat) {
     doc.at("format").fail(fmt::format("expected \"{}\", got \"{}\"", kPlatformFormat, format));
   }
-  std::int64_t version = doc.integer("version");
+  std::int64_t version = doc.required("version").integer();
   if (version != kPlatformVersion) {
     doc.at("version").fail(fmt::format("expected {} (the only version this build reads), got \"{}\"", kPlatformVersion,
-                                       doc.required("version").text()));
+                                       doc.required("version")->text()));
   }
   Platform platform;
   platform.file = source;
-  platform.name = doc.string("name");
-  platform.description = doc.optional_string("description").value_or("");
-  if (std::optional<std::string> model = doc.optional_string("network_model")) {
+  platform.name = doc.required("name").string();
+  platform.description = doc.optional("description").string().value_or("");
+  if (std::optional<std::string> model = doc.optional("network_model").string()) {
     if (model->empty()) doc.at("network_model").fail("expected a network model NAME or a file, got \"\"");
     platform.network_model = *model;
     platform.network_model_at = doc.at("network_model");
   }
-  if (std::optional<std::string> profile = doc.optional_string("compute_profile")) {
+  if (std::optional<std::string> profile = doc.optional("compute_profile").string()) {
     if (profile->empty()) doc.at("compute_profile").fail("expected an accelerator profile NAME or a file, got \"\"");
     platform.compute_profile = *profile;
     platform.compute_profile_at = doc.at("compute_profile");
@@ -400,8 +401,8 @@ Platform parse_adjusted(std::string_view text, const std::string& source, const 
   NodeSpec nodes = read_nodes(doc, overrides);
 
   ObjectReader net = doc.child("network");
-  platform.topology = net.choice("topology", {"switch", "fat-tree", "supernodes", "torus", "dragonfly"});
-  net.string("source");
+  platform.topology = net.required("topology").choice({"switch", "fat-tree", "supernodes", "torus", "dragonfly"});
+  net.required("source").string();
   net.allow({"note"});
   if (platform.topology == "switch") {
     FatTreeSpec tree;

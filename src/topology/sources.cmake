@@ -1,6 +1,7 @@
 # Sources of src/topology/, listed explicitly (no GLOB).
 target_sources(ccsim_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/network.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/network_builder.cpp
   ${CMAKE_CURRENT_LIST_DIR}/node_spec.cpp
   ${CMAKE_CURRENT_LIST_DIR}/fat_tree.cpp
   ${CMAKE_CURRENT_LIST_DIR}/torus.cpp

@@ -60,10 +60,10 @@ Network build_torus(const NodeSpec& nodes, const TorusSpec& torus) {
   std::int64_t count = 1;
   for (int k : torus.dims) count *= k;
   if (count != nodes.nodes) throw std::invalid_argument("build_torus: nodes must equal the product of dims");
-  Network network;
-  const std::size_t first = network.vertex_count();
-  for (int r = 0; r < nodes.nodes; ++r) network.add_vertex(VertexInfo{VertexKind::kSwitch, -1, r, 1});
-  Link link = make_link(network, "torus", torus.link);
+  NetworkBuilder builder;
+  const std::size_t first = builder.vertex_count();
+  for (int r = 0; r < nodes.nodes; ++r) builder.add_vertex(VertexInfo{VertexKind::kSwitch, -1, r, 1});
+  Link link = make_link(builder, "torus", torus.link);
   const std::size_t dims = torus.dims.size();
   std::vector<std::uint32_t> plus(static_cast<std::size_t>(nodes.nodes) * dims, UINT32_MAX);
   // Stride of dimension d in the row-major index.
@@ -79,16 +79,16 @@ Network build_torus(const NodeSpec& nodes, const TorusSpec& torus) {
         plus[r * dims + d] = plus[next * dims + d];
         continue;
       }
-      plus[r * dims + d] = network.add_link(first + r, first + next, link);
+      plus[r * dims + d] = builder.add_link(first + r, first + next, link);
     }
   }
   std::vector<Network::VertexId> attach;
   for (int n = 0; n < nodes.nodes; ++n) {
     for (int k = 0; k < nodes.nics; ++k) attach.push_back(first + static_cast<std::size_t>(n));
   }
-  build_nodes(network, nodes, attach);
-  network.set_fabric(std::make_unique<TorusRouter>(torus.dims, first, std::move(plus)));
-  return network;
+  build_nodes(builder, nodes, attach);
+  builder.set_fabric(std::make_unique<TorusRouter>(torus.dims, first, std::move(plus)));
+  return std::move(builder).build();
 }
 
 double torus_bisection_closed_form(const NodeSpec& nodes, const TorusSpec& torus) {

@@ -27,32 +27,31 @@ class NativeReader {
 
   void read(const Value& root) {
     ObjectReader doc(root, file_, "");
-    std::string format = doc.string("format");
+    std::string format = doc.required("format").string();
     if (format != kNativeFormat) {
       doc.at("format").fail(fmt::format("expected \"{}\", got \"{}\"", kNativeFormat, format));
     }
-    std::int64_t version = doc.integer("version");
+    std::int64_t version = doc.required("version").integer();
     if (version != 1 && version != kNativeVersion) {
       doc.at("version").fail(fmt::format("expected 1 or {} (the versions this build reads), got \"{}\"", kNativeVersion,
-                                         doc.required("version").text()));
+                                         doc.required("version")->text()));
     }
     version_ = static_cast<int>(version);
-    trace_.name = doc.string("name");
-    trace_.description = doc.optional_string("description").value_or("");
-    trace_.platform = doc.optional_string("platform").value_or("");
-    trace_.placement = doc.optional_string("placement").value_or("");
+    trace_.name = doc.required("name").string();
+    trace_.description = doc.optional("description").string().value_or("");
+    trace_.platform = doc.optional("platform").string().value_or("");
+    trace_.placement = doc.optional("placement").string().value_or("");
     if (doc.has("placement")) trace_.placement_line = doc.at("placement").line;
-    if (doc.optional("iterations") != nullptr) {  // null: absent, as for every optional field
-      std::int64_t iterations = doc.positive_integer("iterations");
-      if (iterations > (1 << 20)) {
-        doc.at("iterations").fail(fmt::format("expected at most 1048576 iterations, got \"{}\"", iterations));
+    if (const std::optional<std::int64_t> iterations = doc.optional("iterations").positive_integer()) {
+      if (*iterations > (1 << 20)) {
+        doc.at("iterations").fail(fmt::format("expected at most 1048576 iterations, got \"{}\"", *iterations));
       }
-      trace_.iterations = static_cast<int>(iterations);
+      trace_.iterations = static_cast<int>(*iterations);
     }
-    if (doc.optional("hardware") != nullptr) read_hardware(doc);
-    if (doc.optional("workload") != nullptr) read_workload(doc);
+    if (doc.optional("hardware")) read_hardware(doc);
+    if (doc.optional("workload")) read_workload(doc);
     doc.allow({"config", "source"});  // free-form metadata, documented in traces/README.md
-    std::int64_t world = doc.positive_integer("world_size");
+    std::int64_t world = doc.required("world_size").positive_integer();
     if (world > (1 << 24)) doc.at("world_size").fail(fmt::format("expected at most 16777216 ranks, got \"{}\"", world));
     trace_.world_size = static_cast<int>(world);
     read_groups(doc);
@@ -69,11 +68,11 @@ class NativeReader {
   void read_hardware(ObjectReader& doc) {
     ObjectReader h = doc.child("hardware");
     Hardware hw;
-    hw.name = h.string("name");
+    hw.name = h.required("name").string();
     if (hw.name.empty()) h.at("name").fail("expected a non-empty name, got \"\"");
-    hw.peak_flops = h.optional_number_in("peak_flops", 0, kMaxPeakFlops, true).value_or(0);
-    hw.memory_Bps = h.optional_number_in("memory_bandwidth", 0, kMaxMemoryBps, true).value_or(0);
-    hw.source = h.optional_string("source").value_or("");
+    hw.peak_flops = h.optional("peak_flops").number_in(0, kMaxPeakFlops, true).value_or(0);
+    hw.memory_Bps = h.optional("memory_bandwidth").number_in(0, kMaxMemoryBps, true).value_or(0);
+    hw.source = h.optional("source").string().value_or("");
     h.finish();
     trace_.hardware = std::move(hw);
   }
@@ -81,24 +80,23 @@ class NativeReader {
   void read_workload(ObjectReader& doc) {
     ObjectReader w = doc.child("workload");
     Workload workload;
-    workload.global_batch = w.optional_integer_in("global_batch", 1, std::int64_t{1} << 40).value_or(0);
-    workload.sequence_length = w.optional_integer_in("sequence_length", 1, std::int64_t{1} << 40).value_or(0);
-    workload.model_flops = w.optional_number_in("model_flops", 0, kMaxWorkloadFlops, true).value_or(0);
-    workload.model_flops_source = w.optional_string("model_flops_source").value_or("");
+    workload.global_batch = w.optional("global_batch").integer_in(1, std::int64_t{1} << 40).value_or(0);
+    workload.sequence_length = w.optional("sequence_length").integer_in(1, std::int64_t{1} << 40).value_or(0);
+    workload.model_flops = w.optional("model_flops").number_in(0, kMaxWorkloadFlops, true).value_or(0);
+    workload.model_flops_source = w.optional("model_flops_source").string().value_or("");
     w.finish();
     trace_.workload = std::move(workload);
   }
 
   void read_groups(ObjectReader& doc) {
-    const Value* groups = doc.optional("groups");
+    const Value* groups = doc.optional("groups").array();
     if (groups == nullptr) return;
-    if (!groups->is_array()) doc.at("groups").fail("expected an array, " + json::got(*groups));
     std::vector<std::vector<int>> membership(3, std::vector<int>(static_cast<std::size_t>(trace_.world_size), -1));
     for (std::size_t i = 0; i < groups->items().size(); ++i) {
       ObjectReader g(groups->items()[i], file_, json::item_path("groups", i));
       Group group;
       group.line = g.line();
-      group.name = g.string("name");
+      group.name = g.required("name").string();
       if (version_ >= 2 && group.name.starts_with('@')) {
         g.at("name").fail(
             fmt::format("expected a name that does not start with '@' (\"@tensor\", ... name a rank's "
@@ -108,9 +106,9 @@ class NativeReader {
       if (group_ids_.count(group.name) != 0) {
         g.at("name").fail(fmt::format("group \"{}\" is defined twice", group.name));
       }
-      std::string kind = g.choice("kind", {"tensor", "pipeline", "data", "other"});
+      std::string kind = g.required("kind").choice({"tensor", "pipeline", "data", "other"});
       group.kind = *parse_group_kind(kind);
-      const Value& ranks = g.array("ranks");
+      const Value& ranks = g.required("ranks").array();
       if (ranks.items().empty()) g.at("ranks").fail("expected at least one rank, got []");
       for (std::size_t k = 0; k < ranks.items().size(); ++k) {
         SourceRef where{file_, ranks.items()[k].line(), json::item_path(g.member_path("ranks"), k)};
@@ -144,7 +142,7 @@ class NativeReader {
   }
 
   void read_ranks(ObjectReader& doc) {
-    const Value& ranks = doc.array("ranks");
+    const Value& ranks = doc.required("ranks").array();
     trace_.one_program_per_rank(trace_.world_size);
     // Entries are in rank order, so that 'ranks[R].ops[K]' names rank R's operator K everywhere.
     for (std::size_t i = 0; i < ranks.items().size(); ++i) {
@@ -152,11 +150,11 @@ class NativeReader {
       if (i >= static_cast<std::size_t>(trace_.world_size)) {
         r.here().fail(fmt::format("more rank entries than world_size ({})", trace_.world_size));
       }
-      std::int64_t rank = r.integer("rank");
+      std::int64_t rank = r.required("rank").integer();
       if (rank != static_cast<std::int64_t>(i)) {
         r.at("rank").fail(fmt::format("expected {} (entries are listed in rank order), got \"{}\"", i, rank));
       }
-      const Value& ops = r.array("ops");
+      const Value& ops = r.required("ops").array();
       const std::string ops_path = r.member_path("ops");
       trace_.programs[i].ops.reserve(ops.items().size());
       for (std::size_t k = 0; k < ops.items().size(); ++k) {
@@ -175,12 +173,12 @@ class NativeReader {
   /// ranges) and its operators, whose partners may be relative to the rank ("@tensor",
   /// "@pipeline+1", "@0"). Every rank runs exactly one program.
   void read_programs(ObjectReader& doc) {
-    const Value& programs = doc.array("programs");
+    const Value& programs = doc.required("programs").array();
     trace_.program_of.assign(static_cast<std::size_t>(trace_.world_size), -1);
     for (std::size_t p = 0; p < programs.items().size(); ++p) {
       ObjectReader r(programs.items()[p], file_, json::item_path("programs", p));
       const int index = static_cast<int>(p);
-      const Value& ranks = r.array("ranks");
+      const Value& ranks = r.required("ranks").array();
       if (ranks.items().empty()) r.at("ranks").fail("expected at least one rank or range, got []");
       for (std::size_t k = 0; k < ranks.items().size(); ++k) {
         const Value& item = ranks.items()[k];
@@ -210,7 +208,7 @@ class NativeReader {
       }
       Program program;
       program.field = r.member_path("ops");
-      const Value& ops = r.array("ops");
+      const Value& ops = r.required("ops").array();
       program.ops.reserve(ops.items().size());
       for (std::size_t k = 0; k < ops.items().size(); ++k) {
         ObjectReader o(ops.items()[k], file_, json::item_path(program.field, k));
@@ -243,14 +241,14 @@ class NativeReader {
   void read_op(ObjectReader& o, int rank, Program& program) {
     Op op;
     op.line = o.line();
-    std::string kind_text = o.string("kind");
+    std::string kind_text = o.required("kind").string();
     auto kind = parse_op_kind(kind_text);
     if (!kind) {
       o.at("kind").fail(fmt::format("expected one of {}, got \"{}\"{}", op_kind_choices(), kind_text,
                                     did_you_mean(kind_text, op_kind_names())));
     }
     op.kind = *kind;
-    if (auto label = o.optional_string("label")) op.label = trace_.names.intern(*label);
+    if (auto label = o.optional("label").string()) op.label = trace_.names.intern(*label);
     switch (op.kind) {
       case OpKind::kCompute:
         read_compute(o, op);
@@ -272,10 +270,10 @@ class NativeReader {
   /// in the same list, that must end before operator `index` starts.
   std::vector<std::uint32_t> read_stream(ObjectReader& o, Op& op, std::size_t index) {
     op.stream =
-        static_cast<std::uint8_t>(o.optional_non_negative_integer_at_most("stream", kMaxStreams - 1).value_or(0));
+        static_cast<std::uint8_t>(o.optional("stream").non_negative_integer_at_most(kMaxStreams - 1).value_or(0));
     std::vector<std::uint32_t> after;
-    const Value* list = o.optional("after");
-    if (list == nullptr) return after;
+    const json::OptionalField list = o.optional("after");
+    if (!list) return after;
     const SourceRef field = o.at("after");
     if (!list->is_array())
       field.fail("expected an array of operator indices (earlier operators of this list), e.g. [12]");
@@ -297,11 +295,11 @@ class NativeReader {
   }
 
   void read_compute(ObjectReader& o, Op& op) {
-    op.name = trace_.names.intern(o.string("name"));
-    auto duration_ms = o.optional_number_in("duration_ms", 0, kMaxDurationMs);
-    auto flops = o.optional_number_in("flops", 0, kMaxFlops);
-    auto bytes = o.optional_non_negative_integer_at_most("bytes", kMaxBytes);
-    if (o.optional("gemm") != nullptr) read_gemm(o, op);
+    op.name = trace_.names.intern(o.required("name").string());
+    auto duration_ms = o.optional("duration_ms").number_in(0, kMaxDurationMs);
+    auto flops = o.optional("flops").number_in(0, kMaxFlops);
+    auto bytes = o.optional("bytes").non_negative_integer_at_most(kMaxBytes);
+    if (o.optional("gemm")) read_gemm(o, op);
     if (!duration_ms && !flops && op.gemm == 0) {
       o.here().fail("a compute operator needs duration_ms, flops or gemm");
     }
@@ -315,14 +313,14 @@ class NativeReader {
     ObjectReader g = o.child("gemm");
     GemmShape shape;
     auto dimension = [&](std::string_view key) {
-      return static_cast<std::uint32_t>(g.integer_in(key, 1, kMaxGemmDimension));
+      return static_cast<std::uint32_t>(g.required(key).integer_in(1, kMaxGemmDimension));
     };
     shape.m = dimension("m");
     shape.n = dimension("n");
     shape.k = dimension("k");
     shape.batch = g.has("batch") ? dimension("batch") : 1;
     shape.dtype = read_dtype(g, true);
-    shape.backward = g.has("pass") && g.choice("pass", {"forward", "backward"}) == "backward";
+    shape.backward = g.has("pass") && g.required("pass").choice({"forward", "backward"}) == "backward";
     g.finish();
     if (!(shape.flops() <= kMaxFlops)) {
       o.at("gemm").fail(fmt::format("{} x {} x {} x {} is {:.4g} FLOPs, more than {:g}", shape.m, shape.n, shape.k,
@@ -337,7 +335,7 @@ class NativeReader {
 
   DType read_dtype(ObjectReader& o, bool required) {
     std::optional<std::string> text =
-        required ? std::optional<std::string>(o.string("dtype")) : o.optional_string("dtype");
+        required ? std::optional<std::string>(o.required("dtype").string()) : o.optional("dtype").string();
     if (!text) return DType::kF32;
     auto dtype = parse_dtype(*text);
     if (!dtype) {
@@ -348,7 +346,7 @@ class NativeReader {
   }
 
   void read_bytes(ObjectReader& o, Op& op) {
-    op.bytes = o.non_negative_integer_at_most("bytes", kMaxBytes);
+    op.bytes = o.required("bytes").non_negative_integer_at_most(kMaxBytes);
     if (op.bytes % static_cast<std::uint64_t>(dtype_bytes(op.dtype)) != 0) {
       o.at("bytes").fail(fmt::format("expected a multiple of {} (the size of {}), got \"{}\"", dtype_bytes(op.dtype),
                                      dtype_name(op.dtype), op.bytes));
@@ -356,17 +354,17 @@ class NativeReader {
   }
 
   void read_measured(ObjectReader& o, Op& op) {
-    if (auto ms = o.optional_number_in("measured_ms", 0, kMaxDurationMs)) op.measured_s = *ms * 1e-3;
+    if (auto ms = o.optional("measured_ms").number_in(0, kMaxDurationMs)) op.measured_s = *ms * 1e-3;
   }
 
   void read_p2p(ObjectReader& o, Op& op, int rank) {
     op.name = trace_.names.intern(op_kind_name(op.kind));
     read_measured(o, op);
-    const Value& peer_value = o.required("peer");
+    const Value& peer_value = *o.required("peer");
     if (version_ >= 2 && peer_value.is_string()) {
       read_relative_peer(o, op, peer_value.text());
     } else {
-      std::int64_t peer = o.integer("peer");
+      std::int64_t peer = o.required("peer").integer();
       if (peer < 0 || peer >= trace_.world_size) check_rank(peer, o.at("peer"));  // the location only on error
       if (peer == rank)
         o.at("peer").fail(fmt::format("a rank cannot {} to itself, got \"{}\"", op_kind_name(op.kind), peer));
@@ -374,7 +372,7 @@ class NativeReader {
     }
     op.dtype = read_dtype(o, false);
     read_bytes(o, op);
-    if (const Value* tag = o.optional("tag")) {
+    if (const json::OptionalField tag = o.optional("tag")) {
       if (tag->is_string()) {
         op.tag = trace_.names.intern(tag->text());
       } else {
@@ -407,7 +405,7 @@ class NativeReader {
   void read_collective(ObjectReader& o, Op& op, int rank) {
     op.name = trace_.names.intern(op_kind_name(op.kind));
     read_measured(o, op);
-    std::string group_name = o.string("group");
+    std::string group_name = o.required("group").string();
     if (auto kind = relative_kind(group_name, o, "group")) {
       read_relative_collective(o, op, *kind);
       return;
@@ -435,10 +433,10 @@ class NativeReader {
     op.group = group;
     op.dtype = read_dtype(o, true);
     read_bytes(o, op);
-    if (op.kind == OpKind::kBroadcast && version_ >= 2 && o.required("root").is_string()) {
+    if (op.kind == OpKind::kBroadcast && version_ >= 2 && o.required("root")->is_string()) {
       read_relative_root(o, op);
     } else if (op.kind == OpKind::kBroadcast) {
-      std::int64_t root = o.integer("root");
+      std::int64_t root = o.required("root").integer();
       // Compare as 64-bit: narrowed first, 4294967297 would read as rank 1.
       if (root < 0 || root >= trace_.world_size || g.index_of(static_cast<int>(root)) < 0) {
         o.at("root").fail(fmt::format("expected a member of group \"{}\" (ranks {}), got \"{}\"", g.name,
@@ -463,16 +461,16 @@ class NativeReader {
     op.dtype = read_dtype(o, true);
     read_bytes(o, op);
     if (op.kind != OpKind::kBroadcast) return;
-    if (!o.required("root").is_string()) {
+    if (!o.required("root")->is_string()) {
       o.at("root").fail(fmt::format("expected \"@N\" (member N of the group) on a collective of \"@{}\", got \"{}\"",
-                                    group_kind_name(kind), o.required("root").text()));
+                                    group_kind_name(kind), o.required("root")->text()));
     }
     read_relative_root(o, op);
   }
 
   /// "@N": member N of the collective's group.
   void read_relative_root(ObjectReader& o, Op& op) {
-    const std::string text = o.string("root");
+    const std::string text = o.required("root").string();
     std::int64_t position = 0;
     bool number = text.size() >= 2 && text.size() <= 9 && text[0] == '@';
     for (std::size_t i = 1; number && i < text.size(); ++i) {

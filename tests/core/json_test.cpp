@@ -83,12 +83,36 @@ TEST_CASE("json nesting is bounded", "[json]") {
 TEST_CASE("object reader checks types and unknown keys", "[json]") {
   json::Value v = json::parse("{\n \"n\": -1,\n \"s\": 3,\n \"x\": {\"y\": 1}\n}", "f.json");
   json::ObjectReader r(v, "f.json", "top");
-  CHECK_THROWS_WITH(r.non_negative("n"), "f.json:2: field 'top.n': expected a non-negative number, got \"-1\"");
-  CHECK_THROWS_WITH(r.string("s"), "f.json:3: field 'top.s': expected a string, got \"3\"");
-  CHECK_THROWS_WITH(r.string("missing"), "f.json:1: field 'top.missing': missing (required)");
+  CHECK_THROWS_WITH(r.required("n").non_negative(),
+                    "f.json:2: field 'top.n': expected a non-negative number, got \"-1\"");
+  CHECK_THROWS_WITH(r.required("s").string(), "f.json:3: field 'top.s': expected a string, got \"3\"");
+  CHECK_THROWS_WITH(r.required("missing").string(), "f.json:1: field 'top.missing': missing (required)");
   CHECK_THROWS_WITH(r.finish(), "f.json:4: field 'top.x': unknown key; valid keys here: missing, n, s");
   json::ObjectReader child = r.child("x");
-  CHECK(child.positive_integer("y") == 1);
+  CHECK(child.required("y").positive_integer() == 1);
+  CHECK_NOTHROW(r.finish());
+}
+
+TEST_CASE("a member looked up as optional has every check of a required one, none where absent or null", "[json]") {
+  json::Value v = json::parse("{\n \"n\": 0,\n \"z\": null,\n \"a\": [1],\n \"o\": 2\n}", "f.json");
+  json::ObjectReader r(v, "f.json", "top");
+  // Absent and null read as none, whatever the check.
+  CHECK(r.optional("absent").positive_integer() == std::nullopt);
+  CHECK(r.optional("z").string() == std::nullopt);
+  CHECK(r.optional("z").array() == nullptr);
+  CHECK_FALSE(r.optional("z"));
+  // Present, the same check as for a required member, with the same words at the member.
+  CHECK_THROWS_WITH(r.optional("n").positive_integer(),
+                    "f.json:2: field 'top.n': expected a positive integer, got \"0\"");
+  CHECK_THROWS_WITH(r.required("n").positive_integer(),
+                    "f.json:2: field 'top.n': expected a positive integer, got \"0\"");
+  CHECK(r.optional("n").non_negative() == 0.0);
+  CHECK(r.optional("a").array() == &*r.required("a"));
+  CHECK(r.required("a").array().items().size() == 1);
+  CHECK_THROWS_WITH(r.optional("o").object(), "f.json:5: field 'top.o': expected an object, got \"2\"");
+  // A required member that is null is there: its check, not its absence, is the error.
+  CHECK_THROWS_WITH(r.required("z").boolean(), "f.json:3: field 'top.z': expected true or false, got null");
+  CHECK(r.has("z"));
   CHECK_NOTHROW(r.finish());
 }
 
@@ -96,11 +120,11 @@ TEST_CASE("object reader offers the closest name for a misspelt key or value", "
   json::Value v = json::parse("{\n \"nic\": 1,\n \"kind\": \"allreduce\",\n \"sorce\": \"x\"\n}", "f.json");
   json::ObjectReader r(v, "f.json", "node");
   // A missing required key beside an unknown one spelt like it: the typo, at its line.
-  CHECK_THROWS_WITH(r.integer("nics"),
+  CHECK_THROWS_WITH(r.required("nics").integer(),
                     "f.json:2: field 'node.nics': missing (required); the object has \"nic\": did you mean nics?");
   // None close: the plain message, at the object's line.
-  CHECK_THROWS_WITH(r.integer("accelerators"), "f.json:1: field 'node.accelerators': missing (required)");
-  CHECK_THROWS_WITH(r.choice("kind", {"all_reduce", "all_gather"}),
+  CHECK_THROWS_WITH(r.required("accelerators").integer(), "f.json:1: field 'node.accelerators': missing (required)");
+  CHECK_THROWS_WITH(r.required("kind").choice({"all_reduce", "all_gather"}),
                     "f.json:3: field 'node.kind': expected one of all_reduce, all_gather, got \"allreduce\"; did you "
                     "mean all_reduce?");
   r.allow({"source"});
@@ -113,9 +137,10 @@ TEST_CASE("object reader offers the closest name for a misspelt key or value", "
 TEST_CASE("object reader integers are exact", "[json]") {
   json::Value v = json::parse(R"({"big": 9007199254740993, "e": 1e6, "f": 1.5})", "f.json");
   json::ObjectReader r(v, "f.json", "");
-  CHECK(r.non_negative_integer("big") == 9007199254740993ull);
-  CHECK(r.non_negative_integer("e") == 1000000ull);
-  CHECK_THROWS_WITH(r.non_negative_integer("f"), "f.json:1: field 'f': expected a non-negative integer, got \"1.5\"");
+  CHECK(r.required("big").non_negative_integer() == 9007199254740993ull);
+  CHECK(r.required("e").non_negative_integer() == 1000000ull);
+  CHECK_THROWS_WITH(r.required("f").non_negative_integer(),
+                    "f.json:1: field 'f': expected a non-negative integer, got \"1.5\"");
 }
 
 TEST_CASE("object reader checks the range of huge numbers before converting them", "[json]") {
@@ -123,12 +148,12 @@ TEST_CASE("object reader checks the range of huge numbers before converting them
   // undefined behaviour (UBSan: "outside the range of representable values").
   json::Value v = json::parse(R"({"huge": 1e300, "neg": -1e300, "e15": 9.1e15, "half": -2.5, "ok": -3e2})", "f.json");
   json::ObjectReader r(v, "f.json", "");
-  CHECK_THROWS_WITH(r.integer("huge"), "f.json:1: field 'huge': expected an integer, got \"1e300\"");
-  CHECK_THROWS_WITH(r.integer("neg"), "f.json:1: field 'neg': expected an integer, got \"-1e300\"");
-  CHECK_THROWS_WITH(r.integer("e15"), "f.json:1: field 'e15': expected an integer, got \"9.1e15\"");
-  CHECK_THROWS_WITH(r.integer("half"), "f.json:1: field 'half': expected an integer, got \"-2.5\"");
-  CHECK(r.integer("ok") == -300);
-  CHECK_THROWS_WITH(r.non_negative_integer("huge"),
+  CHECK_THROWS_WITH(r.required("huge").integer(), "f.json:1: field 'huge': expected an integer, got \"1e300\"");
+  CHECK_THROWS_WITH(r.required("neg").integer(), "f.json:1: field 'neg': expected an integer, got \"-1e300\"");
+  CHECK_THROWS_WITH(r.required("e15").integer(), "f.json:1: field 'e15': expected an integer, got \"9.1e15\"");
+  CHECK_THROWS_WITH(r.required("half").integer(), "f.json:1: field 'half': expected an integer, got \"-2.5\"");
+  CHECK(r.required("ok").integer() == -300);
+  CHECK_THROWS_WITH(r.required("huge").non_negative_integer(),
                     "f.json:1: field 'huge': expected a non-negative integer, got \"1e300\"");
 }
 
@@ -138,21 +163,22 @@ TEST_CASE("every integer and number field can carry a range", "[json]") {
                               "f.json");
   json::ObjectReader r(v, "f.json", "op");
   // 4294967297 is 2^32 + 1: narrowed to 32 bits first it would read as 1.
-  CHECK_THROWS_WITH(r.integer_in("root", 0, 7),
+  CHECK_THROWS_WITH(r.required("root").integer_in(0, 7),
                     "f.json:1: field 'op.root': expected an integer from 0 to 7, got \"4294967297\"");
-  CHECK(r.integer_in("r2", 0, 7) == 3);
-  CHECK_THROWS_WITH(r.integer_in("s", 0, 7), "f.json:1: field 'op.s': expected an integer, got \"x\"");
-  CHECK(r.optional_integer_in("absent", 0, 7) == std::nullopt);
-  CHECK_THROWS_WITH(r.non_negative_integer_at_most("b", std::uint64_t{1} << 50),
+  CHECK(r.required("r2").integer_in(0, 7) == 3);
+  CHECK_THROWS_WITH(r.required("s").integer_in(0, 7), "f.json:1: field 'op.s': expected an integer, got \"x\"");
+  CHECK(r.optional("absent").integer_in(0, 7) == std::nullopt);
+  CHECK_THROWS_WITH(r.required("b").non_negative_integer_at_most(std::uint64_t{1} << 50),
                     "f.json:1: field 'op.b': expected an integer from 0 to 1125899906842624, got \"1125899906842625\"");
-  CHECK_THROWS_WITH(r.number_in("d", 0, 1e6),
+  CHECK_THROWS_WITH(r.required("d").number_in(0, 1e6),
                     "f.json:2: field 'op.d': expected a non-negative number of at most 1e+06, got \"1e300\"");
-  CHECK_THROWS_WITH(r.number_in("t", 0, 60, true),
+  CHECK_THROWS_WITH(r.required("t").number_in(0, 60, true),
                     "f.json:2: field 'op.t': expected a positive number of at most 60, got \"0\"");
-  CHECK_THROWS_WITH(r.number_in("p", 3, 4), "f.json:2: field 'op.p': expected a number from 3 to 4, got \"2.5\"");
-  CHECK_THROWS_WITH(r.number_in("s", 3, 4), "f.json:1: field 'op.s': expected a number, got \"x\"");
-  CHECK(r.number_in("p", 2.5, 4) == 2.5);
-  CHECK(r.optional_number_in("absent", 0, 1) == std::nullopt);
+  CHECK_THROWS_WITH(r.required("p").number_in(3, 4),
+                    "f.json:2: field 'op.p': expected a number from 3 to 4, got \"2.5\"");
+  CHECK_THROWS_WITH(r.required("s").number_in(3, 4), "f.json:1: field 'op.s': expected a number, got \"x\"");
+  CHECK(r.required("p").number_in(2.5, 4) == 2.5);
+  CHECK(r.optional("absent").number_in(0, 1) == std::nullopt);
 }
 
 TEST_CASE("json strings must be UTF-8, and the error names the field", "[json][utf8]") {

@@ -15,6 +15,7 @@
 #include "engine/placement.hpp"
 #include "engine/replay.hpp"
 #include "engine_fixtures.hpp"
+#include "topology/network_builder.hpp"
 #include "../topology/topology_fixtures.hpp"
 
 using namespace ccsim;
@@ -633,7 +634,9 @@ TEST_CASE("the critical-path shortcut does not apply where messages share links,
     topology::Platform slow = test::platform(1, 2, 1, test::fat_tree(1, 1));
     topology::AcceleratorSpec acc = slow.network.accelerator();
     acc.reduce_Bps = 1e-300;
-    slow.network.set_accelerator(acc);
+    topology::NetworkBuilder slower(std::move(slow.network));
+    slower.set_accelerator(acc);
+    slow.network = std::move(slower).build();
     engine::ReplayOptions options;
     options.fast = true;
     CHECK(shortcut_refusal(t, slow, options) == "");

@@ -11,6 +11,7 @@
 #include "engine/replay.hpp"
 #include "synth/megatron.hpp"
 #include "synth/model_spec.hpp"
+#include "topology/network_builder.hpp"
 #include "topology/platform.hpp"
 #include "trace/native_reader.hpp"
 #include "trace/native_writer.hpp"
@@ -208,7 +209,9 @@ TEST_CASE("work of a non-finite time is an input error naming the operator, not 
   topology::Platform slow = test_platform(1, 2);
   topology::AcceleratorSpec acc = slow.network.accelerator();
   acc.reduce_Bps = 1e-300;  // past the platform reader's limits
-  slow.network.set_accelerator(acc);
+  topology::NetworkBuilder slower(std::move(slow.network));
+  slower.set_accelerator(acc);
+  slow.network = std::move(slower).build();
   CHECK_THROWS_WITH(engine::replay(c, slow, {}),
                     "t.json:5: rank 1, operator #0 'all_reduce': its simulated time is not finite (reducing for "
                     "2.048e+303 s on platform \"test\"): the trace's amounts are too large for the platform's rates");

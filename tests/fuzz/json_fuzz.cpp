@@ -23,7 +23,8 @@ void read_all(const json::Value& value, const std::string& path) {
     for (const auto& [key, member] : value.members()) {
       // Keys are unique, so each is found as itself (optional() reads null as absent); once
       // all are read, none is unknown.
-      if (value.find(key) != &member || object.optional(key) != (member.is_null() ? nullptr : &member))
+      const json::OptionalField found = object.optional(key);
+      if (value.find(key) != &member || (found ? &*found : nullptr) != (member.is_null() ? nullptr : &member))
         __builtin_trap();
       read_all(member, object.member_path(key));
     }
