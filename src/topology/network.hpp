@@ -99,9 +99,8 @@ class Network {
                                       boost::property<boost::edge_index_t, std::uint32_t>>;
   using VertexId = std::size_t;
 
-  Network() = default;
-  Network(Network&&) = default;
-  Network& operator=(Network&&) = default;
+  // Default-constructible and movable, not copyable (the fabric router is owned): the
+  // compiler's own constructors, declared by none.
 
   const Graph& graph() const { return graph_; }
   std::size_t vertex_count() const { return boost::num_vertices(graph_); }
