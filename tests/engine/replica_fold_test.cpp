@@ -219,6 +219,18 @@ TEST_CASE(
     CHECK(test::largest_difference(r.folded, r.every) <= 1e-9);
     CHECK(test::largest_difference(r.folded, r.full) <= 1e-6);
   }
+  SECTION("compressed buckets: the codec's steps in the mirror too") {
+    engine::ReplayOptions options;
+    options.compression.model = test::round_compressor(false, false);
+    options.compression.query.error_bound = 1e-3;
+    options.all_reduce_algorithm = "compressed-ring";
+    const Runs r = run_three(t, eight_nodes(16), options);
+    CHECK_THAT(replica_note(r.folded), Catch::Contains("or as mirrors, "));
+    CHECK(std::any_of(r.folded.names.begin(), r.folded.names.end(),
+                      [](const std::string& n) { return n == "compressed-ring"; }));
+    CHECK(test::largest_difference(r.folded, r.every) <= 1e-9);
+    CHECK(test::largest_difference(r.folded, r.full) <= 1e-6);
+  }
   SECTION("routes of different latencies: every replica simulated, and the note says why") {
     // Leaves of 4 ports: a ring's hops within a leaf and across the root.
     engine::ReplayOptions options = ring;
