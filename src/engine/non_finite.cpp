@@ -16,8 +16,9 @@ void NonFiniteWork::skipped(int rank, std::size_t op, std::string what) {
 
 void NonFiniteWork::check(const Result& result, const trace::Trace& trace, const topology::Platform& platform) const {
   std::optional<Work> bad = first_;
+  const std::vector<std::size_t> first = result.ops.first_readers();
   for (int r = 0; r < trace.world_size && !bad; ++r) {
-    if (r > 0 && result.ops.shared(as_index(r), as_index(r) - 1)) continue;  // read already
+    if (at(first, r) != as_index(r)) continue;  // read already
     const auto& records = at(result.ops, r);
     for (std::size_t i = 0; i < records.size() && !bad; ++i) {
       if (!std::isfinite(records[i].start_s) || !std::isfinite(records[i].end_s)) {

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <type_traits>
+#include <unordered_map>
 
 namespace ccsim::engine {
 namespace {
@@ -85,6 +86,13 @@ RankRecords::List& RankRecords::own(std::size_t rank) {
   std::shared_ptr<List>& list = lists_[rank];
   if (list.use_count() > 1) list = std::make_shared<List>(*list);
   return *list;
+}
+
+std::vector<std::size_t> RankRecords::first_readers() const {
+  std::vector<std::size_t> first(lists_.size());
+  std::unordered_map<const List*, std::size_t> seen;
+  for (std::size_t r = 0; r < lists_.size(); ++r) first[r] = seen.try_emplace(lists_[r].get(), r).first->second;
+  return first;
 }
 
 double Result::rank_end_s(int rank) const {

@@ -61,6 +61,9 @@ class RankRecords {
   void share(std::size_t rank, std::size_t with) { lists_[rank] = lists_[with]; }
   /// Whether two ranks read one list.
   bool shared(std::size_t a, std::size_t b) const { return lists_[a] == lists_[b]; }
+  /// Per rank, the first rank that reads its list (itself when none before it does): a reader
+  /// of every list once reads the ranks r with first_readers()[r] == r.
+  std::vector<std::size_t> first_readers() const;
 
  private:
   std::vector<std::shared_ptr<List>> lists_;

@@ -522,8 +522,10 @@ Result Simulation::run() {
   if (std::string note = collectives_->note(); !note.empty()) result_.notes.push_back(std::move(note));
   non_finite_.check(result_, trace_, platform_);
   if (!lanes_->all_done()) throw SimulationError(explain_deadlock(trace_, *lanes_, *collectives_, replicas_.folding()));
+  const std::vector<std::size_t> first = result_.ops.first_readers();
   for (int r = 0; r < trace_.world_size; ++r) {
-    if (r > 0 && result_.ops.shared(as_index(r), as_index(r) - 1)) continue;  // the same end
+    if (at(first, r) != as_index(r) && result_.streams_of(r) == result_.streams_of(static_cast<int>(at(first, r))))
+      continue;  // the same end
     result_.makespan_s = std::max(result_.makespan_s, result_.rank_end_s(r));
   }
   return std::move(result_);

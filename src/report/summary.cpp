@@ -111,10 +111,11 @@ TimeSplit split_time(const engine::Result& result, int rank) {
 Summary make_summary(const engine::Result& result, const JobFacts& facts) {
   Summary s;
   double latest = -1;
+  const std::vector<std::size_t> first = result.ops.first_readers();
   for (int r = 0; r < result.world_size; ++r) {
-    if (r > 0 && result.ops.shared(static_cast<std::size_t>(r), static_cast<std::size_t>(r - 1)) &&
-        result.streams_of(r) == result.streams_of(r - 1)) {
-      continue;  // ranks that ran as one end together
+    const auto reader = static_cast<int>(first[static_cast<std::size_t>(r)]);
+    if (reader != r && result.streams_of(r) == result.streams_of(reader)) {
+      continue;  // ranks that ran as one, or copies of one, end together (an earlier rank)
     }
     const double end = result.rank_end_s(r);
     if (end > latest) {

@@ -830,6 +830,10 @@ TEST_CASE("ranks that share their records read what the list's writer writes, an
   records.resize(3);
   CHECK(records[2].empty());
   CHECK_FALSE(records.shared(2, 1));
+  // A folded replica's rank reads an earlier rank's list, not its neighbour's.
+  records.resize(4);
+  records.share(3, 0);
+  CHECK(records.first_readers() == std::vector<std::size_t>{0, 1, 2, 0});
 }
 
 TEST_CASE(
