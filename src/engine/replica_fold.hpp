@@ -36,7 +36,7 @@ struct Result;
 ///    node holds ranks of one replica, as a mirror (MirrorCollectives: one message per step
 ///    through the simulated member's own links);
 ///  - its messages meet in SimGrid as e's do: each message's route has the latency, the lone
-///    rate, the per-flow bound and the calibrated model's tier of its counterpart's in e (so
+///    rate, the per-flow bound where it can bind and the calibrated model's tier of its counterpart's in e (so
 ///    that its cost by size and the CPU overheads around it are the same), and the links SimGrid shares
 ///    (those not left out, leave_out_links in simulation.cpp) correspond one to one to e's, with
 ///    equal cables and equal capacities per replica that crosses them;

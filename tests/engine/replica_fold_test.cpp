@@ -153,6 +153,14 @@ TEST_CASE(
     CAPTURE(r.folded.makespan_s, r.every.makespan_s, r.full.makespan_s);
     CHECK(test::largest_difference(r.folded, r.every) <= 1e-12);
     CHECK(test::largest_difference(r.folded, r.full) <= 1e-6);
+    // Leaves of 5 nodes: replica 0's pipeline messages stay on a leaf, the others' cross the
+    // root, whose cables (10 GB/s) bound each message: no lower than the NICs it shares, a
+    // bound that cannot bind. Under the model's latencies, all are copies of one.
+    const Runs apart = run_three(t, eight_nodes(10), options);
+    CHECK_THAT(replica_note(apart.folded),
+               Catch::StartsWith("shortcuts: the 4 data-parallel replicas ran as 1 simulated one"));
+    CHECK(test::largest_difference(apart.folded, apart.every) <= 1e-12);
+    CHECK(test::largest_difference(apart.folded, apart.full) <= 1e-6);
     // A model fitted from some smallest message counts those below it: every replica runs.
     model->inter.floor_bytes = 512;
     CHECK(replica_note(engine::replay(t, eight_nodes(4), fast())).empty() == false);
