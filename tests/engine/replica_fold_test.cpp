@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,18 @@ trace::Trace small_job() {
 /// 8 nodes of 2 accelerators and 2 NICs on a two-level fat-tree with leaves of `leaf` NIC ports.
 topology::Platform eight_nodes(int leaf, const std::string& oversubscription = "1") {
   return test::platform(8, 2, 2, test::fat_tree(leaf, 16, oversubscription));
+}
+
+/// A calibrated model of NCCL's form (models/network/dgx-*-nccl.json): latency and bandwidth
+/// by size per tier, below the nominal links' (a model faster than the NICs would make their
+/// floors exceed the fat-tree's uplinks, whose sharing could then bind), no overheads.
+std::shared_ptr<topology::NetworkModel> protocols_model() {
+  auto model = std::make_shared<topology::NetworkModel>();
+  model->name = "protocols";
+  model->has_intra = model->has_inter = true;
+  model->intra.segments = {{0, 5e-7, 5e9}, {65536, 2e-6, 2e10}};
+  model->inter.segments = {{0, 3e-6, 6e8}, {8192, 5e-6, 2e9}, {1 << 20, 9e-6, 9e9}};
+  return model;
 }
 
 engine::ReplayOptions fast() {
@@ -137,14 +150,7 @@ TEST_CASE(
     CHECK(spans > 0);
   }
   SECTION("under a calibrated network model without overheads") {
-    // NCCL's models (models/network/dgx-*-nccl.json) have this form: latency and bandwidth by
-    // size per tier, below the nominal links' (a model faster than the NICs would make their
-    // floors exceed the fat-tree's uplinks, whose sharing could then bind).
-    auto model = std::make_shared<topology::NetworkModel>();
-    model->name = "protocols";
-    model->has_intra = model->has_inter = true;
-    model->intra.segments = {{0, 5e-7, 5e9}, {65536, 2e-6, 2e10}};
-    model->inter.segments = {{0, 3e-6, 6e8}, {8192, 5e-6, 2e9}, {1 << 20, 9e-6, 9e9}};
+    auto model = protocols_model();
     engine::ReplayOptions options;
     options.network.calibrated = model;
     const Runs r = run_three(t, eight_nodes(4), options);
@@ -214,11 +220,7 @@ TEST_CASE(
     // it stands for, was 0.4 % of the iteration off.)
   }
   SECTION("two leaves under a calibrated model without overheads: the model's latency for every route") {
-    auto model = std::make_shared<topology::NetworkModel>();
-    model->name = "protocols";
-    model->has_intra = model->has_inter = true;
-    model->intra.segments = {{0, 5e-7, 5e9}, {65536, 2e-6, 2e10}};
-    model->inter.segments = {{0, 3e-6, 6e8}, {8192, 5e-6, 2e9}, {1 << 20, 9e-6, 9e9}};
+    auto model = protocols_model();
     engine::ReplayOptions options = ring;
     options.network.calibrated = model;
     const Runs r = run_three(t, eight_nodes(8), options);
