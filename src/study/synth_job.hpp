@@ -7,16 +7,18 @@
 #include <vector>
 
 #include "synth/job.hpp"
+#include "synth/job_options.hpp"
 #include "synth/megatron.hpp"
 #include "synth/model_spec.hpp"
 #include "topology/platform.hpp"
 
 namespace ccsim::study {
 
-/// The keys of a synthesized job in a sweep's synth mode (sweeps/README.md): `trace synth`'s
-/// options by their names without dashes, and two that the sweep derives others from: `gpus`
-/// (dp = gpus / (tp x pp)) and `global-batch` (micro-batches = global-batch / (dp x
-/// micro-batch-size)). Flags (sp, overlap-p2p, ...) take true or false.
+/// The keys of a synthesized job in a sweep's synth mode (sweeps/README.md), in the order its
+/// messages list them: `model`, `trace synth`'s job options by their names without dashes
+/// (synth::job_options(), whose values and ranges they take), and two that the sweep derives
+/// others from: `gpus` (dp = gpus / (tp x pp)) and `global-batch` (micro-batches = global-batch
+/// / (dp x micro-batch-size)). Flags (sp, overlap-p2p, ...) take true or false.
 inline constexpr std::string_view kSynthKeys[] = {"model",
                                                   "gpus",
                                                   "tp",

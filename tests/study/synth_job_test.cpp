@@ -2,6 +2,7 @@
 // reads its options, dp and micro-batches derived, and refusals that say why, as trace synth
 // refuses the same jobs.
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -9,6 +10,7 @@
 #include "core/input_error.hpp"
 #include "study/synth_job.hpp"
 #include "support/error_of.hpp"
+#include "synth/job_options.hpp"
 #include "synth/model_spec.hpp"
 #include "topology/platform.hpp"
 
@@ -44,6 +46,14 @@ TEST_CASE("synth settings read as trace synth's options") {
   CHECK(plain.par.virtual_stages == 1);
   CHECK(plain.par.schedule == synth::PipelineSchedule::k1F1B);
   CHECK_FALSE(plain.gpus);
+}
+
+TEST_CASE("the sweep's synth keys are trace synth's job options, but for the sweep's own") {
+  for (std::string_view key : study::kSynthKeys) {
+    CAPTURE(key);
+    const bool own = key == "model" || key == "gpus" || key == "global-batch";
+    CHECK((synth::find_job_option(key) != nullptr) != own);
+  }
 }
 
 TEST_CASE("synth settings: errors name the key and what is valid") {
