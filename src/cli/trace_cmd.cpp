@@ -9,15 +9,12 @@
 #include "cli/option_values.hpp"
 #include "cli/render.hpp"
 #include "cli/simulation_flags.hpp"
-#include "core/input_error.hpp"
 #include "engine/result.hpp"
 #include "import/kineto_report.hpp"
 #include "import/kineto_run.hpp"
 #include "report/breakdown.hpp"
 #include "study/measured_result.hpp"
 #include "study/synth_job.hpp"
-#include "study/what_if.hpp"
-#include "synth/job.hpp"
 #include "synth/job_options.hpp"
 #include "topology/platform.hpp"
 #include "trace/native_reader.hpp"
@@ -27,45 +24,17 @@ namespace ccsim::cli {
 namespace {
 
 struct SynthCommand {
-  std::string model;
-  synth::JobOptions job;
-  std::string platform;
-  /// --set KEY=VALUE of the platform (e.g. nodes=1280): the job is checked against the platform
-  /// so changed; the replay needs the same settings.
-  std::vector<std::string> settings;
+  study::SynthRequest request;
   std::string output = "-";
   int format_version = trace::kNativeVersion;
 };
 
 void run_synth(const SynthCommand& cmd) {
-  if (cmd.model.empty()) throw InputError("command line", 0, "--model", "expected a model preset or file, got \"\"");
-  if (cmd.platform.empty())
-    throw InputError("command line", 0, "--platform", "expected a platform NAME|FILE, got \"\"");
-  const synth::ModelSpec model = synth::load_model(cmd.model);
-  const synth::Parallelism par = synth::job_parallelism(cmd.job, synth::JobOptionSyntax::kCommandLine);
-  // The platform must exist and hold the job: the trace names it and the engine times the
-  // operators' FLOPs and bytes with its rates.
-  const study::WhatIf what_if = study::parse_what_if(cmd.settings);
-  if (what_if.compute_scale != 1 || what_if.compress || what_if.compress_min_bytes || what_if.algorithm) {
-    throw InputError("command line", 0, "--set",
-                     "trace synth takes only the platform's settings (nodes, links, accelerator); compute, "
-                     "compression and algorithm settings belong to the replay");
-  }
-  const topology::Platform platform = read_named_platform(cmd.platform, what_if.platform);
-  const synth::Machine machine = study::machine_of(platform);
-  const synth::Job job = synth::synthesize_job(model, par, machine, cmd.platform, cmd.job.allow_oversize);
+  const study::SynthTrace synthesized = study::synth_trace(cmd.request, data_lookup());
   std::ostringstream text;
-  trace::write_native(job.trace, text, cmd.format_version);
+  trace::write_native(synthesized.job.trace, text, cmd.format_version);
   write_output(cmd.output, text.str());
-
-  std::string report = synth::describe_job(model, par, job, cmd.platform);
-  if (!what_if.empty()) {
-    report += fmt::format("  platform {} with --set {}: replay the trace with the same settings\n", platform.name,
-                          fmt::join(what_if.settings, " --set "));
-  }
-  report += synth::memory_note(job, machine);
-  if (cmd.output != "-") report += fmt::format("wrote {}\n", cmd.output);
-  std::cerr << report;
+  std::cerr << synthesized.report + (cmd.output != "-" ? fmt::format("wrote {}\n", cmd.output) : "");
 }
 
 /// Registers the options of synth::job_options() on `synth`, bound to `job`.
@@ -166,12 +135,12 @@ void setup_trace(CLI::App& app) {
   CLI::App* synth = trace->add_subcommand(
       "synth", "Write the trace one training iteration of a Megatron-style job would produce (FLOPs, bytes, messages)");
   synth
-      ->add_option("--model", cmd->model,
+      ->add_option("--model", cmd->request.model,
                    "Model preset (gpt3-175b, llama2-7b/13b/70b, llama3-8b/70b, small-gpt) or file")
       ->required();
-  add_job_options(synth, cmd->job);
-  synth->add_option("--platform", cmd->platform, "Platform the job runs on (NAME|FILE)")->required();
-  synth->add_option("--set", cmd->settings,
+  add_job_options(synth, cmd->request.job);
+  synth->add_option("--platform", cmd->request.platform, "Platform the job runs on (NAME|FILE)")->required();
+  synth->add_option("--set", cmd->request.settings,
                     "Change the platform for this job, KEY=VALUE as for replay (repeatable; e.g. nodes=1280 for "
                     "10,240 accelerators on dgx-h100-superpod): the ranks and the memory are checked against it, and "
                     "the replay needs the same settings");

@@ -10,6 +10,7 @@
 #include "core/parse.hpp"
 #include "core/spelling.hpp"
 #include "synth/job.hpp"
+#include "study/what_if.hpp"
 #include "synth/job_options.hpp"
 
 namespace ccsim::study {
@@ -90,6 +91,33 @@ synth::Machine machine_of(const topology::Platform& platform) {
           acc.cpu_core,
           acc.memory_bytes,
           acc.model};
+}
+
+SynthTrace synth_trace(const SynthRequest& request, const DataLookup& lookup) {
+  if (request.model.empty())
+    throw InputError("command line", 0, "--model", "expected a model preset or file, got \"\"");
+  if (request.platform.empty())
+    throw InputError("command line", 0, "--platform", "expected a platform NAME|FILE, got \"\"");
+  const synth::ModelSpec model = synth::load_model(request.model);
+  const synth::Parallelism par = synth::job_parallelism(request.job, synth::JobOptionSyntax::kCommandLine);
+  // The platform must exist and hold the job: the trace names it and the engine times the
+  // operators' FLOPs and bytes with its rates.
+  const WhatIf what_if = parse_what_if(request.settings);
+  if (what_if.compute_scale != 1 || what_if.compress || what_if.compress_min_bytes || what_if.algorithm) {
+    throw InputError("command line", 0, "--set",
+                     "trace synth takes only the platform's settings (nodes, links, accelerator); compute, "
+                     "compression and algorithm settings belong to the replay");
+  }
+  const topology::Platform platform = lookup.platform(request.platform, what_if.platform);
+  const synth::Machine machine = machine_of(platform);
+  SynthTrace out{synth::synthesize_job(model, par, machine, request.platform, request.job.allow_oversize), ""};
+  out.report = synth::describe_job(model, par, out.job, request.platform);
+  if (!what_if.empty()) {
+    out.report += fmt::format("  platform {} with --set {}: replay the trace with the same settings\n", platform.name,
+                              fmt::join(what_if.settings, " --set "));
+  }
+  out.report += synth::memory_note(out.job, machine);
+  return out;
 }
 
 SynthJobFit resolve_synth_job(const SynthJobSpec& job, const synth::ModelSpec& model,

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "study/data_lookup.hpp"
 #include "synth/job.hpp"
 #include "synth/job_options.hpp"
 #include "synth/megatron.hpp"
@@ -59,6 +60,28 @@ SynthJobSpec parse_synth_job(std::span<const std::string> settings);
 /// The machine `platform` gives a synthesized job (synth::check_job): its name, nodes,
 /// accelerators per node, and one accelerator's kind, memory and model.
 synth::Machine machine_of(const topology::Platform& platform);
+
+/// What `trace synth` is asked for: a model, a job and the platform it runs on.
+struct SynthRequest {
+  std::string model;  ///< --model: a preset or file (synth::load_model)
+  synth::JobOptions job;
+  std::string platform;               ///< --platform NAME|FILE
+  std::vector<std::string> settings;  ///< --set KEY=VALUE of the platform (e.g. nodes=1280)
+};
+
+/// The job `trace synth` writes the trace of, and what it says of it.
+struct SynthTrace {
+  synth::Job job;
+  /// synth::describe_job, a line saying that the replay needs the same --set settings (when
+  /// there are any), then synth::memory_note.
+  std::string report;
+};
+
+/// `trace synth`: the model loaded, the job's parallelism finished (synth::job_parallelism), the
+/// platform (through `lookup`) with the --set settings, which may change only the platform,
+/// and the job checked against it and synthesized (synth::synthesize_job). Errors are
+/// InputErrors naming the option.
+SynthTrace synth_trace(const SynthRequest& request, const DataLookup& lookup);
 
 /// A job resolved against its model and a platform: the parallelism that runs, or why `trace
 /// synth` would refuse it (a derived size that does not divide, a split that does not fit the
