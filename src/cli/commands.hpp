@@ -62,14 +62,4 @@ calibrate::FlopExponent flop_exponent_choice(const std::string& value);
 /// --power, bound to `options` (study::check_cost_options checks them).
 void add_cost_options(CLI::App* sub, study::CostOptions& options);
 
-/// Writes `text` to `path`, or to stdout for "-" ("" is an error): never half-way, never over an input
-/// of the command, and a write error is an InputError (see write_output_file, core/output_file.hpp).
-void write_output(const std::string& path, const std::string& text);
-/// write_output of an output made chunk by chunk (core/output_file.hpp, OutputProducer): never
-/// whole in memory, and `path` is replaced only when all of it was made.
-void write_output(const std::string& path, const OutputProducer& produce);
-/// Throws the InputError write_output would throw for `path` ("", or an input read so far):
-/// called once the inputs are read, before long work.
-void check_output_path(const std::string& path);
-
 }  // namespace ccsim::cli

@@ -86,7 +86,7 @@ int run_main(int argc, char** argv) {
     int code = 0;
     if (!doc.is_null()) {
       try {
-        ccsim::cli::write_output(command.output, doc.dump(1) + "\n");
+        ccsim::write_output(command.output, doc.dump(1) + "\n");
         const int failed = doc["failed_checks"].get<int>();
         if (failed > 0) {
           fmt::print(stderr, "ccsim-measure: {} series failed their result check (see \"check\" in the output)\n",

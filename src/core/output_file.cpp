@@ -246,6 +246,26 @@ void write_output_file(const std::string& path, const OutputProducer& produce) {
   if (::close(fd) != 0) fail(path, std::strerror(errno));
 }
 
+void check_output_path(const std::string& path) {
+  if (path.empty()) {
+    throw InputError("command line", 0, "--output", "expected a file name, or '-' for standard output, got \"\"");
+  }
+  if (path != "-") check_output_file(path);
+}
+
+void write_output(const std::string& path, const std::string& text) {
+  write_output(path, [&text](const OutputSink& sink) { sink(text); });
+}
+
+void write_output(const std::string& path, const OutputProducer& produce) {
+  check_output_path(path);
+  if (path == "-") {
+    write_stdout(produce);
+  } else {
+    write_output_file(path, produce);
+  }
+}
+
 void write_stdout(std::string_view text) {
   write_descriptor("standard output", 1, [text](const OutputSink& sink) { sink(text); });
 }

@@ -172,6 +172,26 @@ TEST_CASE("write_output_file reports the system's reason with the path and leave
   CHECK(dir.entries() == std::vector<std::string>{"sub"});
 }
 
+TEST_CASE("a command's output goes to its file, or to standard output for '-'; never to no name", "[output_file]") {
+  ScratchDir dir;
+  ccsim::write_output(dir / "out.txt", std::string("text\n"));
+  CHECK(contents(dir / "out.txt") == "text\n");
+  ccsim::write_output(dir / "chunks.txt", [](const ccsim::OutputSink& sink) {
+    sink("a");
+    sink("b");
+  });
+  CHECK(contents(dir / "chunks.txt") == "ab");
+  CHECK_NOTHROW(ccsim::check_output_path("-"));
+  CHECK_NOTHROW(ccsim::check_output_path(dir / "new.txt"));
+  const std::string no_name =
+      "command line: field '--output': expected a file name, or '-' for standard output, got \"\"";
+  CHECK(ccsim::test::message_of([] { ccsim::check_output_path(""); }) == no_name);
+  CHECK(ccsim::test::message_of([] { ccsim::write_output("", std::string("x")); }) == no_name);
+  CHECK_THAT(ccsim::test::message_of([&] { ccsim::check_output_path(dir / "missing/out.txt"); }),
+             Catch::StartsWith(dir / "missing/out.txt"));
+  CHECK(dir.entries() == std::vector<std::string>{"chunks.txt", "out.txt"});
+}
+
 TEST_CASE("an output made chunk by chunk is written as it comes and replaces the file only when whole",
           "[output_file]") {
   ScratchDir dir;
