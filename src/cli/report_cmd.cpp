@@ -1,6 +1,5 @@
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 
 #include <fmt/format.h>
@@ -8,6 +7,7 @@
 #include "cli/commands.hpp"
 #include "cli/option_values.hpp"
 #include "cli/simulation_flags.hpp"
+#include "core/command_line.hpp"
 #include "core/input_error.hpp"
 #include "core/output_file.hpp"
 #include "report/document.hpp"
@@ -36,28 +36,6 @@ constexpr const char* kFigureScript = CCSIM_SOURCE_DIR "/scripts/report_figures.
 std::string python_interpreter() {
   const char* env = std::getenv("CCSIM_PYTHON");
   return env && *env ? env : "/usr/bin/python3";
-}
-
-// Quoted for a POSIX shell when it holds anything but safe characters.
-std::string shell_word(const std::string& word) {
-  const bool safe = !word.empty() && word.find_first_not_of(
-                                         "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-                                         "-_./=:,+@%") == std::string::npos;
-  if (safe) return word;
-  std::string out = "'";
-  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-// The command line that made the report, as the user typed it ("ccsim" for the program's path).
-std::string command_line() {
-  std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  std::vector<std::string> words;
-  for (std::string word; std::getline(in, word, '\0');) words.push_back(word);
-  if (words.empty()) return "ccsim report";
-  std::string out = "ccsim";
-  for (std::size_t i = 1; i < words.size(); ++i) out += " " + shell_word(words[i]);
-  return out;
 }
 
 void run_report(const ReportCommand& cmd) {
@@ -96,7 +74,8 @@ void run_report(const ReportCommand& cmd) {
   } else {
     figures = report::make_figures(dir, python_interpreter(), kFigureScript);
   }
-  const report::Document doc = report::report_document(study::report_content(job_report, command_line(), figures));
+  const report::Document doc =
+      report::report_document(study::report_content(job_report, own_command_line("ccsim", "ccsim report"), figures));
 
   write_output((dir / "report.md").string(), doc.markdown());
   write_output((dir / "report.html").string(), doc.html());
