@@ -1,11 +1,11 @@
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
-#include "calibrate/compute_fit.hpp"
 #include "core/output_file.hpp"
 
 namespace ccsim::study {
@@ -50,13 +50,12 @@ bool under_mpi_launcher();
 
 /// Shared by calibrate network and validate: the measurement file (any format of
 /// calibrate::read_any_measurements), --series and --ranks.
-void add_measurement_input(CLI::App* sub, std::string& measurements, std::string& series, int& ranks,
+void add_measurement_input(CLI::App* sub, std::string& measurements, std::string& series, std::optional<int>& ranks,
                            std::string& group);
 
-/// Shared by calibrate trace and predict: --flop-exponent fit|1 (calibrate::FlopExponent),
+/// Shared by calibrate trace and predict: --flop-exponent fit|1 (calibrate::flop_exponent_of),
 /// bound to `value` ("fit" or "1"), and its meaning.
 void add_flop_exponent_option(CLI::App* sub, std::string& value);
-calibrate::FlopExponent flop_exponent_choice(const std::string& value);
 
 /// Shared by cost and report: --iterations, --tokens, --tokens-per-iteration, --price and
 /// --power, bound to `options` (study::check_cost_options checks them).

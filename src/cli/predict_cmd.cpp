@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "calibrate/compute_fit.hpp"
 #include "calibrate/compute_model.hpp"
 #include "cli/commands.hpp"
 #include "cli/option_values.hpp"
@@ -27,7 +28,7 @@ struct PredictCommand {
 };
 
 void run_predict(PredictCommand& cmd) {
-  cmd.options.flop_exponent = flop_exponent_choice(cmd.flop_exponent);
+  cmd.options.flop_exponent = calibrate::flop_exponent_of(cmd.flop_exponent);
   cmd.options.outputs = {{"--write-trace", cmd.trace_out}, {"--write-model", cmd.model_out}};
   cmd.options.progress = [](const std::string& line) { std::cerr << line << "\n"; };
   const predict::Prediction prediction = predict::predict(cmd.options, data_lookup());
