@@ -45,9 +45,6 @@ void setup_trace(CLI::App& app);
 /// `sweep`: scenarios of a spec in parallel, locally or over MPI ranks (sweep_cmd.cpp).
 void setup_sweep(CLI::App& app);
 
-/// Whether an MPI launcher (mpirun, srun) started this process (measure_launch_cmd.cpp).
-bool under_mpi_launcher();
-
 /// Shared by calibrate network and validate: the measurement file (any format of
 /// calibrate::read_any_measurements), --series and --ranks.
 void add_measurement_input(CLI::App* sub, std::string& measurements, std::string& series, std::optional<int>& ranks,

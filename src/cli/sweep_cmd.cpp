@@ -17,6 +17,7 @@
 #include "core/progress.hpp"
 #include "engine/child_process.hpp"
 #include "measure/communicator.hpp"
+#include "measure/launch.hpp"
 #include "study/sweep.hpp"
 #include "study/sweep_runner.hpp"
 
@@ -49,7 +50,7 @@ void run_sweep(const SweepCommand& cmd) {
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::string> outcomes(total);
   auto work = [&](std::size_t i) { return sweep.evaluate(i); };
-  if (under_mpi_launcher()) {
+  if (measure::under_mpi_launcher()) {
     int argc = 1;
     std::string name = "ccsim";
     char* args[] = {name.data(), nullptr};
