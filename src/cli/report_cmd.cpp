@@ -63,7 +63,7 @@ void run_report(const ReportCommand& cmd) {
   const study::JobReplays replays = study::replay_job(trace::read_native(cmd.trace), cmd.flags, request, data_lookup());
   study::JobReportOptions options;
   options.trace_file = cmd.trace;
-  options.rows = rows_key(cmd.rows);
+  options.rows = report::row_key_of(cmd.rows);
   if (with_cost) options.cost = cmd.cost;
   const study::JobReport job_report = study::job_report(replays, cmd.flags, options);
   write_output((dir / "report.json").string(), study::job_report_json(job_report));

@@ -118,7 +118,7 @@ void run_inspect(const InspectCommand& cmd) {
   const trace::Trace t = trace::read_native(cmd.trace);
   const engine::Result result = study::measured_result(t);
   report::BreakdownOptions view;
-  view.key = cmd.rows == "name" ? report::RowKey::kName : report::RowKey::kOperator;
+  view.key = report::row_key_of(cmd.rows);
   view.per_rank = cmd.per_rank;
   view.ranks_on_demand = true;  // each rank's table made as it is written: never all in memory
   const report::Breakdown breakdown = report::make_breakdown(result, view);
