@@ -2,7 +2,6 @@
 
 #include <cstdint>
 #include <cstdio>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -27,13 +26,6 @@ void render_to(const Report& r, const std::string& format, std::ostream& out) {
   } else {
     report::write_text(r, out);
   }
-}
-
-template <typename Report>
-std::string render(const Report& r, const std::string& format) {
-  std::ostringstream text;
-  render_to(r, format, text);
-  return text.str();
 }
 
 /// render() made as it is written (write_output's OutputProducer): a report is never whole in
