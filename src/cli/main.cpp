@@ -23,10 +23,6 @@ using namespace ccsim::cli;  // exit codes
 
 namespace {
 
-/// Whether `e` is about something given on the command line (an option's value, "--platform";
-/// "command line" for a check across options), not about a file.
-bool from_command_line(const ccsim::InputError& e) { return e.file().starts_with("--") || e.file() == "command line"; }
-
 int run(CLI::App& app, int argc, char** argv) {
   try {
     try {
@@ -43,7 +39,7 @@ int run(CLI::App& app, int argc, char** argv) {
     // An unknown preset, model or key on the command line is a malformed command line, as an
     // unknown option or value is; in a file, it is bad input.
     fmt::print(stderr, "ccsim: error: {}\n", e.what());
-    return from_command_line(e) ? kUsage : kBadInput;
+    return e.from_command_line() ? kUsage : kBadInput;
   } catch (const ccsim::InputError& e) {
     fmt::print(stderr, "ccsim: error: {}\n", e.what());
     return kBadInput;

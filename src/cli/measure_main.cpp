@@ -55,7 +55,7 @@ int run_main(int argc, char** argv) {
     // An unknown collective, algorithm, codec, ... on the command line is a malformed command
     // line, as in ccsim (main.cpp); in a file (none is read yet), bad input.
     if (first) fmt::print(stderr, "ccsim-measure: error: {}\n", e.what());
-    return e.file().starts_with("--") || e.file() == "command line" ? kUsage : kBadInput;
+    return e.from_command_line() ? kUsage : kBadInput;
   } catch (const ccsim::InputError& e) {
     if (first) fmt::print(stderr, "ccsim-measure: error: {}\n", e.what());
     return kBadInput;
