@@ -8,7 +8,6 @@
 #include "cli/option_values.hpp"
 #include "cli/simulation_flags.hpp"
 #include "core/command_line.hpp"
-#include "core/input_error.hpp"
 #include "core/output_file.hpp"
 #include "report/document.hpp"
 #include "report/figures.hpp"
@@ -41,24 +40,12 @@ std::string python_interpreter() {
 void run_report(const ReportCommand& cmd) {
   const bool with_cost = cmd.cost.iterations > 0 || cmd.cost.tokens > 0;
   if (with_cost) study::check_cost_options(cmd.cost);
-  if (cmd.output.empty() || cmd.output == "-") {
-    throw InputError("command line", 0, "--output", fmt::format("expected a directory, got \"{}\"", cmd.output));
-  }
+  check_output_directory(cmd.output);
   const std::filesystem::path dir(cmd.output);
-  std::error_code ec;
-  if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec)) {
-    throw InputError("command line", 0, "--output",
-                     fmt::format("expected a directory, got \"{}\" (a file)", cmd.output));
-  }
   study::JobRequest request;
   request.runs = study::JobRuns::kPlainThenCompressed;
-  request.before_replays = [&cmd, &dir](const study::ReplayJob&) {
-    std::error_code error;
-    if (!std::filesystem::create_directories(dir, error) && error) {
-      throw InputError(cmd.output, 0, "--output", fmt::format("cannot create the directory: {}", error.message()));
-    }
-    // After the directory exists (a report file that is an input lies in a directory that did).
-    for (const char* file : {"report.md", "report.html", "report.json"}) check_output_path((dir / file).string());
+  request.before_replays = [&cmd](const study::ReplayJob&) {
+    create_output_directory(cmd.output, {"report.md", "report.html", "report.json"});
   };
   const study::JobReplays replays = study::replay_job(trace::read_native(cmd.trace), cmd.flags, request, data_lookup());
   study::JobReportOptions options;

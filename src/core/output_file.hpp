@@ -85,6 +85,14 @@ void write_output(const std::string& path, const OutputProducer& produce);
 /// called once the inputs are read, before long work.
 void check_output_path(const std::string& path);
 
+/// Throws the InputError of an output directory (--output) that cannot be one: "", "-", or a
+/// file that is not a directory.
+void check_output_directory(const std::string& path);
+/// Creates the output directory `path` (--output) and its parents where missing (an InputError
+/// when it cannot), then checks each of `files` in it as write_output would (check_output_path):
+/// a file that is an input lies in a directory that existed.
+void create_output_directory(const std::string& path, const std::vector<std::string>& files);
+
 /// Writes `text` to standard output now (after what stdio and std::cout hold). A write error
 /// (a full disk, a closed pipe) is an InputError for "standard output" with the reason.
 void write_stdout(std::string_view text);

@@ -192,6 +192,21 @@ TEST_CASE("a command's output goes to its file, or to standard output for '-'; n
   CHECK(dir.entries() == std::vector<std::string>{"chunks.txt", "out.txt"});
 }
 
+TEST_CASE("an output directory is checked, then made with its parents, and its files checked", "[output_file]") {
+  ScratchDir dir;
+  auto error = [](auto&& work) { return ccsim::test::message_of(work); };
+  CHECK(error([] { ccsim::check_output_directory("-"); }) ==
+        "command line: field '--output': expected a directory, got \"-\"");
+  put(dir / "file", "x");
+  CHECK(error([&] { ccsim::check_output_directory(dir / "file"); }) ==
+        "command line: field '--output': expected a directory, got \"" + dir / "file" + "\" (a file)");
+  CHECK_NOTHROW(ccsim::check_output_directory(dir / "new"));  // made later
+  ccsim::create_output_directory(dir / "new/sub", {"a.md", "b.json"});
+  CHECK(fs::is_directory(dir / "new/sub"));
+  CHECK_THAT(error([&] { ccsim::create_output_directory(dir / "file/sub", {}); }),
+             Catch::StartsWith(dir / "file/sub" + ": field '--output': cannot create the directory: "));
+}
+
 TEST_CASE("an output made chunk by chunk is written as it comes and replaces the file only when whole",
           "[output_file]") {
   ScratchDir dir;
