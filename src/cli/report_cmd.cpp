@@ -1,4 +1,3 @@
-#include <cstdlib>
 #include <filesystem>
 #include <memory>
 
@@ -29,13 +28,8 @@ struct ReportCommand {
   SimulationFlags flags;
 };
 
-// The figures script and the interpreter that runs it ($CCSIM_PYTHON, else Debian's).
+// The figures script, run by report::figures_python().
 constexpr const char* kFigureScript = CCSIM_SOURCE_DIR "/scripts/report_figures.py";
-
-std::string python_interpreter() {
-  const char* env = std::getenv("CCSIM_PYTHON");
-  return env && *env ? env : "/usr/bin/python3";
-}
 
 void run_report(const ReportCommand& cmd) {
   const bool with_cost = cmd.cost.iterations > 0 || cmd.cost.tokens > 0;
@@ -59,7 +53,7 @@ void run_report(const ReportCommand& cmd) {
   if (cmd.no_figures) {
     figures.skipped = "figures skipped: --no-figures";
   } else {
-    figures = report::make_figures(dir, python_interpreter(), kFigureScript);
+    figures = report::make_figures(dir, report::figures_python(), kFigureScript);
   }
   const report::Document doc =
       report::report_document(study::report_content(job_report, own_command_line("ccsim", "ccsim report"), figures));
