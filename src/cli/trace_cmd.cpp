@@ -13,6 +13,7 @@
 #include "import/kineto_report.hpp"
 #include "import/kineto_run.hpp"
 #include "report/breakdown.hpp"
+#include "study/job_facts.hpp"
 #include "study/measured_result.hpp"
 #include "study/synth_job.hpp"
 #include "synth/job_options.hpp"
@@ -84,10 +85,7 @@ void run_import(const ImportCommand& cmd) {
   import::KinetoRequest request{cmd.inputs, cmd.output, cmd.name, cmd.summary, cmd.iteration, {}};
   if (!cmd.hardware.empty()) {
     request.hardware = [&cmd] {
-      const topology::Platform platform = read_named_platform(cmd.hardware);
-      const topology::AcceleratorSpec& acc = platform.network.accelerator();
-      return trace::Hardware{acc.model, acc.flops, acc.memory_Bps,
-                             fmt::format("--hardware {}: the accelerator of platform {}", cmd.hardware, platform.name)};
+      return study::accelerator_hardware(read_named_platform(cmd.hardware), "--hardware " + cmd.hardware);
     };
   }
   const import::KinetoRun run = import::import_kineto_run(request);

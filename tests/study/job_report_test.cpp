@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "study/job_facts.hpp"
 #include "study/job_report.hpp"
 #include "study/measured_result.hpp"
 #include "trace/native_reader.hpp"
@@ -124,4 +125,12 @@ TEST_CASE("replay, compare and whatif show a job's replays with the job's summar
   CHECK(what_if.notes == study::what_if_notes(w));
   CHECK(what_if.notes.back() == "what_if: intra.latency=2us: no effect");
   CHECK(what_if.b_summary.has_value());
+}
+
+TEST_CASE("a platform's accelerator as the hardware a trace was measured on", "[study]") {
+  const study::JobReplays r = profile_replays(1);
+  const trace::Hardware h = study::accelerator_hardware(r.job.platform, "--hardware qu2025-fit");
+  CHECK(h.name == r.job.platform.network.accelerator().model);
+  CHECK(h.peak_flops == 4.0e12);  // platforms/qu2025-fit.json
+  CHECK(h.source == "--hardware qu2025-fit: the accelerator of platform qu2025-fit");
 }
