@@ -1,6 +1,8 @@
 #include <memory>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "cli/commands.hpp"
 #include "cli/option_values.hpp"
 #include "cli/render.hpp"
@@ -40,8 +42,9 @@ void run_compare(const CompareCommand& cmd) {
   const report::Comparison comparison =
       study::job_comparison(replays.job, plain_result, compressed_result, breakdown_view(cmd.view));
   write_output(cmd.view.output, rendering(comparison, cmd.view.format));
-  write_timeline_file(cmd.view.timeline, cmd.view.timeline_ranks,
-                      {{"plain", &plain_result}, {"compressed", &compressed_result}});
+  fmt::print(stderr, "{}",
+             report::write_timeline_file(cmd.view.timeline, cmd.view.timeline_ranks,
+                                         {{"plain", &plain_result}, {"compressed", &compressed_result}}));
 }
 
 }  // namespace

@@ -39,7 +39,7 @@ void run_replay(const ReplayCommand& cmd) {
   Phase phase("writing the report", "");
   const report::Breakdown breakdown = study::job_breakdown(replays.job, result, breakdown_view(cmd.view));
   write_output(cmd.view.output, rendering(breakdown, cmd.view.format));
-  write_timeline_file(cmd.view.timeline, cmd.view.timeline_ranks, {{"", &result}});
+  fmt::print(stderr, "{}", report::write_timeline_file(cmd.view.timeline, cmd.view.timeline_ranks, {{"", &result}}));
 }
 
 }  // namespace

@@ -49,7 +49,9 @@ void run_trace(const WhatIfCommand& cmd) {
 
   const report::Comparison comparison = study::what_if_comparison(replays, cmd.flags, breakdown_view(cmd.view));
   write_output(cmd.view.output, rendering(comparison, cmd.view.format));
-  write_timeline_file(cmd.view.timeline, cmd.view.timeline_ranks, {{"baseline", &baseline}, {"what_if", &changed}});
+  fmt::print(stderr, "{}",
+             report::write_timeline_file(cmd.view.timeline, cmd.view.timeline_ranks,
+                                         {{"baseline", &baseline}, {"what_if", &changed}}));
 }
 
 void run_collective(const WhatIfCommand& cmd) {
