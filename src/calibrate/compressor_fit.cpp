@@ -420,6 +420,15 @@ nlohmann::ordered_json model_document(const CompressorBench& bench, const Compre
   return doc;
 }
 
+std::string compressor_fit_command(const std::string& bench, const CompressorFitOptions& options) {
+  std::string command = "ccsim calibrate compressor " + bench;
+  if (!options.codec.empty()) command += " --codec " + options.codec;
+  if (!options.name.empty()) command += " --name " + options.name;
+  if (options.transfer != "memory-bound") command += " --transfer " + options.transfer;
+  if (options.clamp_t0) command += " --clamp-t0";
+  return command;
+}
+
 CompressorFit fit_compressor(const CompressorBench& bench, const CompressorFitOptions& options) {
   const std::string codec = choose_codec(bench, options);
   const compress::CodecLayout layout = layout_of(bench, codec);

@@ -92,6 +92,10 @@ struct CompressorFitOptions {
   std::string command;  ///< how the fit was run, for the model's source
 };
 
+/// The command line of `calibrate compressor` that fits the file `bench` with `options` (their
+/// `command` aside): what CompressorFitOptions::command records.
+std::string compressor_fit_command(const std::string& bench, const CompressorFitOptions& options);
+
 /// A fitted model (a "ccsim-compressor" v1 document) and the report of the fit: per
 /// setting, the ratio by chunk size, and per operation t0, rate, each point's residual and
 /// the geometric-mean error.

@@ -12,6 +12,12 @@
 #include "core/input_error.hpp"
 
 namespace ccsim::calibrate {
+
+FitObjective fit_objective_of(const std::string& text) {
+  return text == "relative" ? FitObjective::kRelative : FitObjective::kTotal;
+}
+
+FlopExponent flop_exponent_of(const std::string& text) { return text == "1" ? FlopExponent::kOne : FlopExponent::kFit; }
 namespace {
 
 /// Least squares of the weighted, column-scaled system (right-hand side `rhs`) by modified

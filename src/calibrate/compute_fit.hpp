@@ -20,6 +20,8 @@ struct CostSample {
 /// or absolute ones (long operators count more, and a kind's total time is kept: what a
 /// prediction of an iteration's time needs; a constant is fitted as the mean).
 enum class FitObjective : std::uint8_t { kRelative, kTotal };
+/// The objective of --objective: "relative", else (as "total") kTotal.
+FitObjective fit_objective_of(const std::string& text);
 
 /// Non-negative least squares on relative residuals: minimises sum_i ((A x)_i / t_i - 1)^2
 /// (kTotal: sum_i ((A x)_i - t_i)^2) over x >= 0, where row i of A is `columns[j][i]`. Exact (every active set is
@@ -39,6 +41,8 @@ enum class FlopExponent : std::uint8_t {
   kOne,  ///< time = ... + flops / flop_rate: one rate for every size
   kFit,  ///< the exponent is fitted too, and kept where it pays for itself (below)
 };
+/// The choice of --flop-exponent: "1", else (as "fit") kFit.
+FlopExponent flop_exponent_of(const std::string& text);
 
 /// Fits overhead + flops / flop_rate + bytes / byte_rate to the samples of one operator kind
 /// (all with time_s > 0). The number of terms is bounded by the distinct (flops, bytes)

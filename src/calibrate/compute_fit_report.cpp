@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "calibrate/compute_backend.hpp"
 #include "core/parse.hpp"
@@ -128,6 +130,22 @@ std::string compute_fit_report(const ComputeFit& fit, const topology::NetworkMod
   }
   for (const std::string& note : fit.notes) out += fmt::format("note: {}\n", note);
   return out;
+}
+
+ComputeModel compute_model_of(const ComputeFit& fit, const ComputeFitArgs& args) {
+  ComputeModel model = fit.model;
+  model.name = !args.name.empty()                           ? args.name
+               : !args.output.empty() && args.output != "-" ? std::filesystem::path(args.output).stem().string()
+                                                            : std::string("compute");
+  model.description = fmt::format(
+      "per operator kind: overhead + flops / flop_rate + bytes / byte_rate (or overhead + flops^p, where p != 1 is "
+      "fitted), fitted by ccsim calibrate trace on the "
+      "measured operators of {} trace(s); collectives: latency + bytes / bandwidth of the traced backend",
+      args.traces.size());
+  model.command = fmt::format("ccsim calibrate trace {}{}{} -o {}", fmt::join(args.traces, " "),
+                              args.objective == "relative" ? " --objective relative" : "",
+                              args.flop_exponent == "fit" ? "" : " --flop-exponent " + args.flop_exponent, args.output);
+  return model;
 }
 
 }  // namespace ccsim::calibrate

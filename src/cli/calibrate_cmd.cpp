@@ -11,7 +11,7 @@
 
 namespace ccsim::cli {
 
-void add_measurement_input(CLI::App* sub, std::string& measurements, std::string& series, int& ranks,
+void add_measurement_input(CLI::App* sub, std::string& measurements, std::string& series, std::optional<int>& ranks,
                            std::string& group) {
   sub->add_option("measurements", measurements,
                   "Measurements: ccsim measure's JSON, OSU (osu_allreduce) or nccl-tests (all_reduce_perf) output, or "
@@ -30,33 +30,14 @@ void add_measurement_input(CLI::App* sub, std::string& measurements, std::string
 namespace {
 
 struct CalibrateNetworkCommand {
-  std::string measurements;
-  std::string series;  // empty: calibrate::default_series
-  int ranks = 0;       // 0: what the file says
-  std::string group;   // empty: any
-  std::string library_schedule = "auto";
-  std::string fit = "alternate";
-  std::string tier;  // empty: inter when the file's processes ran on several nodes, else intra
-  int max_segments = 4;
+  calibrate::NetworkCalibrationRequest request;
   std::string output;
   bool output_given = false;  ///< -o was given (perhaps as "", which write_output refuses)
-  std::string name;
   std::string format = "text";
-  std::string shared_core;  ///< measurements of processes sharing cores, for the hand-off
 };
 
 void run_calibrate_network(const CalibrateNetworkCommand& cmd) {
-  calibrate::NetworkCalibrationRequest request;
-  request.measurements = cmd.measurements;
-  if (cmd.ranks > 0) request.ranks = cmd.ranks;
-  request.series = cmd.series;
-  request.group = cmd.group;
-  request.library_schedule = cmd.library_schedule;
-  request.fit = cmd.fit;
-  request.tier = cmd.tier;
-  request.max_segments = cmd.max_segments;
-  request.shared_core = cmd.shared_core;
-  request.name = cmd.name;
+  const calibrate::NetworkCalibrationRequest& request = cmd.request;
   const calibrate::NetworkCalibration c = calibrate::calibrate_network(request);
   std::string out = calibrate::network_calibration_text(c, request);
   if (cmd.output_given) {
@@ -85,26 +66,26 @@ void setup_calibrate(CLI::App& app) {
       "network",
       "Fit a size-dependent network tier (per-message overheads, latency and bandwidth per size segment) to an "
       "all_reduce series by weighted least squares on the critical path of its schedule");
-  add_measurement_input(sub, cmd->measurements, cmd->series, cmd->ranks, cmd->group);
-  sub->add_option("--library-schedule", cmd->library_schedule,
+  add_measurement_input(sub, cmd->request.measurements, cmd->request.series, cmd->request.ranks, cmd->request.group);
+  sub->add_option("--library-schedule", cmd->request.library_schedule,
                   "Schedule that models the MPI library's collective: auto (what ccsim chooses) or an algorithm")
       ->capture_default_str();
-  sub->add_option("--fit", cmd->fit, "Fit on alternate sizes (the others held out) or on all")
+  sub->add_option("--fit", cmd->request.fit, "Fit on alternate sizes (the others held out) or on all")
       ->check(one_of({"alternate", "all"}))
       ->capture_default_str();
-  sub->add_option("--tier", cmd->tier,
+  sub->add_option("--tier", cmd->request.tier,
                   "Tier the model describes: intra or inter (default: inter when the measurements' processes ran on "
                   "several nodes, else intra; intra is refused for such a file)")
       ->check(one_of({"intra", "inter"}));
-  sub->add_option("--segments", cmd->max_segments, "Most size segments tried")
+  sub->add_option("--segments", cmd->request.max_segments, "Most size segments tried")
       ->check(CLI::Range(1, 4))
       ->capture_default_str();
   sub->add_option("-o,--output", cmd->output, "Write the model here (models/network/NAME.json)");
-  sub->add_option("--name", cmd->name, "Model name (default: fit-ALGORITHM-TRANSPORT of --series)");
+  sub->add_option("--name", cmd->request.name, "Model name (default: fit-ALGORITHM-TRANSPORT of --series)");
   sub->add_option("-f,--format", cmd->format, "Output format: text or json")
       ->check(one_of({"text", "json"}))
       ->capture_default_str();
-  sub->add_option("--shared-core", cmd->shared_core,
+  sub->add_option("--shared-core", cmd->request.shared_core,
                   "Measurements of the same series on processes that outnumber their cores (e.g. 2 pinned to one "
                   "core): fit the tier's core hand-off per message to them");
   sub->callback([cmd, sub] {

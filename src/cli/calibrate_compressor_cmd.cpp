@@ -14,24 +14,13 @@ struct CalibrateCompressorCommand {
   std::string bench;
   std::string output;
   bool output_given = false;  ///< -o was given (perhaps as "", which write_output refuses)
-  std::string name;
-  std::string codec;
-  std::string transfer = "memory-bound";
-  bool clamp_t0 = false;
+  calibrate::CompressorFitOptions options;
 };
 
 void run_calibrate_compressor(const CalibrateCompressorCommand& cmd) {
   calibrate::CompressorBench bench = calibrate::read_compressor_bench(cmd.bench);
-  calibrate::CompressorFitOptions options;
-  options.codec = cmd.codec;
-  options.name = cmd.name;
-  options.transfer = cmd.transfer;
-  options.clamp_t0 = cmd.clamp_t0;
-  options.command = "ccsim calibrate compressor " + cmd.bench;
-  if (!cmd.codec.empty()) options.command += " --codec " + cmd.codec;
-  if (!cmd.name.empty()) options.command += " --name " + cmd.name;
-  if (cmd.transfer != "memory-bound") options.command += " --transfer " + cmd.transfer;
-  if (cmd.clamp_t0) options.command += " --clamp-t0";
+  calibrate::CompressorFitOptions options = cmd.options;
+  options.command = calibrate::compressor_fit_command(cmd.bench, options);
   calibrate::CompressorFit fit = calibrate::fit_compressor(bench, options);
   if (!cmd.output_given || cmd.output == "-") {
     // The model is the result: on stdout; the fit's report goes to stderr.
@@ -54,13 +43,13 @@ void setup_calibrate_compressor(CLI::App& calibrate) {
   sub->add_option("bench", cmd->bench, "Benchmark file (ccsim-compressor-bench v1)")->required();
   sub->add_option("-o,--output", cmd->output,
                   "Write the model here (e.g. models/compressors/NAME.json); default: stdout, report on stderr");
-  sub->add_option("--name", cmd->name, "Model name (default: the codec's)");
-  sub->add_option("--codec", cmd->codec, "Codec to fit when the file holds several");
-  sub->add_option("--transfer", cmd->transfer,
+  sub->add_option("--name", cmd->options.name, "Model name (default: the codec's)");
+  sub->add_option("--codec", cmd->options.codec, "Codec to fit when the file holds several");
+  sub->add_option("--transfer", cmd->options.transfer,
                   "How the throughputs carry to other hardware: memory-bound (scale with memory bandwidth) or none")
       ->check(one_of({"memory-bound", "none"}))
       ->capture_default_str();
-  sub->add_flag("--clamp-t0", cmd->clamp_t0,
+  sub->add_flag("--clamp-t0", cmd->options.clamp_t0,
                 "Fit the rate with t0 = 0 where t0 comes out negative, instead of refusing (said in the model)");
   sub->callback([cmd, sub] {
     cmd->output_given = sub->count("--output") > 0;

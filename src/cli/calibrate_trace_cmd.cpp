@@ -21,14 +21,32 @@ namespace ccsim::cli {
 namespace {
 
 struct CalibrateTraceCommand {
-  std::vector<std::string> traces;
-  std::string output;
+  calibrate::ComputeFitArgs args;
   bool output_given = false;
-  std::string name;
   std::string network_model;  ///< NAME|FILE: what MPI costs for the same calls, side by side
-  std::string flop_exponent = "fit";
-  std::string objective = "total";
 };
+
+void run_calibrate_trace(const CalibrateTraceCommand& cmd) {
+  const calibrate::ComputeFitArgs& args = cmd.args;
+  std::vector<trace::Trace> traces;
+  traces.reserve(args.traces.size());
+  for (const std::string& path : args.traces) traces.push_back(trace::read_native(path));
+  if (cmd.output_given) check_output_path(args.output);
+  const calibrate::ComputeFit fit = calibrate::fit_compute(traces, calibrate::fit_objective_of(args.objective),
+                                                           calibrate::flop_exponent_of(args.flop_exponent));
+  std::string out = fmt::format("calibrate trace: {}\n", fmt::join(args.traces, ", "));
+  std::optional<topology::NetworkModel> mpi;
+  if (!cmd.network_model.empty()) {
+    mpi = topology::read_network_model(find_data_file(cmd.network_model, data_folders().network_models,
+                                                      "--network-model", "network model", "network models"));
+  }
+  out += calibrate::compute_fit_report(fit, mpi ? &*mpi : nullptr);
+  if (cmd.output_given) {
+    write_output(args.output, calibrate::write_compute_model(calibrate::compute_model_of(fit, args)));
+    out += fmt::format("wrote {}\n", args.output);
+  }
+  write_output("-", out);
+}
 
 }  // namespace
 
@@ -40,48 +58,6 @@ void add_flop_exponent_option(CLI::App* sub, std::string& value) {
       ->capture_default_str();
 }
 
-calibrate::FlopExponent flop_exponent_choice(const std::string& value) {
-  return value == "1" ? calibrate::FlopExponent::kOne : calibrate::FlopExponent::kFit;
-}
-
-namespace {
-
-void run_calibrate_trace(const CalibrateTraceCommand& cmd) {
-  std::vector<trace::Trace> traces;
-  traces.reserve(cmd.traces.size());
-  for (const std::string& path : cmd.traces) traces.push_back(trace::read_native(path));
-  if (cmd.output_given) check_output_path(cmd.output);
-  calibrate::ComputeFit fit = calibrate::fit_compute(
-      traces, cmd.objective == "relative" ? calibrate::FitObjective::kRelative : calibrate::FitObjective::kTotal,
-      flop_exponent_choice(cmd.flop_exponent));
-  std::string out = fmt::format("calibrate trace: {}\n", fmt::join(cmd.traces, ", "));
-  std::optional<topology::NetworkModel> mpi;
-  if (!cmd.network_model.empty()) {
-    mpi = topology::read_network_model(find_data_file(cmd.network_model, data_folders().network_models,
-                                                      "--network-model", "network model", "network models"));
-  }
-  out += calibrate::compute_fit_report(fit, mpi ? &*mpi : nullptr);
-  if (cmd.output_given) {
-    calibrate::ComputeModel& model = fit.model;
-    model.name = !cmd.name.empty()                          ? cmd.name
-                 : !cmd.output.empty() && cmd.output != "-" ? std::filesystem::path(cmd.output).stem().string()
-                                                            : std::string("compute");
-    model.description = fmt::format(
-        "per operator kind: overhead + flops / flop_rate + bytes / byte_rate (or overhead + flops^p, where p != 1 is "
-        "fitted), fitted by ccsim calibrate trace on the "
-        "measured operators of {} trace(s); collectives: latency + bytes / bandwidth of the traced backend",
-        cmd.traces.size());
-    model.command = fmt::format("ccsim calibrate trace {}{}{} -o {}", fmt::join(cmd.traces, " "),
-                                cmd.objective == "relative" ? " --objective relative" : "",
-                                cmd.flop_exponent == "fit" ? "" : " --flop-exponent " + cmd.flop_exponent, cmd.output);
-    write_output(cmd.output, calibrate::write_compute_model(model));
-    out += fmt::format("wrote {}\n", cmd.output);
-  }
-  write_output("-", out);
-}
-
-}  // namespace
-
 void setup_calibrate_trace(CLI::App& calibrate) {
   auto cmd = std::make_shared<CalibrateTraceCommand>();
   CLI::App* sub = calibrate.add_subcommand(
@@ -90,12 +66,12 @@ void setup_calibrate_trace(CLI::App& calibrate) {
       "bytes / byte_rate, or overhead + flops^p where a rate that depends on the size pays for itself (non-negative "
       "least squares on relative residuals), and the traced backend's per-call "
       "collective cost latency + bytes / bandwidth");
-  sub->add_option("traces", cmd->traces, "Native traces with measured durations (ccsim trace import kineto)")
+  sub->add_option("traces", cmd->args.traces, "Native traces with measured durations (ccsim trace import kineto)")
       ->required();
-  sub->add_option("-o,--output", cmd->output,
+  sub->add_option("-o,--output", cmd->args.output,
                   "Write the model here (models/compute/NAME.json; format in models/README.md)");
-  sub->add_option("--name", cmd->name, "Model name (default: the output file's stem)");
-  sub->add_option("--objective", cmd->objective,
+  sub->add_option("--name", cmd->args.name, "Model name (default: the output file's stem)");
+  sub->add_option("--objective", cmd->args.objective,
                   "total: least squares on absolute residuals, each kind's total time kept (what a replay of the "
                   "iteration needs, as predict fits); relative: every operator counts alike, short ones as much as "
                   "long ones")
@@ -104,7 +80,7 @@ void setup_calibrate_trace(CLI::App& calibrate) {
   sub->add_option("--network-model", cmd->network_model,
                   "A calibrated MPI network model (NAME of models/network/ or a file, e.g. local-tcp): print what it "
                   "predicts for the traced calls next to their measured cost");
-  add_flop_exponent_option(sub, cmd->flop_exponent);
+  add_flop_exponent_option(sub, cmd->args.flop_exponent);
   sub->callback([cmd, sub] {
     cmd->output_given = sub->count("--output") > 0;
     run_calibrate_trace(*cmd);

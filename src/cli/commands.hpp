@@ -1,11 +1,11 @@
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
-#include "calibrate/compute_fit.hpp"
 #include "core/output_file.hpp"
 
 namespace ccsim::study {
@@ -45,31 +45,17 @@ void setup_trace(CLI::App& app);
 /// `sweep`: scenarios of a spec in parallel, locally or over MPI ranks (sweep_cmd.cpp).
 void setup_sweep(CLI::App& app);
 
-/// Whether an MPI launcher (mpirun, srun) started this process (measure_launch_cmd.cpp).
-bool under_mpi_launcher();
-
 /// Shared by calibrate network and validate: the measurement file (any format of
 /// calibrate::read_any_measurements), --series and --ranks.
-void add_measurement_input(CLI::App* sub, std::string& measurements, std::string& series, int& ranks,
+void add_measurement_input(CLI::App* sub, std::string& measurements, std::string& series, std::optional<int>& ranks,
                            std::string& group);
 
-/// Shared by calibrate trace and predict: --flop-exponent fit|1 (calibrate::FlopExponent),
+/// Shared by calibrate trace and predict: --flop-exponent fit|1 (calibrate::flop_exponent_of),
 /// bound to `value` ("fit" or "1"), and its meaning.
 void add_flop_exponent_option(CLI::App* sub, std::string& value);
-calibrate::FlopExponent flop_exponent_choice(const std::string& value);
 
 /// Shared by cost and report: --iterations, --tokens, --tokens-per-iteration, --price and
 /// --power, bound to `options` (study::check_cost_options checks them).
 void add_cost_options(CLI::App* sub, study::CostOptions& options);
-
-/// Writes `text` to `path`, or to stdout for "-" ("" is an error): never half-way, never over an input
-/// of the command, and a write error is an InputError (see write_output_file, core/output_file.hpp).
-void write_output(const std::string& path, const std::string& text);
-/// write_output of an output made chunk by chunk (core/output_file.hpp, OutputProducer): never
-/// whole in memory, and `path` is replaced only when all of it was made.
-void write_output(const std::string& path, const OutputProducer& produce);
-/// Throws the InputError write_output would throw for `path` ("", or an input read so far):
-/// called once the inputs are read, before long work.
-void check_output_path(const std::string& path);
 
 }  // namespace ccsim::cli

@@ -1,6 +1,8 @@
 #include <memory>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "cli/commands.hpp"
 #include "cli/option_values.hpp"
 #include "cli/render.hpp"
@@ -10,7 +12,7 @@
 #include "engine/replay.hpp"
 #include "report/comparison.hpp"
 #include "report/timeline.hpp"
-#include "study/job_facts.hpp"
+#include "study/job_report.hpp"
 #include "study/replay_job.hpp"
 #include "trace/native_reader.hpp"
 
@@ -37,13 +39,12 @@ void run_compare(const CompareCommand& cmd) {
   const engine::Result& plain_result = replays.results.front();
   const engine::Result& compressed_result = replays.last();
 
-  report::Comparison comparison = report::compare(plain_result, compressed_result, breakdown_view(cmd.view));
-  const report::JobFacts facts = study::job_facts(replays.job.trace, replays.job.platform);
-  comparison.a_summary = report::make_summary(plain_result, facts);
-  comparison.b_summary = report::make_summary(compressed_result, facts);
+  const report::Comparison comparison =
+      study::job_comparison(replays.job, plain_result, compressed_result, breakdown_view(cmd.view));
   write_output(cmd.view.output, rendering(comparison, cmd.view.format));
-  write_timeline_file(cmd.view.timeline, cmd.view.timeline_ranks,
-                      {{"plain", &plain_result}, {"compressed", &compressed_result}});
+  fmt::print(stderr, "{}",
+             report::write_timeline_file(cmd.view.timeline, cmd.view.timeline_ranks,
+                                         {{"plain", &plain_result}, {"compressed", &compressed_result}}));
 }
 
 }  // namespace

@@ -23,17 +23,6 @@ using namespace ccsim::cli;  // exit codes
 
 namespace {
 
-/// Whether `e` is about something given on the command line (an option's value, "--platform";
-/// "command line" for a check across options), not about a file.
-bool from_command_line(const ccsim::InputError& e) { return e.file().starts_with("--") || e.file() == "command line"; }
-
-/// The keys --set takes (study::what_if_keys), checked when the command line is parsed.
-std::vector<std::string> setting_keys() {
-  std::vector<std::string> keys;
-  for (const ccsim::study::WhatIfKey& key : ccsim::study::what_if_keys()) keys.emplace_back(key.key);
-  return keys;
-}
-
 int run(CLI::App& app, int argc, char** argv) {
   try {
     try {
@@ -50,7 +39,7 @@ int run(CLI::App& app, int argc, char** argv) {
     // An unknown preset, model or key on the command line is a malformed command line, as an
     // unknown option or value is; in a file, it is bad input.
     fmt::print(stderr, "ccsim: error: {}\n", e.what());
-    return from_command_line(e) ? kUsage : kBadInput;
+    return e.from_command_line() ? kUsage : kBadInput;
   } catch (const ccsim::InputError& e) {
     fmt::print(stderr, "ccsim: error: {}\n", e.what());
     return kBadInput;
@@ -94,8 +83,8 @@ int run_main(int argc, char** argv) {
   ccsim::cli::setup_report(app);
   ccsim::cli::setup_sweep(app);
   ccsim::cli::setup_predict(app);
-  ccsim::cli::check_option_values(app);  // after every subcommand is set up
-  ccsim::cli::check_keys_of(app, "--set", setting_keys());
+  ccsim::cli::check_option_values(app);                                        // after every subcommand is set up
+  ccsim::cli::check_keys_of(app, "--set", ccsim::study::what_if_key_names());  // when parsed
   ccsim::cli::report_usage_errors(app);
   int code = run(app, argc, argv);
   // Whatever the command printed (results, --help), a lost write must not exit 0.

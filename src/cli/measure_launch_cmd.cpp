@@ -5,7 +5,6 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <thread>
 
 #include <fmt/format.h>
@@ -26,27 +25,13 @@ namespace {
 }
 
 void run_measure_launch(const measure::LaunchArgs& launch) {
-  std::error_code ec;
-  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  const auto program = (ec ? std::filesystem::path(".") : self.parent_path()) / "ccsim-measure";
-  if (!std::filesystem::exists(program)) {
-    throw InputError("command line", 0, "measure",
-                     fmt::format("{} is missing: it is built with ccsim when MPI is installed", program.string()));
-  }
-  measure::LaunchPlan plan =
-      measure::plan_launch(launch, program.string(), under_mpi_launcher(), std::thread::hardware_concurrency());
+  measure::LaunchPlan plan = measure::plan_launch(launch, measure::measure_program(), measure::under_mpi_launcher(),
+                                                  std::thread::hardware_concurrency());
   for (const auto& [name, value] : plan.environment) setenv(name.c_str(), value.c_str(), 1);
   exec(std::move(plan.argv));
 }
 
 }  // namespace
-
-bool under_mpi_launcher() {
-  for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "PMI_RANK"}) {
-    if (std::getenv(var) != nullptr) return true;
-  }
-  return false;
-}
 
 void setup_measure(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(

@@ -55,7 +55,7 @@ int run_main(int argc, char** argv) {
     // An unknown collective, algorithm, codec, ... on the command line is a malformed command
     // line, as in ccsim (main.cpp); in a file (none is read yet), bad input.
     if (first) fmt::print(stderr, "ccsim-measure: error: {}\n", e.what());
-    return e.file().starts_with("--") || e.file() == "command line" ? kUsage : kBadInput;
+    return e.from_command_line() ? kUsage : kBadInput;
   } catch (const ccsim::InputError& e) {
     if (first) fmt::print(stderr, "ccsim-measure: error: {}\n", e.what());
     return kBadInput;
@@ -86,7 +86,7 @@ int run_main(int argc, char** argv) {
     int code = 0;
     if (!doc.is_null()) {
       try {
-        ccsim::cli::write_output(command.output, doc.dump(1) + "\n");
+        ccsim::write_output(command.output, doc.dump(1) + "\n");
         const int failed = doc["failed_checks"].get<int>();
         if (failed > 0) {
           fmt::print(stderr, "ccsim-measure: {} series failed their result check (see \"check\" in the output)\n",

@@ -51,10 +51,7 @@ void run_export(const PlatformCommand& cmd) {
   topology::Platform p = read_named_platform(cmd.name);
   check_output_path(cmd.output);
   const topology::Network& net = p.network;
-  topology::XmlRouting routing = topology::XmlRouting::kDijkstra;
-  if (cmd.routing == "full" || (cmd.routing == "auto" && net.accelerator_count() <= 64)) {
-    routing = topology::XmlRouting::kFull;
-  }
+  const topology::XmlRouting routing = topology::xml_routing_of(cmd.routing, net);
   topology::check_export_size(net, p.name, routing);
   std::string xml;
   {

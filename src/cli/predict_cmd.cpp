@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "calibrate/compute_fit.hpp"
 #include "calibrate/compute_model.hpp"
 #include "cli/commands.hpp"
 #include "cli/option_values.hpp"
@@ -18,7 +19,6 @@ namespace {
 /// `ccsim predict`: fit on traced runs, synthesise a configuration, replay it (predict::predict).
 struct PredictCommand {
   predict::PredictOptions options;
-  double measured_ms = 0;  ///< --measured-ms, when given
   std::string format = "text";
   std::string trace_out;  ///< --write-trace
   std::string model_out;  ///< --write-model
@@ -27,7 +27,7 @@ struct PredictCommand {
 };
 
 void run_predict(PredictCommand& cmd) {
-  cmd.options.flop_exponent = flop_exponent_choice(cmd.flop_exponent);
+  cmd.options.flop_exponent = calibrate::flop_exponent_of(cmd.flop_exponent);
   cmd.options.outputs = {{"--write-trace", cmd.trace_out}, {"--write-model", cmd.model_out}};
   cmd.options.progress = [](const std::string& line) { std::cerr << line << "\n"; };
   const predict::Prediction prediction = predict::predict(cmd.options, data_lookup());
@@ -73,7 +73,7 @@ void setup_predict(CLI::App& app) {
   sub->add_option("--dp", opt.par.dp, "Data-parallel replicas")->capture_default_str();
   sub->add_option("--micro-batches", opt.par.micro_batches, "Micro-batches per iteration")->capture_default_str();
   sub->add_option("--micro-batch-size", opt.par.micro_batch_size, "Sequences per micro-batch")->capture_default_str();
-  sub->add_option("--measured-ms", cmd->measured_ms, "The measured iteration time to compare with (ms)");
+  sub->add_option("--measured-ms", opt.measured_ms, "The measured iteration time to compare with (ms)");
   sub->add_option("--platform", opt.platform,
                   "Platform (NAME|FILE) the runs were traced on and the prediction replays on")
       ->capture_default_str();
@@ -101,7 +101,6 @@ void setup_predict(CLI::App& app) {
     cmd->options.given_dp = sub->count("--dp") > 0;
     cmd->options.given_micro_batches = sub->count("--micro-batches") > 0;
     cmd->options.given_micro_batch_size = sub->count("--micro-batch-size") > 0;
-    if (sub->count("--measured-ms") > 0) cmd->options.measured_ms = cmd->measured_ms;
     run_predict(*cmd);
   });
 }

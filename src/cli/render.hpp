@@ -1,10 +1,6 @@
 #pragma once
 
-#include <cstdint>
-#include <cstdio>
-#include <sstream>
 #include <string>
-#include <vector>
 
 #include <fmt/format.h>
 
@@ -27,13 +23,6 @@ void render_to(const Report& r, const std::string& format, std::ostream& out) {
   } else {
     report::write_text(r, out);
   }
-}
-
-template <typename Report>
-std::string render(const Report& r, const std::string& format) {
-  std::ostringstream text;
-  render_to(r, format, text);
-  return text.str();
 }
 
 /// render() made as it is written (write_output's OutputProducer): a report is never whole in
@@ -77,35 +66,6 @@ inline void check_timeline_ranks(const std::string& ranks, int world_size) {
   } catch (const InputError& e) {
     throw CLI::ValidationError("--timeline-ranks", e.detail());
   }
-}
-
-/// Writes the runs' timeline (Chrome trace events) of the ranks `ranks` selects to `path`
-/// when --timeline was given, as it is made, and says on stderr what it wrote: "wrote FILE (N
-/// ranks of M, X MB)", after a note of which ranks and how to get others when `auto` left
-/// ranks out.
-inline void write_timeline_file(const std::string& path, const std::string& ranks,
-                                const std::vector<report::TimelineRun>& runs) {
-  if (path.empty() || runs.empty()) return;
-  const report::TimelineRanks selected =
-      report::select_timeline_ranks(report::parse_timeline_ranks(ranks), *runs.front().result);
-  std::uint64_t bytes = 0;
-  write_output(path, [&](const OutputSink& sink) {
-    SinkStream out([&](std::string_view chunk) {
-      bytes += chunk.size();
-      sink(chunk);
-    });
-    report::write_timeline(runs, selected, out);
-    out.flush();
-  });
-  if (selected.limited) {
-    fmt::print(stderr, "note: timeline: wrote {}: ranks {}; for others: {}\n", selected.rule,
-               report::format_rank_list(selected.ranks), report::kOtherRanksHint);
-  }
-  const std::string size = bytes < 1'000'000 ? fmt::format("{:.1f} kB", static_cast<double>(bytes) / 1e3)
-                                             : fmt::format("{:.1f} MB", static_cast<double>(bytes) / 1e6);
-  fmt::print(stderr, "wrote {} ({} ranks of {}{}, {})\n", path == "-" ? "the timeline to standard output" : path,
-             selected.ranks.size(), selected.world_size,
-             runs.size() > 1 ? fmt::format(" in each of {} runs", runs.size()) : "", size);
 }
 
 }  // namespace ccsim::cli

@@ -12,7 +12,7 @@
 #include "engine/replay.hpp"
 #include "report/breakdown.hpp"
 #include "report/timeline.hpp"
-#include "study/job_facts.hpp"
+#include "study/job_report.hpp"
 #include "study/replay_job.hpp"
 #include "topology/platform.hpp"
 #include "trace/native_reader.hpp"
@@ -37,10 +37,9 @@ void run_replay(const ReplayCommand& cmd) {
   const engine::Result& result = replays.last();
 
   Phase phase("writing the report", "");
-  report::Breakdown breakdown = report::make_breakdown(result, breakdown_view(cmd.view));
-  breakdown.summary = report::make_summary(result, study::job_facts(replays.job.trace, replays.job.platform));
+  const report::Breakdown breakdown = study::job_breakdown(replays.job, result, breakdown_view(cmd.view));
   write_output(cmd.view.output, rendering(breakdown, cmd.view.format));
-  write_timeline_file(cmd.view.timeline, cmd.view.timeline_ranks, {{"", &result}});
+  fmt::print(stderr, "{}", report::write_timeline_file(cmd.view.timeline, cmd.view.timeline_ranks, {{"", &result}}));
 }
 
 }  // namespace

@@ -1,6 +1,4 @@
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 
 #include <fmt/format.h>
@@ -8,7 +6,7 @@
 #include "cli/commands.hpp"
 #include "cli/option_values.hpp"
 #include "cli/simulation_flags.hpp"
-#include "core/input_error.hpp"
+#include "core/command_line.hpp"
 #include "core/output_file.hpp"
 #include "report/document.hpp"
 #include "report/figures.hpp"
@@ -30,62 +28,23 @@ struct ReportCommand {
   SimulationFlags flags;
 };
 
-// The figures script and the interpreter that runs it ($CCSIM_PYTHON, else Debian's).
+// The figures script, run by report::figures_python().
 constexpr const char* kFigureScript = CCSIM_SOURCE_DIR "/scripts/report_figures.py";
-
-std::string python_interpreter() {
-  const char* env = std::getenv("CCSIM_PYTHON");
-  return env && *env ? env : "/usr/bin/python3";
-}
-
-// Quoted for a POSIX shell when it holds anything but safe characters.
-std::string shell_word(const std::string& word) {
-  const bool safe = !word.empty() && word.find_first_not_of(
-                                         "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-                                         "-_./=:,+@%") == std::string::npos;
-  if (safe) return word;
-  std::string out = "'";
-  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-// The command line that made the report, as the user typed it ("ccsim" for the program's path).
-std::string command_line() {
-  std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  std::vector<std::string> words;
-  for (std::string word; std::getline(in, word, '\0');) words.push_back(word);
-  if (words.empty()) return "ccsim report";
-  std::string out = "ccsim";
-  for (std::size_t i = 1; i < words.size(); ++i) out += " " + shell_word(words[i]);
-  return out;
-}
 
 void run_report(const ReportCommand& cmd) {
   const bool with_cost = cmd.cost.iterations > 0 || cmd.cost.tokens > 0;
   if (with_cost) study::check_cost_options(cmd.cost);
-  if (cmd.output.empty() || cmd.output == "-") {
-    throw InputError("command line", 0, "--output", fmt::format("expected a directory, got \"{}\"", cmd.output));
-  }
+  check_output_directory(cmd.output);
   const std::filesystem::path dir(cmd.output);
-  std::error_code ec;
-  if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec)) {
-    throw InputError("command line", 0, "--output",
-                     fmt::format("expected a directory, got \"{}\" (a file)", cmd.output));
-  }
   study::JobRequest request;
   request.runs = study::JobRuns::kPlainThenCompressed;
-  request.before_replays = [&cmd, &dir](const study::ReplayJob&) {
-    std::error_code error;
-    if (!std::filesystem::create_directories(dir, error) && error) {
-      throw InputError(cmd.output, 0, "--output", fmt::format("cannot create the directory: {}", error.message()));
-    }
-    // After the directory exists (a report file that is an input lies in a directory that did).
-    for (const char* file : {"report.md", "report.html", "report.json"}) check_output_path((dir / file).string());
+  request.before_replays = [&cmd](const study::ReplayJob&) {
+    create_output_directory(cmd.output, {"report.md", "report.html", "report.json"});
   };
   const study::JobReplays replays = study::replay_job(trace::read_native(cmd.trace), cmd.flags, request, data_lookup());
   study::JobReportOptions options;
   options.trace_file = cmd.trace;
-  options.rows = rows_key(cmd.rows);
+  options.rows = report::row_key_of(cmd.rows);
   if (with_cost) options.cost = cmd.cost;
   const study::JobReport job_report = study::job_report(replays, cmd.flags, options);
   write_output((dir / "report.json").string(), study::job_report_json(job_report));
@@ -94,9 +53,10 @@ void run_report(const ReportCommand& cmd) {
   if (cmd.no_figures) {
     figures.skipped = "figures skipped: --no-figures";
   } else {
-    figures = report::make_figures(dir, python_interpreter(), kFigureScript);
+    figures = report::make_figures(dir, report::figures_python(), kFigureScript);
   }
-  const report::Document doc = report::report_document(study::report_content(job_report, command_line(), figures));
+  const report::Document doc =
+      report::report_document(study::report_content(job_report, own_command_line("ccsim", "ccsim report"), figures));
 
   write_output((dir / "report.md").string(), doc.markdown());
   write_output((dir / "report.html").string(), doc.html());

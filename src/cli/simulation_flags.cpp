@@ -107,12 +107,10 @@ void add_simulation_flags(CLI::App* sub, SimulationFlags& flags, bool compress) 
 // --- what-if settings (--set KEY=VALUE) ---
 
 void add_set_flag(CLI::App* sub, std::vector<std::string>& settings) {
-  std::string keys;
-  for (const study::WhatIfKey& k : study::what_if_keys()) keys += fmt::format("{}{}", keys.empty() ? "" : ", ", k.key);
   sub->add_option("--set", settings,
                   fmt::format("Change a parameter for this run, KEY=VALUE (repeatable; a value xF multiplies the "
                               "platform's): {} (docs/replay.md, \"What if\")",
-                              keys))
+                              fmt::join(study::what_if_key_names(), ", ")))
       ->take_all()
       ->allow_extra_args(false);
 }
@@ -122,11 +120,6 @@ std::vector<std::string> algorithm_choices(const std::vector<std::string_view>& 
   if (with_auto) choices.emplace_back("auto");
   choices.insert(choices.end(), names.begin(), names.end());
   return choices;
-}
-
-report::RowKey rows_key(const std::string& rows) {
-  if (rows == "auto") return report::RowKey::kAuto;
-  return rows == "name" ? report::RowKey::kName : rows == "kind" ? report::RowKey::kKind : report::RowKey::kOperator;
 }
 
 void add_breakdown_flags(CLI::App* sub, BreakdownFlags& flags, const BreakdownHelp& help) {
@@ -162,7 +155,7 @@ void check_breakdown_outputs(const BreakdownFlags& flags, int world_size) {
 
 report::BreakdownOptions breakdown_view(const BreakdownFlags& flags) {
   report::BreakdownOptions view;
-  view.key = rows_key(flags.rows);
+  view.key = report::row_key_of(flags.rows);
   view.per_rank = flags.per_rank;
   view.ranks_on_demand = true;  // each rank's table made as it is written: never all in memory
   return view;

@@ -34,8 +34,6 @@ using study::with_settings;
 /// Choices for one_of (cli/option_values.hpp): `names` (algorithms of the registry), after "auto" when `with_auto`.
 std::vector<std::string> algorithm_choices(const std::vector<std::string_view>& names, bool with_auto);
 
-/// --rows of replay, compare, whatif and report: "operator", "name" or "kind".
-report::RowKey rows_key(const std::string& rows);
 /// --rows of report: the help of 'kind'.
 inline constexpr const char* kRowsKindHelp =
     "'kind': where each rank's time goes, compute, exposed communication by kind, pipeline bubble, collective wait "

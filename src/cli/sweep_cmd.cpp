@@ -15,8 +15,8 @@
 #include "cli/simulation_flags.hpp"
 #include "core/input_error.hpp"
 #include "core/progress.hpp"
-#include "engine/child_process.hpp"
 #include "measure/communicator.hpp"
+#include "measure/launch.hpp"
 #include "study/sweep.hpp"
 #include "study/sweep_runner.hpp"
 
@@ -49,18 +49,14 @@ void run_sweep(const SweepCommand& cmd) {
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::string> outcomes(total);
   auto work = [&](std::size_t i) { return sweep.evaluate(i); };
-  if (under_mpi_launcher()) {
+  if (measure::under_mpi_launcher()) {
     int argc = 1;
     std::string name = "ccsim";
     char* args[] = {name.data(), nullptr};
     char** argv = args;
     measure::MpiSession session(argc, argv);
     const measure::Communicator world = measure::Communicator::world();
-    std::vector<std::size_t> mine;
-    for (std::size_t i = static_cast<std::size_t>(world.rank()); i < total;
-         i += static_cast<std::size_t>(world.size())) {
-      mine.push_back(i);
-    }
+    const std::vector<std::size_t> mine = study::rank_items(total, world.rank(), world.size());
     Progress progress(fmt::format("sweep, rank 0 of {}", world.size()), world.rank() == 0 && progress_wanted());
     const std::vector<std::string> done = study::run_in_workers(
         mine, cmd.jobs == 0 ? 1 : cmd.jobs, work,
@@ -69,19 +65,13 @@ void run_sweep(const SweepCommand& cmd) {
     if (world.rank() != 0) return;  // rank 0 reports and writes
     for (const std::string& packed : all) study::unpack_outcomes(packed, outcomes);
   } else {
-    std::vector<std::size_t> items(total);
-    for (std::size_t i = 0; i < total; ++i) items[i] = i;
     const int jobs = cmd.jobs == 0 ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) : cmd.jobs;
     Progress progress("sweep", progress_wanted());
-    outcomes = study::run_in_workers(items, jobs, work, [&](std::size_t n) {
+    outcomes = study::run_in_workers(study::rank_items(total, 0, 1), jobs, work, [&](std::size_t n) {
       progress.update(static_cast<double>(n) / static_cast<double>(total));
     });
   }
-  std::vector<Row> rows;
-  for (std::size_t i = 0; i < total; ++i) {
-    if (outcomes[i].empty()) throw std::runtime_error(fmt::format("scenario {} was not evaluated", i + 1));
-    for (Row& row : Row::parse(engine::decode_outcome(outcomes[i]))) rows.push_back(std::move(row));
-  }
+  const std::vector<Row> rows = study::outcome_rows(outcomes);
   write_output(cmd.output, study::render_sweep_rows(sweep.spec(), engine, rows, cmd.format));
   if (!cmd.throughput && !progress_wanted()) return;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -1,10 +1,6 @@
-#include <cmath>
-#include <filesystem>
-#include <fstream>
-#include <map>
 #include <iostream>
 #include <memory>
-#include <optional>
+#include <string>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -13,16 +9,14 @@
 #include "cli/option_values.hpp"
 #include "cli/render.hpp"
 #include "cli/simulation_flags.hpp"
-#include "core/input_error.hpp"
-#include "core/parse.hpp"
 #include "engine/result.hpp"
 #include "import/kineto_report.hpp"
 #include "import/kineto_run.hpp"
 #include "report/breakdown.hpp"
+#include "study/job_facts.hpp"
 #include "study/measured_result.hpp"
 #include "study/synth_job.hpp"
-#include "study/what_if.hpp"
-#include "synth/job.hpp"
+#include "synth/job_options.hpp"
 #include "topology/platform.hpp"
 #include "trace/native_reader.hpp"
 #include "trace/native_writer.hpp"
@@ -31,67 +25,51 @@ namespace ccsim::cli {
 namespace {
 
 struct SynthCommand {
-  std::string model;
-  synth::Parallelism par;
-  std::string schedule = "1f1b";
-  std::string recompute = "none";
-  bool distributed_optimizer = false;
-  bool allow_oversize = false;
-  std::string platform;
-  /// --set KEY=VALUE of the platform (e.g. nodes=1280): the job is checked against the platform
-  /// so changed; the replay needs the same settings.
-  std::vector<std::string> settings;
+  study::SynthRequest request;
   std::string output = "-";
   int format_version = trace::kNativeVersion;
 };
 
-void run_synth(SynthCommand cmd) {
-  if (cmd.model.empty()) throw InputError("command line", 0, "--model", "expected a model preset or file, got \"\"");
-  if (cmd.platform.empty())
-    throw InputError("command line", 0, "--platform", "expected a platform NAME|FILE, got \"\"");
-  const synth::ModelSpec model = synth::load_model(cmd.model);
-  cmd.par.schedule = cmd.schedule == "gpipe"         ? synth::PipelineSchedule::kGpipe
-                     : cmd.schedule == "interleaved" ? synth::PipelineSchedule::kInterleaved
-                                                     : synth::PipelineSchedule::k1F1B;
-  // Megatron's interleaved schedule is for 2 or more chunks: 2 unless told.
-  if (cmd.par.virtual_stages == 0)
-    cmd.par.virtual_stages = cmd.par.schedule == synth::PipelineSchedule::kInterleaved ? 2 : 1;
-  cmd.par.recompute = cmd.recompute == "full"        ? synth::Recompute::kFull
-                      : cmd.recompute == "selective" ? synth::Recompute::kSelective
-                                                     : synth::Recompute::kNone;
-  if (cmd.distributed_optimizer) {
-    // Megatron's name for ZeRO stage 1: one implementation, two names.
-    if (cmd.par.zero > 1) {
-      throw InputError("command line", 0, "--distributed-optimizer",
-                       fmt::format("is ZeRO stage 1 (optimizer states sharded over the DP group); --zero {} asks for "
-                                   "another stage",
-                                   cmd.par.zero));
-    }
-    cmd.par.zero = 1;
-  }
-  // The platform must exist and hold the job: the trace names it and the engine times the
-  // operators' FLOPs and bytes with its rates.
-  const study::WhatIf what_if = study::parse_what_if(cmd.settings);
-  if (what_if.compute_scale != 1 || what_if.compress || what_if.compress_min_bytes || what_if.algorithm) {
-    throw InputError("command line", 0, "--set",
-                     "trace synth takes only the platform's settings (nodes, links, accelerator); compute, "
-                     "compression and algorithm settings belong to the replay");
-  }
-  const topology::Platform platform = read_named_platform(cmd.platform, what_if.platform);
-  const synth::Machine machine = study::machine_of(platform);
-  const synth::Job job = synth::synthesize_job(model, cmd.par, machine, cmd.platform, cmd.allow_oversize);
+void run_synth(const SynthCommand& cmd) {
+  const study::SynthTrace synthesized = study::synth_trace(cmd.request, data_lookup());
   std::ostringstream text;
-  trace::write_native(job.trace, text, cmd.format_version);
+  trace::write_native(synthesized.job.trace, text, cmd.format_version);
   write_output(cmd.output, text.str());
+  std::cerr << synthesized.report + (cmd.output != "-" ? fmt::format("wrote {}\n", cmd.output) : "");
+}
 
-  std::string report = synth::describe_job(model, cmd.par, job, cmd.platform);
-  if (!what_if.empty()) {
-    report += fmt::format("  platform {} with --set {}: replay the trace with the same settings\n", platform.name,
-                          fmt::join(what_if.settings, " --set "));
+/// Registers the options of synth::job_options() on `synth`, bound to `job`.
+void add_job_options(CLI::App* synth, synth::JobOptions& job) {
+  for (const synth::JobOption& option : synth::job_options()) {
+    const std::string name = fmt::format("--{}", option.name);
+    const std::string help(option.help);
+    CLI::Option* added = nullptr;
+    switch (option.kind) {
+      case synth::JobOptionKind::kInteger:
+        added = synth->add_option(name, option.integer(job), help);
+        if (option.parser_checks_range) added->check(CLI::Range(option.min, option.max));
+        break;
+      case synth::JobOptionKind::kNumber:
+        added = synth->add_option(name, option.number(job), help);
+        break;
+      case synth::JobOptionKind::kFlag:
+        if (option.flag_value) {
+          added = synth->add_flag(name, option.flag(job), help);
+        } else {
+          added = synth->add_flag(
+              name, [&option, &job](std::int64_t) { option.flag(job) = option.flag_value; }, help);
+        }
+        break;
+      case synth::JobOptionKind::kChoice:
+        added = synth->add_option_function<std::string>(
+            name, [&option, &job](const std::string& text) { synth::set_job_option(job, option, text); }, help);
+        // Checked before the callback: set_job_option takes the value.
+        added->check(one_of({option.choices.begin(), option.choices.end()}));
+        added->default_str(std::string(option.chosen(job)));
+        break;
+    }
+    if (option.show_default) added->capture_default_str();
   }
-  report += synth::memory_note(job, machine);
-  if (cmd.output != "-") report += fmt::format("wrote {}\n", cmd.output);
-  std::cerr << report;
 }
 
 struct ImportCommand {
@@ -107,10 +85,7 @@ void run_import(const ImportCommand& cmd) {
   import::KinetoRequest request{cmd.inputs, cmd.output, cmd.name, cmd.summary, cmd.iteration, {}};
   if (!cmd.hardware.empty()) {
     request.hardware = [&cmd] {
-      const topology::Platform platform = read_named_platform(cmd.hardware);
-      const topology::AcceleratorSpec& acc = platform.network.accelerator();
-      return trace::Hardware{acc.model, acc.flops, acc.memory_Bps,
-                             fmt::format("--hardware {}: the accelerator of platform {}", cmd.hardware, platform.name)};
+      return study::accelerator_hardware(read_named_platform(cmd.hardware), "--hardware " + cmd.hardware);
     };
   }
   const import::KinetoRun run = import::import_kineto_run(request);
@@ -141,7 +116,7 @@ void run_inspect(const InspectCommand& cmd) {
   const trace::Trace t = trace::read_native(cmd.trace);
   const engine::Result result = study::measured_result(t);
   report::BreakdownOptions view;
-  view.key = cmd.rows == "name" ? report::RowKey::kName : report::RowKey::kOperator;
+  view.key = report::row_key_of(cmd.rows);
   view.per_rank = cmd.per_rank;
   view.ranks_on_demand = true;  // each rank's table made as it is written: never all in memory
   const report::Breakdown breakdown = report::make_breakdown(result, view);
@@ -158,73 +133,12 @@ void setup_trace(CLI::App& app) {
   CLI::App* synth = trace->add_subcommand(
       "synth", "Write the trace one training iteration of a Megatron-style job would produce (FLOPs, bytes, messages)");
   synth
-      ->add_option("--model", cmd->model,
+      ->add_option("--model", cmd->request.model,
                    "Model preset (gpt3-175b, llama2-7b/13b/70b, llama3-8b/70b, small-gpt) or file")
       ->required();
-  synth->add_option("--tp", cmd->par.tp, "Tensor-parallel size")->capture_default_str();
-  synth->add_option("--pp", cmd->par.pp, "Pipeline stages")->capture_default_str();
-  synth->add_option("--dp", cmd->par.dp, "Data-parallel replicas")->capture_default_str();
-  synth->add_flag("--sp", cmd->par.sp, "Sequence parallelism over the TP group");
-  synth->add_option("--micro-batches", cmd->par.micro_batches, "Micro-batches per iteration and replica")
-      ->capture_default_str();
-  synth->add_option("--micro-batch-size", cmd->par.micro_batch_size, "Sequences per micro-batch")
-      ->capture_default_str();
-  synth->add_option("--seq", cmd->par.seq, "Sequence length (default: the model's)")->check(CLI::Range(1, 1 << 24));
-  synth
-      ->add_option("--schedule", cmd->schedule,
-                   "Pipeline schedule: gpipe, 1f1b (Megatron's default) or interleaved (Megatron's virtual pipeline "
-                   "stages: each rank holds --virtual-stages model chunks)")
-      ->check(one_of({"gpipe", "1f1b", "interleaved"}))
-      ->capture_default_str();
-  cmd->par.virtual_stages = 0;
-  synth->add_option("--virtual-stages", cmd->par.virtual_stages,
-                    "Model chunks per rank with --schedule interleaved (default 2; the layers must divide into pp x V "
-                    "chunks, the micro-batches into groups of pp)");
-  synth->add_flag("--overlap-p2p", cmd->par.overlap_p2p,
-                  "With --schedule interleaved: sends overlap the computations after them and a receive waits only "
-                  "before the computation that needs it (Megatron's --overlap-p2p-communication); by default each "
-                  "step's sends and receives are posted together and the next computation waits for all of them");
-  synth->add_option("--zero", cmd->par.zero, "ZeRO stage: 0, 1, 2 or 3")->capture_default_str();
-  synth->add_flag("--distributed-optimizer", cmd->distributed_optimizer,
-                  "Megatron's distributed optimizer (--use-distributed-optimizer), the same as --zero 1: gradients "
-                  "reduce-scattered over the DP group (in buckets with --overlap-grad-reduce), parameters all-gathered "
-                  "after the update");
-  synth
-      ->add_option("--recompute", cmd->recompute,
-                   "Activation recomputation: none, selective (the attention core, when the backward reaches it) or "
-                   "full (each layer's forward again before its backward), as Megatron's --recompute-granularity")
-      ->check(one_of({"none", "selective", "full"}))
-      ->capture_default_str();
-  synth
-      ->add_option("--first-stage-layers", cmd->par.first_stage_layers,
-                   "Layers of the first pipeline stage (Megatron's --decoder-first-pipeline-num-layers); default: when "
-                   "--pp does not divide the layers, the first and last stages take fewer (floor(L/pp), the rest one "
-                   "each to the middle stages)")
-      ->check(CLI::Range(1, 1 << 20));
-  synth
-      ->add_option("--last-stage-layers", cmd->par.last_stage_layers,
-                   "Layers of the last pipeline stage (Megatron's --decoder-last-pipeline-num-layers)")
-      ->check(CLI::Range(1, 1 << 20));
-  synth->add_flag(
-      "--no-masked-softmax-fusion", [cmd](std::int64_t) { cmd->par.masked_softmax_fusion = false; },
-      "The causal mask and the softmax as two kernels (Megatron's flag); fused by default");
-  synth->add_flag(
-      "--no-bias-gelu-fusion", [cmd](std::int64_t) { cmd->par.bias_activation_fusion = false; },
-      "The MLP's bias add and its activation as two kernels (Megatron's flag); fused by default");
-  synth->add_flag(
-      "--no-bias-dropout-fusion", [cmd](std::int64_t) { cmd->par.bias_dropout_fusion = false; },
-      "Bias, dropout and residual add as three kernels (Megatron's flag); fused by default");
-  synth->add_flag("--allow-oversize", cmd->allow_oversize,
-                  "Write the trace even when model states and activations exceed the accelerator's memory (a warning "
-                  "instead of the refusal)");
-  synth->add_flag("--overlap-grad-reduce", cmd->par.overlap_grad_reduce,
-                  "Reduce the gradients in buckets on a stream of their own during the last backward (Megatron's "
-                  "--overlap-grad-reduce; PyTorch DDP does this always)");
-  synth->add_option(
-      "--bucket-size", cmd->par.bucket_params,
-      "Parameters per gradient bucket with --overlap-grad-reduce (default: Megatron's max(40M, 1M x dp))");
-  synth->add_option("--platform", cmd->platform, "Platform the job runs on (NAME|FILE)")->required();
-  synth->add_option("--set", cmd->settings,
+  add_job_options(synth, cmd->request.job);
+  synth->add_option("--platform", cmd->request.platform, "Platform the job runs on (NAME|FILE)")->required();
+  synth->add_option("--set", cmd->request.settings,
                     "Change the platform for this job, KEY=VALUE as for replay (repeatable; e.g. nodes=1280 for "
                     "10,240 accelerators on dgx-h100-superpod): the ranks and the memory are checked against it, and "
                     "the replay needs the same settings");

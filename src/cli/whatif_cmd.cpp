@@ -12,7 +12,7 @@
 #include "report/timeline.hpp"
 #include "study/collective_study.hpp"
 #include "study/collective_whatif.hpp"
-#include "study/job_facts.hpp"
+#include "study/job_report.hpp"
 #include "study/replay_job.hpp"
 #include "study/sweep.hpp"
 #include "trace/native_reader.hpp"
@@ -47,18 +47,11 @@ void run_trace(const WhatIfCommand& cmd) {
   const engine::Result& baseline = replays.baseline.last();
   const engine::Result& changed = replays.what_if.last();
 
-  report::Comparison comparison = report::compare(baseline, changed, breakdown_view(cmd.view));
-  comparison.a_summary =
-      report::make_summary(baseline, study::job_facts(replays.baseline.job.trace, replays.baseline.job.platform));
-  comparison.b_summary =
-      report::make_summary(changed, study::job_facts(replays.what_if.job.trace, replays.what_if.job.platform));
-  comparison.a_label = "baseline";
-  comparison.b_label = "what_if";
-  comparison.assumptions = cmd.flags.settings;
-  // The notes of both runs (the baseline's auto choices may differ from the what-if's).
-  comparison.notes = study::what_if_notes(replays);
+  const report::Comparison comparison = study::what_if_comparison(replays, cmd.flags, breakdown_view(cmd.view));
   write_output(cmd.view.output, rendering(comparison, cmd.view.format));
-  write_timeline_file(cmd.view.timeline, cmd.view.timeline_ranks, {{"baseline", &baseline}, {"what_if", &changed}});
+  fmt::print(stderr, "{}",
+             report::write_timeline_file(cmd.view.timeline, cmd.view.timeline_ranks,
+                                         {{"baseline", &baseline}, {"what_if", &changed}}));
 }
 
 void run_collective(const WhatIfCommand& cmd) {

@@ -17,6 +17,9 @@ class InputError : public std::runtime_error {
   int line() const { return line_; }
   const std::string& field() const { return field_; }
   const std::string& detail() const { return detail_; }
+  /// Whether it is about something given on the command line (an option's value: file() is
+  /// the option, "--platform"; "command line" for a check across options), not about a file.
+  bool from_command_line() const { return file_.starts_with("--") || file_ == "command line"; }
 
  private:
   std::string file_;

@@ -246,6 +246,44 @@ void write_output_file(const std::string& path, const OutputProducer& produce) {
   if (::close(fd) != 0) fail(path, std::strerror(errno));
 }
 
+void check_output_path(const std::string& path) {
+  if (path.empty()) {
+    throw InputError("command line", 0, "--output", "expected a file name, or '-' for standard output, got \"\"");
+  }
+  if (path != "-") check_output_file(path);
+}
+
+void write_output(const std::string& path, const std::string& text) {
+  write_output(path, [&text](const OutputSink& sink) { sink(text); });
+}
+
+void write_output(const std::string& path, const OutputProducer& produce) {
+  check_output_path(path);
+  if (path == "-") {
+    write_stdout(produce);
+  } else {
+    write_output_file(path, produce);
+  }
+}
+
+void check_output_directory(const std::string& path) {
+  if (path.empty() || path == "-") {
+    throw InputError("command line", 0, "--output", fmt::format("expected a directory, got \"{}\"", path));
+  }
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_directory(path, ec)) {
+    throw InputError("command line", 0, "--output", fmt::format("expected a directory, got \"{}\" (a file)", path));
+  }
+}
+
+void create_output_directory(const std::string& path, const std::vector<std::string>& files) {
+  std::error_code error;
+  if (!std::filesystem::create_directories(path, error) && error) {
+    throw InputError(path, 0, "--output", fmt::format("cannot create the directory: {}", error.message()));
+  }
+  for (const std::string& file : files) check_output_path((std::filesystem::path(path) / file).string());
+}
+
 void write_stdout(std::string_view text) {
   write_descriptor("standard output", 1, [text](const OutputSink& sink) { sink(text); });
 }

@@ -75,6 +75,24 @@ void check_output_file(const std::string& path);
 /// before any work.
 void check_distinct_outputs(const std::vector<std::pair<std::string, std::string>>& outputs);
 
+/// A command's output: written to `path` by write_output_file, or to standard output for "-";
+/// "" is an InputError (of the command line's --output).
+void write_output(const std::string& path, const std::string& text);
+/// write_output of an output made chunk by chunk (OutputProducer): never whole in memory, and
+/// `path` is replaced only when all of it was made.
+void write_output(const std::string& path, const OutputProducer& produce);
+/// Throws the InputError write_output would throw for `path` ("", or an input read so far):
+/// called once the inputs are read, before long work.
+void check_output_path(const std::string& path);
+
+/// Throws the InputError of an output directory (--output) that cannot be one: "", "-", or a
+/// file that is not a directory.
+void check_output_directory(const std::string& path);
+/// Creates the output directory `path` (--output) and its parents where missing (an InputError
+/// when it cannot), then checks each of `files` in it as write_output would (check_output_path):
+/// a file that is an input lies in a directory that existed.
+void create_output_directory(const std::string& path, const std::vector<std::string>& files);
+
 /// Writes `text` to standard output now (after what stdio and std::cout hold). A write error
 /// (a full disk, a closed pipe) is an InputError for "standard output" with the reason.
 void write_stdout(std::string_view text);

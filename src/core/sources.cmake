@@ -1,5 +1,6 @@
 # Sources of src/core/, listed explicitly (no GLOB).
 target_sources(ccsim_lib PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/command_line.cpp
   ${CMAKE_CURRENT_LIST_DIR}/data_files.cpp
   ${CMAKE_CURRENT_LIST_DIR}/fingerprint.cpp
   ${CMAKE_CURRENT_LIST_DIR}/input_error.cpp

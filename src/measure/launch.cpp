@@ -1,5 +1,7 @@
 #include "measure/launch.hpp"
 
+#include <cstdlib>
+#include <filesystem>
 #include <optional>
 #include <string_view>
 
@@ -80,6 +82,24 @@ LaunchPlan plan_launch(const LaunchArgs& args, const std::string& program, bool 
   plan.argv.push_back(program);
   plan.argv.insert(plan.argv.end(), args.args.begin(), args.args.end());
   return plan;
+}
+
+bool under_mpi_launcher() {
+  for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "PMI_RANK"}) {
+    if (std::getenv(var) != nullptr) return true;
+  }
+  return false;
+}
+
+std::string measure_program() {
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  const auto program = (ec ? std::filesystem::path(".") : self.parent_path()) / "ccsim-measure";
+  if (!std::filesystem::exists(program)) {
+    throw InputError("command line", 0, "measure",
+                     fmt::format("{} is missing: it is built with ccsim when MPI is installed", program.string()));
+  }
+  return program.string();
 }
 
 }  // namespace ccsim::measure

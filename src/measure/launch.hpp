@@ -41,4 +41,13 @@ struct LaunchPlan {
 /// value of --mpi-over that is none of shm, tcp, tcp:IFACE.
 LaunchPlan plan_launch(const LaunchArgs& args, const std::string& program, bool under_launcher, unsigned cores);
 
+/// Whether an MPI launcher (mpirun, srun) started this process: one of the variables Open MPI,
+/// MPICH and PMIx set is in its environment.
+bool under_mpi_launcher();
+
+/// The program ccsim-measure beside the running executable (/proc/self/exe; the working
+/// directory when that cannot be read). An InputError when it is missing: it is built only
+/// where MPI is installed.
+std::string measure_program();
+
 }  // namespace ccsim::measure

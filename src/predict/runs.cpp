@@ -9,6 +9,7 @@
 
 #include "core/input_error.hpp"
 #include "import/kineto.hpp"
+#include "study/job_facts.hpp"
 #include "trace/native_reader.hpp"
 #include "trace/validate.hpp"
 
@@ -98,9 +99,7 @@ LoadedRun load_run(const std::string& path, const topology::Platform& platform, 
     }
     options.name = run_name(path);
     options.source = path;
-    const topology::AcceleratorSpec& acc = platform.network.accelerator();
-    options.hardware = trace::Hardware{acc.model, acc.flops, acc.memory_Bps,
-                                       fmt::format("ccsim predict: the accelerator of platform {}", platform.name)};
+    options.hardware = study::accelerator_hardware(platform, "ccsim predict");
     import::KinetoImport imported = import::import_kineto(profiles, options);
     trace::validate(imported.trace);
     loaded.trace = std::move(imported.trace);

@@ -257,6 +257,11 @@ std::string on_nodes(int nodes) {
   return nodes > 0 ? fmt::format(" on {} node{}", nodes, nodes == 1 ? "" : "s") : std::string();
 }
 
+RowKey row_key_of(const std::string& text) {
+  if (text == "auto") return RowKey::kAuto;
+  return text == "name" ? RowKey::kName : text == "kind" ? RowKey::kKind : RowKey::kOperator;
+}
+
 std::string format_ranks(const std::vector<int>& ranks) {
   std::vector<std::string> parts;
   for (std::size_t i = 0; i < ranks.size();) {

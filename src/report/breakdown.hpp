@@ -24,6 +24,9 @@ enum class RowKey : std::uint8_t {
   kAuto,
 };
 
+/// The rows of --rows `text`: "auto", "name", "kind", else (as "operator") RowKey::kOperator.
+RowKey row_key_of(const std::string& text);
+
 /// The most operators per rank that RowKey::kAuto lists one by one.
 inline constexpr std::size_t kAutoOperatorRows = 100;
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 
@@ -14,6 +15,11 @@
 extern char** environ;
 
 namespace ccsim::report {
+
+std::string figures_python() {
+  const char* env = std::getenv("CCSIM_PYTHON");
+  return env != nullptr && *env != '\0' ? env : "/usr/bin/python3";
+}
 
 Figures make_figures(const std::filesystem::path& dir, const std::string& python, const std::string& script) {
   Figures figures;

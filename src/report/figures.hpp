@@ -17,6 +17,10 @@ struct Figures {
 /// of output says so.
 inline constexpr int kFiguresMissingModule = 3;
 
+/// The interpreter that runs the figures script: $CCSIM_PYTHON when set and not empty, else
+/// Debian's /usr/bin/python3.
+std::string figures_python();
+
 /// Runs `python` `script` DIR/report.json DIR (scripts/report_figures.py: it writes PNGs into
 /// DIR and prints "FILE<TAB>caption" per figure), its output kept in DIR/.figures.log and
 /// removed after. Never throws for the script: an interpreter that cannot run, a missing

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/input_error.hpp"
+#include "core/output_file.hpp"
 #include "core/parse.hpp"
 #include "core/spelling.hpp"
 
@@ -323,6 +324,31 @@ void write_timeline(const std::vector<TimelineRun>& runs, const TimelineRanks& r
 void write_timeline(const std::vector<TimelineRun>& runs, std::ostream& out) {
   const engine::Result* first = runs.empty() ? nullptr : runs.front().result;
   write_timeline(runs, select_timeline_ranks(parse_timeline_ranks("all"), first ? *first : engine::Result{}), out);
+}
+
+std::string write_timeline_file(const std::string& path, const std::string& ranks,
+                                const std::vector<TimelineRun>& runs) {
+  if (path.empty() || runs.empty()) return "";
+  const TimelineRanks selected = select_timeline_ranks(parse_timeline_ranks(ranks), *runs.front().result);
+  std::uint64_t bytes = 0;
+  write_output(path, [&](const OutputSink& sink) {
+    SinkStream out([&](std::string_view chunk) {
+      bytes += chunk.size();
+      sink(chunk);
+    });
+    write_timeline(runs, selected, out);
+    out.flush();
+  });
+  std::string told;
+  if (selected.limited) {
+    told = fmt::format("note: timeline: wrote {}: ranks {}; for others: {}\n", selected.rule,
+                       format_rank_list(selected.ranks), kOtherRanksHint);
+  }
+  const std::string size = bytes < 1'000'000 ? fmt::format("{:.1f} kB", static_cast<double>(bytes) / 1e3)
+                                             : fmt::format("{:.1f} MB", static_cast<double>(bytes) / 1e6);
+  return told + fmt::format("wrote {} ({} ranks of {}{}, {})\n", path == "-" ? "the timeline to standard output" : path,
+                            selected.ranks.size(), selected.world_size,
+                            runs.size() > 1 ? fmt::format(" in each of {} runs", runs.size()) : "", size);
 }
 
 }  // namespace ccsim::report

@@ -93,4 +93,13 @@ void write_timeline(const std::vector<TimelineRun>& runs, const TimelineRanks& r
 /// write_timeline of every rank of the runs (which have one world size).
 void write_timeline(const std::vector<TimelineRun>& runs, std::ostream& out);
 
+/// The --timeline file: the timeline of `runs` with the ranks `ranks` selects (--timeline-ranks,
+/// parse_timeline_ranks) written to `path` as it is made (core's write_output: never whole in
+/// memory, "-" for standard output). Returns what to tell the user: "wrote FILE (N ranks of
+/// M, X MB)\n" (" in each of K runs" for several), after a note of the ranks written and how to
+/// get others when `auto` left ranks out; nothing is written and "" returned for an empty
+/// `path` or no run.
+std::string write_timeline_file(const std::string& path, const std::string& ranks,
+                                const std::vector<TimelineRun>& runs);
+
 }  // namespace ccsim::report

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -96,6 +97,20 @@ BreakevenStudy study_breakeven(const topology::Platform& platform, const compres
     s.rows.push_back(std::move(row));
   }
   return s;
+}
+
+BreakevenStudy study_breakeven(const BreakevenArgs& args, const DataLookup& lookup) {
+  const topology::Platform platform = lookup.platform(args.platform, {});
+  const compress::CompressSpec spec = compress::parse_compress_spec(args.compress);
+  const compress::CompressorModel model = lookup.compressor(spec);
+  BreakevenRequest request = args.request;
+  const std::optional<DType> dtype = parse_dtype(args.dtype);
+  if (!dtype) {
+    throw InputError("command line", 0, "--dtype",
+                     fmt::format("expected one of {}, got \"{}\"", dtype_choices(), args.dtype));
+  }
+  request.dtype = *dtype;
+  return study_breakeven(platform, model, spec.query, request);
 }
 
 std::string breakeven_text(const BreakevenStudy& s, const std::string& compress) {

@@ -8,6 +8,7 @@
 #include "compress/compress_spec.hpp"
 #include "compress/compressor_model.hpp"
 #include "core/units.hpp"
+#include "study/data_lookup.hpp"
 #include "topology/platform.hpp"
 
 namespace ccsim::study {
@@ -56,6 +57,19 @@ struct BreakevenStudy {
 /// group size out of range or beyond what the platform holds (--sizes).
 BreakevenStudy study_breakeven(const topology::Platform& platform, const compress::CompressorModel& compressor,
                                const compress::Query& query, const BreakevenRequest& request);
+
+/// `ccsim breakeven` as typed: the platform and the compressor by name, the dtype in words, and
+/// the rest of the request.
+struct BreakevenArgs {
+  std::string platform;        ///< a preset NAME or a platform FILE
+  std::string compress;        ///< NAME[:key=value,...] (compress::parse_compress_spec)
+  std::string dtype = "fp32";  ///< the request's dtype
+  BreakevenRequest request;
+};
+
+/// study_breakeven of `args`: the platform and the compressor's model found through `lookup`,
+/// the dtype read (an InputError naming --dtype).
+BreakevenStudy study_breakeven(const BreakevenArgs& args, const DataLookup& lookup);
 
 /// The text table of `s` for the compressor `compress` (as typed): the compressor, the links,
 /// then one row per group size (where compression pays: a size, "never" or "always").

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <vector>
 
+#include <fmt/format.h>
+
 namespace ccsim::study {
 
 report::JobFacts job_facts(const trace::Trace& trace, const topology::Platform& platform) {
@@ -33,6 +35,12 @@ report::JobFacts job_facts(const trace::Trace& trace, const topology::Platform& 
   facts.peak_flops_per_rank = platform.network.accelerator().flops;
   facts.accelerator = platform.network.accelerator().model;
   return facts;
+}
+
+trace::Hardware accelerator_hardware(const topology::Platform& platform, const std::string& named_by) {
+  const topology::AcceleratorSpec& acc = platform.network.accelerator();
+  return {acc.model, acc.flops, acc.memory_Bps,
+          fmt::format("{}: the accelerator of platform {}", named_by, platform.name)};
 }
 
 }  // namespace ccsim::study

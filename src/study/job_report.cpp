@@ -10,6 +10,37 @@
 
 namespace ccsim::study {
 
+report::Breakdown job_breakdown(const ReplayJob& job, const engine::Result& result,
+                                const report::BreakdownOptions& view) {
+  report::Breakdown out = report::make_breakdown(result, view);
+  out.summary = report::make_summary(result, job_facts(job.trace, job.platform));
+  return out;
+}
+
+report::Comparison job_comparison(const ReplayJob& job, const engine::Result& a, const engine::Result& b,
+                                  const report::BreakdownOptions& view) {
+  report::Comparison out = report::compare(a, b, view);
+  const report::JobFacts facts = job_facts(job.trace, job.platform);
+  out.a_summary = report::make_summary(a, facts);
+  out.b_summary = report::make_summary(b, facts);
+  return out;
+}
+
+report::Comparison what_if_comparison(const WhatIfReplays& replays, const ReplaySettings& settings,
+                                      const report::BreakdownOptions& view) {
+  const engine::Result& baseline = replays.baseline.last();
+  const engine::Result& changed = replays.what_if.last();
+  report::Comparison out = report::compare(baseline, changed, view);
+  out.a_summary = report::make_summary(baseline, job_facts(replays.baseline.job.trace, replays.baseline.job.platform));
+  out.b_summary = report::make_summary(changed, job_facts(replays.what_if.job.trace, replays.what_if.job.platform));
+  out.a_label = "baseline";
+  out.b_label = "what_if";
+  out.assumptions = settings.settings;
+  // The notes of both runs (the baseline's auto choices may differ from the what-if's).
+  out.notes = what_if_notes(replays);
+  return out;
+}
+
 JobReport job_report(const JobReplays& replays, const ReplaySettings& settings, const JobReportOptions& options) {
   const trace::Trace& trace = replays.job.trace;
   const topology::Platform& platform = replays.job.platform;
@@ -18,14 +49,8 @@ JobReport job_report(const JobReplays& replays, const ReplaySettings& settings, 
   out.title = fmt::format("ccsim report: {} on {}", trace.name, platform.name);
   report::BreakdownOptions view;
   view.key = options.rows;
-  const report::JobFacts facts = job_facts(trace, platform);
-  out.breakdown = report::make_breakdown(plain, view);
-  out.breakdown.summary = report::make_summary(plain, facts);
-  if (replays.results.size() > 1) {
-    out.comparison = report::compare(plain, replays.last(), view);
-    out.comparison->a_summary = out.breakdown.summary;
-    out.comparison->b_summary = report::make_summary(replays.last(), facts);
-  }
+  out.breakdown = job_breakdown(replays.job, plain, view);
+  if (replays.results.size() > 1) out.comparison = job_comparison(replays.job, plain, replays.last(), view);
   if (options.cost) out.cost = study_cost(*options.cost, trace, platform, replays.runs());
   out.job_assumptions.push_back(fmt::format("trace: {} ({}), {} ranks{}, {} pipeline stage(s)", trace.name,
                                             options.trace_file, out.breakdown.world_size,

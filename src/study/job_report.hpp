@@ -13,6 +13,21 @@
 
 namespace ccsim::study {
 
+/// The breakdown of `result`, a replay of `job`, with its summary block (replay, report).
+report::Breakdown job_breakdown(const ReplayJob& job, const engine::Result& result,
+                                const report::BreakdownOptions& view);
+
+/// Replay `a` against replay `b` of `job`, each with its summary block (compare: plain against
+/// compressed; report).
+report::Comparison job_comparison(const ReplayJob& job, const engine::Result& a, const engine::Result& b,
+                                  const report::BreakdownOptions& view);
+
+/// whatif's comparison: the baseline ("baseline") against the what-if ("what_if"), each with
+/// the summary of its own job, the --set settings of `settings` as assumptions and the notes of
+/// both runs (what_if_notes).
+report::Comparison what_if_comparison(const WhatIfReplays& replays, const ReplaySettings& settings,
+                                      const report::BreakdownOptions& view);
+
 /// What `ccsim report` says of a job's replays: the plain breakdown, plain against compressed,
 /// the cost, and the assumptions of the job.
 struct JobReport {

@@ -526,6 +526,14 @@ std::vector<std::string> run_in_workers(const std::vector<std::size_t>& items, i
   return outcomes;
 }
 
+std::vector<std::size_t> rank_items(std::size_t total, int rank, int ranks) {
+  std::vector<std::size_t> items;
+  for (std::size_t i = static_cast<std::size_t>(rank); i < total; i += static_cast<std::size_t>(ranks)) {
+    items.push_back(i);
+  }
+  return items;
+}
+
 std::string pack_outcomes(const std::vector<std::size_t>& items, const std::vector<std::string>& outcomes) {
   std::string out;
   for (std::size_t p = 0; p < items.size(); ++p) {

@@ -83,6 +83,10 @@ std::vector<std::string> run_in_workers(const std::vector<std::size_t>& items, i
                                         const std::function<std::string(std::size_t)>& work,
                                         const std::function<void(std::size_t finished)>& done);
 
+/// The items of `total` that rank `rank` of `ranks` takes: rank, rank + ranks, ... (every one
+/// for a single rank), as a sweep spreads its scenarios over MPI ranks.
+std::vector<std::size_t> rank_items(std::size_t total, int rank, int ranks);
+
 /// Packs outcomes (position, bytes) into one string, and back: what MPI ranks exchange.
 std::string pack_outcomes(const std::vector<std::size_t>& items, const std::vector<std::string>& outcomes);
 void unpack_outcomes(std::string_view packed, std::vector<std::string>& outcomes_by_item);

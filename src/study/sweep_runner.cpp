@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <set>
+#include <stdexcept>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -12,6 +13,7 @@
 #include "compress/compress_spec.hpp"
 #include "core/input_error.hpp"
 #include "core/parse.hpp"
+#include "engine/child_process.hpp"
 #include "engine/replay.hpp"
 #include "report/breakdown.hpp"
 #include "report/summary.hpp"
@@ -311,6 +313,15 @@ double SweepRunner::simulate_collective(const ReplaySettings& given, const topol
   settings.algorithm = algorithm;
   settings.placement = "rank-order";
   return engine::replay(t, p, replay_options(settings, p, lookup_)).makespan_s;
+}
+
+std::vector<Row> outcome_rows(const std::vector<std::string>& outcomes) {
+  std::vector<Row> rows;
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    if (outcomes[i].empty()) throw std::runtime_error(fmt::format("scenario {} was not evaluated", i + 1));
+    for (Row& row : Row::parse(engine::decode_outcome(outcomes[i]))) rows.push_back(std::move(row));
+  }
+  return rows;
 }
 
 std::string render_sweep_rows(const SweepSpec& spec, SweepEngine engine, const std::vector<Row>& rows,

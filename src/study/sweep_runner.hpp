@@ -63,6 +63,11 @@ class SweepRunner {
   std::map<std::string, topology::Platform> platforms_;  ///< by platform and settings
 };
 
+/// The rows of every scenario's outcome (SweepRunner::evaluate, as run_in_workers returns it),
+/// in scenario order: a failed scenario's error is rethrown (engine::decode_outcome), a
+/// scenario without an outcome is an internal error (std::runtime_error).
+std::vector<nlohmann::ordered_json> outcome_rows(const std::vector<std::string>& outcomes);
+
 /// The rows of a sweep as `format` ("csv": a header of the first row's columns, then one line
 /// per row, null as an empty field; "json": a document with the sweep, its mode and engine, the
 /// scenario count and the rows).

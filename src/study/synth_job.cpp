@@ -10,6 +10,8 @@
 #include "core/parse.hpp"
 #include "core/spelling.hpp"
 #include "synth/job.hpp"
+#include "study/what_if.hpp"
+#include "synth/job_options.hpp"
 
 namespace ccsim::study {
 namespace {
@@ -18,71 +20,19 @@ namespace {
   throw InputError("synth", 0, std::string(key), detail);
 }
 
-bool is_flag(std::string_view key) {
-  return key == "sp" || key == "overlap-p2p" || key == "distributed-optimizer" || key == "overlap-grad-reduce";
-}
+/// The keys that derive dp and micro-batches (the sweep's own, as `model` is), 1..2^24.
+bool derives(std::string_view key) { return key == "gpus" || key == "global-batch"; }
+constexpr int kMaxDeriving = 1 << 24;
 
-/// The smallest and largest value of an integer key.
-std::pair<std::int64_t, std::int64_t> int_range(std::string_view key) {
-  if (key == "zero") return {0, 3};
-  if (key == "seq") return {1, 1 << 24};
-  if (key == "gpus" || key == "global-batch") return {1, 1 << 24};
-  return {1, 1 << 20};
-}
-
-template <typename Enum>
-std::optional<Enum> enum_value(std::string_view text, std::initializer_list<Enum> values,
-                               std::string_view (*name)(Enum)) {
-  for (Enum v : values) {
-    if (name(v) == text) return v;
-  }
-  return std::nullopt;
-}
-
-std::optional<synth::PipelineSchedule> schedule_of(std::string_view text) {
-  using synth::PipelineSchedule;
-  return enum_value(text, {PipelineSchedule::kGpipe, PipelineSchedule::k1F1B, PipelineSchedule::kInterleaved},
-                    &synth::schedule_name);
-}
-
-std::optional<synth::Recompute> recompute_of(std::string_view text) {
-  using synth::Recompute;
-  return enum_value(text, {Recompute::kNone, Recompute::kSelective, Recompute::kFull}, &synth::recompute_name);
-}
-
-void expect_choice(std::string_view key, std::string_view value, const std::vector<std::string>& valid) {
-  fail(key, fmt::format("expected one of {}, got \"{}\"{}", fmt::join(valid, ", "), value, did_you_mean(value, valid)));
-}
-
-/// Applies one checked setting to `job`.
-void apply(SynthJobSpec& job, bool& distributed_optimizer, std::string_view key, std::string_view value) {
-  synth::Parallelism& par = job.par;
+/// Applies one setting of the form check_synth_setting accepts.
+void apply(SynthJobSpec& spec, synth::JobOptions& job, std::string_view key, std::string_view value) {
   if (key == "model") {
-    job.model = std::string(value);
-  } else if (is_flag(key)) {
-    const bool on = value == "true";
-    if (key == "sp") par.sp = on;
-    if (key == "overlap-p2p") par.overlap_p2p = on;
-    if (key == "overlap-grad-reduce") par.overlap_grad_reduce = on;
-    if (key == "distributed-optimizer") distributed_optimizer = on;
-  } else if (key == "schedule") {
-    par.schedule = *schedule_of(value);
-  } else if (key == "recompute") {
-    par.recompute = *recompute_of(value);
+    spec.model = std::string(value);
+  } else if (derives(key)) {
+    const int n = static_cast<int>(*parse_int(value));  // checked: 1..kMaxDeriving
+    (key == "gpus" ? spec.gpus : spec.global_batch) = n;
   } else {
-    const int n = static_cast<int>(*parse_int(value));  // checked: in int_range(key)
-    if (key == "gpus") job.gpus = n;
-    if (key == "global-batch") job.global_batch = n;
-    if (key == "tp") par.tp = n;
-    if (key == "pp") par.pp = n;
-    if (key == "dp") par.dp = n;
-    if (key == "micro-batches") par.micro_batches = n;
-    if (key == "micro-batch-size") par.micro_batch_size = n;
-    if (key == "seq") par.seq = n;
-    if (key == "virtual-stages") par.virtual_stages = n;
-    if (key == "zero") par.zero = n;
-    if (key == "first-stage-layers") par.first_stage_layers = n;
-    if (key == "last-stage-layers") par.last_stage_layers = n;
+    synth::set_job_option(job, *synth::find_job_option(key), value);  // checked: "" returned
   }
 }
 
@@ -95,24 +45,21 @@ void check_synth_setting(std::string_view key, std::string_view value) {
   }
   if (key == "model") {
     if (value.empty()) fail(key, "expected a model preset or file, got \"\"");
-  } else if (is_flag(key)) {
-    if (value != "true" && value != "false") expect_choice(key, value, {"true", "false"});
-  } else if (key == "schedule") {
-    if (!schedule_of(value)) expect_choice(key, value, {"gpipe", "1f1b", "interleaved"});
-  } else if (key == "recompute") {
-    if (!recompute_of(value)) expect_choice(key, value, {"none", "selective", "full"});
-  } else {
-    const auto [low, high] = int_range(key);
+  } else if (derives(key)) {
     const std::optional<std::int64_t> n = parse_int(value);
-    if (!n || *n < low || *n > high)
-      fail(key, fmt::format("expected a whole number {}..{}, got \"{}\"", low, high, value));
+    if (!n || *n < 1 || *n > kMaxDeriving)
+      fail(key, fmt::format("expected a whole number 1..{}, got \"{}\"", kMaxDeriving, value));
+  } else {  // trace synth's job option: its values and range
+
+    synth::JobOptions scratch;
+    const std::string error = synth::set_job_option(scratch, *synth::find_job_option(key), value);
+    if (!error.empty()) fail(key, error);
   }
 }
 
 SynthJobSpec parse_synth_job(std::span<const std::string> settings) {
-  SynthJobSpec job;
-  job.par.virtual_stages = 0;  // as trace synth: 2 with the interleaved schedule unless given
-  bool distributed_optimizer = false;
+  SynthJobSpec spec;
+  synth::JobOptions job;
   std::vector<std::string> seen;
   for (const std::string& setting : settings) {
     const std::size_t eq = setting.find('=');
@@ -122,7 +69,7 @@ SynthJobSpec parse_synth_job(std::span<const std::string> settings) {
     check_synth_setting(key, value);
     if (std::find(seen.begin(), seen.end(), key) != seen.end()) fail(key, "given twice");
     seen.push_back(key);
-    apply(job, distributed_optimizer, key, value);
+    apply(spec, job, key, value);
   }
   auto given = [&](std::string_view key) { return std::find(seen.begin(), seen.end(), key) != seen.end(); };
   if (!given("model")) fail("model", "missing: the model preset or file of the synthesized job");
@@ -130,16 +77,10 @@ SynthJobSpec parse_synth_job(std::span<const std::string> settings) {
   if (given("global-batch") && given("micro-batches")) {
     fail("global-batch", "derives micro-batches (global-batch / (dp x micro-batch-size)): give one of the two");
   }
-  if (job.par.virtual_stages == 0)
-    job.par.virtual_stages = job.par.schedule == synth::PipelineSchedule::kInterleaved ? 2 : 1;
-  if (distributed_optimizer) {
-    // Megatron's name for ZeRO stage 1, as `trace synth --distributed-optimizer`.
-    if (job.par.zero > 1) {
-      fail("distributed-optimizer", fmt::format("is ZeRO stage 1; zero = {} asks for another stage", job.par.zero));
-    }
-    job.par.zero = 1;
-  }
-  return job;
+  // As trace synth: 2 chunks with the interleaved schedule unless given; the distributed
+  // optimizer is ZeRO stage 1.
+  spec.par = synth::job_parallelism(job, synth::JobOptionSyntax::kSettings);
+  return spec;
 }
 
 synth::Machine machine_of(const topology::Platform& platform) {
@@ -150,6 +91,33 @@ synth::Machine machine_of(const topology::Platform& platform) {
           acc.cpu_core,
           acc.memory_bytes,
           acc.model};
+}
+
+SynthTrace synth_trace(const SynthRequest& request, const DataLookup& lookup) {
+  if (request.model.empty())
+    throw InputError("command line", 0, "--model", "expected a model preset or file, got \"\"");
+  if (request.platform.empty())
+    throw InputError("command line", 0, "--platform", "expected a platform NAME|FILE, got \"\"");
+  const synth::ModelSpec model = synth::load_model(request.model);
+  const synth::Parallelism par = synth::job_parallelism(request.job, synth::JobOptionSyntax::kCommandLine);
+  // The platform must exist and hold the job: the trace names it and the engine times the
+  // operators' FLOPs and bytes with its rates.
+  const WhatIf what_if = parse_what_if(request.settings);
+  if (what_if.compute_scale != 1 || what_if.compress || what_if.compress_min_bytes || what_if.algorithm) {
+    throw InputError("command line", 0, "--set",
+                     "trace synth takes only the platform's settings (nodes, links, accelerator); compute, "
+                     "compression and algorithm settings belong to the replay");
+  }
+  const topology::Platform platform = lookup.platform(request.platform, what_if.platform);
+  const synth::Machine machine = machine_of(platform);
+  SynthTrace out{synth::synthesize_job(model, par, machine, request.platform, request.job.allow_oversize), ""};
+  out.report = synth::describe_job(model, par, out.job, request.platform);
+  if (!what_if.empty()) {
+    out.report += fmt::format("  platform {} with --set {}: replay the trace with the same settings\n", platform.name,
+                              fmt::join(what_if.settings, " --set "));
+  }
+  out.report += synth::memory_note(out.job, machine);
+  return out;
 }
 
 SynthJobFit resolve_synth_job(const SynthJobSpec& job, const synth::ModelSpec& model,

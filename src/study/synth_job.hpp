@@ -6,17 +6,20 @@
 #include <string_view>
 #include <vector>
 
+#include "study/data_lookup.hpp"
 #include "synth/job.hpp"
+#include "synth/job_options.hpp"
 #include "synth/megatron.hpp"
 #include "synth/model_spec.hpp"
 #include "topology/platform.hpp"
 
 namespace ccsim::study {
 
-/// The keys of a synthesized job in a sweep's synth mode (sweeps/README.md): `trace synth`'s
-/// options by their names without dashes, and two that the sweep derives others from: `gpus`
-/// (dp = gpus / (tp x pp)) and `global-batch` (micro-batches = global-batch / (dp x
-/// micro-batch-size)). Flags (sp, overlap-p2p, ...) take true or false.
+/// The keys of a synthesized job in a sweep's synth mode (sweeps/README.md), in the order its
+/// messages list them: `model`, `trace synth`'s job options by their names without dashes
+/// (synth::job_options(), whose values and ranges they take), and two that the sweep derives
+/// others from: `gpus` (dp = gpus / (tp x pp)) and `global-batch` (micro-batches = global-batch
+/// / (dp x micro-batch-size)). Flags (sp, overlap-p2p, ...) take true or false.
 inline constexpr std::string_view kSynthKeys[] = {"model",
                                                   "gpus",
                                                   "tp",
@@ -57,6 +60,28 @@ SynthJobSpec parse_synth_job(std::span<const std::string> settings);
 /// The machine `platform` gives a synthesized job (synth::check_job): its name, nodes,
 /// accelerators per node, and one accelerator's kind, memory and model.
 synth::Machine machine_of(const topology::Platform& platform);
+
+/// What `trace synth` is asked for: a model, a job and the platform it runs on.
+struct SynthRequest {
+  std::string model;  ///< --model: a preset or file (synth::load_model)
+  synth::JobOptions job;
+  std::string platform;               ///< --platform NAME|FILE
+  std::vector<std::string> settings;  ///< --set KEY=VALUE of the platform (e.g. nodes=1280)
+};
+
+/// The job `trace synth` writes the trace of, and what it says of it.
+struct SynthTrace {
+  synth::Job job;
+  /// synth::describe_job, a line saying that the replay needs the same --set settings (when
+  /// there are any), then synth::memory_note.
+  std::string report;
+};
+
+/// `trace synth`: the model loaded, the job's parallelism finished (synth::job_parallelism), the
+/// platform (through `lookup`) with the --set settings, which may change only the platform,
+/// and the job checked against it and synthesized (synth::synthesize_job). Errors are
+/// InputErrors naming the option.
+SynthTrace synth_trace(const SynthRequest& request, const DataLookup& lookup);
 
 /// A job resolved against its model and a platform: the parallelism that runs, or why `trace
 /// synth` would refuse it (a derived size that does not divide, a split that does not fit the

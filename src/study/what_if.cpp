@@ -295,6 +295,12 @@ std::string bound_note(const std::string& what, const std::string& messages, con
 
 std::span<const WhatIfKey> what_if_keys() { return kKeys; }
 
+std::vector<std::string> what_if_key_names() {
+  std::vector<std::string> names;
+  for (const WhatIfKey& key : kKeys) names.emplace_back(key.key);
+  return names;
+}
+
 std::vector<std::string> bottleneck_notes(const std::vector<std::string>& settings, const topology::Network& baseline,
                                           const topology::Network& changed, int nodes_used, bool within_nodes) {
   std::vector<std::string> keys, given;

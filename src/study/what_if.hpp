@@ -35,6 +35,8 @@ struct WhatIfKey {
 
 /// Every key `--set` accepts, in the order they are listed to users (the one table).
 std::span<const WhatIfKey> what_if_keys();
+/// The keys of what_if_keys(), in its order: what --set accepts and its help lists.
+std::vector<std::string> what_if_key_names();
 
 /// The settings of one or more `--set KEY=VALUE`, parsed and checked: changes of the platform
 /// (applied by its reader, with the reader's limits), of compute, of the compressor and of

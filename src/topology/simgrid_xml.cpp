@@ -42,6 +42,11 @@ std::string vertex_id(const Network& network, Network::VertexId v) { return esca
 
 }  // namespace
 
+XmlRouting xml_routing_of(const std::string& choice, const Network& network) {
+  const bool full = choice == "full" || (choice == "auto" && network.accelerator_count() <= kAutoFullAccelerators);
+  return full ? XmlRouting::kFull : XmlRouting::kDijkstra;
+}
+
 std::uint64_t full_routes(const Network& network) {
   const auto n = static_cast<std::uint64_t>(network.accelerator_count());
   return n < 2 ? 0 : n * (n - 1);

@@ -14,6 +14,11 @@ enum class XmlRouting {
               ///< possibly other shortest paths on tori and dragonflies; O(N) entries
 };
 
+/// The routing of --routing `choice`: "full", "dijkstra", or "auto": full for a network of up
+/// to kAutoFullAccelerators accelerators, Dijkstra beyond.
+XmlRouting xml_routing_of(const std::string& choice, const Network& network);
+inline constexpr int kAutoFullAccelerators = 64;
+
 /// The most routes a Full export may write (about 100 MB of XML, 512 accelerators); a larger
 /// platform is exported with Dijkstra routing, whose size grows with the links instead.
 inline constexpr std::uint64_t kMaxFullRoutes = std::uint64_t{1} << 18;

@@ -198,3 +198,15 @@ TEST_CASE("what the benchmark writes with --json reads back", "[calibrate]") {
   CHECK(b.measurements[1].add_s > 0);
   CHECK(b.memory_Bps == 5e9);
 }
+
+TEST_CASE("the command that fits a compressor model, as recorded in the model") {
+  CompressorFitOptions options;
+  CHECK(compressor_fit_command("bench.json", options) == "ccsim calibrate compressor bench.json");
+  options.codec = "ccsz";
+  options.name = "mine";
+  options.transfer = "none";
+  options.clamp_t0 = true;
+  options.command = "ignored";
+  CHECK(compressor_fit_command("bench.json", options) ==
+        "ccsim calibrate compressor bench.json --codec ccsz --name mine --transfer none --clamp-t0");
+}

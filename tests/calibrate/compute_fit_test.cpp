@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "calibrate/compute_fit.hpp"
+#include "calibrate/compute_fit_report.hpp"
 #include "calibrate/compute_model.hpp"
 #include "core/input_error.hpp"
 #include "import/kineto.hpp"
@@ -469,4 +470,33 @@ TEST_CASE("a native trace keeps its hardware and its measured call times through
   const std::string zero = R"({"format": "ccsim-trace", "version": 1, "name": "hw", "world_size": 1,
 "hardware": {"name": "x", "memory_bandwidth": 0}, "ranks": [{"rank": 0, "ops": []}]})";
   CHECK_THROWS_WITH(trace::parse_native(zero, "hw.json"), Contains("hw.json:2: field 'hardware.memory_bandwidth'"));
+}
+
+TEST_CASE("calibrate trace's choices in words, and the model it writes named and described") {
+  CHECK(calibrate::fit_objective_of("relative") == calibrate::FitObjective::kRelative);
+  CHECK(calibrate::fit_objective_of("total") == calibrate::FitObjective::kTotal);
+  CHECK(calibrate::flop_exponent_of("1") == calibrate::FlopExponent::kOne);
+  CHECK(calibrate::flop_exponent_of("fit") == calibrate::FlopExponent::kFit);
+
+  calibrate::ComputeFit fit;
+  fit.model.hardware.name = "H100";
+  calibrate::ComputeFitArgs args;
+  args.traces = {"a.json", "b.json"};
+  args.output = "models/compute/mine.json";
+  calibrate::ComputeModel model = calibrate::compute_model_of(fit, args);
+  CHECK(model.name == "mine");  // the output's stem
+  CHECK(model.hardware.name == "H100");
+  CHECK_THAT(model.description, Contains("measured operators of 2 trace(s)"));
+  CHECK(model.command == "ccsim calibrate trace a.json b.json -o models/compute/mine.json");
+
+  args.name = "named";
+  args.objective = "relative";
+  args.flop_exponent = "1";
+  model = calibrate::compute_model_of(fit, args);
+  CHECK(model.name == "named");
+  CHECK(model.command ==
+        "ccsim calibrate trace a.json b.json --objective relative --flop-exponent 1 -o models/compute/mine.json");
+  args.name.clear();
+  args.output = "-";
+  CHECK(calibrate::compute_model_of(fit, args).name == "compute");
 }

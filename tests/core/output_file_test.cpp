@@ -172,6 +172,41 @@ TEST_CASE("write_output_file reports the system's reason with the path and leave
   CHECK(dir.entries() == std::vector<std::string>{"sub"});
 }
 
+TEST_CASE("a command's output goes to its file, or to standard output for '-'; never to no name", "[output_file]") {
+  ScratchDir dir;
+  ccsim::write_output(dir / "out.txt", std::string("text\n"));
+  CHECK(contents(dir / "out.txt") == "text\n");
+  ccsim::write_output(dir / "chunks.txt", [](const ccsim::OutputSink& sink) {
+    sink("a");
+    sink("b");
+  });
+  CHECK(contents(dir / "chunks.txt") == "ab");
+  CHECK_NOTHROW(ccsim::check_output_path("-"));
+  CHECK_NOTHROW(ccsim::check_output_path(dir / "new.txt"));
+  const std::string no_name =
+      "command line: field '--output': expected a file name, or '-' for standard output, got \"\"";
+  CHECK(ccsim::test::message_of([] { ccsim::check_output_path(""); }) == no_name);
+  CHECK(ccsim::test::message_of([] { ccsim::write_output("", std::string("x")); }) == no_name);
+  CHECK_THAT(ccsim::test::message_of([&] { ccsim::check_output_path(dir / "missing/out.txt"); }),
+             Catch::StartsWith(dir / "missing/out.txt"));
+  CHECK(dir.entries() == std::vector<std::string>{"chunks.txt", "out.txt"});
+}
+
+TEST_CASE("an output directory is checked, then made with its parents, and its files checked", "[output_file]") {
+  ScratchDir dir;
+  auto error = [](auto&& work) { return ccsim::test::message_of(work); };
+  CHECK(error([] { ccsim::check_output_directory("-"); }) ==
+        "command line: field '--output': expected a directory, got \"-\"");
+  put(dir / "file", "x");
+  CHECK(error([&] { ccsim::check_output_directory(dir / "file"); }) ==
+        "command line: field '--output': expected a directory, got \"" + dir / "file" + "\" (a file)");
+  CHECK_NOTHROW(ccsim::check_output_directory(dir / "new"));  // made later
+  ccsim::create_output_directory(dir / "new/sub", {"a.md", "b.json"});
+  CHECK(fs::is_directory(dir / "new/sub"));
+  CHECK_THAT(error([&] { ccsim::create_output_directory(dir / "file/sub", {}); }),
+             Catch::StartsWith(dir / "file/sub" + ": field '--output': cannot create the directory: "));
+}
+
 TEST_CASE("an output made chunk by chunk is written as it comes and replaces the file only when whole",
           "[output_file]") {
   ScratchDir dir;

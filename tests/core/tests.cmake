@@ -1,6 +1,8 @@
 # Unit tests of src/core/, listed explicitly.
 target_sources(ccsim_tests PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/command_line_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/flat_map_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/input_error_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/json_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/output_file_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/parse_test.cpp

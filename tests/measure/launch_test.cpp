@@ -1,5 +1,6 @@
 // How `ccsim measure` starts ccsim-measure (measure/launch.hpp): which arguments go on, which
 // --np mpirun gets, when it runs without mpirun, and the environment of --mpi-over.
+#include <cstdlib>
 #include <string>
 #include <utility>
 #include <vector>
@@ -64,4 +65,24 @@ TEST_CASE("the launcher's --mpi-over restricts Open MPI's transports through mpi
   CHECK_THROWS_WITH(measure::plan_launch(a, "P", true, 16),
                     "command line: field '--mpi-over': the job was started by an MPI launcher, which chose its "
                     "transports already: set OMPI_MCA_btl for that launcher instead");
+}
+
+TEST_CASE("ccsim measure finds ccsim-measure beside itself, or says it is missing", "[measure]") {
+  // This test program is built in tests/, ccsim-measure beside ccsim: not here.
+  CHECK_THROWS_WITH(measure::measure_program(),
+                    Catch::Contains("ccsim-measure is missing: it is built with ccsim when MPI is installed"));
+}
+
+TEST_CASE("an MPI launcher is known by its environment", "[measure]") {
+  const char* vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "PMI_RANK"};
+  std::vector<std::pair<std::string, std::string>> saved;
+  for (const char* var : vars) {
+    if (const char* value = std::getenv(var)) saved.emplace_back(var, value);
+    ::unsetenv(var);
+  }
+  CHECK_FALSE(measure::under_mpi_launcher());
+  ::setenv("PMIX_RANK", "0", 1);
+  CHECK(measure::under_mpi_launcher());
+  ::unsetenv("PMIX_RANK");
+  for (const auto& [var, value] : saved) ::setenv(var.c_str(), value.c_str(), 1);
 }

@@ -207,3 +207,10 @@ TEST_CASE("the wait column: the mean wait of communications, blank for compute, 
   report::write_csv(report::make_breakdown(r, {}), plain);
   CHECK(plain.str().rfind("scope,id,row,operator,label,calls,time_ms,share_pct\n", 0) == 0);
 }
+
+TEST_CASE("each choice of rows in words is its row key", "[report]") {
+  CHECK(report::row_key_of("auto") == report::RowKey::kAuto);
+  CHECK(report::row_key_of("name") == report::RowKey::kName);
+  CHECK(report::row_key_of("kind") == report::RowKey::kKind);
+  CHECK(report::row_key_of("operator") == report::RowKey::kOperator);
+}

@@ -1,6 +1,7 @@
 // The figures of a report (report/figures.hpp): the script runs, and what becomes of its
 // output, its failures and a missing interpreter. The "interpreter" is /bin/sh and the script
 // a shell script written here, which prints what scripts/report_figures.py prints.
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -54,4 +55,16 @@ TEST_CASE("a report without figures says why", "[report]") {
   CHECK(skipped("signal", "kill -9 $$\n") == "figures skipped: /bin/sh SCRIPT failed (killed by a signal)");
   CHECK(skipped("no-python", "", "/nonexistent/python3") ==
         "figures skipped: cannot run /nonexistent/python3: No such file or directory");
+}
+
+TEST_CASE("the figures' interpreter is $CCSIM_PYTHON, else Debian's python3", "[report]") {
+  const char* saved = std::getenv("CCSIM_PYTHON");
+  const std::string before = saved != nullptr ? saved : "";
+  ::setenv("CCSIM_PYTHON", "/opt/python/bin/python3", 1);
+  CHECK(report::figures_python() == "/opt/python/bin/python3");
+  ::setenv("CCSIM_PYTHON", "", 1);
+  CHECK(report::figures_python() == "/usr/bin/python3");
+  ::unsetenv("CCSIM_PYTHON");
+  CHECK(report::figures_python() == "/usr/bin/python3");
+  if (saved != nullptr) ::setenv("CCSIM_PYTHON", before.c_str(), 1);
 }

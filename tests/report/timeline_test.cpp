@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -274,4 +276,17 @@ TEST_CASE("names from a trace are escaped in the timeline", "[report][timeline]"
   }
   CHECK(found);
   CHECK(doc["otherData"]["trace"] == "trace \"x\"");
+}
+
+TEST_CASE("the --timeline file is written as asked, and says what it holds", "[report][timeline]") {
+  const engine::Result plain = result();
+  const engine::Result compressed = result();
+  const std::filesystem::path file = std::filesystem::temp_directory_path() / "ccsim_timeline_file_test.json";
+  const std::string told =
+      report::write_timeline_file(file.string(), "auto", {{"plain", &plain}, {"compressed", &compressed}});
+  CHECK_THAT(told, Catch::Matches("wrote " + file.string() + R"( \(2 ranks of 2 in each of 2 runs, [0-9.]+ kB\)\n)"));
+  std::ifstream in(file);
+  CHECK(nlohmann::json::parse(in).contains("traceEvents"));
+  std::filesystem::remove(file);
+  CHECK(report::write_timeline_file("", "auto", {{"", &plain}}).empty());
 }

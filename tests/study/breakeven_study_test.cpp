@@ -111,3 +111,27 @@ TEST_CASE("a break-even's table and JSON say where compression pays, never and a
   CHECK_THAT(study::breakeven_text(always, "onebit"), Contains("      always  "));
   CHECK(nlohmann::json::parse(study::breakeven_json(always, "onebit"))["rows"][0]["pays"] == "always");
 }
+
+TEST_CASE("breakeven as typed: platform and compressor by name, the dtype in words", "[study]") {
+  study::DataLookup lookup;
+  lookup.platform = [](const std::string& name, const topology::PlatformOverrides& overrides) {
+    return topology::read_platform(topology::find_platform(name, {CCSIM_SOURCE_DIR "/platforms"}), overrides);
+  };
+  lookup.compressor = [](const compress::CompressSpec& spec) {
+    return compress::load_compressor(spec, {CCSIM_SOURCE_DIR "/models/compressors"});
+  };
+  study::BreakevenArgs args;
+  args.platform = "hygon-dcu";
+  args.compress = "onebit";
+  args.dtype = "fp16";
+  args.request.sizes = {2, 8, 64};
+  const study::BreakevenStudy s = study::study_breakeven(args, lookup);
+  args.request.dtype = DType::kF16;
+  const study::BreakevenStudy same = breakeven("hygon-dcu", "onebit", args.request);
+  REQUIRE(s.rows.size() == same.rows.size());
+  for (std::size_t i = 0; i < s.rows.size(); ++i) CHECK(s.rows[i].even.bytes == same.rows[i].even.bytes);
+
+  args.dtype = "fp17";
+  CHECK_THROWS_WITH(study::study_breakeven(args, lookup),
+                    StartsWith("command line: field '--dtype': expected one of fp32, fp16, bf16"));
+}

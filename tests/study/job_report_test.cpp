@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "study/job_facts.hpp"
 #include "study/job_report.hpp"
 #include "study/measured_result.hpp"
 #include "trace/native_reader.hpp"
@@ -97,4 +98,39 @@ TEST_CASE("a report of a compressed job compares the runs and, when asked, price
   CHECK(*c.cost_sentence == "4 ranks on 2 node(s), 1,000 iterations.");  // 2 nodes of 2 accelerators
   CHECK(c.cost_rows == study::cost_rows(*report.cost));
   CHECK(c.cost_assumptions == report.cost->assumptions);
+}
+
+TEST_CASE("replay, compare and whatif show a job's replays with the job's summary", "[study]") {
+  const study::JobReplays r = profile_replays(2);
+  report::BreakdownOptions view;
+  view.key = report::RowKey::kName;
+  const report::Breakdown b = study::job_breakdown(r.job, r.last(), view);
+  CHECK(b.world_size == 4);
+  CHECK(b.summary.has_value());
+
+  const report::Comparison c = study::job_comparison(r.job, r.results.front(), r.last(), view);
+  CHECK(c.a_label == "plain");
+  CHECK(c.b_label == "compressed");
+  CHECK(c.a_summary.has_value());
+  CHECK(c.b_summary.has_value());
+
+  study::WhatIfReplays w{profile_replays(1), profile_replays(1)};
+  w.what_if.setting_notes = {"intra.latency=2us: no effect"};
+  study::ReplaySettings s;
+  s.settings = {"intra.latency=2us"};
+  const report::Comparison what_if = study::what_if_comparison(w, s, view);
+  CHECK(what_if.a_label == "baseline");
+  CHECK(what_if.b_label == "what_if");
+  CHECK(what_if.assumptions == s.settings);
+  CHECK(what_if.notes == study::what_if_notes(w));
+  CHECK(what_if.notes.back() == "what_if: intra.latency=2us: no effect");
+  CHECK(what_if.b_summary.has_value());
+}
+
+TEST_CASE("a platform's accelerator as the hardware a trace was measured on", "[study]") {
+  const study::JobReplays r = profile_replays(1);
+  const trace::Hardware h = study::accelerator_hardware(r.job.platform, "--hardware qu2025-fit");
+  CHECK(h.name == r.job.platform.network.accelerator().model);
+  CHECK(h.peak_flops == 4.0e12);  // platforms/qu2025-fit.json
+  CHECK(h.source == "--hardware qu2025-fit: the accelerator of platform qu2025-fit");
 }

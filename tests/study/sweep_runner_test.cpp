@@ -2,12 +2,15 @@
 // the closed forms on the tiny platform (4 nodes of 2 accelerators: intra links 1 us and
 // 10 GB/s to the node's hub, reductions at 10 GB/s), errors at the spec value they are about,
 // and the CSV and JSON renderings.
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "core/input_error.hpp"
+#include "engine/child_process.hpp"
 #include "study/data_folders.hpp"
 #include "study/sweep.hpp"
 #include "study/sweep_runner.hpp"
@@ -133,4 +136,19 @@ TEST_CASE("sweep rows as CSV (nulls empty, text quoted where it must be) and as 
   CHECK(doc["engine"] == "sim");
   CHECK(doc["scenarios"] == 1);
   CHECK(doc["rows"].size() == 2);
+}
+
+TEST_CASE("a sweep's rows come from its outcomes in scenario order; a failure is rethrown") {
+  const std::vector<std::string> outcomes = {
+      engine::encode_outcome([] { return std::string(R"([{"a": 1}])"); }),
+      engine::encode_outcome([] { return std::string(R"([{"a": 2}, {"a": 3}])"); })};
+  const std::vector<nlohmann::ordered_json> rows = study::outcome_rows(outcomes);
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[2]["a"] == 3);
+  const std::vector<std::string> failed = {
+      outcomes[0], engine::encode_outcome([]() -> std::string { throw InputError("spec.json", 3, "x", "bad"); })};
+  CHECK(test::message_of([&] { study::outcome_rows(failed); }) == "spec.json:3: field 'x': bad");
+  CHECK(test::message_of<std::runtime_error>([&] {
+          study::outcome_rows({outcomes[0], ""});
+        }) == "scenario 2 was not evaluated");
 }

@@ -151,6 +151,13 @@ TEST_CASE("the worker pool: a worker that dies is a failure of the item it was o
   CHECK_THROWS_WITH(engine::decode_outcome(out[2]), Catch::Matchers::StartsWith("sweep worker 0 died of signal 9"));
 }
 
+TEST_CASE("MPI ranks take every n-th scenario; one rank takes all") {
+  CHECK(study::rank_items(7, 1, 3) == std::vector<std::size_t>{1, 4});
+  CHECK(study::rank_items(7, 0, 3) == std::vector<std::size_t>{0, 3, 6});
+  CHECK(study::rank_items(3, 0, 1) == std::vector<std::size_t>{0, 1, 2});
+  CHECK(study::rank_items(2, 4, 8).empty());
+}
+
 TEST_CASE("outcomes packed on MPI ranks unpack into scenario order") {
   std::vector<std::string> by_item(5);
   study::unpack_outcomes(study::pack_outcomes({1, 3}, {"Va", "Vb"}), by_item);

@@ -2,6 +2,7 @@
 // reads its options, dp and micro-batches derived, and refusals that say why, as trace synth
 // refuses the same jobs.
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -9,6 +10,7 @@
 #include "core/input_error.hpp"
 #include "study/synth_job.hpp"
 #include "support/error_of.hpp"
+#include "synth/job_options.hpp"
 #include "synth/model_spec.hpp"
 #include "topology/platform.hpp"
 
@@ -22,6 +24,15 @@ std::string error_of(const std::vector<std::string>& settings) {
 
 topology::Platform preset(const std::string& name) {
   return topology::read_platform(topology::find_platform(name, {CCSIM_SOURCE_DIR "/platforms"}));
+}
+
+/// The platforms of platforms/, with --set overrides; nothing else.
+study::DataLookup platforms() {
+  study::DataLookup lookup;
+  lookup.platform = [](const std::string& name, const topology::PlatformOverrides& overrides) {
+    return topology::read_platform(topology::find_platform(name, {CCSIM_SOURCE_DIR "/platforms"}), overrides);
+  };
+  return lookup;
 }
 
 }  // namespace
@@ -44,6 +55,14 @@ TEST_CASE("synth settings read as trace synth's options") {
   CHECK(plain.par.virtual_stages == 1);
   CHECK(plain.par.schedule == synth::PipelineSchedule::k1F1B);
   CHECK_FALSE(plain.gpus);
+}
+
+TEST_CASE("the sweep's synth keys are trace synth's job options, but for the sweep's own") {
+  for (std::string_view key : study::kSynthKeys) {
+    CAPTURE(key);
+    const bool own = key == "model" || key == "gpus" || key == "global-batch";
+    CHECK((synth::find_job_option(key) != nullptr) != own);
+  }
 }
 
 TEST_CASE("synth settings: errors name the key and what is valid") {
@@ -107,4 +126,37 @@ TEST_CASE("a synth job resolves its dp and micro-batches, or says why it cannot 
   CHECK_FALSE(memory.runs);
   CHECK_THAT(memory.refusal, Catch::StartsWith("needs ") && Catch::Contains("per accelerator"));
   CHECK(memory.memory.total() > 80.0 * (1 << 30));
+}
+
+TEST_CASE("trace synth's job: synthesized on its platform, with what it says of it") {
+  study::SynthRequest request;
+  request.model = "small-gpt";
+  request.platform = "qu2025-fit";  // 2 nodes of 2 accelerators
+  request.job.par.pp = 2;
+  request.job.par.dp = 2;
+  request.job.par.micro_batches = 2;
+  request.job.distributed_optimizer = true;
+  const study::SynthTrace synthesized = study::synth_trace(request, platforms());
+  CHECK(synthesized.job.trace.world_size == 4);
+  CHECK(synthesized.job.trace.platform == "qu2025-fit");
+  CHECK_THAT(synthesized.report, Catch::StartsWith("trace synth: small-gpt") && Catch::Contains("ZeRO 1"));
+  CHECK_THAT(synthesized.report, !Catch::Contains("--set"));
+
+  // --set changes the platform, and the report says that the replay needs it too.
+  request.job.par.dp = 4;  // 8 ranks: 4 nodes
+  request.settings = {"nodes=4"};
+  const study::SynthTrace grown = study::synth_trace(request, platforms());
+  CHECK(grown.job.trace.world_size == 8);
+  CHECK_THAT(grown.report, Catch::Contains("with --set nodes=4: replay the trace with the same settings\n"));
+
+  auto error_of_request = [](const study::SynthRequest& r) {
+    return test::message_of([&] { study::synth_trace(r, platforms()); });
+  };
+  request.settings = {"compute.scale=2"};
+  CHECK_THAT(error_of_request(request), Catch::StartsWith("command line: field '--set': trace synth takes only"));
+  request.settings.clear();
+  request.job.par.zero = 3;
+  CHECK_THAT(error_of_request(request), Catch::StartsWith("command line: field '--distributed-optimizer': "));
+  request.model.clear();
+  CHECK(error_of_request(request) == "command line: field '--model': expected a model preset or file, got \"\"");
 }

@@ -53,6 +53,8 @@ TEST_CASE("every key of the table parses a value of its documented form", "[what
       {"algo", "ring"},
   };
   REQUIRE(sample.size() == study::what_if_keys().size());
+  REQUIRE(study::what_if_key_names().size() == study::what_if_keys().size());
+  CHECK(study::what_if_key_names().front() == study::what_if_keys().front().key);
   for (const study::WhatIfKey& key : study::what_if_keys()) {
     INFO(key.key);
     REQUIRE(sample.count(std::string(key.key)) == 1);

@@ -242,8 +242,12 @@ TEST_CASE("an export that would exceed its size limits is refused before any XML
   CHECK_THROWS_WITH(
       topology::check_export_size(net, "p", topology::XmlRouting::kDijkstra, 0, links - 1),
       Catch::Contains(fmt::format("has {} links, more than the {} an export may write", links, links - 1)));
+  CHECK(topology::xml_routing_of("auto", net) == topology::XmlRouting::kFull);  // 16 accelerators
+  CHECK(topology::xml_routing_of("dijkstra", net) == topology::XmlRouting::kDijkstra);
   // The shipped presets stay within the limits of the export they get by default.
   topology::Platform sunway = topology::read_platform(CCSIM_SOURCE_DIR "/platforms/sunway-oceanlight.json");
+  CHECK(topology::xml_routing_of("auto", sunway.network) == topology::XmlRouting::kDijkstra);
+  CHECK(topology::xml_routing_of("full", sunway.network) == topology::XmlRouting::kFull);
   CHECK_NOTHROW(topology::check_export_size(sunway.network, sunway.name, topology::XmlRouting::kDijkstra));
 }
 
