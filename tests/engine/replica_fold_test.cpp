@@ -56,6 +56,15 @@ std::shared_ptr<topology::NetworkModel> protocols_model() {
   return model;
 }
 
+/// Gradients compressed by a test codec (error bound 1e-3) in a compressed ring.
+engine::ReplayOptions compressed_ring() {
+  engine::ReplayOptions options;
+  options.compression.model = test::round_compressor(false, false);
+  options.compression.query.error_bound = 1e-3;
+  options.all_reduce_algorithm = "compressed-ring";
+  return options;
+}
+
 engine::ReplayOptions fast() {
   engine::ReplayOptions options;
   options.fast = true;
@@ -174,10 +183,7 @@ TEST_CASE(
     CHECK(replica_note(engine::replay(t, eight_nodes(4), options)).empty());
   }
   SECTION("compressed gradients") {
-    engine::ReplayOptions options;
-    options.compression.model = test::round_compressor(false, false);
-    options.compression.query.error_bound = 1e-3;
-    options.all_reduce_algorithm = "compressed-ring";
+    const engine::ReplayOptions options = compressed_ring();
     const Runs r = run_three(t, eight_nodes(4), options);
     CHECK_THAT(replica_note(r.folded),
                Catch::StartsWith("shortcuts: the 4 data-parallel replicas ran as 1 simulated one"));
@@ -230,10 +236,7 @@ TEST_CASE(
     CHECK(test::largest_difference(r.folded, r.full) <= 1e-6);
   }
   SECTION("compressed buckets: the codec's steps in the mirror too") {
-    engine::ReplayOptions options;
-    options.compression.model = test::round_compressor(false, false);
-    options.compression.query.error_bound = 1e-3;
-    options.all_reduce_algorithm = "compressed-ring";
+    const engine::ReplayOptions options = compressed_ring();
     const Runs r = run_three(t, eight_nodes(16), options);
     CHECK_THAT(replica_note(r.folded), Catch::Contains("or as mirrors, "));
     CHECK(std::any_of(r.folded.names.begin(), r.folded.names.end(),
