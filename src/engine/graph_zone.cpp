@@ -142,6 +142,16 @@ double GraphZone::flow_cap_Bps(const sg4::Host* src, const sg4::Host* dst) {
   return cap_Bps;
 }
 
+double GraphZone::binding_cap_Bps(int src, int dst) {
+  const double cap_Bps = flow_cap_Bps(host_of_rank(src), host_of_rank(dst));
+  std::vector<std::uint32_t> shared;
+  shared_links(at(placement_, src), at(placement_, dst), shared);
+  for (std::uint32_t link : shared) {
+    if (cap_Bps >= capacity_Bps(link)) return std::numeric_limits<double>::infinity();
+  }
+  return cap_Bps;
+}
+
 std::pair<std::size_t, std::size_t> GraphZone::leave_out(const std::vector<char>& out) {
   std::size_t left = 0, links = 0;
   for (std::size_t i = 0; i < directions_.size(); ++i) {

@@ -70,6 +70,10 @@ class GraphZone final : public simgrid::kernel::routing::NetZoneImpl {
   /// route and the bandwidth of the link directions left out of it (leave_out), infinity
   /// where it crosses none.
   double flow_cap_Bps(const simgrid::s4u::Host* src, const simgrid::s4u::Host* dst);
+  /// flow_cap_Bps() of a message from rank `src` to rank `dst` where it can bind, infinity
+  /// where it cannot: a bound no smaller than a link the message shares (shared_links) is above
+  /// its max-min share there. Routes that differ only in such bounds give the same times.
+  double binding_cap_Bps(int src, int dst);
   /// Leaves link direction 2 * link + d (d = 1: backward) out of every route from now on where
   /// `out[2 * link + d]` (a direction that no set of messages that can be in flight at once
   /// can fill, so that it never binds a flow's max-min share): its latency stays in the

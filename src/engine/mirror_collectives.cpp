@@ -1,7 +1,6 @@
 #include "engine/mirror_collectives.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -28,7 +27,7 @@ std::string MirrorCollectives::check(const CollectivePlan& plan, const trace::Gr
     if (routes_checked_.insert(key).second) why = check_route(ra, rb);
   }
   if (why.empty()) {
-    for (int r : group.ranks) members_.emplace_back(r, at(placement_, r));
+    for (int r : group.ranks) members_.emplace(r, at(placement_, r));
   }
   it->second = why;
   return why;
@@ -97,11 +96,7 @@ std::string MirrorCollectives::check_route(int ra, int rb) {
   const CollectiveShortcuts::Path path = shortcuts_.path(a, b);
   std::vector<std::uint32_t> shared;
   zone_.shared_links(a, b, shared);
-  // A bound no smaller than a link the message shares never binds: the share is smaller.
-  double cap_Bps = zone_.flow_cap_Bps(zone_.host_of_rank(ra), zone_.host_of_rank(rb));
-  for (std::uint32_t link : shared) {
-    if (cap_Bps >= zone_.capacity_Bps(link)) cap_Bps = std::numeric_limits<double>::infinity();
-  }
+  const double cap_Bps = zone_.binding_cap_Bps(ra, rb);
   if (!has_reference_) {
     has_reference_ = true;
     latency_s_ = path.latency_s;

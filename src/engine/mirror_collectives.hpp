@@ -93,7 +93,7 @@ class MirrorCollectives {
   std::unordered_set<std::uint64_t> routes_checked_;            ///< (sender << 32 | receiver) ranks
   std::map<int, Side> out_, in_;                                ///< by accelerator: its links out and in
   std::map<int, std::vector<topology::Hop>> between_;           ///< by accelerator: its first route's fabric hops
-  std::vector<std::pair<int, int>> members_;                    ///< (rank, accelerator) of checked collectives
+  std::map<int, int> members_;  ///< rank -> accelerator, of the checked collectives' members
   bool has_reference_ = false;
   double latency_s_ = 0, rate_Bps_ = 0, cap_Bps_ = 0;  ///< the first route's (CollectiveShortcuts::Path)
   int tier_ = -1;

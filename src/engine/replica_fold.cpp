@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <limits>
 #include <span>
 #include <unordered_map>
 #include <utility>
@@ -306,7 +305,7 @@ class ReplicaFolder {
         const int pa = at(placement_, a), pb = at(placement_, b);
         Route& route = at(routes, d)[i];
         const CollectiveShortcuts::Path lone = shortcuts_.path(pa, pb);
-        route = Route{lone.latency_s, lone.rate_Bps, binding_cap_Bps(a, b), lone.tier_index, {}};
+        route = Route{lone.latency_s, lone.rate_Bps, zone_.binding_cap_Bps(a, b), lone.tier_index, {}};
         zone_.shared_links(pa, pb, route.links);
         for (std::uint32_t link : route.links) {
           if (!use_link(uses[link], d, static_cast<std::uint32_t>(i))) return refuse_sharing(link, a, b, d, uses[link]);
@@ -321,19 +320,6 @@ class ReplicaFolder {
       replicas_on_.emplace(link, use.replicas);
     }
     return true;
-  }
-
-  /// The bound of a message from rank `a` to rank `b` (GraphZone::flow_cap_Bps) where it can
-  /// bind, infinity where it cannot: a bound no smaller than a link the message shares is
-  /// above its max-min share there (replicas whose routes differ only so are alike).
-  double binding_cap_Bps(int a, int b) const {
-    double cap_Bps = zone_.flow_cap_Bps(zone_.host_of_rank(a), zone_.host_of_rank(b));
-    std::vector<std::uint32_t> shared;
-    zone_.shared_links(at(placement_, a), at(placement_, b), shared);
-    for (std::uint32_t link : shared) {
-      if (cap_Bps >= zone_.capacity_Bps(link)) return std::numeric_limits<double>::infinity();
-    }
-    return cap_Bps;
   }
 
   /// Records that replica `d` sends pair `i` across a link; false when it does not send the
