@@ -183,7 +183,7 @@ void CollectiveRunner::run(int rank, const Op& op, std::size_t index) {
   st.step = -1;
   // With streams, only a collective that no other stream of the rank can overlap (the same
   // for all its members: CollectiveShortcuts::stream_disagreement).
-  if (options_.fast && shortcuts_.runs_alone(rank, index) && shortcuts_.refusal(plan, op.group).empty()) {
+  if (critical_path(rank, op, index)) {
     run_shortcut(rank, op, plan, member.index, member.entered);
     st.plan = nullptr;
     return;
@@ -220,12 +220,17 @@ void CollectiveRunner::run(int rank, const Op& op, std::size_t index) {
   st.plan = nullptr;
 }
 
+bool CollectiveRunner::critical_path(int rank, const Op& op, std::size_t index) {
+  return options_.fast && shortcuts_.runs_alone(rank, index) &&
+         shortcuts_.refusal(planner_.plan(op, rank, index), op.group).empty();
+}
+
 void CollectiveRunner::run_shortcut(int rank, const Op& op, const CollectivePlan& plan, int group_rank, int sequence) {
   // Members of folded replicas (ReplicaFolding) are not simulated: each starts when the
   // simulated member that stands for it does.
   const std::vector<int>* stand_in = replicas_.stand_ins(op.group);
   const CriticalPathMeetings::End end = meetings_->meet(rank, op.group, sequence, plan, group_rank, stand_in);
-  if (stand_in != nullptr) replicas_.ended(end.own_s, end.end_s);
+  if (stand_in != nullptr) replicas_.ended(end.earliest_s, end.end_s);
   const double end_s = end.end_s;
   // Reported once the simulation is over, as busy() does: the full replay would have run into
   // an amount of work too large for SimGrid (busy periods are part of the rank's time).

@@ -59,6 +59,9 @@ class CollectiveRunner {
   /// Runs `rank`'s call of collective `op` (operator `index` of its program) and labels its
   /// record; the caller records its start and end.
   void run(int rank, const trace::Op& op, std::size_t index);
+  /// Whether run() runs that call as its critical path (CollectiveShortcuts): no message of
+  /// its own goes through SimGrid. Decided by the operator, the same at every call.
+  bool critical_path(int rank, const trace::Op& op, std::size_t index);
   /// A rank's membership of a group: (group, index in group, collectives entered on it so far).
   struct Membership {
     int group;

@@ -28,6 +28,30 @@ std::uint64_t pair_key(int from, int to) {
 /// exactly included (checked against the full replay in tests/engine/collective_replay_test.cpp).
 bool fits(double load_Bps, double capacity_Bps) { return load_Bps <= capacity_Bps; }
 
+/// A collective's messages across one link direction.
+struct Crossing {
+  std::map<int, double> sender_Bps;  ///< each sender's largest rate across it
+  std::set<int> receivers;
+};
+
+/// Per direction, the most a collective's messages take of it at once. Each rank has at most
+/// one send and one receive in flight (a step has one of each), so no more messages cross a
+/// direction than the smaller of its distinct senders and receivers: the largest that many of
+/// its senders' rates. Ordered: the first link that fails is named, run to run.
+std::map<std::uint32_t, double> own_loads(const std::unordered_map<std::uint32_t, Crossing>& crossings) {
+  std::map<std::uint32_t, double> load_Bps;
+  for (const auto& [direction, crossing] : crossings) {
+    std::vector<double> rates;
+    for (const auto& [sender, rate] : crossing.sender_Bps) rates.push_back(rate);
+    std::sort(rates.rbegin(), rates.rend());
+    rates.resize(std::min(rates.size(), crossing.receivers.size()));
+    double load = 0;
+    for (double rate : rates) load += rate;
+    load_Bps[direction] = load;
+  }
+  return load_Bps;
+}
+
 }  // namespace
 
 std::uint32_t nic_link_of(const topology::Network& network, int a) {
@@ -236,7 +260,7 @@ std::string CollectiveShortcuts::collect_paths(const CollectivePlan& plan, int g
   return "";
 }
 
-std::string CollectiveShortcuts::crossings_refusal(int group_index, const Entry& entry) {
+std::string CollectiveShortcuts::crossings_refusal(int group_index, Entry& entry) {
   // Nobody else on the paths; and per link direction, the messages that can be in flight on it
   // at once fit in its capacity. Each rank has at most one send and one receive in flight (a
   // step has one of each), so no more messages cross a direction than the smaller of its
@@ -248,12 +272,9 @@ std::string CollectiveShortcuts::crossings_refusal(int group_index, const Entry&
   // group's ranks there are in the collective (before and after, none of the group's).
   std::unordered_map<std::uint32_t, int> group_ranks_behind_nic;
   for (int rank : group.ranks) ++group_ranks_behind_nic[nic_link_of(network_, at(placement_, rank))];
-  struct Crossing {
-    std::map<int, double> sender_Bps;  // each sender's largest rate across it
-    std::set<int> receivers;
-  };
   std::unordered_map<std::uint32_t, Crossing> crossings;
-  std::set<std::uint32_t> shared;  // directions that members' other messages may cross
+  std::set<std::uint32_t> shared;   // directions that members' other messages may cross
+  std::set<std::uint32_t> guarded;  // fabric directions that others may use: GuardedLinks
   for (const auto& [pair, p] : entry.paths) {
     for (std::uint32_t direction : p.directions) {
       const std::uint32_t link = direction / 2;
@@ -267,8 +288,13 @@ std::string CollectiveShortcuts::crossings_refusal(int group_index, const Entry&
         const bool outsiders =
             (node < 0 && !whole_world) || (node >= 0 && group_ranks_behind_nic[link] != ranks_behind_nic_[link]);
         if (outsiders && !world_fits(direction)) {
-          if (node < 0) return "its messages cross fabric links that other ranks' messages may use";
-          return fmt::format("node {} has ranks outside the group that share its NIC", node);
+          if (node < 0 && guards()) {
+            guarded.insert(direction);
+          } else if (node < 0) {
+            return "its messages cross fabric links that other ranks' messages may use";
+          } else {
+            return fmt::format("node {} has ranks outside the group that share its NIC", node);
+          }
         }
         if (node < 0 || ranks_behind_nic_[link] > 1) shared.insert(direction);  // checked last
       }
@@ -278,16 +304,7 @@ std::string CollectiveShortcuts::crossings_refusal(int group_index, const Entry&
       crossing.receivers.insert(pair.second);
     }
   }
-  std::map<std::uint32_t, double> load_Bps;  // ordered: the first link that fails is named, run to run
-  for (const auto& [direction, crossing] : crossings) {
-    std::vector<double> rates;
-    for (const auto& [sender, rate] : crossing.sender_Bps) rates.push_back(rate);
-    std::sort(rates.rbegin(), rates.rend());
-    rates.resize(std::min(rates.size(), crossing.receivers.size()));
-    double load = 0;
-    for (double rate : rates) load += rate;
-    load_Bps[direction] = load;
-  }
+  const std::map<std::uint32_t, double> load_Bps = own_loads(crossings);
   for (const auto& [direction, load] : load_Bps) {
     if (!fits(load, capacity_Bps(direction / 2))) {
       return fmt::format("its messages can share link {} (they need {:g} B/s of its {:g} B/s)",
@@ -297,10 +314,15 @@ std::string CollectiveShortcuts::crossings_refusal(int group_index, const Entry&
   for (std::uint32_t direction : shared) {
     if (world_fits(direction)) continue;
     const int node = node_of_nic_link_[direction / 2];
+    if (node < 0 && guards()) {
+      guarded.insert(direction);
+      continue;
+    }
     if (node < 0) return "its messages cross fabric links that its members' other messages may use";
     return fmt::format("members share node {}'s NIC, which their other messages may use while the collective runs",
                        node);
   }
+  for (std::uint32_t direction : guarded) entry.guarded.push_back({direction, load_Bps.at(direction)});
   return "";
 }
 
@@ -335,6 +357,22 @@ bool CollectiveShortcuts::uniform_ring_links(const collective::Schedule& schedul
 
 collective::CriticalPathTimes CollectiveShortcuts::times(const CollectivePlan& plan, int group,
                                                          std::span<const double> starts_s) {
+  collective::CriticalPathTimes times = walk(plan, group, starts_s);
+  const Entry& e = entry(plan, group);
+  if (!e.guarded.empty() && !starts_s.empty()) {
+    guarded_.ran(group, e.guarded, *std::min_element(starts_s.begin(), starts_s.end()),
+                 *std::max_element(times.ends_s.begin(), times.ends_s.end()));
+  }
+  return times;
+}
+
+std::span<const int> CollectiveShortcuts::senders(std::uint32_t direction) const {
+  if (!world_load_) return {};
+  return world_load_->senders(direction);
+}
+
+collective::CriticalPathTimes CollectiveShortcuts::walk(const CollectivePlan& plan, int group,
+                                                        std::span<const double> starts_s) {
   Entry& e = entry(plan, group);
   if (!e.refusal.empty())
     throw std::logic_error("CollectiveShortcuts::times: the shortcut does not apply: " + e.refusal);

@@ -15,6 +15,7 @@
 
 #include "collective/critical_path_executor.hpp"
 #include "engine/collective_plan.hpp"
+#include "engine/guarded_links.hpp"
 #include "engine/network_factors.hpp"
 #include "engine/replay.hpp"
 #include "topology/network.hpp"
@@ -43,7 +44,10 @@ std::uint32_t nic_link_of(const topology::Network& network, int a);
 ///    whole job can have in flight across it at once fits in its capacity (world_fits: each
 ///    rank sends one message and receives one at a time). A link shared by several members
 ///    is no exception: a member that has not reached the collective yet may still move its
-///    own messages across it while early members' already do;
+///    own messages across it while early members' already do. With
+///    ReplayOptions::guarded_links, a fabric link that fails that bound is guarded instead:
+///    the collective runs as its critical path, and after the replay GuardedLinks checks that
+///    nothing else crossed the link meanwhile (else replay() runs the job again without);
 ///  - its ranks each have an accelerator of their own, and a calibrated network model charges
 ///    no per-message CPU overheads and has data for every message (its latency and bandwidth by
 ///    size are then the message's lone time, Path::seconds);
@@ -68,6 +72,10 @@ class CollectiveShortcuts {
   /// Each group rank's end time and waits when group rank r starts at starts_s[r]; refusal()
   /// must be "".
   collective::CriticalPathTimes times(const CollectivePlan& plan, int group, std::span<const double> starts_s);
+  /// The guarded calls run so far (times() records each).
+  const GuardedLinks& guarded() const { return guarded_; }
+  /// The ranks that can send across a direction that the whole job could fill (WorldLoad::senders).
+  std::span<const int> senders(std::uint32_t direction) const;
   /// Whether link direction `direction` (2 * link + d, d = 1 for the backward direction of a
   /// split-duplex link) can never bind a message: everything the whole job can have in
   /// flight across it at once fits in its capacity (world_fits; false without the planner).
@@ -123,9 +131,15 @@ class CollectiveShortcuts {
     std::string refusal;
     std::map<std::pair<int, int>, Path> paths;               ///< by (group-local sender, receiver)
     std::unordered_map<std::uint64_t, const Path*> by_pair;  ///< the same by (sender << 32 | receiver), for lookups
-    collective::CriticalPathTimes from_zero;  ///< ends and waits when all start at 0, computed on first use
+    collective::CriticalPathTimes from_zero;      ///< ends and waits when all start at 0, computed on first use
+    std::vector<GuardedLinks::Crossing> guarded;  ///< its guarded directions (GuardedLinks), with its load on each
   };
   Entry& entry(const CollectivePlan& plan, int group);
+  /// Whether fabric links that the job could fill are guarded (GuardedLinks) rather than a
+  /// refusal: with ReplayOptions::guarded_links, and the planner (WorldLoad names their senders).
+  bool guards() const { return options_.guarded_links && planner_ != nullptr; }
+  /// times() without recording a guarded call.
+  collective::CriticalPathTimes walk(const CollectivePlan& plan, int group, std::span<const double> starts_s);
   /// Whether `schedule` is a uniform ring whose every message to the right neighbour takes a
   /// path of the same latency and rate as rank 0's.
   static bool uniform_ring_links(const collective::Schedule& schedule, const Entry& e);
@@ -138,7 +152,7 @@ class CollectiveShortcuts {
   std::string collect_paths(const CollectivePlan& plan, int group, Entry& entry) const;
   /// Why messages of `entry`'s paths could slow one another or others' (ranks outside the
   /// group on a link whose world load does not fit, a direction whose own load does not fit).
-  std::string crossings_refusal(int group, const Entry& entry);
+  std::string crossings_refusal(int group, Entry& entry);
   /// Why a calibrated model's note needs the schedule's messages counted one by one
   /// (NetworkFactors::count, of SimGrid's messages only): "" when no message of `entry`'s paths
   /// lies below the data of its tier.
@@ -175,6 +189,7 @@ class CollectiveShortcuts {
   CollectivePlanner* planner_ = nullptr;
   std::optional<NetworkFactors> model_;    ///< the calibrated network model, if any
   std::unique_ptr<WorldLoad> world_load_;  ///< world_fits, on first use
+  GuardedLinks guarded_;
 };
 
 }  // namespace ccsim::engine

@@ -36,11 +36,13 @@ CriticalPathMeetings::End CriticalPathMeetings::meet(int rank, int group, int se
     meeting.times = shortcuts_.times(plan, group, meeting.starts_s);
   }
   End end;
-  end.own_s = end.end_s = at(meeting.times.ends_s, group_rank);
+  end.own_s = end.end_s = end.earliest_s = at(meeting.times.ends_s, group_rank);
   if (stand_in != nullptr) {
     // The latest of the ranks it stands for (equal where the critical path treats them alike).
     for (std::size_t i = 0; i < size; ++i) {
-      if ((*stand_in)[i] == group_rank) end.end_s = std::max(end.end_s, meeting.times.ends_s[i]);
+      if ((*stand_in)[i] != group_rank) continue;
+      end.end_s = std::max(end.end_s, meeting.times.ends_s[i]);
+      end.earliest_s = std::min(end.earliest_s, meeting.times.ends_s[i]);
     }
   }
   // The waits the full replay would record, the first one (for the last rank to arrive) ending now.

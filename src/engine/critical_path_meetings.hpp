@@ -30,10 +30,12 @@ class CriticalPathMeetings {
  public:
   CriticalPathMeetings(Simulation& sim, CollectiveShortcuts& shortcuts) : sim_(sim), shortcuts_(shortcuts) {}
 
-  /// A member's end: its own, and the one it ends at (the latest of the members it stands for).
+  /// A member's end: its own, the one it ends at (the latest of the members it stands for),
+  /// and the earliest of those (its copies take end_s: they are that much off).
   struct End {
     double own_s = 0;
     double end_s = 0;
+    double earliest_s = 0;
   };
   /// `rank`, group rank `group_rank` of `plan` on `group`, at its call `sequence` of the group:
   /// waits for the members, records the waits the full replay would, and returns its end

@@ -101,6 +101,12 @@ struct ReplayOptions {
   /// runs in 16 coarse steps (CoarseRings, engine/coarse_rings.hpp; within 1 % of the full replay's iteration in
   /// the tests), and the report notes it.
   bool coarse_rings = false;
+  /// With `fast`: a collective whose messages cross fabric links that the whole job could fill
+  /// runs as its critical path on the speculation that nothing else crosses them meanwhile,
+  /// checked once the replay is over (GuardedLinks, engine/guarded_links.hpp); replay() runs a
+  /// job that breaks it again with this off, and notes why. Off: such collectives run message
+  /// by message.
+  bool guarded_links = true;
   /// With `fast`: data-parallel replicas that are copies of another replica in simulated time
   /// are simulated once (engine/replica_fold.hpp). Off only to compare with the replay that
   /// simulates every replica.

@@ -104,8 +104,9 @@ class FoldedReplicas {
     return stand_ins_.empty() || at(stand_ins_, group).empty() ? nullptr : &at(stand_ins_, group);
   }
   /// A simulated rank ended a collective of a group with stand-ins at `end_s`, the latest of
-  /// those it stands for, its own end being `own_s`.
-  void ended(double own_s, double end_s) { lag_s_ = std::max(lag_s_, end_s - own_s); }
+  /// those it stands for, the earliest of them ending at `earliest_s` (its copies are off by
+  /// up to the difference).
+  void ended(double earliest_s, double end_s) { lag_s_ = std::max(lag_s_, end_s - earliest_s); }
   /// After the simulation: every folded rank takes its image's records, waits and lanes'
   /// states. Returns the note on the folding, "" without any.
   std::string unfold(const trace::Trace& trace, Result& result, StreamLanes& lanes) const;

@@ -119,6 +119,7 @@ std::string serialize(const Result& result) {
   w.pod(result.error_bound_abs);
   w.pod<std::uint64_t>(result.notes.size());
   for (const std::string& note : result.notes) w.str(note);
+  w.str(result.guard_breach);
   w.pod(result.world_size);
   w.pod(result.nodes_used);
   w.pod(result.stage_count);
@@ -184,6 +185,7 @@ Result deserialize(std::string_view bytes) {
   result.error_bound_abs = r.pod<double>();
   result.notes.resize(r.pod<std::uint64_t>());
   for (std::string& note : result.notes) note = r.str();
+  result.guard_breach = r.str();
   result.world_size = r.pod<int>();
   result.nodes_used = r.pod<int>();
   result.stage_count = r.pod<int>();

@@ -85,6 +85,10 @@ struct Result {
   /// without a value range) or unbounded (quantizers).
   double error_bound_abs = 0;
   std::vector<std::string> notes;  ///< what the models had to assume (clamped settings, ...)
+  /// Why collectives that ran as their critical path across guarded links (GuardedLinks) did
+  /// not have them to themselves; "" when they did or none ran. Such a result is not the full
+  /// replay's: replay() runs the job again without guarded links.
+  std::string guard_breach;
   int world_size = 0;
   /// Nodes of the platform that the placement put at least one rank on: with 1, no message
   /// crossed the network between nodes.

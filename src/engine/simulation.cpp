@@ -99,6 +99,33 @@ double compute_s(const topology::ComputeCost& cost, const trace::Trace& trace,
   return cost.seconds(view, accelerator);
 }
 
+/// After the replay: whether collectives that ran as their critical path across guarded links
+/// had them to themselves (GuardedLinks::check); says so in a note, or records the breach.
+void check_guarded_links(CollectiveShortcuts& shortcuts, CollectiveRunner& collectives, const trace::Trace& trace,
+                         const topology::Network& network, Result& result) {
+  const GuardedLinks& guarded = shortcuts.guarded();
+  if (guarded.empty()) return;
+  Phase phase("checking the links that collectives crossed as their critical path", "");
+  const GuardedLinks::Job job{
+      result.ops,
+      [&](std::uint32_t direction) { return shortcuts.senders(direction); },
+      [&](int rank, std::size_t i) {
+        const Op op = trace.op(rank, i);
+        if (op.kind == OpKind::kCompute) return false;
+        return !trace::is_collective(op.kind) || !collectives.critical_path(rank, op, i);
+      },
+      [&](std::uint32_t direction) { return shortcuts.capacity_Bps(direction / 2); },
+      [&](std::uint32_t direction) { return network.link_name(direction / 2); },
+      [&](int group) { return at(trace.groups, group).name; },
+  };
+  result.guard_breach = guarded.check(job);
+  if (!result.guard_breach.empty()) return;
+  result.notes.push_back(fmt::format(
+      "shortcuts: {} collective call{} crossed fabric links that other messages may use as {} critical path: "
+      "nothing else crossed those links meanwhile (checked after the replay against every rank's operators)",
+      guarded.calls(), guarded.calls() == 1 ? "" : "s", guarded.calls() == 1 ? "its" : "their"));
+}
+
 }  // namespace
 
 void Simulation::check_fit() {
@@ -520,6 +547,7 @@ Result Simulation::run() {
     if (std::string note = factors_->extrapolation_note(); !note.empty()) result_.notes.push_back(std::move(note));
   }
   if (std::string note = collectives_->note(); !note.empty()) result_.notes.push_back(std::move(note));
+  check_guarded_links(*shortcuts_, *collectives_, trace_, platform_.network, result_);
   non_finite_.check(result_, trace_, platform_);
   if (!lanes_->all_done()) throw SimulationError(explain_deadlock(trace_, *lanes_, *collectives_, replicas_.folding()));
   const std::vector<std::size_t> first = result_.ops.first_readers();

@@ -10,6 +10,7 @@ target_sources(ccsim_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/deadlock.cpp
   ${CMAKE_CURRENT_LIST_DIR}/fused_groups.cpp
   ${CMAKE_CURRENT_LIST_DIR}/graph_zone.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/guarded_links.cpp
   ${CMAKE_CURRENT_LIST_DIR}/mirror_collectives.cpp
   ${CMAKE_CURRENT_LIST_DIR}/network_factors.cpp
   ${CMAKE_CURRENT_LIST_DIR}/non_finite.cpp

@@ -67,6 +67,12 @@ WorldLoad::WorldLoad(const CollectiveShortcuts& shortcuts, const trace::Trace& t
       if (it != bound.end() && it->second < load) load = it->second;
     }
   }
+  // sum_of_largest sorted the rows by direction, then sender.
+  for (const auto& [direction, sender, rate] : by_sender) {
+    if (load_Bps(direction) <= shortcuts_.capacity_Bps(direction / 2)) continue;
+    std::vector<int>& senders = senders_[direction];
+    if (senders.empty() || senders.back() != sender) senders.push_back(sender);
+  }
 }
 
 std::unordered_map<std::uint32_t, double> WorldLoad::sum_of_largest(std::vector<LoadRow>& rows, bool ends) const {
@@ -105,6 +111,12 @@ std::unordered_map<std::uint32_t, double> WorldLoad::sum_of_largest(std::vector<
     sums[key.first] += std::min(load, shortcuts_.capacity_Bps(key.second));
   }
   return sums;
+}
+
+std::span<const int> WorldLoad::senders(std::uint32_t direction) const {
+  const auto it = senders_.find(direction);
+  if (it == senders_.end()) return {};
+  return it->second;
 }
 
 double WorldLoad::load_Bps(std::uint32_t direction) const {

@@ -3,6 +3,7 @@
 // Engine-internal (CollectiveShortcuts): what the whole job can have in flight across a link.
 
 #include <cstdint>
+#include <span>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -33,6 +34,9 @@ class WorldLoad {
             const std::vector<int>& placement, CollectivePlanner& planner);
   /// The bound across link direction `direction` (2 * link + d); 0 where no message crosses.
   double load_Bps(std::uint32_t direction) const;
+  /// The ranks that can send across `direction`, for a direction whose bound passes its
+  /// capacity (those GuardedLinks checks); empty for the others.
+  std::span<const int> senders(std::uint32_t direction) const;
 
  private:
   /// Every (sender, receiver) pair of global ranks that the job's sends and collectives'
@@ -49,7 +53,8 @@ class WorldLoad {
   const topology::Network& network_;
   const std::vector<int>& placement_;
   CollectivePlanner& planner_;
-  std::unordered_map<std::uint32_t, double> load_;  ///< by direction
+  std::unordered_map<std::uint32_t, double> load_;               ///< by direction
+  std::unordered_map<std::uint32_t, std::vector<int>> senders_;  ///< senders(), by direction
 };
 
 }  // namespace ccsim::engine

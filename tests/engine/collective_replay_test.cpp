@@ -627,7 +627,21 @@ TEST_CASE("the critical-path shortcut does not apply where messages share links,
     options.fast = true;
     options.all_reduce_algorithm = "ring";
     options.placement = "rank-order";
+    options.guarded_links = false;
     CHECK(shortcut_refusal(t, thin, options) == "its messages cross fabric links that other ranks' messages may use");
+    // Guarded (the default), each group's ring runs as its critical path on the speculation
+    // that it has the root's links to itself; the two rings overfill them at once, which the
+    // check after the replay finds: the job runs again message by message.
+    options.guarded_links = true;
+    CHECK(shortcut_refusal(t, thin, options).empty());
+    const engine::Result guarded = engine::replay(t, thin, options);
+    CHECK_THAT(guarded.notes.back(),
+               Catch::StartsWith("shortcuts: collectives whose messages cross fabric links that other messages may "
+                                 "use ran message by message (the replay ran twice)") &&
+                   Catch::Contains("collectives that ran as their critical path across link") &&
+                   Catch::Contains("at once needed 1e+10 B/s of its 5e+09 B/s"));
+    options.fast = false;
+    CHECK(largest_difference(guarded, engine::replay(t, thin, options)) <= 1e-6);
   }
   SECTION("a collective that ends at an infinite time is reported as the full replay reports it") {
     trace::Trace t = one_collective(2, "all_reduce", 4096);
