@@ -11,7 +11,12 @@ namespace ccsim::engine {
 /// settings at their defaults: the caller installs factor callbacks once the platform exists)
 /// with simulated ranks of `stack_kib` stacks;
 /// SimGrid's own log goes to /dev/null unless `log`. One per process (see run_in_child).
-std::unique_ptr<simgrid::s4u::Engine> make_engine(int stack_kib, bool log);
+/// `single_core_hosts`: the platform will have no host of several cores (accelerators, not
+/// CPU ranks sharing a node's cores); executions are then timed by SimGrid's trace-integration
+/// CPU model (cpu/optim:TI), which shares a host equally among its executions as the default
+/// model does, with the same times, for less work per execution; it cannot time hosts of
+/// several cores.
+std::unique_ptr<simgrid::s4u::Engine> make_engine(int stack_kib, bool log, bool single_core_hosts = false);
 
 /// Whether SimGrid runs actors on threads (sanitizer builds: make_engine), whose stacks are the
 /// thread library's, rather than on stacks of its own.

@@ -514,7 +514,8 @@ Result Simulation::run() {
     check_fit();
   }
   prepare_result();
-  std::unique_ptr<sg4::Engine> engine = make_engine(options_.stack_kib, options_.simgrid_log);
+  std::unique_ptr<sg4::Engine> engine =
+      make_engine(options_.stack_kib, options_.simgrid_log, /*single_core_hosts=*/!net.accelerator().cpu_core);
 
   build_zone();
   lanes_ = std::make_unique<StreamLanes>(*this, trace_, *zone_);  // one lane (actor) per stream of a rank's program
