@@ -1,6 +1,7 @@
 #include "engine/guarded_links.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <utility>
 
@@ -21,10 +22,13 @@ struct Movers {
   std::vector<std::size_t> ops;
 };
 
-Movers movers_of(const GuardedLinks::Job& job, int rank) {
+/// `rank`'s operators that move data and run at some time in (from_s, to_s): only those can
+/// meet a guarded call (the cheap test on the times first, the operator's kind after).
+Movers movers_of(const GuardedLinks::Job& job, int rank, double from_s, double to_s) {
   const RankRecords::List& records = job.records[as_index(rank)];
   std::vector<std::size_t> ops;
   for (std::size_t i = 0; i < records.size(); ++i) {
+    if (records[i].end_s <= from_s || records[i].start_s >= to_s) continue;
     if (job.moves_data(rank, i)) ops.push_back(i);
   }
   std::stable_sort(ops.begin(), ops.end(),
@@ -87,6 +91,14 @@ std::string GuardedLinks::check(const Job& job) const {
   std::map<std::uint32_t, const std::vector<Interval>*> directions;
   for (const auto& [direction, intervals] : by_direction_) directions.emplace(direction, &intervals);
   std::unordered_map<const RankRecords::List*, Movers> movers;  // ranks that share records move alike
+  double from_s = std::numeric_limits<double>::infinity();      // when the first guarded call started
+  double to_s = -from_s;                                        // and the last one ended
+  for (const auto& [direction, intervals] : directions) {
+    for (const Interval& in : *intervals) {
+      from_s = std::min(from_s, in.from_s);
+      to_s = std::max(to_s, in.to_s);
+    }
+  }
   for (const auto& [direction, intervals] : directions) {
     const auto [peak_Bps, at_s] = peak_load(*intervals);
     if (peak_Bps > job.capacity_Bps(direction)) {
@@ -98,7 +110,7 @@ std::string GuardedLinks::check(const Job& job) const {
     for (int rank : job.senders(direction)) {
       const RankRecords::List* list = &job.records[as_index(rank)];
       auto it = movers.find(list);
-      if (it == movers.end()) it = movers.emplace(list, movers_of(job, rank)).first;
+      if (it == movers.end()) it = movers.emplace(list, movers_of(job, rank, from_s, to_s)).first;
       const Movers& m = it->second;
       for (const Interval& in : *intervals) {
         // The operators that start before the call ends; one of them that ends after it starts meets it.
