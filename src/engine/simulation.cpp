@@ -1,12 +1,14 @@
 #include "engine/simulation.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <initializer_list>
 #include <limits>
 #include <memory>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -364,15 +366,19 @@ void Simulation::waited(int rank, double from_s, double to_s) {
 void Simulation::waited_for(int rank, double posted_s, std::initializer_list<const sg4::Comm*> comms) {
   // A transfer is in progress from its start (SimGrid starts a communication once both sides
   // have posted it: the peer's matching call) to its finish; the gaps between them are waits.
-  std::vector<std::pair<double, double>> transfers;
+  // A step waits for at most a send and a receive: no allocation on this path.
+  std::array<std::pair<double, double>, 2> transfers;
+  std::size_t n = 0;
   for (const sg4::Comm* comm : comms) {
-    if (comm != nullptr) transfers.emplace_back(comm->get_start_time(), comm->get_finish_time());
+    if (comm == nullptr) continue;
+    if (n == transfers.size()) throw std::logic_error("Simulation::waited_for: more than two transfers");
+    transfers[n++] = {comm->get_start_time(), comm->get_finish_time()};
   }
-  std::sort(transfers.begin(), transfers.end());
+  std::sort(transfers.begin(), transfers.begin() + static_cast<std::ptrdiff_t>(n));
   double cursor = posted_s;
-  for (const auto& [start_s, finish_s] : transfers) {
-    waited(rank, cursor, start_s);
-    cursor = std::max(cursor, finish_s);
+  for (std::size_t k = 0; k < n; ++k) {
+    waited(rank, cursor, transfers[k].first);
+    cursor = std::max(cursor, transfers[k].second);
   }
   waited(rank, cursor, sg4::Engine::get_clock());
 }

@@ -61,7 +61,7 @@ class Simulation {
   /// Adds [from_s, to_s) (when not empty) to the wait of `rank`'s current operator.
   void waited(int rank, double from_s, double to_s);
   /// The waits of a blocking exchange posted at `posted_s` and complete now: the parts of
-  /// [posted_s, now) during which none of `comms` (started transfers) was in progress.
+  /// [posted_s, now) during which none of `comms` (started transfers, at most two) was in progress.
   void waited_for(int rank, double posted_s, std::initializer_list<const sg4::Comm*> comms);
   /// The mailboxes of messages (Channels).
   Channels& channels() { return channels_; }
