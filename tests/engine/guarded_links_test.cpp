@@ -11,6 +11,7 @@
 #include "synth/megatron.hpp"
 #include "synth/model_spec.hpp"
 #include "engine_fixtures.hpp"
+#include "support/split.hpp"
 #include "../topology/topology_fixtures.hpp"
 
 using namespace ccsim;
@@ -47,11 +48,7 @@ TEST_CASE(
   // direction). No bound on the whole job lets the rings run as their critical path; once a
   // stage's last backward message has arrived, nothing else crosses its leaves' uplinks, which
   // the check after the replay confirms.
-  synth::Parallelism par;
-  par.tp = 1;
-  par.pp = 2;
-  par.dp = 8;
-  par.micro_batches = 4;
+  const synth::Parallelism par = test::split(1, 2, 8, 4);
   const trace::Trace t = synth::synthesize(synth::load_model("small-gpt"), par, "test");
   const topology::Platform platform = test::platform(16, 1, 1, test::fat_tree(4, 4, "2"));
   engine::ReplayOptions options = fast();

@@ -8,6 +8,7 @@
 #include "engine/replay.hpp"
 #include "engine/result.hpp"
 #include "engine_fixtures.hpp"
+#include "support/split.hpp"
 #include "synth/megatron.hpp"
 #include "synth/model_spec.hpp"
 #include "topology/platform.hpp"
@@ -91,11 +92,7 @@ TEST_CASE("the interleaved schedule shrinks the pipeline bubble by its number of
 // operator; the job ends (the wrap from the last stage to the first does not deadlock).
 TEST_CASE("the interleaved schedule replays fast as in full, with tensor and data parallelism and buckets",
           "[engine][pipeline][streams]") {
-  synth::Parallelism par;
-  par.tp = 2;
-  par.pp = 2;
-  par.dp = 2;
-  par.micro_batches = 4;
+  synth::Parallelism par = test::split(2, 2, 2, 4);
   par.schedule = synth::PipelineSchedule::kInterleaved;
   par.virtual_stages = 2;
   par.overlap_grad_reduce = true;

@@ -7,6 +7,7 @@
 
 #include "collective/ring_all_reduce.hpp"
 #include "engine_fixtures.hpp"
+#include "support/split.hpp"
 #include "core/input_error.hpp"
 #include "engine/replay.hpp"
 #include "synth/megatron.hpp"
@@ -220,11 +221,7 @@ TEST_CASE("work of a non-finite time is an input error naming the operator, not 
 TEST_CASE("a version-2 trace and its version-1 expansion replay identically", "[engine][v2]") {
   // One program per pipeline stage shared by its tensor-parallel peers and data-parallel
   // replicas, against one program per rank: the same simulation, bit for bit.
-  synth::Parallelism par;
-  par.tp = 2;
-  par.pp = 2;
-  par.dp = 2;
-  par.micro_batches = 3;
+  synth::Parallelism par = test::split(2, 2, 2, 3);
   par.sp = true;
   const trace::Trace synthesized = synth::synthesize(synth::load_model("small-gpt"), par, "local");
   auto reread = [&](int version) {

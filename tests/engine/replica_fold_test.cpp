@@ -13,6 +13,7 @@
 #include "synth/model_spec.hpp"
 #include "trace/native_reader.hpp"
 #include "engine_fixtures.hpp"
+#include "support/split.hpp"
 #include "../topology/topology_fixtures.hpp"
 
 using namespace ccsim;
@@ -31,11 +32,7 @@ std::string replica_note(const engine::Result& r) {
 /// order (rank = stage * 8 + replica * 2 + tensor rank), one node of 2 accelerators per
 /// (stage, replica): replica d on nodes d and 4 + d.
 trace::Trace small_job() {
-  synth::Parallelism par;
-  par.tp = 2;
-  par.pp = 2;
-  par.dp = 4;
-  par.micro_batches = 4;
+  const synth::Parallelism par = test::split(2, 2, 4, 4);
   return synth::synthesize(synth::load_model("small-gpt"), par, "test");
 }
 
@@ -201,11 +198,7 @@ TEST_CASE(
     "[engine][fold][mirror]") {
   // Gradients reduced in buckets on stream 1 during the last backward: their rings share each
   // rank's NIC with the pipeline's sends of stream 0, so no critical path times them.
-  synth::Parallelism par;
-  par.tp = 2;
-  par.pp = 2;
-  par.dp = 4;
-  par.micro_batches = 4;
+  synth::Parallelism par = test::split(2, 2, 4, 4);
   par.overlap_grad_reduce = true;
   par.bucket_params = 3e5;
   const trace::Trace t = synth::synthesize(synth::load_model("small-gpt"), par, "test");

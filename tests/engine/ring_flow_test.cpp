@@ -13,6 +13,7 @@
 #include "synth/megatron.hpp"
 #include "synth/model_spec.hpp"
 #include "engine_fixtures.hpp"
+#include "support/split.hpp"
 #include "../topology/topology_fixtures.hpp"
 
 using namespace ccsim;
@@ -210,11 +211,7 @@ TEST_CASE("a synthesised job's gradient rings run as ring flows under --fast, wi
   // 4 under a root 4:1 oversubscribed: each node's 4 gradient rings share its NIC, and those
   // crossing the root its uplinks. Stages end their backward at different times, so the rings
   // of one stage overlap the others' and the pipeline's last messages.
-  synth::Parallelism par;
-  par.tp = 2;
-  par.pp = 2;
-  par.dp = 24;
-  par.micro_batches = 4;
+  const synth::Parallelism par = test::split(2, 2, 24, 4);
   const trace::Trace t = synth::synthesize(synth::load_model("small-gpt"), par, "test");
   const topology::Platform platform = test::platform(24, 4, 1, test::fat_tree(12, 2, "4"));
   engine::ReplayOptions options;

@@ -14,6 +14,7 @@
 #include "engine/result.hpp"
 #include "report/breakdown.hpp"
 #include "engine_fixtures.hpp"
+#include "support/split.hpp"
 #include "synth/megatron.hpp"
 #include "synth/model_spec.hpp"
 #include "topology/platform.hpp"
@@ -242,11 +243,7 @@ TEST_CASE(
   // A synthesised job with its gradients reduced in buckets during the last backward: the
   // tensor-parallel collectives of the other micro-batches run alone, the ones of the last
   // backward overlap the buckets. --fast against the full replay, operator by operator.
-  synth::Parallelism par;
-  par.tp = 2;
-  par.pp = 2;
-  par.dp = 2;
-  par.micro_batches = 3;
+  synth::Parallelism par = test::split(2, 2, 2, 3);
   par.overlap_grad_reduce = true;
   par.bucket_params = 2e5;
   const trace::Trace t = synth::synthesize(synth::load_model("small-gpt"), par, "local");

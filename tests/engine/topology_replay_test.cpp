@@ -9,6 +9,7 @@
 #include "engine/replay.hpp"
 #include "engine/xml_check.hpp"
 #include "engine_fixtures.hpp"
+#include "support/split.hpp"
 #include "synth/megatron.hpp"
 #include "synth/model_spec.hpp"
 #include "topology/simgrid_xml.hpp"
@@ -172,11 +173,7 @@ TEST_CASE(
   // can bind. With the interleaved schedule and --overlap-p2p a rank has several messages in
   // flight on its streams. Under a root 4:1 oversubscribed the uplinks can bind: they stay.
   const synth::ModelSpec model = synth::load_model("small-gpt");
-  synth::Parallelism par;
-  par.tp = 2;
-  par.pp = 2;
-  par.dp = 8;
-  par.micro_batches = 4;
+  const synth::Parallelism par = test::split(2, 2, 8, 4);
   synth::Parallelism interleaved = par;
   interleaved.schedule = synth::PipelineSchedule::kInterleaved;
   interleaved.virtual_stages = 2;
