@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
+#include <vector>
 
 #include "core/index.hpp"
 #include "engine/collective_plan.hpp"
@@ -36,6 +38,41 @@ std::vector<std::pair<int, int>> WorldLoad::world_pairs() const {
   return pairs;
 }
 
+namespace {
+
+/// One rank's largest lone rate per link direction across its pairs as their sender (or as
+/// their receiver), and on its own accelerator's and NIC's links.
+struct EndRows {
+  explicit EndRows(std::size_t directions) : largest(directions, -1.0), largest_end(directions, -1.0) {}
+  int rank = -1;
+  std::vector<double> largest;      ///< per direction, -1 where it has none
+  std::vector<double> largest_end;  ///< the same on its accelerator's and NIC's links
+  std::vector<std::uint32_t> touched;
+  std::vector<std::uint32_t> touched_end;
+
+  static void keep(std::vector<double>& table, std::vector<std::uint32_t>& seen, std::uint32_t direction, double rate) {
+    if (table[direction] < 0) seen.push_back(direction);
+    table[direction] = std::max(table[direction], rate);
+  }
+  /// Appends the rank's rows (its end's as 2 * rank + `receiving`), and forgets them.
+  void flush(std::vector<std::tuple<std::uint32_t, int, double>>& by_rank,
+             std::vector<std::tuple<std::uint32_t, int, double>>& by_end, bool receiving) {
+    if (rank < 0) return;
+    for (std::uint32_t d : touched) {
+      by_rank.emplace_back(d, rank, largest[d]);
+      largest[d] = -1;
+    }
+    for (std::uint32_t d : touched_end) {
+      by_end.emplace_back(d, 2 * rank + (receiving ? 1 : 0), largest_end[d]);
+      largest_end[d] = -1;
+    }
+    touched.clear();
+    touched_end.clear();
+  }
+};
+
+}  // namespace
+
 WorldLoad::WorldLoad(const CollectiveShortcuts& shortcuts, const trace::Trace& trace, const topology::Network& network,
                      const std::vector<int>& placement, CollectivePlanner& planner)
     : shortcuts_(shortcuts), trace_(trace), network_(network), placement_(placement), planner_(planner) {
@@ -46,19 +83,36 @@ WorldLoad::WorldLoad(const CollectiveShortcuts& shortcuts, const trace::Trace& t
   std::vector<LoadRow> by_sender;    // (direction, sender, lone rate)
   std::vector<LoadRow> by_receiver;  // (direction, receiver, lone rate)
   std::vector<LoadRow> by_end;       // (direction, 2 * end rank + receiving, lone rate)
-  for (const auto& [src, dst] : world_pairs()) {
-    const int a = at(placement_, src);
-    const int b = at(placement_, dst);
-    const CollectiveShortcuts::Path p = shortcuts_.path(a, b);
-    for (std::uint32_t direction : p.directions) {
-      by_sender.emplace_back(direction, src, p.rate_Bps);
-      by_receiver.emplace_back(direction, dst, p.rate_Bps);
-      const std::uint32_t link = direction / 2;
-      if (link == network_.intra_link(a) || link == nic_link_of(network_, a))
-        by_end.emplace_back(direction, 2 * src, p.rate_Bps);
-      else if (link == network_.intra_link(b) || link == nic_link_of(network_, b))
-        by_end.emplace_back(direction, 2 * dst + 1, p.rate_Bps);
+  // The pairs come sorted by sender: a sender's rows (and its own end's) are kept to one per
+  // direction, its largest rate, as they come (a dense array over the directions), not one
+  // per pair and direction (an all-to-all of 1,024 ranks has a million pairs).
+  // The pairs, sorted by sender, then by receiver: each side's rows (and its own end's) are
+  // kept to one per direction, its largest rate, as they come (a dense array over the
+  // directions), not one per pair and direction (an all-to-all of 1,024 ranks has a million
+  // pairs).
+  std::vector<std::pair<int, int>> pairs = world_pairs();
+  for (const bool receiving : {false, true}) {
+    if (receiving) {
+      std::sort(pairs.begin(), pairs.end(),
+                [](const auto& x, const auto& y) { return std::tie(x.second, x.first) < std::tie(y.second, y.first); });
     }
+    EndRows rows(2 * static_cast<std::size_t>(network_.link_count()));
+    for (const auto& [src, dst] : pairs) {
+      const int rank = receiving ? dst : src;
+      if (rank != rows.rank) rows.flush(receiving ? by_receiver : by_sender, by_end, receiving);
+      rows.rank = rank;
+      const int a = at(placement_, src);
+      const int b = at(placement_, dst);
+      const int mine = receiving ? b : a;
+      const CollectiveShortcuts::Path p = shortcuts_.path(a, b);
+      for (std::uint32_t direction : p.directions) {
+        rows.keep(rows.largest, rows.touched, direction, p.rate_Bps);
+        const std::uint32_t link = direction / 2;
+        if (link == network_.intra_link(mine) || link == nic_link_of(network_, mine))
+          rows.keep(rows.largest_end, rows.touched_end, direction, p.rate_Bps);
+      }
+    }
+    rows.flush(receiving ? by_receiver : by_sender, by_end, receiving);
   }
   load_ = sum_of_largest(by_sender, false);
   for (const auto& bound : {sum_of_largest(by_receiver, false), sum_of_largest(by_end, true)}) {
