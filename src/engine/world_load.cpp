@@ -40,6 +40,12 @@ std::vector<std::pair<int, int>> WorldLoad::world_pairs() const {
 
 namespace {
 
+/// Raises table[direction] (-1: none yet, then listed in `seen`) to at least `rate`.
+void raise(std::vector<double>& table, std::vector<std::uint32_t>& seen, std::uint32_t direction, double rate) {
+  if (table[direction] < 0) seen.push_back(direction);
+  table[direction] = std::max(table[direction], rate);
+}
+
 /// One rank's largest lone rate per link direction across its pairs as their sender (or as
 /// their receiver), and on its own accelerator's and NIC's links.
 struct EndRows {
@@ -50,9 +56,11 @@ struct EndRows {
   std::vector<std::uint32_t> touched;
   std::vector<std::uint32_t> touched_end;
 
-  static void keep(std::vector<double>& table, std::vector<std::uint32_t>& seen, std::uint32_t direction, double rate) {
-    if (table[direction] < 0) seen.push_back(direction);
-    table[direction] = std::max(table[direction], rate);
+  /// A pair of the rank crosses `direction` at `rate`; `own`: the direction is the rank's own
+  /// accelerator's or NIC's link.
+  void keep(std::uint32_t direction, double rate, bool own) {
+    raise(largest, touched, direction, rate);
+    if (own) raise(largest_end, touched_end, direction, rate);
   }
   /// Appends the rank's rows (its end's as 2 * rank + `receiving`), and forgets them.
   void flush(std::vector<std::tuple<std::uint32_t, int, double>>& by_rank,
@@ -83,9 +91,6 @@ WorldLoad::WorldLoad(const CollectiveShortcuts& shortcuts, const trace::Trace& t
   std::vector<LoadRow> by_sender;    // (direction, sender, lone rate)
   std::vector<LoadRow> by_receiver;  // (direction, receiver, lone rate)
   std::vector<LoadRow> by_end;       // (direction, 2 * end rank + receiving, lone rate)
-  // The pairs come sorted by sender: a sender's rows (and its own end's) are kept to one per
-  // direction, its largest rate, as they come (a dense array over the directions), not one
-  // per pair and direction (an all-to-all of 1,024 ranks has a million pairs).
   // The pairs, sorted by sender, then by receiver: each side's rows (and its own end's) are
   // kept to one per direction, its largest rate, as they come (a dense array over the
   // directions), not one per pair and direction (an all-to-all of 1,024 ranks has a million
@@ -106,10 +111,8 @@ WorldLoad::WorldLoad(const CollectiveShortcuts& shortcuts, const trace::Trace& t
       const int mine = receiving ? b : a;
       const CollectiveShortcuts::Path p = shortcuts_.path(a, b);
       for (std::uint32_t direction : p.directions) {
-        rows.keep(rows.largest, rows.touched, direction, p.rate_Bps);
         const std::uint32_t link = direction / 2;
-        if (link == network_.intra_link(mine) || link == nic_link_of(network_, mine))
-          rows.keep(rows.largest_end, rows.touched_end, direction, p.rate_Bps);
+        rows.keep(direction, p.rate_Bps, link == network_.intra_link(mine) || link == nic_link_of(network_, mine));
       }
     }
     rows.flush(receiving ? by_receiver : by_sender, by_end, receiving);
@@ -121,11 +124,9 @@ WorldLoad::WorldLoad(const CollectiveShortcuts& shortcuts, const trace::Trace& t
       if (it != bound.end() && it->second < load) load = it->second;
     }
   }
-  // sum_of_largest sorted the rows by direction, then sender.
+  // sum_of_largest sorted the rows by direction, then sender: one row each.
   for (const auto& [direction, sender, rate] : by_sender) {
-    if (load_Bps(direction) <= shortcuts_.capacity_Bps(direction / 2)) continue;
-    std::vector<int>& senders = senders_[direction];
-    if (senders.empty() || senders.back() != sender) senders.push_back(sender);
+    if (load_Bps(direction) > shortcuts_.capacity_Bps(direction / 2)) senders_[direction].push_back(sender);
   }
 }
 
