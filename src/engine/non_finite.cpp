@@ -4,6 +4,7 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <simgrid/s4u/Engine.hpp>
 
 #include "core/input_error.hpp"
 #include "core/index.hpp"
@@ -11,7 +12,10 @@
 namespace ccsim::engine::detail {
 
 void NonFiniteWork::skipped(int rank, std::size_t op, std::string what) {
-  if (!first_) first_ = Work{rank, op, std::move(what)};
+  // The simulated clock only moves forward: the first skipped is the earliest, and among work
+  // skipped at one instant (in an order of SimGrid's making) the lowest rank's.
+  const double now_s = simgrid::s4u::Engine::get_clock();
+  if (!first_ || (now_s == first_->at_s && rank < first_->rank)) first_ = Work{rank, op, std::move(what), now_s};
 }
 
 void NonFiniteWork::check(const Result& result, const trace::Trace& trace, const topology::Platform& platform) const {

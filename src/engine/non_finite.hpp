@@ -13,8 +13,9 @@
 namespace ccsim::engine::detail {
 
 /// Work whose simulated time is not finite (a rate too small for the amount, or an amount too
-/// large for a double): SimGrid cannot run it, so the simulation skips it, keeps the first, and
-/// fails once it is over.
+/// large for a double): SimGrid cannot run it, so the simulation skips it, keeps the first (the
+/// earliest in simulated time, the lowest rank among work skipped at one instant), and fails
+/// once it is over.
 class NonFiniteWork {
  public:
   /// Work of operator `op` of `rank` that the simulation skipped (`what`: "computing for inf s").
@@ -29,6 +30,7 @@ class NonFiniteWork {
     int rank = -1;
     std::size_t op = 0;
     std::string what;  ///< "computing for inf s", "ends at inf s"
+    double at_s = 0;   ///< simulated time it was skipped at
   };
   std::optional<Work> first_;
 };
