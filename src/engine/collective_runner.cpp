@@ -17,6 +17,7 @@
 #include "engine/collective_plan.hpp"
 #include "engine/collective_shortcuts.hpp"
 #include "engine/critical_path_meetings.hpp"
+#include "engine/event_steps.hpp"
 #include "engine/mirror_collectives.hpp"
 #include "engine/replica_fold.hpp"
 #include "engine/simulation_state.hpp"
@@ -138,8 +139,11 @@ CollectiveRunner::CollectiveRunner(Simulation& sim, const trace::Trace& trace, c
       replicas_(replicas),
       speed_(speed),
       seconds_per_reduced_byte_(seconds_per_reduced_byte),
+      placement_(placement),
+      sharing_(sharing),
       coarse_rings_(std::make_unique<CoarseRings>(sim, trace, placement, sharing, cpu_core, seconds_per_reduced_byte)),
-      meetings_(std::make_unique<CriticalPathMeetings>(sim, shortcuts)) {
+      meetings_(std::make_unique<CriticalPathMeetings>(sim, shortcuts)),
+      events_(std::make_unique<EventSteps>(sim, trace, speed, seconds_per_reduced_byte)) {
   coarse_rings_->use(shortcuts);
   memberships_.resize(as_index(trace.world_size));
   for (std::size_t g = 0; g < trace.groups.size(); ++g) {
@@ -171,6 +175,8 @@ int CollectiveRunner::entered(int rank, int group) const {
 }
 
 std::string CollectiveRunner::note() const { return coarse_rings_->note(); }
+
+std::uint64_t CollectiveRunner::event_calls() const { return events_->calls_run(); }
 
 void CollectiveRunner::run(int rank, const Op& op, std::size_t index) {
   RankState& st = sim_.state(rank);
@@ -214,8 +220,13 @@ void CollectiveRunner::run(int rank, const Op& op, std::size_t index) {
       return;
     }
   }
-  StepRunner runner(sim_, rank, op.group, at(trace_.groups, op.group), plan, seconds_per_reduced_byte_, false);
-  collective::run_rank(*plan.schedule, steps, member.index, runner);
+  if (options_.event_steps && sim_.messages_uncapped()) {
+    const bool lone = at(sharing_, at(placement_, rank)) == 1 && shortcuts_.runs_alone(rank, index);
+    events_->run(rank, op.group, member.entered, member.index, plan, steps, st, lone);
+  } else {
+    StepRunner runner(sim_, rank, op.group, at(trace_.groups, op.group), plan, seconds_per_reduced_byte_, false);
+    collective::run_rank(*plan.schedule, steps, member.index, runner);
+  }
   st.step = -1;
   st.plan = nullptr;
 }

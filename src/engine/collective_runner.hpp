@@ -26,6 +26,7 @@ namespace detail {
 
 class CoarseRings;
 class CriticalPathMeetings;
+class EventSteps;
 class FoldedReplicas;
 class Simulation;
 
@@ -74,6 +75,8 @@ class CollectiveRunner {
   int entered(int rank, int group) const;
   /// The report's note on coarse rings, "" when none ran.
   std::string note() const;
+  /// Members' calls run message by message as kernel events (EventSteps).
+  std::uint64_t event_calls() const;
 
  private:
   int slot(int rank, int group) const;
@@ -93,8 +96,11 @@ class CollectiveRunner {
   FoldedReplicas& replicas_;
   double speed_;
   double seconds_per_reduced_byte_;
+  const std::vector<int>& placement_;  ///< per rank, its accelerator
+  const std::vector<int>& sharing_;    ///< per accelerator, the ranks it runs
   std::unique_ptr<CoarseRings> coarse_rings_;
   std::unique_ptr<CriticalPathMeetings> meetings_;
+  std::unique_ptr<EventSteps> events_;
   std::vector<std::vector<Membership>> memberships_;  ///< per rank, its groups
   /// Per schedule (shared by the groups that run the same collective) and group rank: the
   /// steps kept by kept_steps().

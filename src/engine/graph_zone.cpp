@@ -3,6 +3,7 @@
 #include "engine/network_factors.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <unordered_set>
@@ -140,6 +141,28 @@ double GraphZone::flow_cap_Bps(const sg4::Host* src, const sg4::Host* dst) {
   }
   *cached = cap_Bps;  // the route above inserted nothing: `cached` is still valid
   return cap_Bps;
+}
+
+bool GraphZone::caps_can_bind() const {
+  if (!has_caps_) return false;
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  enum Kind : std::uint8_t { kFabric = 0, kAccelerator = 1, kNic = 2 };
+  std::vector<std::uint8_t> kind(network_.link_count(), kFabric);
+  for (int a = 0; a < network_.accelerator_count(); ++a) kind[network_.intra_link(a)] = kAccelerator;
+  for (int n = 0; n < network_.node_count(); ++n) {
+    for (int k = 0; k < network_.nics_per_node(); ++k) kind[network_.nic_link(n, k)] = kNic;
+  }
+  std::array<double, 3> bound{kInf, kInf, kInf};  // per kind, the smallest bound of a direction
+  std::array<double, 3> widest{0, 0, 0};          // per kind, the widest SimGrid link (a left-out one: infinity)
+  for (std::size_t i = 0; i < directions_.size(); ++i) {
+    const Direction& d = directions_[i];
+    if (d.link == nullptr) continue;  // no route of the placement takes it
+    const std::uint8_t k = kind[i / 2];
+    bound[k] = std::min({bound[k], d.cable_Bps, d.left_out ? d.bandwidth_Bps : kInf});
+    widest[k] = std::max(widest[k], d.left_out ? kInf : d.bandwidth_Bps);
+  }
+  return bound[kAccelerator] < kInf || widest[kAccelerator] > bound[kNic] ||
+         std::min(widest[kAccelerator], widest[kNic]) > bound[kFabric];
 }
 
 double GraphZone::binding_cap_Bps(int src, int dst) {

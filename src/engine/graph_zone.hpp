@@ -70,6 +70,15 @@ class GraphZone final : public simgrid::kernel::routing::NetZoneImpl {
   /// route and the bandwidth of the link directions left out of it (leave_out), infinity
   /// where it crosses none.
   double flow_cap_Bps(const simgrid::s4u::Host* src, const simgrid::s4u::Host* dst);
+  /// Whether some message may have a bound of its own (flow_cap_Bps finite): a trunk in use or
+  /// a link left out.
+  bool has_caps() const { return has_caps_; }
+  /// Whether such a bound may bind a message's max-min share. It cannot where every route
+  /// through the link direction that bounds it also crosses a SimGrid link no wider than the
+  /// bound: the accelerators' links for a NIC's bound, those or the NICs' for the fabric's
+  /// (every route between nodes leaves through a NIC of each). A bound on an accelerator's own
+  /// link may always bind. Without bounds, false.
+  bool caps_can_bind() const;
   /// flow_cap_Bps() of a message from rank `src` to rank `dst` where it can bind, infinity
   /// where it cannot: a bound no smaller than a link the message shares (shared_links) is above
   /// its max-min share there. Routes that differ only in such bounds give the same times.

@@ -111,6 +111,11 @@ struct ReplayOptions {
   /// are simulated once (engine/replica_fold.hpp). Off only to compare with the replay that
   /// simulates every replica.
   bool fold_replicas = true;
+  /// A collective that runs message by message runs as events of SimGrid's kernel, without its
+  /// members' actors (EventSteps, engine/event_steps.hpp: the same messages and busy periods at
+  /// the same times, without a context switch per message), where no message has a bound of its
+  /// own. Off only to compare with the replay through the actors.
+  bool event_steps = true;
   /// Record each interval a rank waits for its peers (Result::waits, for timelines); the total
   /// per operator (OpRecord::wait_s) is always recorded. Off by default: a large replay waits
   /// in many collective steps.

@@ -120,6 +120,7 @@ std::string serialize(const Result& result) {
   w.pod<std::uint64_t>(result.notes.size());
   for (const std::string& note : result.notes) w.str(note);
   w.str(result.guard_breach);
+  w.pod(result.event_calls);
   w.pod(result.world_size);
   w.pod(result.nodes_used);
   w.pod(result.stage_count);
@@ -186,6 +187,7 @@ Result deserialize(std::string_view bytes) {
   result.notes.resize(r.pod<std::uint64_t>());
   for (std::string& note : result.notes) note = r.str();
   result.guard_breach = r.str();
+  result.event_calls = r.pod<std::uint64_t>();
   result.world_size = r.pod<int>();
   result.nodes_used = r.pod<int>();
   result.stage_count = r.pod<int>();

@@ -89,6 +89,9 @@ struct Result {
   /// not have them to themselves; "" when they did or none ran. Such a result is not the full
   /// replay's: replay() runs the job again without guarded links.
   std::string guard_breach;
+  /// Members' calls of collectives that ran message by message as events of SimGrid's kernel
+  /// (EventSteps, engine/event_steps.hpp) rather than through their actors.
+  std::uint64_t event_calls = 0;
   int world_size = 0;
   /// Nodes of the platform that the placement put at least one rank on: with 1, no message
   /// crossed the network between nodes.

@@ -354,9 +354,14 @@ void Simulation::label(OpRecord& record, const CollectivePlan& plan) {
 
 void Simulation::not_finite(int rank, std::string what) { non_finite_.skipped(rank, state(rank).op, std::move(what)); }
 
-void Simulation::waited(int rank, double from_s, double to_s) {
+void Simulation::not_finite(int rank, std::size_t op, std::string what) {
+  non_finite_.skipped(rank, op, std::move(what));
+}
+
+void Simulation::waited(int rank, double from_s, double to_s) { waited(rank, state(rank).op, from_s, to_s); }
+
+void Simulation::waited(int rank, std::size_t op, double from_s, double to_s) {
   if (!(to_s > from_s)) return;
-  const std::size_t op = state(rank).op;
   record(rank, op).wait_s += to_s - from_s;
   if (options_.wait_spans) {
     at(result_.waits, rank).push_back({static_cast<std::uint32_t>(op), from_s, to_s});
@@ -365,8 +370,8 @@ void Simulation::waited(int rank, double from_s, double to_s) {
 
 void Simulation::waited_for(int rank, double posted_s, std::initializer_list<const sg4::Comm*> comms) {
   // A transfer is in progress from its start (SimGrid starts a communication once both sides
-  // have posted it: the peer's matching call) to its finish; the gaps between them are waits.
-  // A step waits for at most a send and a receive: no allocation on this path.
+  // have posted it: the peer's matching call) to its finish. A step waits for at most a send
+  // and a receive: no allocation on this path.
   std::array<std::pair<double, double>, 2> transfers;
   std::size_t n = 0;
   for (const sg4::Comm* comm : comms) {
@@ -374,13 +379,18 @@ void Simulation::waited_for(int rank, double posted_s, std::initializer_list<con
     if (n == transfers.size()) throw std::logic_error("Simulation::waited_for: more than two transfers");
     transfers[n++] = {comm->get_start_time(), comm->get_finish_time()};
   }
-  if (n == 2 && transfers[1] < transfers[0]) std::swap(transfers[0], transfers[1]);
+  waited_for(rank, state(rank).op, posted_s, std::span(transfers.data(), n));
+}
+
+void Simulation::waited_for(int rank, std::size_t op, double posted_s, std::span<std::pair<double, double>> transfers) {
+  // The gaps between the transfers are waits.
+  std::sort(transfers.begin(), transfers.end());
   double cursor = posted_s;
-  for (std::size_t k = 0; k < n; ++k) {
-    waited(rank, cursor, transfers[k].first);
-    cursor = std::max(cursor, transfers[k].second);
+  for (const auto& [start_s, finish_s] : transfers) {
+    waited(rank, op, cursor, start_s);
+    cursor = std::max(cursor, finish_s);
   }
-  waited(rank, cursor, sg4::Engine::get_clock());
+  waited(rank, op, cursor, sg4::Engine::get_clock());
 }
 
 void Simulation::busy(int rank, double seconds, const char* what, sg4::Host* on, bool alone) {
@@ -407,14 +417,22 @@ void Simulation::busy(int rank, double seconds, const char* what, sg4::Host* on,
   st.busy_with = nullptr;
 }
 
-void Simulation::send_overhead(int rank, int peer) {
-  if (factors_ != nullptr)
-    busy(rank, factors_->send_overhead_s(same_node(platform_.network, placement_, rank, peer)), "sending");
+void Simulation::send_overhead(int rank, int peer) { busy(rank, send_overhead_s(rank, peer), "sending"); }
+
+void Simulation::recv_overhead(int rank, int peer) { busy(rank, recv_overhead_s(rank, peer), "receiving"); }
+
+double Simulation::send_overhead_s(int rank, int peer) const {
+  return factors_ == nullptr ? 0.0 : factors_->send_overhead_s(same_node(platform_.network, placement_, rank, peer));
 }
 
-void Simulation::recv_overhead(int rank, int peer) {
-  if (factors_ != nullptr)
-    busy(rank, factors_->recv_overhead_s(same_node(platform_.network, placement_, rank, peer)), "receiving");
+double Simulation::recv_overhead_s(int rank, int peer) const {
+  return factors_ == nullptr ? 0.0 : factors_->recv_overhead_s(same_node(platform_.network, placement_, rank, peer));
+}
+
+bool Simulation::messages_uncapped() const {
+  // A calibrated model's bandwidth factor scales a message's rate past its links' (a bound
+  // then binds where the links alone would not).
+  return factors_ == nullptr ? !zone_->caps_can_bind() : !zone_->has_caps();
 }
 
 sg4::CommPtr Simulation::post_send(sg4::Mailbox* box, int rank, int peer, std::uint64_t bytes) {
@@ -554,6 +572,7 @@ Result Simulation::run() {
     if (std::string note = factors_->extrapolation_note(); !note.empty()) result_.notes.push_back(std::move(note));
   }
   if (std::string note = collectives_->note(); !note.empty()) result_.notes.push_back(std::move(note));
+  result_.event_calls = collectives_->event_calls();
   check_guarded_links(*shortcuts_, *collectives_, trace_, platform_.network, result_);
   non_finite_.check(result_, trace_, platform_);
   if (!lanes_->all_done()) throw SimulationError(explain_deadlock(trace_, *lanes_, *collectives_, replicas_.folding()));

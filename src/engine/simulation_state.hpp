@@ -9,7 +9,9 @@
 #include <initializer_list>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <simgrid/s4u.hpp>
@@ -60,9 +62,14 @@ class Simulation {
   RankState& state(int rank) { return lanes_->state(rank); }
   /// Adds [from_s, to_s) (when not empty) to the wait of `rank`'s current operator.
   void waited(int rank, double from_s, double to_s);
+  /// The same for operator `op` of `rank`, from any actor or the kernel.
+  void waited(int rank, std::size_t op, double from_s, double to_s);
   /// The waits of a blocking exchange posted at `posted_s` and complete now: the parts of
   /// [posted_s, now) during which none of `comms` (started transfers, at most two) was in progress.
   void waited_for(int rank, double posted_s, std::initializer_list<const sg4::Comm*> comms);
+  /// The same for operator `op` of `rank`, from any actor or the kernel, with the transfers as
+  /// (start, finish) times (sorted here).
+  void waited_for(int rank, std::size_t op, double posted_s, std::span<std::pair<double, double>> transfers);
   /// The mailboxes of messages (Channels).
   Channels& channels() { return channels_; }
   /// Occupies the rank's accelerator (or `on`, a node's shared cores) for `seconds` of work
@@ -75,6 +82,12 @@ class Simulation {
   /// The calibrated model's CPU overhead of sending to / receiving from `peer` (0 without one).
   void send_overhead(int rank, int peer);
   void recv_overhead(int rank, int peer);
+  /// Their seconds.
+  double send_overhead_s(int rank, int peer) const;
+  double recv_overhead_s(int rank, int peer) const;
+  /// Whether no message needs a bound of its own: none has one (GraphZone::flow_cap_Bps), or
+  /// none can bind (GraphZone::caps_can_bind; under a calibrated model, none has one).
+  bool messages_uncapped() const;
 
   // And to run and record operators (StreamLanes, FusedGroups, CollectiveRunner).
   /// Runs rank's compute operators from `first` on (one, or a run of them: see the
@@ -95,6 +108,8 @@ class Simulation {
   /// Work of `rank` whose simulated time is not finite (`what`: "ends at inf s", ...): skipped,
   /// and the first such reported once the simulation is over.
   void not_finite(int rank, std::string what);
+  /// The same for operator `op` of `rank`, from any actor or the kernel.
+  void not_finite(int rank, std::size_t op, std::string what);
 
  private:
   void check_fit();

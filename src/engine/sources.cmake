@@ -8,6 +8,7 @@ target_sources(ccsim_lib PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/collective_shortcuts.cpp
   ${CMAKE_CURRENT_LIST_DIR}/critical_path_meetings.cpp
   ${CMAKE_CURRENT_LIST_DIR}/deadlock.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/event_steps.cpp
   ${CMAKE_CURRENT_LIST_DIR}/fused_groups.cpp
   ${CMAKE_CURRENT_LIST_DIR}/graph_zone.cpp
   ${CMAKE_CURRENT_LIST_DIR}/guarded_links.cpp

@@ -219,6 +219,9 @@ TEST_CASE("work of a non-finite time is an input error naming the operator, not 
       "t.json:4: rank 0, operator #0 'all_reduce': its simulated time is not finite (reducing for 2.048e+303 s on "
       "platform \"test\"): the trace's amounts are too large for the platform's rates";
   CHECK_THROWS_WITH(engine::replay(c, slow, {}), reducing);
+  engine::ReplayOptions actors;
+  actors.event_steps = false;
+  CHECK_THROWS_WITH(engine::replay(c, slow, actors), reducing);
 }
 
 TEST_CASE("a version-2 trace and its version-1 expansion replay identically", "[engine][v2]") {
