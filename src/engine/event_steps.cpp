@@ -61,8 +61,8 @@ void EventSteps::run(int rank, int group, int sequence, int group_rank, const Co
   sg4::Host* host = sg4::this_actor::get_host();
   simgrid::kernel::actor::simcall_answered([&] {
     // In the kernel, so that what this starts is the kernel's and reports its end.
-    const std::uint64_t key = static_cast<std::uint64_t>(static_cast<std::uint32_t>(group)) << 32 |
-                              static_cast<std::uint32_t>(sequence);
+    const std::uint64_t key =
+        static_cast<std::uint64_t>(static_cast<std::uint32_t>(group)) << 32 | static_cast<std::uint32_t>(sequence);
     auto [it, fresh] = calls_.try_emplace(key);
     if (fresh) {
       it->second = std::make_unique<Call>();

@@ -429,12 +429,6 @@ double Simulation::recv_overhead_s(int rank, int peer) const {
   return factors_ == nullptr ? 0.0 : factors_->recv_overhead_s(same_node(platform_.network, placement_, rank, peer));
 }
 
-bool Simulation::messages_uncapped() const {
-  // A calibrated model's bandwidth factor scales a message's rate past its links' (a bound
-  // then binds where the links alone would not).
-  return factors_ == nullptr ? !zone_->caps_can_bind() : !zone_->has_caps();
-}
-
 sg4::CommPtr Simulation::post_send(sg4::Mailbox* box, int rank, int peer, std::uint64_t bytes) {
   sg4::CommPtr comm = box->put_init(&message_payload, bytes);
   // A message is bounded by its route's links (CM02) and by the cables of the trunks it crosses
@@ -542,6 +536,11 @@ Result Simulation::run() {
       make_engine(options_.stack_kib, options_.simgrid_log, /*single_core_hosts=*/!net.accelerator().cpu_core);
 
   build_zone();
+  // Under a calibrated model too: a message that crosses a bound crosses the NICs, so it is
+  // priced by the inter-node tier, whose bandwidth no link falls below (the zone's floors),
+  // and its bandwidth factor (tier / bottleneck) is at most 1: its bound, divided by the
+  // factor, stays above what its links give it.
+  messages_uncapped_ = !zone_->caps_can_bind();
   lanes_ = std::make_unique<StreamLanes>(*this, trace_, *zone_);  // one lane (actor) per stream of a rank's program
   speed_ = net.accelerator().flops;
   fusions_ = std::make_unique<FusedGroups>(*this, *lanes_, *collectives_, trace_, placement_, sharing_, *planner_,

@@ -85,9 +85,9 @@ class Simulation {
   /// Their seconds.
   double send_overhead_s(int rank, int peer) const;
   double recv_overhead_s(int rank, int peer) const;
-  /// Whether no message needs a bound of its own: none has one (GraphZone::flow_cap_Bps), or
-  /// none can bind (GraphZone::caps_can_bind; under a calibrated model, none has one).
-  bool messages_uncapped() const;
+  /// Whether no message needs a bound of its own: none has one (GraphZone::flow_cap_Bps) that
+  /// can bind (GraphZone::caps_can_bind).
+  bool messages_uncapped() const { return messages_uncapped_; }
 
   // And to run and record operators (StreamLanes, FusedGroups, CollectiveRunner).
   /// Runs rank's compute operators from `first` on (one, or a run of them: see the
@@ -144,6 +144,7 @@ class Simulation {
   std::vector<int> sharing_;  ///< per accelerator (core): how many ranks it runs
   std::string placement_policy_;
   GraphZone* zone_ = nullptr;
+  bool messages_uncapped_ = false;            ///< messages_uncapped(), once the zone is built
   std::unique_ptr<NetworkFactors> factors_;   ///< the calibrated model, nullptr without one
   std::unique_ptr<ReplayProgress> progress_;  ///< ReplayOptions::progress: while the engine runs
   NonFiniteWork non_finite_;
