@@ -11,6 +11,7 @@
 
 #include "compress/model_reader.hpp"
 #include "engine/result.hpp"
+#include "topology/network_model.hpp"
 #include "topology/platform.hpp"
 #include "trace/native_reader.hpp"
 
@@ -74,6 +75,22 @@ inline std::shared_ptr<const compress::CompressorModel> round_compressor(bool ho
                 "source": "test"}}]}})",
                                                    homomorphic, summable, homomorphic ? R"("add_Bps": 1.6e11, )" : ""),
                                        "test.json"));
+}
+
+/// A calibrated network model whose figures differ from the platforms' on purpose, some
+/// segments faster than the nominal links (20 GB/s intra, 2 GB/s inter), some slower, with
+/// send and receive overheads in both tiers.
+inline std::shared_ptr<const topology::NetworkModel> overheads_model() {
+  auto model = std::make_shared<topology::NetworkModel>();
+  model->name = "test";
+  model->has_intra = model->has_inter = true;
+  model->intra.send_overhead_s = 2e-6;
+  model->intra.recv_overhead_s = 3e-6;
+  model->intra.segments = {{0, 1e-6, 5e9}, {65536, 4e-6, 2e10}};
+  model->inter.send_overhead_s = 1e-5;
+  model->inter.recv_overhead_s = 5e-6;
+  model->inter.segments = {{0, 2e-6, 1e8}, {8192, 3e-5, 2e9}, {1 << 20, 5e-5, 5e8}};
+  return model;
 }
 
 /// The largest difference between the operator times (start, end and wait) of two results of

@@ -11,7 +11,6 @@
 #include "engine/replay.hpp"
 #include "engine_fixtures.hpp"
 #include "../topology/topology_fixtures.hpp"
-#include "topology/network_model.hpp"
 
 using namespace ccsim;
 
@@ -62,20 +61,6 @@ engine::Result check_same(const trace::Trace& t, const topology::Platform& platf
   return events;
 }
 
-/// A calibrated model with overheads around each message (busy periods of the ranks).
-std::shared_ptr<const topology::NetworkModel> overheads_model() {
-  auto model = std::make_shared<topology::NetworkModel>();
-  model->name = "test";
-  model->has_intra = model->has_inter = true;
-  model->intra.send_overhead_s = 2e-6;
-  model->intra.recv_overhead_s = 3e-6;
-  model->intra.segments = {{0, 1e-6, 5e9}, {65536, 4e-6, 2e10}};
-  model->inter.send_overhead_s = 1e-5;
-  model->inter.recv_overhead_s = 5e-6;
-  model->inter.segments = {{0, 2e-6, 1e8}, {8192, 3e-5, 2e9}, {1 << 20, 5e-5, 5e8}};
-  return model;
-}
-
 }  // namespace
 
 TEST_CASE("collectives as kernel events have the times they have through the members' actors",
@@ -98,7 +83,7 @@ TEST_CASE("collectives as kernel events have the times they have through the mem
   }
   SECTION("under a calibrated model's overheads") {
     engine::ReplayOptions options;
-    options.network.calibrated = overheads_model();
+    options.network.calibrated = test::overheads_model();
     check_same(t, platform, options);
   }
   SECTION("ranks sharing accelerators: busy periods are executions that share them") {
@@ -125,7 +110,7 @@ TEST_CASE("under trunks, messages run as kernel events where no cable can bind t
   check_same(t, trunks, options);
   // Under a calibrated model, whose bandwidth factors stay at most 1 across the NICs (no link
   // falls below the model's bandwidth), the bounds cannot bind either.
-  options.network.calibrated = overheads_model();
+  options.network.calibrated = test::overheads_model();
   check_same(t, trunks, options);
   options.network.calibrated = nullptr;
   const topology::Platform thin = test::platform(8, 1, 1, R"({"topology": "fat-tree", "source": "test", "levels": [

@@ -29,21 +29,6 @@ topology::Platform model_platform(int nodes, int per_node, bool cores = false) {
                                   "test-platform.json");
 }
 
-/// A model whose figures differ from the platform's on purpose, some segments faster than the
-/// nominal links (20 GB/s intra, 2 GB/s inter), some slower.
-std::shared_ptr<const topology::NetworkModel> test_model() {
-  auto model = std::make_shared<topology::NetworkModel>();
-  model->name = "test";
-  model->has_intra = model->has_inter = true;
-  model->intra.send_overhead_s = 2e-6;
-  model->intra.recv_overhead_s = 3e-6;
-  model->intra.segments = {{0, 1e-6, 5e9}, {65536, 4e-6, 2e10}};
-  model->inter.send_overhead_s = 1e-5;
-  model->inter.recv_overhead_s = 5e-6;
-  model->inter.segments = {{0, 2e-6, 1e8}, {8192, 3e-5, 2e9}, {1 << 20, 5e-5, 5e8}};
-  return model;
-}
-
 /// The formula: send overhead + latency + bytes / bandwidth + receive overhead of the segment.
 double formula(const topology::TierModel& tier, std::uint64_t bytes) {
   const topology::CostSegment* seg = &tier.segments.front();
@@ -70,7 +55,7 @@ double lone_message(const topology::Platform& p, int src, int dst, std::uint64_t
 
 TEST_CASE("a lone message under a calibrated model costs its tier's formula, overheads included", "[engine][model]") {
   const topology::Platform p = model_platform(2, 2);
-  const auto model = test_model();
+  const auto model = test::overheads_model();
   for (std::uint64_t bytes : {64ull, 4096ull, 100000ull, 1ull << 20, 3ull << 20, 64ull << 20}) {
     INFO(bytes << " bytes");
     CHECK(lone_message(p, 0, 1, bytes, model) == Approx(formula(model->intra, bytes)).epsilon(0.001));
@@ -80,7 +65,7 @@ TEST_CASE("a lone message under a calibrated model costs its tier's formula, ove
 
 TEST_CASE("segments switch at their min_bytes", "[engine][model]") {
   const topology::Platform p = model_platform(2, 1);
-  const auto model = test_model();
+  const auto model = test::overheads_model();
   for (std::uint64_t edge : {8192ull, 1ull << 20}) {
     INFO("edge " << edge);
     const double below = lone_message(p, 0, 1, edge - 4, model);  // traces count whole fp32 elements
@@ -105,7 +90,7 @@ TEST_CASE("without a model a lone message costs the route's nominal figures", "[
 
 TEST_CASE("a model that leaves a tier out keeps the platform's figures for it", "[engine][model]") {
   const topology::Platform p = model_platform(2, 2);
-  auto model = std::make_shared<topology::NetworkModel>(*test_model());
+  auto model = std::make_shared<topology::NetworkModel>(*test::overheads_model());
   model->has_intra = false;
   const std::uint64_t n = 1 << 20;
   CHECK(lone_message(p, 0, 1, n, model) == Approx(2e-6 + n / 1e10).epsilon(0.001));
@@ -154,7 +139,7 @@ TEST_CASE("intra-node messages do not cross the NIC", "[engine][model]") {
 TEST_CASE("the result says which network model ran", "[engine][model]") {
   const topology::Platform p = model_platform(1, 2);
   engine::ReplayOptions options;
-  options.network.calibrated = test_model();
+  options.network.calibrated = test::overheads_model();
   engine::Result r = engine::replay(make_trace(2, "", {test::send(1, 8), test::recv(0, 8)}), p, options);
   CHECK(r.network_model.rfind("calibrated model test (in memory): SimGrid CM02 with per-message", 0) == 0);
   CHECK(r.network_model.find("intra: overheads send 2 us, recv 3 us; 2 segments [>= 0 B: 1 us + bytes / 5000 MB/s; "
@@ -166,7 +151,7 @@ TEST_CASE("the result says which network model ran", "[engine][model]") {
 
 TEST_CASE("a replay says when the model priced messages below the data it was fitted from", "[engine][model]") {
   const topology::Platform p = model_platform(1, 2);
-  auto model = std::make_shared<topology::NetworkModel>(*test_model());
+  auto model = std::make_shared<topology::NetworkModel>(*test::overheads_model());
   model->intra.floor_bytes = 1 << 20;  // bandwidth-bound there: 1 MiB at 20 GB/s is 52 us against 9 us
   engine::ReplayOptions options;
   options.placement = "rank-order";
@@ -272,7 +257,7 @@ TEST_CASE("messages between CPU ranks of one core cross its link to the node hub
   CHECK(op_time(r, 2, 0) == Approx(2e-6 + n / 1e10).epsilon(0.001));
   // Under a model of processes with a core each they pay its intra tier as 2 processes per
   // core do (topology::on_shared_cores): every cost x 2, plus the tier's core hand-off.
-  auto model = std::make_shared<topology::NetworkModel>(*test_model());
+  auto model = std::make_shared<topology::NetworkModel>(*test::overheads_model());
   model->intra.handoff_s = 7e-6;
   options.network.calibrated = model;
   r = engine::replay(make_trace(4, "", {test::send(2, n), "", test::recv(0, n), ""}), p, options);
@@ -294,7 +279,7 @@ TEST_CASE("messages between CPU ranks of one core cross its link to the node hub
 TEST_CASE("deadlocks are explained under a calibrated model", "[engine][model][deadlock]") {
   const topology::Platform p = model_platform(1, 2);
   engine::ReplayOptions options;
-  options.network.calibrated = test_model();
+  options.network.calibrated = test::overheads_model();
   trace::Trace t = make_trace(
       2, "",
       {test::recv(1, 8, "x") + ", " + test::send(1, 8, "y"), test::recv(0, 8, "y") + ", " + test::send(0, 8, "x")});
