@@ -383,8 +383,9 @@ void Simulation::waited_for(int rank, double posted_s, std::initializer_list<con
 }
 
 void Simulation::waited_for(int rank, std::size_t op, double posted_s, std::span<std::pair<double, double>> transfers) {
-  // The gaps between the transfers are waits.
-  std::sort(transfers.begin(), transfers.end());
+  // The gaps between the transfers are waits. At most two (a step's send and receive).
+  if (transfers.size() > 2) throw std::logic_error("Simulation::waited_for: more than two transfers");
+  if (transfers.size() == 2 && transfers[1] < transfers[0]) std::swap(transfers[0], transfers[1]);
   double cursor = posted_s;
   for (const auto& [start_s, finish_s] : transfers) {
     waited(rank, op, cursor, start_s);

@@ -67,8 +67,8 @@ class Simulation {
   /// The waits of a blocking exchange posted at `posted_s` and complete now: the parts of
   /// [posted_s, now) during which none of `comms` (started transfers, at most two) was in progress.
   void waited_for(int rank, double posted_s, std::initializer_list<const sg4::Comm*> comms);
-  /// The same for operator `op` of `rank`, from any actor or the kernel, with the transfers as
-  /// (start, finish) times (sorted here).
+  /// The same for operator `op` of `rank`, from any actor or the kernel, with the transfers (at
+  /// most two) as (start, finish) times, ordered here.
   void waited_for(int rank, std::size_t op, double posted_s, std::span<std::pair<double, double>> transfers);
   /// The mailboxes of messages (Channels).
   Channels& channels() { return channels_; }
