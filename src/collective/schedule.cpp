@@ -23,10 +23,16 @@ Block Schedule::chunk(int i, int parts) const {
 std::vector<int> Schedule::send_peers(int rank) const { return send_peers_of(steps(rank)); }
 
 std::vector<int> send_peers_of(const std::vector<Step>& steps) {
+  // Once each, in order of first use; a pairwise all-to-all has a peer per step.
   std::vector<int> peers;
+  std::vector<char> seen;
   for (const Step& step : steps) {
     if (step.kind != StepKind::kExchange || step.send_peer < 0) continue;
-    if (std::find(peers.begin(), peers.end(), step.send_peer) == peers.end()) peers.push_back(step.send_peer);
+    const auto peer = static_cast<std::size_t>(step.send_peer);
+    if (peer >= seen.size()) seen.resize(peer + 1, 0);
+    if (seen[peer] != 0) continue;
+    seen[peer] = 1;
+    peers.push_back(step.send_peer);
   }
   return peers;
 }

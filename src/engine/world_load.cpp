@@ -117,6 +117,10 @@ WorldLoad::WorldLoad(const CollectiveShortcuts& shortcuts, const trace::Trace& t
     }
     rows.flush(receiving ? by_receiver : by_sender, by_end, receiving);
   }
+  // by_sender and by_receiver hold one row per (direction, rank), each direction's in rank
+  // order (EndRows, the pairs sorted by that side); by_end one per (direction, end), in two
+  // runs (sending, then receiving), which sorting puts in end order.
+  std::sort(by_end.begin(), by_end.end());
   load_ = sum_of_largest(by_sender, false);
   for (const auto& bound : {sum_of_largest(by_receiver, false), sum_of_largest(by_end, true)}) {
     for (auto& [direction, load] : load_) {
@@ -124,29 +128,22 @@ WorldLoad::WorldLoad(const CollectiveShortcuts& shortcuts, const trace::Trace& t
       if (it != bound.end() && it->second < load) load = it->second;
     }
   }
-  // sum_of_largest sorted the rows by direction, then sender: one row each.
+  // One row per (direction, sender), each direction's in sender order.
   for (const auto& [direction, sender, rate] : by_sender) {
     if (load_Bps(direction) > shortcuts_.capacity_Bps(direction / 2)) senders_[direction].push_back(sender);
   }
 }
 
-std::unordered_map<std::uint32_t, double> WorldLoad::sum_of_largest(std::vector<LoadRow>& rows, bool ends) const {
-  // Sums over the distinct second members of each direction's largest rates, each times the
-  // streams of its rank that communicate (each has its own message in flight). On a fabric
-  // link (not an accelerator's or a NIC's) the messages of a rank together take no more than
-  // its accelerator's link carries, and those of the ranks behind one NIC no more than the
-  // NIC: they all go through both.
-  std::unordered_map<std::uint32_t, double> sums;
+std::unordered_map<std::uint32_t, double> WorldLoad::sum_of_largest(const std::vector<LoadRow>& rows, bool ends) const {
+  // Sums over each direction's rows (one per distinct second member: its largest rate), each
+  // times the streams of its rank that communicate (each has its own message in flight). On a
+  // fabric link (not an accelerator's or a NIC's) the messages of a rank together take no more
+  // than its accelerator's link carries, and those of the ranks behind one NIC no more than
+  // the NIC: they all go through both. Dense per direction: an all-to-all of 1,024 ranks has
+  // millions of rows.
+  std::vector<double> sums(2 * static_cast<std::size_t>(network_.link_count()), -1.0);  // -1: no row
   std::map<std::pair<std::uint32_t, std::uint32_t>, double> behind_nic;  // (fabric direction, NIC link) -> load
-  std::sort(rows.begin(), rows.end());
-  for (std::size_t k = 0; k < rows.size();) {
-    const auto [direction, who, rate] = rows[k];
-    double largest = rate;
-    std::size_t next = k + 1;
-    while (next < rows.size() && std::get<0>(rows[next]) == direction && std::get<1>(rows[next]) == who) {
-      largest = std::max(largest, std::get<2>(rows[next]));
-      ++next;
-    }
+  for (const auto& [direction, who, largest] : rows) {
     const int rank = ends ? who / 2 : who;
     const std::uint32_t link = direction / 2;
     double load = largest * shortcuts_.communicating_streams(rank);
@@ -159,13 +156,15 @@ std::unordered_map<std::uint32_t, double> WorldLoad::sum_of_largest(std::vector<
         load = 0;
       }
     }
-    sums[direction] += load;
-    k = next;
+    double& sum = sums[direction];
+    sum = (sum < 0 ? 0.0 : sum) + load;
   }
-  for (const auto& [key, load] : behind_nic) {
-    sums[key.first] += std::min(load, shortcuts_.capacity_Bps(key.second));
+  for (const auto& [key, load] : behind_nic) sums[key.first] += std::min(load, shortcuts_.capacity_Bps(key.second));
+  std::unordered_map<std::uint32_t, double> by_direction;
+  for (std::size_t d = 0; d < sums.size(); ++d) {
+    if (sums[d] >= 0) by_direction.emplace(static_cast<std::uint32_t>(d), sums[d]);
   }
-  return sums;
+  return by_direction;
 }
 
 std::span<const int> WorldLoad::senders(std::uint32_t direction) const {

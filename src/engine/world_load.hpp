@@ -44,9 +44,10 @@ class WorldLoad {
   std::vector<std::pair<int, int>> world_pairs() const;
   /// A bound's row: (link direction, a rank or 2 * rank + receiving, a lone rate across it).
   using LoadRow = std::tuple<std::uint32_t, int, double>;
-  /// Per direction, the sum over the rows' distinct second members of their largest rates
-  /// (`ends`: the members are ends, 2 * rank + receiving); sorts `rows`.
-  std::unordered_map<std::uint32_t, double> sum_of_largest(std::vector<LoadRow>& rows, bool ends) const;
+  /// Per direction, the sum over its rows' rates (`rows`: one per direction and second member,
+  /// its largest rate, each direction's in the members' order; `ends`: the members are ends,
+  /// 2 * rank + receiving).
+  std::unordered_map<std::uint32_t, double> sum_of_largest(const std::vector<LoadRow>& rows, bool ends) const;
 
   const CollectiveShortcuts& shortcuts_;
   const trace::Trace& trace_;
