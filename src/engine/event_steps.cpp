@@ -82,8 +82,9 @@ void EventSteps::run(int rank, int group, int sequence, int group_rank, const Co
     m.host = host;
     m.lone = lone;
     m.wake = wake;
-    m.steps = steps;
-    proceed(m);
+    m.cursor.emplace(steps, group_rank);
+    advance(m);
+    drain(m);
     erase_ended_calls();
   });
   wake->acquire();
@@ -93,7 +94,7 @@ void EventSteps::completed(Member& m, const sg4::Activity& activity) {
   // The kernel is done with the activities of earlier reports, not yet with this one.
   ended_.clear();
   if (&activity == m.send.get()) {
-    Member& to = at(m.call->members, step(m).send_peer);
+    Member& to = at(m.call->members, m.exchange->send_peer);
     const std::pair<double, double> transfer{activity.get_start_time(), activity.get_finish_time()};
     ended_.push_back(std::move(m.send));
     for (Member* x : {&m, &to}) {
@@ -119,7 +120,7 @@ void EventSteps::go_on(Member& m) {
 void EventSteps::go_on_ready() {
   ended_.clear();
   std::swap(ready_, going_);
-  for (Member* m : going_) proceed(*m);
+  for (Member* m : going_) resume(*m);
   going_.clear();
   erase_ended_calls();
 }
@@ -127,7 +128,7 @@ void EventSteps::go_on_ready() {
 void EventSteps::busy_ended(Member& m) {
   ended_.clear();
   m.state->busy_with = nullptr;
-  proceed(m);
+  resume(m);
   erase_ended_calls();
 }
 
@@ -160,64 +161,89 @@ bool EventSteps::start_busy(Member& m, double seconds, const char* what) {
   return true;
 }
 
-void EventSteps::proceed(Member& m) {
-  const CollectivePlan& plan = *m.call->plan;
-  for (;;) {
-    switch (m.phase) {
-      case Phase::kStart: {
-        if (m.next == m.steps.size()) {
-          finish(m);
-          return;
-        }
-        const collective::Step& s = step(m);
-        ++m.state->step;
-        if (s.kind != collective::StepKind::kExchange) {
-          m.phase = Phase::kCodec;
-          const char* what = s.kind == collective::StepKind::kCompress ? "compressing" : "decompressing";
-          if (start_busy(m, step_busy_s(plan, s, seconds_per_reduced_byte_), what)) return;
-          break;
-        }
-        m.phase = Phase::kSendOverhead;
-        if (s.send_peer >= 0) {
-          m.state->send_peer = global(m, s.send_peer);
-          if (start_busy(m, sim_.send_overhead_s(m.rank, m.state->send_peer), "sending")) return;
-        }
-        break;
-      }
-      case Phase::kSendOverhead:
-        m.phase = Phase::kExchange;
-        post_exchange(m);
-        if (m.open > 0) return;
-        break;
-      case Phase::kExchange: {
-        exchange_ended(m);
-        m.phase = Phase::kRecvOverhead;
-        const collective::Step& s = step(m);
-        if (s.recv_peer >= 0 && start_busy(m, sim_.recv_overhead_s(m.rank, global(m, s.recv_peer)), "receiving"))
-          return;
-        break;
-      }
-      case Phase::kRecvOverhead: {
-        m.phase = Phase::kReduce;
-        const collective::Step& s = step(m);
-        if (s.recv_peer >= 0 && s.mode == collective::RecvMode::kReduce &&
-            start_busy(m, step_busy_s(plan, s, seconds_per_reduced_byte_), "reducing"))
-          return;
-        break;
-      }
-      case Phase::kReduce:
-      case Phase::kCodec:
-        ++m.next;
-        m.phase = Phase::kStart;
-        break;
-      case Phase::kDone:
-        return;
-    }
+/// The cooperative StepExecutor of one member: queues what its RankCursor asks for, which
+/// EventSteps::drain carries out in order; an exchange has finished once it has ended.
+class EventSteps::Driver final : public collective::StepExecutor {
+ public:
+  Driver(EventSteps& events, Member& m) : events_(events), m_(m) {}
+
+  void start_exchange(int, const collective::Step& step) override {
+    post({Action::Kind::kBeginStep});
+    if (step.send_peer >= 0) post({Action::Kind::kSendOverhead, &step});
+    post({Action::Kind::kPost, &step});
   }
+  bool finish_exchange(int, const collective::Step&) override {
+    if (!m_.exchange_ended) return false;
+    m_.exchange_ended = false;
+    return true;
+  }
+  void reduce(int, const collective::Step& step) override { busy(step, "reducing"); }
+  void compress(int, const collective::Step& step) override {
+    post({Action::Kind::kBeginStep});
+    busy(step, "compressing");
+  }
+  void decompress(int, const collective::Step& step) override {
+    post({Action::Kind::kBeginStep});
+    busy(step, "decompressing");
+  }
+
+ private:
+  void post(Action action) { m_.actions.push_back(action); }
+  void busy(const collective::Step& step, const char* what) {
+    post({Action::Kind::kBusy, nullptr, step_busy_s(*m_.call->plan, step, events_.seconds_per_reduced_byte_), what});
+  }
+
+  EventSteps& events_;
+  Member& m_;
+};
+
+void EventSteps::advance(Member& m) {
+  Driver driver(*this, m);
+  m.cursor->advance(driver);
 }
 
-void EventSteps::post_exchange(Member& m) {
-  const collective::Step& s = step(m);
+void EventSteps::resume(Member& m) {
+  m.running = false;
+  if (m.exchange != nullptr && m.open == 0) {
+    end_exchange(m);
+    advance(m);
+  }
+  drain(m);
+}
+
+void EventSteps::drain(Member& m) {
+  while (!m.running && m.next_action < m.actions.size()) {
+    const Action a = m.actions[m.next_action++];
+    switch (a.kind) {
+      case Action::Kind::kBeginStep:
+        ++m.state->step;
+        break;
+      case Action::Kind::kBusy:
+        m.running = start_busy(m, a.seconds, a.what);
+        break;
+      case Action::Kind::kSendOverhead:
+        m.state->send_peer = global(m, a.step->send_peer);
+        m.running = start_busy(m, sim_.send_overhead_s(m.rank, m.state->send_peer), "sending");
+        break;
+      case Action::Kind::kPost:
+        post_exchange(m, *a.step);
+        m.running = m.open > 0;
+        if (!m.running) {  // nothing to exchange
+          end_exchange(m);
+          advance(m);
+        }
+        break;
+    }
+  }
+  if (m.next_action == m.actions.size()) {  // all carried out (or the one in progress last)
+    m.actions.clear();
+    m.next_action = 0;
+  }
+  if (!m.running && !m.done && m.cursor->done()) finish(m);
+}
+
+void EventSteps::post_exchange(Member& m, const collective::Step& s) {
+  m.exchange = &s;
   m.posted_s = sg4::Engine::get_clock();
   m.transfer_count = 0;
   m.open = 0;
@@ -226,7 +252,7 @@ void EventSteps::post_exchange(Member& m) {
     Member& to = at(m.call->members, s.send_peer);
     // Messages between two members are matched in order (Channels): the receiver's receive in
     // progress is from this member only if it is this message's (both ended all before).
-    if (to.recv_waiting && step(to).recv_peer == m.index) {
+    if (to.recv_waiting && to.exchange->recv_peer == m.index) {
       start_message(m, to);
     } else {
       m.send_waiting = true;
@@ -236,7 +262,7 @@ void EventSteps::post_exchange(Member& m) {
     ++m.open;
     m.state->recv_peer = global(m, s.recv_peer);
     Member& from = at(m.call->members, s.recv_peer);
-    if (from.send_waiting && step(from).send_peer == m.index) {
+    if (from.send_waiting && from.exchange->send_peer == m.index) {
       start_message(from, m);
     } else {
       m.recv_waiting = true;
@@ -250,20 +276,29 @@ void EventSteps::start_message(Member& from, Member& to) {
   // The payload size is set before start(): a host-to-host communication of 0 bytes does not
   // start by itself.
   sg4::CommPtr comm = sg4::Comm::sendto_init(from.host, to.host);
-  comm->set_payload_size(wire_bytes(*from.call->plan, step(from)));
+  comm->set_payload_size(wire_bytes(*from.call->plan, *from.exchange));
   comm->set_data(&from);
   comm->start();
   from.send = comm;
 }
 
-void EventSteps::exchange_ended(Member& m) {
+void EventSteps::end_exchange(Member& m) {
+  const collective::Step& s = *m.exchange;
+  m.exchange = nullptr;
+  m.exchange_ended = true;
   sim_.waited_for(m.rank, m.state->op, m.posted_s, std::span(m.transfers.data(), m.transfer_count));
   m.state->send_peer = m.state->recv_peer = -1;
+  // Before what the cursor posts once it learns that the exchange has ended (the reduction of
+  // what arrived): it posted nothing after the exchange.
+  if (s.recv_peer >= 0) {
+    m.actions.push_back(
+        {Action::Kind::kBusy, nullptr, sim_.recv_overhead_s(m.rank, global(m, s.recv_peer)), "receiving"});
+  }
 }
 
 void EventSteps::finish(Member& m) {
   ++calls_run_;
-  m.phase = Phase::kDone;
+  m.done = true;
   m.wake->release();
   Call& call = *m.call;
   if (++call.finished == static_cast<int>(call.members.size())) {
