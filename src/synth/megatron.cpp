@@ -285,16 +285,8 @@ class Builder : public PipelineSteps {
   void forward(int chunk, int /*mb*/) override { passes_.forward(virtual_stage(chunk)); }
   void backward(int chunk, int /*mb*/) override { passes_.backward(virtual_stage(chunk)); }
 
-  /// A lone message blocks the main stream (send_forward, recv_backward, ...). With
-  /// overlap_p2p the interleaved schedule's sends go on streams of their own (one per
-  /// direction) after the chunk's last operator, and its receives just before the computation
-  /// that needs them.
-  void transfer(const PipelineMessage& m) override {
-    if (m.send && par_.schedule == PipelineSchedule::kInterleaved) {
-      program_.then_on(m.forward ? kForwardSendStream : kBackwardSendStream, {program_.last_main_op()});
-    }
-    message(m);
-  }
+  /// A lone message blocks the main stream (send_forward, recv_backward, ...).
+  void transfer(const PipelineMessage& m) override { message(m); }
 
   /// One call of Megatron's p2p_communication._communicate (batch_isend_irecv, then a wait for
   /// all): its messages posted together after the last computation, the first receive on the
@@ -323,6 +315,27 @@ class Builder : public PipelineSteps {
     program_.join(std::move(posted));
   }
 
+  /// A call posted without its wait (--overlap-p2p): every message on a stream of its own by
+  /// kind (activations received on 5, gradients on 4, sent on 2 and 3), each after the last
+  /// computation; wait() makes the next operator of the main stream wait for them.
+  int post(const std::vector<PipelineMessage>& messages) override {
+    if (messages.empty()) return -1;
+    const std::uint32_t computed = program_.last_main_op();
+    std::vector<std::uint32_t> posted;
+    for (const PipelineMessage& m : messages) {
+      const std::uint8_t stream = m.send ? (m.forward ? kForwardSendStream : kBackwardSendStream)
+                                         : (m.forward ? kActRecvStream : kGradRecvStream);
+      program_.then_on(stream, {computed});
+      message(m);
+      posted.push_back(program_.last_op());
+    }
+    posts_.push_back(std::move(posted));
+    return static_cast<int>(posts_.size() - 1);
+  }
+  void wait(int handle) override {
+    if (handle >= 0) program_.wait_for(at(posts_, handle));
+  }
+
  private:
   VirtualStage virtual_stage(int chunk) const { return VirtualStage{par_.pp, par_.virtual_stages, stage_, chunk}; }
 
@@ -344,6 +357,7 @@ class Builder : public PipelineSteps {
   void build_stage(int stage) {
     stage_ = stage;
     program_.start(at(trace_.programs, stage));
+    posts_.clear();
     passes_.start(layers_of_stage(model_, par_, stage) / par_.virtual_stages);
     buckets_.start();
     pipeline_order(par_, stage, *this);
@@ -391,6 +405,7 @@ class Builder : public PipelineSteps {
   GradientBuckets buckets_;
   ChunkPasses passes_;
   int stage_ = 0;
+  std::vector<std::vector<std::uint32_t>> posts_;  ///< per post() of the stage: its operators
 };
 
 }  // namespace

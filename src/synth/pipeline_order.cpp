@@ -111,51 +111,59 @@ class PipelineOrder {
   }
   int micro_batch_of_step(int k) const { return (k / (par_.pp * par_.virtual_stages)) * par_.pp + k % par_.pp; }
 
-  /// The schedule's steps in Megatron's order, each step's messages just around it (overlap_p2p).
+  /// Megatron with --overlap-p2p-communication: each step's call is posted without its wait,
+  /// and the wait comes just before the next step of the same direction (fwd_wait_handles
+  /// before a forward, bwd_wait_handles before a backward), so the messages overlap the
+  /// steps between; the warm-up's last step also posts the first gradient's receive. The
+  /// receive before the loop and the cool-down's calls block, as in Megatron.
   void interleaved_overlapped() {
-    const int total = par_.micro_batches * par_.virtual_stages;
-    const int warmup = warmup_steps();
-    auto step = [&](int k, bool forward_step) {
-      const int c = chunk_of_step(k, forward_step);
-      const int mb = micro_batch_of_step(k);
-      if (forward_step) {
-        recv_forward(c, mb);
-        steps_.forward(c, mb);
-        send_forward(c, mb);
-      } else {
-        recv_backward(c, mb);
-        steps_.backward(c, mb);
-        send_backward(c, mb);
-      }
-    };
-    for (int k = 0; k < warmup; ++k) step(k, true);
-    for (int k = 0; k < total - warmup; ++k) {
-      step(k + warmup, true);
-      step(k, false);
+    const int v = par_.virtual_stages, total = par_.micro_batches * v;
+    const int warmup = warmup_steps(), remaining = total - warmup;
+    const bool all_warmup = warmup == total;
+    received_.assign(static_cast<std::size_t>(2 * v), 0);
+    if (!first()) exchange(-1, -1, 0, -1);  // recv_forward of chunk 0 before the loop
+    int forward_handle = -1, backward_handle = -1;
+    for (int k = 0; k < warmup; ++k) {
+      steps_.wait(forward_handle);
+      forward_step(k);
+      const int next_chunk = chunk_of_step(k + 1, true);
+      const bool recv_prev = !(first() && next_chunk == 0) && k != total - 1;
+      forward_handle = steps_.post(messages(k, -1, recv_prev ? next_chunk : -1, -1));
+      if (k == warmup - 1 && !all_warmup) backward_handle = steps_.post(messages(-1, -1, -1, last() ? -1 : v - 1));
     }
-    for (int k = total - warmup; k < total; ++k) step(k, false);
+    for (int k = 0; k < remaining; ++k) {
+      steps_.wait(forward_handle);
+      forward_step(k + warmup);
+      forward_handle = steps_.post(messages(k + warmup, -1, steady_recv_forward(k), -1));
+      steps_.wait(backward_handle);
+      backward_step(k);
+      backward_handle = steps_.post(messages(-1, k, -1, steady_recv_backward(k)));
+    }
+    steps_.wait(backward_handle);
+    cooldown();
   }
 
-  /// The interleaved schedule's call: the activations of step `forward_out` to the next virtual
+  /// The messages of one of the interleaved schedule's calls: the activations of step `forward_out` to the next virtual
   /// stage, the input gradient of step `backward_out` to the previous one (-1: none, or nothing
   /// to send from the last / first virtual stage), and the next activations of chunk
   /// `recv_forward` and gradients of chunk `recv_backward` (-1: none). A chunk's messages
   /// arrive in micro-batch order: the j-th received is the j-th micro-batch's.
-  void exchange(int forward_out, int backward_out, int recv_forward, int recv_backward) {
-    std::vector<PipelineMessage> messages;
-    if (recv_forward >= 0) messages.push_back({false, true, recv_forward, at(received_, 2 * recv_forward)++});
-    if (recv_backward >= 0) {
-      messages.push_back({false, false, recv_backward, at(received_, 2 * recv_backward + 1)++});
-    }
+  std::vector<PipelineMessage> messages(int forward_out, int backward_out, int recv_forward, int recv_backward) {
+    std::vector<PipelineMessage> out;
+    if (recv_forward >= 0) out.push_back({false, true, recv_forward, at(received_, 2 * recv_forward)++});
+    if (recv_backward >= 0) out.push_back({false, false, recv_backward, at(received_, 2 * recv_backward + 1)++});
     if (forward_out >= 0) {
       const int c = chunk_of_step(forward_out, true);
-      if (!chunk(c).last()) messages.push_back({true, true, c, micro_batch_of_step(forward_out)});
+      if (!chunk(c).last()) out.push_back({true, true, c, micro_batch_of_step(forward_out)});
     }
     if (backward_out >= 0) {
       const int c = chunk_of_step(backward_out, false);
-      if (!chunk(c).first()) messages.push_back({true, false, c, micro_batch_of_step(backward_out)});
+      if (!chunk(c).first()) out.push_back({true, false, c, micro_batch_of_step(backward_out)});
     }
-    steps_.call(messages);
+    return out;
+  }
+  void exchange(int forward_out, int backward_out, int recv_forward, int recv_backward) {
+    steps_.call(messages(forward_out, backward_out, recv_forward, recv_backward));
   }
   void forward_step(int k) { steps_.forward(chunk_of_step(k, true), micro_batch_of_step(k)); }
   void backward_step(int k) { steps_.backward(chunk_of_step(k, false), micro_batch_of_step(k)); }
@@ -164,7 +172,7 @@ class PipelineOrder {
   /// each exchange receives follows its recv_prev / recv_next rules (the first stage is
   /// pp - 1 steps ahead of the last).
   void interleaved_batched() {
-    const int pp = par_.pp, v = par_.virtual_stages, total = par_.micro_batches * v;
+    const int v = par_.virtual_stages, total = par_.micro_batches * v;
     const int warmup = warmup_steps(), remaining = total - warmup;
     const bool all_warmup = warmup == total;
     received_.assign(static_cast<std::size_t>(2 * v), 0);
@@ -180,30 +188,39 @@ class PipelineOrder {
       }
     }
     for (int k = 0; k < remaining; ++k) {
-      const int forward_k = k + warmup;
-      forward_step(forward_k);
+      forward_step(k + warmup);
       backward_step(k);
-      int next_forward = 0, next_backward = 0;
-      bool recv_prev = true, recv_next = true;
-      if (first()) {
-        next_forward = chunk_of_step(forward_k - (pp - 1), true);
-        recv_prev = next_forward != v - 1;
-        ++next_forward;
-      } else {
-        next_forward = chunk_of_step(forward_k + 1, true);
-      }
-      if (last()) {
-        next_backward = chunk_of_step(k - (pp - 1), false);
-        recv_next = next_backward != 0;
-        --next_backward;
-      } else {
-        next_backward = chunk_of_step(k + 1, false);
-      }
-      if (k == remaining - 1) recv_prev = false;
-      exchange(forward_k, k, recv_prev ? next_forward : -1, recv_next ? next_backward : -1);
+      exchange(k + warmup, k, steady_recv_forward(k), steady_recv_backward(k));
     }
-    // recv_backward at the virtual stage of the last forward (chunk v - 1): none on the last stage.
-    if (all_warmup && !last()) exchange(-1, -1, -1, v - 1);
+    cooldown();
+  }
+
+  /// The chunk whose activations the call after steady-state step k receives (Megatron's
+  /// recv_prev: the first stage runs pp - 1 steps ahead of the last and receives nothing for
+  /// chunk 0, the last call nothing), -1 for none.
+  int steady_recv_forward(int k) const {
+    const int pp = par_.pp, v = par_.virtual_stages;
+    const int forward_k = k + warmup_steps();
+    if (k == par_.micro_batches * v - warmup_steps() - 1) return -1;
+    if (!first()) return chunk_of_step(forward_k + 1, true);
+    const int next = chunk_of_step(forward_k - (pp - 1), true);
+    return next == v - 1 ? -1 : next + 1;
+  }
+  /// The chunk whose gradients the call after steady-state step k receives (recv_next: the
+  /// last stage receives none for its last chunk), -1 for none.
+  int steady_recv_backward(int k) const {
+    if (!last()) return chunk_of_step(k + 1, false);
+    const int next = chunk_of_step(k - (par_.pp - 1), false);
+    return next == 0 ? -1 : next - 1;
+  }
+
+  /// The cool-down's blocking calls (send_backward_recv_backward), after the recv_backward
+  /// at the virtual stage of the last forward (chunk v - 1; none on the last stage) when every
+  /// step was a warm-up one.
+  void cooldown() {
+    const int v = par_.virtual_stages, total = par_.micro_batches * v;
+    const int remaining = total - warmup_steps();
+    if (remaining == 0 && !last()) exchange(-1, -1, -1, v - 1);
     for (int k = remaining; k < total; ++k) {
       backward_step(k);
       const int next_chunk = chunk_of_step(k + 1, false);

@@ -35,13 +35,19 @@ class PipelineSteps {
   /// The forward or backward pass of model chunk `chunk` on micro-batch `mb`.
   virtual void forward(int chunk, int mb) = 0;
   virtual void backward(int chunk, int mb) = 0;
-  /// A message on its own (send_forward, recv_backward, ...; with overlap_p2p every message
-  /// of the interleaved schedule); only those with a peer are asked for.
+  /// A message on its own, blocking (send_forward, recv_backward, ...); only those with a peer
+  /// are asked for.
   virtual void transfer(const PipelineMessage& message) = 0;
   /// One call of Megatron's p2p_communication._communicate: the messages posted together,
   /// then a wait for all. May be empty (a call with nothing to send or receive on this stage
   /// still ends the previous call's wait).
   virtual void call(const std::vector<PipelineMessage>& messages) = 0;
+  /// The same call posted without its wait (overlap_p2p_comm=True: Megatron keeps the request
+  /// handles): the messages start after the last computation, and wait() later makes the
+  /// next computation wait for them. Returns the handle; -1 for an empty call.
+  virtual int post(const std::vector<PipelineMessage>& messages) = 0;
+  /// The next computation waits for the messages of post()'s `handle` (none for -1).
+  virtual void wait(int handle) = 0;
 };
 
 /// Walks the schedule of pipeline stage `stage` of `par` (GPipe, also for pp = 1; 1F1B;

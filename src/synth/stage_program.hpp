@@ -14,6 +14,7 @@ inline constexpr std::uint8_t kGradStream = 1;          ///< gradient buckets
 inline constexpr std::uint8_t kForwardSendStream = 2;   ///< interleaved: activations to the next chunk
 inline constexpr std::uint8_t kBackwardSendStream = 3;  ///< interleaved: gradients to the previous chunk
 inline constexpr std::uint8_t kGradRecvStream = 4;      ///< interleaved: gradients received with activations
+inline constexpr std::uint8_t kActRecvStream = 5;       ///< interleaved, overlapped: activations received
 
 /// One pipeline stage's program as the Megatron builder writes it, operator by operator, with
 /// names interned in the trace. Each operator goes on the main stream with no dependency,
@@ -42,6 +43,9 @@ class StageProgram {
   void then_on(std::uint8_t stream, std::vector<std::uint32_t> after);
   /// The next operator of the main stream waits for `ops` too (a call's messages off it).
   void join(std::vector<std::uint32_t> ops) { join_ = std::move(ops); }
+  /// The next operator of the main stream waits for `ops` too, besides what it waited for
+  /// already (a posted call's messages, waited later).
+  void wait_for(const std::vector<std::uint32_t>& ops) { join_.insert(join_.end(), ops.begin(), ops.end()); }
 
   /// The index of the last operator written, and of the last on the main stream.
   std::uint32_t last_op() const { return static_cast<std::uint32_t>(program_->ops.size() - 1); }

@@ -268,8 +268,10 @@ TEST_CASE("the interleaved schedule: Megatron's order of chunks and micro-batche
   const trace::Trace t = synth::synthesize(small, par, "local");
   CHECK_NOTHROW(trace::validate(t));
   // Stage 0 holds virtual stages 0 and 2 of 4. Every forward step of it ends with a send of
-  // the activations (into virtual stage 1 or 3) and every backward step starts with the
-  // receive of a gradient (from virtual stage 1 or 3): their tags give the step order.
+  // the activations (into virtual stage 1 or 3) and every backward step needs the receive of a
+  // gradient (from virtual stage 1 or 3), posted with the call after the backward before it
+  // (from the warm-up's last step on, as Megatron's bwd_wait_handles): their tags give the
+  // step order, each backward's receive one step ahead of it.
   std::vector<std::string> steps;
   const trace::Program& stage0 = t.programs[0];
   for (const trace::Op& op : stage0.ops) {
@@ -280,8 +282,8 @@ TEST_CASE("the interleaved schedule: Megatron's order of chunks and micro-batche
   // "F2.1": the forward of micro-batch 2 on chunk 0 (its output goes into virtual stage 1);
   // "B0.2": the backward of micro-batch 0 on chunk 1 (virtual stage 2).
   const std::vector<std::string> megatron = {"F0.1", "F1.1", "F0.3", "F1.3",                  // warm-up
-                                             "F2.1", "B0.2", "F3.1", "B1.2", "F2.3", "B0.0",  // 1F1B
-                                             "F3.3", "B1.0",                                  //
+                                             "B0.2", "F2.1", "B1.2", "F3.1", "B0.0", "F2.3",  // 1F1B
+                                             "B1.0", "F3.3",                                  //
                                              "B2.2", "B3.2", "B2.0", "B3.0"};                 // cool-down
   CHECK(steps == megatron);
   std::map<std::pair<trace::OpKind, std::uint8_t>, int> count;
@@ -297,10 +299,15 @@ TEST_CASE("the interleaved schedule: Megatron's order of chunks and micro-batche
       }
     }
   }
-  // 4 virtual stages: 3 hops forward and 3 backward per micro-batch; receives on the main stream.
+  // 4 virtual stages: 3 hops forward and 3 backward per micro-batch. Sends on streams 2 and 3;
+  // receives on the main stream in Megatron's blocking calls only: stage 1's recv_forward before
+  // the loop and the cool-down's (stage 0: 3 of its 4 backward steps receive the next one's
+  // gradient; stage 1: 1 of 2); the others posted on streams 4 (gradients) and 5 (activations).
   CHECK(count[{trace::OpKind::kSend, 2}] == 3 * 4);
   CHECK(count[{trace::OpKind::kSend, 3}] == 3 * 4);
-  CHECK(count[{trace::OpKind::kRecv, 0}] == 2 * 3 * 4);
+  CHECK(count[{trace::OpKind::kRecv, 0}] == 1 + 3 + 1);
+  CHECK(count[{trace::OpKind::kRecv, 4}] + count[{trace::OpKind::kRecv, 5}] == 2 * 3 * 4 - 5);
+  CHECK(count[{trace::OpKind::kRecv, 5}] > 0);
   // The last stage sends its chunk 0's output to the first stage: the pipeline wraps around.
   int wraps = 0;
   for (std::size_t i = 0; i < t.programs[1].ops.size(); ++i) {
