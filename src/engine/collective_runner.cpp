@@ -34,9 +34,11 @@ namespace ccsim::engine::detail {
 /// the rank's RankState current for explain_deadlock().
 class StepRunner final : public collective::StepExecutor {
  public:
-  /// `mirror`: every message goes from the rank to itself (MirrorCollectives).
+  /// `mirror`: every message goes from the rank to itself (MirrorCollectives), through its
+  /// mailbox, or to `mirror_to` where given (a host-to-host message along a pair mirror,
+  /// GraphZone::set_pair_mirror; no bound of its own can bind it).
   StepRunner(Simulation& sim, int rank, int group_index, const trace::Group& group, const CollectivePlan& plan,
-             double seconds_per_reduced_byte, bool mirror)
+             double seconds_per_reduced_byte, bool mirror, sg4::Host* mirror_to = nullptr)
       : sim_(sim),
         rank_(rank),
         group_index_(group_index),
@@ -44,12 +46,20 @@ class StepRunner final : public collective::StepExecutor {
         plan_(plan),
         seconds_per_reduced_byte_(seconds_per_reduced_byte),
         mirror_(mirror),
+        mirror_to_(mirror_to),
         state_(sim.state(rank)) {}
 
   void start_exchange(int, const collective::Step& step) override {
     ++state_.step;
     posted_s_ = sg4::Engine::get_clock();  // the send overhead below is busy time, not wait
 
+    if (mirror_to_ != nullptr) {  // the step's message is the one it receives: one transfer
+      state_.send_peer = state_.recv_peer = rank_;
+      send_ = sg4::Comm::sendto_init(sg4::this_actor::get_host(), mirror_to_);
+      send_->set_payload_size(wire_bytes(plan_, step));  // before start(), as EventSteps does
+      send_->start();
+      return;
+    }
     if (step.send_peer >= 0) {
       state_.send_peer = mirror_ ? rank_ : at(group_.ranks, step.send_peer);
       sim_.send_overhead(rank_, state_.send_peer);
@@ -97,6 +107,7 @@ class StepRunner final : public collective::StepExecutor {
   const CollectivePlan& plan_;
   double seconds_per_reduced_byte_;
   bool mirror_;
+  sg4::Host* mirror_to_;
   RankState& state_;
   sg4::CommPtr send_;
   sg4::CommPtr recv_;
@@ -198,7 +209,8 @@ void CollectiveRunner::run(int rank, const Op& op, std::size_t index) {
     // The rank stands for every member (ReplicaFolding): each step's message to itself.
     auto [kept, fresh] = mirror_steps_.try_emplace({plan.schedule.get(), member.index});
     if (fresh) kept->second = widest_steps(*plan.schedule, member.index);
-    StepRunner runner(sim_, rank, op.group, at(trace_.groups, op.group), plan, seconds_per_reduced_byte_, true);
+    StepRunner runner(sim_, rank, op.group, at(trace_.groups, op.group), plan, seconds_per_reduced_byte_, true,
+                      replicas_.mirror_host(rank, op.group));
     collective::run_rank(*plan.schedule, kept->second, member.index, runner);
     st.step = -1;
     st.plan = nullptr;

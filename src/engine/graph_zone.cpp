@@ -123,6 +123,7 @@ double GraphZone::flow_cap_Bps(const sg4::Host* src, const sg4::Host* dst) {
   const int b = at(accelerator_of_netpoint_, dst->get_netpoint()->id());
   double cap_Bps = std::numeric_limits<double>::infinity();
   const bool mirror = a == b && !mirrors_.empty() && !at(mirrors_, a).empty();
+  const std::vector<topology::Hop>* pair = pair_mirror(a, b);
   if ((a == b && !mirror) || !has_caps_) return cap_Bps;
   // Asked once per message: the pairs of a job repeat (a pipeline's neighbours, a ring's).
   const auto key = static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)) << 32 | static_cast<std::uint32_t>(b);
@@ -131,6 +132,8 @@ double GraphZone::flow_cap_Bps(const sg4::Host* src, const sg4::Host* dst) {
   cap_hops_.clear();
   if (mirror) {
     cap_hops_ = at(mirrors_, a);
+  } else if (pair != nullptr) {
+    cap_hops_ = *pair;
   } else {
     network_.route(a, b, cap_hops_);
   }
@@ -202,6 +205,17 @@ void GraphZone::set_mirror(int accelerator, std::vector<topology::Hop> hops) {
   flow_caps_.clear();
 }
 
+void GraphZone::set_pair_mirror(int accelerator, int partner, std::vector<topology::Hop> hops) {
+  if (pair_mirrors_.empty()) pair_mirrors_.resize(hosts_.size());
+  at(pair_mirrors_, accelerator) = PairMirror{partner, std::move(hops)};
+  flow_caps_.clear();
+}
+
+void GraphZone::mirror_links(int accelerator, std::vector<std::uint32_t>& into) const {
+  into.clear();
+  if (!mirrors_.empty()) shared_of(at(mirrors_, accelerator), into);
+}
+
 bool GraphZone::same_node(const sg4::Host* src, const sg4::Host* dst) const {
   if (src == dst && !mirrors_.empty()) {
     const int a = at(accelerator_of_netpoint_, src->get_netpoint()->id());
@@ -214,6 +228,10 @@ void GraphZone::shared_links(int src, int dst, std::vector<std::uint32_t>& into)
   into.clear();
   std::vector<topology::Hop> hops;
   network_.route(src, dst, hops);
+  shared_of(hops, into);
+}
+
+void GraphZone::shared_of(const std::vector<topology::Hop>& hops, std::vector<std::uint32_t>& into) const {
   for (const topology::Hop& hop : hops) {
     std::size_t i = 2 * as_index(hop.link) + (hop.forward ? 0 : 1);
     if (directions_[i].left_out || directions_[i].link == nullptr) continue;
@@ -231,6 +249,8 @@ void GraphZone::get_local_route(const simgrid::kernel::routing::NetPoint* src,
   hops_.clear();
   if (a == b && !mirrors_.empty() && !at(mirrors_, a).empty()) {
     hops_ = at(mirrors_, a);
+  } else if (const std::vector<topology::Hop>* pair = pair_mirror(a, b); pair != nullptr) {
+    hops_ = *pair;
   } else if (a == b) {
     if (!host_per_rank_) {
       into->link_list_.push_back(at(loopback_, a)->get_impl());

@@ -11,6 +11,7 @@
 #include <simgrid/s4u/Link.hpp>
 
 #include "core/flat_map.hpp"
+#include "core/index.hpp"
 #include "topology/network.hpp"
 
 namespace ccsim::engine {
@@ -104,6 +105,20 @@ class GraphZone final : public simgrid::kernel::routing::NetZoneImpl {
   /// its flow bound and the calibrated model's tier (not the same node) are those of the hops.
   /// Only where no two ranks share the accelerator (no loopback); before any message.
   void set_mirror(int accelerator, std::vector<topology::Hop> hops);
+  /// Routes a message from accelerator `accelerator` to `partner` (on its node) along `hops`
+  /// instead of their route (a mirror of a collective within the node, MirrorCollectives: the
+  /// accelerator's own links out and in); `partner` runs no rank of the simulation. Its tier
+  /// is the node's. Before any message.
+  void set_pair_mirror(int accelerator, int partner, std::vector<topology::Hop> hops);
+  /// The partner of set_pair_mirror() for `accelerator`, -1 for none.
+  int mirror_partner(int accelerator) const {
+    return pair_mirrors_.empty() ? -1 : at(pair_mirrors_, accelerator).partner;
+  }
+  /// The host of accelerator `accelerator` (not with host_per_rank).
+  simgrid::s4u::Host* host_of_accelerator(int accelerator) const { return at(hosts_, accelerator); }
+  /// The SimGrid links of shared_links() that a message from `accelerator` to itself crosses
+  /// along its mirror (set_mirror), in route order; empty without one.
+  void mirror_links(int accelerator, std::vector<std::uint32_t>& into) const;
   /// Whether a message from `src` to `dst` stays within one node (the calibrated model's tier):
   /// a mirror does not.
   bool same_node(const simgrid::s4u::Host* src, const simgrid::s4u::Host* dst) const;
@@ -134,10 +149,22 @@ class GraphZone final : public simgrid::kernel::routing::NetZoneImpl {
   std::vector<Direction> directions_;                ///< 2 per network link: [2i] forward, [2i+1] backward
   std::vector<simgrid::s4u::Link*> loopback_;        ///< per accelerator shared by several ranks, nullptr otherwise
   std::vector<std::vector<topology::Hop>> mirrors_;  ///< per accelerator: set_mirror(), empty otherwise
-  std::vector<topology::Hop> hops_;                  ///< scratch of get_local_route
-  std::vector<topology::Hop> cap_hops_;              ///< scratch of flow_cap_Bps
-  bool has_caps_ = false;                            ///< some link in use is a trunk, or left out
-  FlatMap64<double> flow_caps_;                      ///< flow_cap_Bps by (src << 32 | dst accelerator)
+  struct PairMirror {
+    int partner = -1;
+    std::vector<topology::Hop> hops;
+  };
+  std::vector<PairMirror> pair_mirrors_;  ///< per accelerator: set_pair_mirror(), empty when none
+  /// The hops of the pair mirror from a to b, nullptr for none.
+  const std::vector<topology::Hop>* pair_mirror(int a, int b) const {
+    if (pair_mirrors_.empty() || at(pair_mirrors_, a).partner != b) return nullptr;
+    return &at(pair_mirrors_, a).hops;
+  }
+  /// Appends the SimGrid links of `hops` that routes share (shared_links()) to `into`.
+  void shared_of(const std::vector<topology::Hop>& hops, std::vector<std::uint32_t>& into) const;
+  std::vector<topology::Hop> hops_;      ///< scratch of get_local_route
+  std::vector<topology::Hop> cap_hops_;  ///< scratch of flow_cap_Bps
+  bool has_caps_ = false;                ///< some link in use is a trunk, or left out
+  FlatMap64<double> flow_caps_;          ///< flow_cap_Bps by (src << 32 | dst accelerator)
 };
 
 }  // namespace ccsim::engine

@@ -13,8 +13,8 @@
 namespace ccsim::engine {
 
 MirrorCollectives::MirrorCollectives(const topology::Network& network, const std::vector<int>& placement,
-                                     CollectiveShortcuts& shortcuts, GraphZone& zone)
-    : network_(network), placement_(placement), shortcuts_(shortcuts), zone_(zone) {}
+                                     CollectiveShortcuts& shortcuts, GraphZone& zone, bool within_node)
+    : network_(network), placement_(placement), shortcuts_(shortcuts), zone_(zone), within_node_(within_node) {}
 
 std::string MirrorCollectives::check(const CollectivePlan& plan, const trace::Group& group, int group_index) {
   const auto [it, fresh] = checked_.try_emplace({group_index, plan.schedule.get()});
@@ -92,7 +92,9 @@ bool MirrorCollectives::same_side(std::map<int, Side>& sides, int x, Side side) 
 std::string MirrorCollectives::check_route(int ra, int rb) {
   const int a = at(placement_, ra), b = at(placement_, rb);
   const int na = network_.node_of(a), nb = network_.node_of(b);
-  if (na == nb) return fmt::format("its members on accelerators {} and {} share a node", a, b);
+  if (!within_node_ && na == nb) return fmt::format("its members on accelerators {} and {} share a node", a, b);
+  if (within_node_ && na != nb)
+    return fmt::format("its members on accelerators {} and {} are on different nodes", a, b);
   const CollectiveShortcuts::Path path = shortcuts_.path(a, b);
   std::vector<std::uint32_t> shared;
   zone_.shared_links(a, b, shared);
@@ -110,6 +112,13 @@ std::string MirrorCollectives::check_route(int ra, int rb) {
   Side out, in;
   std::vector<topology::Hop> between;
   for (const topology::Hop& hop : network_.route(a, b)) {
+    if (within_node_) {
+      (hop.link == network_.intra_link(a)   ? out.hops
+       : hop.link == network_.intra_link(b) ? in.hops
+                                            : between)
+          .push_back(hop);
+      continue;
+    }
     const int node = node_of_link(hop.link);
     (node == na ? out.hops : node == nb ? in.hops : between).push_back(hop);
   }
@@ -118,7 +127,8 @@ std::string MirrorCollectives::check_route(int ra, int rb) {
     const std::uint32_t both = 2 * hop.link, mine = both + (hop.forward ? 0 : 1);
     if (std::find(shared.begin(), shared.end(), mine) != shared.end() ||
         std::find(shared.begin(), shared.end(), both) != shared.end()) {
-      return fmt::format("its messages from accelerator {} to {} cross fabric links that can bind", a, b);
+      return fmt::format("its messages from accelerator {} to {} cross {} links that can bind", a, b,
+                         within_node_ ? "node" : "fabric");
     }
   }
   if (!has_figures_) {
@@ -130,6 +140,7 @@ std::string MirrorCollectives::check_route(int ra, int rb) {
     return fmt::format("the links of accelerators {} and {} differ from the first member's", a, b);
   }
   between_.try_emplace(a, std::move(between));
+  partner_.try_emplace(a, b);
   if (!same_side(out_, a, std::move(out)) || !same_side(in_, b, std::move(in))) {
     return fmt::format("accelerator {} or {} reaches its partners through different links", a, b);
   }
@@ -152,7 +163,11 @@ void MirrorCollectives::install_one(int accelerator) const {
   hops.insert(hops.end(), between.begin(), between.end());
   const std::vector<topology::Hop>& in = in_.at(accelerator).hops;
   hops.insert(hops.end(), in.begin(), in.end());
-  zone_.set_mirror(accelerator, std::move(hops));
+  if (within_node_) {
+    zone_.set_pair_mirror(accelerator, partner_.at(accelerator), std::move(hops));
+  } else {
+    zone_.set_mirror(accelerator, std::move(hops));
+  }
 }
 
 std::vector<collective::Step> widest_steps(const collective::Schedule& schedule, int index) {

@@ -44,10 +44,17 @@ class GraphZone;
 /// Blocks of a ring that differ by one element (a count that the members do not divide) take
 /// the step's largest (widest_steps), so a simulated member ends no earlier than those it
 /// stands for. State: the checks made, by group and schedule, and the routes found.
+///
+/// `within_node` (the collectives of folded tensor-parallel peers, whose members share a node):
+/// the same with each accelerator's own link to its node (Network::intra_link) for the node's
+/// links, and the node's links between (which must not bind) for the fabric's; the mirror is a
+/// message from the simulated member's accelerator to a partner on its node that runs no
+/// simulated rank (GraphZone::set_pair_mirror), so that it takes the node's tier and leaves the
+/// accelerator's mirror to itself (set_mirror) to its data-parallel collectives.
 class MirrorCollectives {
  public:
   MirrorCollectives(const topology::Network& network, const std::vector<int>& placement, CollectiveShortcuts& shortcuts,
-                    GraphZone& zone);
+                    GraphZone& zone, bool within_node = false);
 
   /// "" when collective `plan` on `group` (index `group_index`) can run as a mirror, otherwise
   /// why not (a clause: "its schedule ..."). Checked once per group and schedule.
@@ -93,6 +100,8 @@ class MirrorCollectives {
   std::unordered_set<std::uint64_t> routes_checked_;            ///< (sender << 32 | receiver) ranks
   std::map<int, Side> out_, in_;                                ///< by accelerator: its links out and in
   std::map<int, std::vector<topology::Hop>> between_;           ///< by accelerator: its first route's fabric hops
+  std::map<int, int> partner_;  ///< within_node: by accelerator, the receiver of its first route
+  bool within_node_;
   std::map<int, int> members_;  ///< rank -> accelerator, of the checked collectives' members
   bool has_reference_ = false;
   double latency_s_ = 0, rate_Bps_ = 0, cap_Bps_ = 0;  ///< the first route's (CollectiveShortcuts::Path)

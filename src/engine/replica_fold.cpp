@@ -72,8 +72,12 @@ struct LinkUse {
 class ReplicaFolder {
  public:
   ReplicaFolder(const trace::Trace& trace, const topology::Network& network, const std::vector<int>& placement,
-                CollectivePlanner& planner, CollectiveShortcuts& shortcuts, GraphZone& zone, MirrorCollectives* mirrors)
-      : trace_(trace),
+                CollectivePlanner& planner, CollectiveShortcuts& shortcuts, GraphZone& zone, MirrorCollectives* mirrors,
+                GroupKind kind, const ReplicaFolding* before)
+      : kind_(kind),
+        kind_name_(kind == GroupKind::kTensor ? "tensor-parallel" : "data-parallel"),
+        before_(before),
+        trace_(trace),
         groups_(trace.groups),
         network_(network),
         placement_(placement),
@@ -90,9 +94,9 @@ class ReplicaFolder {
       out_.link_shares.clear();
       out_.simulated = out_.replicas;
       out_.refusal = fmt::format(
-          "data-parallel collectives that no critical path times run as mirrors only when every replica copies one, "
+          "{} collectives that no critical path times run as mirrors only when every replica copies one, "
           "and the replicas' messages meet in {} ways",
-          simulated_);
+          kind_name_, simulated_);
     }
     if (out_.image.empty()) {
       out_.mirrored.clear();
@@ -103,14 +107,19 @@ class ReplicaFolder {
 
  private:
   void decide() {
-    if (std::none_of(groups_.begin(), groups_.end(), [](const trace::Group& g) { return g.kind == GroupKind::kData; }))
-      return;
+    if (std::none_of(groups_.begin(), groups_.end(), [this](const trace::Group& g) { return g.kind == kind_; })) return;
     if (!find_replicas() || out_.replicas < 2 || !data_groups_disjoint() || !check_copies()) return;
     std::vector<std::vector<Route>> routes;
     if (!route_replicas(replica_zero_pairs(), routes) || !mirrors_fit()) return;
     fold_alike(routes);
   }
 
+  GroupKind kind_;  ///< the kind of the groups whose positions are the replicas
+  const char* kind_name_;
+  /// A folding decided before (of the data-parallel replicas, for kind_ tensor): its folded
+  /// ranks are not simulated, its mirrors are messages of their members to themselves, and its
+  /// other collectives of its kind run as their critical path; nullptr for none.
+  const ReplicaFolding* before_;
   const trace::Trace& trace_;
   const std::vector<trace::Group>& groups_;
   const topology::Network& network_;
@@ -133,33 +142,37 @@ class ReplicaFolder {
     return false;
   }
 
-  /// Replicas: positions in the data-parallel groups, which must all be of one size.
+  /// Whether rank `r` is simulated after the folding before.
+  bool active(int r) const { return before_ == nullptr || !before_->folded(r); }
+
+  /// Replicas: positions in the groups of kind_, which must all be of one size.
   bool find_replicas() {
     const auto world = as_index(trace_.world_size);
     data_of_.resize(world);
     replica_.resize(world);
     for (int r = 0; r < trace_.world_size; ++r) {
-      const int g = trace_.group_of_kind(r, GroupKind::kData);
-      if (g < 0) return refuse(fmt::format("rank {} has no data-parallel group", r));
+      const int g = trace_.group_of_kind(r, kind_);
+      if (g < 0) return refuse(fmt::format("rank {} has no {} group", r, kind_name_));
       at(data_of_, r) = g;
       const trace::Group& group = at(groups_, g);
       const auto size = static_cast<int>(group.ranks.size());
       if (out_.replicas == 0) out_.replicas = size;
       if (size != out_.replicas) {
-        return refuse(fmt::format("data-parallel groups of {} and {} ranks (\"{}\")", out_.replicas, size, group.name));
+        return refuse(
+            fmt::format("{} groups of {} and {} ranks (\"{}\")", kind_name_, out_.replicas, size, group.name));
       }
       at(replica_, r) = group.index_of(r);
     }
     return true;
   }
 
-  /// Every rank is in one data-parallel group only.
+  /// Every rank is in one group of kind_ only.
   bool data_groups_disjoint() {
     for (std::size_t g = 0; g < groups_.size(); ++g) {
-      if (groups_[g].kind != GroupKind::kData) continue;
+      if (groups_[g].kind != kind_) continue;
       for (int m : groups_[g].ranks) {
         if (at(data_of_, m) != static_cast<int>(g)) {
-          return refuse(fmt::format("rank {} is in more than one data-parallel group (\"{}\")", m, groups_[g].name));
+          return refuse(fmt::format("rank {} is in more than one {} group (\"{}\")", m, kind_name_, groups_[g].name));
         }
       }
     }
@@ -174,7 +187,7 @@ class ReplicaFolder {
     std::vector<char> group_copies(groups_.size(), 0);
     for (int x = 0; x < trace_.world_size; ++x) {
       const int d = rep(x);
-      if (d == 0) continue;
+      if (d == 0 || !active(x)) continue;
       const int y = counterpart(x, 0);
       const auto p = as_index(at(trace_.program_of, x));
       if (at(trace_.program_of, y) != static_cast<int>(p)) {
@@ -224,7 +237,7 @@ class ReplicaFolder {
     std::vector<std::pair<int, int>> pairs;
     std::vector<char> group_seen(groups_.size(), 0);
     for (int y = 0; y < trace_.world_size; ++y) {
-      if (rep(y) != 0) continue;
+      if (rep(y) != 0 || !active(y)) continue;
       const auto p = as_index(at(trace_.program_of, y));
       const auto& ops = trace_.programs[p].ops;
       for (std::size_t k = 0; k < ops.size(); ++k) {
@@ -236,12 +249,17 @@ class ReplicaFolder {
           if (!critical_path(op, y, k, static_cast<int>(p))) return {};
           continue;
         }
+        if (before_ != nullptr && !before_->image.empty() && at(groups_, op.group).kind == GroupKind::kData) {
+          // Folded before: a mirror is the member's message to itself; otherwise no message.
+          if (!before_->mirrored.empty() && at(before_->mirrored, op.group) != 0) pairs.emplace_back(y, y);
+          continue;
+        }
         const auto g = as_index(op.group);
         if (group_seen[g] != 0) continue;
         group_seen[g] = 1;
         for (int a : groups_[g].ranks) {
           for (int b : groups_[g].ranks) {
-            if (a != b) pairs.emplace_back(a, b);
+            if (a != b && active(a) && active(b)) pairs.emplace_back(a, b);
           }
         }
       }
@@ -276,7 +294,9 @@ class ReplicaFolder {
   /// Mirrors (MirrorCollectives) need each node's ranks in one replica: a node's links then
   /// carry one replica's messages, mirrored or not.
   bool mirrors_fit() {
-    if (out_.mirrored_ops == 0) return true;
+    // Within a node (tensor-parallel peers), each accelerator's own links carry its mirror,
+    // and what the node's other links carry is compared replica by replica (route_replicas).
+    if (out_.mirrored_ops == 0 || kind_ == GroupKind::kTensor) return true;
     std::unordered_map<int, int> replica_of_node;
     for (int r = 0; r < trace_.world_size; ++r) {
       const int node = network_.node_of(at(placement_, r));
@@ -304,9 +324,14 @@ class ReplicaFolder {
         const int a = counterpart(pairs[i].first, d), b = counterpart(pairs[i].second, d);
         const int pa = at(placement_, a), pb = at(placement_, b);
         Route& route = at(routes, d)[i];
-        const CollectiveShortcuts::Path lone = shortcuts_.path(pa, pb);
-        route = Route{lone.latency_s, lone.rate_Bps, zone_.binding_cap_Bps(a, b), lone.tier_index, {}};
-        zone_.shared_links(pa, pb, route.links);
+        if (a == b) {  // a mirror folded before: its figures are every mirror's (MirrorCollectives)
+          route = Route{};
+          zone_.mirror_links(pa, route.links);
+        } else {
+          const CollectiveShortcuts::Path lone = shortcuts_.path(pa, pb);
+          route = Route{lone.latency_s, lone.rate_Bps, zone_.binding_cap_Bps(a, b), lone.tier_index, {}};
+          zone_.shared_links(pa, pb, route.links);
+        }
         for (std::uint32_t link : route.links) {
           if (!use_link(uses[link], d, static_cast<std::uint32_t>(i))) return refuse_sharing(link, a, b, d, uses[link]);
         }
@@ -381,7 +406,7 @@ class ReplicaFolder {
     out_.image.assign(as_index(trace_.world_size), -1);
     for (int x = 0; x < trace_.world_size; ++x) {
       const int e = at(onto, rep(x));
-      if (e != rep(x)) at(out_.image, x) = counterpart(x, e);
+      if (e != rep(x) && active(x)) at(out_.image, x) = counterpart(x, e);
     }
     share_links(routes, simulated);
   }
@@ -411,8 +436,9 @@ class ReplicaFolder {
 
 ReplicaFolding fold_replicas(const trace::Trace& trace, const topology::Network& network,
                              const std::vector<int>& placement, CollectivePlanner& planner,
-                             CollectiveShortcuts& shortcuts, GraphZone& zone, MirrorCollectives* mirrors) {
-  return ReplicaFolder(trace, network, placement, planner, shortcuts, zone, mirrors).fold();
+                             CollectiveShortcuts& shortcuts, GraphZone& zone, MirrorCollectives* mirrors,
+                             trace::GroupKind kind, const ReplicaFolding* before) {
+  return ReplicaFolder(trace, network, placement, planner, shortcuts, zone, mirrors, kind, before).fold();
 }
 
 namespace detail {
@@ -435,20 +461,77 @@ std::string FoldedReplicas::decide(const trace::Trace& trace, const topology::Ne
     return fmt::format("shortcuts: the {} data-parallel replicas were simulated one by one: {}", folding_.replicas,
                        folding_.refusal);
   }
-  if (folding_.image.empty()) return "";
-  for (const auto& [link, share] : folding_.link_shares) zone.share_capacity(link, share);
-  if (folding_.mirrored_ops > 0) mirrors.install([this](int rank) { return !folded(rank); });
+  if (!folding_.image.empty()) {
+    for (const auto& [link, share] : folding_.link_shares) zone.share_capacity(link, share);
+    if (folding_.mirrored_ops > 0) mirrors.install([this](int rank) { return !folded(rank); });
+  }
+  std::string note = mirror ? fold_tensor(trace, network, placement, planner, shortcuts, zone) : "";
+  if (folding_.image.empty()) return note;
   stand_ins_.assign(trace.groups.size(), {});
   for (std::size_t g = 0; g < trace.groups.size(); ++g) {
     const trace::Group& group = trace.groups[g];
-    if (group.kind != trace::GroupKind::kData) continue;
+    if (group.kind != trace::GroupKind::kData && (tensor_slots_ == 0 || group.kind != trace::GroupKind::kTensor))
+      continue;
     std::vector<int>& stand_in = stand_ins_[g];
     for (std::size_t i = 0; i < group.ranks.size(); ++i) {
       const int m = group.ranks[i];
       stand_in.push_back(folded(m) ? group.index_of(at(folding_.image, m)) : static_cast<int>(i));
     }
   }
+  return note;
+}
+
+std::string FoldedReplicas::fold_tensor(const trace::Trace& trace, const topology::Network& network,
+                                        const std::vector<int>& placement, CollectivePlanner& planner,
+                                        CollectiveShortcuts& shortcuts, GraphZone& zone) {
+  const bool data_folded = !folding_.image.empty();
+  if ((data_folded && folding_.simulated != 1) || zone.caps_can_bind()) return "";
+  MirrorCollectives within(network, placement, shortcuts, zone, /*within_node=*/true);
+  const ReplicaFolding tensor = fold_replicas(trace, network, placement, planner, shortcuts, zone, &within,
+                                              trace::GroupKind::kTensor, data_folded ? &folding_ : nullptr);
+  // Where every tensor-parallel collective runs as its critical path, FusedGroups runs the peers
+  // as one already; a refusal leaves them to it too.
+  if (tensor.image.empty() || tensor.mirrored_ops == 0) return "";
+  for (const auto& shared : tensor.link_shares) {
+    const std::uint32_t link = shared.first;
+    const bool twice = std::any_of(folding_.link_shares.begin(), folding_.link_shares.end(),
+                                   [link](const auto& other) { return other.first == link; });
+    if (twice) {
+      return fmt::format(
+          "shortcuts: the {} tensor-parallel peers of each group were simulated one by one: a {} link carries "
+          "messages of several data-parallel replicas and of several peers",
+          tensor.replicas, network.tiers()[network.link(link / 2).tier].name);
+    }
+  }
+  const auto world = as_index(trace.world_size);
+  std::vector<int> image(world, -1);
+  for (std::size_t r = 0; r < world; ++r) {
+    const int first = data_folded && folding_.image[r] >= 0 ? folding_.image[r] : static_cast<int>(r);
+    const int second = at(tensor.image, first) >= 0 ? at(tensor.image, first) : first;
+    image[r] = second == static_cast<int>(r) ? -1 : second;
+  }
+  if (!data_folded) {
+    folding_.replicas = 0;
+    folding_.simulated = 0;
+  }
+  folding_.image = std::move(image);
+  for (const auto& [link, share] : tensor.link_shares) zone.share_capacity(link, share);
+  within.install([this](int rank) { return !folded(rank); });
+  if (folding_.mirrored.empty()) folding_.mirrored.assign(trace.groups.size(), 0);
+  pair_mirrored_ = tensor.mirrored;
+  for (std::size_t g = 0; g < pair_mirrored_.size(); ++g) {
+    if (pair_mirrored_[g] != 0) folding_.mirrored[g] = 1;
+  }
+  tensor_slots_ = tensor.replicas;
+  tensor_mirrored_ops_ = tensor.mirrored_ops;
+  zone_ = &zone;
+  placement_ = &placement;
   return "";
+}
+
+simgrid::s4u::Host* FoldedReplicas::mirror_host(int rank, int group) const {
+  if (pair_mirrored_.empty() || at(pair_mirrored_, group) == 0) return nullptr;
+  return zone_->host_of_accelerator(zone_->mirror_partner(at(*placement_, rank)));
 }
 
 std::string FoldedReplicas::unfold(const trace::Trace& trace, Result& result, StreamLanes& lanes) const {
@@ -464,22 +547,35 @@ std::string FoldedReplicas::unfold(const trace::Trace& trace, Result& result, St
   const auto world = as_index(trace.world_size);
   const auto copies = static_cast<std::size_t>(
       std::count_if(folding_.image.begin(), folding_.image.end(), [](int i) { return i >= 0; }));
-  std::string note = fmt::format(
-      "shortcuts: the {} data-parallel replicas ran as {} simulated {} ({} of {} ranks): the others talk only to "
-      "themselves but for their data-parallel collectives (which ran as their critical path{}), and their messages "
-      "take routes of the same latencies and rates, {}, as those of the replica they copy, whose times they took "
-      "(--every-replica simulates each)",
-      folding_.replicas, folding_.simulated, folding_.simulated == 1 ? "one" : "ones", world - copies, world,
-      folding_.mirrored_ops == 0
-          ? std::string()
-          : fmt::format(", or as mirrors, {} operator{} of the simulated replica that no critical path times: each "
-                        "step one message through the member's own links",
-                        folding_.mirrored_ops, folding_.mirrored_ops == 1 ? "" : "s"),
-      folding_.link_shares.empty()
-          ? std::string("sharing links with no other replica")
-          : fmt::format("sharing {} links with other replicas symmetrically (the simulated ones took their share of "
-                        "each)",
-                        folding_.link_shares.size()));
+  std::string note;
+  if (folding_.replicas > 0) {
+    note = fmt::format(
+        "shortcuts: the {} data-parallel replicas ran as {} simulated {} ({} of {} ranks): the others talk only to "
+        "themselves but for their data-parallel collectives (which ran as their critical path{}), and their messages "
+        "take routes of the same latencies and rates, {}, as those of the replica they copy, whose times they took "
+        "(--every-replica simulates each)",
+        folding_.replicas, folding_.simulated, folding_.simulated == 1 ? "one" : "ones", world - copies, world,
+        folding_.mirrored_ops == 0
+            ? std::string()
+            : fmt::format(", or as mirrors, {} operator{} of the simulated replica that no critical path times: each "
+                          "step one message through the member's own links",
+                          folding_.mirrored_ops, folding_.mirrored_ops == 1 ? "" : "s"),
+        folding_.link_shares.empty()
+            ? std::string("sharing links with no other replica")
+            : fmt::format("sharing {} links with other replicas symmetrically (the simulated ones took their share of "
+                          "each)",
+                          folding_.link_shares.size()));
+  }
+  if (tensor_slots_ > 0) {
+    note += fmt::format(
+        "{}the {} tensor-parallel peers of each group ran as one simulated rank{}: the others talk only to their "
+        "counterparts but for their group's collectives, {} operators of the simulated ranks that no critical path "
+        "times ran as mirrors within the node (each step one message through the accelerator's own link out and "
+        "in), and the peers' messages take routes alike (--every-replica simulates each)",
+        note.empty() ? "shortcuts: " : "; ", tensor_slots_,
+        folding_.replicas > 0 ? std::string() : fmt::format(" ({} of {} ranks)", world - copies, world),
+        tensor_mirrored_ops_);
+  }
   if (lag_s_ > 0) {
     note += fmt::format(
         "; members of a data-parallel collective that started it together ended up to {:.3g} us apart, "

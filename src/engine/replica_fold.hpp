@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include <simgrid/s4u/Host.hpp>
+
 #include "topology/network.hpp"
 #include "trace/trace.hpp"
 #include "core/index.hpp"
@@ -71,9 +73,17 @@ struct ReplicaFolding {
 /// Decides the folding of `trace`'s replicas on the zone (after GraphZone::leave_out);
 /// `mirrors` checks the data-parallel collectives that no critical path times (nullptr: none
 /// run as mirrors).
+///
+/// With `kind` tensor, the same for the positions in the tensor-parallel groups (slot t of
+/// every group: a replica), among the ranks that `before` (the data-parallel folding, nullptr
+/// for none) leaves simulated: their data-parallel collectives are no messages (critical
+/// paths) or each member's message to itself (mirrors), and the tensor-parallel collectives
+/// that no critical path times run as mirrors within the node (MirrorCollectives'
+/// within_node).
 ReplicaFolding fold_replicas(const trace::Trace& trace, const topology::Network& network,
                              const std::vector<int>& placement, CollectivePlanner& planner,
-                             CollectiveShortcuts& shortcuts, GraphZone& zone, MirrorCollectives* mirrors);
+                             CollectiveShortcuts& shortcuts, GraphZone& zone, MirrorCollectives* mirrors,
+                             trace::GroupKind kind = trace::GroupKind::kData, const ReplicaFolding* before = nullptr);
 
 namespace detail {
 
@@ -83,8 +93,12 @@ class StreamLanes;
 /// replicas only. A member of a folded replica starts a data-parallel collective when the
 /// simulated member that stands for it does (stand_ins, CriticalPathMeetings), and once the
 /// simulation is over every folded rank takes its image's records, waits and lanes' states
-/// (unfold), which are its own by ReplicaFolding's premises. State: the folding, the stand-ins
-/// per data-parallel group, and how far apart stood-for members ended.
+/// (unfold), which are its own by ReplicaFolding's premises. Where the tensor-parallel peers
+/// of the simulated replica fold too (fold_tensor), the images compose: a rank takes the
+/// records of the simulated peer of its counterpart in the simulated replica, by the premises
+/// of both foldings (the second decided on what the first simulates). State: the folding, the
+/// stand-ins per data-parallel (and folded tensor-parallel) group, the pair mirrors, and how
+/// far apart stood-for members ended.
 class FoldedReplicas {
  public:
   /// Decides the folding of `trace`'s replicas where --fast allows it (not for CPU ranks,
@@ -98,6 +112,10 @@ class FoldedReplicas {
   bool folded(int rank) const { return folding_.folded(rank); }
   /// Whether the collectives of `group` that no critical path times run as mirrors.
   bool mirrored(int group) const { return !folding_.mirrored.empty() && at(folding_.mirrored, group) != 0; }
+  /// Where the mirror of `rank`'s collective on mirrored `group` goes: nullptr for the rank
+  /// itself, or the host of its accelerator's partner on its node (a tensor-parallel group's
+  /// mirror: GraphZone::set_pair_mirror).
+  simgrid::s4u::Host* mirror_host(int rank, int group) const;
   /// Per position of `group`'s members, the position of the simulated member that stands for
   /// it (its own for a simulated one); nullptr when every member is simulated.
   const std::vector<int>* stand_ins(int group) const {
@@ -112,7 +130,21 @@ class FoldedReplicas {
   std::string unfold(const trace::Trace& trace, Result& result, StreamLanes& lanes) const;
 
  private:
+  /// After the data-parallel folding (folding_, its mirrors installed): folds the positions of
+  /// the tensor-parallel groups too where some of their collectives run as mirrors (otherwise
+  /// FusedGroups runs the peers in lockstep), composing the images into folding_. Only where no
+  /// per-message bound can bind (a pair mirror is a host-to-host message, which SimGrid 3.32
+  /// cannot bound). Returns a note on a refusal, "" otherwise.
+  std::string fold_tensor(const trace::Trace& trace, const topology::Network& network,
+                          const std::vector<int>& placement, CollectivePlanner& planner, CollectiveShortcuts& shortcuts,
+                          GraphZone& zone);
+
   ReplicaFolding folding_;
+  int tensor_slots_ = 0;             ///< the positions of the tensor-parallel groups folded, 0 for none
+  int tensor_mirrored_ops_ = 0;      ///< of the simulated ranks' operators, those that run as pair mirrors
+  std::vector<char> pair_mirrored_;  ///< per group: 1 where its mirrors go to a partner (tensor-parallel)
+  const GraphZone* zone_ = nullptr;  ///< with pair mirrors
+  const std::vector<int>* placement_ = nullptr;
   /// Per group with folded members (data-parallel groups): stand_ins(); empty otherwise.
   std::vector<std::vector<int>> stand_ins_;
   /// The most a simulated rank's end of a data-parallel collective came after its own.

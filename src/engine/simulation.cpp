@@ -551,7 +551,7 @@ Result Simulation::run() {
   allocate_records();
 
   {
-    Phase phase(replicas_.folding().image.empty()
+    Phase phase(replicas_.folding().image.empty() || replicas_.folding().replicas == 0
                     ? fmt::format("simulating {} ranks", trace_.world_size)
                     : fmt::format("simulating {} ranks ({} of {} data-parallel replicas)", trace_.world_size,
                                   replicas_.folding().simulated, replicas_.folding().replicas),

@@ -207,10 +207,14 @@ TEST_CASE(
   SECTION("one leaf: every route alike") {
     const Runs r = run_three(t, eight_nodes(16), ring);
     const std::string note = replica_note(r.folded);
+    // The buckets overlap the backward's tensor-parallel all_reduces too: the 2 peers of each
+    // group fold as well, their all_reduces mirrors within the node (one simulated rank of 16
+    // per stage).
     CHECK_THAT(note,
-               Catch::StartsWith("shortcuts: the 4 data-parallel replicas ran as 1 simulated one (4 of 16 ranks)") &&
+               Catch::StartsWith("shortcuts: the 4 data-parallel replicas ran as 1 simulated one (2 of 16 ranks)") &&
                    Catch::Contains("or as mirrors, ") &&
-                   Catch::Contains(" of the simulated replica that no critical path times"));
+                   Catch::Contains(" of the simulated replica that no critical path times") &&
+                   Catch::Contains("; the 2 tensor-parallel peers of each group ran as one simulated rank"));
     CAPTURE(note, r.folded.makespan_s, r.every.makespan_s, r.full.makespan_s);
     CHECK(replica_note(r.every).empty());
     CHECK(test::largest_difference(r.folded, r.every) <= 1e-9);
@@ -318,6 +322,84 @@ TEST_CASE(
         replica_note(r) ==
         "shortcuts: the 2 data-parallel replicas were simulated one by one: operator #0 of rank 1 (send rank 2) is no "
         "copy of rank 0's in replica 0");
+  }
+}
+
+/// The tensor-parallel part of a --fast replay's note on folding ("" without).
+std::string tensor_note(const engine::Result& r) {
+  for (const std::string& note : r.notes) {
+    if (const auto at = note.find("tensor-parallel peers of each group"); at != std::string::npos) return note;
+  }
+  return "";
+}
+
+TEST_CASE(
+    "a fast replay folds the tensor-parallel peers of groups whose all_reduces share links with the pipeline's "
+    "overlapped messages, with the times of the replays that simulate every rank",
+    "[engine][fold][mirror]") {
+  // The interleaved schedule with --overlap-p2p: each rank's sends and receives, on streams of
+  // their own, overlap its tensor-parallel all_reduces, which share the accelerator's link to
+  // its node with them (the NIC is reached through it), so no critical path times those; each
+  // runs as a mirror of the simulated peer within its node.
+  synth::Parallelism par = test::split(2, 2, 2, 4);
+  par.schedule = synth::PipelineSchedule::kInterleaved;
+  par.virtual_stages = 2;
+  par.overlap_p2p = true;
+  const trace::Trace t = synth::synthesize(synth::load_model("small-gpt"), par, "test");
+  engine::ReplayOptions ring;
+  ring.all_reduce_algorithm = "ring";
+  SECTION("a NIC per accelerator: one simulated rank per stage") {
+    const Runs r = run_three(t, eight_nodes(16), ring);
+    CAPTURE(r.folded.notes, r.folded.makespan_s, r.every.makespan_s, r.full.makespan_s);
+    CHECK_THAT(replica_note(r.folded),
+               Catch::StartsWith("shortcuts: the 2 data-parallel replicas ran as 1 simulated one (2 of 8 ranks)") &&
+                   Catch::Contains("; the 2 tensor-parallel peers of each group ran as one simulated rank: ") &&
+                   Catch::Contains(" operators of the simulated ranks that no critical path times ran as mirrors "
+                                   "within the node"));
+    CHECK(tensor_note(r.every).empty());
+    CHECK(test::largest_difference(r.folded, r.every) <= 1e-9);
+    CHECK(test::largest_difference(r.folded, r.full) <= 1e-6);
+  }
+  SECTION("one NIC per node: the peers' messages share it, and the simulated peer takes its half") {
+    const topology::Platform shared = test::platform(8, 2, 1, test::fat_tree(16, 16));
+    const Runs r = run_three(t, shared, ring);
+    CAPTURE(r.folded.notes, r.folded.makespan_s, r.every.makespan_s, r.full.makespan_s);
+    CHECK_THAT(tensor_note(r.folded), Catch::Contains("the 2 tensor-parallel peers of each group ran as one"));
+    CHECK(test::largest_difference(r.folded, r.every) <= 1e-9);
+    CHECK(test::largest_difference(r.folded, r.full) <= 1e-6);
+  }
+  SECTION("no data parallelism: the peers alone fold") {
+    synth::Parallelism alone = par;
+    alone.dp = 1;
+    const trace::Trace t1 = synth::synthesize(synth::load_model("small-gpt"), alone, "test");
+    const Runs r = run_three(t1, eight_nodes(16), ring);
+    CAPTURE(r.folded.notes);
+    CHECK_THAT(tensor_note(r.folded),
+               Catch::StartsWith("shortcuts: the 2 tensor-parallel peers of each group ran as one simulated rank "
+                                 "(2 of 4 ranks)"));
+    CHECK(test::largest_difference(r.folded, r.every) <= 1e-9);
+    CHECK(test::largest_difference(r.folded, r.full) <= 1e-6);
+  }
+  SECTION("the auto algorithm, under a calibrated model without overheads: the mirror takes the node's tier") {
+    engine::ReplayOptions options;
+    options.network.calibrated = protocols_model();
+    const Runs r = run_three(t, eight_nodes(16), options);
+    CAPTURE(r.folded.notes, r.folded.makespan_s, r.every.makespan_s, r.full.makespan_s);
+    CHECK_THAT(tensor_note(r.folded), Catch::Contains("ran as mirrors within the node"));
+    CHECK(test::largest_difference(r.folded, r.every) <= 1e-9);
+    CHECK(test::largest_difference(r.folded, r.full) <= 1e-6);
+  }
+  SECTION("where a cable can bind a message, every peer is simulated") {
+    // Leaves of 4 NICs under a root with 5 GB/s cables, 2:1: a lone message across the root is
+    // bound by one cable, below the NICs, which SimGrid 3.32 cannot set on a pair mirror.
+    const topology::Platform thin = test::platform(8, 2, 2, R"({"topology": "fat-tree", "source": "test", "levels": [
+        {"down": 4, "source": "test"},
+        {"down": 4, "bandwidth_Bps": 5e9, "latency_s": 3e-6, "oversubscription": 2, "source": "test"}]})");
+    const Runs r = run_three(t, thin, ring);
+    CAPTURE(r.folded.notes);
+    CHECK(tensor_note(r.folded).empty());
+    CHECK(test::largest_difference(r.folded, r.every) <= 1e-9);
+    CHECK(test::largest_difference(r.folded, r.full) <= 1e-6);
   }
 }
 
