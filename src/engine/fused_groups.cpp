@@ -32,6 +32,7 @@ std::vector<std::uint32_t> p2p_calls(const trace::Program& program) {
   std::vector<std::uint32_t> calls(ops.size(), 0);
   const std::size_t none = ops.size();
   std::size_t last_main = none;  // the main stream's latest operator before i
+  const auto streams = as_index(program.stream_count());
   for (std::size_t i = 0; i < ops.size();) {
     if (!is_p2p(ops[i])) {
       if (ops[i].stream == 0) last_main = i;
@@ -42,7 +43,7 @@ std::vector<std::uint32_t> p2p_calls(const trace::Program& program) {
     // those off it after the main stream's latest operator; the next operator of the main
     // stream waits for them and nothing else.
     std::size_t j = i;
-    std::vector<char> seen(as_index(program.stream_count()), 0);
+    std::vector<char> seen(streams, 0);
     bool ok = true, off_main = false;
     for (; j < ops.size() && is_p2p(ops[j]); ++j) {
       const Op& op = ops[j];
