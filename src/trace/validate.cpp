@@ -198,6 +198,26 @@ class Validator {
   /// The program of `rank`.
   std::size_t program(int rank) const { return static_cast<std::size_t>(at(trace_.program_of, rank)); }
 
+  /// Whether program `p`'s messages of one kind (send or receive) and tag are all on one
+  /// stream, and its collectives too: then no two of its operators that resolve to one channel
+  /// for a rank are on different streams.
+  bool one_stream_per_class(std::size_t p) const {
+    const Program& program = trace_.programs[p];
+    std::unordered_map<std::uint64_t, int> stream;  // (kind, tag) of messages -> stream
+    int collectives = -1;
+    for (std::size_t i : comm_[p]) {
+      const Op& o = program.ops[i];
+      if (is_collective(o.kind)) {
+        if (collectives >= 0 && collectives != o.stream) return false;
+        collectives = o.stream;
+        continue;
+      }
+      const std::uint64_t key = (std::uint64_t{o.kind == OpKind::kSend ? 2u : 1u} << 62) | o.tag;
+      if (stream.try_emplace(key, o.stream).first->second != o.stream) return false;
+    }
+    return true;
+  }
+
   /// check_streams by form: every form's operators on one stream, and the forms of one channel
   /// of a rank on one stream. True when that holds (then check_streams would pass).
   bool streams_agree_by_form() const {
@@ -212,6 +232,9 @@ class Validator {
         if (s >= 0 && s != program.ops[i].stream) return false;
         s = program.ops[i].stream;
       }
+      // Forms that resolve to one channel for some rank have one kind and tag (messages) or are
+      // collectives: where each such class is on one stream, every rank's channels are.
+      if (one_stream_per_class(p)) streams.clear();
     }
     std::unordered_map<std::uint64_t, int> stream;  // channel -> stream
     for (int rank = 0; rank < trace_.world_size; ++rank) {
