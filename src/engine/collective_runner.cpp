@@ -36,9 +36,10 @@ class StepRunner final : public collective::StepExecutor {
  public:
   /// `mirror`: every message goes from the rank to itself (MirrorCollectives), through its
   /// mailbox, or to `mirror_to` where given (a host-to-host message along a pair mirror,
-  /// GraphZone::set_pair_mirror; no bound of its own can bind it).
+  /// GraphZone::set_pair_mirror; no bound of its own can bind it). `lone`: nothing else can
+  /// execute on the rank's accelerator meanwhile (Simulation::busy's `alone`).
   StepRunner(Simulation& sim, int rank, int group_index, const trace::Group& group, const CollectivePlan& plan,
-             double seconds_per_reduced_byte, bool mirror, sg4::Host* mirror_to = nullptr)
+             double seconds_per_reduced_byte, bool mirror, bool lone, sg4::Host* mirror_to = nullptr)
       : sim_(sim),
         rank_(rank),
         group_index_(group_index),
@@ -46,6 +47,7 @@ class StepRunner final : public collective::StepExecutor {
         plan_(plan),
         seconds_per_reduced_byte_(seconds_per_reduced_byte),
         mirror_(mirror),
+        lone_(lone),
         mirror_to_(mirror_to),
         state_(sim.state(rank)) {}
 
@@ -86,17 +88,17 @@ class StepRunner final : public collective::StepExecutor {
   }
 
   void reduce(int, const collective::Step& step) override {
-    sim_.busy(rank_, step_busy_s(plan_, step, seconds_per_reduced_byte_), "reducing");
+    sim_.busy(rank_, step_busy_s(plan_, step, seconds_per_reduced_byte_), "reducing", nullptr, lone_);
   }
 
   void compress(int, const collective::Step& step) override {
     ++state_.step;
-    sim_.busy(rank_, step_busy_s(plan_, step, seconds_per_reduced_byte_), "compressing");
+    sim_.busy(rank_, step_busy_s(plan_, step, seconds_per_reduced_byte_), "compressing", nullptr, lone_);
   }
 
   void decompress(int, const collective::Step& step) override {
     ++state_.step;
-    sim_.busy(rank_, step_busy_s(plan_, step, seconds_per_reduced_byte_), "decompressing");
+    sim_.busy(rank_, step_busy_s(plan_, step, seconds_per_reduced_byte_), "decompressing", nullptr, lone_);
   }
 
  private:
@@ -107,6 +109,7 @@ class StepRunner final : public collective::StepExecutor {
   const CollectivePlan& plan_;
   double seconds_per_reduced_byte_;
   bool mirror_;
+  bool lone_;
   sg4::Host* mirror_to_;
   RankState& state_;
   sg4::CommPtr send_;
@@ -205,11 +208,14 @@ void CollectiveRunner::run(int rank, const Op& op, std::size_t index) {
     st.plan = nullptr;
     return;
   }
+  // Its busy periods are the only executions on the accelerator (a sleep each, not an
+  // execution) where the accelerator runs no other rank and only data moves beside the call.
+  const bool lone = at(sharing_, at(placement_, rank)) == 1 && shortcuts_.computes_alone(rank, index);
   if (replicas_.mirrored(op.group)) {
     // The rank stands for every member (ReplicaFolding): each step's message to itself.
     auto [kept, fresh] = mirror_steps_.try_emplace({plan.schedule.get(), member.index});
     if (fresh) kept->second = widest_steps(*plan.schedule, member.index);
-    StepRunner runner(sim_, rank, op.group, at(trace_.groups, op.group), plan, seconds_per_reduced_byte_, true,
+    StepRunner runner(sim_, rank, op.group, at(trace_.groups, op.group), plan, seconds_per_reduced_byte_, true, lone,
                       replicas_.mirror_host(rank, op.group));
     collective::run_rank(*plan.schedule, kept->second, member.index, runner);
     st.step = -1;
@@ -233,10 +239,9 @@ void CollectiveRunner::run(int rank, const Op& op, std::size_t index) {
     }
   }
   if (options_.event_steps && sim_.messages_uncapped()) {
-    const bool lone = at(sharing_, at(placement_, rank)) == 1 && shortcuts_.runs_alone(rank, index);
     events_->run(rank, op.group, member.entered, member.index, plan, steps, st, lone);
   } else {
-    StepRunner runner(sim_, rank, op.group, at(trace_.groups, op.group), plan, seconds_per_reduced_byte_, false);
+    StepRunner runner(sim_, rank, op.group, at(trace_.groups, op.group), plan, seconds_per_reduced_byte_, false, false);
     collective::run_rank(*plan.schedule, steps, member.index, runner);
   }
   st.step = -1;

@@ -93,6 +93,12 @@ CollectiveShortcuts::CollectiveShortcuts(const trace::Trace& trace, const topolo
   for (std::size_t p = 0; p < trace.programs.size(); ++p) {
     if (trace.programs[p].stream_count() > 1) alone_[p] = trace.programs[p].alone();
   }
+  // Messages cost the accelerator no time unless the model charges per-message overheads.
+  const bool overheads = model_ && model_->has_overheads();
+  quiet_.assign(trace.programs.size(), {});
+  for (std::size_t p = 0; p < trace.programs.size(); ++p) {
+    if (trace.programs[p].stream_count() > 1) quiet_[p] = overheads ? alone_[p] : trace.programs[p].alone(true);
+  }
 }
 
 const std::string& CollectiveShortcuts::stream_disagreement(int group_index) {

@@ -88,6 +88,14 @@ class CollectiveShortcuts {
     const std::vector<char>& table = alone(at(trace_.program_of, rank));
     return table.empty() || table[i] != 0;
   }
+  /// Whether nothing but data moves on `rank`'s other streams while its operator `i` runs:
+  /// whatever may overlap it is a send or a receive, which takes no time of the accelerator
+  /// (none without a calibrated model's per-message overheads). Then a busy period of it is
+  /// the only execution on the rank's accelerator, if the accelerator runs no other rank.
+  bool computes_alone(int rank, std::size_t i) const {
+    const std::vector<char>& table = at(quiet_, at(trace_.program_of, rank));
+    return table.empty() || table[i] != 0;
+  }
 
   /// Why the ranks of `group` may take different paths through one of its collectives ("" when
   /// they cannot): a rank with streams runs a collective as its critical path only where no
@@ -182,6 +190,7 @@ class CollectiveShortcuts {
   std::vector<int> comm_streams_;
   std::unordered_map<int, std::string> disagreement_;  ///< by group
   std::vector<std::vector<char>> alone_;               ///< by program: alone()
+  std::vector<std::vector<char>> quiet_;               ///< by program: computes_alone()
   std::map<std::pair<const collective::Schedule*, int>, Entry> entries_;
   /// Entry::from_zero of groups that are alike: by schedule, and codec costs and paths as figures.
   std::map<std::pair<const collective::Schedule*, std::vector<double>>, collective::CriticalPathTimes>

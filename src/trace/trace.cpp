@@ -175,15 +175,21 @@ int Program::stream_count() const {
   return streams;
 }
 
-std::vector<char> Program::alone() const {
+std::vector<char> Program::alone(bool but_messages) const {
   const std::size_t n = ops.size();
   const auto streams = static_cast<std::size_t>(stream_count());
   std::vector<char> out(n, 1);
   if (streams == 1) return out;
-  // Per stream, its operators' positions in it; count[s]: how many it has.
+  // Per stream, its operators' positions in it; count[s]: how many it has; counted[s][k]: of
+  // its first k operators, those that count (all, or all but sends and receives).
   std::vector<std::uint32_t> position(n);
   std::vector<std::uint32_t> count(streams, 0);
-  for (std::size_t i = 0; i < n; ++i) position[i] = count[ops[i].stream]++;
+  std::vector<std::vector<std::uint32_t>> counted(streams, std::vector<std::uint32_t>(1, 0));
+  for (std::size_t i = 0; i < n; ++i) {
+    position[i] = count[ops[i].stream]++;
+    const bool message = ops[i].kind == OpKind::kSend || ops[i].kind == OpKind::kRecv;
+    counted[ops[i].stream].push_back(counted[ops[i].stream].back() + (but_messages && message ? 0 : 1));
+  }
   // ended[i][s]: operators of stream s that have ended whenever i starts (stream order and
   // `after`, transitively: a prefix of the stream). Program order is a topological order.
   std::vector<std::uint32_t> ended(n * streams, 0);
@@ -219,7 +225,10 @@ std::vector<char> Program::alone() const {
     for (std::uint32_t j : dependants[i]) take(j);
     next_on[ops[i].stream] = i;
     for (std::size_t s = 0; s < streams; ++s) {
-      if (s != ops[i].stream && ended[i * streams + s] < mine[s]) out[i] = 0;  // some of stream s may run meanwhile
+      // Stream s's operators [ended, mine[s]) may run meanwhile: any that counts?
+      if (s != ops[i].stream && ended[i * streams + s] < mine[s] &&
+          counted[s][mine[s]] > counted[s][ended[i * streams + s]])
+        out[i] = 0;
     }
   }
   return out;

@@ -123,8 +123,9 @@ struct Program {
   std::vector<std::uint32_t> partner_forms(bool sizes, std::vector<std::int32_t>* form_of = nullptr) const;
   /// Per operator: whether it runs alone on its rank, whatever the timing: every operator of
   /// the other streams has ended before it starts (through `after` and stream order) or
-  /// cannot start before it ends. All true without streams.
-  std::vector<char> alone() const;
+  /// cannot start before it ends. All true without streams. `but_messages`: sends and
+  /// receives of the other streams do not count (whether nothing else computes meanwhile).
+  std::vector<char> alone(bool but_messages = false) const;
 };
 
 /// A named set of ranks that communicate together.

@@ -151,6 +151,29 @@ TEST_CASE("a collective on its own stream runs as kernel events, sharing the acc
   check_same(t, test::two_nodes_of_four(), options);
 }
 
+TEST_CASE("a collective beside messages on other streams runs its reductions as sleeps, as executions would",
+          "[engine][streams][events]") {
+  // Each rank's send on stream 1, after its forward, overlaps its all_reduce, whose messages
+  // share the accelerator's link with it; only data moves beside the all_reduce
+  // (Program::alone(true)), so its reductions are sleeps as kernel events and executions
+  // through the actors: the same times.
+  std::vector<std::string> ops;
+  for (int r = 0; r < 4; ++r) {
+    ops.push_back(fmt::format(R"({{"kind": "compute", "name": "forward", "flops": 1e9}},
+        {{"kind": "send", "peer": {}, "bytes": 30000000, "tag": "act", "stream": 1, "after": [0]}},
+        {{"kind": "all_reduce", "group": "tp", "bytes": 40000000, "dtype": "fp32"}},
+        {{"kind": "recv", "peer": {}, "bytes": 30000000, "tag": "act"}},
+        {{"kind": "compute", "name": "backward", "flops": 1e9, "after": [1]}})",
+                              (r + 1) % 4, (r + 3) % 4));
+  }
+  const trace::Trace t = test::make_trace(4, R"({"name": "tp", "kind": "tensor", "ranks": [0, 1, 2, 3]})", ops);
+  CHECK(t.programs[0].alone()[2] == 0);
+  CHECK(t.programs[0].alone(true)[2] == 1);
+  engine::ReplayOptions options;
+  options.all_reduce_algorithm = "ring";
+  check_same(t, test::two_nodes_of_four(), options);
+}
+
 TEST_CASE("a collective that a member never reaches is explained alike as kernel events",
           "[engine][deadlock][events]") {
   const trace::Trace t = test::make_trace(3, R"({"name": "dp", "kind": "data", "ranks": [0, 1, 2]})",

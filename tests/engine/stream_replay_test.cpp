@@ -203,6 +203,11 @@ TEST_CASE("an operator runs alone on its rank when no other stream can run meanw
                                      R"({"kind": "recv", "peer": 0, "bytes": 8})"});
   CHECK(p.programs[0].alone() == std::vector<char>{1, 1, 0, 0, 1});
   CHECK(p.programs[1].alone() == std::vector<char>{1});
+  // But for messages: only the send may overlap the third compute, so nothing else computes
+  // meanwhile (the send itself overlaps that compute); the training step's backward and
+  // all_reduce overlap each other.
+  CHECK(p.programs[0].alone(true) == std::vector<char>{1, 1, 0, 1, 1});
+  CHECK(t.programs[0].alone(true) == std::vector<char>{1, 0, 0, 1});
 }
 
 TEST_CASE(
