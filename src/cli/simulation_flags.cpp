@@ -80,16 +80,19 @@ void add_simulation_flags(CLI::App* sub, SimulationFlags& flags, bool compress) 
       "Replay message by message and operator by operator, with none of the default shortcuts (to check "
       "them; much slower on large jobs). By default each rank's consecutive compute operators run as one "
       "busy period where the rank is alone on its accelerator, each collective whose messages cannot slow "
-      "one another down (links of its own) runs as its critical path, and data-parallel replicas that copy "
-      "another replica in simulated time run once: times as the full replay's up to floating-point "
+      "one another down (links of its own) runs as its critical path, and data-parallel replicas (and "
+      "tensor-parallel peers) that copy another in simulated time run once: times as the full replay's up to "
+      "floating-point "
       "rounding (the last digits of a printed time may differ)");
   sub->add_flag("--fast", flags.fast,
                 "Also the one approximate shortcut: a ring of more than 16 steps whose messages may share links, "
                 "reached by its members together, in 16 coarse steps (not exact where the links' sharing changes "
                 "within one; the report notes it)")
       ->excludes(full);
-  sub->add_flag("--every-replica", flags.every_replica,
-                "Simulate every data-parallel replica, none as a copy of another (to check the copies)")
+  sub->add_flag(
+         "--every-replica", flags.every_replica,
+         "Simulate every data-parallel replica and tensor-parallel peer, none as a copy of another (to check the "
+         "copies)")
       ->excludes(full);
   sub->add_option(
          "--compute", flags.compute,
