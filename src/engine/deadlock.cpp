@@ -112,10 +112,17 @@ std::string explain_deadlock(const trace::Trace& trace, const StreamLanes& lanes
   std::string out = fmt::format("simulation cannot progress at t={:.6f} s: {} of {} ranks are blocked",
                                 simgrid::s4u::Engine::get_clock(), ranks, trace.world_size);
   if (!folding.image.empty()) {
+    const std::string peers =
+        folding.tensor_peers == 0
+            ? std::string()
+            : fmt::format("one of the {} tensor-parallel peers of each group", folding.tensor_peers);
+    const std::string replicas =
+        folding.replicas == 0 ? std::string()
+                              : fmt::format("{} of the {} data-parallel replicas", folding.simulated, folding.replicas);
     out += fmt::format(
-        " (the shortcuts simulated {} of the {} data-parallel replicas: the ranks of the others are where their "
-        "copies are, and are not listed)",
-        folding.simulated, folding.replicas);
+        " (the shortcuts simulated {}{}{}: the ranks of the others are where their copies are, and "
+        "are not listed)",
+        replicas, replicas.empty() || peers.empty() ? "" : " and ", peers);
   }
   constexpr std::size_t kShown = 8;
   for (std::size_t i = 0; i < blocked.size() && i < kShown; ++i)

@@ -470,7 +470,8 @@ std::string FoldedReplicas::decide(const trace::Trace& trace, const topology::Ne
   stand_ins_.assign(trace.groups.size(), {});
   for (std::size_t g = 0; g < trace.groups.size(); ++g) {
     const trace::Group& group = trace.groups[g];
-    if (group.kind != trace::GroupKind::kData && (tensor_slots_ == 0 || group.kind != trace::GroupKind::kTensor))
+    if (group.kind != trace::GroupKind::kData &&
+        (folding_.tensor_peers == 0 || group.kind != trace::GroupKind::kTensor))
       continue;
     std::vector<int>& stand_in = stand_ins_[g];
     for (std::size_t i = 0; i < group.ranks.size(); ++i) {
@@ -522,7 +523,7 @@ std::string FoldedReplicas::fold_tensor(const trace::Trace& trace, const topolog
   for (std::size_t g = 0; g < pair_mirrored_.size(); ++g) {
     if (pair_mirrored_[g] != 0) folding_.mirrored[g] = 1;
   }
-  tensor_slots_ = tensor.replicas;
+  folding_.tensor_peers = tensor.replicas;
   tensor_mirrored_ops_ = tensor.mirrored_ops;
   zone_ = &zone;
   placement_ = &placement;
@@ -566,13 +567,13 @@ std::string FoldedReplicas::unfold(const trace::Trace& trace, Result& result, St
                           "each)",
                           folding_.link_shares.size()));
   }
-  if (tensor_slots_ > 0) {
+  if (folding_.tensor_peers > 0) {
     note += fmt::format(
         "{}the {} tensor-parallel peers of each group ran as one simulated rank{}: the others talk only to their "
         "counterparts but for their group's collectives, {} operators of the simulated ranks that no critical path "
         "times ran as mirrors within the node (each step one message through the accelerator's own link out and "
         "in), and the peers' messages take routes alike (--every-replica simulates each)",
-        note.empty() ? "shortcuts: " : "; ", tensor_slots_,
+        note.empty() ? "shortcuts: " : "; ", folding_.tensor_peers,
         folding_.replicas > 0 ? std::string() : fmt::format(" ({} of {} ranks)", world - copies, world),
         tensor_mirrored_ops_);
   }

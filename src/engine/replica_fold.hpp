@@ -67,6 +67,9 @@ struct ReplicaFolding {
   /// (MirrorCollectives); empty when none do.
   std::vector<char> mirrored;
   int mirrored_ops = 0;  ///< replica 0's operators that run as mirrors
+  /// The positions of the tensor-parallel groups that fold too (FoldedReplicas::fold_tensor),
+  /// 0 where they do not.
+  int tensor_peers = 0;
   bool folded(int rank) const { return !image.empty() && at(image, rank) >= 0; }
 };
 
@@ -140,7 +143,6 @@ class FoldedReplicas {
                           GraphZone& zone);
 
   ReplicaFolding folding_;
-  int tensor_slots_ = 0;             ///< the positions of the tensor-parallel groups folded, 0 for none
   int tensor_mirrored_ops_ = 0;      ///< of the simulated ranks' operators, those that run as pair mirrors
   std::vector<char> pair_mirrored_;  ///< per group: 1 where its mirrors go to a partner (tensor-parallel)
   const GraphZone* zone_ = nullptr;  ///< with pair mirrors

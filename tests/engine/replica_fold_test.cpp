@@ -427,3 +427,34 @@ TEST_CASE("a deadlock of folded replicas names the simulated ranks and says that
       "  rank 2: operator #0 'all_reduce' (line 8) on group \"pp0\" (its collective #1 on this group) waits for "
       "members that never reached it: rank 0 is blocked in operator #0 'all_reduce'");
 }
+
+TEST_CASE("a deadlock of folded tensor-parallel peers says that one peer of each group was simulated",
+          "[engine][fold][deadlock]") {
+  // Stage 0 (ranks 0, 1) and stage 1 (ranks 2, 3): each rank's send on stream 1 overlaps its
+  // tensor-parallel all_reduce (a mirror within the node), then both stages send before they
+  // receive: blocked.
+  const trace::Trace t =
+      trace::parse_native(R"({"format": "ccsim-trace", "version": 2, "name": "crossed", "world_size": 4,
+      "groups": [{"name": "tp0", "kind": "tensor", "ranks": [0, 1]}, {"name": "tp1", "kind": "tensor", "ranks": [2, 3]},
+                 {"name": "pp0", "kind": "pipeline", "ranks": [0, 2]}, {"name": "pp1", "kind": "pipeline", "ranks": [1, 3]}],
+      "programs": [
+        {"ranks": [[0, 1]], "ops": [{"kind": "compute", "name": "f", "flops": 1e9},
+          {"kind": "send", "peer": "@pipeline+1", "tag": "x", "bytes": 4000000, "stream": 1, "after": [0]},
+          {"kind": "all_reduce", "group": "@tensor", "bytes": 4000000, "dtype": "fp32"},
+          {"kind": "send", "peer": "@pipeline+1", "tag": "y", "bytes": 64},
+          {"kind": "recv", "peer": "@pipeline+1", "tag": "z", "bytes": 64}]},
+        {"ranks": [[2, 3]], "ops": [{"kind": "compute", "name": "f", "flops": 1e9},
+          {"kind": "recv", "peer": "@pipeline-1", "tag": "x", "bytes": 4000000, "stream": 1, "after": [0]},
+          {"kind": "all_reduce", "group": "@tensor", "bytes": 4000000, "dtype": "fp32"},
+          {"kind": "send", "peer": "@pipeline-1", "tag": "z", "bytes": 64},
+          {"kind": "recv", "peer": "@pipeline-1", "tag": "y", "bytes": 64}]}]})",
+                          "crossed.json");
+  engine::ReplayOptions options = fast();
+  options.all_reduce_algorithm = "ring";
+  CHECK_THROWS_WITH(
+      engine::replay(t, eight_nodes(16), options),
+      Catch::StartsWith("simulation cannot progress at t=") &&
+          Catch::Contains("4 of 4 ranks are blocked (the shortcuts simulated one of the 2 "
+                          "tensor-parallel peers of each group: the ranks of the others are where "
+                          "their copies are, and are not listed)\n  rank 0 stream 0: operator #3 'send'"));
+}
